@@ -1,0 +1,24 @@
+// Original file: /work/main/proto/nova/v1/dataplane.proto
+
+import type { AppendRecord as _nova_v1_AppendRecord, AppendRecord__Output as _nova_v1_AppendRecord__Output } from '../../nova/v1/AppendRecord';
+import type { Long } from '@grpc/proto-loader';
+
+export interface AppendRequest {
+  'bucket'?: (string);
+  'key'?: (string);
+  'records'?: (_nova_v1_AppendRecord)[];
+  'match_seq_num'?: (number | string | Long);
+  'fencing_token'?: (string);
+  '_match_seq_num'?: "match_seq_num";
+  '_fencing_token'?: "fencing_token";
+}
+
+export interface AppendRequest__Output {
+  'bucket': (string);
+  'key': (string);
+  'records': (_nova_v1_AppendRecord__Output)[];
+  'match_seq_num'?: (string);
+  'fencing_token'?: (string);
+  '_match_seq_num'?: "match_seq_num";
+  '_fencing_token'?: "fencing_token";
+}

@@ -1,0 +1,15 @@
+// Original file: /work/main/proto/nova/v1/dataplane.proto
+
+import type { Position as _nova_v1_Position, Position__Output as _nova_v1_Position__Output } from '../../nova/v1/Position';
+
+export interface AppendResponse {
+  'start'?: (_nova_v1_Position | null);
+  'end'?: (_nova_v1_Position | null);
+  'tail'?: (_nova_v1_Position | null);
+}
+
+export interface AppendResponse__Output {
+  'start': (_nova_v1_Position__Output | null);
+  'end': (_nova_v1_Position__Output | null);
+  'tail': (_nova_v1_Position__Output | null);
+}

@@ -1,0 +1,16 @@
+// Original file: /work/main/proto/nova/v1/dataplane.proto
+
+
+export interface AppendSessionOpen {
+  'bucket'?: (string);
+  'key'?: (string);
+  'fencing_token'?: (string);
+  '_fencing_token'?: "fencing_token";
+}
+
+export interface AppendSessionOpen__Output {
+  'bucket': (string);
+  'key': (string);
+  'fencing_token'?: (string);
+  '_fencing_token'?: "fencing_token";
+}

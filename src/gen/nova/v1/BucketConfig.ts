@@ -1,0 +1,64 @@
+// Original file: /work/main/proto/nova/v1/metadata.proto
+
+import type { Class as _nova_v1_Class, Class__Output as _nova_v1_Class__Output } from '../../nova/v1/Class';
+import type { ProducerPolicy as _nova_v1_ProducerPolicy, ProducerPolicy__Output as _nova_v1_ProducerPolicy__Output } from '../../nova/v1/ProducerPolicy';
+import type { TimestampingMode as _nova_v1_TimestampingMode, TimestampingMode__Output as _nova_v1_TimestampingMode__Output } from '../../nova/v1/TimestampingMode';
+import type { Long } from '@grpc/proto-loader';
+
+export interface BucketConfig {
+  'location'?: (string);
+  'create_stream_on_append'?: (boolean);
+  'create_stream_on_read'?: (boolean);
+  'default_class'?: (_nova_v1_Class);
+  'default_producer_policy'?: (_nova_v1_ProducerPolicy);
+  'default_retention_max_age_ms'?: (number | string | Long);
+  'default_retention_max_bytes'?: (number | string | Long);
+  'default_batch_max_bytes'?: (number | string | Long);
+  'default_batch_max_records'?: (number);
+  'default_batch_max_delay_ms'?: (number);
+  'default_throughput_max_bytes_per_second'?: (number | string | Long);
+  'default_timestamping_mode'?: (_nova_v1_TimestampingMode);
+  'default_timestamping_uncapped'?: (boolean);
+  '_location'?: "location";
+  '_create_stream_on_append'?: "create_stream_on_append";
+  '_create_stream_on_read'?: "create_stream_on_read";
+  '_default_class'?: "default_class";
+  '_default_producer_policy'?: "default_producer_policy";
+  '_default_retention_max_age_ms'?: "default_retention_max_age_ms";
+  '_default_retention_max_bytes'?: "default_retention_max_bytes";
+  '_default_batch_max_bytes'?: "default_batch_max_bytes";
+  '_default_batch_max_records'?: "default_batch_max_records";
+  '_default_batch_max_delay_ms'?: "default_batch_max_delay_ms";
+  '_default_throughput_max_bytes_per_second'?: "default_throughput_max_bytes_per_second";
+  '_default_timestamping_mode'?: "default_timestamping_mode";
+  '_default_timestamping_uncapped'?: "default_timestamping_uncapped";
+}
+
+export interface BucketConfig__Output {
+  'location'?: (string);
+  'create_stream_on_append'?: (boolean);
+  'create_stream_on_read'?: (boolean);
+  'default_class'?: (_nova_v1_Class__Output);
+  'default_producer_policy'?: (_nova_v1_ProducerPolicy__Output);
+  'default_retention_max_age_ms'?: (string);
+  'default_retention_max_bytes'?: (string);
+  'default_batch_max_bytes'?: (string);
+  'default_batch_max_records'?: (number);
+  'default_batch_max_delay_ms'?: (number);
+  'default_throughput_max_bytes_per_second'?: (string);
+  'default_timestamping_mode'?: (_nova_v1_TimestampingMode__Output);
+  'default_timestamping_uncapped'?: (boolean);
+  '_location'?: "location";
+  '_create_stream_on_append'?: "create_stream_on_append";
+  '_create_stream_on_read'?: "create_stream_on_read";
+  '_default_class'?: "default_class";
+  '_default_producer_policy'?: "default_producer_policy";
+  '_default_retention_max_age_ms'?: "default_retention_max_age_ms";
+  '_default_retention_max_bytes'?: "default_retention_max_bytes";
+  '_default_batch_max_bytes'?: "default_batch_max_bytes";
+  '_default_batch_max_records'?: "default_batch_max_records";
+  '_default_batch_max_delay_ms'?: "default_batch_max_delay_ms";
+  '_default_throughput_max_bytes_per_second'?: "default_throughput_max_bytes_per_second";
+  '_default_timestamping_mode'?: "default_timestamping_mode";
+  '_default_timestamping_uncapped'?: "default_timestamping_uncapped";
+}

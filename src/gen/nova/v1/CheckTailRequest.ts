@@ -1,0 +1,12 @@
+// Original file: /work/main/proto/nova/v1/dataplane.proto
+
+
+export interface CheckTailRequest {
+  'bucket'?: (string);
+  'key'?: (string);
+}
+
+export interface CheckTailRequest__Output {
+  'bucket': (string);
+  'key': (string);
+}

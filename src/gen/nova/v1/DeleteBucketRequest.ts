@@ -1,0 +1,10 @@
+// Original file: /work/main/proto/nova/v1/dataplane.proto
+
+
+export interface DeleteBucketRequest {
+  'name'?: (string);
+}
+
+export interface DeleteBucketRequest__Output {
+  'name': (string);
+}

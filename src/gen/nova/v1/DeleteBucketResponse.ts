@@ -1,0 +1,8 @@
+// Original file: /work/main/proto/nova/v1/dataplane.proto
+
+
+export interface DeleteBucketResponse {
+}
+
+export interface DeleteBucketResponse__Output {
+}

@@ -1,0 +1,12 @@
+// Original file: /work/main/proto/nova/v1/dataplane.proto
+
+
+export interface DeleteStreamRequest {
+  'bucket'?: (string);
+  'key'?: (string);
+}
+
+export interface DeleteStreamRequest__Output {
+  'bucket': (string);
+  'key': (string);
+}

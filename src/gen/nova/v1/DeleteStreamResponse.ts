@@ -1,0 +1,8 @@
+// Original file: /work/main/proto/nova/v1/dataplane.proto
+
+
+export interface DeleteStreamResponse {
+}
+
+export interface DeleteStreamResponse__Output {
+}

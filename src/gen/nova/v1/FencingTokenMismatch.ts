@@ -1,0 +1,10 @@
+// Original file: /work/main/proto/nova/v1/dataplane.proto
+
+
+export interface FencingTokenMismatch {
+  'token_installed'?: (boolean);
+}
+
+export interface FencingTokenMismatch__Output {
+  'token_installed': (boolean);
+}

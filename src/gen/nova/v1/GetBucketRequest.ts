@@ -1,0 +1,10 @@
+// Original file: /work/main/proto/nova/v1/dataplane.proto
+
+
+export interface GetBucketRequest {
+  'name'?: (string);
+}
+
+export interface GetBucketRequest__Output {
+  'name': (string);
+}

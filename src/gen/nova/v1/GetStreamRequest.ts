@@ -1,0 +1,12 @@
+// Original file: /work/main/proto/nova/v1/dataplane.proto
+
+
+export interface GetStreamRequest {
+  'bucket'?: (string);
+  'key'?: (string);
+}
+
+export interface GetStreamRequest__Output {
+  'bucket': (string);
+  'key': (string);
+}

@@ -1,0 +1,8 @@
+// Original file: /work/main/proto/nova/v1/adminplane.proto
+
+
+export interface HealthRequest {
+}
+
+export interface HealthRequest__Output {
+}

@@ -1,0 +1,14 @@
+// Original file: /work/main/proto/nova/v1/adminplane.proto
+
+
+export interface HealthResponse {
+  'star_id'?: (string);
+  'ready'?: (boolean);
+  'members'?: (string)[];
+}
+
+export interface HealthResponse__Output {
+  'star_id': (string);
+  'ready': (boolean);
+  'members': (string)[];
+}

@@ -1,0 +1,14 @@
+// Original file: /work/main/proto/nova/v1/dataplane.proto
+
+
+export interface ListBucketsRequest {
+  'prefix'?: (string);
+  'start_after'?: (string);
+  'limit'?: (number);
+}
+
+export interface ListBucketsRequest__Output {
+  'prefix': (string);
+  'start_after': (string);
+  'limit': (number);
+}

@@ -1,0 +1,14 @@
+// Original file: /work/main/proto/nova/v1/dataplane.proto
+
+import type { Record as _nova_v1_Record, Record__Output as _nova_v1_Record__Output } from '../../nova/v1/Record';
+import type { Position as _nova_v1_Position, Position__Output as _nova_v1_Position__Output } from '../../nova/v1/Position';
+
+export interface SubscribeResponse {
+  'records'?: (_nova_v1_Record)[];
+  'tail'?: (_nova_v1_Position | null);
+}
+
+export interface SubscribeResponse__Output {
+  'records': (_nova_v1_Record__Output)[];
+  'tail': (_nova_v1_Position__Output | null);
+}

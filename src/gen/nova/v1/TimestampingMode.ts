@@ -1,0 +1,20 @@
+// Original file: /work/main/proto/nova/v1/metadata.proto
+
+export const TimestampingMode = {
+  TIMESTAMPING_MODE_UNSPECIFIED: 'TIMESTAMPING_MODE_UNSPECIFIED',
+  TIMESTAMPING_MODE_CLIENT_PREFER: 'TIMESTAMPING_MODE_CLIENT_PREFER',
+  TIMESTAMPING_MODE_CLIENT_REQUIRE: 'TIMESTAMPING_MODE_CLIENT_REQUIRE',
+  TIMESTAMPING_MODE_ARRIVAL: 'TIMESTAMPING_MODE_ARRIVAL',
+} as const;
+
+export type TimestampingMode =
+  | 'TIMESTAMPING_MODE_UNSPECIFIED'
+  | 0
+  | 'TIMESTAMPING_MODE_CLIENT_PREFER'
+  | 1
+  | 'TIMESTAMPING_MODE_CLIENT_REQUIRE'
+  | 2
+  | 'TIMESTAMPING_MODE_ARRIVAL'
+  | 3
+
+export type TimestampingMode__Output = typeof TimestampingMode[keyof typeof TimestampingMode]

@@ -1,0 +1,8 @@
+// Original file: /work/main/proto/nova/v1/dataplane.proto
+
+
+export interface TrimResponse {
+}
+
+export interface TrimResponse__Output {
+}
