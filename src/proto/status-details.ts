@@ -1,10 +1,10 @@
 // Typed error details in google.rpc.Status, carried in the grpc-status-details-bin trailer.
 import { Metadata } from "@grpc/grpc-js";
 import type { IConversionOptions } from "protobufjs";
-import type { FencingTokenMismatch } from "../gen/nova/v1/FencingTokenMismatch.ts";
-import type { NotOwner } from "../gen/nova/v1/NotOwner.ts";
-import type { SeqNumMismatch } from "../gen/nova/v1/SeqNumMismatch.ts";
-import type { TailDetail } from "../gen/nova/v1/TailDetail.ts";
+import type { FencingTokenMismatch__Output as FencingTokenMismatch } from "../gen/nova/v1/FencingTokenMismatch.ts";
+import type { NotOwner__Output as NotOwner } from "../gen/nova/v1/NotOwner.ts";
+import type { SeqNumMismatch__Output as SeqNumMismatch } from "../gen/nova/v1/SeqNumMismatch.ts";
+import type { TailDetail__Output as TailDetail } from "../gen/nova/v1/TailDetail.ts";
 import { protoRoot } from "./load.ts";
 
 export const STATUS_DETAILS_KEY = "grpc-status-details-bin";
@@ -36,7 +36,7 @@ export function encodeStatusDetails(code: number, message: string, details: Deta
     const type = protoRoot.lookupType(`nova.v1.${d.type}`);
     return {
       type_url: TYPE_URL_PREFIX + d.type,
-      value: type.encode(type.fromObject(d.value as Record<string, unknown>)).finish(),
+      value: type.encode(type.fromObject(d.value as unknown as Record<string, unknown>)).finish(),
     };
   });
   return Buffer.from(

@@ -1,0 +1,84 @@
+// Batch-atomic validation (seed 000, star.md "Appends"): one bad record refuses the whole batch
+// with INVALID_ARGUMENT naming the record and the rule.
+import { contentBytes, type StoredRecord } from "../../codec/stored-record.ts";
+import type { AppendRecord__Output } from "../../gen/nova/v1/AppendRecord.ts";
+import type { TimestampingMode } from "../../gen/nova/v1/TimestampingMode.ts";
+import { invalidArgument } from "../errors.ts";
+import type { StarLimits } from "../limits.ts";
+
+export const INT64_MAX = 2n ** 63n - 1n;
+
+/** A validated batch: stored records plus the client's largest offered stamp, if any. */
+export interface ValidBatch {
+  records: StoredRecord[];
+  contentBytes: number;
+  maxClientTimestamp: bigint | undefined;
+}
+
+type Limits = Pick<StarLimits, "maxRecordBytes" | "maxBatchBytes" | "maxHeaders">;
+
+export function validateBatch(
+  input: AppendRecord__Output[],
+  mode: TimestampingMode,
+  limits: Limits,
+): ValidBatch {
+  if (input.length === 0) throw invalidArgument("a batch needs at least one record");
+  const records: StoredRecord[] = [];
+  let total = 0;
+  let maxClientTimestamp: bigint | undefined;
+  input.forEach((rec, i) => {
+    if (rec.headers.length > limits.maxHeaders) {
+      throw invalidArgument(
+        `record ${i}: ${rec.headers.length} headers, at most ${limits.maxHeaders} allowed`,
+      );
+    }
+    rec.headers.forEach((h, j) => {
+      if (h.name.length === 0) throw invalidArgument(`record ${i}: header ${j} has an empty name`);
+    });
+    const stored: StoredRecord = { headers: rec.headers, body: rec.body };
+    const size = contentBytes(stored);
+    if (size > limits.maxRecordBytes) {
+      throw invalidArgument(
+        `record ${i}: ${size} content bytes, over the per-record cap of ${limits.maxRecordBytes}`,
+      );
+    }
+    total += size;
+    const stamp = rec.timestamp_ms === undefined ? undefined : BigInt(rec.timestamp_ms);
+    if (stamp !== undefined && stamp < 0n) {
+      throw invalidArgument(`record ${i}: timestamp_ms ${stamp} is negative`);
+    }
+    if (mode === "TIMESTAMPING_MODE_CLIENT_REQUIRE" && stamp === undefined) {
+      throw invalidArgument(`record ${i}: the stream requires a client timestamp_ms`);
+    }
+    if (mode === "TIMESTAMPING_MODE_ARRIVAL" && stamp !== undefined) {
+      throw invalidArgument(
+        `record ${i}: the stream stamps arrival time and refuses client timestamp_ms`,
+      );
+    }
+    if (stamp !== undefined && (maxClientTimestamp === undefined || stamp > maxClientTimestamp)) {
+      maxClientTimestamp = stamp;
+    }
+    records.push(stored);
+  });
+  if (total > limits.maxBatchBytes) {
+    throw invalidArgument(
+      `batch of ${total} content bytes is over the per-batch cap of ${limits.maxBatchBytes}`,
+    );
+  }
+  return { records, contentBytes: total, maxClientTimestamp };
+}
+
+/**
+ * The one timestamp a batch gets: the client's largest stamp (or arrival time), capped at
+ * arrival unless the stream is uncapped, then clamped to at least the previous timestamp.
+ */
+export function batchTimestamp(
+  maxClientTimestamp: bigint | undefined,
+  arrivalMs: bigint,
+  uncapped: boolean,
+  previousMs: bigint,
+): bigint {
+  let ts = maxClientTimestamp ?? arrivalMs;
+  if (!uncapped && ts > arrivalMs) ts = arrivalMs;
+  return ts < previousMs ? previousMs : ts;
+}

@@ -1,0 +1,61 @@
+// gRPC errors a star answers with: a status code, a message for the human, typed details for
+// the program (seed 004, "Status codes").
+import { Metadata, type ServiceError, status } from "@grpc/grpc-js";
+import { type Detail, detailsMetadata } from "../proto/status-details.ts";
+
+export class StarError extends Error implements Partial<ServiceError> {
+  readonly code: status;
+  readonly details: string;
+  readonly metadata: Metadata;
+
+  constructor(code: status, message: string, details: Detail[] = []) {
+    super(message);
+    this.code = code;
+    this.details = message;
+    this.metadata = details.length > 0 ? detailsMetadata(code, message, details) : new Metadata();
+  }
+}
+
+export const invalidArgument = (message: string) => new StarError(status.INVALID_ARGUMENT, message);
+export const bucketNotFound = (bucket: string) =>
+  new StarError(status.NOT_FOUND, `bucket ${JSON.stringify(bucket)} does not exist`);
+export const streamNotFound = (bucket: string, key: string) =>
+  new StarError(
+    status.NOT_FOUND,
+    `stream ${JSON.stringify(key)} does not exist in bucket ${JSON.stringify(bucket)}`,
+  );
+export const alreadyExists = (message: string) => new StarError(status.ALREADY_EXISTS, message);
+export const failedPrecondition = (message: string, details: Detail[] = []) =>
+  new StarError(status.FAILED_PRECONDITION, message, details);
+export const resourceExhausted = (message: string) =>
+  new StarError(status.RESOURCE_EXHAUSTED, message);
+export const unavailable = (message: string) => new StarError(status.UNAVAILABLE, message);
+export const internal = (message: string) => new StarError(status.INTERNAL, message);
+
+export const seqNumMismatch = (expected: bigint) =>
+  failedPrecondition(`match_seq_num does not match: the next seq_num is ${expected}`, [
+    { type: "SeqNumMismatch", value: { expected_seq_num: expected.toString() } },
+  ]);
+
+export const fencingTokenMismatch = (installed: boolean) =>
+  failedPrecondition(
+    installed
+      ? "fencing token does not match the stream's installed token"
+      : "fencing token given but the stream has none installed",
+    [{ type: "FencingTokenMismatch", value: { token_installed: installed } }],
+  );
+
+export const outOfRange = (tailSeq: bigint, tailTs: bigint) =>
+  new StarError(status.OUT_OF_RANGE, `start is beyond the tail (${tailSeq})`, [
+    {
+      type: "TailDetail",
+      value: { tail: { seq_num: tailSeq.toString(), timestamp_ms: tailTs.toString() } },
+    },
+  ]);
+
+/** Any thrown value as a gRPC error: StarErrors pass through, the rest become INTERNAL. */
+export function toServiceError(err: unknown): StarError {
+  if (err instanceof StarError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return internal(`internal error: ${message}`);
+}

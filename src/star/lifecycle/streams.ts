@@ -1,0 +1,155 @@
+// Stream verbs: create (unset fields take the bucket's defaults; creation_token converges a
+// retry), get, list, reconfigure (applied live to an open log), delete (idempotent tombstone,
+// background reclaim), and resolving a stream for the data verbs, creating it on first use
+// where the bucket allows.
+import { randomUUID } from "node:crypto";
+import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
+import type { StreamConfig__Output } from "../../gen/nova/v1/StreamConfig.ts";
+import type { StreamReconfiguration__Output } from "../../gen/nova/v1/StreamReconfiguration.ts";
+import type { StarContext } from "../context.ts";
+import { alreadyExists, streamNotFound } from "../errors.ts";
+import { chunksPrefix } from "../storage/keys.ts";
+import type { StreamLog } from "../stream/stream-log.ts";
+import { clampLimit, liveBucket } from "./buckets.ts";
+import { checkStreamKey, newStream, reconfigureStream } from "./config.ts";
+
+const lockKey = (bucket: string, key: string) => `stream/${bucket}/${key}`;
+
+export function createStream(
+  ctx: StarContext,
+  bucketName: string,
+  key: string,
+  config: StreamConfig__Output | null,
+  creationToken: string,
+): Promise<Stream__Output> {
+  checkStreamKey(key);
+  return ctx.locks.run(lockKey(bucketName, key), async () => {
+    const bucket = await liveBucket(ctx, bucketName);
+    const existing = await ctx.catalog.getStream(bucketName, key);
+    if (existing && existing.deleted_at_unix_ms === "0") {
+      if (creationToken !== "" && creationToken === existing.creation_token) return existing;
+      throw alreadyExists(
+        `stream ${JSON.stringify(key)} already exists in bucket ${JSON.stringify(bucketName)}`,
+      );
+    }
+    const stream = newStream(bucket, key, config, creationToken, randomUUID(), ctx.now());
+    await ctx.catalog.putStream(stream);
+    return stream;
+  });
+}
+
+/** The live descriptor of a stream, or NOT_FOUND naming the bucket or the stream. */
+export async function liveStream(
+  ctx: StarContext,
+  bucket: string,
+  key: string,
+): Promise<Stream__Output> {
+  await liveBucket(ctx, bucket);
+  checkStreamKey(key);
+  const stream = await ctx.catalog.getStream(bucket, key);
+  if (stream?.deleted_at_unix_ms !== "0") throw streamNotFound(bucket, key);
+  return stream;
+}
+
+/** The open log of a stream for a data verb, created on first use when `createOn` allows. */
+export async function resolveStream(
+  ctx: StarContext,
+  bucket: string,
+  key: string,
+  createOn?: "append" | "read",
+): Promise<StreamLog> {
+  const b = await liveBucket(ctx, bucket);
+  checkStreamKey(key);
+  let stream = await ctx.catalog.getStream(bucket, key);
+  if (stream?.deleted_at_unix_ms !== "0") {
+    const allowed =
+      (createOn === "append" && b.create_stream_on_append) ||
+      (createOn === "read" && b.create_stream_on_read);
+    if (!allowed) throw streamNotFound(bucket, key);
+    stream = await createOrGet(ctx, bucket, key);
+  }
+  return ctx.registry.open(stream);
+}
+
+async function createOrGet(ctx: StarContext, bucket: string, key: string): Promise<Stream__Output> {
+  try {
+    return await createStream(ctx, bucket, key, null, "");
+  } catch (err) {
+    // A concurrent first use created it: use that one.
+    const stream = await ctx.catalog.getStream(bucket, key);
+    if (stream && stream.deleted_at_unix_ms === "0") return stream;
+    throw err;
+  }
+}
+
+export async function getStream(
+  ctx: StarContext,
+  bucket: string,
+  key: string,
+): Promise<{ stream: Stream__Output; fencing_token: string }> {
+  const stream = await liveStream(ctx, bucket, key);
+  const log = await ctx.registry.peek(stream.stream_id);
+  const fencing_token = log
+    ? log.fencingToken
+    : (await ctx.catalog.getState(stream.stream_id)).fencing_token;
+  return { stream, fencing_token };
+}
+
+export async function listStreams(
+  ctx: StarContext,
+  bucket: string,
+  prefix: string,
+  startAfter: string,
+  limit: number,
+): Promise<{ streams: Stream__Output[]; next: string }> {
+  await liveBucket(ctx, bucket);
+  const max = clampLimit(limit, ctx.limits.listLimit);
+  const streams: Stream__Output[] = [];
+  const from = startAfter < prefix ? "" : startAfter;
+  for await (const s of ctx.catalog.streams(bucket, from)) {
+    if (s.deleted_at_unix_ms !== "0" || !s.key.startsWith(prefix)) continue;
+    if (streams.length === max) return { streams, next: streams[max - 1]?.key ?? "" };
+    streams.push(s);
+  }
+  return { streams, next: "" };
+}
+
+export function reconfigureStreamVerb(
+  ctx: StarContext,
+  bucket: string,
+  key: string,
+  config: StreamReconfiguration__Output | null,
+): Promise<Stream__Output> {
+  return ctx.locks.run(lockKey(bucket, key), async () => {
+    const next = reconfigureStream(await liveStream(ctx, bucket, key), config);
+    await ctx.catalog.putStream(next);
+    const log = await ctx.registry.peek(next.stream_id);
+    if (log) log.descriptor = next;
+    return next;
+  });
+}
+
+/** Idempotent: a tombstoned stream deletes again quietly; one that never existed is NOT_FOUND. */
+export function deleteStream(ctx: StarContext, bucket: string, key: string): Promise<void> {
+  return ctx.locks.run(lockKey(bucket, key), async () => {
+    await liveBucket(ctx, bucket);
+    checkStreamKey(key);
+    const stream = await ctx.catalog.getStream(bucket, key);
+    if (!stream) throw streamNotFound(bucket, key);
+    if (stream.deleted_at_unix_ms !== "0") return;
+    await deleteStreamNow(ctx, stream);
+  });
+}
+
+/** Tombstones a stream, ends its open log, and reclaims its chunks in the background. */
+export async function deleteStreamNow(ctx: StarContext, stream: Stream__Output): Promise<void> {
+  await ctx.catalog.putStream({ ...stream, deleted_at_unix_ms: String(ctx.now()) });
+  await ctx.registry.close(stream.stream_id);
+  ctx.background(`reclaim stream ${stream.stream_id}`, async () => {
+    const keys: string[] = [];
+    for await (const obj of ctx.chunks.store.listAll(chunksPrefix(stream.stream_id)))
+      keys.push(obj.key);
+    await ctx.chunks.store.delete(keys);
+    await ctx.catalog.deleteState(stream.stream_id);
+  });
+}

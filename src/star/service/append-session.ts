@@ -1,0 +1,187 @@
+// AppendSession by seed 004's rules: the open frame first; batches pipelined up to the window,
+// beyond which the star stops reading frames (HTTP/2 flow control is the backpressure); acks
+// strictly in batch order; a match miss occupies its slot as rejected and the session goes on;
+// any other failure ends the session; half-close flushes the queued acks and ends cleanly.
+import { type ServerDuplexStream, status } from "@grpc/grpc-js";
+import type { AppendSessionRequest__Output } from "../../gen/nova/v1/AppendSessionRequest.ts";
+import type { AppendSessionResponse } from "../../gen/nova/v1/AppendSessionResponse.ts";
+import { findDetail } from "../../proto/status-details.ts";
+import { validateBatch } from "../append/validate-batch.ts";
+import type { StarContext } from "../context.ts";
+import { invalidArgument, resourceExhausted, type StarError, toServiceError } from "../errors.ts";
+import { resolveStream } from "../lifecycle/streams.ts";
+import type { AppendAck, SessionHandle, StreamLog } from "../stream/stream-log.ts";
+import { checkFencingToken } from "./data-verbs.ts";
+import { appendResponse, position } from "./wire.ts";
+
+type Call = ServerDuplexStream<AppendSessionRequest__Output, AppendSessionResponse>;
+type Outcome = { ok: AppendAck } | { err: unknown };
+
+export function appendSessionHandler(ctx: StarContext): (call: Call) => void {
+  let active = 0;
+  return (call) => {
+    if (active >= ctx.limits.maxSessions) {
+      call.emit(
+        "error",
+        resourceExhausted(`the star's session cap of ${ctx.limits.maxSessions} is reached`),
+      );
+      return;
+    }
+    active++;
+    new Session(ctx, call, () => active--).start();
+  };
+}
+
+class Session implements SessionHandle {
+  fencingToken: string | undefined;
+  readonly #ctx: StarContext;
+  readonly #call: Call;
+  readonly #release: () => void;
+  #log: StreamLog | undefined;
+  #opening = false;
+  #batchIndex = 0n;
+  #inflight = 0;
+  #acks: Promise<void> = Promise.resolve();
+  #halfClosed = false;
+  #done = false;
+  /** Set once a batch failed terminally: later frames are not submitted. */
+  #poisoned = false;
+
+  constructor(ctx: StarContext, call: Call, release: () => void) {
+    this.#ctx = ctx;
+    this.#call = call;
+    this.#release = release;
+  }
+
+  start(): void {
+    this.#call.on("data", (frame: AppendSessionRequest__Output) => this.#onFrame(frame));
+    this.#call.on("end", () => {
+      this.#halfClosed = true;
+      void this.#acks.then(() => this.#finish());
+    });
+    this.#call.on("cancelled", () => this.#cleanup());
+    this.#call.on("error", () => this.#cleanup());
+  }
+
+  #onFrame(frame: AppendSessionRequest__Output): void {
+    if (this.#done || this.#poisoned) return;
+    if (!this.#log) {
+      if (this.#opening || frame.frame !== "open" || !frame.open) {
+        this.#fail(invalidArgument("the first frame of an AppendSession must be open"));
+        return;
+      }
+      this.#open(frame.open.bucket, frame.open.key, frame.open.fencing_token);
+      return;
+    }
+    if (frame.frame !== "batch" || !frame.batch) {
+      this.#poisoned = true;
+      this.#enqueueOutcome(
+        Promise.resolve({ err: invalidArgument("only the first frame may be open") }),
+      );
+      return;
+    }
+    this.#submit(this.#log, frame.batch.records, frame.batch.match_seq_num);
+  }
+
+  #open(bucket: string, key: string, token: string | undefined): void {
+    this.#opening = true;
+    this.#call.pause();
+    // Acks and a half-close wait for the handshake too.
+    this.#acks = resolveStream(this.#ctx, bucket, key, "append")
+      .then((log) => {
+        checkFencingToken(this.#ctx, token);
+        if (this.#done) return;
+        this.#log = log;
+        this.fencingToken = token;
+        log.sessions.add(this);
+        this.#call.write({
+          opened: {
+            window: this.#ctx.limits.sessionWindow,
+            tail: position(log.tail),
+            star_id: this.#ctx.id,
+          },
+        });
+        this.#call.resume();
+      })
+      .catch((err: unknown) => this.#fail(err));
+  }
+
+  #submit(
+    log: StreamLog,
+    records: Parameters<typeof validateBatch>[0],
+    match: string | undefined,
+  ): void {
+    let pending: Promise<Outcome>;
+    try {
+      const batch = validateBatch(records, log.descriptor.timestamping_mode, this.#ctx.limits);
+      pending = log
+        .append(batch, {
+          arrivalMs: BigInt(this.#ctx.now()),
+          matchSeqNum: match === undefined ? undefined : BigInt(match),
+          fencingToken: this.fencingToken,
+        })
+        .then(
+          (ok) => ({ ok }),
+          (err: unknown) => ({ err }),
+        );
+    } catch (err) {
+      this.#poisoned = true;
+      pending = Promise.resolve({ err });
+    }
+    this.#enqueueOutcome(pending);
+  }
+
+  /** Chains an outcome behind the earlier ones, so acks leave in batch order. */
+  #enqueueOutcome(pending: Promise<Outcome>): void {
+    const index = this.#batchIndex++;
+    this.#inflight++;
+    if (this.#inflight >= this.#ctx.limits.sessionWindow) this.#call.pause();
+    this.#acks = this.#acks.then(async () => {
+      const outcome = await pending;
+      this.#inflight--;
+      if (this.#done) return;
+      if ("ok" in outcome) {
+        this.#call.write({
+          ack: { batch_index: index.toString(), appended: appendResponse(outcome.ok) },
+        });
+      } else {
+        const mismatch = seqNumMismatchOf(outcome.err);
+        if (!mismatch) {
+          this.#fail(outcome.err);
+          return;
+        }
+        this.#call.write({ ack: { batch_index: index.toString(), seq_num_mismatch: mismatch } });
+      }
+      if (this.#inflight < this.#ctx.limits.sessionWindow && !this.#halfClosed) this.#call.resume();
+    });
+  }
+
+  supersede(err: StarError): void {
+    this.#fail(err);
+  }
+
+  #fail(err: unknown): void {
+    if (this.#done) return;
+    this.#cleanup();
+    this.#call.emit("error", toServiceError(err));
+  }
+
+  #finish(): void {
+    if (this.#done) return;
+    this.#cleanup();
+    this.#call.end();
+  }
+
+  #cleanup(): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.#log?.sessions.delete(this);
+    this.#release();
+  }
+}
+
+function seqNumMismatchOf(err: unknown): { expected_seq_num: string } | undefined {
+  const e = err as { code?: number; metadata?: Parameters<typeof findDetail>[0] };
+  if (e?.code !== status.FAILED_PRECONDITION) return undefined;
+  return findDetail(e.metadata, "SeqNumMismatch");
+}

@@ -1,0 +1,92 @@
+// The unary data verbs: Append, Read, CheckTail, Trim, Fence.
+import type { ServerUnaryCall } from "@grpc/grpc-js";
+import type { AppendRequest__Output } from "../../gen/nova/v1/AppendRequest.ts";
+import type { AppendResponse } from "../../gen/nova/v1/AppendResponse.ts";
+import type { CheckTailRequest__Output } from "../../gen/nova/v1/CheckTailRequest.ts";
+import type { CheckTailResponse } from "../../gen/nova/v1/CheckTailResponse.ts";
+import type { FenceRequest__Output } from "../../gen/nova/v1/FenceRequest.ts";
+import type { FenceResponse } from "../../gen/nova/v1/FenceResponse.ts";
+import type { ReadRequest__Output } from "../../gen/nova/v1/ReadRequest.ts";
+import type { ReadResponse } from "../../gen/nova/v1/ReadResponse.ts";
+import type { TrimRequest__Output } from "../../gen/nova/v1/TrimRequest.ts";
+import type { TrimResponse } from "../../gen/nova/v1/TrimResponse.ts";
+import { validateBatch } from "../append/validate-batch.ts";
+import type { StarContext } from "../context.ts";
+import { invalidArgument } from "../errors.ts";
+import { liveStream, resolveStream } from "../lifecycle/streams.ts";
+import { resolveStart } from "./read-start.ts";
+import { appendResponse, position, record } from "./wire.ts";
+
+export function checkFencingToken(ctx: StarContext, token: string | undefined): void {
+  if (token !== undefined && Buffer.byteLength(token) > ctx.limits.maxFencingTokenBytes) {
+    throw invalidArgument(
+      `fencing_token is ${Buffer.byteLength(token)} bytes, at most ${ctx.limits.maxFencingTokenBytes} allowed`,
+    );
+  }
+}
+
+export async function append(
+  ctx: StarContext,
+  req: AppendRequest__Output,
+): Promise<AppendResponse> {
+  const arrivalMs = BigInt(ctx.now());
+  const log = await resolveStream(ctx, req.bucket, req.key, "append");
+  checkFencingToken(ctx, req.fencing_token);
+  const batch = validateBatch(req.records, log.descriptor.timestamping_mode, ctx.limits);
+  const ack = await log.append(batch, {
+    arrivalMs,
+    matchSeqNum: req.match_seq_num === undefined ? undefined : BigInt(req.match_seq_num),
+    fencingToken: req.fencing_token,
+  });
+  return appendResponse(ack);
+}
+
+export async function read(
+  ctx: StarContext,
+  req: ReadRequest__Output,
+  call?: ServerUnaryCall<ReadRequest__Output, ReadResponse>,
+): Promise<ReadResponse> {
+  const log = await resolveStream(ctx, req.bucket, req.key, "read");
+  const start = await resolveStart(log, req);
+  const records = await log.read(start, {
+    maxRecords: pageLimit(req.count, ctx.limits.readPageRecords),
+    maxBytes: pageLimit(Number(req.bytes), ctx.limits.readPageBytes),
+    untilMs: req.until_ms === undefined ? undefined : BigInt(req.until_ms),
+  });
+  if (call?.cancelled) return { records: [], tail: position(log.tail) };
+  return { records: records.map(record), tail: position(log.tail) };
+}
+
+function pageLimit(asked: number, max: number): number {
+  return asked <= 0 || asked > max ? max : asked;
+}
+
+/** Never creates: a stream that does not exist is NOT_FOUND. */
+export async function checkTail(
+  ctx: StarContext,
+  req: CheckTailRequest__Output,
+): Promise<CheckTailResponse> {
+  const stream = await liveStream(ctx, req.bucket, req.key);
+  const log = await ctx.registry.open(stream);
+  return { tail: position(log.tail) };
+}
+
+export async function trim(ctx: StarContext, req: TrimRequest__Output): Promise<TrimResponse> {
+  const stream = await liveStream(ctx, req.bucket, req.key);
+  const log = await ctx.registry.open(stream);
+  if (req.point === undefined) throw invalidArgument("trim needs a point: seq_num or timestamp_ms");
+  const seq =
+    req.point === "seq_num"
+      ? BigInt(req.seq_num ?? "0")
+      : await log.seqForTimestamp(BigInt(req.timestamp_ms ?? "0"));
+  await log.trimTo(seq);
+  ctx.background(`reclaim trimmed chunks of ${stream.stream_id}`, () => log.reclaim());
+  return {};
+}
+
+export async function fence(ctx: StarContext, req: FenceRequest__Output): Promise<FenceResponse> {
+  const stream = await liveStream(ctx, req.bucket, req.key);
+  checkFencingToken(ctx, req.fencing_token);
+  const log = await ctx.registry.open(stream);
+  return { tail: position(await log.fence(req.fencing_token)) };
+}

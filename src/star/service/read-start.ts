@@ -1,0 +1,28 @@
+// Resolving where a read or subscription starts: a seq_num, a timestamp (by search over chunk
+// timestamps), an offset back from the tail, or the tail itself.
+import type { StreamLog } from "../stream/stream-log.ts";
+
+export interface StartRequest {
+  start?: "seq_num" | "timestamp_ms" | "tail_offset";
+  seq_num?: string;
+  timestamp_ms?: string;
+  tail_offset?: string;
+  clamp: boolean;
+}
+
+export async function resolveStart(log: StreamLog, req: StartRequest): Promise<bigint> {
+  const tail = log.tail.seqNum;
+  switch (req.start) {
+    case "seq_num":
+      return log.checkStart(BigInt(req.seq_num ?? "0"), req.clamp);
+    case "timestamp_ms":
+      return log.seqForTimestamp(BigInt(req.timestamp_ms ?? "0"));
+    case "tail_offset": {
+      const back = BigInt(req.tail_offset ?? "0");
+      const start = back >= tail ? 0n : tail - back;
+      return start < log.trimPoint ? log.trimPoint : start;
+    }
+    default:
+      return tail;
+  }
+}

@@ -1,0 +1,98 @@
+// Subscribe: batches from a start onward, then pending at the tail as records commit. A
+// heartbeat (no records, the tail) marks catching up and keeps idle calls alive. Writes wait
+// for the socket to drain, so a slow reader holds no more than one page here.
+import { once } from "node:events";
+import type { ServerWritableStream } from "@grpc/grpc-js";
+import type { SubscribeRequest__Output } from "../../gen/nova/v1/SubscribeRequest.ts";
+import type { SubscribeResponse } from "../../gen/nova/v1/SubscribeResponse.ts";
+import type { StarContext } from "../context.ts";
+import { resourceExhausted, toServiceError } from "../errors.ts";
+import { resolveStream } from "../lifecycle/streams.ts";
+import type { StreamLog } from "../stream/stream-log.ts";
+import { resolveStart } from "./read-start.ts";
+import { position, record } from "./wire.ts";
+
+type Call = ServerWritableStream<SubscribeRequest__Output, SubscribeResponse>;
+
+export function subscribeHandler(ctx: StarContext): (call: Call) => void {
+  let active = 0;
+  return (call) => {
+    if (active >= ctx.limits.maxSubscriptions) {
+      call.emit(
+        "error",
+        resourceExhausted(
+          `the star's subscription cap of ${ctx.limits.maxSubscriptions} is reached`,
+        ),
+      );
+      return;
+    }
+    active++;
+    const abort = new AbortController();
+    call.on("cancelled", () => abort.abort());
+    subscribe(ctx, call, abort.signal)
+      .then(
+        () => call.end(),
+        (err: unknown) => {
+          if (!abort.signal.aborted) call.emit("error", toServiceError(err));
+        },
+      )
+      .finally(() => active--);
+  };
+}
+
+async function subscribe(ctx: StarContext, call: Call, signal: AbortSignal): Promise<void> {
+  const log = await resolveStream(ctx, call.request.bucket, call.request.key, "read");
+  let next = await resolveStart(log, call.request);
+  let caughtUp = false;
+  while (!signal.aborted) {
+    if (log.closeReason) throw log.closeReason;
+    const records = await log.read(next, {
+      maxRecords: ctx.limits.readPageRecords,
+      maxBytes: ctx.limits.readPageBytes,
+    });
+    const last = records[records.length - 1];
+    if (last) {
+      next = last.seqNum + 1n;
+      await send(call, { records: records.map(record), tail: position(log.tail) }, signal);
+      continue;
+    }
+    // A commit landed while this page was read: read again.
+    if (log.tail.seqNum > next) continue;
+    if (!caughtUp) {
+      caughtUp = true;
+      await send(call, { records: [], tail: position(log.tail) }, signal);
+    }
+    await waitOrHeartbeat(ctx, call, log, next, signal);
+  }
+}
+
+async function waitOrHeartbeat(
+  ctx: StarContext,
+  call: Call,
+  log: StreamLog,
+  next: bigint,
+  signal: AbortSignal,
+): Promise<void> {
+  const wait = new AbortController();
+  const stop = () => wait.abort();
+  signal.addEventListener("abort", stop, { once: true });
+  const timer = setTimeout(stop, ctx.limits.subscribeHeartbeatMs);
+  try {
+    const changed = log.waitForChange(wait.signal);
+    // A commit may have landed while this call was reading.
+    if (log.tail.seqNum > next || log.closed) return;
+    await changed;
+    if (!signal.aborted && log.tail.seqNum <= next && !log.closed) {
+      await send(call, { records: [], tail: position(log.tail) }, signal);
+    }
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener("abort", stop);
+    wait.abort();
+  }
+}
+
+async function send(call: Call, message: SubscribeResponse, signal: AbortSignal): Promise<void> {
+  if (call.write(message)) return;
+  await once(call, "drain", { signal }).catch(() => undefined);
+}

@@ -1,0 +1,15 @@
+// Adapts an async function to a grpc-js unary handler: results and thrown errors (as typed
+// gRPC statuses) go back on the call.
+import type { ServerUnaryCall, sendUnaryData } from "@grpc/grpc-js";
+import { toServiceError } from "../errors.ts";
+
+export function unary<Req, Res>(
+  fn: (req: Req, call: ServerUnaryCall<Req, Res>) => Promise<Res>,
+): (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void {
+  return (call, callback) => {
+    fn(call.request, call).then(
+      (res) => callback(null, res),
+      (err: unknown) => callback(toServiceError(err)),
+    );
+  };
+}

@@ -1,0 +1,90 @@
+// Object keys for everything a star stores. Stream keys are arbitrary UTF-8 (up to 512 bytes),
+// so they are written in lowercase base32hex, which keeps byte order (ListStreams pages in key
+// order straight from an object listing), split into segments that fit a file name on stores
+// backed by a file system.
+const ALPHABET = "0123456789abcdefghijklmnopqrstuv";
+const SEGMENT = 200;
+
+export function encodeKeySegment(key: Uint8Array): string {
+  let out = "";
+  let buffer = 0;
+  let bits = 0;
+  for (const byte of key) {
+    buffer = (buffer << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += ALPHABET[(buffer >> bits) & 31];
+    }
+    buffer &= (1 << bits) - 1;
+  }
+  if (bits > 0) out += ALPHABET[(buffer << (5 - bits)) & 31];
+  const parts: string[] = [];
+  for (let i = 0; i < out.length; i += SEGMENT) parts.push(out.slice(i, i + SEGMENT));
+  return parts.join("/");
+}
+
+export function decodeKeySegment(encoded: string): Uint8Array {
+  const chars = encoded.replaceAll("/", "");
+  const out: number[] = [];
+  let buffer = 0;
+  let bits = 0;
+  for (const c of chars) {
+    const v = ALPHABET.indexOf(c);
+    if (v < 0) throw new Error(`bad key encoding ${JSON.stringify(encoded)}`);
+    buffer = (buffer << 5) | v;
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push((buffer >> bits) & 255);
+    }
+    buffer &= (1 << bits) - 1;
+  }
+  return Uint8Array.from(out);
+}
+
+const utf8 = new TextEncoder();
+const utf8Strict = new TextDecoder("utf-8", { fatal: true });
+
+export const bucketKey = (bucket: string) => `meta/buckets/${bucket}`;
+export const BUCKETS_PREFIX = "meta/buckets/";
+export const streamsPrefix = (bucket: string) => `meta/streams/${bucket}/`;
+export const streamKey = (bucket: string, key: string) =>
+  `${streamsPrefix(bucket)}${encodeKeySegment(utf8.encode(key))}`;
+export const streamKeyFromObject = (bucket: string, objectKey: string) =>
+  utf8Strict.decode(decodeKeySegment(objectKey.slice(streamsPrefix(bucket).length)));
+export const stateKey = (streamId: string) => `state/${streamId}`;
+export const chunksPrefix = (streamId: string) => `chunks/${streamId}/`;
+
+/** What a chunk's object key says about it, so a listing alone recovers a stream's index. */
+export interface ChunkName {
+  firstSeqNum: bigint;
+  count: number;
+  footerLength: number;
+  contentBytes: number;
+  minTimestampMs: bigint;
+  maxTimestampMs: bigint;
+}
+
+export function chunkKey(streamId: string, c: ChunkName): string {
+  const first = c.firstSeqNum.toString().padStart(20, "0");
+  return `${chunksPrefix(streamId)}${first}-${c.count}-${c.footerLength}-${c.contentBytes}-${c.minTimestampMs}-${c.maxTimestampMs}`;
+}
+
+const CHUNK_NAME = /^(\d{20})-(\d+)-(\d+)-(\d+)-(\d+)-(\d+)$/;
+
+export function parseChunkKey(streamId: string, objectKey: string): ChunkName | undefined {
+  const prefix = chunksPrefix(streamId);
+  if (!objectKey.startsWith(prefix)) return undefined;
+  const m = CHUNK_NAME.exec(objectKey.slice(prefix.length));
+  if (!m) return undefined;
+  const [, first, count, footer, content, min, max] = m as unknown as string[];
+  return {
+    firstSeqNum: BigInt(first as string),
+    count: Number(count),
+    footerLength: Number(footer),
+    contentBytes: Number(content),
+    minTimestampMs: BigInt(min as string),
+    maxTimestampMs: BigInt(max as string),
+  };
+}

@@ -1,0 +1,49 @@
+// The streams this star holds open, one StreamLog per stream_id, opened (recovered) once.
+import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
+import type { StarError } from "../errors.ts";
+import type { Catalog } from "../storage/catalog.ts";
+import type { ChunkStore } from "../storage/chunk-store.ts";
+import { StreamLog } from "./stream-log.ts";
+
+export class StreamRegistry {
+  readonly #catalog: Catalog;
+  readonly #chunks: ChunkStore;
+  readonly #logs = new Map<string, Promise<StreamLog>>();
+
+  constructor(catalog: Catalog, chunks: ChunkStore) {
+    this.#catalog = catalog;
+    this.#chunks = chunks;
+  }
+
+  open(descriptor: Stream__Output): Promise<StreamLog> {
+    let log = this.#logs.get(descriptor.stream_id);
+    if (!log) {
+      log = StreamLog.open(descriptor, this.#catalog, this.#chunks);
+      this.#logs.set(descriptor.stream_id, log);
+      log.catch(() => this.#logs.delete(descriptor.stream_id));
+    }
+    return log;
+  }
+
+  /** The open log of a stream, if this star has opened it. */
+  async peek(streamId: string): Promise<StreamLog | undefined> {
+    return this.#logs.get(streamId)?.catch(() => undefined);
+  }
+
+  async close(streamId: string, reason?: StarError): Promise<StreamLog | undefined> {
+    const log = await this.peek(streamId);
+    this.#logs.delete(streamId);
+    log?.close(reason);
+    return log;
+  }
+
+  async openLogs(): Promise<StreamLog[]> {
+    const settled = await Promise.allSettled(this.#logs.values());
+    return settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
+  }
+
+  async closeAll(reason: StarError): Promise<void> {
+    for (const log of await this.openLogs()) log.close(reason);
+    this.#logs.clear();
+  }
+}

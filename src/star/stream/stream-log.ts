@@ -1,0 +1,464 @@
+// One stream as its leader holds it: the tail, the last timestamp, the trim point, the fencing
+// token and the chunk index, recovered from object storage; appends sequenced and group-
+// committed as one chunk per flush (one flush in flight, so chunks never leave gaps); reads
+// served from chunks; waiters woken on every commit.
+import type { ChunkRecord, DecodedChunkRecord } from "../../codec/chunk.ts";
+import { contentBytes } from "../../codec/stored-record.ts";
+import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
+import { batchTimestamp, type ValidBatch } from "../append/validate-batch.ts";
+import {
+  fencingTokenMismatch,
+  outOfRange,
+  type StarError,
+  seqNumMismatch,
+  streamNotFound,
+  unavailable,
+} from "../errors.ts";
+import type { Catalog, StreamState } from "../storage/catalog.ts";
+import type { ChunkStore } from "../storage/chunk-store.ts";
+import { chunksPrefix, parseChunkKey } from "../storage/keys.ts";
+import { ChunkIndex, type ChunkMeta } from "./chunk-index.ts";
+
+export interface Pos {
+  seqNum: bigint;
+  timestampMs: bigint;
+}
+
+export interface AppendAck {
+  start: Pos;
+  end: Pos;
+  tail: Pos;
+}
+
+export interface AppendOptions {
+  matchSeqNum?: bigint;
+  fencingToken?: string;
+  arrivalMs: bigint;
+}
+
+/** A live producer session, so Fence can supersede the ones its new token no longer admits. */
+export interface SessionHandle {
+  readonly fencingToken: string | undefined;
+  supersede(err: StarError): void;
+}
+
+export interface ReadBounds {
+  maxRecords: number;
+  maxBytes: number;
+  untilMs?: bigint;
+}
+
+type Queued =
+  | {
+      kind: "batch";
+      batch: ValidBatch;
+      options: AppendOptions;
+      resolve: (ack: AppendAck) => void;
+      reject: (err: unknown) => void;
+    }
+  | { kind: "fence"; token: string; resolve: (tail: Pos) => void; reject: (err: unknown) => void };
+
+interface Sequenced {
+  item: Extract<Queued, { kind: "batch" }>;
+  start: bigint;
+  timestampMs: bigint;
+}
+
+export class StreamLog {
+  descriptor: Stream__Output;
+  readonly #catalog: Catalog;
+  readonly #chunks: ChunkStore;
+  readonly #index = new ChunkIndex();
+  #tail = 0n;
+  #lastTimestamp = 0n;
+  #state: StreamState;
+  #trim = 0n;
+  #queue: Queued[] = [];
+  #queuedBytes = 0;
+  #queuedRecords = 0;
+  #flushing = false;
+  #timer: NodeJS.Timeout | undefined;
+  #firstQueuedAt = 0;
+  #dirty = false;
+  #closed: StarError | undefined;
+  #waiters = new Set<() => void>();
+  readonly sessions = new Set<SessionHandle>();
+
+  private constructor(
+    descriptor: Stream__Output,
+    catalog: Catalog,
+    chunks: ChunkStore,
+    state: StreamState,
+  ) {
+    this.descriptor = descriptor;
+    this.#catalog = catalog;
+    this.#chunks = chunks;
+    this.#state = state;
+    this.#trim = BigInt(state.trim_seq_num);
+  }
+
+  /** Recovers a stream from storage: its chunk listing, trim point and fencing token. */
+  static async open(
+    descriptor: Stream__Output,
+    catalog: Catalog,
+    chunks: ChunkStore,
+  ): Promise<StreamLog> {
+    const log = new StreamLog(
+      descriptor,
+      catalog,
+      chunks,
+      await catalog.getState(descriptor.stream_id),
+    );
+    await log.#recoverChunks();
+    return log;
+  }
+
+  async #recoverChunks(): Promise<void> {
+    const id = this.descriptor.stream_id;
+    this.#index.clear();
+    for await (const obj of this.#chunks.store.listAll(chunksPrefix(id))) {
+      const name = parseChunkKey(id, obj.key);
+      if (!name) continue;
+      const last = this.#index.last();
+      // A chunk below the recovered end was reclaimed late or duplicated by an ambiguous write.
+      if (last && name.firstSeqNum < last.firstSeqNum + BigInt(last.count)) continue;
+      if (last && name.firstSeqNum !== last.firstSeqNum + BigInt(last.count)) break;
+      this.#index.push({ ...name, objectKey: obj.key, size: obj.size });
+    }
+    const last = this.#index.last();
+    this.#tail = last ? last.firstSeqNum + BigInt(last.count) : this.#trim;
+    this.#lastTimestamp = last ? last.maxTimestampMs : 0n;
+    this.#dirty = false;
+  }
+
+  get tail(): Pos {
+    return { seqNum: this.#tail, timestampMs: this.#lastTimestamp };
+  }
+
+  get trimPoint(): bigint {
+    return this.#trim;
+  }
+
+  get fencingToken(): string {
+    return this.#state.fencing_token;
+  }
+
+  get closed(): boolean {
+    return this.#closed !== undefined;
+  }
+
+  // ---- appends ----
+
+  append(batch: ValidBatch, options: AppendOptions): Promise<AppendAck> {
+    if (this.#closed) return Promise.reject(this.#closed);
+    return new Promise((resolve, reject) => {
+      this.#enqueue({ kind: "batch", batch, options, resolve, reject });
+    });
+  }
+
+  /** Installs, rotates or clears the fencing token after every batch queued before it. */
+  fence(token: string): Promise<Pos> {
+    if (this.#closed) return Promise.reject(this.#closed);
+    return new Promise((resolve, reject) =>
+      this.#enqueue({ kind: "fence", token, resolve, reject }),
+    );
+  }
+
+  #enqueue(item: Queued): void {
+    if (this.#queue.length === 0) this.#firstQueuedAt = Date.now();
+    this.#queue.push(item);
+    if (item.kind === "batch") {
+      this.#queuedBytes += item.batch.contentBytes;
+      this.#queuedRecords += item.batch.records.length;
+    }
+    this.#kick();
+  }
+
+  #kick(): void {
+    if (this.#flushing || this.#queue.length === 0) return;
+    const d = this.descriptor;
+    const due =
+      d.class === "CLASS_EXPRESS" ||
+      this.#queue[0]?.kind === "fence" ||
+      this.#queuedBytes >= Number(d.batch_max_bytes) ||
+      this.#queuedRecords >= d.batch_max_records ||
+      Date.now() - this.#firstQueuedAt >= d.batch_max_delay_ms;
+    if (due) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+      void this.#flush();
+    } else if (!this.#timer) {
+      const wait = Math.max(0, d.batch_max_delay_ms - (Date.now() - this.#firstQueuedAt));
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        this.#kick();
+      }, wait);
+    }
+  }
+
+  async #flush(): Promise<void> {
+    this.#flushing = true;
+    let sequenced: Sequenced[] = [];
+    try {
+      if (this.#dirty) await this.#recoverChunks();
+      sequenced = await this.#sequence();
+      if (sequenced.length > 0) await this.#commit(sequenced);
+    } catch (err) {
+      // An ambiguous write may or may not have landed: re-list before the next flush.
+      this.#dirty = true;
+      const failure = unavailable(
+        `append outcome unknown: ${err instanceof Error ? err.message : String(err)}`,
+      );
+      for (const s of sequenced) s.item.reject(failure);
+    } finally {
+      this.#flushing = false;
+      if (this.#queue.length > 0) this.#firstQueuedAt = Date.now();
+      this.#kick();
+    }
+  }
+
+  /** Takes queued batches up to the batch limits, applying fences and match checks in order. */
+  async #sequence(): Promise<Sequenced[]> {
+    const d = this.descriptor;
+    const out: Sequenced[] = [];
+    let next = this.#tail;
+    let lastTs = this.#lastTimestamp;
+    let bytes = 0;
+    let records = 0;
+    while (this.#queue.length > 0) {
+      const item = this.#queue[0] as Queued;
+      if (item.kind === "fence") {
+        if (out.length > 0) break;
+        this.#queue.shift();
+        await this.#applyFence(item);
+        continue;
+      }
+      const n = item.batch.records.length;
+      if (
+        out.length > 0 &&
+        (bytes + item.batch.contentBytes > Number(d.batch_max_bytes) ||
+          records + n > d.batch_max_records)
+      ) {
+        break;
+      }
+      this.#queue.shift();
+      this.#queuedBytes -= item.batch.contentBytes;
+      this.#queuedRecords -= n;
+      const refusal = this.#admit(item.options, next);
+      if (refusal) {
+        item.reject(refusal);
+        continue;
+      }
+      const timestampMs = batchTimestamp(
+        item.batch.maxClientTimestamp,
+        item.options.arrivalMs,
+        d.timestamping_uncapped,
+        lastTs,
+      );
+      out.push({ item, start: next, timestampMs });
+      next += BigInt(n);
+      lastTs = timestampMs;
+      bytes += item.batch.contentBytes;
+      records += n;
+    }
+    return out;
+  }
+
+  #admit(options: AppendOptions, next: bigint): StarError | undefined {
+    const installed = this.#state.fencing_token;
+    const fenced = this.descriptor.producer_policy === "PRODUCER_POLICY_FENCED";
+    if (
+      (fenced || options.fencingToken !== undefined) &&
+      (options.fencingToken ?? "") !== installed
+    ) {
+      return fencingTokenMismatch(installed !== "");
+    }
+    if (options.matchSeqNum !== undefined && options.matchSeqNum !== next) {
+      return seqNumMismatch(next);
+    }
+    return undefined;
+  }
+
+  async #applyFence(item: Extract<Queued, { kind: "fence" }>): Promise<void> {
+    try {
+      const state = { ...this.#state, fencing_token: item.token };
+      await this.#catalog.putState(this.descriptor.stream_id, state);
+      this.#state = state;
+      for (const s of this.sessions) {
+        if ((s.fencingToken ?? "") !== item.token)
+          s.supersede(fencingTokenMismatch(item.token !== ""));
+      }
+      item.resolve(this.tail);
+    } catch (err) {
+      item.reject(err);
+    }
+  }
+
+  async #commit(sequenced: Sequenced[]): Promise<void> {
+    const first = sequenced[0] as Sequenced;
+    const records: ChunkRecord[] = [];
+    let bytes = 0;
+    for (const s of sequenced) {
+      for (const r of s.item.batch.records) records.push({ ...r, timestampMs: s.timestampMs });
+      bytes += s.item.batch.contentBytes;
+    }
+    const { meta } = await this.#chunks.write(
+      this.descriptor.stream_id,
+      first.start,
+      records,
+      bytes,
+    );
+    this.#index.push(meta);
+    const last = sequenced[sequenced.length - 1] as Sequenced;
+    this.#tail = meta.firstSeqNum + BigInt(meta.count);
+    this.#lastTimestamp = last.timestampMs;
+    const tail = this.tail;
+    for (const s of sequenced) {
+      const end = s.start + BigInt(s.item.batch.records.length);
+      s.item.resolve({
+        start: { seqNum: s.start, timestampMs: s.timestampMs },
+        end: { seqNum: end, timestampMs: s.timestampMs },
+        tail,
+      });
+    }
+    this.#wake();
+  }
+
+  // ---- trim and retention ----
+
+  /** Moves the trim point up (never down, never past the tail); returns the point in force. */
+  async trimTo(seq: bigint): Promise<bigint> {
+    const target = seq > this.#tail ? this.#tail : seq;
+    if (target <= this.#trim) return this.#trim;
+    const state = { ...this.#state, trim_seq_num: target.toString() };
+    await this.#catalog.putState(this.descriptor.stream_id, state);
+    this.#state = state;
+    this.#trim = target;
+    return target;
+  }
+
+  /**
+   * Drops the chunks wholly below the trim point from storage, always keeping the newest, whose
+   * directory carries the tail and last timestamp across a restart.
+   */
+  async reclaim(): Promise<void> {
+    const last = this.#index.last();
+    const keepFrom = last && last.firstSeqNum < this.#trim ? last.firstSeqNum : this.#trim;
+    const gone = this.#index.dropBelow(keepFrom);
+    if (gone.length > 0) await this.#chunks.delete(gone);
+  }
+
+  /** The trim point that age and size retention call for now (chunk granularity for size). */
+  retentionPoint(nowMs: bigint): bigint {
+    let point = this.#trim;
+    const maxAge = BigInt(this.descriptor.retention_max_age_ms);
+    if (maxAge > 0n) {
+      const cutoff = nowMs - maxAge;
+      const i = this.#index.findByTimestamp(cutoff);
+      const byAge = i < 0 ? this.#tail : (this.#index.chunks[i] as ChunkMeta).firstSeqNum;
+      if (byAge > point) point = byAge;
+    }
+    const maxBytes = Number(this.descriptor.retention_max_bytes);
+    if (maxBytes > 0) {
+      let kept = 0;
+      const chunks = this.#index.chunks;
+      for (let i = chunks.length - 1; i >= 0; i--) {
+        const c = chunks[i] as ChunkMeta;
+        kept += c.contentBytes;
+        if (kept > maxBytes) {
+          const bySize = c.firstSeqNum + BigInt(c.count);
+          if (bySize > point) point = bySize;
+          break;
+        }
+      }
+    }
+    return point;
+  }
+
+  // ---- reads ----
+
+  /** Resolves a timestamp to the first seq_num stamped at or after it (the tail if none). */
+  async seqForTimestamp(ts: bigint): Promise<bigint> {
+    let i = this.#index.findByTimestamp(ts, Math.max(0, this.#index.findBySeq(this.#trim)));
+    while (i >= 0 && i < this.#index.length) {
+      const meta = this.#index.chunks[i] as ChunkMeta;
+      const records = await this.#chunks.records(meta);
+      const hit = records.find((r) => r.timestampMs >= ts && r.seqNum >= this.#trim);
+      if (hit) return hit.seqNum;
+      i++;
+    }
+    return this.#tail;
+  }
+
+  /** Checks a start against the tail: beyond it is OUT_OF_RANGE unless clamped. */
+  checkStart(start: bigint, clamp: boolean): bigint {
+    if (start <= this.#tail) return start;
+    if (clamp) return this.#tail;
+    throw outOfRange(this.#tail, this.#lastTimestamp);
+  }
+
+  /** One page from `start` (raised to the trim point): at least one record when one exists. */
+  async read(start: bigint, bounds: ReadBounds): Promise<DecodedChunkRecord[]> {
+    if (this.#closed) throw this.#closed;
+    const out: DecodedChunkRecord[] = [];
+    const first = this.#index.chunks[0]?.firstSeqNum ?? this.#tail;
+    let seq = start < this.#trim ? this.#trim : start;
+    if (seq < first) seq = first;
+    let bytes = 0;
+    let i = this.#index.findBySeq(seq);
+    while (i >= 0 && i < this.#index.length && out.length < bounds.maxRecords) {
+      const meta = this.#index.chunks[i] as ChunkMeta;
+      const records = await this.#chunks.records(meta);
+      for (let r = Number(seq - meta.firstSeqNum); r < records.length; r++) {
+        const rec = records[r] as DecodedChunkRecord;
+        if (bounds.untilMs !== undefined && rec.timestampMs >= bounds.untilMs) return out;
+        const size = contentBytes(rec);
+        if (out.length > 0 && (bytes + size > bounds.maxBytes || out.length >= bounds.maxRecords)) {
+          return out;
+        }
+        out.push(rec);
+        bytes += size;
+        seq = rec.seqNum + 1n;
+      }
+      i++;
+    }
+    return out;
+  }
+
+  /** Resolves on the next commit or close, or when the signal aborts. */
+  waitForChange(signal?: AbortSignal): Promise<void> {
+    if (this.#closed || signal?.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        this.#waiters.delete(done);
+        signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      this.#waiters.add(done);
+      signal?.addEventListener("abort", done, { once: true });
+    });
+  }
+
+  #wake(): void {
+    for (const w of [...this.#waiters]) w();
+  }
+
+  /** Ends the stream's life in this star: queued work and waiters fail with `reason`. */
+  close(reason: StarError = streamNotFound(this.descriptor.bucket, this.descriptor.key)): void {
+    if (this.#closed) return;
+    this.#closed = reason;
+    clearTimeout(this.#timer);
+    for (const item of this.#queue.splice(0)) item.reject(reason);
+    for (const s of this.sessions) s.supersede(reason);
+    this.#wake();
+  }
+
+  get closeReason(): StarError | undefined {
+    return this.#closed;
+  }
+
+  /** Chunks for deletion once the stream is gone. */
+  takeAllChunks(): ChunkMeta[] {
+    return this.#index.clear();
+  }
+}

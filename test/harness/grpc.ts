@@ -1,0 +1,36 @@
+// Promise-returning calls on a real gRPC client, for tests.
+import * as grpc from "@grpc/grpc-js";
+import type {
+  DataPlaneServiceClient,
+  DataPlaneServiceDefinition,
+} from "../../src/gen/nova/v1/DataPlaneService.ts";
+import { nova } from "../../src/proto/load.ts";
+import { GRPC_MESSAGE_LIMIT } from "../../src/star/star.ts";
+
+export function dataPlaneClient(address: string): DataPlaneServiceClient {
+  return new nova.DataPlaneService(address, grpc.credentials.createInsecure(), {
+    "grpc.max_receive_message_length": GRPC_MESSAGE_LIMIT,
+    "grpc.max_send_message_length": GRPC_MESSAGE_LIMIT,
+  });
+}
+
+type Definition = DataPlaneServiceDefinition;
+type UnaryMethod = Exclude<keyof Definition & string, "AppendSession" | "Subscribe">;
+type RequestOf<K extends UnaryMethod> = Parameters<Definition[K]["requestSerialize"]>[0];
+type ResponseOf<K extends UnaryMethod> = ReturnType<Definition[K]["responseDeserialize"]>;
+
+/** Calls a unary method and resolves with its response or rejects with its ServiceError. */
+export function call<K extends UnaryMethod>(
+  client: DataPlaneServiceClient,
+  method: K,
+  request: RequestOf<K>,
+): Promise<ResponseOf<K>> {
+  return new Promise((resolve, reject) => {
+    const fn = (
+      (client as unknown as Record<string, unknown>)[method] as (...args: unknown[]) => unknown
+    ).bind(client);
+    fn(request, new grpc.Metadata(), {}, (err: grpc.ServiceError | null, res: unknown) =>
+      err ? reject(err) : resolve(res as ResponseOf<K>),
+    );
+  });
+}
