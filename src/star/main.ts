@@ -1,0 +1,109 @@
+// `npm run star`: one star process. Prints `nova-star <name> listening on HOST:PORT` on stdout
+// when ready (logs go to stderr); SIGTERM and SIGINT shut it down gracefully.
+import pino from "pino";
+import { defineFlags, parseProcessFlags } from "../cli/flags.ts";
+import { DEFAULT_LIMITS } from "./limits.ts";
+import { startStar } from "./star.ts";
+import { openStorage } from "./storage.ts";
+
+const flags = defineFlags({
+  listen: {
+    type: "string",
+    default: "127.0.0.1:7171",
+    help: "HOST:PORT to serve gRPC on (port 0 picks a free one)",
+  },
+  self: { type: "string", default: "star-1", help: "this star's name" },
+  "data-dir": { type: "string", help: "run an embedded S3 server (s3rver) over this directory" },
+  "s3-endpoint": { type: "string", help: "S3-compatible endpoint URL (instead of --data-dir)" },
+  "s3-bucket": { type: "string", default: "nova", help: "object-storage bucket for all data" },
+  "s3-region": { type: "string", default: "us-east-1", help: "S3 region" },
+  "s3-access-key-id": { type: "string", default: "S3RVER", help: "S3 access key id" },
+  "s3-secret-access-key": {
+    type: "string",
+    default: "S3RVER",
+    help: "S3 secret (prefer the environment variable)",
+  },
+  "session-window": {
+    type: "int",
+    default: DEFAULT_LIMITS.sessionWindow,
+    min: 1,
+    help: "batches one AppendSession may have in flight",
+  },
+  "max-sessions": {
+    type: "int",
+    default: DEFAULT_LIMITS.maxSessions,
+    min: 1,
+    help: "concurrent AppendSessions",
+  },
+  "max-subscriptions": {
+    type: "int",
+    default: DEFAULT_LIMITS.maxSubscriptions,
+    min: 1,
+    help: "concurrent Subscribe calls",
+  },
+  "chunk-cache-mb": {
+    type: "int",
+    default: DEFAULT_LIMITS.chunkCacheBytes >> 20,
+    min: 0,
+    help: "decoded chunks kept in memory, MiB",
+  },
+  "retention-interval-ms": {
+    type: "int",
+    default: 5000,
+    min: 10,
+    help: "how often age and size retention run",
+  },
+  "log-level": { type: "string", default: "info", help: "pino log level (logs go to stderr)" },
+});
+
+const opts = parseProcessFlags(
+  flags,
+  "nova-star",
+  "A nova reference star: nova.v1.DataPlaneService over gRPC, durable on S3.",
+);
+if ((opts.dataDir === undefined) === (opts.s3Endpoint === undefined)) {
+  process.stderr.write("nova-star: give exactly one of --data-dir DIR or --s3-endpoint URL\n");
+  process.exit(2);
+}
+const logger = pino({ level: opts.logLevel }, pino.destination(2));
+const storage = await openStorage(
+  opts.dataDir !== undefined
+    ? { kind: "embedded", dataDir: opts.dataDir, bucket: opts.s3Bucket }
+    : {
+        kind: "s3",
+        s3: {
+          endpoint: opts.s3Endpoint as string,
+          bucket: opts.s3Bucket,
+          region: opts.s3Region,
+          accessKeyId: opts.s3AccessKeyId,
+          secretAccessKey: opts.s3SecretAccessKey,
+        },
+      },
+);
+const star = await startStar({
+  id: opts.self,
+  listen: opts.listen,
+  store: storage.store,
+  logger,
+  retentionIntervalMs: opts.retentionIntervalMs,
+  limits: {
+    sessionWindow: opts.sessionWindow,
+    maxSessions: opts.maxSessions,
+    maxSubscriptions: opts.maxSubscriptions,
+    chunkCacheBytes: opts.chunkCacheMb * 1024 * 1024,
+  },
+});
+process.stdout.write(`nova-star ${star.id} listening on ${star.address}\n`);
+logger.info({ star: star.id, address: star.address, storage: storage.endpoint }, "star ready");
+
+let stopping = false;
+const stop = async (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, "shutting down");
+  await star.close();
+  await storage.close();
+  process.exit(0);
+};
+process.on("SIGTERM", () => void stop("SIGTERM"));
+process.on("SIGINT", () => void stop("SIGINT"));

@@ -1,0 +1,213 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { type ClientDuplexStream, type ServiceError, status } from "@grpc/grpc-js";
+import type { AppendSessionRequest } from "../../src/gen/nova/v1/AppendSessionRequest.ts";
+import type { AppendSessionResponse__Output } from "../../src/gen/nova/v1/AppendSessionResponse.ts";
+import type { SubscribeResponse__Output } from "../../src/gen/nova/v1/SubscribeResponse.ts";
+import { findDetail } from "../../src/proto/status-details.ts";
+import { call } from "../harness/grpc.ts";
+import { waitFor } from "../harness/wait.ts";
+import { type StarFixture, startStarFixture, uniqueBucket } from "./fixture.ts";
+
+let f: StarFixture;
+before(async () => {
+  f = await startStarFixture({ sessionWindow: 2, maxSessions: 4 });
+});
+after(() => f.close());
+
+type Session = ClientDuplexStream<AppendSessionRequest, AppendSessionResponse__Output>;
+
+/** Collects a session's responses and how it ended. */
+function collect(session: Session) {
+  const frames: AppendSessionResponse__Output[] = [];
+  const ended = new Promise<ServiceError | null>((resolve) => {
+    session.on("data", (m: AppendSessionResponse__Output) => frames.push(m));
+    session.on("error", (e: ServiceError) => resolve(e));
+    session.on("end", () => resolve(null));
+  });
+  return { frames, ended };
+}
+
+const batch = (body: string, match?: number) => ({
+  batch: {
+    records: [{ body: Buffer.from(body) }],
+    ...(match === undefined ? {} : { match_seq_num: String(match) }),
+  },
+});
+
+async function freshStream(config = {}) {
+  const bucket = uniqueBucket();
+  await call(f.client, "CreateBucket", { name: bucket });
+  await call(f.client, "CreateStream", { bucket, key: "s", config });
+  return bucket;
+}
+
+describe("AppendSession", () => {
+  test("a first frame that is not open ends the session with INVALID_ARGUMENT", async () => {
+    const session = f.client.AppendSession();
+    const { ended } = collect(session);
+    session.write(batch("x"));
+    const err = await ended;
+    assert.equal(err?.code, status.INVALID_ARGUMENT);
+    assert.match(err?.details ?? "", /first frame/);
+  });
+
+  test("pipelined batches are acked in order; a match miss takes its slot and the session goes on", async () => {
+    const bucket = await freshStream();
+    const session = f.client.AppendSession();
+    const { frames, ended } = collect(session);
+    session.write({ open: { bucket, key: "s" } });
+    for (let i = 0; i < 30; i++) session.write(batch(`b${i}`, i === 10 ? 999 : undefined));
+    session.end();
+    assert.equal(await ended, null, "half-close ends the session cleanly");
+    assert.equal(frames[0]?.frame, "opened");
+    assert.equal(frames[0]?.opened?.window, 2);
+    const acks = frames.slice(1).map((m) => m.ack);
+    assert.equal(acks.length, 30);
+    acks.forEach((ack, i) => {
+      assert.equal(ack?.batch_index, String(i));
+    });
+    assert.deepEqual(acks[10]?.seq_num_mismatch, { expected_seq_num: "10" });
+    const seqs = acks.filter((a) => a?.appended).map((a) => a?.appended?.start?.seq_num);
+    assert.deepEqual(
+      seqs,
+      Array.from({ length: 29 }, (_, i) => String(i)),
+    );
+    const read = await call(f.client, "Read", { bucket, key: "s", seq_num: "0" });
+    assert.equal(read.records.length, 29);
+    assert.equal(read.records[10]?.body.toString(), "b11");
+  });
+
+  test("an invalid batch ends the session after acking the batches before it", async () => {
+    const bucket = await freshStream();
+    const session = f.client.AppendSession();
+    const { frames, ended } = collect(session);
+    session.write({ open: { bucket, key: "s" } });
+    session.write(batch("ok"));
+    session.write({ batch: { records: [] } });
+    session.write(batch("never"));
+    const err = await ended;
+    assert.equal(err?.code, status.INVALID_ARGUMENT);
+    assert.equal(frames.filter((m) => m.ack).length, 1);
+    const { tail } = await call(f.client, "CheckTail", { bucket, key: "s" });
+    assert.equal(tail?.seq_num, "1", "nothing after the invalid batch was appended");
+  });
+
+  test("the window holds the star to at most that many batches in flight", async () => {
+    // With a 2-batch window and a slow group commit, no chunk can hold more than 2 batches;
+    // without the window all 40 would be read at once and committed in a few chunks.
+    const bucket = await freshStream({ batch_max_delay_ms: 60, batch_max_bytes: String(64 << 20) });
+    const session = f.client.AppendSession();
+    const { frames, ended } = collect(session);
+    session.write({ open: { bucket, key: "s" } });
+    for (let i = 0; i < 40; i++) session.write(batch(`w${i}`));
+    session.end();
+    assert.equal(await ended, null);
+    assert.equal(frames.filter((m) => m.ack?.appended).length, 40);
+    const { stream } = await call(f.client, "GetStream", { bucket, key: "s" });
+    const chunks = await f.store.list(`chunks/${stream?.stream_id}/`);
+    assert.ok(chunks.objects.length >= 20, `${chunks.objects.length} chunks for 40 batches`);
+  });
+
+  test("the session cap answers RESOURCE_EXHAUSTED", async () => {
+    const bucket = await freshStream();
+    const open: Session[] = [];
+    try {
+      for (let i = 0; i < 4; i++) {
+        const s = f.client.AppendSession();
+        const { frames } = collect(s);
+        s.write({ open: { bucket, key: "s" } });
+        await waitFor(() => frames.length > 0, { timeoutMs: 10_000, message: "session opened" });
+        open.push(s);
+      }
+      const extra = f.client.AppendSession();
+      const { ended } = collect(extra);
+      extra.write({ open: { bucket, key: "s" } });
+      assert.equal((await ended)?.code, status.RESOURCE_EXHAUSTED);
+    } finally {
+      for (const s of open) s.end();
+    }
+  });
+
+  test("Fence supersedes a live session its new token does not admit", async () => {
+    const bucket = await freshStream({ producer_policy: "PRODUCER_POLICY_FENCED" });
+    await call(f.client, "Fence", { bucket, key: "s", fencing_token: "old" });
+    const session = f.client.AppendSession();
+    const { frames, ended } = collect(session);
+    session.write({ open: { bucket, key: "s", fencing_token: "old" } });
+    session.write(batch("a"));
+    await waitFor(() => frames.some((m) => m.ack), { timeoutMs: 10_000, message: "first ack" });
+    await call(f.client, "Fence", { bucket, key: "s", fencing_token: "new" });
+    const err = await ended;
+    assert.equal(err?.code, status.FAILED_PRECONDITION);
+    assert.deepEqual(findDetail(err?.metadata, "FencingTokenMismatch"), { token_installed: true });
+  });
+});
+
+describe("Subscribe", () => {
+  function subscribe(request: Parameters<typeof f.client.Subscribe>[0]) {
+    const stream = f.client.Subscribe(request);
+    const messages: SubscribeResponse__Output[] = [];
+    stream.on("data", (m: SubscribeResponse__Output) => messages.push(m));
+    const ended = new Promise<ServiceError | null>((resolve) => {
+      stream.on("error", (e: ServiceError) => resolve(e));
+      stream.on("end", () => resolve(null));
+    });
+    const seqs = () => messages.flatMap((m) => m.records.map((r) => Number(r.seq_num)));
+    return { stream, messages, ended, seqs };
+  }
+
+  test("from the middle of history hands over to live records with no gap and no duplicate", async () => {
+    const bucket = await freshStream();
+    for (let i = 0; i < 50; i++) {
+      await call(f.client, "Append", {
+        bucket,
+        key: "s",
+        records: [{ body: Buffer.from(`${i}`) }],
+      });
+    }
+    const sub = subscribe({ bucket, key: "s", seq_num: "20" });
+    const appends = (async () => {
+      for (let i = 50; i < 100; i++) {
+        await call(f.client, "Append", {
+          bucket,
+          key: "s",
+          records: [{ body: Buffer.from(`${i}`) }],
+        });
+      }
+    })();
+    await appends;
+    await waitFor(() => sub.seqs().length >= 80, { timeoutMs: 20_000, message: "80 records" });
+    sub.stream.cancel();
+    assert.deepEqual(
+      sub.seqs(),
+      Array.from({ length: 80 }, (_, i) => i + 20),
+    );
+    const heartbeat = sub.messages.find((m) => m.records.length === 0);
+    assert.ok(heartbeat?.tail, "a heartbeat with the tail marks catching up");
+  });
+
+  test("from a timestamp, resolved by search", async () => {
+    const bucket = await freshStream();
+    const stamps = [1000, 2000, 3000, 4000];
+    for (const t of stamps) {
+      await call(f.client, "Append", {
+        bucket,
+        key: "s",
+        records: [{ body: Buffer.from(`${t}`), timestamp_ms: String(t) }],
+      });
+    }
+    const sub = subscribe({ bucket, key: "s", timestamp_ms: "2500" });
+    await waitFor(() => sub.messages.some((m) => m.records.length === 0), {
+      timeoutMs: 10_000,
+      message: "caught up",
+    });
+    sub.stream.cancel();
+    assert.deepEqual(sub.seqs(), [2, 3]);
+  });
+
+  test("a missing stream ends with NOT_FOUND", async () => {
+    const sub = subscribe({ bucket: uniqueBucket(), key: "nope" });
+    assert.equal((await sub.ended)?.code, status.NOT_FOUND);
+  });
+});
