@@ -3,6 +3,7 @@ import { after, before, describe, test } from "node:test";
 import { status } from "@grpc/grpc-js";
 import { findDetail } from "../../src/proto/status-details.ts";
 import { call } from "../harness/grpc.ts";
+import { waitFor } from "../harness/wait.ts";
 import { type StarFixture, startStarFixture, uniqueBucket } from "./fixture.ts";
 
 let f: StarFixture;
@@ -479,5 +480,87 @@ describe("append and read", () => {
         Array.from({ length: 5 }, (_, i) => `${producer}:${i}`),
       );
     }
+  });
+});
+
+describe("retention and reclaim", () => {
+  async function chunkCount(bucket: string, key: string) {
+    const { stream } = await call(f.client, "GetStream", { bucket, key });
+    return (await f.store.list(`chunks/${stream?.stream_id}/`)).objects.length;
+  }
+
+  test("age retention trims records older than the limit, live", async () => {
+    const bucket = uniqueBucket();
+    await call(f.client, "CreateBucket", { name: bucket });
+    await call(f.client, "CreateStream", { bucket, key: "s" });
+    const old = String(Date.now() - 600_000);
+    await call(f.client, "Append", {
+      bucket,
+      key: "s",
+      records: [{ body: Buffer.from("old"), timestamp_ms: old }],
+    });
+    await call(f.client, "Append", { bucket, key: "s", records: [{ body: Buffer.from("new") }] });
+    await call(f.client, "ReconfigureStream", {
+      bucket,
+      key: "s",
+      config: { retention_max_age_ms: "60000" },
+    });
+    await waitFor(
+      async () =>
+        (await call(f.client, "Read", { bucket, key: "s", seq_num: "0" })).records[0]?.seq_num ===
+        "1",
+      { timeoutMs: 10_000, message: "the old record trimmed" },
+    );
+  });
+
+  test("size retention keeps at most the limit of content bytes, whole chunks at a time", async () => {
+    const bucket = uniqueBucket();
+    await call(f.client, "CreateBucket", { name: bucket });
+    await call(f.client, "CreateStream", {
+      bucket,
+      key: "s",
+      config: { retention_max_bytes: "250" },
+    });
+    for (let i = 0; i < 5; i++) {
+      await call(f.client, "Append", {
+        bucket,
+        key: "s",
+        records: [{ body: Buffer.alloc(100, i) }],
+      });
+    }
+    await waitFor(
+      async () =>
+        (await call(f.client, "Read", { bucket, key: "s", seq_num: "0" })).records.length === 2,
+      { timeoutMs: 10_000, message: "two records kept" },
+    );
+    await waitFor(async () => (await chunkCount(bucket, "s")) === 2, {
+      timeoutMs: 10_000,
+      message: "trimmed chunks reclaimed",
+    });
+  });
+
+  test("trim reclaims chunks wholly below the trim point, keeping the newest", async () => {
+    const bucket = await bucketWithStream();
+    for (let i = 0; i < 4; i++)
+      await call(f.client, "Append", { bucket, key: "s", records: [rec(`${i}`)] });
+    assert.equal(await chunkCount(bucket, "s"), 4);
+    await call(f.client, "Trim", { bucket, key: "s", seq_num: "4" });
+    await waitFor(async () => (await chunkCount(bucket, "s")) === 1, {
+      timeoutMs: 10_000,
+      message: "chunks reclaimed",
+    });
+    const { tail } = await call(f.client, "CheckTail", { bucket, key: "s" });
+    assert.equal(tail?.seq_num, "4");
+  });
+
+  test("a deleted stream's chunks are reclaimed in the background", async () => {
+    const bucket = await bucketWithStream();
+    await call(f.client, "Append", { bucket, key: "s", records: [rec("x")] });
+    const { stream } = await call(f.client, "GetStream", { bucket, key: "s" });
+    await call(f.client, "DeleteStream", { bucket, key: "s" });
+    await waitFor(
+      async () => (await f.store.list(`chunks/${stream?.stream_id}/`)).objects.length === 0,
+      { timeoutMs: 10_000, message: "chunks deleted" },
+    );
   });
 });
