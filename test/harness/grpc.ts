@@ -1,9 +1,7 @@
 // Promise-returning calls on a real gRPC client, for tests.
 import * as grpc from "@grpc/grpc-js";
-import type {
-  DataPlaneServiceClient,
-  DataPlaneServiceDefinition,
-} from "../../src/gen/nova/v1/DataPlaneService.ts";
+import type { DataPlaneServiceClient } from "../../src/gen/nova/v1/DataPlaneService.ts";
+import type { RequestOf, ResponseOf, UnaryMethod } from "../../src/proto/dataplane-methods.ts";
 import { nova } from "../../src/proto/load.ts";
 import { GRPC_MESSAGE_LIMIT } from "../../src/star/star.ts";
 
@@ -13,11 +11,6 @@ export function dataPlaneClient(address: string): DataPlaneServiceClient {
     "grpc.max_send_message_length": GRPC_MESSAGE_LIMIT,
   });
 }
-
-type Definition = DataPlaneServiceDefinition;
-type UnaryMethod = Exclude<keyof Definition & string, "AppendSession" | "Subscribe">;
-type RequestOf<K extends UnaryMethod> = Parameters<Definition[K]["requestSerialize"]>[0];
-type ResponseOf<K extends UnaryMethod> = ReturnType<Definition[K]["responseDeserialize"]>;
 
 /** Calls a unary method and resolves with its response or rejects with its ServiceError. */
 export function call<K extends UnaryMethod>(

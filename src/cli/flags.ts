@@ -1,0 +1,253 @@
+// One declarative flag parser for the star, the gateway and the object store CLIs:
+// --name value, --name=value, --bool/--no-bool, repeated or comma-separated lists;
+// a flag beats its environment variable, which beats the default.
+
+interface Common {
+  help: string;
+  /** Environment variable; default: the program's prefix + the name in UPPER_SNAKE. */
+  env?: string;
+}
+export type FlagSpec =
+  | (Common & { type: "string"; default?: string; required?: boolean })
+  | (Common & { type: "int"; default?: number; min?: number; max?: number; required?: boolean })
+  | (Common & { type: "bool"; default?: boolean })
+  | (Common & { type: "list"; default?: readonly string[]; required?: boolean });
+
+export type FlagSpecs = Record<string, FlagSpec>;
+
+/** "data-dir" -> "dataDir" */
+type Camel<S extends string> = S extends `${infer H}-${infer T}`
+  ? `${H}${Capitalize<Camel<T>>}`
+  : S;
+type Always<F, T> = F extends { default: unknown } | { required: true } ? T : T | undefined;
+type ValueOf<F extends FlagSpec> = F extends { type: "bool" }
+  ? boolean
+  : F extends { type: "list" }
+    ? string[]
+    : F extends { type: "int" }
+      ? Always<F, number>
+      : Always<F, string>;
+
+/** Parsed values, keyed by the camel-cased flag name. */
+export type FlagValues<S extends FlagSpecs> = {
+  [K in keyof S & string as Camel<K>]: ValueOf<S[K]>;
+};
+
+export class FlagError extends Error {
+  override readonly name = "FlagError";
+
+  constructor(
+    /** The flag as written on the command line, e.g. "--port". */
+    readonly flag: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface FlagParser<S extends FlagSpecs> {
+  readonly specs: S;
+  /** Throws FlagError for anything it cannot take. */
+  parse(argv: readonly string[], env: NodeJS.ProcessEnv): FlagValues<S>;
+  helpText(program: string, summary: string): string;
+}
+
+const NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+
+export function envName(flag: string, prefix = "NOVA_"): string {
+  return prefix + flag.toUpperCase().replaceAll("-", "_");
+}
+
+export function wantsHelp(argv: readonly string[]): boolean {
+  return argv.includes("--help") || argv.includes("-h");
+}
+
+function camel(name: string): string {
+  return name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+function expected(spec: FlagSpec): string {
+  switch (spec.type) {
+    case "string":
+      return "a value";
+    case "list":
+      return "a value or a comma-separated list";
+    case "bool":
+      return "true or false";
+    case "int": {
+      const { min, max } = spec;
+      if (min !== undefined && max !== undefined) return `an integer from ${min} to ${max}`;
+      if (min !== undefined) return `an integer >= ${min}`;
+      if (max !== undefined) return `an integer <= ${max}`;
+      return "an integer";
+    }
+  }
+}
+
+const TRUE = new Set(["true", "1", "yes", "on"]);
+const FALSE = new Set(["false", "0", "no", "off"]);
+
+/** One raw string as the flag's type; `source` names where it came from in the message. */
+function convert(spec: FlagSpec, raw: string, flag: string, source: string): unknown {
+  const bad = () => new FlagError(flag, `${source}: expected ${expected(spec)}, got "${raw}"`);
+  switch (spec.type) {
+    case "string":
+      return raw;
+    case "list":
+      return raw
+        .split(",")
+        .map((s) => s.trim())
+        .filter((s) => s !== "");
+    case "bool": {
+      const v = raw.toLowerCase();
+      if (TRUE.has(v)) return true;
+      if (FALSE.has(v)) return false;
+      throw bad();
+    }
+    case "int": {
+      if (!/^[+-]?\d+$/.test(raw)) throw bad();
+      const n = Number(raw);
+      const { min, max } = spec;
+      if (
+        !Number.isSafeInteger(n) ||
+        (min !== undefined && n < min) ||
+        (max !== undefined && n > max)
+      ) {
+        throw bad();
+      }
+      return n;
+    }
+  }
+}
+
+export function defineFlags<const S extends FlagSpecs>(
+  specs: S,
+  opts: { envPrefix?: string } = {},
+): FlagParser<S> {
+  const entries = Object.entries(specs);
+  for (const [name] of entries) {
+    if (!NAME.test(name) || name === "help" || name.startsWith("no-")) {
+      throw new Error(`bad flag name "${name}": lower-case words joined by "-", not help or no-*`);
+    }
+  }
+  const envOf = (name: string, spec: FlagSpec) => spec.env ?? envName(name, opts.envPrefix);
+
+  const parse = (argv: readonly string[], env: NodeJS.ProcessEnv): FlagValues<S> => {
+    const given = new Map<string, string[]>();
+    for (let i = 0; i < argv.length; i++) {
+      const arg = argv[i] ?? "";
+      if (!arg.startsWith("--") || arg === "--") {
+        throw new FlagError(arg, `unexpected argument "${arg}": every argument is a --flag`);
+      }
+      const eq = arg.indexOf("=");
+      const written = eq === -1 ? arg : arg.slice(0, eq);
+      const inline = eq === -1 ? undefined : arg.slice(eq + 1);
+      let name = written.slice(2);
+      let negated = false;
+      if (
+        !Object.hasOwn(specs, name) &&
+        name.startsWith("no-") &&
+        specs[name.slice(3)]?.type === "bool"
+      ) {
+        name = name.slice(3);
+        negated = true;
+      }
+      const spec = Object.hasOwn(specs, name) ? specs[name] : undefined;
+      if (spec === undefined) throw new FlagError(written, `unknown flag ${written} (see --help)`);
+      let raw: string;
+      if (spec.type === "bool") {
+        if (negated && inline !== undefined) {
+          throw new FlagError(written, `${written} takes no value; use --${name}=${inline}`);
+        }
+        raw = negated ? "false" : (inline ?? "true");
+      } else if (inline !== undefined) {
+        raw = inline;
+      } else {
+        const next = argv[i + 1];
+        // A value may start with "-" (a negative number) but not with "--": that is the next flag.
+        if (next === undefined || next.startsWith("--")) {
+          throw new FlagError(written, `${written} needs a value: expected ${expected(spec)}`);
+        }
+        raw = next;
+        i++;
+      }
+      const seen = given.get(name);
+      if (seen && spec.type !== "list") {
+        throw new FlagError(`--${name}`, `--${name} is given more than once`);
+      }
+      given.set(name, [...(seen ?? []), raw]);
+    }
+
+    const values: Record<string, unknown> = {};
+    for (const [name, spec] of entries) {
+      const flag = `--${name}`;
+      const envVar = envOf(name, spec);
+      const fromArgs = given.get(name);
+      const fromEnv = env[envVar];
+      let value: unknown;
+      if (fromArgs) {
+        const converted = fromArgs.map((raw) => convert(spec, raw, flag, flag));
+        value = spec.type === "list" ? (converted as string[][]).flat() : converted[0];
+      } else if (fromEnv !== undefined && fromEnv !== "") {
+        value = convert(spec, fromEnv, flag, `${envVar} (for ${flag})`);
+      } else if (spec.default !== undefined) {
+        value = spec.type === "list" ? [...spec.default] : spec.default;
+      } else {
+        value = spec.type === "bool" ? false : spec.type === "list" ? [] : undefined;
+      }
+      const missing = value === undefined || (Array.isArray(value) && value.length === 0);
+      if (spec.type !== "bool" && spec.required && missing) {
+        throw new FlagError(
+          flag,
+          `missing required flag ${flag}: expected ${expected(spec)} (or set ${envVar})`,
+        );
+      }
+      values[camel(name)] = value;
+    }
+    return values as FlagValues<S>;
+  };
+
+  const helpText = (program: string, summary: string): string => {
+    const rows: [string, string][] = entries.map(([name, spec]) => {
+      const usage = spec.type === "bool" ? `--[no-]${name}` : `--${name} <${spec.type}>`;
+      const notes: string[] = [];
+      if (spec.type === "list") notes.push("repeatable, or comma-separated");
+      if (spec.type !== "bool" && spec.required) notes.push("required");
+      else if (spec.default !== undefined) {
+        const shown = Array.isArray(spec.default) ? spec.default.join(",") : String(spec.default);
+        notes.push(`default: ${shown === "" ? '""' : shown}`);
+      } else notes.push(spec.type === "bool" ? "default: false" : "default: none");
+      notes.push(`env: ${envOf(name, spec)}`);
+      return [usage, `${spec.help} (${notes.join("; ")})`];
+    });
+    rows.push(["-h, --help", "Show this help and exit."]);
+    const width = Math.max(...rows.map(([usage]) => usage.length)) + 2;
+    const lines = rows.map(([usage, text]) => `  ${usage.padEnd(width)}${text}`);
+    return `Usage: ${program} [flags]\n\n${summary}\n\nFlags:\n${lines.join("\n")}\n`;
+  };
+
+  return { specs, parse, helpText };
+}
+
+/**
+ * For a program's main: the parsed flags, or the help on stdout and exit 0 when asked,
+ * or the problem on stderr and exit 2.
+ */
+export function parseProcessFlags<S extends FlagSpecs>(
+  parser: FlagParser<S>,
+  program: string,
+  summary: string,
+): FlagValues<S> {
+  const argv = process.argv.slice(2);
+  if (wantsHelp(argv)) {
+    process.stdout.write(parser.helpText(program, summary));
+    process.exit(0);
+  }
+  try {
+    return parser.parse(argv, process.env);
+  } catch (err) {
+    if (!(err instanceof FlagError)) throw err;
+    process.stderr.write(`${program}: ${err.message}\n`);
+    process.exit(2);
+  }
+}

@@ -1,0 +1,79 @@
+import {
+  type ByteRange,
+  checkExpiry,
+  checkKey,
+  checkRange,
+  closedError,
+  compareKeys,
+  type ListPage,
+  listPages,
+  type ObjectStore,
+  pageLimit,
+} from "./object-store.ts";
+
+/** An ObjectStore in memory, with the semantics of the S3 store, for unit tests. */
+export function createMemoryStore(bucket = "mem"): ObjectStore {
+  const objects = new Map<string, Buffer>();
+  let closed = false;
+  const open = (key: string | undefined): void => {
+    if (closed) throw closedError(key);
+  };
+
+  const list = async (
+    prefix: string,
+    opts: { startAfter?: string; limit?: number } = {},
+  ): Promise<ListPage> => {
+    open(prefix);
+    const limit = pageLimit(opts.limit);
+    const { startAfter } = opts;
+    const keys = [...objects.keys()]
+      .filter(
+        (k) => k.startsWith(prefix) && (startAfter === undefined || compareKeys(k, startAfter) > 0),
+      )
+      .sort(compareKeys);
+    const page = keys.slice(0, limit);
+    const result: ListPage = {
+      objects: page.map((key) => ({ key, size: objects.get(key)?.length ?? 0 })),
+    };
+    const last = page.at(-1);
+    if (keys.length > limit && last !== undefined) result.next = last;
+    return result;
+  };
+
+  return {
+    bucket,
+    async put(key: string, body: Uint8Array): Promise<void> {
+      open(key);
+      checkKey(key);
+      // A copy, so that the caller reusing its buffer does not change the stored object.
+      objects.set(key, Buffer.from(body));
+    },
+    async get(key: string, range?: ByteRange): Promise<Buffer | undefined> {
+      open(key);
+      checkKey(key);
+      if (range) checkRange(key, range);
+      const body = objects.get(key);
+      if (body === undefined) return undefined;
+      return Buffer.from(range ? body.subarray(range.start, range.end) : body);
+    },
+    list,
+    listAll(prefix: string, opts: { startAfter?: string } = {}) {
+      return listPages(list, prefix, opts.startAfter);
+    },
+    async delete(keys: string[]): Promise<void> {
+      open(keys[0]);
+      for (const key of keys) checkKey(key);
+      for (const key of keys) objects.delete(key);
+    },
+    async presignGet(key: string, expiresSeconds: number): Promise<string> {
+      open(key);
+      checkKey(key);
+      checkExpiry(key, expiresSeconds);
+      const path = key.split("/").map(encodeURIComponent).join("/");
+      return `memory://${bucket}/${path}`;
+    },
+    close(): void {
+      closed = true;
+    },
+  };
+}

@@ -1,0 +1,111 @@
+import { ObjectStoreError } from "./errors.ts";
+
+export interface ObjectInfo {
+  key: string;
+  size: number;
+}
+
+/** Bytes [start, end) of an object; the part beyond the object's end is cut off. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+export interface ListPage {
+  objects: ObjectInfo[];
+  /** Present when the listing was cut short: pass it as `startAfter` for the next page. */
+  next?: string;
+}
+
+/**
+ * The slice of S3 the star and the gateway use. Keys are ordered by their UTF-8 bytes, as S3
+ * orders them. Failures of the backing service surface as ObjectStoreError.
+ */
+export interface ObjectStore {
+  readonly bucket: string;
+  put(key: string, body: Uint8Array): Promise<void>;
+  /** undefined when the object does not exist; an empty buffer when the range starts past its end. */
+  get(key: string, range?: ByteRange): Promise<Buffer | undefined>;
+  /** One page of at most `limit` (default and maximum 1000) objects whose keys start with prefix. */
+  list(prefix: string, opts?: { startAfter?: string; limit?: number }): Promise<ListPage>;
+  listAll(prefix: string, opts?: { startAfter?: string }): AsyncIterable<ObjectInfo>;
+  /** Missing keys are not an error. */
+  delete(keys: string[]): Promise<void>;
+  presignGet(key: string, expiresSeconds: number): Promise<string>;
+  close(): void;
+}
+
+/** S3 caps a listing page and a multi-object delete at 1000 keys. */
+export const MAX_PAGE = 1000;
+const MAX_KEY_BYTES = 1024;
+
+/** S3's key order: by UTF-8 bytes, which differs from JS string order for astral characters. */
+export function compareKeys(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
+}
+
+export function checkKey(key: string): void {
+  const bytes = Buffer.byteLength(key, "utf8");
+  if (bytes === 0 || bytes > MAX_KEY_BYTES) {
+    throw new ObjectStoreError(
+      "other",
+      key,
+      `invalid object key: must be 1 to ${MAX_KEY_BYTES} UTF-8 bytes, got ${bytes}`,
+    );
+  }
+}
+
+export function checkRange(key: string, range: ByteRange): void {
+  const { start, end } = range;
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0 || end < start) {
+    throw new ObjectStoreError(
+      "other",
+      key,
+      `invalid byte range [${start}, ${end}): expected integers with 0 <= start <= end`,
+    );
+  }
+}
+
+export function pageLimit(limit: number | undefined): number {
+  if (limit === undefined) return MAX_PAGE;
+  if (!Number.isSafeInteger(limit) || limit < 1) {
+    throw new ObjectStoreError("other", undefined, `invalid list limit ${limit}: expected >= 1`);
+  }
+  return Math.min(limit, MAX_PAGE);
+}
+
+/** S3 signs URLs for at most 7 days. */
+const MAX_PRESIGN_SECONDS = 7 * 24 * 3600;
+
+export function checkExpiry(key: string, expiresSeconds: number): void {
+  if (
+    !Number.isSafeInteger(expiresSeconds) ||
+    expiresSeconds < 1 ||
+    expiresSeconds > MAX_PRESIGN_SECONDS
+  ) {
+    throw new ObjectStoreError(
+      "other",
+      key,
+      `invalid expiry ${expiresSeconds}s: expected 1 to ${MAX_PRESIGN_SECONDS}`,
+    );
+  }
+}
+
+export function closedError(key: string | undefined): ObjectStoreError {
+  return new ObjectStoreError("other", key, "the object store is closed");
+}
+
+/** listAll in terms of list, so that every store pages the same way. */
+export async function* listPages(
+  list: ObjectStore["list"],
+  prefix: string,
+  startAfter: string | undefined,
+): AsyncIterable<ObjectInfo> {
+  let after = startAfter;
+  for (;;) {
+    const page = await list(prefix, after === undefined ? {} : { startAfter: after });
+    yield* page.objects;
+    if (page.next === undefined) return;
+    after = page.next;
+  }
+}

@@ -1,0 +1,317 @@
+import { Agent as HttpAgent } from "node:http";
+import { Agent as HttpsAgent } from "node:https";
+import {
+  CreateBucketCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  ListObjectsCommand,
+  PutObjectCommand,
+  S3Client,
+} from "@aws-sdk/client-s3";
+import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
+import { ObjectStoreError, type ObjectStoreErrorKind } from "./errors.ts";
+import {
+  type ByteRange,
+  checkExpiry,
+  checkKey,
+  checkRange,
+  closedError,
+  type ListPage,
+  listPages,
+  MAX_PAGE,
+  type ObjectStore,
+  pageLimit,
+} from "./object-store.ts";
+
+export interface S3StoreOptions {
+  /** e.g. http://127.0.0.1:4568 */
+  endpoint: string;
+  bucket: string;
+  /** default us-east-1 */
+  region?: string;
+  /** default S3RVER, s3rver's fixed key */
+  accessKeyId?: string;
+  /** default S3RVER */
+  secretAccessKey?: string;
+  /** default true: s3rver and most self-hosted stores do not resolve bucket host names */
+  forcePathStyle?: boolean;
+  /** Bounds connecting, waiting for the response headers, and each idle gap in a body. Default 30000. */
+  requestTimeoutMs?: number;
+  /** Connections kept per host. Default 64. */
+  maxSockets?: number;
+  /** Attempts per operation, retries included (the SDK's default is 3). */
+  maxAttempts?: number;
+}
+
+function createClient(opts: S3StoreOptions): S3Client {
+  const timeout = opts.requestTimeoutMs ?? 30_000;
+  const agentOptions = { keepAlive: true, maxSockets: opts.maxSockets ?? 64 };
+  return new S3Client({
+    endpoint: opts.endpoint,
+    region: opts.region ?? "us-east-1",
+    forcePathStyle: opts.forcePathStyle ?? true,
+    credentials: {
+      accessKeyId: opts.accessKeyId ?? "S3RVER",
+      secretAccessKey: opts.secretAccessKey ?? "S3RVER",
+    },
+    // The default checksums corrupt streamed uploads on s3rver.
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
+    ...(opts.maxAttempts === undefined ? {} : { maxAttempts: opts.maxAttempts }),
+    requestHandler: {
+      // Agent instances rather than options: the handler then uses them for every request,
+      // including large uploads it would otherwise send over a fresh, unbounded agent.
+      httpAgent: new HttpAgent(agentOptions),
+      httpsAgent: new HttpsAgent(agentOptions),
+      connectionTimeout: timeout,
+      requestTimeout: timeout,
+      // Without it the SDK only logs a warning when requestTimeout passes.
+      throwOnRequestTimeout: true,
+      socketTimeout: timeout,
+    },
+  });
+}
+
+interface SdkError {
+  name?: string;
+  code?: string;
+  message?: string;
+  errors?: { code?: string }[];
+  $metadata?: { httpStatusCode?: number };
+}
+
+const UNAVAILABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ECONNABORTED",
+  "ServiceUnavailable",
+  "SlowDown",
+  "InternalError",
+]);
+const DENIED_CODES = new Set([
+  "AccessDenied",
+  "InvalidAccessKeyId",
+  "SignatureDoesNotMatch",
+  "ExpiredToken",
+  "InvalidToken",
+]);
+const TIMEOUT_CODES = new Set(["TimeoutError", "ETIMEDOUT", "RequestTimeout"]);
+
+function classify(code: string, status: number | undefined): ObjectStoreErrorKind {
+  if (TIMEOUT_CODES.has(code)) return "timeout";
+  if (DENIED_CODES.has(code) || status === 401 || status === 403) return "denied";
+  if (UNAVAILABLE_CODES.has(code) || (status !== undefined && status >= 500)) return "unavailable";
+  return "other";
+}
+
+function errorCode(e: SdkError): string {
+  // Node reports a failed connection to a name with several addresses as an AggregateError.
+  return e.code ?? e.errors?.[0]?.code ?? e.name ?? "Error";
+}
+
+function httpStatus(e: SdkError): number | undefined {
+  return e.$metadata?.httpStatusCode;
+}
+
+function secretsOf(opts: S3StoreOptions): string[] {
+  return [opts.accessKeyId, opts.secretAccessKey].filter(
+    (s): s is string => s !== undefined && s.length > 0,
+  );
+}
+
+/** The SDK's messages quote the service's: keep credentials out of them, whatever it echoes. */
+function toStoreError(
+  err: unknown,
+  what: string,
+  key: string | undefined,
+  secrets: string[],
+): ObjectStoreError {
+  if (err instanceof ObjectStoreError) return err;
+  const e = (typeof err === "object" && err !== null ? err : { message: String(err) }) as SdkError;
+  const code = errorCode(e);
+  const status = httpStatus(e);
+  const statusText = status === undefined ? "" : ` (HTTP ${status})`;
+  let message = `S3 ${what} failed: ${code}${statusText}: ${e.message ?? ""}`;
+  for (const secret of secrets) message = message.split(secret).join("***");
+  return new ObjectStoreError(classify(code, status), key, message);
+}
+
+/** An ObjectStore on an S3 bucket that exists (see ensureS3Bucket). */
+export function createS3Store(opts: S3StoreOptions): ObjectStore {
+  const { bucket } = opts;
+  const client = createClient(opts);
+  const secrets = secretsOf(opts);
+  let closed = false;
+
+  const wrap = (err: unknown, op: string, key: string | undefined): ObjectStoreError =>
+    toStoreError(err, `${op} s3://${bucket}/${key ?? ""}`, key, secrets);
+  const open = (key: string | undefined): void => {
+    if (closed) throw closedError(key);
+  };
+
+  const list = async (
+    prefix: string,
+    opts: { startAfter?: string; limit?: number } = {},
+  ): Promise<ListPage> => {
+    open(prefix);
+    const limit = pageLimit(opts.limit);
+    try {
+      // V1 with markers: s3rver cannot make V2 continuation tokens on Node 17+ (they need DES).
+      const out = await client.send(
+        new ListObjectsCommand({
+          Bucket: bucket,
+          Prefix: prefix,
+          MaxKeys: limit,
+          ...(opts.startAfter === undefined ? {} : { Marker: opts.startAfter }),
+        }),
+      );
+      const objects = (out.Contents ?? []).map((o) => ({ key: o.Key ?? "", size: o.Size ?? 0 }));
+      const page: ListPage = { objects };
+      const last = objects.at(-1);
+      if (out.IsTruncated && last !== undefined) page.next = last.key;
+      return page;
+    } catch (err) {
+      throw wrap(err, "list", prefix);
+    }
+  };
+
+  return {
+    bucket,
+    async put(key: string, body: Uint8Array): Promise<void> {
+      open(key);
+      checkKey(key);
+      try {
+        await client.send(
+          new PutObjectCommand({
+            Bucket: bucket,
+            Key: key,
+            Body: body,
+            ContentLength: body.byteLength,
+          }),
+        );
+      } catch (err) {
+        throw wrap(err, "put", key);
+      }
+    },
+
+    async get(key: string, range?: ByteRange): Promise<Buffer | undefined> {
+      open(key);
+      checkKey(key);
+      if (range) checkRange(key, range);
+      // HTTP ranges are inclusive and cannot be empty: an empty range asks for one byte and drops it.
+      const header = range && `bytes=${range.start}-${Math.max(range.start, range.end - 1)}`;
+      try {
+        const out = await client.send(
+          new GetObjectCommand({
+            Bucket: bucket,
+            Key: key,
+            ...(header === undefined ? {} : { Range: header }),
+          }),
+        );
+        const bytes = (await out.Body?.transformToByteArray()) ?? new Uint8Array();
+        const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+        if (!range) return body;
+        // A store that ignores Range answers the whole object.
+        return out.ContentRange === undefined
+          ? body.subarray(range.start, range.end)
+          : body.subarray(0, range.end - range.start);
+      } catch (err) {
+        const e = err as SdkError;
+        const code = errorCode(e);
+        if (code === "NoSuchKey" || (httpStatus(e) === 404 && code !== "NoSuchBucket")) {
+          return undefined;
+        }
+        if (code === "InvalidRange" || httpStatus(e) === 416) return Buffer.alloc(0);
+        throw wrap(err, "get", key);
+      }
+    },
+
+    list,
+
+    listAll(prefix: string, opts: { startAfter?: string } = {}) {
+      return listPages(list, prefix, opts.startAfter);
+    },
+
+    async delete(keys: string[]): Promise<void> {
+      open(keys[0]);
+      for (const key of keys) checkKey(key);
+      for (let i = 0; i < keys.length; i += MAX_PAGE) {
+        const batch = keys.slice(i, i + MAX_PAGE);
+        let failed: { Key?: string; Code?: string; Message?: string } | undefined;
+        try {
+          const out = await client.send(
+            new DeleteObjectsCommand({
+              Bucket: bucket,
+              Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+            }),
+          );
+          failed = out.Errors?.[0];
+        } catch (err) {
+          throw wrap(err, "delete", batch[0]);
+        }
+        if (failed) {
+          const code = failed.Code ?? "Error";
+          throw new ObjectStoreError(
+            classify(code, undefined),
+            failed.Key,
+            `S3 delete s3://${bucket}/${failed.Key ?? ""} failed: ${code}: ${failed.Message ?? ""}`,
+          );
+        }
+      }
+    },
+
+    async presignGet(key: string, expiresSeconds: number): Promise<string> {
+      open(key);
+      checkKey(key);
+      checkExpiry(key, expiresSeconds);
+      try {
+        return await getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: key }), {
+          expiresIn: expiresSeconds,
+        });
+      } catch (err) {
+        throw wrap(err, "presign", key);
+      }
+    },
+
+    close(): void {
+      if (closed) return;
+      closed = true;
+      client.destroy();
+    },
+  };
+}
+
+/** Creates the bucket unless it exists; safe to call concurrently and repeatedly. */
+export async function ensureS3Bucket(opts: S3StoreOptions): Promise<void> {
+  const client = createClient(opts);
+  const exists = async (): Promise<boolean> => {
+    try {
+      await client.send(new HeadBucketCommand({ Bucket: opts.bucket }));
+      return true;
+    } catch (err) {
+      if (httpStatus(err as SdkError) === 404) return false;
+      throw err;
+    }
+  };
+  try {
+    if (await exists()) return;
+    try {
+      await client.send(new CreateBucketCommand({ Bucket: opts.bucket }));
+    } catch (err) {
+      const code = errorCode(err as SdkError);
+      // Lost a race with another creator: fine when the bucket is now ours to use.
+      if (code === "BucketAlreadyOwnedByYou") return;
+      if (code !== "BucketAlreadyExists" || !(await exists())) throw err;
+    }
+  } catch (err) {
+    throw toStoreError(err, `create bucket ${opts.bucket}`, undefined, secretsOf(opts));
+  } finally {
+    client.destroy();
+  }
+}

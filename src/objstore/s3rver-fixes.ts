@@ -1,0 +1,201 @@
+// s3rver 3.7.1 diverges from S3 in ways the star would trip over; this patches them in place:
+// - it lists keys in file-system walk order ("a/b" before "a-c", "a" after "a.0"), so paging
+//   from a marker skips keys;
+// - its multi-object delete parses keys as XML values: "0001" becomes the number 1 (a 500),
+//   " x " is trimmed to "x" (silently not deleted), and multi-byte characters split across
+//   chunks are mangled; its parallel deletes race on removing emptied directories;
+// - a range read of an empty object announces one byte and sends none (the client sees a reset).
+// Not patched: a truncated ListObjectsV2 page fails with a 500, as its continuation token needs
+// DES, which Node 17+ (OpenSSL 3) lacks: the S3 store lists with V1 markers instead. Keys with
+// empty or "."/".." path segments alias other keys ("a//b" is "a/b").
+import { type Dirent, readdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import type { Readable } from "node:stream";
+import type S3rver from "s3rver";
+import { compareKeys } from "./object-store.ts";
+
+interface S3rverObject {
+  size: number;
+  range?: unknown;
+  content: Readable | null;
+}
+
+interface FilesystemStore {
+  getBucketPath(bucket: string): string;
+  getMetadata(bucket: string, key: string): Promise<Record<string, unknown>>;
+  existsObject(bucket: string, key: string): Promise<boolean>;
+  deleteObject(bucket: string, key: string): Promise<void>;
+  getObject(bucket: string, key: string, options?: unknown): Promise<S3rverObject | null>;
+  listObjects(
+    bucket: string,
+    options: { delimiter?: string; startAfter?: string; prefix?: string; maxKeys?: number },
+  ): Promise<{ objects: unknown[]; commonPrefixes: string[]; isTruncated: boolean }>;
+}
+
+interface KoaContext {
+  req: Readable;
+  params: { bucket: string };
+  store: FilesystemStore;
+  body: unknown;
+}
+
+const requireFromS3rver = createRequire(createRequire(import.meta.url).resolve("s3rver"));
+const S3Object = requireFromS3rver("./models/object.js") as new (
+  bucket: string,
+  key: string,
+  content: null,
+  metadata: Record<string, unknown>,
+) => unknown;
+const S3Error = requireFromS3rver("./models/error.js") as new (
+  code: string,
+  message: string,
+) => Error;
+const objectController = requireFromS3rver("./controllers/object.js") as {
+  deleteMultipleObjects(ctx: KoaContext): Promise<void>;
+};
+const xmlParser = requireFromS3rver("fast-xml-parser") as {
+  validate(xml: string): true | object;
+  parse(xml: string, options: object): { Delete?: { Object?: unknown } };
+};
+const he = requireFromS3rver("he") as { decode(s: string): string };
+
+const OBJECT_SUFFIX = "._S3rver_object";
+
+function readDir(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch (err) {
+    // A delete emptied and removed the directory meanwhile.
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw err;
+  }
+}
+
+/**
+ * Keys under dir in S3 order. A file "x._S3rver_object" is the key fragment "x", a directory "x"
+ * stands for the fragments "x/...": sorting entries by fragment orders the keys.
+ */
+function* walkKeys(
+  dir: string,
+  keyPrefix: string,
+  prefix: string,
+  startAfter: string,
+): Generator<string> {
+  const entries: { fragment: string; subdir?: string }[] = [];
+  for (const entry of readDir(dir)) {
+    if (entry.isDirectory()) entries.push({ fragment: `${entry.name}/`, subdir: entry.name });
+    else if (entry.name.endsWith(OBJECT_SUFFIX)) {
+      entries.push({ fragment: entry.name.slice(0, -OBJECT_SUFFIX.length) });
+    }
+  }
+  entries.sort((a, b) => compareKeys(a.fragment, b.fragment));
+  for (const { fragment, subdir } of entries) {
+    const key = keyPrefix + fragment;
+    if (subdir === undefined) {
+      yield key;
+      continue;
+    }
+    const meetsPrefix = key.startsWith(prefix) || prefix.startsWith(key);
+    const allBeforeStart = compareKeys(key, startAfter) < 0 && !startAfter.startsWith(key);
+    if (meetsPrefix && !allBeforeStart) yield* walkKeys(join(dir, subdir), key, prefix, startAfter);
+  }
+}
+
+/** s3rver's listObjects (same options and result), in S3 order. */
+async function listObjects(
+  store: FilesystemStore,
+  bucket: string,
+  options: { delimiter?: string; startAfter?: string; prefix?: string; maxKeys?: number },
+) {
+  const {
+    delimiter = "",
+    startAfter = "",
+    prefix = "",
+    maxKeys = Number.POSITIVE_INFINITY,
+  } = options;
+  const keys: string[] = [];
+  const commonPrefixes = new Set<string>();
+  let isTruncated = false;
+  for (const key of walkKeys(store.getBucketPath(bucket), "", prefix, startAfter)) {
+    if (compareKeys(key, startAfter) <= 0 || !key.startsWith(prefix)) continue;
+    const cut = delimiter ? key.indexOf(delimiter, prefix.length) : -1;
+    if (cut !== -1) {
+      commonPrefixes.add(key.slice(0, cut + delimiter.length));
+      continue;
+    }
+    if (keys.length === maxKeys) {
+      isTruncated = true;
+      break;
+    }
+    keys.push(key);
+  }
+  const objects = await Promise.all(
+    keys.map(async (key) => {
+      try {
+        return new S3Object(bucket, key, null, await store.getMetadata(bucket, key));
+      } catch (err) {
+        // deleted while listing
+        if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+        throw err;
+      }
+    }),
+  );
+  return {
+    objects: objects.filter((o) => o !== undefined),
+    commonPrefixes: [...commonPrefixes].sort(compareKeys),
+    isTruncated,
+  };
+}
+
+/** Multi-object delete with keys taken verbatim, deleted one at a time. */
+async function deleteMultipleObjects(ctx: KoaContext): Promise<void> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
+  const xml = Buffer.concat(chunks).toString("utf8");
+  const body =
+    xmlParser.validate(xml) === true
+      ? xmlParser.parse(xml, {
+          parseNodeValue: false,
+          trimValues: false,
+          tagValueProcessor: (v: string) => he.decode(v),
+        })
+      : {};
+  const objects = body.Delete?.Object;
+  if (objects === undefined) {
+    throw new S3Error(
+      "MalformedXML",
+      "The XML you provided was not well-formed or did not validate against our published schema.",
+    );
+  }
+  const keys = ([] as { Key: unknown }[]).concat(objects as never).map((o) => String(o.Key));
+  for (const key of keys) {
+    if (await ctx.store.existsObject(ctx.params.bucket, key)) {
+      await ctx.store.deleteObject(ctx.params.bucket, key);
+    }
+  }
+  ctx.body = {
+    DeleteResult: {
+      "@": { xmlns: "http://s3.amazonaws.com/doc/2006-03-01/" },
+      Deleted: keys.map((Key) => ({ Key })),
+    },
+  };
+}
+
+/** Applies the fixes to a server before it runs. */
+export function fixS3rver(server: S3rver): void {
+  // s3rver's router looks the controller up on every request, so replacing it takes effect.
+  objectController.deleteMultipleObjects = deleteMultipleObjects;
+  const store = (server as unknown as { store: FilesystemStore }).store;
+  store.listObjects = (bucket, options) => listObjects(store, bucket, options);
+  const getObject = store.getObject.bind(store);
+  store.getObject = async (bucket, key, options) => {
+    const object = await getObject(bucket, key, options);
+    if (object?.range !== undefined && object.size === 0) {
+      // No content makes s3rver answer 416, as S3 does for a range of an empty object.
+      object.content?.destroy();
+      object.content = null;
+    }
+    return object;
+  };
+}

@@ -1,0 +1,57 @@
+import { mkdir } from "node:fs/promises";
+import S3rver from "s3rver";
+import { fixS3rver } from "./s3rver-fixes.ts";
+
+export interface S3rverOptions {
+  /** default 127.0.0.1 */
+  host?: string;
+  /** 0 (the default) picks a free port */
+  port?: number;
+  /** where the buckets and objects live; created if missing */
+  dataDir: string;
+  /** created at start unless they exist */
+  buckets?: string[];
+}
+
+export interface RunningS3rver {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** S3's rule for bucket names, checked up front so a bad name fails at start, not at first use. */
+const BUCKET_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
+
+export async function startS3rver(opts: S3rverOptions): Promise<RunningS3rver> {
+  const host = opts.host ?? "127.0.0.1";
+  const buckets = opts.buckets ?? [];
+  for (const name of buckets) {
+    if (name.length < 3 || name.length > 63 || !BUCKET_NAME.test(name)) {
+      throw new Error(
+        `invalid bucket name "${name}": 3 to 63 lowercase letters, digits, dots and hyphens`,
+      );
+    }
+  }
+  await mkdir(opts.dataDir, { recursive: true });
+  const server = new S3rver({
+    address: host,
+    port: opts.port ?? 0,
+    directory: opts.dataDir,
+    silent: true,
+    configureBuckets: buckets.map((name) => ({ name, configs: [] })),
+  });
+  fixS3rver(server);
+  const { port } = await server.run();
+  return {
+    url: `http://${urlHost(host)}:${port}`,
+    port,
+    // Node's server.close() also drops idle keep-alive connections, so clients cannot hold it open.
+    close: () => server.close(),
+  };
+}
+
+function urlHost(host: string): string {
+  if (host === "0.0.0.0") return "127.0.0.1";
+  if (host === "::") return "[::1]";
+  return host.includes(":") ? `[${host}]` : host;
+}

@@ -1,0 +1,256 @@
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer as createHttpServer } from "node:http";
+import { createServer as createNetServer, type Server, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { request } from "undici";
+import { ObjectStoreError, type ObjectStoreErrorKind } from "../src/objstore/errors.ts";
+import { createS3Store, ensureS3Bucket } from "../src/objstore/s3-store.ts";
+import { type RunningS3rver, startS3rver } from "../src/objstore/s3rver-server.ts";
+import { describeObjectStoreContract, memoryTarget } from "../src/objstore/store-contract.ts";
+import { freePort } from "./harness/ports.ts";
+import { startProcess, tsxArgs } from "./harness/process.ts";
+import { tempDir } from "./harness/tmp.ts";
+
+// One s3rver for the file. Its cleanup is registered here, at the top level: node:test attaches an
+// `after` called from inside a hook to whichever test is running.
+let dataDir: string | undefined;
+let s3: RunningS3rver | undefined;
+before(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), "nova-test-"));
+  s3 = await startS3rver({ dataDir, buckets: ["contract", "fixes"] });
+});
+after(async () => {
+  await s3?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+const s3url = (): string => {
+  if (!s3) throw new Error("s3rver did not start");
+  return s3.url;
+};
+
+describeObjectStoreContract("memory", memoryTarget);
+
+describeObjectStoreContract("S3 over s3rver", {
+  open: () => createS3Store({ endpoint: s3url(), bucket: "contract" }),
+  fetchUrl: async (url) => {
+    const res = await request(url);
+    const body = Buffer.from(await res.body.arrayBuffer());
+    return res.statusCode === 200 ? body : undefined;
+  },
+});
+
+describe("s3rver as the star's store", () => {
+  test("objects survive a restart on the same data directory", async (t) => {
+    const dir = await tempDir(t);
+    const first = await startS3rver({ dataDir: dir, buckets: ["durable"] });
+    let second: RunningS3rver | undefined;
+    t.after(async () => {
+      await first.close().catch(() => {});
+      await second?.close();
+    });
+    const put = createS3Store({ endpoint: first.url, bucket: "durable" });
+    await put.put("seg/0001", Buffer.from("kept"));
+    put.close();
+    await first.close();
+    second = await startS3rver({ dataDir: dir, buckets: ["durable"] });
+    const get = createS3Store({ endpoint: second.url, bucket: "durable" });
+    t.after(() => get.close());
+    assert.deepEqual(await get.get("seg/0001"), Buffer.from("kept"));
+  });
+
+  test("multi-object delete takes keys verbatim: numbers, spaces at the ends", async (t) => {
+    const store = createS3Store({ endpoint: s3url(), bucket: "fixes" });
+    t.after(() => store.close());
+    const keys = ["0001", "1e3", " padded ", "trailing ", "ü"];
+    for (const key of keys) await store.put(key, Buffer.from(key));
+    await store.delete(keys);
+    assert.deepEqual(await store.list(""), { objects: [] });
+  });
+
+  test("ensureS3Bucket creates a bucket once, also when called concurrently", async (t) => {
+    const opts = { endpoint: s3url(), bucket: "ensured" };
+    await Promise.all([ensureS3Bucket(opts), ensureS3Bucket(opts), ensureS3Bucket(opts)]);
+    await ensureS3Bucket(opts);
+    const store = createS3Store(opts);
+    t.after(() => store.close());
+    await store.put("k", Buffer.from("v"));
+    assert.deepEqual(await store.get("k"), Buffer.from("v"));
+  });
+
+  test("a bad bucket name fails at start", async (t) => {
+    await assert.rejects(
+      startS3rver({ dataDir: await tempDir(t), buckets: ["Bad_Name"] }),
+      /invalid bucket name "Bad_Name"/,
+    );
+  });
+});
+
+describe("S3 store errors", () => {
+  const isKind = (kind: ObjectStoreErrorKind, key?: string) => (err: unknown) => {
+    assert.ok(err instanceof ObjectStoreError, String(err));
+    assert.equal(err.kind, kind, err.message);
+    if (key !== undefined) assert.equal(err.key, key);
+    return true;
+  };
+
+  /** A server answering every request with the given status and S3 error code. */
+  async function fakeS3(t: { after(fn: () => void): void }, status: number, xml: string) {
+    const server = createHttpServer((_req, res) => {
+      res.writeHead(status, { "content-type": "application/xml" }).end(xml);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    t.after(() => server.close());
+    const address = server.address();
+    assert.ok(address && typeof address === "object");
+    return `http://127.0.0.1:${address.port}`;
+  }
+
+  test("a missing bucket is an error, not a missing object", async (t) => {
+    const store = createS3Store({ endpoint: s3url(), bucket: "no-such-bucket" });
+    t.after(() => store.close());
+    await assert.rejects(store.get("k"), isKind("other", "k"));
+    await assert.rejects(store.put("k", Buffer.from("v")), /NoSuchBucket/);
+  });
+
+  test("nothing listening: unavailable", async (t) => {
+    const endpoint = `http://127.0.0.1:${await freePort()}`;
+    const store = createS3Store({ endpoint, bucket: "b", maxAttempts: 1 });
+    t.after(() => store.close());
+    await assert.rejects(store.get("some/key"), isKind("unavailable", "some/key"));
+    await assert.rejects(
+      ensureS3Bucket({ endpoint, bucket: "b", maxAttempts: 1 }),
+      isKind("unavailable"),
+    );
+  });
+
+  test("a server that never answers: timeout", async (t) => {
+    const sockets = new Set<Socket>();
+    const server: Server = createNetServer((socket) => {
+      sockets.add(socket);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    t.after(() => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    });
+    const address = server.address();
+    assert.ok(address && typeof address === "object");
+    const store = createS3Store({
+      endpoint: `http://127.0.0.1:${address.port}`,
+      bucket: "b",
+      requestTimeoutMs: 200,
+      maxAttempts: 1,
+    });
+    t.after(() => store.close());
+    await assert.rejects(store.list("p/"), isKind("timeout", "p/"));
+  });
+
+  test("access denied: denied, and credentials stay out of the message", async (t) => {
+    const secret = "wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY";
+    const endpoint = await fakeS3(
+      t,
+      403,
+      `<Error><Code>AccessDenied</Code><Message>no access for AKIDEXAMPLE with ${secret}</Message></Error>`,
+    );
+    const store = createS3Store({
+      endpoint,
+      bucket: "b",
+      accessKeyId: "AKIDEXAMPLE",
+      secretAccessKey: secret,
+    });
+    t.after(() => store.close());
+    const err = await store.put("k", Buffer.from("v")).then(
+      () => assert.fail("put succeeded"),
+      (e: unknown) => e,
+    );
+    assert.ok(isKind("denied", "k")(err));
+    const text = `${(err as Error).message} ${JSON.stringify(err)} ${(err as Error).stack}`;
+    assert.ok(!text.includes(secret) && !text.includes("AKIDEXAMPLE"), text);
+    assert.match((err as Error).message, /AccessDenied \(HTTP 403\)/);
+  });
+
+  test("the service failing: unavailable", async (t) => {
+    const endpoint = await fakeS3(
+      t,
+      503,
+      "<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>",
+    );
+    const store = createS3Store({ endpoint, bucket: "b", maxAttempts: 1 });
+    t.after(() => store.close());
+    await assert.rejects(store.delete(["a", "b"]), isKind("unavailable", "a"));
+  });
+});
+
+describe("npm run objstore", () => {
+  const [node, cliArgs] = tsxArgs("src/objstore/main.ts", []);
+
+  test("serves on a free port, then stops on SIGTERM with exit code 0", async (t) => {
+    const dir = await tempDir(t);
+    const p = await startProcess({
+      command: node,
+      args: [...cliArgs, "--port", "0", "--data-dir", dir, "--bucket", "cli"],
+      readyLine: /^http:\/\/127\.0\.0\.1:(\d+)$/,
+    });
+    t.after(() => p.kill("SIGKILL"));
+    assert.notEqual(p.match[1], "0");
+    const store = createS3Store({ endpoint: p.match[0], bucket: "cli" });
+    t.after(() => store.close());
+    await store.put("hello", Buffer.from("world"));
+    assert.deepEqual(await store.get("hello"), Buffer.from("world"));
+    assert.deepEqual(await p.kill("SIGTERM"), { code: 0, signal: null });
+    assert.deepEqual(p.stdoutLines(), [p.match[0]]);
+  });
+
+  test("takes its flags from the environment too", async (t) => {
+    const dir = await tempDir(t);
+    const p = await startProcess({
+      command: node,
+      args: cliArgs,
+      env: {
+        NOVA_OBJSTORE_PORT: "0",
+        NOVA_OBJSTORE_DATA_DIR: dir,
+        NOVA_OBJSTORE_BUCKET: "env-a,env-b",
+      },
+      readyLine: /^http:\/\/127\.0\.0\.1:\d+$/,
+    });
+    t.after(() => p.kill("SIGKILL"));
+    const store = createS3Store({ endpoint: p.match[0], bucket: "env-b" });
+    t.after(() => store.close());
+    await store.put("k", Buffer.from("v"));
+    assert.deepEqual(await p.kill("SIGINT"), { code: 0, signal: null });
+  });
+
+  test("--help lists every flag and exits 0", async (t) => {
+    const p = await startProcess({
+      command: node,
+      args: [...cliArgs, "--help"],
+      readyLine: /^Usage:/,
+    });
+    t.after(() => p.kill("SIGKILL"));
+    assert.deepEqual(await p.waitForExit(), { code: 0, signal: null });
+    const help = p.stdoutLines().join("\n");
+    for (const flag of ["--host", "--port", "--data-dir", "--bucket", "--help"]) {
+      assert.ok(help.includes(flag), `${flag} missing from:\n${help}`);
+    }
+    assert.match(help, /default: 4568; env: NOVA_OBJSTORE_PORT/);
+  });
+
+  test("a bad flag exits non-zero naming the flag", async () => {
+    await assert.rejects(
+      startProcess({ command: node, args: [...cliArgs, "--prot", "1"], readyLine: /^http/ }),
+      (err: Error) => /code 2/.test(err.message) && /unknown flag --prot/.test(err.message),
+    );
+    await assert.rejects(
+      startProcess({
+        command: node,
+        args: [...cliArgs, "--port", "http", "--data-dir", "/tmp/x"],
+        readyLine: /^http/,
+      }),
+      /--port: expected an integer from 0 to 65535, got "http"/,
+    );
+  });
+});
