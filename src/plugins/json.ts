@@ -1,0 +1,20 @@
+// JSON in and out with exact integers: bodies are parsed without rounding through a double
+// (big values arrive as decimal strings), and replies write bigint values as exact digits.
+import type { FastifyInstance } from "fastify";
+import fp from "fastify-plugin";
+import { parseJsonBody } from "../translate/json-body.ts";
+import { stringifyJsonExact } from "../translate/json-exact.ts";
+
+export const jsonPlugin = fp(async (app: FastifyInstance) => {
+  // JSON only: anything else (text/plain included) is 415 unless a route adds a parser.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (_req, body, done) => {
+    try {
+      done(null, (body as Buffer).length === 0 ? undefined : parseJsonBody(body as Buffer));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
+  app.setReplySerializer((payload) => stringifyJsonExact(payload));
+  app.setSerializerCompiler(() => (data) => stringifyJsonExact(data));
+});

@@ -1,0 +1,27 @@
+// `npm start`'s entry as a child process: embedded star and object storage, answering on the
+// URL it prints, and a clean exit on SIGTERM.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { request } from "undici";
+import { startProcess, tsxArgs } from "../harness/process.ts";
+import { tempDir } from "../harness/tmp.ts";
+
+test("the gateway starts embedded, serves on its printed URL, and stops on SIGTERM", async (t) => {
+  const dir = await tempDir(t);
+  const [command, args] = tsxArgs("src/main.ts", ["--port", "0", "--data-dir", dir, "--log-level", "warn"]);
+  const gw = await startProcess({ command, args, readyLine: /^nova-gateway listening on (http:\/\/\S+)$/ });
+  try {
+    const url = gw.match[1] as string;
+    const ready = await request(`${url}/readyz`);
+    assert.equal(ready.statusCode, 200, await ready.body.text());
+    const created = await request(`${url}/v1/buckets`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "started" }),
+    });
+    assert.equal(created.statusCode, 201, await created.body.text());
+  } finally {
+    const exit = await gw.kill("SIGTERM");
+    assert.equal(exit.code, 0);
+  }
+});
