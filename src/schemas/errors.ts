@@ -1,0 +1,66 @@
+// The one error body: responses, SSE `error` events and NDJSON lines.
+import { Type } from "typebox";
+import { Uint64 } from "./integers.ts";
+
+export const ErrorBody = Type.Object(
+  {
+    code: Type.String({
+      description:
+        "For programs: bad_json, bad_query, bad_header, bad_path, bad_base64, invalid_argument, unauthenticated, " +
+        "permission_denied, bucket_not_found, stream_not_found, already_exists, conflict, seq_num_mismatch, " +
+        "fencing_token_mismatch, failed_precondition, payload_too_large, unsupported_media_type, " +
+        "range_not_satisfiable, not_utf8, resource_exhausted, cancelled, internal, unimplemented, unavailable, " +
+        "deadline_exceeded.",
+    }),
+    message: Type.String({ description: "For humans." }),
+    retryable: Type.Boolean({ description: "Whether the same request may succeed later." }),
+    field: Type.Optional(
+      Type.String({
+        description:
+          "The input at fault: a body path (records[3].headers[1].value), query parameter, header or path parameter.",
+      }),
+    ),
+    position: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: "bad_json: the character offset where parsing stopped.",
+      }),
+    ),
+    seq_num: Type.Optional(Uint64("not_utf8: the record that is not valid UTF-8")),
+    expected_seq_num: Type.Optional(
+      Uint64("seq_num_mismatch: the seq_num the batch would have needed"),
+    ),
+    token_installed: Type.Optional(
+      Type.Boolean({ description: "fencing_token_mismatch: whether the stream has a token." }),
+    ),
+    tail: Type.Optional(
+      Type.Ref("Position", { description: "range_not_satisfiable: the stream's tail." }),
+    ),
+    outcome: Type.Optional(
+      Type.Literal("unknown", {
+        description: "unavailable: the append may or may not have landed.",
+      }),
+    ),
+  },
+  {
+    $id: "ErrorBody",
+    // Typed fields may be added; clients ignore what they do not know.
+    additionalProperties: true,
+    description: "Every error: a code for programs, a message for humans, and typed fields.",
+    examples: [
+      { code: "stream_not_found", message: "stream orders/eu not found", retryable: false },
+      {
+        code: "seq_num_mismatch",
+        message: "match_seq_num does not match the tail",
+        retryable: false,
+        expected_seq_num: 103,
+      },
+      {
+        code: "unavailable",
+        message: "the star is unavailable; retry",
+        retryable: true,
+        outcome: "unknown",
+      },
+    ],
+  },
+);

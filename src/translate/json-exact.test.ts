@@ -1,0 +1,171 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import fc from "fast-check";
+import {
+  JsonSyntaxError,
+  MAX_JSON_DEPTH,
+  parseJsonExact,
+  stringifyJsonExact,
+} from "./json-exact.ts";
+
+/** An integer written as plain digits beyond 2^53-1: the one place parseJsonExact differs. */
+function hasUnsafeIntegerLexeme(v: unknown): boolean {
+  if (typeof v === "number")
+    return Number.isInteger(v) && !Number.isSafeInteger(v) && !/e/.test(String(v));
+  if (Array.isArray(v)) return v.some(hasUnsafeIntegerLexeme);
+  if (v !== null && typeof v === "object") return Object.values(v).some(hasUnsafeIntegerLexeme);
+  return false;
+}
+
+const plainJson = fc.jsonValue().filter((v) => !hasUnsafeIntegerLexeme(v));
+
+test("parses whatever JSON.parse parses, to the same value", () => {
+  fc.assert(
+    fc.property(plainJson, (v) => {
+      const text = JSON.stringify(v);
+      assert.deepEqual(parseJsonExact(text), JSON.parse(text));
+      const spaced = JSON.stringify(v, null, "\t \r\n");
+      assert.deepEqual(parseJsonExact(spaced), JSON.parse(spaced));
+    }),
+  );
+});
+
+test("strings survive every escape form, including \\u escapes of every code unit", () => {
+  const escapeUnits = (c: string) =>
+    Array.from(
+      { length: c.length },
+      (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`,
+    ).join("");
+  // Every code point escaped, or every other one (a pair is always escaped whole).
+  const escapeAll = (s: string) => `"${escapeUnits(s)}"`;
+  const escapeSome = (s: string) =>
+    `"${[...s].map((c, i) => (i % 2 === 0 ? escapeUnits(c) : JSON.stringify(c).slice(1, -1))).join("")}"`;
+  fc.assert(
+    fc.property(fc.string({ unit: "binary" }), (s) => {
+      assert.equal(parseJsonExact(JSON.stringify(s)), s);
+      assert.equal(parseJsonExact(escapeAll(s)), s);
+      assert.equal(parseJsonExact(escapeSome(s)), s);
+    }),
+  );
+  assert.equal(parseJsonExact(String.raw`"\"\\\/\b\f\n\r\t"`), '"\\/\b\f\n\r\t');
+});
+
+test("integers beyond 2^53-1 keep their exact digits; safe ones are numbers", () => {
+  fc.assert(
+    fc.property(fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }), (n) => {
+      const safe = n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER);
+      assert.deepEqual(parseJsonExact(`[${n}]`), [safe ? Number(n) : n.toString()]);
+    }),
+  );
+  assert.deepEqual(parseJsonExact("9007199254740991"), 9007199254740991);
+  assert.deepEqual(parseJsonExact("9007199254740992"), "9007199254740992");
+  assert.deepEqual(parseJsonExact("-9007199254740992"), "-9007199254740992");
+  assert.deepEqual(parseJsonExact("18446744073709551615"), "18446744073709551615");
+  // Fractions and exponents are floats, as in JSON.parse.
+  assert.equal(parseJsonExact("1e20"), 1e20);
+  assert.equal(parseJsonExact("12345678901234567890.5"), Number("12345678901234567890.5"));
+  assert.ok(Object.is(parseJsonExact("-0"), -0));
+});
+
+test("stringifyJsonExact equals JSON.stringify without bigints", () => {
+  fc.assert(
+    fc.property(fc.jsonValue(), (v) => assert.equal(stringifyJsonExact(v), JSON.stringify(v))),
+  );
+  const odd = {
+    a: undefined,
+    f: () => 1,
+    n: Number.NaN,
+    i: -Infinity,
+    d: new Date(0),
+    arr: [undefined, () => 1],
+  };
+  assert.equal(stringifyJsonExact(odd), JSON.stringify(odd));
+  assert.equal(stringifyJsonExact("\ud800"), JSON.stringify("\ud800"));
+  assert.throws(() => stringifyJsonExact(undefined), TypeError);
+});
+
+test("bigints are written as digits and parse back exactly", () => {
+  fc.assert(
+    fc.property(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 64n - 1n }), (n) => {
+      const text = stringifyJsonExact({ seq_num: n, list: [n] });
+      assert.equal(text, `{"seq_num":${n},"list":[${n}]}`);
+      const back = parseJsonExact(text) as { seq_num: number | string };
+      assert.equal(BigInt(back.seq_num), n);
+    }),
+  );
+});
+
+test('"__proto__" is an own member, never the prototype', () => {
+  const v = parseJsonExact('{"__proto__": {"x": 1}}') as Record<string, unknown>;
+  assert.deepEqual(v, JSON.parse('{"__proto__": {"x": 1}}'));
+  assert.equal(Object.getPrototypeOf(v), Object.prototype);
+  assert.deepEqual(Object.keys(v), ["__proto__"]);
+});
+
+test("a long string is parsed whole", () => {
+  const body = "QUJD".repeat(4 * 1024 * 1024);
+  assert.equal((parseJsonExact(`{"body":"${body}"}`) as { body: string }).body, body);
+  const escaped = `${"a".repeat(1000)}\\n`.repeat(1000);
+  assert.equal(parseJsonExact(`"${escaped}"`), `${"a".repeat(1000)}\n`.repeat(1000));
+});
+
+const invalid: [string, string, number][] = [
+  ["", "unexpected end of input", 0],
+  ["   ", "unexpected end of input", 3],
+  ["[1,]", "unexpected character", 3],
+  ['{"a":1,}', "unexpected character", 7],
+  ["[1 2]", "unexpected character", 3],
+  ['{"a" 1}', "unexpected character", 5],
+  ["{a:1}", "unexpected character", 1],
+  ["{'a':1}", "unexpected character", 1],
+  ["// c\n1", "unexpected character", 0],
+  ["1 /* c */", "unexpected data after the JSON value", 2],
+  ["NaN", "unexpected character", 0],
+  ["Infinity", "unexpected character", 0],
+  ["-Infinity", "invalid number", 1],
+  ["+1", "unexpected character", 0],
+  ["01", "unexpected data after the JSON value", 1],
+  ["1.", "invalid number", 2],
+  [".5", "unexpected character", 0],
+  ["1e", "invalid number", 2],
+  ["1e+", "invalid number", 3],
+  ["-", "invalid number", 1],
+  ["tru", "unexpected character", 0],
+  ["nul", "unexpected character", 0],
+  ['"abc', "unterminated string", 4],
+  ['"a\\', "unterminated string", 2],
+  ['"a\nb"', "unescaped control character", 2],
+  ['"\t"', "unescaped control character", 1],
+  ['"\\x"', "invalid escape", 1],
+  ['"\\u12g4"', "invalid \\u escape", 1],
+  ['"\\ud800"', "unpaired surrogate escape", 1],
+  ['"\\udc00"', "unpaired surrogate escape", 1],
+  ['"\\ud800\\u0041"', "unpaired surrogate escape", 1],
+  ['"\\ud800x"', "unpaired surrogate escape", 1],
+  ['{"a":1,"a":2}', 'duplicate key "a"', 7],
+  ["1 2", "unexpected data after the JSON value", 2],
+  ["[", "unexpected end of input", 1],
+  ['{"a":', "unexpected end of input", 5],
+];
+
+test("refuses what RFC 8259 does not allow, saying where", () => {
+  for (const [text, reason, position] of invalid) {
+    assert.throws(
+      () => parseJsonExact(text),
+      (e: unknown) => {
+        assert.ok(e instanceof JsonSyntaxError, `${JSON.stringify(text)}: ${String(e)}`);
+        assert.ok(e.message.includes(reason), `${JSON.stringify(text)}: ${e.message}`);
+        assert.equal(e.position, position, `${JSON.stringify(text)}: ${e.message}`);
+        return true;
+      },
+    );
+  }
+});
+
+test("nesting is bounded instead of overflowing the stack", () => {
+  const ok = `${"[".repeat(MAX_JSON_DEPTH)}${"]".repeat(MAX_JSON_DEPTH)}`;
+  assert.ok(Array.isArray(parseJsonExact(ok)));
+  const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
+  assert.throws(() => parseJsonExact(deep), /nesting deeper than 512/);
+  assert.throws(() => parseJsonExact('{"a":'.repeat(MAX_JSON_DEPTH + 1)), /nesting deeper/);
+});
