@@ -45,11 +45,20 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(cors, {
     origin: opts.corsOrigins.length === 0 ? false : opts.corsOrigins,
     exposedHeaders: ["retry-after", "server-timing", "content-type"],
-    allowedHeaders: ["authorization", "content-type", "nova-format", "nova-request-token", "last-event-id"],
+    allowedHeaders: [
+      "authorization",
+      "content-type",
+      "nova-format",
+      "nova-request-token",
+      "last-event-id",
+    ],
     methods: ["GET", "POST", "PATCH", "DELETE"],
     maxAge: 600,
   });
-  await app.register(opsPlugin, { upstream: opts.upstream, draining: opts.draining ?? (() => false) });
+  await app.register(opsPlugin, {
+    upstream: opts.upstream,
+    draining: opts.draining ?? (() => false),
+  });
   await app.register(bucketRoutes, { upstream: opts.upstream });
   await app.register(streamRoutes, { upstream: opts.upstream });
   await app.register(recordRoutes, {

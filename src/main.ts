@@ -14,17 +14,44 @@ import { type OpenStorage, openStorage } from "./star/storage.ts";
 
 const flags = defineFlags({
   host: { type: "string", default: "127.0.0.1", help: "address to listen on" },
-  port: { type: "int", default: 8080, min: 0, max: 65535, help: "port to listen on (0 picks a free one)" },
-  "data-dir": { type: "string", default: "./.nova-data", help: "embedded star's object storage (ignored with --stars)" },
-  stars: { type: "list", default: [], help: "external star fleet HOST:PORT,... (nothing embedded starts)" },
-  "body-limit-mb": { type: "int", default: DEFAULT_BODY_LIMIT >> 20, min: 1, help: "largest JSON request body, MiB" },
-  "inflight-append-mb": { type: "int", default: 512, min: 1, help: "append bytes in flight before 429, MiB" },
+  port: {
+    type: "int",
+    default: 8080,
+    min: 0,
+    max: 65535,
+    help: "port to listen on (0 picks a free one)",
+  },
+  "data-dir": {
+    type: "string",
+    default: "./.nova-data",
+    help: "embedded star's object storage (ignored with --stars)",
+  },
+  stars: {
+    type: "list",
+    default: [],
+    help: "external star fleet HOST:PORT,... (nothing embedded starts)",
+  },
+  "body-limit-mb": {
+    type: "int",
+    default: DEFAULT_BODY_LIMIT >> 20,
+    min: 1,
+    help: "largest JSON request body, MiB",
+  },
+  "inflight-append-mb": {
+    type: "int",
+    default: 512,
+    min: 1,
+    help: "append bytes in flight before 429, MiB",
+  },
   "cors-origins": { type: "list", default: [], help: "origins allowed by CORS (none: CORS off)" },
   "log-level": { type: "string", default: "info", help: "pino log level" },
 });
 
 const opts = parseProcessFlags(flags, "nova-gateway", "The nova HTTP/JSON gateway.");
-const logger = pino({ level: opts.logLevel, redact: { paths: REDACTED_PATHS, censor: "[redacted]" } });
+const logger = pino({
+  level: opts.logLevel,
+  redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
+});
 
 let storage: OpenStorage | undefined;
 let star: RunningStar | undefined;

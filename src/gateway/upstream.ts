@@ -10,7 +10,11 @@ export interface CallOptions {
 }
 
 export interface Upstream {
-  unary<M extends UnaryMethod>(method: M, request: RequestOf<M>, opts: CallOptions): Promise<ResponseOf<M>>;
+  unary<M extends UnaryMethod>(
+    method: M,
+    request: RequestOf<M>,
+    opts: CallOptions,
+  ): Promise<ResponseOf<M>>;
   /** Whether some star answers its health check. */
   ready(): Promise<boolean>;
   close(): void;

@@ -4,17 +4,17 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import {
-  type GrpcErrorContext,
   errorBody,
   fromGrpcError,
+  type GrpcErrorContext,
   HttpError,
   internal,
   payloadTooLarge,
   unavailable,
   unsupportedMediaType,
 } from "../translate/errors.ts";
-import type { Query } from "../translate/query-params.ts";
 import { parseInt64Mode } from "../translate/integers.ts";
+import type { Query } from "../translate/query-params.ts";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -36,11 +36,7 @@ function isGrpcError(err: unknown): err is { code: number; details?: string } {
 }
 
 /** The HttpError an error stands for. */
-export function toHttpError(
-  err: unknown,
-  ctx: GrpcErrorContext = {},
-  contentType = "",
-): HttpError {
+export function toHttpError(err: unknown, ctx: GrpcErrorContext = {}, contentType = ""): HttpError {
   if (err instanceof HttpError) return err;
   if (isGrpcError(err)) {
     const outcomeUnknown = (err as { outcomeUnknown?: boolean }).outcomeUnknown === true;
@@ -77,7 +73,10 @@ export const errorsPlugin = fp(async (app: FastifyInstance) => {
     } catch {
       // A bad int64 parameter is itself the error being reported.
     }
-    reply.code(http.status).headers(http.headers ?? {}).send(errorBody(http, int64));
+    reply
+      .code(http.status)
+      .headers(http.headers ?? {})
+      .send(errorBody(http, int64));
   });
   app.setNotFoundHandler((req, reply) => {
     reply.code(404).send({

@@ -22,7 +22,11 @@ export async function bucketRoutes(app: FastifyInstance, opts: { upstream: Upstr
 
   app.get("/v1/buckets", { config }, async (req, reply) => {
     const ctx = requestContext(req, reply);
-    const res = await upstream.unary("ListBuckets", listQueryFromQuery(req.query as Query), ctx.call);
+    const res = await upstream.unary(
+      "ListBuckets",
+      listQueryFromQuery(req.query as Query),
+      ctx.call,
+    );
     return listBucketsResponseToJson(res, ctx.int64);
   });
 

@@ -5,6 +5,7 @@ import type { Upstream } from "../gateway/upstream.ts";
 import { HttpError } from "../translate/errors.ts";
 import { fenceBodyFromJson } from "../translate/fence.ts";
 import { tailToJson } from "../translate/position-json.ts";
+import type { Query } from "../translate/query-params.ts";
 import { parseReadQuery, readRequestFields } from "../translate/read-query.ts";
 import {
   type AppendLimits,
@@ -12,7 +13,6 @@ import {
   appendInputFromJson,
   readBatchToJson,
 } from "../translate/record-json.ts";
-import type { Query } from "../translate/query-params.ts";
 import { trimBodyFromJson } from "../translate/trim.ts";
 import { recordFormat, requestContext, streamAddress } from "./context.ts";
 
@@ -48,7 +48,11 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
       const ctx = requestContext(req, reply);
       const address = streamAddress(req);
       const batch = appendInputFromJson(req.body, recordFormat(req), opts.appendLimits);
-      const ack = await upstream.unary("Append", { ...address, ...batch }, { ...ctx.call, ...address });
+      const ack = await upstream.unary(
+        "Append",
+        { ...address, ...batch },
+        { ...ctx.call, ...address },
+      );
       return appendAckToJson(ack, ctx.int64);
     },
   );
@@ -71,13 +75,20 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
   app.get(`${base}/records/tail`, { config }, async (req, reply) => {
     const ctx = requestContext(req, reply, true);
     const address = streamAddress(req);
-    return tailToJson(await upstream.unary("CheckTail", address, { ...ctx.call, ...address }), ctx.int64);
+    return tailToJson(
+      await upstream.unary("CheckTail", address, { ...ctx.call, ...address }),
+      ctx.int64,
+    );
   });
 
   app.post(`${base}/trim`, { config }, async (req, reply) => {
     const ctx = requestContext(req, reply);
     const address = streamAddress(req);
-    await upstream.unary("Trim", { ...address, ...trimBodyFromJson(req.body) }, { ...ctx.call, ...address });
+    await upstream.unary(
+      "Trim",
+      { ...address, ...trimBodyFromJson(req.body) },
+      { ...ctx.call, ...address },
+    );
     return reply.code(204).send();
   });
 

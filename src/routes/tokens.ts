@@ -7,7 +7,11 @@ import { requestContext } from "./context.ts";
 export async function tokenRoutes(app: FastifyInstance, opts: { upstream: Upstream }) {
   app.post("/v1/tokens", async (req, reply) => {
     const ctx = requestContext(req, reply);
-    const res = await opts.upstream.unary("ExchangeToken", tokenRequestFromJson(req.body), ctx.call);
+    const res = await opts.upstream.unary(
+      "ExchangeToken",
+      tokenRequestFromJson(req.body),
+      ctx.call,
+    );
     return tokenResponseToJson(res, ctx.int64);
   });
 }

@@ -52,7 +52,12 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function http(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+async function http(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
   const res = await request(base + path, {
     method: method as "GET",
     headers: body === undefined ? headers : { "content-type": "application/json", ...headers },
@@ -60,7 +65,12 @@ async function http(method: string, path: string, body?: unknown, headers: Recor
   });
   const text = await res.body.text();
   const isJson = String(res.headers["content-type"] ?? "").includes("json");
-  return { status: res.statusCode, headers: res.headers, text, json: isJson && text ? JSON.parse(text) : undefined };
+  return {
+    status: res.statusCode,
+    headers: res.headers,
+    text,
+    json: isJson && text ? JSON.parse(text) : undefined,
+  };
 }
 
 let n = 0;
@@ -101,7 +111,10 @@ describe("buckets and streams", () => {
 
   test("stream lifecycle with a percent-encoded key", async () => {
     const b = await bucket();
-    const created = await http("POST", `/v1/buckets/${b}/streams`, { key: "a/b c", class: "CLASS_EXPRESS" });
+    const created = await http("POST", `/v1/buckets/${b}/streams`, {
+      key: "a/b c",
+      class: "CLASS_EXPRESS",
+    });
     assert.equal(created.status, 201, created.text);
     assert.equal(created.json.key, "a/b c");
     const again = await http("POST", `/v1/buckets/${b}/streams`, { key: "a/b c" });
@@ -173,7 +186,11 @@ describe("records", () => {
   test("a timestamp of 2^60+1 on an uncapped stream round-trips exactly", async () => {
     const s = await stream({ timestamping_uncapped: true });
     const big = (2n ** 60n + 1n).toString();
-    const ack = await http("POST", `${s}/records`, `{"records":[{"body":"x","timestamp_ms":${big}}]}`);
+    const ack = await http(
+      "POST",
+      `${s}/records`,
+      `{"records":[{"body":"x","timestamp_ms":${big}}]}`,
+    );
     assert.equal(ack.status, 200, ack.text);
     assert.match(ack.text, new RegExp(`"timestamp_ms":${big}`));
     const read = await http("GET", `${s}/records?seq_num=0`);
@@ -207,12 +224,28 @@ describe("records", () => {
       [`${s}/records?format=base64`, { records: [{ body: "%%%" }] }, {}, 400, "bad_base64"],
       [`${s}/records?format=hex`, { records: [{ body: "x" }] }, {}, 400, "bad_query"],
       [`${s}/records`, "body", { "content-type": "text/plain" }, 415, "unsupported_media_type"],
-      [`${s}/records`, { records: [{ body: "x".repeat(5 * 1024 * 1024) }] }, {}, 413, "payload_too_large"],
-      [`${s}/records`, { records: [{ body: "x", headers: [{ name: "", value: "v" }] }] }, {}, 400, "invalid_argument"],
+      [
+        `${s}/records`,
+        { records: [{ body: "x".repeat(5 * 1024 * 1024) }] },
+        {},
+        413,
+        "payload_too_large",
+      ],
+      [
+        `${s}/records`,
+        { records: [{ body: "x", headers: [{ name: "", value: "v" }] }] },
+        {},
+        400,
+        "invalid_argument",
+      ],
     ];
     for (const [path, body, headers, status, code] of cases) {
       const res = await http("POST", path, body, headers);
-      assert.equal(res.status, status, `${JSON.stringify(body).slice(0, 60)}: ${res.text.slice(0, 200)}`);
+      assert.equal(
+        res.status,
+        status,
+        `${JSON.stringify(body).slice(0, 60)}: ${res.text.slice(0, 200)}`,
+      );
       assert.equal(res.json.code, code);
       assert.equal(typeof res.json.message, "string");
     }
@@ -232,7 +265,10 @@ describe("records", () => {
     const fence = await http("POST", `${s}/fence`, { fencing_token: "t" });
     assert.equal(fence.status, 200, fence.text);
     assert.equal(fence.json.tail.seq_num, 2);
-    const denied = await http("POST", `${s}/records`, { records: [{ body: "c" }], fencing_token: "u" });
+    const denied = await http("POST", `${s}/records`, {
+      records: [{ body: "c" }],
+      fencing_token: "u",
+    });
     assert.equal(denied.status, 412);
     assert.equal(denied.json.code, "fencing_token_mismatch");
   });
@@ -244,7 +280,10 @@ describe("service routes", () => {
     assert.equal((await http("GET", "/readyz")).status, 200);
     const metrics = await http("GET", "/metrics");
     assert.match(metrics.text, /nova_gateway_requests_total/);
-    assert.match(metrics.text, /nova_gateway_upstream_calls_total\{verb="CreateBucket",code="OK"\}/);
+    assert.match(
+      metrics.text,
+      /nova_gateway_upstream_calls_total\{verb="CreateBucket",code="OK"\}/,
+    );
   });
 
   test("CORS preflight for an allowed origin exposes the gateway's headers", async () => {

@@ -8,8 +8,19 @@ import { tempDir } from "../harness/tmp.ts";
 
 test("the gateway starts embedded, serves on its printed URL, and stops on SIGTERM", async (t) => {
   const dir = await tempDir(t);
-  const [command, args] = tsxArgs("src/main.ts", ["--port", "0", "--data-dir", dir, "--log-level", "warn"]);
-  const gw = await startProcess({ command, args, readyLine: /^nova-gateway listening on (http:\/\/\S+)$/ });
+  const [command, args] = tsxArgs("src/main.ts", [
+    "--port",
+    "0",
+    "--data-dir",
+    dir,
+    "--log-level",
+    "warn",
+  ]);
+  const gw = await startProcess({
+    command,
+    args,
+    readyLine: /^nova-gateway listening on (http:\/\/\S+)$/,
+  });
   try {
     const url = gw.match[1] as string;
     const ready = await request(`${url}/readyz`);
