@@ -1,0 +1,98 @@
+// One grpc-js channel per star address, created on first use and shared by every call to that
+// star (HTTP/2 multiplexes them). Bounded: redirects can name any number of addresses over
+// time, so past the bound the least recently used channel without calls in flight is closed.
+import * as grpc from "@grpc/grpc-js";
+import { GRPC_MESSAGE_LIMIT } from "../star/star.ts";
+import { FleetError } from "./errors.ts";
+
+export const DEFAULT_MAX_CHANNELS = 256;
+
+export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
+  // A 100 MiB batch with its framing, both ways (the default receive limit is 4 MiB).
+  "grpc.max_receive_message_length": GRPC_MESSAGE_LIMIT,
+  "grpc.max_send_message_length": GRPC_MESSAGE_LIMIT,
+  // Notice a dead star on an idle connection instead of on the next call's deadline.
+  "grpc.keepalive_time_ms": 30_000,
+  "grpc.keepalive_timeout_ms": 10_000,
+  "grpc.keepalive_permit_without_calls": 1,
+  // A channel in TRANSIENT_FAILURE fails calls at once until its next connection attempt; the
+  // default backoff grows to 120 s, far too long to notice a restarted star.
+  "grpc.max_reconnect_backoff_ms": 5_000,
+};
+
+/** The use of one star's channel by one call; release it when the call has ended. */
+export interface Lease {
+  readonly address: string;
+  /** A generic client: any service's methods go through makeUnaryRequest and friends. */
+  readonly client: grpc.Client;
+  release(): void;
+}
+
+interface Entry {
+  readonly client: grpc.Client;
+  inFlight: number;
+}
+
+export class ChannelPool {
+  readonly #max: number;
+  readonly #options: grpc.ChannelOptions;
+  /** Map iteration order is the recency order (least recently used first). */
+  readonly #entries = new Map<string, Entry>();
+  #closed = false;
+
+  constructor(options: { maxChannels?: number; channelOptions?: grpc.ChannelOptions } = {}) {
+    const max = options.maxChannels ?? DEFAULT_MAX_CHANNELS;
+    if (!(max >= 1)) throw new RangeError(`maxChannels must be at least 1, got ${max}`);
+    this.#max = max;
+    this.#options = { ...CHANNEL_OPTIONS, ...options.channelOptions };
+  }
+
+  /** Open channels, busy or idle. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  acquire(address: string): Lease {
+    if (this.#closed) throw new FleetError("closed", "the fleet client is closed");
+    let entry = this.#entries.get(address);
+    if (entry) {
+      this.#entries.delete(address);
+    } else {
+      entry = {
+        client: new grpc.Client(address, grpc.credentials.createInsecure(), this.#options),
+        inFlight: 0,
+      };
+    }
+    this.#entries.set(address, entry);
+    entry.inFlight++;
+    this.#evict();
+    let released = false;
+    const held = entry;
+    return {
+      address,
+      client: entry.client,
+      release: () => {
+        if (released) return;
+        released = true;
+        held.inFlight--;
+        this.#evict();
+      },
+    };
+  }
+
+  /** Closes every channel; calls still in flight on them fail. */
+  close(): void {
+    this.#closed = true;
+    for (const entry of this.#entries.values()) entry.client.close();
+    this.#entries.clear();
+  }
+
+  #evict(): void {
+    for (const [address, entry] of this.#entries) {
+      if (this.#entries.size <= this.#max) return;
+      if (entry.inFlight > 0) continue;
+      this.#entries.delete(address);
+      entry.client.close();
+    }
+  }
+}
