@@ -1,7 +1,7 @@
 // Generates TypeScript types for every proto message and service into src/gen, or with
 // --check verifies that the committed copy is current.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 
@@ -36,6 +36,11 @@ function generate(outDir: string): void {
     ],
     { stdio: "inherit" },
   );
+  // The generator writes each proto's absolute path into a comment; keep output independent
+  // of where the checkout lives.
+  for (const [file, text] of tree(outDir)) {
+    writeFileSync(join(outDir, file), text.replaceAll(`${root}/`, ""));
+  }
 }
 
 function tree(dir: string): Map<string, string> {

@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/nova/v1/adminplane.proto
+// Original file: proto/nova/v1/adminplane.proto
 
 import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'

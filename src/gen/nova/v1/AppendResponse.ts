@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/nova/v1/dataplane.proto
+// Original file: proto/nova/v1/dataplane.proto
 
 import type { Position as _nova_v1_Position, Position__Output as _nova_v1_Position__Output } from '../../nova/v1/Position';
 

@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/nova/v1/dataplane.proto
+// Original file: proto/nova/v1/dataplane.proto
 
 import type { AppendResponse as _nova_v1_AppendResponse, AppendResponse__Output as _nova_v1_AppendResponse__Output } from '../../nova/v1/AppendResponse';
 import type { SeqNumMismatch as _nova_v1_SeqNumMismatch, SeqNumMismatch__Output as _nova_v1_SeqNumMismatch__Output } from '../../nova/v1/SeqNumMismatch';

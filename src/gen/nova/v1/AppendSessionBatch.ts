@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/nova/v1/dataplane.proto
+// Original file: proto/nova/v1/dataplane.proto
 
 import type { AppendRecord as _nova_v1_AppendRecord, AppendRecord__Output as _nova_v1_AppendRecord__Output } from '../../nova/v1/AppendRecord';
 import type { Long } from '@grpc/proto-loader';

@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/nova/v1/dataplane.proto
+// Original file: proto/nova/v1/dataplane.proto
 
 import type { AppendSessionOpen as _nova_v1_AppendSessionOpen, AppendSessionOpen__Output as _nova_v1_AppendSessionOpen__Output } from '../../nova/v1/AppendSessionOpen';
 import type { AppendSessionBatch as _nova_v1_AppendSessionBatch, AppendSessionBatch__Output as _nova_v1_AppendSessionBatch__Output } from '../../nova/v1/AppendSessionBatch';

@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/nova/v1/dataplane.proto
+// Original file: proto/nova/v1/dataplane.proto
 
 import type { AppendSessionOpened as _nova_v1_AppendSessionOpened, AppendSessionOpened__Output as _nova_v1_AppendSessionOpened__Output } from '../../nova/v1/AppendSessionOpened';
 import type { AppendSessionAck as _nova_v1_AppendSessionAck, AppendSessionAck__Output as _nova_v1_AppendSessionAck__Output } from '../../nova/v1/AppendSessionAck';

@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/nova/v1/metadata.proto
+// Original file: proto/nova/v1/metadata.proto
 
 export const Class = {
   CLASS_UNSPECIFIED: 'CLASS_UNSPECIFIED',

@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/nova/v1/dataplane.proto
+// Original file: proto/nova/v1/dataplane.proto
 
 import type { StreamConfig as _nova_v1_StreamConfig, StreamConfig__Output as _nova_v1_StreamConfig__Output } from '../../nova/v1/StreamConfig';
 

@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/nova/v1/dataplane.proto
+// Original file: proto/nova/v1/dataplane.proto
 
 import type { Bucket as _nova_v1_Bucket, Bucket__Output as _nova_v1_Bucket__Output } from '../../nova/v1/Bucket';
 

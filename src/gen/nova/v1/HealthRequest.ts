@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/nova/v1/adminplane.proto
+// Original file: proto/nova/v1/adminplane.proto
 
 
 export interface HealthRequest {

@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/nova/v1/metadata.proto
+// Original file: proto/nova/v1/metadata.proto
 
 export const ProducerPolicy = {
   PRODUCER_POLICY_UNSPECIFIED: 'PRODUCER_POLICY_UNSPECIFIED',

@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/nova/v1/dataplane.proto
+// Original file: proto/nova/v1/dataplane.proto
 
 import type { ObjectLocation as _nova_v1_ObjectLocation, ObjectLocation__Output as _nova_v1_ObjectLocation__Output } from '../../nova/v1/ObjectLocation';
 import type { Long } from '@grpc/proto-loader';

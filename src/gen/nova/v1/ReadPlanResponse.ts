@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/nova/v1/dataplane.proto
+// Original file: proto/nova/v1/dataplane.proto
 
 import type { ReadPlanEntry as _nova_v1_ReadPlanEntry, ReadPlanEntry__Output as _nova_v1_ReadPlanEntry__Output } from '../../nova/v1/ReadPlanEntry';
 import type { Long } from '@grpc/proto-loader';

@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/nova/v1/dataplane.proto
+// Original file: proto/nova/v1/dataplane.proto
 
 import type { BucketConfig as _nova_v1_BucketConfig, BucketConfig__Output as _nova_v1_BucketConfig__Output } from '../../nova/v1/BucketConfig';
 

@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/nova/v1/dataplane.proto
+// Original file: proto/nova/v1/dataplane.proto
 
 import type { StreamReconfiguration as _nova_v1_StreamReconfiguration, StreamReconfiguration__Output as _nova_v1_StreamReconfiguration__Output } from '../../nova/v1/StreamReconfiguration';
 

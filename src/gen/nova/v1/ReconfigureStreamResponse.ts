@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/nova/v1/dataplane.proto
+// Original file: proto/nova/v1/dataplane.proto
 
 import type { Stream as _nova_v1_Stream, Stream__Output as _nova_v1_Stream__Output } from '../../nova/v1/Stream';
 

@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/nova/v1/dataplane.proto
+// Original file: proto/nova/v1/dataplane.proto
 
 import type { Header as _nova_v1_Header, Header__Output as _nova_v1_Header__Output } from '../../nova/v1/Header';
 import type { Long } from '@grpc/proto-loader';

@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/nova/v1/metadata.proto
+// Original file: proto/nova/v1/metadata.proto
 
 import type { Class as _nova_v1_Class, Class__Output as _nova_v1_Class__Output } from '../../nova/v1/Class';
 import type { ProducerPolicy as _nova_v1_ProducerPolicy, ProducerPolicy__Output as _nova_v1_ProducerPolicy__Output } from '../../nova/v1/ProducerPolicy';

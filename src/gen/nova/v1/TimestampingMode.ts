@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/nova/v1/metadata.proto
+// Original file: proto/nova/v1/metadata.proto
 
 export const TimestampingMode = {
   TIMESTAMPING_MODE_UNSPECIFIED: 'TIMESTAMPING_MODE_UNSPECIFIED',
