@@ -5,23 +5,15 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SubscribeResponse__Output } from "../src/gen/nova/v1/SubscribeResponse.ts";
-import { call, dataPlaneClient } from "../test/harness/grpc.ts";
-import { startProcess, tsxArgs } from "../test/harness/process.ts";
+import { call } from "../test/harness/grpc.ts";
+import { startStarProcess } from "../test/harness/star-process.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const RECORD = Buffer.alloc(1024, 120);
 
 const dir = await mkdtemp(join(tmpdir(), "nova-bench-star-"));
-const [command, args] = tsxArgs("src/star/main.ts", [
-  "--listen",
-  "127.0.0.1:0",
-  "--data-dir",
-  dir,
-  "--log-level",
-  "warn",
-]);
-const star = await startProcess({ command, args, readyLine: /listening on (\S+)/ });
-const client = dataPlaneClient(star.match[1] as string);
+const star = await startStarProcess(["--data-dir", dir]);
+const { client } = star;
 
 try {
   await call(client, "CreateBucket", { name: "bench" });
@@ -66,7 +58,7 @@ try {
   await subscribeLatency();
 } finally {
   client.close();
-  await star.kill("SIGTERM");
+  await star.proc.kill("SIGTERM");
   await rm(dir, { recursive: true, force: true });
 }
 

@@ -37,7 +37,6 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     bodyLimit: opts.bodyLimit,
     // A stream key of 512 bytes, percent-encoded, is up to 1536 characters.
     routerOptions: { maxParamLength: 2048 },
-    disableRequestLogging: false,
   });
   await app.register(errorsPlugin);
   await app.register(jsonPlugin);

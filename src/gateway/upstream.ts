@@ -1,13 +1,9 @@
 // What the HTTP layer needs from the star fleet: typed unary calls addressed to a stream (so
 // the fleet can route to its leader), with the caller's credentials, cancellation and deadline.
+import type { FleetCallOptions } from "../fleet/fleet-client.ts";
 import type { RequestOf, ResponseOf, UnaryMethod } from "../proto/dataplane-methods.ts";
 
-export interface CallOptions {
-  bucket?: string;
-  key?: string;
-  authorization?: string;
-  signal?: AbortSignal;
-}
+export type CallOptions = FleetCallOptions;
 
 export interface Upstream {
   unary<M extends UnaryMethod>(

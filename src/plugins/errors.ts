@@ -3,6 +3,7 @@
 // http-api.md), and Fastify's own refusals (size, media type, schema, unknown route).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
+import { FleetError, StarCallError } from "../fleet/errors.ts";
 import {
   errorBody,
   fromGrpcError,
@@ -30,20 +31,14 @@ const VALIDATION_CODES: Record<string, string> = {
   body: "invalid_argument",
 };
 
-function isGrpcError(err: unknown): err is { code: number; details?: string } {
-  const e = err as { code?: unknown; details?: unknown };
-  return typeof e?.code === "number" && typeof e.details === "string";
-}
-
 /** The HttpError an error stands for. */
 export function toHttpError(err: unknown, ctx: GrpcErrorContext = {}, contentType = ""): HttpError {
   if (err instanceof HttpError) return err;
-  if (isGrpcError(err)) {
-    const outcomeUnknown = (err as { outcomeUnknown?: boolean }).outcomeUnknown === true;
-    return fromGrpcError(err, { ...ctx, outcomeUnknown });
+  if (err instanceof StarCallError) {
+    return fromGrpcError(err, { ...ctx, outcomeUnknown: err.outcomeUnknown });
   }
-  const e = err as FastifyError & { validationContext?: string; redirectsExhausted?: boolean };
-  if (e?.name === "FleetError") return unavailable(e.message);
+  if (err instanceof FleetError) return unavailable(err.message);
+  const e = err as FastifyError & { validationContext?: string };
   switch (e?.code) {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return payloadTooLarge("body", "is over the gateway's body limit");

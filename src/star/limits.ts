@@ -1,4 +1,14 @@
 // The star's caps and defaults. Sizes are content bytes (body plus header names and values).
+import {
+  MAX_BATCH_BYTES,
+  MAX_FENCING_TOKEN_BYTES,
+  MAX_HEADERS_PER_RECORD,
+  MAX_LIST_LIMIT,
+  MAX_RECORD_BYTES,
+  PAGE_MAX_BYTES,
+  PAGE_MAX_RECORDS,
+} from "../proto/wire-limits.ts";
+
 export interface StarLimits {
   maxRecordBytes: number;
   maxBatchBytes: number;
@@ -18,16 +28,16 @@ export interface StarLimits {
 }
 
 export const DEFAULT_LIMITS: StarLimits = {
-  maxRecordBytes: 1024 * 1024,
-  maxBatchBytes: 100 * 1024 * 1024,
-  maxHeaders: 100,
-  maxFencingTokenBytes: 48,
-  readPageRecords: 1000,
-  readPageBytes: 1024 * 1024,
+  maxRecordBytes: MAX_RECORD_BYTES,
+  maxBatchBytes: MAX_BATCH_BYTES,
+  maxHeaders: MAX_HEADERS_PER_RECORD,
+  maxFencingTokenBytes: MAX_FENCING_TOKEN_BYTES,
+  readPageRecords: PAGE_MAX_RECORDS,
+  readPageBytes: PAGE_MAX_BYTES,
   sessionWindow: 64,
   maxSessions: 1024,
   maxSubscriptions: 10_000,
-  listLimit: 1000,
+  listLimit: MAX_LIST_LIMIT,
   chunkCacheBytes: 256 * 1024 * 1024,
   subscribeHeartbeatMs: 10_000,
 };

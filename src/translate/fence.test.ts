@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
+import { MAX_FENCING_TOKEN_BYTES } from "../proto/wire-limits.ts";
 import { assertHttpError } from "./assert-http-error.ts";
-import { fenceBodyFromJson, MAX_FENCING_TOKEN_BYTES, readFencingToken } from "./fence.ts";
+import { fenceBodyFromJson, readFencingToken } from "./fence.ts";
 
 test("any token of at most 48 UTF-8 bytes passes unchanged; empty clears", () => {
   fc.assert(

@@ -1,9 +1,9 @@
 // Fencing tokens: the Fence body in, and the token check shared with appends.
+import { MAX_FENCING_TOKEN_BYTES } from "../proto/wire-limits.ts";
 import { invalidArgument } from "./errors.ts";
 import { asObject, asString, asWellFormed, rejectUnknown } from "./fields.ts";
 
 /** Nova's cap on a fencing token, in UTF-8 bytes. */
-export const MAX_FENCING_TOKEN_BYTES = 48;
 
 /** A fencing token: plain text whatever the record format, at most 48 UTF-8 bytes. */
 export function readFencingToken(value: unknown, field: string): string {

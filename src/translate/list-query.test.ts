@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
+import { MAX_LIST_LIMIT } from "../proto/wire-limits.ts";
 import { assertHttpError } from "./assert-http-error.ts";
-import { listQueryFromQuery, MAX_LIST_LIMIT } from "./list-query.ts";
+import { listQueryFromQuery } from "./list-query.ts";
 
 test("prefix, cursor and limit; a larger limit is clamped", () => {
   assert.deepEqual(listQueryFromQuery({}), { prefix: "", start_after: "", limit: 0 });

@@ -1,10 +1,9 @@
 // ListBuckets / ListStreams query: prefix, start_after (an opaque cursor) and limit.
+import { MAX_LIST_LIMIT } from "../proto/wire-limits.ts";
 import { badQuery } from "./errors.ts";
 import { asWellFormed } from "./fields.ts";
 import { readExactInt, UINT64 } from "./integers.ts";
 import { type Query, queryParam } from "./query-params.ts";
-
-export const MAX_LIST_LIMIT = 1000;
 
 export interface ListFields {
   prefix: string;

@@ -1,11 +1,7 @@
 // Bucket names and stream keys, checked before any star is asked.
+import { BUCKET_NAME, MAX_STREAM_KEY_BYTES } from "../proto/wire-limits.ts";
 import { badPath, type FieldError } from "./errors.ts";
 import { asString, asWellFormed } from "./fields.ts";
-
-/** 3 to 48 of a-z 0-9 -, no leading or trailing hyphen. */
-const BUCKET_NAME = /^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$/;
-
-export const MAX_STREAM_KEY_BYTES = 512;
 
 /** A bucket name from the path (400 bad_path), or from a body with `err` = invalidArgument. */
 export function checkBucketName(

@@ -1,13 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
+import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../proto/wire-limits.ts";
 import { assertHttpError } from "./assert-http-error.ts";
-import {
-  PAGE_MAX_BYTES,
-  PAGE_MAX_RECORDS,
-  parseReadQuery,
-  readRequestFields,
-} from "./read-query.ts";
+import { parseReadQuery, readRequestFields } from "./read-query.ts";
 
 test("no start reads from the tail, one page at most", () => {
   const q = parseReadQuery({});

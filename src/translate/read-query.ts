@@ -1,4 +1,5 @@
 // The Read / Subscribe query string: where to start, the bounds, and the proto ReadRequest fields.
+import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../proto/wire-limits.ts";
 import { badQuery } from "./errors.ts";
 import {
   INT64,
@@ -11,9 +12,7 @@ import {
 import { type Query, queryParam } from "./query-params.ts";
 
 /** A unary read's page: at most this many records... */
-export const PAGE_MAX_RECORDS = 1000;
 /** ...and at most this many content bytes. */
-export const PAGE_MAX_BYTES = 1024 * 1024;
 export const MAX_WAIT_SECONDS = 60;
 
 const WAIT: IntRange = { min: 0n, max: BigInt(MAX_WAIT_SECONDS) };

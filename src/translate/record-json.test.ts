@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
+import { contentBytes } from "../codec/stored-record.ts";
 import type { Record__Output } from "../gen/nova/v1/Record.ts";
+import { MAX_HEADERS_PER_RECORD } from "../proto/wire-limits.ts";
 import { assertHttpError } from "./assert-http-error.ts";
 import { parseJsonExact, stringifyJsonExact } from "./json-exact.ts";
 import {
   appendAckToJson,
   appendInputFromJson,
-  contentBytes,
-  MAX_HEADERS_PER_RECORD,
   readBatchToJson,
   recordToJson,
 } from "./record-json.ts";

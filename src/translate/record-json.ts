@@ -1,10 +1,13 @@
 // Records between JSON and the proto: AppendInput in, ReadBatch and AppendAck out.
+
+import { contentBytes } from "../codec/stored-record.ts";
 import type { AppendRecord } from "../gen/nova/v1/AppendRecord.ts";
 import type { AppendRequest } from "../gen/nova/v1/AppendRequest.ts";
 import type { AppendResponse__Output } from "../gen/nova/v1/AppendResponse.ts";
 import type { Header } from "../gen/nova/v1/Header.ts";
 import type { Position__Output } from "../gen/nova/v1/Position.ts";
 import type { Record__Output } from "../gen/nova/v1/Record.ts";
+import { MAX_BATCH_BYTES, MAX_HEADERS_PER_RECORD, MAX_RECORD_BYTES } from "../proto/wire-limits.ts";
 import { invalidArgument, payloadTooLarge } from "./errors.ts";
 import { readFencingToken } from "./fence.ts";
 import { asArray, asObject, asString, fieldPath, rejectUnknown } from "./fields.ts";
@@ -19,8 +22,6 @@ import {
 } from "./integers.ts";
 import { type PositionJson, positionToJson } from "./position-json.ts";
 
-export const MAX_HEADERS_PER_RECORD = 100;
-
 /** Caps in content bytes (body plus every header name and value; framing never counts). */
 export interface AppendLimits {
   maxRecordBytes: number;
@@ -28,8 +29,8 @@ export interface AppendLimits {
 }
 
 export const DEFAULT_APPEND_LIMITS: AppendLimits = {
-  maxRecordBytes: 1024 * 1024,
-  maxBatchBytes: 100 * 1024 * 1024,
+  maxRecordBytes: MAX_RECORD_BYTES,
+  maxBatchBytes: MAX_BATCH_BYTES,
 };
 
 export interface HeaderProto extends Header {
@@ -171,16 +172,6 @@ function headerFromJson(item: unknown, format: RecordFormat, field: string): Hea
   };
   if (header.name.length === 0) throw invalidArgument(nameField, "must not be empty");
   return header;
-}
-
-/** A record's size as nova meters it: body plus every header name and value. */
-export function contentBytes(record: {
-  body: Uint8Array;
-  headers: { name: Uint8Array; value: Uint8Array }[];
-}): number {
-  let size = record.body.length;
-  for (const h of record.headers) size += h.name.length + h.value.length;
-  return size;
 }
 
 export interface HeaderJson {

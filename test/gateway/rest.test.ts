@@ -11,27 +11,19 @@ import { buildApp } from "../../src/app.ts";
 import { FleetClient } from "../../src/fleet/fleet-client.ts";
 import { fleetUpstream, metricsObserver } from "../../src/gateway/fleet-upstream.ts";
 import { createMetrics } from "../../src/plugins/metrics.ts";
-import { type RunningProcess, startProcess, tsxArgs } from "../harness/process.ts";
+import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
 
 let dir: string;
-let star: RunningProcess;
+let star: StarProcess;
 let fleet: FleetClient;
 let base: string;
 let close: () => Promise<void>;
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), "nova-gw-"));
-  const [command, args] = tsxArgs("src/star/main.ts", [
-    "--listen",
-    "127.0.0.1:0",
-    "--data-dir",
-    dir,
-    "--log-level",
-    "warn",
-  ]);
-  star = await startProcess({ command, args, readyLine: /listening on (\S+)/ });
+  star = await startStarProcess(["--data-dir", dir]);
   const metrics = createMetrics();
-  fleet = new FleetClient({ stars: [star.match[1] as string], observer: metricsObserver(metrics) });
+  fleet = new FleetClient({ stars: [star.address], observer: metricsObserver(metrics) });
   const app = await buildApp({
     upstream: fleetUpstream(fleet),
     metrics,
@@ -48,7 +40,8 @@ before(async () => {
 });
 after(async () => {
   await close?.();
-  await star?.kill("SIGTERM");
+  star?.client.close();
+  await star?.proc.kill("SIGTERM");
   await rm(dir, { recursive: true, force: true });
 });
 

@@ -9,8 +9,8 @@ import { after, before, test } from "node:test";
 import { type ServiceError, status } from "@grpc/grpc-js";
 import type { DataPlaneServiceClient } from "../../src/gen/nova/v1/DataPlaneService.ts";
 import { type RunningS3rver, startS3rver } from "../../src/objstore/s3rver-server.ts";
-import { call, dataPlaneClient } from "../harness/grpc.ts";
-import { startProcess, tsxArgs } from "../harness/process.ts";
+import { call } from "../harness/grpc.ts";
+import { startStarProcess } from "../harness/star-process.ts";
 import { waitFor } from "../harness/wait.ts";
 
 let dir: string;
@@ -25,21 +25,7 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function startStarProcess() {
-  const [command, args] = tsxArgs("src/star/main.ts", [
-    "--listen",
-    "127.0.0.1:0",
-    "--s3-endpoint",
-    s3.url,
-    "--s3-bucket",
-    "nova",
-    "--log-level",
-    "warn",
-  ]);
-  const proc = await startProcess({ command, args, readyLine: /listening on (\S+)/ });
-  const address = proc.match[1] as string;
-  return { proc, client: dataPlaneClient(address) };
-}
+const startStar = () => startStarProcess(["--s3-endpoint", s3.url, "--s3-bucket", "nova"]);
 
 interface Acked {
   start: number;
@@ -48,7 +34,7 @@ interface Acked {
 }
 
 test("SIGKILL during concurrent appends loses nothing acked and no part of a batch", async () => {
-  let star = await startStarProcess();
+  let star = await startStar();
   const bucket = "durable";
   await call(star.client, "CreateBucket", { name: bucket });
   await call(star.client, "CreateStream", {
@@ -96,7 +82,7 @@ test("SIGKILL during concurrent appends loses nothing acked and no part of a bat
   await Promise.all(producers);
   star.client.close();
 
-  star = await startStarProcess();
+  star = await startStar();
   try {
     const { tail } = await call(star.client, "CheckTail", { bucket, key: "s" });
     const records: { seq: number; ts: string; body: string; header: string }[] = [];
@@ -146,7 +132,7 @@ test("SIGKILL during concurrent appends loses nothing acked and no part of a bat
 });
 
 test("a graceful shutdown ends subscriptions with UNAVAILABLE", async () => {
-  const star = await startStarProcess();
+  const star = await startStar();
   try {
     await call(star.client, "CreateBucket", { name: "subs" });
     await call(star.client, "CreateStream", { bucket: "subs", key: "s" });

@@ -6,8 +6,6 @@ import type { TimestampingMode } from "../../gen/nova/v1/TimestampingMode.ts";
 import { invalidArgument } from "../errors.ts";
 import type { StarLimits } from "../limits.ts";
 
-export const INT64_MAX = 2n ** 63n - 1n;
-
 /** A validated batch: stored records plus the client's largest offered stamp, if any. */
 export interface ValidBatch {
   records: StoredRecord[];

@@ -5,6 +5,7 @@ import type { BucketConfig__Output } from "../../gen/nova/v1/BucketConfig.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import type { StreamConfig__Output } from "../../gen/nova/v1/StreamConfig.ts";
 import type { StreamReconfiguration__Output } from "../../gen/nova/v1/StreamReconfiguration.ts";
+import { BUCKET_NAME, MAX_STREAM_KEY_BYTES } from "../../proto/wire-limits.ts";
 import { invalidArgument } from "../errors.ts";
 
 /** What a bucket's defaults are when its creator names none. */
@@ -21,8 +22,6 @@ export const STAR_BUCKET_DEFAULTS = {
   default_timestamping_uncapped: false,
 } as const satisfies Partial<Bucket__Output>;
 
-const BUCKET_NAME = /^[a-z0-9](?:[a-z0-9-]{1,46})[a-z0-9]$/;
-
 export function checkBucketName(name: string): void {
   if (!BUCKET_NAME.test(name)) {
     throw invalidArgument(
@@ -33,8 +32,10 @@ export function checkBucketName(name: string): void {
 
 export function checkStreamKey(key: string): void {
   const bytes = Buffer.byteLength(key, "utf8");
-  if (bytes < 1 || bytes > 512) {
-    throw invalidArgument(`stream key must be 1 to 512 UTF-8 bytes, got ${bytes}`);
+  if (bytes < 1 || bytes > MAX_STREAM_KEY_BYTES) {
+    throw invalidArgument(
+      `stream key must be 1 to ${MAX_STREAM_KEY_BYTES} UTF-8 bytes, got ${bytes}`,
+    );
   }
 }
 

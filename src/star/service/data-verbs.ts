@@ -1,5 +1,4 @@
 // The unary data verbs: Append, Read, CheckTail, Trim, Fence.
-import type { ServerUnaryCall } from "@grpc/grpc-js";
 import type { AppendRequest__Output } from "../../gen/nova/v1/AppendRequest.ts";
 import type { AppendResponse } from "../../gen/nova/v1/AppendResponse.ts";
 import type { CheckTailRequest__Output } from "../../gen/nova/v1/CheckTailRequest.ts";
@@ -41,11 +40,7 @@ export async function append(
   return appendResponse(ack);
 }
 
-export async function read(
-  ctx: StarContext,
-  req: ReadRequest__Output,
-  call?: ServerUnaryCall<ReadRequest__Output, ReadResponse>,
-): Promise<ReadResponse> {
+export async function read(ctx: StarContext, req: ReadRequest__Output): Promise<ReadResponse> {
   const log = await resolveStream(ctx, req.bucket, req.key, "read");
   const start = await resolveStart(log, req);
   const records = await log.read(start, {
@@ -53,7 +48,6 @@ export async function read(
     maxBytes: pageLimit(Number(req.bytes), ctx.limits.readPageBytes),
     untilMs: req.until_ms === undefined ? undefined : BigInt(req.until_ms),
   });
-  if (call?.cancelled) return { records: [], tail: position(log.tail) };
   return { records: records.map(record), tail: position(log.tail) };
 }
 

@@ -27,7 +27,7 @@ export function dataPlaneHandlers(ctx: StarContext): DataPlaneServiceHandlers {
   return {
     Append: unary((req) => append(ctx, req)),
     AppendSession: appendSessionHandler(ctx),
-    Read: unary((req, call) => read(ctx, req, call)),
+    Read: unary((req) => read(ctx, req)),
     Subscribe: subscribeHandler(ctx),
     CheckTail: unary((req) => checkTail(ctx, req)),
     ReadPlan: unary(async () => {

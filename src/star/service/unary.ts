@@ -4,10 +4,10 @@ import type { ServerUnaryCall, sendUnaryData } from "@grpc/grpc-js";
 import { toServiceError } from "../errors.ts";
 
 export function unary<Req, Res>(
-  fn: (req: Req, call: ServerUnaryCall<Req, Res>) => Promise<Res>,
+  fn: (req: Req) => Promise<Res>,
 ): (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void {
   return (call, callback) => {
-    fn(call.request, call).then(
+    fn(call.request).then(
       (res) => callback(null, res),
       (err: unknown) => callback(toServiceError(err)),
     );

@@ -13,7 +13,7 @@ export const record = (r: DecodedChunkRecord): Record => ({
   seq_num: r.seqNum.toString(),
   timestamp_ms: r.timestampMs.toString(),
   body: r.body,
-  headers: r.headers.map((h) => ({ name: h.name, value: h.value })),
+  headers: r.headers,
 });
 
 export const appendResponse = (ack: AppendAck) => ({

@@ -30,11 +30,10 @@ export class StreamRegistry {
     return this.#logs.get(streamId)?.catch(() => undefined);
   }
 
-  async close(streamId: string, reason?: StarError): Promise<StreamLog | undefined> {
+  async close(streamId: string, reason?: StarError): Promise<void> {
     const log = await this.peek(streamId);
     this.#logs.delete(streamId);
     log?.close(reason);
-    return log;
   }
 
   async openLogs(): Promise<StreamLog[]> {

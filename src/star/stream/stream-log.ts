@@ -456,9 +456,4 @@ export class StreamLog {
   get closeReason(): StarError | undefined {
     return this.#closed;
   }
-
-  /** Chunks for deletion once the stream is gone. */
-  takeAllChunks(): ChunkMeta[] {
-    return this.#index.clear();
-  }
 }

@@ -1,0 +1,14 @@
+// The limits nova's contract sets (seeds 000 and 004, http-api.md): one source for the star,
+// which enforces them, and the gateway, which refuses what it can before asking a star.
+export const MAX_HEADERS_PER_RECORD = 100;
+/** Content bytes: body plus every header name and value. */
+export const MAX_RECORD_BYTES = 1024 * 1024;
+export const MAX_BATCH_BYTES = 100 * 1024 * 1024;
+export const MAX_FENCING_TOKEN_BYTES = 48;
+export const MAX_STREAM_KEY_BYTES = 512;
+/** One read page: at most this many records and content bytes. */
+export const PAGE_MAX_RECORDS = 1000;
+export const PAGE_MAX_BYTES = 1024 * 1024;
+export const MAX_LIST_LIMIT = 1000;
+/** 3 to 48 of a-z 0-9 -, no leading or trailing hyphen. */
+export const BUCKET_NAME = /^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$/;

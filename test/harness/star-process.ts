@@ -1,0 +1,25 @@
+// One star as a child process (`src/star/main.ts`), started on a free port and ready to call.
+import type { DataPlaneServiceClient } from "../../src/gen/nova/v1/DataPlaneService.ts";
+import { dataPlaneClient } from "./grpc.ts";
+import { type RunningProcess, startProcess, tsxArgs } from "./process.ts";
+
+export interface StarProcess {
+  proc: RunningProcess;
+  /** HOST:PORT the star listens on. */
+  address: string;
+  client: DataPlaneServiceClient;
+}
+
+/** `storage` is `["--data-dir", DIR]` or `["--s3-endpoint", URL, "--s3-bucket", NAME]`. */
+export async function startStarProcess(storage: string[]): Promise<StarProcess> {
+  const [command, args] = tsxArgs("src/star/main.ts", [
+    "--listen",
+    "127.0.0.1:0",
+    "--log-level",
+    "warn",
+    ...storage,
+  ]);
+  const proc = await startProcess({ command, args, readyLine: /listening on (\S+)/ });
+  const address = proc.match[1] as string;
+  return { proc, address, client: dataPlaneClient(address) };
+}
