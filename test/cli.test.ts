@@ -1,0 +1,56 @@
+// The star's and the gateway's command lines: --help, and bad flags refused with a message
+// naming the problem and exit code 2, before anything starts.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { test } from "node:test";
+import { tsxArgs } from "./harness/process.ts";
+
+function run(entry: string, args: string[], env: Record<string, string> = {}) {
+  const [command, argv] = tsxArgs(entry, args);
+  const r = spawnSync(command, argv, {
+    encoding: "utf8",
+    timeout: 60_000,
+    env: { ...process.env, ...env },
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+for (const [entry, flag] of [
+  ["src/star/main.ts", "--data-dir"],
+  ["src/main.ts", "--stars"],
+] as const) {
+  test(`${entry} --help lists its flags with defaults`, () => {
+    const r = run(entry, ["--help"]);
+    assert.equal(r.code, 0);
+    assert.match(r.stdout, new RegExp(flag));
+    assert.match(r.stdout, /--log-level/);
+  });
+
+  test(`${entry} refuses an unknown flag`, () => {
+    const r = run(entry, ["--bogus"]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--bogus/);
+  });
+}
+
+test("the star refuses a non-integer from the environment, naming the variable", () => {
+  const r = run("src/star/main.ts", ["--data-dir", "/nonexistent"], {
+    NOVA_SESSION_WINDOW: "many",
+  });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /NOVA_SESSION_WINDOW|session-window/);
+});
+
+test("the star needs exactly one of --data-dir and --s3-endpoint", () => {
+  for (const args of [[], ["--data-dir", "/x", "--s3-endpoint", "http://127.0.0.1:1"]]) {
+    const r = run("src/star/main.ts", args);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /exactly one of --data-dir DIR or --s3-endpoint URL/);
+  }
+});
+
+test("the gateway refuses a port out of range", () => {
+  const r = run("src/main.ts", ["--port", "70000"]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--port/);
+});
