@@ -48,10 +48,11 @@ const flags = defineFlags({
 });
 
 const opts = parseProcessFlags(flags, "nova-gateway", "The nova HTTP/JSON gateway.");
-const logger = pino({
-  level: opts.logLevel,
-  redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
-});
+// Logs go to stderr, so stdout carries only the ready line.
+const logger = pino(
+  { level: opts.logLevel, redact: { paths: REDACTED_PATHS, censor: "[redacted]" } },
+  pino.destination(2),
+);
 
 let storage: OpenStorage | undefined;
 let star: RunningStar | undefined;
