@@ -1,15 +1,24 @@
 // `npm run bench:star`: append throughput of one star process (embedded s3rver) for 1 KiB
 // records, batches of 1 and 100, 1/8/64 concurrent producers, EXPRESS and STANDARD; then
-// Subscribe delivery latency measured from the append ack. Prints a table; no thresholds.
+// Subscribe delivery latency measured from the append ack; then ReadPlan: the time to plan a
+// large history (BENCH_READPLAN_MB, default 1024 MiB, written in 1 MiB batches, one chunk
+// each) and the raw fetch-and-decode throughput of its chunks from s3rver. Prints tables; no
+// thresholds. BENCH_ONLY=append|subscribe|readplan runs one section.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { request } from "undici";
+import { decodeChunk } from "../src/codec/chunk.ts";
+import type { ReadPlanEntry__Output } from "../src/gen/nova/v1/ReadPlanEntry.ts";
 import type { SubscribeResponse__Output } from "../src/gen/nova/v1/SubscribeResponse.ts";
 import { call } from "../test/harness/grpc.ts";
 import { startStarProcess } from "../test/harness/star-process.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const RECORD = Buffer.alloc(1024, 120);
+const ONLY = process.env.BENCH_ONLY;
+const READPLAN_MB = Number(process.env.BENCH_READPLAN_MB ?? 1024);
+const runs = (section: string) => ONLY === undefined || ONLY === section;
 
 const dir = await mkdtemp(join(tmpdir(), "nova-bench-star-"));
 const star = await startStarProcess(["--data-dir", dir]);
@@ -17,6 +26,16 @@ const { client } = star;
 
 try {
   await call(client, "CreateBucket", { name: "bench" });
+  if (runs("append")) await appendThroughput();
+  if (runs("subscribe")) await subscribeLatency();
+  if (runs("readplan")) await readPlanBench();
+} finally {
+  client.close();
+  await star.proc.kill("SIGTERM");
+  await rm(dir, { recursive: true, force: true });
+}
+
+async function appendThroughput(): Promise<void> {
   console.log(`star append throughput, 1 KiB records, ${SECONDS} s per row`);
   console.log("class     batch  producers   appends/s   records/s      MB/s   p50 ms   p99 ms");
   for (const cls of ["CLASS_EXPRESS", "CLASS_STANDARD"] as const) {
@@ -55,11 +74,6 @@ try {
       }
     }
   }
-  await subscribeLatency();
-} finally {
-  client.close();
-  await star.proc.kill("SIGTERM");
-  await rm(dir, { recursive: true, force: true });
 }
 
 function quantile(sorted: number[], q: number): number {
@@ -99,4 +113,107 @@ async function subscribeLatency(): Promise<void> {
       `subscribe delivery after ack (${cls.replace("CLASS_", "")}, ${lat.length} records): p50 ${quantile(lat, 0.5).toFixed(2)} ms, p99 ${quantile(lat, 0.99).toFixed(2)} ms (negative: delivered before the ack reached the producer)`,
     );
   }
+}
+
+/** Writes READPLAN_MB of history, then times planning it and fetching and decoding its chunks. */
+async function readPlanBench(): Promise<void> {
+  const key = "history";
+  const s = { bucket: "bench", key };
+  await call(client, "CreateStream", { ...s, config: { class: "CLASS_EXPRESS" } });
+  const big = Buffer.alloc(64 * 1024, 97);
+  const batch = Array.from({ length: 16 }, () => ({ body: big }));
+  const batchBytes = 16 * big.length;
+  const batches = Math.ceil((READPLAN_MB * 1024 * 1024) / batchBytes);
+  let written = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (written < batches) {
+        written++;
+        await call(client, "Append", { ...s, records: batch });
+      }
+    }),
+  );
+  const writeS = (performance.now() - t0) / 1000;
+  const totalMB = (batches * batchBytes) / 1e6;
+  console.log(
+    `\nReadPlan over ${(batches * batchBytes) / 2 ** 20} MiB of history (${batches} appends of 16 x 64 KiB, one chunk each), written in ${writeS.toFixed(1)} s (${(totalMB / writeS).toFixed(0)} MB/s)`,
+  );
+
+  // The first plan signs every URL; later ones reuse them (chunks never change).
+  let t = performance.now();
+  const { entries, calls } = await planAll(key, 10_000);
+  console.log(
+    `first plan, limit 10000: ${entries.length} entries in ${calls} call(s), ${(performance.now() - t).toFixed(0)} ms (signs every URL)`,
+  );
+  for (const limit of [1000, 10_000]) {
+    const times: number[] = [];
+    let planned = { entries, calls };
+    for (let run = 0; run < 5; run++) {
+      t = performance.now();
+      planned = await planAll(key, limit);
+      times.push(performance.now() - t);
+    }
+    times.sort((a, b) => a - b);
+    console.log(
+      `plan again, limit ${limit}: ${planned.entries.length} entries in ${planned.calls} call(s), median ${quantile(times, 0.5).toFixed(1)} ms (URLs reused)`,
+    );
+  }
+
+  console.log(
+    "fetch and decode every chunk: undici GET of its presigned URL, then decodeChunk (both CRCs)",
+  );
+  console.log("concurrency     MB/s   records/s   chunks/s   decode-only MB/s");
+  for (const concurrency of [1, 4, 8]) {
+    let next = 0;
+    let bytes = 0;
+    let records = 0;
+    let decodeMs = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < entries.length) {
+          const e = entries[next++] as ReadPlanEntry__Output;
+          const res = await request(e.url as string);
+          const body = Buffer.from(await res.body.arrayBuffer());
+          if (res.statusCode !== 200) throw new Error(`GET ${e.url}: ${res.statusCode}`);
+          const td = performance.now();
+          records += decodeChunk(body).records.length;
+          decodeMs += performance.now() - td;
+          bytes += body.length;
+        }
+      }),
+    );
+    const secs = (performance.now() - t0) / 1000;
+    console.log(
+      [
+        String(concurrency).padStart(11),
+        (bytes / 1e6 / secs).toFixed(0).padStart(8),
+        (records / secs).toFixed(0).padStart(11),
+        (entries.length / secs).toFixed(0).padStart(10),
+        (bytes / 1e3 / decodeMs).toFixed(0).padStart(18),
+      ].join(" "),
+    );
+  }
+}
+
+async function planAll(
+  key: string,
+  limit: number,
+): Promise<{ entries: ReadPlanEntry__Output[]; calls: number }> {
+  const entries: ReadPlanEntry__Output[] = [];
+  let calls = 1;
+  let plan = await call(client, "ReadPlan", { bucket: "bench", key, seq_num: "0", limit });
+  entries.push(...plan.entries);
+  while (plan.more) {
+    calls++;
+    plan = await call(client, "ReadPlan", {
+      bucket: "bench",
+      key,
+      seq_num: plan.vended_until,
+      limit,
+    });
+    entries.push(...plan.entries);
+  }
+  return { entries, calls };
 }

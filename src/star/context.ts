@@ -1,9 +1,13 @@
 // Everything a star's verbs share.
 import type { Logger } from "pino";
+import type { StarAuth } from "./auth/star-auth.ts";
+import type { Fleet } from "./fleet/members.ts";
+import type { Peers } from "./fleet/peers.ts";
 import type { KeyedLock } from "./keyed-lock.ts";
 import type { StarLimits } from "./limits.ts";
 import type { Catalog } from "./storage/catalog.ts";
 import type { ChunkStore } from "./storage/chunk-store.ts";
+import type { Followers } from "./stream/follower-view.ts";
 import type { StreamRegistry } from "./stream/registry.ts";
 
 export interface StarContext {
@@ -15,6 +19,23 @@ export interface StarContext {
   readonly limits: StarLimits;
   readonly log: Logger;
   readonly now: () => number;
+  /** Tokens and scopes; undefined when auth is off (no signing key). */
+  readonly auth: StarAuth | undefined;
+  /** The members and who leads what (docs/fleet.md). */
+  readonly fleet: Fleet;
+  /** Clients for the other members. */
+  readonly peers: Peers;
+  /** The streams this star reads without leading them. */
+  readonly followers: Followers;
+  readonly readPlan: ReadPlanOptions;
   /** Runs work in the background (reclaiming storage); failures are logged, never thrown. */
   background(what: string, work: () => Promise<void>): void;
+}
+
+/** How ReadPlan names a chunk (docs/readplan.md). */
+export interface ReadPlanOptions {
+  /** A presigned GET URL, or the raw `{storage_bucket, object_key}`. */
+  urls: "presigned" | "object";
+  /** How long a plan (and its URLs) is good for. */
+  ttlSeconds: number;
 }

@@ -1,7 +1,8 @@
 // gRPC errors a star answers with: a status code, a message for the human, typed details for
 // the program (seed 004, "Status codes").
 import { Metadata, type ServiceError, status } from "@grpc/grpc-js";
-import { type Detail, detailsMetadata } from "../proto/status-details.ts";
+import { ObjectStoreError } from "../objstore/errors.ts";
+import { type Detail, detailsMetadata, STATUS_DETAILS_KEY } from "../proto/status-details.ts";
 
 export class StarError extends Error implements Partial<ServiceError> {
   readonly code: status;
@@ -13,6 +14,15 @@ export class StarError extends Error implements Partial<ServiceError> {
     this.code = code;
     this.details = message;
     this.metadata = details.length > 0 ? detailsMetadata(code, message, details) : new Metadata();
+  }
+
+  /** Another star's answer passed on as it came: code, message and typed details. */
+  static relayed(err: Pick<ServiceError, "code" | "details" | "metadata">): StarError {
+    const out = new StarError(err.code, err.details);
+    for (const bin of err.metadata?.get(STATUS_DETAILS_KEY) ?? []) {
+      out.metadata.add(STATUS_DETAILS_KEY, bin);
+    }
+    return out;
   }
 }
 
@@ -53,9 +63,15 @@ export const outOfRange = (tailSeq: bigint, tailTs: bigint) =>
     },
   ]);
 
-/** Any thrown value as a gRPC error: StarErrors pass through, the rest become INTERNAL. */
+/**
+ * Any thrown value as a gRPC error: StarErrors pass through; an object store that is down or
+ * slow is UNAVAILABLE (the caller may retry, here or on another star); the rest is INTERNAL.
+ */
 export function toServiceError(err: unknown): StarError {
   if (err instanceof StarError) return err;
+  if (err instanceof ObjectStoreError && (err.kind === "unavailable" || err.kind === "timeout")) {
+    return unavailable(`object storage is unavailable: ${err.message}`);
+  }
   const message = err instanceof Error ? err.message : String(err);
   return internal(`internal error: ${message}`);
 }

@@ -9,6 +9,9 @@ import {
   PAGE_MAX_RECORDS,
 } from "../proto/wire-limits.ts";
 
+/** gRPC message cap, both ways: a 100 MiB batch with its framing. */
+export const GRPC_MESSAGE_LIMIT = 128 * 1024 * 1024;
+
 export interface StarLimits {
   maxRecordBytes: number;
   maxBatchBytes: number;
@@ -25,6 +28,18 @@ export interface StarLimits {
   chunkCacheBytes: number;
   /** How often an idle subscription gets a heartbeat with the tail. */
   subscribeHeartbeatMs: number;
+  /** ReadPlan entries when the request's limit is 0, and the most any request gets. */
+  readPlanDefaultEntries: number;
+  readPlanMaxEntries: number;
+  /**
+   * How long a star in a fleet of several trusts a cached bucket or stream descriptor before
+   * reading it again (another member may have written it). A fleet of one trusts it forever.
+   */
+  descriptorTtlMs: number;
+  /** Streams this star follows (reads without leading), each a small chunk directory. */
+  followerViews: number;
+  /** Deadline of a call passed on to the stream's leader, when the caller set none shorter. */
+  forwardDeadlineMs: number;
 }
 
 export const DEFAULT_LIMITS: StarLimits = {
@@ -40,4 +55,9 @@ export const DEFAULT_LIMITS: StarLimits = {
   listLimit: MAX_LIST_LIMIT,
   chunkCacheBytes: 256 * 1024 * 1024,
   subscribeHeartbeatMs: 10_000,
+  readPlanDefaultEntries: 1000,
+  readPlanMaxEntries: 10_000,
+  descriptorTtlMs: 1000,
+  followerViews: 4096,
+  forwardDeadlineMs: 30_000,
 };

@@ -2,6 +2,8 @@
 // when ready (logs go to stderr); SIGTERM and SIGINT shut it down gracefully.
 import pino from "pino";
 import { defineFlags, parseProcessFlags } from "../cli/flags.ts";
+import { loadAuthConfig } from "./auth/config.ts";
+import { Fleet, FleetSpecError, type Member, parseMember } from "./fleet/members.ts";
 import { DEFAULT_LIMITS } from "./limits.ts";
 import { startStar } from "./star.ts";
 import { openStorage } from "./storage.ts";
@@ -53,7 +55,46 @@ const flags = defineFlags({
     min: 10,
     help: "how often age and size retention run",
   },
+  fleet: {
+    type: "list",
+    default: [],
+    help: "every member NAME=HOST:PORT, this one (--self) too; none: a fleet of one (docs/fleet.md)",
+  },
+  "descriptor-ttl-ms": {
+    type: "int",
+    default: DEFAULT_LIMITS.descriptorTtlMs,
+    min: 0,
+    help: "in a fleet, how long a cached bucket or stream descriptor is trusted",
+  },
+  "readplan-urls": {
+    type: "string",
+    default: "presigned",
+    help: "ReadPlan entries name chunks by presigned GET URL (presigned) or by bucket and key (object)",
+  },
+  "readplan-ttl-seconds": {
+    type: "int",
+    default: 900,
+    min: 1,
+    max: 7 * 24 * 3600,
+    help: "how long a ReadPlan and its presigned URLs are good for",
+  },
+  "readplan-max-entries": {
+    type: "int",
+    default: DEFAULT_LIMITS.readPlanMaxEntries,
+    min: 1,
+    help: "the most entries one ReadPlan answers (a request's limit is clamped to it)",
+  },
   "log-level": { type: "string", default: "info", help: "pino log level (logs go to stderr)" },
+  "signing-key": {
+    type: "string",
+    help: "HS256 key (32+ bytes) that turns auth on (prefer the environment variable); docs/auth.md",
+  },
+  "api-keys": {
+    type: "list",
+    default: [],
+    help: 'api keys, each "KEY_ID SECRET GRANT [GRANT ...]"; docs/auth.md',
+  },
+  "api-keys-file": { type: "string", help: "a file of api keys, one a line; docs/auth.md" },
 });
 
 const opts = parseProcessFlags(
@@ -65,6 +106,27 @@ if ((opts.dataDir === undefined) === (opts.s3Endpoint === undefined)) {
   process.stderr.write("nova-star: give exactly one of --data-dir DIR or --s3-endpoint URL\n");
   process.exit(2);
 }
+if (opts.readplanUrls !== "presigned" && opts.readplanUrls !== "object") {
+  process.stderr.write(
+    `nova-star: --readplan-urls must be presigned or object, got ${JSON.stringify(opts.readplanUrls)}\n`,
+  );
+  process.exit(2);
+}
+const readPlanUrls: "presigned" | "object" = opts.readplanUrls;
+let fleet: Member[] | undefined;
+try {
+  fleet = opts.fleet.length === 0 ? undefined : opts.fleet.map(parseMember);
+  // Refuses a fleet that leaves this star out or lists a name or an address twice.
+  if (fleet) new Fleet(opts.self, fleet);
+} catch (err) {
+  if (!(err instanceof FleetSpecError)) throw err;
+  process.stderr.write(`nova-star: --fleet: ${err.message}\n`);
+  process.exit(2);
+}
+const auth = await loadAuthConfig(opts).catch((err: Error) => {
+  process.stderr.write(`nova-star: ${err.message}\n`);
+  process.exit(2);
+});
 const logger = pino({ level: opts.logLevel }, pino.destination(2));
 const storage = await openStorage(
   opts.dataDir !== undefined
@@ -86,7 +148,16 @@ const star = await startStar({
   store: storage.store,
   logger,
   retentionIntervalMs: opts.retentionIntervalMs,
+  auth,
+  fleet,
+  readPlan: { urls: readPlanUrls, ttlSeconds: opts.readplanTtlSeconds },
   limits: {
+    descriptorTtlMs: opts.descriptorTtlMs,
+    readPlanMaxEntries: opts.readplanMaxEntries,
+    readPlanDefaultEntries: Math.min(
+      DEFAULT_LIMITS.readPlanDefaultEntries,
+      opts.readplanMaxEntries,
+    ),
     sessionWindow: opts.sessionWindow,
     maxSessions: opts.maxSessions,
     maxSubscriptions: opts.maxSubscriptions,

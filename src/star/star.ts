@@ -4,18 +4,21 @@ import * as grpc from "@grpc/grpc-js";
 import pino, { type Logger } from "pino";
 import type { ObjectStore } from "../objstore/object-store.ts";
 import { nova } from "../proto/load.ts";
-import type { StarContext } from "./context.ts";
+import { type AuthConfig, StarAuth } from "./auth/star-auth.ts";
+import type { ReadPlanOptions, StarContext } from "./context.ts";
 import { unavailable } from "./errors.ts";
+import { Fleet, type Member } from "./fleet/members.ts";
+import { Peers } from "./fleet/peers.ts";
 import { KeyedLock } from "./keyed-lock.ts";
-import { DEFAULT_LIMITS, type StarLimits } from "./limits.ts";
+import { DEFAULT_LIMITS, GRPC_MESSAGE_LIMIT, type StarLimits } from "./limits.ts";
 import { dataPlaneHandlers } from "./service/dataplane.ts";
 import { unary } from "./service/unary.ts";
 import { Catalog } from "./storage/catalog.ts";
 import { ChunkStore } from "./storage/chunk-store.ts";
+import { Followers } from "./stream/follower-view.ts";
 import { StreamRegistry } from "./stream/registry.ts";
 
-/** Large enough for a 100 MiB batch with its framing. */
-export const GRPC_MESSAGE_LIMIT = 128 * 1024 * 1024;
+export { GRPC_MESSAGE_LIMIT } from "./limits.ts";
 
 export interface StarOptions {
   id: string;
@@ -26,6 +29,12 @@ export interface StarOptions {
   logger?: Logger;
   /** How often age and size retention run. */
   retentionIntervalMs?: number;
+  /** A signing key turns auth on (docs/auth.md); without one every verb is open. */
+  auth?: AuthConfig;
+  /** Every member of the fleet, this star (`id`) among them; absent: a fleet of one. */
+  fleet?: readonly Member[];
+  /** Default: presigned URLs good for 15 minutes. */
+  readPlan?: Partial<ReadPlanOptions>;
 }
 
 export interface RunningStar {
@@ -38,9 +47,16 @@ export interface RunningStar {
 export async function startStar(options: StarOptions): Promise<RunningStar> {
   const log = options.logger ?? pino({ level: "silent" });
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
-  const catalog = new Catalog(options.store);
+  let fleet = options.fleet
+    ? new Fleet(options.id, options.fleet)
+    : Fleet.single(options.id, options.listen);
+  // A fleet of one is the only writer of its descriptors: its cache never goes stale.
+  const catalog = new Catalog(options.store, {
+    ttlMs: fleet.size > 1 ? limits.descriptorTtlMs : Number.POSITIVE_INFINITY,
+  });
   const chunks = new ChunkStore(options.store, limits.chunkCacheBytes);
   const registry = new StreamRegistry(catalog, chunks);
+  const peers = new Peers();
   const tasks = new Set<Promise<void>>();
   const ctx: StarContext = {
     id: options.id,
@@ -51,6 +67,13 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     limits,
     log,
     now: Date.now,
+    auth: options.auth && new StarAuth(options.auth),
+    get fleet() {
+      return fleet;
+    },
+    peers,
+    followers: new Followers(chunks, catalog, limits.followerViews),
+    readPlan: { urls: "presigned", ttlSeconds: 900, ...options.readPlan },
     background(what, work) {
       const task = work().catch((err: unknown) =>
         log.warn({ err, what }, "background task failed"),
@@ -71,7 +94,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
   server.addService(nova.AdminPlaneService.service, {
     Health: unary(async () => {
       await options.store.list("meta/", { limit: 1 });
-      return { star_id: options.id, ready: true, members: [] };
+      return { star_id: options.id, ready: true, members: fleet.describe() };
     }),
   });
   const port = await new Promise<number>((resolve, reject) => {
@@ -80,6 +103,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     );
   });
   const host = options.listen.slice(0, options.listen.lastIndexOf(":"));
+  if (!options.fleet) fleet = Fleet.single(options.id, `${host}:${port}`);
 
   const retention = setInterval(() => {
     ctx.background("retention", async () => {
@@ -98,6 +122,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     address: `${host}:${port}`,
     async close() {
       clearInterval(retention);
+      ctx.followers.close();
       await registry.closeAll(
         unavailable(`star ${options.id} is shutting down; reconnect elsewhere`),
       );
@@ -112,6 +137,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
         });
       });
       await Promise.allSettled(tasks);
+      peers.close();
     },
   };
 }

@@ -10,14 +10,25 @@ export interface StarProcess {
   client: DataPlaneServiceClient;
 }
 
+export interface StarProcessOptions {
+  /** HOST:PORT to listen on; default 127.0.0.1:0 (a free port). */
+  listen?: string;
+  /** More flags, e.g. ["--self", "s1", "--fleet", "s1=...,s2=..."]. */
+  args?: string[];
+}
+
 /** `storage` is `["--data-dir", DIR]` or `["--s3-endpoint", URL, "--s3-bucket", NAME]`. */
-export async function startStarProcess(storage: string[]): Promise<StarProcess> {
+export async function startStarProcess(
+  storage: string[],
+  options: StarProcessOptions = {},
+): Promise<StarProcess> {
   const [command, args] = tsxArgs("src/star/main.ts", [
     "--listen",
-    "127.0.0.1:0",
+    options.listen ?? "127.0.0.1:0",
     "--log-level",
     "warn",
     ...storage,
+    ...(options.args ?? []),
   ]);
   const proc = await startProcess({ command, args, readyLine: /listening on (\S+)/ });
   const address = proc.match[1] as string;

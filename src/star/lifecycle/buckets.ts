@@ -1,11 +1,17 @@
 // Bucket verbs: create (a retry with the creation token converges), get, list, reconfigure,
-// delete (tombstones the bucket and its streams; storage is reclaimed in the background).
+// delete (deletes the bucket's streams, then tombstones it; storage is reclaimed in the
+// background). In a fleet one member, picked by rendezvous hashing of the bucket name, writes a
+// bucket's descriptor: the others pass bucket writes on to it (docs/fleet.md).
+import { status } from "@grpc/grpc-js";
 import type { Bucket__Output } from "../../gen/nova/v1/Bucket.ts";
 import type { CreateBucketRequest__Output } from "../../gen/nova/v1/CreateBucketRequest.ts";
 import type { ListBucketsRequest__Output } from "../../gen/nova/v1/ListBucketsRequest.ts";
 import type { ReconfigureBucketRequest__Output } from "../../gen/nova/v1/ReconfigureBucketRequest.ts";
+import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import type { StarContext } from "../context.ts";
 import { alreadyExists, bucketNotFound } from "../errors.ts";
+import { callMember } from "../fleet/forward.ts";
+import { bucketWriter } from "../fleet/ownership.ts";
 import { checkBucketName, newBucket, reconfigureBucket } from "./config.ts";
 import { deleteStreamNow } from "./streams.ts";
 
@@ -16,11 +22,20 @@ export async function liveBucket(ctx: StarContext, name: string): Promise<Bucket
   return bucket;
 }
 
-export function createBucket(
+export async function createBucket(
   ctx: StarContext,
   req: CreateBucketRequest__Output,
 ): Promise<Bucket__Output> {
   checkBucketName(req.name);
+  const writer = bucketWriter(ctx, req.name);
+  if (writer) {
+    const { bucket } = await callMember(ctx, writer, "CreateBucket", {
+      name: req.name,
+      config: req.config ?? undefined,
+      creation_token: req.creation_token,
+    });
+    return rememberBucket(ctx, bucket, writer.name);
+  }
   return ctx.locks.run(`bucket/${req.name}`, async () => {
     const existing = await ctx.catalog.getBucket(req.name);
     if (existing && existing.deleted_at_unix_ms === "0") {
@@ -43,10 +58,19 @@ export async function listBuckets(
   return { buckets: page.items, next: page.next };
 }
 
-export function reconfigureBucketVerb(
+export async function reconfigureBucketVerb(
   ctx: StarContext,
   req: ReconfigureBucketRequest__Output,
 ): Promise<Bucket__Output> {
+  checkBucketName(req.name);
+  const writer = bucketWriter(ctx, req.name);
+  if (writer) {
+    const { bucket } = await callMember(ctx, writer, "ReconfigureBucket", {
+      name: req.name,
+      config: req.config ?? undefined,
+    });
+    return rememberBucket(ctx, bucket, writer.name);
+  }
   return ctx.locks.run(`bucket/${req.name}`, async () => {
     const next = reconfigureBucket(await liveBucket(ctx, req.name), req.config);
     await ctx.catalog.putBucket(next);
@@ -54,14 +78,46 @@ export function reconfigureBucketVerb(
   });
 }
 
-export function deleteBucket(ctx: StarContext, name: string): Promise<void> {
+export async function deleteBucket(ctx: StarContext, name: string): Promise<void> {
+  checkBucketName(name);
+  const writer = bucketWriter(ctx, name);
+  if (writer) {
+    await callMember(ctx, writer, "DeleteBucket", { name });
+    await ctx.catalog.getBucket(name, { fresh: true });
+    return;
+  }
   return ctx.locks.run(`bucket/${name}`, async () => {
     const bucket = await liveBucket(ctx, name);
-    await ctx.catalog.putBucket({ ...bucket, deleted_at_unix_ms: String(ctx.now()) });
+    // Streams first, each by its leader, so that a failure leaves a bucket a retry can delete.
     for await (const stream of ctx.catalog.streams(name, "")) {
-      if (stream.deleted_at_unix_ms === "0") await deleteStreamNow(ctx, stream);
+      if (stream.deleted_at_unix_ms === "0") await deleteBucketStream(ctx, stream);
     }
+    await ctx.catalog.putBucket({ ...bucket, deleted_at_unix_ms: String(ctx.now()) });
   });
+}
+
+async function deleteBucketStream(ctx: StarContext, stream: Stream__Output): Promise<void> {
+  const leader = ctx.fleet.leaderOf(stream.bucket, stream.key);
+  if (leader === ctx.fleet.self) {
+    await deleteStreamNow(ctx, stream);
+    return;
+  }
+  try {
+    await callMember(ctx, leader, "DeleteStream", { bucket: stream.bucket, key: stream.key });
+  } catch (err) {
+    // Deleted meanwhile, or the listing's descriptor was stale: gone either way.
+    if ((err as { code?: number }).code !== status.NOT_FOUND) throw err;
+  }
+}
+
+function rememberBucket(
+  ctx: StarContext,
+  bucket: Bucket__Output | null,
+  writer: string,
+): Bucket__Output {
+  if (!bucket) throw new Error(`star ${writer} wrote a bucket but answered none`);
+  ctx.catalog.rememberBucket(bucket);
+  return bucket;
 }
 
 export function clampLimit(limit: number, max: number): number {

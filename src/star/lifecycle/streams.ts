@@ -1,13 +1,16 @@
 // Stream verbs: create (unset fields take the bucket's defaults; creation_token converges a
 // retry), get, list, reconfigure (applied live to an open log), delete (idempotent tombstone,
 // background reclaim), and resolving a stream for the data verbs, creating it on first use
-// where the bucket allows.
+// where the bucket allows. In a fleet the stream's leader alone writes its descriptor: a create
+// on another member is passed on to it; reconfigure and delete answer NotOwner elsewhere.
 import { randomUUID } from "node:crypto";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import type { StreamConfig__Output } from "../../gen/nova/v1/StreamConfig.ts";
 import type { StreamReconfiguration__Output } from "../../gen/nova/v1/StreamReconfiguration.ts";
 import type { StarContext } from "../context.ts";
 import { alreadyExists, streamNotFound } from "../errors.ts";
+import { callMember } from "../fleet/forward.ts";
+import { requireLeader, streamWriter } from "../fleet/ownership.ts";
 import { chunksPrefix } from "../storage/keys.ts";
 import type { StreamLog } from "../stream/stream-log.ts";
 import { clampLimit, liveBucket } from "./buckets.ts";
@@ -23,6 +26,19 @@ export function createStream(
   creationToken: string,
 ): Promise<Stream__Output> {
   checkStreamKey(key);
+  const writer = streamWriter(ctx, bucketName, key);
+  if (writer) {
+    return callMember(ctx, writer, "CreateStream", {
+      bucket: bucketName,
+      key,
+      config: config ?? undefined,
+      creation_token: creationToken,
+    }).then(({ stream }) => {
+      if (!stream) throw new Error(`star ${writer.name} created a stream but answered none`);
+      ctx.catalog.rememberStream(stream);
+      return stream;
+    });
+  }
   return ctx.locks.run(lockKey(bucketName, key), async () => {
     const bucket = await liveBucket(ctx, bucketName);
     const existing = await ctx.catalog.getStream(bucketName, key);
@@ -51,6 +67,17 @@ export async function liveStream(
   return stream;
 }
 
+/** The open log of a stream this star leads (else NotOwner), created on first use if allowed. */
+export async function resolveLedStream(
+  ctx: StarContext,
+  bucket: string,
+  key: string,
+  createOn?: "append",
+): Promise<StreamLog> {
+  requireLeader(ctx, bucket, key);
+  return ctx.registry.open(await resolveDescriptor(ctx, bucket, key, createOn));
+}
+
 /** The open log of a stream for a data verb, created on first use when `createOn` allows. */
 export async function resolveStream(
   ctx: StarContext,
@@ -58,6 +85,16 @@ export async function resolveStream(
   key: string,
   createOn?: "append" | "read",
 ): Promise<StreamLog> {
+  return ctx.registry.open(await resolveDescriptor(ctx, bucket, key, createOn));
+}
+
+/** The live descriptor of a stream, created on first use when `createOn` allows. */
+export async function resolveDescriptor(
+  ctx: StarContext,
+  bucket: string,
+  key: string,
+  createOn?: "append" | "read",
+): Promise<Stream__Output> {
   const b = await liveBucket(ctx, bucket);
   checkStreamKey(key);
   let stream = await ctx.catalog.getStream(bucket, key);
@@ -68,7 +105,7 @@ export async function resolveStream(
     if (!allowed) throw streamNotFound(bucket, key);
     stream = await createOrGet(ctx, bucket, key);
   }
-  return ctx.registry.open(stream);
+  return stream;
 }
 
 async function createOrGet(ctx: StarContext, bucket: string, key: string): Promise<Stream__Output> {
@@ -76,7 +113,7 @@ async function createOrGet(ctx: StarContext, bucket: string, key: string): Promi
     return await createStream(ctx, bucket, key, null, "");
   } catch (err) {
     // A concurrent first use created it: use that one.
-    const stream = await ctx.catalog.getStream(bucket, key);
+    const stream = await ctx.catalog.getStream(bucket, key, { fresh: true });
     if (stream && stream.deleted_at_unix_ms === "0") return stream;
     throw err;
   }
@@ -120,6 +157,7 @@ export function reconfigureStreamVerb(
   key: string,
   config: StreamReconfiguration__Output | null,
 ): Promise<Stream__Output> {
+  requireLeader(ctx, bucket, key);
   return ctx.locks.run(lockKey(bucket, key), async () => {
     const next = reconfigureStream(await liveStream(ctx, bucket, key), config);
     await ctx.catalog.putStream(next);
@@ -131,6 +169,7 @@ export function reconfigureStreamVerb(
 
 /** Idempotent: a tombstoned stream deletes again quietly; one that never existed is NOT_FOUND. */
 export function deleteStream(ctx: StarContext, bucket: string, key: string): Promise<void> {
+  requireLeader(ctx, bucket, key);
   return ctx.locks.run(lockKey(bucket, key), async () => {
     await liveBucket(ctx, bucket);
     checkStreamKey(key);

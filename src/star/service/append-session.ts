@@ -7,9 +7,10 @@ import type { AppendSessionRequest__Output } from "../../gen/nova/v1/AppendSessi
 import type { AppendSessionResponse } from "../../gen/nova/v1/AppendSessionResponse.ts";
 import { findDetail } from "../../proto/status-details.ts";
 import { validateBatch } from "../append/validate-batch.ts";
+import { checkSessionOpen } from "../auth/guard.ts";
 import type { StarContext } from "../context.ts";
 import { invalidArgument, resourceExhausted, type StarError, toServiceError } from "../errors.ts";
-import { resolveStream } from "../lifecycle/streams.ts";
+import { resolveLedStream } from "../lifecycle/streams.ts";
 import type { AppendAck, SessionHandle, StreamLog } from "../stream/stream-log.ts";
 import { checkFencingToken } from "./data-verbs.ts";
 import { appendResponse, position } from "./wire.ts";
@@ -87,7 +88,9 @@ class Session implements SessionHandle {
     this.#opening = true;
     this.#call.pause();
     // Acks and a half-close wait for the handshake too.
-    this.#acks = resolveStream(this.#ctx, bucket, key, "append")
+    this.#acks = Promise.resolve()
+      .then(() => checkSessionOpen(this.#ctx.auth, this.#call.metadata, { bucket, key }))
+      .then(() => resolveLedStream(this.#ctx, bucket, key, "append"))
       .then((log) => {
         checkFencingToken(this.#ctx, token);
         if (this.#done) return;

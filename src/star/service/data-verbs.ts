@@ -1,4 +1,5 @@
-// The unary data verbs: Append, Read, CheckTail, Trim, Fence.
+// The unary data verbs: Append, Read, CheckTail, Trim, Fence. All but Read are the stream
+// leader's (NotOwner elsewhere); Read is served by every member (follower-read.ts).
 import type { AppendRequest__Output } from "../../gen/nova/v1/AppendRequest.ts";
 import type { AppendResponse } from "../../gen/nova/v1/AppendResponse.ts";
 import type { CheckTailRequest__Output } from "../../gen/nova/v1/CheckTailRequest.ts";
@@ -12,7 +13,9 @@ import type { TrimResponse } from "../../gen/nova/v1/TrimResponse.ts";
 import { validateBatch } from "../append/validate-batch.ts";
 import type { StarContext } from "../context.ts";
 import { invalidArgument } from "../errors.ts";
-import { liveStream, resolveStream } from "../lifecycle/streams.ts";
+import { requireLeader } from "../fleet/ownership.ts";
+import { liveStream, resolveDescriptor, resolveLedStream } from "../lifecycle/streams.ts";
+import { followerRead } from "./follower-read.ts";
 import { resolveStart } from "./read-start.ts";
 import { appendResponse, position, record } from "./wire.ts";
 
@@ -29,7 +32,7 @@ export async function append(
   req: AppendRequest__Output,
 ): Promise<AppendResponse> {
   const arrivalMs = BigInt(ctx.now());
-  const log = await resolveStream(ctx, req.bucket, req.key, "append");
+  const log = await resolveLedStream(ctx, req.bucket, req.key, "append");
   checkFencingToken(ctx, req.fencing_token);
   const batch = validateBatch(req.records, log.descriptor.timestamping_mode, ctx.limits);
   const ack = await log.append(batch, {
@@ -41,7 +44,9 @@ export async function append(
 }
 
 export async function read(ctx: StarContext, req: ReadRequest__Output): Promise<ReadResponse> {
-  const log = await resolveStream(ctx, req.bucket, req.key, "read");
+  const stream = await resolveDescriptor(ctx, req.bucket, req.key, "read");
+  if (!ctx.fleet.leads(req.bucket, req.key)) return followerRead(ctx, stream, req);
+  const log = await ctx.registry.open(stream);
   const start = await resolveStart(log, req);
   const records = await log.read(start, {
     maxRecords: pageLimit(req.count, ctx.limits.readPageRecords),
@@ -51,7 +56,7 @@ export async function read(ctx: StarContext, req: ReadRequest__Output): Promise<
   return { records: records.map(record), tail: position(log.tail) };
 }
 
-function pageLimit(asked: number, max: number): number {
+export function pageLimit(asked: number, max: number): number {
   return asked <= 0 || asked > max ? max : asked;
 }
 
@@ -60,12 +65,14 @@ export async function checkTail(
   ctx: StarContext,
   req: CheckTailRequest__Output,
 ): Promise<CheckTailResponse> {
+  requireLeader(ctx, req.bucket, req.key);
   const stream = await liveStream(ctx, req.bucket, req.key);
   const log = await ctx.registry.open(stream);
   return { tail: position(log.tail) };
 }
 
 export async function trim(ctx: StarContext, req: TrimRequest__Output): Promise<TrimResponse> {
+  requireLeader(ctx, req.bucket, req.key);
   const stream = await liveStream(ctx, req.bucket, req.key);
   const log = await ctx.registry.open(stream);
   if (req.point === undefined) throw invalidArgument("trim needs a point: seq_num or timestamp_ms");
@@ -79,6 +86,7 @@ export async function trim(ctx: StarContext, req: TrimRequest__Output): Promise<
 }
 
 export async function fence(ctx: StarContext, req: FenceRequest__Output): Promise<FenceResponse> {
+  requireLeader(ctx, req.bucket, req.key);
   const stream = await liveStream(ctx, req.bucket, req.key);
   checkFencingToken(ctx, req.fencing_token);
   const log = await ctx.registry.open(stream);

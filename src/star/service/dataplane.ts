@@ -1,9 +1,9 @@
 // nova.v1.DataPlaneService on one star: each verb a thin adapter over the star's functions.
 
-import { status } from "@grpc/grpc-js";
 import type { DataPlaneServiceHandlers } from "../../gen/nova/v1/DataPlaneService.ts";
+import { guardHandlers } from "../auth/guard.ts";
+import { exchangeToken } from "../auth/star-auth.ts";
 import type { StarContext } from "../context.ts";
-import { StarError } from "../errors.ts";
 import {
   createBucket,
   deleteBucket,
@@ -20,19 +20,18 @@ import {
 } from "../lifecycle/streams.ts";
 import { appendSessionHandler } from "./append-session.ts";
 import { append, checkTail, fence, read, trim } from "./data-verbs.ts";
+import { readPlan } from "./read-plan.ts";
 import { subscribeHandler } from "./subscribe.ts";
 import { unary } from "./unary.ts";
 
 export function dataPlaneHandlers(ctx: StarContext): DataPlaneServiceHandlers {
-  return {
+  return guardHandlers(ctx.auth, {
     Append: unary((req) => append(ctx, req)),
     AppendSession: appendSessionHandler(ctx),
     Read: unary((req) => read(ctx, req)),
     Subscribe: subscribeHandler(ctx),
     CheckTail: unary((req) => checkTail(ctx, req)),
-    ReadPlan: unary(async () => {
-      throw new StarError(status.UNIMPLEMENTED, "ReadPlan is not served by this star yet");
-    }),
+    ReadPlan: unary((req) => readPlan(ctx, req)),
     CreateStream: unary(async (req) => ({
       stream: await createStream(ctx, req.bucket, req.key, req.config, req.creation_token),
     })),
@@ -57,11 +56,6 @@ export function dataPlaneHandlers(ctx: StarContext): DataPlaneServiceHandlers {
       await deleteBucket(ctx, req.name);
       return {};
     }),
-    ExchangeToken: unary(async () => {
-      throw new StarError(
-        status.UNIMPLEMENTED,
-        "ExchangeToken needs a signing key; this star runs with auth off",
-      );
-    }),
-  };
+    ExchangeToken: unary((req) => exchangeToken(ctx.auth, req)),
+  });
 }

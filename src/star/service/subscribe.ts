@@ -1,14 +1,17 @@
 // Subscribe: batches from a start onward, then pending at the tail as records commit. A
 // heartbeat (no records, the tail) marks catching up and keeps idle calls alive. Writes wait
-// for the socket to drain, so a slow reader holds no more than one page here.
+// for the socket to drain, so a slow reader holds no more than one page here. A member that
+// does not lead the stream serves it as follower-subscribe.ts describes.
 import { once } from "node:events";
 import type { ServerWritableStream } from "@grpc/grpc-js";
 import type { SubscribeRequest__Output } from "../../gen/nova/v1/SubscribeRequest.ts";
 import type { SubscribeResponse } from "../../gen/nova/v1/SubscribeResponse.ts";
 import type { StarContext } from "../context.ts";
 import { resourceExhausted, toServiceError } from "../errors.ts";
-import { resolveStream } from "../lifecycle/streams.ts";
+import { withCaller } from "../fleet/caller.ts";
+import { resolveDescriptor } from "../lifecycle/streams.ts";
 import type { StreamLog } from "../stream/stream-log.ts";
+import { followerSubscribe } from "./follower-subscribe.ts";
 import { resolveStart } from "./read-start.ts";
 import { position, record } from "./wire.ts";
 
@@ -29,7 +32,9 @@ export function subscribeHandler(ctx: StarContext): (call: Call) => void {
     active++;
     const abort = new AbortController();
     call.on("cancelled", () => abort.abort());
-    subscribe(ctx, call, abort.signal)
+    withCaller({ metadata: call.metadata, deadline: call.getDeadline() }, () =>
+      subscribe(ctx, call, abort.signal),
+    )
       .then(
         () => call.end(),
         (err: unknown) => {
@@ -41,7 +46,10 @@ export function subscribeHandler(ctx: StarContext): (call: Call) => void {
 }
 
 async function subscribe(ctx: StarContext, call: Call, signal: AbortSignal): Promise<void> {
-  const log = await resolveStream(ctx, call.request.bucket, call.request.key, "read");
+  const { bucket, key } = call.request;
+  const stream = await resolveDescriptor(ctx, bucket, key, "read");
+  if (!ctx.fleet.leads(bucket, key)) return followerSubscribe(ctx, stream, call, signal);
+  const log = await ctx.registry.open(stream);
   let next = await resolveStart(log, call.request);
   let caughtUp = false;
   while (!signal.aborted) {
@@ -92,7 +100,11 @@ async function waitOrHeartbeat(
   }
 }
 
-async function send(call: Call, message: SubscribeResponse, signal: AbortSignal): Promise<void> {
+export async function send(
+  call: Call,
+  message: SubscribeResponse,
+  signal: AbortSignal,
+): Promise<void> {
   if (call.write(message)) return;
   await once(call, "drain", { signal }).catch(() => undefined);
 }

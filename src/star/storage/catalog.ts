@@ -1,6 +1,8 @@
 // Bucket and stream descriptors and per-stream state, as JSON objects in the object store (no
 // second database), with a read-through cache. Descriptors use the proto shapes, so uint64
-// fields are exact decimal strings.
+// fields are exact decimal strings. In a fleet other members write descriptors too (each one
+// those it leads), so a cached descriptor is trusted for `ttlMs` only (docs/fleet.md); the
+// state object is never cached here: its writer, the stream's leader, keeps it in its log.
 import type { Bucket__Output } from "../../gen/nova/v1/Bucket.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import type { ObjectStore } from "../../objstore/object-store.ts";
@@ -28,13 +30,34 @@ export interface Page<T> {
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value));
 
+/** A cached descriptor (null: known not to exist) and when it was read or written. */
+interface Entry<T> {
+  value: T | null;
+  at: number;
+}
+
+export interface CatalogOptions {
+  /** How long a cached descriptor is trusted; default forever (a fleet of one). */
+  ttlMs?: number;
+  now?: () => number;
+}
+
+export interface ReadOptions {
+  /** Read from the store whatever the cache holds. */
+  fresh?: boolean;
+}
+
 export class Catalog {
   readonly #store: ObjectStore;
-  readonly #buckets = new Map<string, Bucket__Output | null>();
-  readonly #streams = new Map<string, Stream__Output | null>();
+  readonly #ttlMs: number;
+  readonly #now: () => number;
+  readonly #buckets = new Map<string, Entry<Bucket__Output>>();
+  readonly #streams = new Map<string, Entry<Stream__Output>>();
 
-  constructor(store: ObjectStore) {
+  constructor(store: ObjectStore, options: CatalogOptions = {}) {
     this.#store = store;
+    this.#ttlMs = options.ttlMs ?? Number.POSITIVE_INFINITY;
+    this.#now = options.now ?? Date.now;
   }
 
   async #read<T>(key: string): Promise<T | undefined> {
@@ -42,17 +65,35 @@ export class Catalog {
     return bytes === undefined ? undefined : (JSON.parse(bytes.toString("utf8")) as T);
   }
 
-  async getBucket(name: string): Promise<Bucket__Output | undefined> {
-    const cached = this.#buckets.get(name);
-    if (cached !== undefined) return cached ?? undefined;
-    const found = await this.#read<Bucket__Output>(bucketKey(name));
-    this.#buckets.set(name, found ?? null);
+  /** Read-through: a write that lands while the read is out wins over what the read found. */
+  async #cached<T>(
+    cache: Map<string, Entry<T>>,
+    objectKey: string,
+    opts: ReadOptions,
+  ): Promise<T | undefined> {
+    const before = cache.get(objectKey);
+    if (before && !opts.fresh && this.#now() - before.at < this.#ttlMs) {
+      return before.value ?? undefined;
+    }
+    const found = await this.#read<T>(objectKey);
+    const now = cache.get(objectKey);
+    if (now !== before && now !== undefined) return now.value ?? undefined;
+    cache.set(objectKey, { value: found ?? null, at: this.#now() });
     return found;
+  }
+
+  getBucket(name: string, opts: ReadOptions = {}): Promise<Bucket__Output | undefined> {
+    return this.#cached(this.#buckets, bucketKey(name), opts);
   }
 
   async putBucket(bucket: Bucket__Output): Promise<void> {
     await this.#store.put(bucketKey(bucket.name), json(bucket));
-    this.#buckets.set(bucket.name, bucket);
+    this.rememberBucket(bucket);
+  }
+
+  /** Caches a bucket descriptor another member wrote and answered with. */
+  rememberBucket(bucket: Bucket__Output): void {
+    this.#buckets.set(bucketKey(bucket.name), { value: bucket, at: this.#now() });
   }
 
   /** Live buckets in name order, after `startAfter`, at most `limit`. */
@@ -72,19 +113,22 @@ export class Catalog {
     return { items, next: "" };
   }
 
-  async getStream(bucket: string, key: string): Promise<Stream__Output | undefined> {
-    const objectKey = streamKey(bucket, key);
-    const cached = this.#streams.get(objectKey);
-    if (cached !== undefined) return cached ?? undefined;
-    const found = await this.#read<Stream__Output>(objectKey);
-    this.#streams.set(objectKey, found ?? null);
-    return found;
+  getStream(
+    bucket: string,
+    key: string,
+    opts: ReadOptions = {},
+  ): Promise<Stream__Output | undefined> {
+    return this.#cached(this.#streams, streamKey(bucket, key), opts);
   }
 
   async putStream(stream: Stream__Output): Promise<void> {
-    const objectKey = streamKey(stream.bucket, stream.key);
-    await this.#store.put(objectKey, json(stream));
-    this.#streams.set(objectKey, stream);
+    await this.#store.put(streamKey(stream.bucket, stream.key), json(stream));
+    this.rememberStream(stream);
+  }
+
+  /** Caches a stream descriptor another member wrote and answered with. */
+  rememberStream(stream: Stream__Output): void {
+    this.#streams.set(streamKey(stream.bucket, stream.key), { value: stream, at: this.#now() });
   }
 
   /**

@@ -10,14 +10,25 @@ import type { ObjectStore } from "../../objstore/object-store.ts";
 import type { ChunkMeta } from "../stream/chunk-index.ts";
 import { ByteLru } from "./byte-lru.ts";
 import { chunkKey } from "./keys.ts";
+import { PresignedUrls } from "./presigned-urls.ts";
+
+/** Presigned chunk URLs kept for ReadPlan: about 700 bytes each. */
+const PRESIGNED_URLS_KEPT = 20_000;
+
+/** A chunk the index names is gone from storage: reclaimed after a trim, or its stream deleted. */
+export class MissingChunkError extends Error {
+  override readonly name = "MissingChunkError";
+}
 
 export class ChunkStore {
   readonly store: ObjectStore;
+  readonly urls: PresignedUrls;
   readonly #cache: ByteLru<DecodedChunkRecord[]>;
   readonly #loading = new Map<string, Promise<DecodedChunkRecord[]>>();
 
   constructor(store: ObjectStore, cacheBytes: number) {
     this.store = store;
+    this.urls = new PresignedUrls(store, PRESIGNED_URLS_KEPT);
     this.#cache = new ByteLru(cacheBytes);
   }
 
@@ -63,7 +74,7 @@ export class ChunkStore {
 
   async #load(meta: ChunkMeta): Promise<DecodedChunkRecord[]> {
     const bytes = await this.store.get(meta.objectKey);
-    if (bytes === undefined) throw new Error(`chunk ${meta.objectKey} is missing`);
+    if (bytes === undefined) throw new MissingChunkError(`chunk ${meta.objectKey} is missing`);
     const { records } = decodeChunk(bytes);
     this.#cache.set(meta.objectKey, records, bytes.length);
     return records;

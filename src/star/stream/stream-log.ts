@@ -3,7 +3,6 @@
 // committed as one chunk per flush (one flush in flight, so chunks never leave gaps); reads
 // served from chunks; waiters woken on every commit.
 import type { ChunkRecord, DecodedChunkRecord } from "../../codec/chunk.ts";
-import { contentBytes } from "../../codec/stored-record.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import { batchTimestamp, type ValidBatch } from "../append/validate-batch.ts";
 import {
@@ -16,8 +15,11 @@ import {
 } from "../errors.ts";
 import type { Catalog, StreamState } from "../storage/catalog.ts";
 import type { ChunkStore } from "../storage/chunk-store.ts";
-import { chunksPrefix, parseChunkKey } from "../storage/keys.ts";
 import { ChunkIndex, type ChunkMeta } from "./chunk-index.ts";
+import { extendFromListing } from "./chunk-listing.ts";
+import { type Extent, type ReadBounds, readPage, seqForTimestamp } from "./chunk-reads.ts";
+
+export type { ReadBounds } from "./chunk-reads.ts";
 
 export interface Pos {
   seqNum: bigint;
@@ -40,12 +42,6 @@ export interface AppendOptions {
 export interface SessionHandle {
   readonly fencingToken: string | undefined;
   supersede(err: StarError): void;
-}
-
-export interface ReadBounds {
-  maxRecords: number;
-  maxBytes: number;
-  untilMs?: bigint;
 }
 
 type Queued =
@@ -114,17 +110,8 @@ export class StreamLog {
   }
 
   async #recoverChunks(): Promise<void> {
-    const id = this.descriptor.stream_id;
     this.#index.clear();
-    for await (const obj of this.#chunks.store.listAll(chunksPrefix(id))) {
-      const name = parseChunkKey(id, obj.key);
-      if (!name) continue;
-      const last = this.#index.last();
-      // A chunk below the recovered end was reclaimed late or duplicated by an ambiguous write.
-      if (last && name.firstSeqNum < last.firstSeqNum + BigInt(last.count)) continue;
-      if (last && name.firstSeqNum !== last.firstSeqNum + BigInt(last.count)) break;
-      this.#index.push({ ...name, objectKey: obj.key, size: obj.size });
-    }
+    await extendFromListing(this.#chunks.store, this.descriptor.stream_id, this.#index);
     const last = this.#index.last();
     this.#tail = last ? last.firstSeqNum + BigInt(last.count) : this.#trim;
     this.#lastTimestamp = last ? last.maxTimestampMs : 0n;
@@ -145,6 +132,11 @@ export class StreamLog {
 
   get closed(): boolean {
     return this.#closed !== undefined;
+  }
+
+  /** The durable chunks and the readable range now; the index changes with every commit. */
+  get extent(): Extent {
+    return { index: this.#index, trim: this.#trim, tail: this.#tail };
   }
 
   // ---- appends ----
@@ -378,16 +370,8 @@ export class StreamLog {
   // ---- reads ----
 
   /** Resolves a timestamp to the first seq_num stamped at or after it (the tail if none). */
-  async seqForTimestamp(ts: bigint): Promise<bigint> {
-    let i = this.#index.findByTimestamp(ts, Math.max(0, this.#index.findBySeq(this.#trim)));
-    while (i >= 0 && i < this.#index.length) {
-      const meta = this.#index.chunks[i] as ChunkMeta;
-      const records = await this.#chunks.records(meta);
-      const hit = records.find((r) => r.timestampMs >= ts && r.seqNum >= this.#trim);
-      if (hit) return hit.seqNum;
-      i++;
-    }
-    return this.#tail;
+  seqForTimestamp(ts: bigint): Promise<bigint> {
+    return seqForTimestamp(this.#chunks, this.extent, ts);
   }
 
   /** Checks a start against the tail: beyond it is OUT_OF_RANGE unless clamped. */
@@ -400,29 +384,7 @@ export class StreamLog {
   /** One page from `start` (raised to the trim point): at least one record when one exists. */
   async read(start: bigint, bounds: ReadBounds): Promise<DecodedChunkRecord[]> {
     if (this.#closed) throw this.#closed;
-    const out: DecodedChunkRecord[] = [];
-    const first = this.#index.chunks[0]?.firstSeqNum ?? this.#tail;
-    let seq = start < this.#trim ? this.#trim : start;
-    if (seq < first) seq = first;
-    let bytes = 0;
-    let i = this.#index.findBySeq(seq);
-    while (i >= 0 && i < this.#index.length && out.length < bounds.maxRecords) {
-      const meta = this.#index.chunks[i] as ChunkMeta;
-      const records = await this.#chunks.records(meta);
-      for (let r = Number(seq - meta.firstSeqNum); r < records.length; r++) {
-        const rec = records[r] as DecodedChunkRecord;
-        if (bounds.untilMs !== undefined && rec.timestampMs >= bounds.untilMs) return out;
-        const size = contentBytes(rec);
-        if (out.length > 0 && (bytes + size > bounds.maxBytes || out.length >= bounds.maxRecords)) {
-          return out;
-        }
-        out.push(rec);
-        bytes += size;
-        seq = rec.seqNum + 1n;
-      }
-      i++;
-    }
-    return out;
+    return readPage(this.#chunks, this.extent, start, bounds);
   }
 
   /** Resolves on the next commit or close, or when the signal aborts. */

@@ -1,0 +1,180 @@
+// The per-verb auth check of nova.v1.DataPlaneService: each verb's need (docs/auth.md), checked
+// against the call's bearer token before the verb runs. ExchangeToken is exempt; AppendSession
+// authenticates when the call starts and checks its scope at the open frame (which names the
+// stream); Subscribe and AppendSession end with UNAUTHENTICATED when their token expires.
+import type {
+  handleUnaryCall,
+  Metadata,
+  ServerDuplexStream,
+  ServerWritableStream,
+} from "@grpc/grpc-js";
+import type { DataPlaneServiceHandlers } from "../../gen/nova/v1/DataPlaneService.ts";
+import { toServiceError } from "../errors.ts";
+import { allows } from "./scope.ts";
+import { type Need, permissionDenied, type StarAuth, unauthenticated } from "./star-auth.ts";
+import type { Principal } from "./tokens.ts";
+
+type Action = Need["action"];
+const q = JSON.stringify;
+
+/** A stream's need: its key is matched against prefix grants. */
+export const onStream = (action: Action, r: { bucket: string; key: string }): Need => ({
+  action,
+  resource: { bucket: r.bucket, prefix: r.key },
+  what: `stream ${q(r.key)} in bucket ${q(r.bucket)}`,
+});
+const onListing = (r: { bucket: string; prefix: string }): Need => ({
+  action: "read",
+  resource: { bucket: r.bucket, prefix: r.prefix },
+  what:
+    r.prefix === ""
+      ? `the streams of bucket ${q(r.bucket)}`
+      : `streams with prefix ${q(r.prefix)} in bucket ${q(r.bucket)}`,
+});
+const onBucket = (action: Action, r: { name: string }): Need => ({
+  action,
+  resource: { bucket: r.name },
+  what: `bucket ${q(r.name)}`,
+});
+
+/** The handlers with every verb's check in front; unchanged when auth is off. */
+export function guardHandlers(
+  auth: StarAuth | undefined,
+  h: DataPlaneServiceHandlers,
+): DataPlaneServiceHandlers {
+  if (!auth) return h;
+  const unary = <Req, Res>(
+    handler: handleUnaryCall<Req, Res>,
+    need: (req: Req) => Need,
+  ): handleUnaryCall<Req, Res> => {
+    return (call, callback) => {
+      try {
+        auth.check(call.metadata, need(call.request));
+      } catch (err) {
+        callback(toServiceError(err));
+        return;
+      }
+      handler(call, callback);
+    };
+  };
+  return {
+    Append: unary(h.Append, (r) => onStream("append", r)),
+    AppendSession: (call) => {
+      let principal: Principal;
+      try {
+        principal = auth.authenticate(call.metadata);
+      } catch (err) {
+        call.emit("error", toServiceError(err));
+        return;
+      }
+      endAtExpiry(auth, call, principal);
+      h.AppendSession(call);
+    },
+    Read: unary(h.Read, (r) => onStream("read", r)),
+    Subscribe: subscribeGuard(auth, h.Subscribe),
+    CheckTail: unary(h.CheckTail, (r) => onStream("read", r)),
+    ReadPlan: unary(h.ReadPlan, (r) => onStream("read", r)),
+    CreateStream: unary(h.CreateStream, (r) => onStream("create", r)),
+    ReconfigureStream: unary(h.ReconfigureStream, (r) => onStream("create", r)),
+    GetStream: unary(h.GetStream, (r) => onStream("read", r)),
+    DeleteStream: unary(h.DeleteStream, (r) => onStream("create", r)),
+    ListStreams: unary(h.ListStreams, onListing),
+    Trim: unary(h.Trim, (r) => onStream("trim", r)),
+    // Seed 004: Fence "rides the append scope".
+    Fence: unary(h.Fence, (r) => onStream("append", r)),
+    CreateBucket: unary(h.CreateBucket, (r) => onBucket("admin", r)),
+    GetBucket: unary(h.GetBucket, (r) => onBucket("read", r)),
+    ListBuckets: listBucketsGuard(auth, h.ListBuckets),
+    ReconfigureBucket: unary(h.ReconfigureBucket, (r) => onBucket("admin", r)),
+    DeleteBucket: unary(h.DeleteBucket, (r) => onBucket("admin", r)),
+    ExchangeToken: h.ExchangeToken,
+  };
+}
+
+/** AppendSession's open frame: the stream it names needs append. No-op when auth is off. */
+export function checkSessionOpen(
+  auth: StarAuth | undefined,
+  metadata: Metadata,
+  stream: { bucket: string; key: string },
+): void {
+  auth?.check(metadata, onStream("append", stream));
+}
+
+function subscribeGuard(
+  auth: StarAuth,
+  handler: DataPlaneServiceHandlers["Subscribe"],
+): DataPlaneServiceHandlers["Subscribe"] {
+  return (call) => {
+    let principal: Principal;
+    try {
+      principal = auth.check(call.metadata, onStream("read", call.request));
+    } catch (err) {
+      call.emit("error", toServiceError(err));
+      return;
+    }
+    endAtExpiry(auth, call, principal);
+    handler(call);
+  };
+}
+
+/**
+ * ListBuckets answers only the buckets the token may read as a whole (those GetBucket answers),
+ * so a token narrowed to one bucket lists that one; a token that can read no whole bucket is
+ * refused.
+ */
+function listBucketsGuard(
+  auth: StarAuth,
+  handler: DataPlaneServiceHandlers["ListBuckets"],
+): DataPlaneServiceHandlers["ListBuckets"] {
+  return (call, callback) => {
+    let principal: Principal;
+    try {
+      principal = auth.authenticate(call.metadata);
+    } catch (err) {
+      callback(toServiceError(err));
+      return;
+    }
+    const { scope } = principal;
+    if (
+      !scope.some(
+        (g) => (g.action === "*" || g.action === "read") && g.resource.prefix === undefined,
+      )
+    ) {
+      callback(permissionDenied("the token's scope does not allow read on any whole bucket"));
+      return;
+    }
+    handler(call, (err, res, ...rest) => {
+      const buckets = res?.buckets?.filter((b) => allows(scope, "read", { bucket: b.name ?? "" }));
+      callback(err, res && { ...res, buckets }, ...rest);
+    });
+  };
+}
+
+/** setTimeout's longest delay. */
+const MAX_DELAY_MS = 2 ** 31 - 1;
+
+/**
+ * Ends a long-lived call with UNAUTHENTICATED when its token expires (seed 004). The verbs
+ * release what they hold on "cancelled", as when a client goes away, so it is emitted too.
+ */
+function endAtExpiry(
+  auth: StarAuth,
+  call: ServerWritableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>,
+  principal: Principal,
+): void {
+  const timer = setTimeout(
+    () => {
+      call.emit(
+        "error",
+        unauthenticated("the token has expired; exchange a new one and reconnect"),
+      );
+      call.emit("cancelled", "token expired");
+    },
+    Math.min(Math.max(0, principal.expiresAtMs - auth.now()), MAX_DELAY_MS),
+  );
+  timer.unref();
+  const clear = () => clearTimeout(timer);
+  call.once("close", clear);
+  call.once("finish", clear);
+  call.once("cancelled", clear);
+}

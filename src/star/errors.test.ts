@@ -1,0 +1,43 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { Metadata, status } from "@grpc/grpc-js";
+import { ObjectStoreError } from "../objstore/errors.ts";
+import { findDetail } from "../proto/status-details.ts";
+import { StarError, seqNumMismatch, toServiceError } from "./errors.ts";
+
+test("an object store that is down or slow is UNAVAILABLE: the caller may retry", () => {
+  for (const kind of ["unavailable", "timeout"] as const) {
+    const err = toServiceError(new ObjectStoreError(kind, "k", "connect ECONNREFUSED"));
+    assert.equal(err.code, status.UNAVAILABLE, kind);
+    assert.match(err.details, /object storage is unavailable: connect ECONNREFUSED/);
+  }
+});
+
+test("other store failures and bugs are INTERNAL; StarErrors pass through", () => {
+  for (const err of [
+    new ObjectStoreError("denied", "k", "AccessDenied"),
+    new ObjectStoreError("other", "k", "bad key"),
+    new TypeError("x is undefined"),
+    "a string",
+  ]) {
+    assert.equal(toServiceError(err).code, status.INTERNAL);
+  }
+  const mine = seqNumMismatch(7n);
+  assert.equal(toServiceError(mine), mine);
+});
+
+test("a relayed answer keeps the other star's code, message and typed details", () => {
+  const original = seqNumMismatch(42n);
+  const noise = new Metadata();
+  noise.set("x-other", "dropped");
+  for (const [k, v] of Object.entries(original.metadata.getMap())) noise.set(k, v as Buffer);
+  const relayed = StarError.relayed({
+    code: original.code,
+    details: original.details,
+    metadata: noise,
+  });
+  assert.equal(relayed.code, status.FAILED_PRECONDITION);
+  assert.equal(relayed.details, original.details);
+  assert.deepEqual(findDetail(relayed.metadata, "SeqNumMismatch"), { expected_seq_num: "42" });
+  assert.deepEqual(relayed.metadata.get("x-other"), []);
+});

@@ -1,0 +1,43 @@
+// gRPC clients for the other members of the fleet, one channel per member, created on first
+// use and closed with the star. The fleet is fixed, so this pool is bounded by its size.
+import * as grpc from "@grpc/grpc-js";
+import type { DataPlaneServiceClient } from "../../gen/nova/v1/DataPlaneService.ts";
+import { nova } from "../../proto/load.ts";
+import { GRPC_MESSAGE_LIMIT } from "../limits.ts";
+import type { Member } from "./members.ts";
+
+const CHANNEL_OPTIONS: grpc.ChannelOptions = {
+  "grpc.max_receive_message_length": GRPC_MESSAGE_LIMIT,
+  "grpc.max_send_message_length": GRPC_MESSAGE_LIMIT,
+  "grpc.keepalive_time_ms": 30_000,
+  "grpc.keepalive_timeout_ms": 10_000,
+  "grpc.keepalive_permit_without_calls": 1,
+  // A restarted member must be dialed again within seconds, not after the default 120 s backoff.
+  "grpc.initial_reconnect_backoff_ms": 200,
+  "grpc.max_reconnect_backoff_ms": 2_000,
+};
+
+export class Peers {
+  readonly #clients = new Map<string, DataPlaneServiceClient>();
+  #closed = false;
+
+  client(member: Member): DataPlaneServiceClient {
+    if (this.#closed) throw new Error("the star is shutting down");
+    let client = this.#clients.get(member.address);
+    if (!client) {
+      client = new nova.DataPlaneService(
+        member.address,
+        grpc.credentials.createInsecure(),
+        CHANNEL_OPTIONS,
+      );
+      this.#clients.set(member.address, client);
+    }
+    return client;
+  }
+
+  close(): void {
+    this.#closed = true;
+    for (const client of this.#clients.values()) client.close();
+    this.#clients.clear();
+  }
+}

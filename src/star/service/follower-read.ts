@@ -1,0 +1,187 @@
+// Read on a member that does not lead the stream (docs/fleet.md): the settled records come from
+// the chunks in storage, the rest of the page from the leader's Read. Starts that need the tail
+// (the tail, tail_offset), and timestamps no settled record reaches, are the leader's to
+// resolve. When the leader does not answer, a fresh listing of storage serves what is settled.
+import { status } from "@grpc/grpc-js";
+import type { DecodedChunkRecord } from "../../codec/chunk.ts";
+import { contentBytes } from "../../codec/stored-record.ts";
+import type { Position__Output } from "../../gen/nova/v1/Position.ts";
+import type { ReadRequest__Output } from "../../gen/nova/v1/ReadRequest.ts";
+import type { ReadResponse } from "../../gen/nova/v1/ReadResponse.ts";
+import type { Record__Output } from "../../gen/nova/v1/Record.ts";
+import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
+import type { StarContext } from "../context.ts";
+import { outOfRange, StarError, unavailable } from "../errors.ts";
+import { callMember, isForwarded } from "../fleet/forward.ts";
+import type { Member } from "../fleet/members.ts";
+import { notOwner } from "../fleet/ownership.ts";
+import { MissingChunkError } from "../storage/chunk-store.ts";
+import { type Extent, type ReadBounds, readPage, seqForTimestamp } from "../stream/chunk-reads.ts";
+import type { FollowerView } from "../stream/follower-view.ts";
+import type { Pos } from "../stream/stream-log.ts";
+import { pageLimit } from "./data-verbs.ts";
+import { position, record } from "./wire.ts";
+
+type WireRecord = ReturnType<typeof record> | Record__Output;
+
+/** A page being filled by the leader's rule: at least one record, then within both limits. */
+class Page {
+  readonly records: WireRecord[] = [];
+  bytes = 0;
+  constructor(readonly bounds: ReadBounds) {}
+
+  /** Takes records in order while they fit; false once one did not (the page is full). */
+  take(records: Iterable<DecodedChunkRecord | Record__Output>): boolean {
+    for (const r of records) {
+      const size = contentBytes(r);
+      if (this.full || (this.records.length > 0 && this.bytes + size > this.bounds.maxBytes)) {
+        return false;
+      }
+      this.records.push("seqNum" in r ? record(r) : r);
+      this.bytes += size;
+    }
+    return !this.full;
+  }
+
+  get full(): boolean {
+    return this.records.length >= this.bounds.maxRecords;
+  }
+
+  /** Bounds for the rest; a byte budget of at least 1 (0 would mean "the maximum"). */
+  rest(): ReadBounds {
+    return {
+      ...this.bounds,
+      maxRecords: this.bounds.maxRecords - this.records.length,
+      maxBytes: Math.max(1, this.bounds.maxBytes - this.bytes),
+    };
+  }
+}
+
+export async function followerRead(
+  ctx: StarContext,
+  stream: Stream__Output,
+  req: ReadRequest__Output,
+): Promise<ReadResponse> {
+  const leader = ctx.fleet.leaderOf(req.bucket, req.key);
+  // A member that thinks this star leads: their fleet lists disagree; do not pass it back.
+  if (isForwarded()) throw notOwner(leader, `stream ${JSON.stringify(req.key)}`);
+  const view = ctx.followers.view(stream.stream_id);
+  const page = new Page({
+    maxRecords: pageLimit(req.count, ctx.limits.readPageRecords),
+    maxBytes: pageLimit(Number(req.bytes), ctx.limits.readPageBytes),
+    untilMs: req.until_ms === undefined ? undefined : BigInt(req.until_ms),
+  });
+  const untilMs = req.until_ms;
+
+  let next: bigint;
+  if (req.start === "seq_num") {
+    next = BigInt(req.seq_num ?? "0");
+  } else if (req.start === "timestamp_ms") {
+    const extent = await settledExtent(view, 0n);
+    next = await seqForTimestamp(ctx.chunks, extent, BigInt(req.timestamp_ms ?? "0"));
+    if (next >= extent.tail) return leaderRead(ctx, leader, view, req, page);
+  } else {
+    return leaderRead(ctx, leader, view, req, page);
+  }
+
+  const stored = await fromStorage(ctx, view, next, page);
+  next = stored.next;
+  if (page.full || (page.records.length > 0 && !stored.reachedEnd)) {
+    // Stopped by a limit or until_ms inside what is settled: the leader has nothing to add.
+    return { records: page.records, tail: position(view.knownTail) };
+  }
+  const rest = { bucket: req.bucket, key: req.key, seq_num: next.toString(), clamp: req.clamp };
+  try {
+    return await leaderRead(ctx, leader, view, { ...rest, until_ms: untilMs }, page);
+  } catch (err) {
+    if (!unreachable(err)) throw err;
+    // The leader is down or restarting: everything it acknowledged is listed in storage.
+    await view.refresh();
+    const extent = await settledExtent(view, 0n);
+    if (page.records.length === 0 && next > extent.tail) {
+      if (!req.clamp) throw outOfRange(extent.tail, view.listedEnd.timestampMs);
+    } else {
+      await fromStorage(ctx, view, next, page);
+    }
+    return { records: page.records, tail: position(view.listedEnd) };
+  }
+}
+
+/**
+ * Fills the page from the settled chunks from `next`: the next seq_num to read, and whether
+ * the page took everything settled (else a limit or until_ms stopped it).
+ */
+async function fromStorage(
+  ctx: StarContext,
+  view: FollowerView,
+  next: bigint,
+  page: Page,
+): Promise<{ next: bigint; reachedEnd: boolean }> {
+  const extent = await settledExtent(view, next);
+  const from = next < extent.trim ? extent.trim : next;
+  if (from >= extent.tail) return { next: from, reachedEnd: true };
+  const records = await withRetry(view, extent, (e) => readPage(ctx.chunks, e, from, page.rest()));
+  page.take(records);
+  const last = page.records[page.records.length - 1];
+  const after = last ? BigInt(last.seq_num as string) + 1n : from;
+  return { next: after, reachedEnd: after >= extent.tail };
+}
+
+/**
+ * The settled extent, listed again first when the leader has reported records past the listing
+ * that `next` wants (they are durable, so a listing finds them).
+ */
+async function settledExtent(view: FollowerView, next: bigint): Promise<Extent> {
+  await view.ready();
+  if (next >= view.listedEnd.seqNum && next < view.knownTail.seqNum) await view.refresh();
+  return view.extent();
+}
+
+/** A chunk reclaimed between reading the trim point and the chunk: read the trim point again. */
+export async function withRetry<T>(
+  view: FollowerView,
+  extent: Extent,
+  fn: (extent: Extent) => Promise<T>,
+): Promise<T> {
+  try {
+    return await fn(extent);
+  } catch (err) {
+    if (!(err instanceof MissingChunkError)) throw err;
+  }
+  try {
+    return await fn(await view.extent());
+  } catch (err) {
+    if (!(err instanceof MissingChunkError)) throw err;
+    throw unavailable(`the stream changed while it was read (${err.message}); read again`);
+  }
+}
+
+async function leaderRead(
+  ctx: StarContext,
+  leader: Member,
+  view: FollowerView,
+  request: Parameters<typeof callMember<"Read">>[3],
+  page: Page,
+): Promise<ReadResponse> {
+  const rest = page.rest();
+  const res = await callMember(ctx, leader, "Read", {
+    ...request,
+    count: rest.maxRecords,
+    bytes: page.records.length === 0 ? page.bounds.maxBytes : rest.maxBytes,
+  });
+  if (res.tail) view.learn(pos(res.tail));
+  page.take(res.records);
+  return { records: page.records, tail: res.tail };
+}
+
+function unreachable(err: unknown): boolean {
+  return (
+    err instanceof StarError &&
+    (err.code === status.UNAVAILABLE || err.code === status.DEADLINE_EXCEEDED)
+  );
+}
+
+export const pos = (p: Position__Output): Pos => ({
+  seqNum: BigInt(p.seq_num ?? "0"),
+  timestampMs: BigInt(p.timestamp_ms ?? "0"),
+});

@@ -1,0 +1,69 @@
+// Reading a stream's records out of its chunks, the same way for the leader (its own log) and
+// for a member that follows the stream from storage: one page from a start, and the resolution
+// of a timestamp by search over chunk timestamps (one chunk decoded, never a scan).
+import type { DecodedChunkRecord } from "../../codec/chunk.ts";
+import { contentBytes } from "../../codec/stored-record.ts";
+import type { ChunkStore } from "../storage/chunk-store.ts";
+import type { ChunkIndex, ChunkMeta } from "./chunk-index.ts";
+
+export interface ReadBounds {
+  maxRecords: number;
+  maxBytes: number;
+  untilMs?: bigint;
+}
+
+/** A stream's readable extent: records in [trim, tail) that its chunks hold. */
+export interface Extent {
+  index: ChunkIndex;
+  trim: bigint;
+  tail: bigint;
+}
+
+/** One page from `start` (raised to the trim point): at least one record when one exists. */
+export async function readPage(
+  chunks: ChunkStore,
+  { index, trim, tail }: Extent,
+  start: bigint,
+  bounds: ReadBounds,
+): Promise<DecodedChunkRecord[]> {
+  const out: DecodedChunkRecord[] = [];
+  const first = index.chunks[0]?.firstSeqNum ?? tail;
+  let seq = start < trim ? trim : start;
+  if (seq < first) seq = first;
+  let bytes = 0;
+  let i = index.findBySeq(seq);
+  while (i >= 0 && i < index.length && out.length < bounds.maxRecords) {
+    const meta = index.chunks[i] as ChunkMeta;
+    const records = await chunks.records(meta);
+    for (let r = Number(seq - meta.firstSeqNum); r < records.length; r++) {
+      const rec = records[r] as DecodedChunkRecord;
+      if (bounds.untilMs !== undefined && rec.timestampMs >= bounds.untilMs) return out;
+      const size = contentBytes(rec);
+      if (out.length > 0 && (bytes + size > bounds.maxBytes || out.length >= bounds.maxRecords)) {
+        return out;
+      }
+      out.push(rec);
+      bytes += size;
+      seq = rec.seqNum + 1n;
+    }
+    i++;
+  }
+  return out;
+}
+
+/** The first seq_num at or above the trim point stamped at or after `ts` (the tail if none). */
+export async function seqForTimestamp(
+  chunks: ChunkStore,
+  { index, trim, tail }: Extent,
+  ts: bigint,
+): Promise<bigint> {
+  let i = index.findByTimestamp(ts, Math.max(0, index.findBySeq(trim)));
+  while (i >= 0 && i < index.length) {
+    const meta = index.chunks[i] as ChunkMeta;
+    const records = await chunks.records(meta);
+    const hit = records.find((r) => r.timestampMs >= ts && r.seqNum >= trim);
+    if (hit) return hit.seqNum;
+    i++;
+  }
+  return tail;
+}
