@@ -17,12 +17,13 @@ export function call<K extends UnaryMethod>(
   client: DataPlaneServiceClient,
   method: K,
   request: RequestOf<K>,
+  metadata = new grpc.Metadata(),
 ): Promise<ResponseOf<K>> {
   return new Promise((resolve, reject) => {
     const fn = (
       (client as unknown as Record<string, unknown>)[method] as (...args: unknown[]) => unknown
     ).bind(client);
-    fn(request, new grpc.Metadata(), {}, (err: grpc.ServiceError | null, res: unknown) =>
+    fn(request, metadata, {}, (err: grpc.ServiceError | null, res: unknown) =>
       err ? reject(err) : resolve(res as ResponseOf<K>),
     );
   });

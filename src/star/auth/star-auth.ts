@@ -105,6 +105,24 @@ export class StarAuth {
     }
   }
 
+  /**
+   * `authorization` metadata for work this star passes to another member on behalf of the call,
+   * when the work needs `scope` and the verb the caller was authorized for implies it (DeleteBucket
+   * deletes the bucket's streams at their leaders). The token names the caller's api key and
+   * expires with the caller's token.
+   */
+  delegate(metadata: Metadata, scope: Scope): string {
+    const principal = this.authenticate(metadata);
+    const nowMs = this.#now();
+    const { token } = issueToken(this.#key, {
+      keyId: principal.keyId,
+      scope,
+      nowMs,
+      ttlSeconds: (principal.expiresAtMs - nowMs) / 1000,
+    });
+    return `Bearer ${token}`;
+  }
+
   /** Authenticates the call and checks its scope covers `need`; returns the principal. */
   check(metadata: Metadata, need: Need): Principal {
     const principal = this.authenticate(metadata);

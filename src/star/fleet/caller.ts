@@ -7,6 +7,8 @@ import type { Deadline, Metadata } from "@grpc/grpc-js";
 export interface Caller {
   readonly metadata: Metadata;
   readonly deadline: Deadline;
+  /** Aborted when the caller cancels: calls passed on for it are cancelled with it. */
+  readonly signal?: AbortSignal;
 }
 
 const storage = new AsyncLocalStorage<Caller>();

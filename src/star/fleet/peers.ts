@@ -3,6 +3,7 @@
 import * as grpc from "@grpc/grpc-js";
 import type { DataPlaneServiceClient } from "../../gen/nova/v1/DataPlaneService.ts";
 import { nova } from "../../proto/load.ts";
+import { unavailable } from "../errors.ts";
 import { GRPC_MESSAGE_LIMIT } from "../limits.ts";
 import type { Member } from "./members.ts";
 
@@ -22,7 +23,8 @@ export class Peers {
   #closed = false;
 
   client(member: Member): DataPlaneServiceClient {
-    if (this.#closed) throw new Error("the star is shutting down");
+    // UNAVAILABLE, like every other refusal of a star going away: the caller retries elsewhere.
+    if (this.#closed) throw unavailable("the star is shutting down; reconnect elsewhere");
     let client = this.#clients.get(member.address);
     if (!client) {
       client = new nova.DataPlaneService(

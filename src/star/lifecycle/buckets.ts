@@ -10,6 +10,7 @@ import type { ReconfigureBucketRequest__Output } from "../../gen/nova/v1/Reconfi
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import type { StarContext } from "../context.ts";
 import { alreadyExists, bucketNotFound } from "../errors.ts";
+import { currentCaller } from "../fleet/caller.ts";
 import { callMember } from "../fleet/forward.ts";
 import { bucketWriter } from "../fleet/ownership.ts";
 import { checkBucketName, newBucket, reconfigureBucket } from "./config.ts";
@@ -102,8 +103,23 @@ async function deleteBucketStream(ctx: StarContext, stream: Stream__Output): Pro
     await deleteStreamNow(ctx, stream);
     return;
   }
+  // DeleteBucket needs admin on the bucket, DeleteStream create on the stream: the leader is
+  // handed a token for what this delete already allows, not the caller's, which may lack create.
+  const metadata = currentCaller()?.metadata;
+  const authorization =
+    ctx.auth && metadata
+      ? ctx.auth.delegate(metadata, [
+          { action: "create", resource: { bucket: stream.bucket, prefix: stream.key } },
+        ])
+      : undefined;
   try {
-    await callMember(ctx, leader, "DeleteStream", { bucket: stream.bucket, key: stream.key });
+    await callMember(
+      ctx,
+      leader,
+      "DeleteStream",
+      { bucket: stream.bucket, key: stream.key },
+      authorization,
+    );
   } catch (err) {
     // Deleted meanwhile, or the listing's descriptor was stale: gone either way.
     if ((err as { code?: number }).code !== status.NOT_FOUND) throw err;

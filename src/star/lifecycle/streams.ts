@@ -78,16 +78,6 @@ export async function resolveLedStream(
   return ctx.registry.open(await resolveDescriptor(ctx, bucket, key, createOn));
 }
 
-/** The open log of a stream for a data verb, created on first use when `createOn` allows. */
-export async function resolveStream(
-  ctx: StarContext,
-  bucket: string,
-  key: string,
-  createOn?: "append" | "read",
-): Promise<StreamLog> {
-  return ctx.registry.open(await resolveDescriptor(ctx, bucket, key, createOn));
-}
-
 /** The live descriptor of a stream, created on first use when `createOn` allows. */
 export async function resolveDescriptor(
   ctx: StarContext,
@@ -103,8 +93,29 @@ export async function resolveDescriptor(
       (createOn === "append" && b.create_stream_on_append) ||
       (createOn === "read" && b.create_stream_on_read);
     if (!allowed) throw streamNotFound(bucket, key);
-    stream = await createOrGet(ctx, bucket, key);
+    stream =
+      createOn === "read"
+        ? await createOnRead(ctx, bucket, key)
+        : await createOrGet(ctx, bucket, key);
   }
+  return stream;
+}
+
+/**
+ * A stream created by a read. A member that does not lead it asks the leader for a Read, which
+ * creates it there under the same rule: a CreateStream passed on would need the create scope,
+ * and creating on read asks only for read (docs/auth.md).
+ */
+async function createOnRead(
+  ctx: StarContext,
+  bucket: string,
+  key: string,
+): Promise<Stream__Output> {
+  const leader = streamWriter(ctx, bucket, key);
+  if (!leader) return createOrGet(ctx, bucket, key);
+  await callMember(ctx, leader, "Read", { bucket, key });
+  const stream = await ctx.catalog.getStream(bucket, key, { fresh: true });
+  if (stream?.deleted_at_unix_ms !== "0") throw streamNotFound(bucket, key);
   return stream;
 }
 

@@ -82,7 +82,6 @@ export async function followerSubscribe(
     refreshed = false;
     await send(call, { records: records.map(record), tail: position(view.knownTail) }, signal);
   }
-  if (signal.aborted) return;
   await relay(ctx, leader, view, call, { ...base, seq_num: next.toString() }, signal);
 }
 
@@ -98,6 +97,12 @@ function relay(
   return new Promise((resolve, reject) => {
     if (ctx.followers.shutdown.aborted) {
       reject(shuttingDown(ctx));
+      return;
+    }
+    // An abort listener never fires for a signal already aborted (the reader left while this
+    // star looked the stream up): a leader's call opened now would outlive it.
+    if (signal.aborted) {
+      resolve();
       return;
     }
     const upstream = ctx.peers

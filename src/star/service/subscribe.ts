@@ -32,9 +32,8 @@ export function subscribeHandler(ctx: StarContext): (call: Call) => void {
     active++;
     const abort = new AbortController();
     call.on("cancelled", () => abort.abort());
-    withCaller({ metadata: call.metadata, deadline: call.getDeadline() }, () =>
-      subscribe(ctx, call, abort.signal),
-    )
+    const caller = { metadata: call.metadata, deadline: call.getDeadline(), signal: abort.signal };
+    withCaller(caller, () => subscribe(ctx, call, abort.signal))
       .then(
         () => call.end(),
         (err: unknown) => {

@@ -1,6 +1,6 @@
 // Adapts an async function to a grpc-js unary handler: results and thrown errors (as typed
 // gRPC statuses) go back on the call. The function runs as the call's Caller, so work passed on
-// to another star carries its credentials and deadline.
+// to another star carries its credentials and deadline, and is cancelled with the call.
 import type { ServerUnaryCall, sendUnaryData } from "@grpc/grpc-js";
 import { toServiceError } from "../errors.ts";
 import { withCaller } from "../fleet/caller.ts";
@@ -9,9 +9,14 @@ export function unary<Req, Res>(
   fn: (req: Req) => Promise<Res>,
 ): (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void {
   return (call, callback) => {
-    withCaller({ metadata: call.metadata, deadline: call.getDeadline() }, async () =>
-      fn(call.request),
-    ).then(
+    const cancelled = new AbortController();
+    call.once("cancelled", () => cancelled.abort());
+    const caller = {
+      metadata: call.metadata,
+      deadline: call.getDeadline(),
+      signal: cancelled.signal,
+    };
+    withCaller(caller, async () => fn(call.request)).then(
       (res) => callback(null, res),
       (err: unknown) => callback(toServiceError(err)),
     );

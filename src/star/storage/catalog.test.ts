@@ -2,11 +2,29 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Bucket__Output } from "../../gen/nova/v1/Bucket.ts";
 import { createMemoryStore } from "../../objstore/memory-store.ts";
+import type { ObjectStore } from "../../objstore/object-store.ts";
 import { Catalog } from "./catalog.ts";
 import { bucketKey } from "./keys.ts";
 
 const bucket = (name: string, token: string) =>
   ({ name, creation_token: token, deleted_at_unix_ms: "0" }) as Bucket__Output;
+
+/** `store` with reads of `key` held until `release()`: a read still out while others run. */
+function gated(store: ObjectStore, key: string): { slow: ObjectStore; release: () => void } {
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((r) => {
+    release = r;
+  });
+  const slow = {
+    ...store,
+    get: async (k: string) => {
+      const bytes = await store.get(k);
+      if (k === key) await gate;
+      return bytes;
+    },
+  };
+  return { slow, release };
+}
 
 test("a fleet of one trusts its cache forever; in a fleet an entry is read again after the TTL", async () => {
   const store = createMemoryStore();
@@ -40,22 +58,42 @@ test("absence is cached too, and expires the same way", async () => {
 test("a write that lands while a read is out wins over what the read found", async () => {
   const store = createMemoryStore();
   await store.put(bucketKey("b"), Buffer.from(JSON.stringify(bucket("b", "old"))));
-  let release: () => void = () => undefined;
-  const gate = new Promise<void>((r) => {
-    release = r;
-  });
-  const slow = {
-    ...store,
-    get: async (key: string) => {
-      const bytes = await store.get(key);
-      await gate;
-      return bytes;
-    },
-  };
+  const { slow, release } = gated(store, bucketKey("b"));
   const catalog = new Catalog(slow);
   const reading = catalog.getBucket("b");
   catalog.rememberBucket(bucket("b", "new"));
   release();
   assert.equal((await reading)?.creation_token, "new");
+  assert.equal((await catalog.getBucket("b"))?.creation_token, "new");
+});
+
+test("the cache keeps at most maxEntries descriptors, the least recently used dropped", async () => {
+  const store = createMemoryStore();
+  const catalog = new Catalog(store, { maxEntries: 2 });
+  for (const name of ["b1", "b2"]) await catalog.putBucket(bucket(name, "one"));
+  assert.equal((await catalog.getBucket("b1"))?.creation_token, "one");
+  await catalog.putBucket(bucket("b3", "one"));
+  // b2 was used least recently: dropped, so the next read of it goes to storage.
+  await store.put(bucketKey("b1"), Buffer.from(JSON.stringify(bucket("b1", "two"))));
+  await store.put(bucketKey("b2"), Buffer.from(JSON.stringify(bucket("b2", "two"))));
+  assert.equal((await catalog.getBucket("b1"))?.creation_token, "one");
+  assert.equal((await catalog.getBucket("b2"))?.creation_token, "two");
+  // Misses are entries too, and bounded the same way.
+  for (let i = 0; i < 10; i++) assert.equal(await catalog.getBucket(`missing-${i}`), undefined);
+  await store.put(bucketKey("b3"), Buffer.from(JSON.stringify(bucket("b3", "two"))));
+  assert.equal((await catalog.getBucket("b3"))?.creation_token, "two");
+});
+
+test("a read that a write overtook is not cached, even when the write was dropped since", async () => {
+  const store = createMemoryStore();
+  await store.put(bucketKey("b"), Buffer.from(JSON.stringify(bucket("b", "old"))));
+  const { slow, release } = gated(store, bucketKey("b"));
+  const catalog = new Catalog(slow, { maxEntries: 1 });
+  const reading = catalog.getBucket("b");
+  await catalog.putBucket(bucket("b", "new"));
+  await catalog.putBucket(bucket("other", "x"));
+  release();
+  await reading;
+  // A fleet of one trusts its cache forever: the read's older find must not be what it keeps.
   assert.equal((await catalog.getBucket("b"))?.creation_token, "new");
 });

@@ -1,8 +1,9 @@
 // Bucket and stream descriptors and per-stream state, as JSON objects in the object store (no
-// second database), with a read-through cache. Descriptors use the proto shapes, so uint64
-// fields are exact decimal strings. In a fleet other members write descriptors too (each one
-// those it leads), so a cached descriptor is trusted for `ttlMs` only (docs/fleet.md); the
-// state object is never cached here: its writer, the stream's leader, keeps it in its log.
+// second database), with a read-through cache bounded by count. Descriptors use the proto
+// shapes, so uint64 fields are exact decimal strings. In a fleet other members write descriptors
+// too (each one those it leads), so a cached descriptor is trusted for `ttlMs` only
+// (docs/fleet.md); the state object is never cached here: its writer, the stream's leader, keeps
+// it in its log.
 import type { Bucket__Output } from "../../gen/nova/v1/Bucket.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import type { ObjectStore } from "../../objstore/object-store.ts";
@@ -39,8 +40,16 @@ interface Entry<T> {
 export interface CatalogOptions {
   /** How long a cached descriptor is trusted; default forever (a fleet of one). */
   ttlMs?: number;
+  /** Descriptors kept of each kind (buckets, streams), the least recently used dropped. */
+  maxEntries?: number;
   now?: () => number;
 }
+
+/**
+ * Descriptors cached of each kind by default: a few MiB. Listings read every descriptor they
+ * page over, and a miss is cached too, so without a bound any caller could grow the cache.
+ */
+export const DESCRIPTORS_KEPT = 10_000;
 
 export interface ReadOptions {
   /** Read from the store whatever the cache holds. */
@@ -50,14 +59,28 @@ export interface ReadOptions {
 export class Catalog {
   readonly #store: ObjectStore;
   readonly #ttlMs: number;
+  readonly #maxEntries: number;
   readonly #now: () => number;
   readonly #buckets = new Map<string, Entry<Bucket__Output>>();
   readonly #streams = new Map<string, Entry<Stream__Output>>();
+  /** Counts descriptor writes, so a read can tell that one landed while it was out. */
+  #writes = 0;
 
   constructor(store: ObjectStore, options: CatalogOptions = {}) {
     this.#store = store;
     this.#ttlMs = options.ttlMs ?? Number.POSITIVE_INFINITY;
+    this.#maxEntries = options.maxEntries ?? DESCRIPTORS_KEPT;
     this.#now = options.now ?? Date.now;
+  }
+
+  /** Caches an entry as the most recently used, dropping the least recently used past the cap. */
+  #keep<T>(cache: Map<string, Entry<T>>, objectKey: string, entry: Entry<T>): void {
+    cache.delete(objectKey);
+    cache.set(objectKey, entry);
+    for (const oldest of cache.keys()) {
+      if (cache.size <= this.#maxEntries) break;
+      cache.delete(oldest);
+    }
   }
 
   async #read<T>(key: string): Promise<T | undefined> {
@@ -73,12 +96,17 @@ export class Catalog {
   ): Promise<T | undefined> {
     const before = cache.get(objectKey);
     if (before && !opts.fresh && this.#now() - before.at < this.#ttlMs) {
+      this.#keep(cache, objectKey, before);
       return before.value ?? undefined;
     }
+    const writes = this.#writes;
     const found = await this.#read<T>(objectKey);
     const now = cache.get(objectKey);
     if (now !== before && now !== undefined) return now.value ?? undefined;
-    cache.set(objectKey, { value: found ?? null, at: this.#now() });
+    // A write landed and was dropped from the cache meanwhile: what this read found may be
+    // older than it, so it is not cached (a fleet of one would trust it forever).
+    if (this.#writes !== writes) return found;
+    this.#keep(cache, objectKey, { value: found ?? null, at: this.#now() });
     return found;
   }
 
@@ -93,7 +121,8 @@ export class Catalog {
 
   /** Caches a bucket descriptor another member wrote and answered with. */
   rememberBucket(bucket: Bucket__Output): void {
-    this.#buckets.set(bucketKey(bucket.name), { value: bucket, at: this.#now() });
+    this.#writes++;
+    this.#keep(this.#buckets, bucketKey(bucket.name), { value: bucket, at: this.#now() });
   }
 
   /** Live buckets in name order, after `startAfter`, at most `limit`. */
@@ -128,7 +157,11 @@ export class Catalog {
 
   /** Caches a stream descriptor another member wrote and answered with. */
   rememberStream(stream: Stream__Output): void {
-    this.#streams.set(streamKey(stream.bucket, stream.key), { value: stream, at: this.#now() });
+    this.#writes++;
+    this.#keep(this.#streams, streamKey(stream.bucket, stream.key), {
+      value: stream,
+      at: this.#now(),
+    });
   }
 
   /**

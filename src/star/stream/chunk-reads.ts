@@ -31,8 +31,10 @@ export async function readPage(
   let seq = start < trim ? trim : start;
   if (seq < first) seq = first;
   let bytes = 0;
+  // Each chunk is found again by seq_num: while a chunk loads, a reclaim or a refreshed listing
+  // may splice the index, so a position taken before the await can point at another chunk.
   let i = index.findBySeq(seq);
-  while (i >= 0 && i < index.length && out.length < bounds.maxRecords) {
+  while (i >= 0 && out.length < bounds.maxRecords) {
     const meta = index.chunks[i] as ChunkMeta;
     const records = await chunks.records(meta);
     for (let r = Number(seq - meta.firstSeqNum); r < records.length; r++) {
@@ -46,7 +48,9 @@ export async function readPage(
       bytes += size;
       seq = rec.seqNum + 1n;
     }
-    i++;
+    const next = index.findBySeq(seq);
+    // A chunk holding fewer records than its name says ends the read instead of looping on it.
+    i = index.chunks[next] === meta ? -1 : next;
   }
   return out;
 }
@@ -58,12 +62,13 @@ export async function seqForTimestamp(
   ts: bigint,
 ): Promise<bigint> {
   let i = index.findByTimestamp(ts, Math.max(0, index.findBySeq(trim)));
-  while (i >= 0 && i < index.length) {
+  while (i >= 0) {
     const meta = index.chunks[i] as ChunkMeta;
     const records = await chunks.records(meta);
     const hit = records.find((r) => r.timestampMs >= ts && r.seqNum >= trim);
     if (hit) return hit.seqNum;
-    i++;
+    // Found again by seq_num, as readPage does: the index may have been spliced meanwhile.
+    i = index.findBySeq(meta.firstSeqNum + BigInt(meta.count));
   }
   return tail;
 }
