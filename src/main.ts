@@ -4,11 +4,19 @@
 import { mkdir } from "node:fs/promises";
 import { resolve } from "node:path";
 import pino from "pino";
-import { buildApp, DEFAULT_BODY_LIMIT, REDACTED_PATHS } from "./app.ts";
+import {
+  buildApp,
+  DEFAULT_BODY_LIMIT,
+  DEFAULT_DRAIN_GRACE_MS,
+  DEFAULT_NDJSON_SESSION_BYTES,
+  DEFAULT_SLOW_CONSUMER_MS,
+  REDACTED_PATHS,
+} from "./app.ts";
 import { defineFlags, parseProcessFlags } from "./cli/flags.ts";
 import { FleetClient } from "./fleet/fleet-client.ts";
 import { fleetUpstream, metricsObserver } from "./gateway/fleet-upstream.ts";
 import { createMetrics } from "./plugins/metrics.ts";
+import { createReadService, DEFAULT_READPLAN_SETTINGS } from "./readplan/read-service.ts";
 import { type RunningStar, startStar } from "./star/star.ts";
 import { type OpenStorage, openStorage } from "./star/storage.ts";
 
@@ -43,7 +51,69 @@ const flags = defineFlags({
     min: 1,
     help: "append bytes in flight before 429, MiB",
   },
+  "slow-consumer-ms": {
+    type: "int",
+    default: DEFAULT_SLOW_CONSUMER_MS,
+    min: 1,
+    help: "an SSE client whose socket does not drain for this long gets slow_consumer, ms",
+  },
+  "ndjson-session-mb": {
+    type: "int",
+    default: DEFAULT_NDJSON_SESSION_BYTES / 1024 / 1024,
+    min: 1,
+    help: "bytes one NDJSON append session may send in all, MiB (a line: --body-limit-mb)",
+  },
+  "drain-grace-ms": {
+    type: "int",
+    default: DEFAULT_DRAIN_GRACE_MS,
+    min: 0,
+    help: "on SIGTERM, how long SSE and NDJSON sessions get to end before they are cut, ms",
+  },
   "cors-origins": { type: "list", default: [], help: "origins allowed by CORS (none: CORS off)" },
+  readplan: {
+    type: "bool",
+    default: true,
+    help: "read settled history (reads from a seq_num or timestamp, SSE catch-up) straight from object storage through ReadPlan; --readplan=off sends every read through the stars",
+  },
+  "readplan-cache-mb": {
+    type: "int",
+    default: DEFAULT_READPLAN_SETTINGS.cacheBytes >> 20,
+    min: 0,
+    help: "verified chunks kept for later readers, MiB",
+  },
+  "readplan-prefetch": {
+    type: "int",
+    default: DEFAULT_READPLAN_SETTINGS.prefetch,
+    min: 0,
+    help: "chunks fetched ahead of each reader",
+  },
+  "readplan-connections": {
+    type: "int",
+    default: DEFAULT_READPLAN_SETTINGS.connections,
+    min: 1,
+    help: "connections per object-storage origin",
+  },
+  "readplan-timeout-ms": {
+    type: "int",
+    default: DEFAULT_READPLAN_SETTINGS.timeoutMs,
+    min: 1,
+    help: "a chunk fetch's connect, header and idle-body timeout, ms (then the star serves it)",
+  },
+  "s3-endpoint": {
+    type: "string",
+    help: "S3 endpoint for ReadPlan entries naming {bucket, key} (stars with --readplan-urls object); unset: the embedded store's, or none with --stars",
+  },
+  "s3-region": { type: "string", default: "us-east-1", help: "S3 region (with --s3-endpoint)" },
+  "s3-access-key-id": {
+    type: "string",
+    default: "S3RVER",
+    help: "S3 access key id (with --s3-endpoint)",
+  },
+  "s3-secret-access-key": {
+    type: "string",
+    default: "S3RVER",
+    help: "S3 secret (with --s3-endpoint; prefer the environment variable)",
+  },
   "log-level": { type: "string", default: "info", help: "pino log level" },
 });
 
@@ -67,15 +137,46 @@ if (stars.length === 0) {
 
 const metrics = createMetrics();
 const fleet = new FleetClient({ stars, observer: metricsObserver(metrics) });
+const upstream = fleetUpstream(fleet);
+const s3Endpoint = opts.s3Endpoint ?? storage?.endpoint;
+const reads = createReadService({
+  upstream,
+  metrics: metrics.readplan,
+  ...(opts.readplan
+    ? {
+        readplan: {
+          ...(s3Endpoint === undefined
+            ? {}
+            : {
+                s3: {
+                  endpoint: s3Endpoint,
+                  region: opts.s3Region,
+                  accessKeyId: opts.s3AccessKeyId,
+                  secretAccessKey: opts.s3SecretAccessKey,
+                },
+              }),
+          cacheBytes: opts.readplanCacheMb * 1024 * 1024,
+          prefetch: opts.readplanPrefetch,
+          connections: opts.readplanConnections,
+          timeoutMs: opts.readplanTimeoutMs,
+          planLimit: DEFAULT_READPLAN_SETTINGS.planLimit,
+        },
+      }
+    : {}),
+});
 let draining = false;
 const app = await buildApp({
-  upstream: fleetUpstream(fleet),
+  upstream,
+  reads,
   metrics,
   logger,
   bodyLimit: opts.bodyLimitMb * 1024 * 1024,
   inflightAppendBytes: opts.inflightAppendMb * 1024 * 1024,
   corsOrigins: opts.corsOrigins,
   draining: () => draining,
+  slowConsumerMs: opts.slowConsumerMs,
+  ndjsonSessionBytes: opts.ndjsonSessionMb * 1024 * 1024,
+  drainGraceMs: opts.drainGraceMs,
 });
 const url = await app.listen({ host: opts.host, port: opts.port });
 process.stdout.write(`nova-gateway listening on ${url}\n`);
@@ -87,6 +188,7 @@ const stop = async (signal: string) => {
   draining = true;
   logger.info({ signal }, "draining");
   await app.close();
+  await reads.close();
   fleet.close();
   await star?.close();
   await storage?.close();

@@ -6,6 +6,8 @@ import type { Upstream } from "./upstream.ts";
 export function fleetUpstream(fleet: FleetClient): Upstream {
   return {
     unary: (method, request, opts) => fleet.unary(method, request, opts),
+    subscribe: (request, opts) => fleet.subscribe(request, opts),
+    openAppendSession: (open, opts) => fleet.openAppendSession(open, opts),
     ready: async () => (await fleet.health()).ready,
     close: () => fleet.close(),
   };

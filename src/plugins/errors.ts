@@ -5,6 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from "fastify-plugin";
 import { FleetError, StarCallError } from "../fleet/errors.ts";
 import {
+  badPath,
   errorBody,
   fromGrpcError,
   type GrpcErrorContext,
@@ -16,6 +17,7 @@ import {
 } from "../translate/errors.ts";
 import { parseInt64Mode } from "../translate/integers.ts";
 import type { Query } from "../translate/query-params.ts";
+import { type RequestPart, validationError } from "./validation-errors.ts";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -24,15 +26,12 @@ declare module "fastify" {
   }
 }
 
-const VALIDATION_CODES: Record<string, string> = {
-  querystring: "bad_query",
-  params: "bad_path",
-  headers: "bad_header",
-  body: "invalid_argument",
-};
-
-/** The HttpError an error stands for. */
-export function toHttpError(err: unknown, ctx: GrpcErrorContext = {}, contentType = ""): HttpError {
+/** The HttpError an error stands for; `req` gives what a failed validation looked at. */
+export function toHttpError(
+  err: unknown,
+  ctx: GrpcErrorContext = {},
+  req?: FastifyRequest,
+): HttpError {
   if (err instanceof HttpError) return err;
   if (err instanceof StarCallError) {
     return fromGrpcError(err, { ...ctx, outcomeUnknown: err.outcomeUnknown });
@@ -43,24 +42,41 @@ export function toHttpError(err: unknown, ctx: GrpcErrorContext = {}, contentTyp
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return payloadTooLarge("body", "is over the gateway's body limit");
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
-      return unsupportedMediaType(contentType, ["application/json"]);
+      return unsupportedMediaType(req?.headers["content-type"] ?? "", acceptedMediaTypes(req));
+    case "FST_ERR_BAD_URL":
+      return badPath("path", "is not valid percent-encoded UTF-8");
+    case "FST_ERR_MAX_PARAM_LENGTH":
+      return badPath("path", "has a segment over 2048 characters; a stream key is 1 to 512 bytes");
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
       return new HttpError(400, "bad_json", "the body is empty; send a JSON document");
   }
   if (e?.validation) {
-    const code = VALIDATION_CODES[e.validationContext ?? "body"] ?? "invalid_argument";
-    return new HttpError(400, code, e.message);
+    const part = (e.validationContext ?? "body") as RequestPart;
+    return validationError(e.validation, part, req && requestPart(req, part));
   }
   return internal(err);
 }
 
+/** The records route also takes an NDJSON append session; every other body is JSON. */
+function acceptedMediaTypes(req?: FastifyRequest): string[] {
+  return req?.routeOptions.url?.endsWith("/records")
+    ? ["application/json", "application/x-ndjson"]
+    : ["application/json"];
+}
+
+function requestPart(req: FastifyRequest, part: RequestPart): unknown {
+  return part === "querystring" ? req.query : req[part];
+}
+
+/** Fastify's refusals before routing, for its `frameworkErrors` option. */
+export function frameworkErrors(err: FastifyError, _req: FastifyRequest, reply: FastifyReply) {
+  const http = toHttpError(err);
+  reply.code(http.status).send(errorBody(http));
+}
+
 export const errorsPlugin = fp(async (app: FastifyInstance) => {
   app.setErrorHandler((err, req: FastifyRequest, reply: FastifyReply) => {
-    const http = toHttpError(
-      err,
-      { resource: req.routeOptions.config?.resource },
-      req.headers["content-type"] ?? "",
-    );
+    const http = toHttpError(err, { resource: req.routeOptions.config?.resource }, req);
     if (http.status >= 500) req.log.error({ err }, "request failed");
     let int64: "number" | "string" = "number";
     try {

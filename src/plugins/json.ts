@@ -15,6 +15,11 @@ export const jsonPlugin = fp(async (app: FastifyInstance) => {
       done(err as Error, undefined);
     }
   });
+  // Response schemas document responses (OpenAPI) but never write them. fast-json-stringify,
+  // Fastify's schema-driven writer, cannot: an exact integer is a bigint, which matches neither
+  // branch of its string-or-integer union, and it drops fields a schema does not list instead of
+  // failing. Every reply goes through stringifyJsonExact; tests check the output against the
+  // schemas instead (src/plugins/response-check.ts).
   app.setReplySerializer((payload) => stringifyJsonExact(payload));
   app.setSerializerCompiler(() => (data) => stringifyJsonExact(data));
 });

@@ -3,6 +3,7 @@
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import type { Upstream } from "../gateway/upstream.ts";
+import { routeSchemas } from "../schemas/routes.ts";
 
 export interface OpsOptions {
   upstream: Upstream;
@@ -10,8 +11,8 @@ export interface OpsOptions {
 }
 
 export const opsPlugin = fp(async (app: FastifyInstance, opts: OpsOptions) => {
-  app.get("/livez", async () => ({ status: "ok" }));
-  app.get("/readyz", async (_req, reply) => {
+  app.get("/livez", { schema: routeSchemas.livez }, async () => ({ status: "ok" }));
+  app.get("/readyz", { schema: routeSchemas.readyz }, async (_req, reply) => {
     if (opts.draining()) return reply.code(503).send({ status: "draining" });
     const ready = await opts.upstream.ready().catch(() => false);
     return reply.code(ready ? 200 : 503).send({ status: ready ? "ready" : "no star answers" });

@@ -1,6 +1,7 @@
 // /v1/buckets: ListBuckets, CreateBucket, GetBucket, ReconfigureBucket, DeleteBucket.
 import type { FastifyInstance } from "fastify";
 import type { Upstream } from "../gateway/upstream.ts";
+import { routeSchemas } from "../schemas/routes.ts";
 import {
   bucketReconfigurationFromJson,
   bucketToJson,
@@ -20,7 +21,7 @@ export async function bucketRoutes(app: FastifyInstance, opts: { upstream: Upstr
   const config = { resource: "bucket" as const };
   const bucketParam = (params: unknown) => checkBucketName((params as { bucket: string }).bucket);
 
-  app.get("/v1/buckets", { config }, async (req, reply) => {
+  app.get("/v1/buckets", { config, schema: routeSchemas.listBuckets }, async (req, reply) => {
     const ctx = requestContext(req, reply);
     const res = await upstream.unary(
       "ListBuckets",
@@ -30,7 +31,7 @@ export async function bucketRoutes(app: FastifyInstance, opts: { upstream: Upstr
     return listBucketsResponseToJson(res, ctx.int64);
   });
 
-  app.post("/v1/buckets", { config }, async (req, reply) => {
+  app.post("/v1/buckets", { config, schema: routeSchemas.createBucket }, async (req, reply) => {
     const ctx = requestContext(req, reply);
     const { name, config: bucketConfig } = createBucketFromJson(req.body);
     const token = req.headers[REQUEST_TOKEN];
@@ -42,26 +43,34 @@ export async function bucketRoutes(app: FastifyInstance, opts: { upstream: Upstr
     return reply.code(201).send(bucketToJson(requireDescriptor(res.bucket), ctx.int64));
   });
 
-  app.get("/v1/buckets/:bucket", { config }, async (req, reply) => {
+  app.get("/v1/buckets/:bucket", { config, schema: routeSchemas.getBucket }, async (req, reply) => {
     const ctx = requestContext(req, reply);
     const res = await upstream.unary("GetBucket", { name: bucketParam(req.params) }, ctx.call);
     return bucketToJson(requireDescriptor(res.bucket), ctx.int64);
   });
 
-  app.patch("/v1/buckets/:bucket", { config }, async (req, reply) => {
-    const ctx = requestContext(req, reply);
-    const name = bucketParam(req.params);
-    const res = await upstream.unary(
-      "ReconfigureBucket",
-      { name, config: bucketReconfigurationFromJson(req.body) },
-      ctx.call,
-    );
-    return bucketToJson(requireDescriptor(res.bucket), ctx.int64);
-  });
+  app.patch(
+    "/v1/buckets/:bucket",
+    { config, schema: routeSchemas.reconfigureBucket },
+    async (req, reply) => {
+      const ctx = requestContext(req, reply);
+      const name = bucketParam(req.params);
+      const res = await upstream.unary(
+        "ReconfigureBucket",
+        { name, config: bucketReconfigurationFromJson(req.body) },
+        ctx.call,
+      );
+      return bucketToJson(requireDescriptor(res.bucket), ctx.int64);
+    },
+  );
 
-  app.delete("/v1/buckets/:bucket", { config }, async (req, reply) => {
-    const ctx = requestContext(req, reply);
-    await upstream.unary("DeleteBucket", { name: bucketParam(req.params) }, ctx.call);
-    return reply.code(202).send();
-  });
+  app.delete(
+    "/v1/buckets/:bucket",
+    { config, schema: routeSchemas.deleteBucket },
+    async (req, reply) => {
+      const ctx = requestContext(req, reply);
+      await upstream.unary("DeleteBucket", { name: bucketParam(req.params) }, ctx.call);
+      return reply.code(202).send();
+    },
+  );
 }

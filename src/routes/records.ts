@@ -1,18 +1,28 @@
 // /v1/buckets/{bucket}/streams/{key}/records and its verbs: Append, Read, CheckTail, Trim, Fence.
 import type { FastifyInstance } from "fastify";
+import { isNdjson, serveAppendSession } from "../append-session/http.ts";
 import type { AppendAdmission } from "../gateway/admission.ts";
+import type { LiveSessions } from "../gateway/live-sessions.ts";
 import type { Upstream } from "../gateway/upstream.ts";
-import { HttpError } from "../translate/errors.ts";
+import type { GatewayMetrics } from "../plugins/metrics.ts";
+import type { ReadService } from "../readplan/read-service.ts";
+import { serverTiming } from "../readplan/timings.ts";
+import { routeSchemas } from "../schemas/routes.ts";
+import { serveLongPoll, serveSse, wantsEventStream } from "../subscribe/http.ts";
+import type { SseTiming } from "../subscribe/sse-session.ts";
 import { fenceBodyFromJson } from "../translate/fence.ts";
+import { NDJSON_TYPE } from "../translate/ndjson-append.ts";
+import type { NdjsonLimits } from "../translate/ndjson-split.ts";
 import { tailToJson } from "../translate/position-json.ts";
 import type { Query } from "../translate/query-params.ts";
-import { parseReadQuery, readRequestFields } from "../translate/read-query.ts";
+import { parseReadQuery } from "../translate/read-query.ts";
 import {
   type AppendLimits,
   appendAckToJson,
   appendInputFromJson,
   readBatchToJson,
 } from "../translate/record-json.ts";
+import { resumeEventId } from "../translate/sse-event-id.ts";
 import { trimBodyFromJson } from "../translate/trim.ts";
 import { recordFormat, requestContext, streamAddress } from "./context.ts";
 
@@ -21,23 +31,51 @@ export interface RecordRoutesOptions {
   admission: AppendAdmission;
   appendLimits: AppendLimits;
   bodyLimit: number;
+  metrics: GatewayMetrics;
+  /** SSE subscriptions, long-polls and NDJSON sessions in flight, drained on shutdown. */
+  sessions: LiveSessions;
+  slowConsumerMs: number;
+  failoverMs: number;
+  ndjsonLimits: NdjsonLimits;
+  sseTiming?: SseTiming;
+  /** Unary reads and SSE catch-up: settled history from object storage, the rest from stars. */
+  reads: ReadService;
 }
 
-const notYet = (what: string) =>
-  new HttpError(501, "unimplemented", `${what} is not served by this gateway version yet`);
-
 export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptions) {
-  const { upstream, admission } = opts;
+  const { upstream, admission, metrics, sessions } = opts;
   const config = { resource: "stream" as const };
   const base = "/v1/buckets/:bucket/streams/:key";
+  const subscribeDeps = {
+    upstream,
+    metrics,
+    sessions,
+    slowConsumerMs: opts.slowConsumerMs,
+    failoverMs: opts.failoverMs,
+    sseTiming: opts.sseTiming,
+    history: opts.reads.history,
+  };
+  const sessionDeps = {
+    upstream,
+    metrics,
+    sessions,
+    admission,
+    appendLimits: opts.appendLimits,
+    lineLimits: opts.ndjsonLimits,
+  };
+  // An NDJSON body is left unread: the session reads the request line by line.
+  app.addContentTypeParser(NDJSON_TYPE, (_req, _payload, done) => done(null, undefined));
 
   app.post(
     `${base}/records`,
     {
       config,
+      schema: routeSchemas.append,
       bodyLimit: opts.bodyLimit,
       // Admit by declared size before the body is read, and release when the response closes.
+      // An NDJSON session admits each batch as it is sent instead.
       preParsing: async (req, reply, payload) => {
+        if (isNdjson(req.headers["content-type"])) return payload;
         const bytes = Number(req.headers["content-length"] ?? opts.bodyLimit);
         admission.acquire(bytes);
         reply.raw.once("close", () => admission.release(bytes));
@@ -47,6 +85,10 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
     async (req, reply) => {
       const ctx = requestContext(req, reply);
       const address = streamAddress(req);
+      if (isNdjson(req.headers["content-type"])) {
+        const parts = { ...address, call: ctx.call, format: recordFormat(req), int64: ctx.int64 };
+        return serveAppendSession(parts, req.raw, reply, sessionDeps);
+      }
       const batch = appendInputFromJson(req.body, recordFormat(req), opts.appendLimits);
       const ack = await upstream.unary(
         "Append",
@@ -57,31 +99,38 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
     },
   );
 
-  app.get(`${base}/records`, { config }, async (req, reply) => {
-    if (req.headers.accept?.includes("text/event-stream")) throw notYet("Subscribe over SSE");
+  app.get(`${base}/records`, { config, schema: routeSchemas.read }, async (req, reply) => {
     const ctx = requestContext(req, reply, true);
     const address = streamAddress(req);
     const query = parseReadQuery(req.query as Query);
-    if (query.wait > 0) throw notYet("wait (long-poll)");
     const format = recordFormat(req);
-    const res = await upstream.unary(
-      "Read",
-      { ...address, ...readRequestFields(query) },
-      { ...ctx.call, ...address },
-    );
-    return readBatchToJson(res, format, ctx.int64);
+    const parts = { ...address, call: ctx.call, query, format, int64: ctx.int64 };
+    if (wantsEventStream(req.headers.accept)) {
+      const resume = resumeEventId(req.headers["last-event-id"], req.query as Query);
+      return serveSse(parts, resume, reply, subscribeDeps);
+    }
+    if (query.wait > 0) {
+      return readBatchToJson(await serveLongPoll(parts, subscribeDeps), format, ctx.int64);
+    }
+    const page = await opts.reads.page(address, query, ctx.call);
+    reply.header("server-timing", serverTiming(page.timings));
+    return readBatchToJson(page.response, format, ctx.int64);
   });
 
-  app.get(`${base}/records/tail`, { config }, async (req, reply) => {
-    const ctx = requestContext(req, reply, true);
-    const address = streamAddress(req);
-    return tailToJson(
-      await upstream.unary("CheckTail", address, { ...ctx.call, ...address }),
-      ctx.int64,
-    );
-  });
+  app.get(
+    `${base}/records/tail`,
+    { config, schema: routeSchemas.checkTail },
+    async (req, reply) => {
+      const ctx = requestContext(req, reply, true);
+      const address = streamAddress(req);
+      return tailToJson(
+        await upstream.unary("CheckTail", address, { ...ctx.call, ...address }),
+        ctx.int64,
+      );
+    },
+  );
 
-  app.post(`${base}/trim`, { config }, async (req, reply) => {
+  app.post(`${base}/trim`, { config, schema: routeSchemas.trim }, async (req, reply) => {
     const ctx = requestContext(req, reply);
     const address = streamAddress(req);
     await upstream.unary(
@@ -92,7 +141,7 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
     return reply.code(204).send();
   });
 
-  app.post(`${base}/fence`, { config }, async (req, reply) => {
+  app.post(`${base}/fence`, { config, schema: routeSchemas.fence }, async (req, reply) => {
     const ctx = requestContext(req, reply);
     const address = streamAddress(req);
     const res = await upstream.unary(

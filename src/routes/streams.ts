@@ -2,6 +2,7 @@
 // DeleteStream.
 import type { FastifyInstance } from "fastify";
 import type { Upstream } from "../gateway/upstream.ts";
+import { routeSchemas } from "../schemas/routes.ts";
 import {
   createStreamFromJson,
   getStreamResponseToJson,
@@ -20,18 +21,22 @@ export async function streamRoutes(app: FastifyInstance, opts: { upstream: Upstr
   const config = { resource: "stream" as const };
   const base = "/v1/buckets/:bucket/streams";
 
-  app.get(base, { config: { resource: "bucket" } }, async (req, reply) => {
-    const ctx = requestContext(req, reply);
-    const bucket = checkBucketName((req.params as { bucket: string }).bucket);
-    const res = await upstream.unary(
-      "ListStreams",
-      { bucket, ...listQueryFromQuery(req.query as Query) },
-      ctx.call,
-    );
-    return listStreamsResponseToJson(res, ctx.int64);
-  });
+  app.get(
+    base,
+    { config: { resource: "bucket" }, schema: routeSchemas.listStreams },
+    async (req, reply) => {
+      const ctx = requestContext(req, reply);
+      const bucket = checkBucketName((req.params as { bucket: string }).bucket);
+      const res = await upstream.unary(
+        "ListStreams",
+        { bucket, ...listQueryFromQuery(req.query as Query) },
+        ctx.call,
+      );
+      return listStreamsResponseToJson(res, ctx.int64);
+    },
+  );
 
-  app.post(base, { config }, async (req, reply) => {
+  app.post(base, { config, schema: routeSchemas.createStream }, async (req, reply) => {
     const ctx = requestContext(req, reply);
     const bucket = checkBucketName((req.params as { bucket: string }).bucket);
     const { key, config: streamConfig } = createStreamFromJson(req.body);
@@ -44,25 +49,29 @@ export async function streamRoutes(app: FastifyInstance, opts: { upstream: Upstr
     return reply.code(201).send(streamToJson(requireDescriptor(res.stream), ctx.int64));
   });
 
-  app.get(`${base}/:key`, { config }, async (req, reply) => {
+  app.get(`${base}/:key`, { config, schema: routeSchemas.getStream }, async (req, reply) => {
     const ctx = requestContext(req, reply);
     const address = streamAddress(req);
     const res = await upstream.unary("GetStream", address, { ...ctx.call, ...address });
     return getStreamResponseToJson(res, ctx.int64);
   });
 
-  app.patch(`${base}/:key`, { config }, async (req, reply) => {
-    const ctx = requestContext(req, reply);
-    const address = streamAddress(req);
-    const res = await upstream.unary(
-      "ReconfigureStream",
-      { ...address, config: streamReconfigurationFromJson(req.body) },
-      { ...ctx.call, ...address },
-    );
-    return streamToJson(requireDescriptor(res.stream), ctx.int64);
-  });
+  app.patch(
+    `${base}/:key`,
+    { config, schema: routeSchemas.reconfigureStream },
+    async (req, reply) => {
+      const ctx = requestContext(req, reply);
+      const address = streamAddress(req);
+      const res = await upstream.unary(
+        "ReconfigureStream",
+        { ...address, config: streamReconfigurationFromJson(req.body) },
+        { ...ctx.call, ...address },
+      );
+      return streamToJson(requireDescriptor(res.stream), ctx.int64);
+    },
+  );
 
-  app.delete(`${base}/:key`, { config }, async (req, reply) => {
+  app.delete(`${base}/:key`, { config, schema: routeSchemas.deleteStream }, async (req, reply) => {
     const ctx = requestContext(req, reply);
     const address = streamAddress(req);
     await upstream.unary("DeleteStream", address, { ...ctx.call, ...address });

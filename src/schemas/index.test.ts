@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import Fastify from "fastify";
-import { Type } from "typebox";
+import { type TSchema, Type } from "typebox";
 import { Compile } from "typebox/compile";
 import { streamToJson } from "../translate/config-json.ts";
 import { parseJsonExact, stringifyJsonExact } from "../translate/json-exact.ts";
@@ -14,10 +14,12 @@ import {
   Int64Query,
   ListQuery,
   ReadQuery,
+  type SharedSchema,
   StreamParams,
   schemaContext,
   sharedSchemas,
 } from "./index.ts";
+import { routeSchemas } from "./routes.ts";
 
 const validator = (id: keyof typeof schemaContext) => Compile(schemaContext, Type.Ref(id));
 const valid = (id: keyof typeof schemaContext, value: unknown) => validator(id).Check(value);
@@ -240,5 +242,30 @@ test("in Fastify's own Ajv: shared schemas by $ref, exact digits never rounded",
     assert.deepEqual(read.json(), { seq_num: "18446744073709551615", clamp: "true" });
   } finally {
     await app.close();
+  }
+});
+
+test("every route documents its responses with schemas that resolve, errors as ErrorBody", () => {
+  for (const [name, route] of Object.entries(routeSchemas)) {
+    const responses = route.response as Record<string, unknown>;
+    assert.ok(
+      Object.keys(responses).some((s) => s.startsWith("2")),
+      `${name}: a success`,
+    );
+    for (const [status, response] of Object.entries(responses)) {
+      const content = (response as { content?: Record<string, { schema: unknown }> }).content;
+      const schemas =
+        content === undefined ? [response] : Object.values(content).map((m) => m.schema);
+      for (const schema of schemas) Compile(schemaContext, schema as TSchema);
+      // Its own description, or (as in the OpenAPI document) the referenced schema's.
+      const { description, $ref } = response as { description?: string; $ref?: string };
+      const referenced = schemaContext[$ref as keyof typeof schemaContext] as unknown as
+        | SharedSchema
+        | undefined;
+      assert.equal(typeof (description ?? referenced?.description), "string", `${name} ${status}`);
+      // Every error is an ErrorBody; /readyz's 503 is the load balancer's "not ready".
+      if (Number(status) >= 400 && name !== "readyz") assert.equal($ref, "ErrorBody", name);
+    }
+    assert.ok(responses[500], `${name}: 500 internal`);
   }
 });

@@ -2,22 +2,30 @@
 // lists each as a parameter. Query values are strings with patterns, never integers: Ajv would
 // coerce "18446744073709551615" to a rounded double; translation reads the digits exactly.
 import { Type } from "typebox";
+import { BUCKET_NAME } from "../proto/wire-limits.ts";
 
 const uint64Digits = (description: string) =>
   Type.String({ pattern: "^[0-9]{1,20}$", description });
 const int64Digits = (description: string) =>
   Type.String({ pattern: "^-?[0-9]{1,19}$", description });
 
-export const BucketParams = Type.Object(
-  { bucket: Type.String({ description: "The bucket name: 3 to 48 of a-z, 0-9 and -." }) },
-  { additionalProperties: false },
-);
+const bucket = Type.String({
+  pattern: BUCKET_NAME.source,
+  description: "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
+  examples: ["shop"],
+});
+
+export const BucketParams = Type.Object({ bucket }, { additionalProperties: false });
 
 export const StreamParams = Type.Object(
   {
-    bucket: Type.String({ description: "The bucket name: 3 to 48 of a-z, 0-9 and -." }),
+    bucket,
+    // Its length is checked in UTF-8 bytes by translation; JSON Schema counts code points.
     key: Type.String({
-      description: "The stream key, percent-encoded: 1 to 512 bytes of UTF-8 (a/b is a%2Fb).",
+      minLength: 1,
+      description:
+        "The stream key: 1 to 512 bytes of UTF-8, percent-encoded in the path (a/b is a%2Fb).",
+      examples: ["orders/eu"],
     }),
   },
   { additionalProperties: false },
@@ -39,6 +47,19 @@ const format = Type.Optional(
 
 /** Routes whose responses carry integers and no records. */
 export const Int64Query = Type.Object({ int64 }, { additionalProperties: false });
+
+const accessToken = Type.Optional(
+  Type.String({
+    description:
+      "A bearer token, for clients that cannot set headers (EventSource); reads only. Prefer Authorization.",
+  }),
+);
+
+/** CheckTail: a read, so it also takes ?access_token=. */
+export const TailQuery = Type.Object(
+  { int64, access_token: accessToken },
+  { additionalProperties: false },
+);
 
 /** Append (JSON and NDJSON). */
 export const AppendQuery = Type.Object({ format, int64 }, { additionalProperties: false });
@@ -70,11 +91,7 @@ export const ReadQuery = Type.Object(
     ),
     format,
     int64,
-    access_token: Type.Optional(
-      Type.String({
-        description: "A bearer token, for clients that cannot set headers (GET only).",
-      }),
-    ),
+    access_token: accessToken,
     last_event_id: Type.Optional(
       Type.String({ description: "SSE resume id (seq_num,count,bytes), as Last-Event-ID." }),
     ),
@@ -100,11 +117,28 @@ const listFields = {
 /** ListBuckets and ListStreams. */
 export const ListQuery = Type.Object(listFields, { additionalProperties: false });
 
+const novaFormat = Type.Optional(
+  Type.Enum(["raw", "base64"], {
+    description: "Record format; the format query parameter wins.",
+  }),
+);
+
 /** Headers are open-ended: only the ones the gateway reads are described. */
-export const FormatHeaders = Type.Object({
-  "nova-format": Type.Optional(
-    Type.Enum(["raw", "base64"], {
-      description: "Record format; the format query parameter wins.",
+export const FormatHeaders = Type.Object({ "nova-format": novaFormat });
+
+/** Read, and Subscribe (the same route with Accept: text/event-stream). */
+export const ReadHeaders = Type.Object({
+  "nova-format": novaFormat,
+  accept: Type.Optional(
+    Type.String({
+      description:
+        "text/event-stream subscribes (Server-Sent Events); anything else reads one JSON page.",
+    }),
+  ),
+  "last-event-id": Type.Optional(
+    Type.String({
+      description:
+        "SSE resume id seq_num,count,bytes (EventSource sends it on reconnect); as ?last_event_id=.",
     }),
   ),
 });

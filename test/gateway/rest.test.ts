@@ -4,7 +4,9 @@ import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PassThrough } from "node:stream";
 import { after, before, describe, test } from "node:test";
+import fc from "fast-check";
 import pino from "pino";
 import { request } from "undici";
 import { buildApp } from "../../src/app.ts";
@@ -12,6 +14,7 @@ import { FleetClient } from "../../src/fleet/fleet-client.ts";
 import { fleetUpstream, metricsObserver } from "../../src/gateway/fleet-upstream.ts";
 import { createMetrics } from "../../src/plugins/metrics.ts";
 import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
+import { waitFor } from "../harness/wait.ts";
 
 let dir: string;
 let star: StarProcess;
@@ -31,6 +34,7 @@ before(async () => {
     bodyLimit: 4 * 1024 * 1024,
     inflightAppendBytes: 64 * 1024 * 1024,
     corsOrigins: ["http://example.test"],
+    checkResponses: true,
   });
   base = await app.listen({ host: "127.0.0.1", port: 0 });
   close = async () => {
@@ -291,5 +295,378 @@ describe("service routes", () => {
     await res.body.text();
     assert.equal(res.statusCode, 204);
     assert.equal(res.headers["access-control-allow-origin"], "http://example.test");
+  });
+});
+
+function assertError(
+  res: { status: number; json?: { code?: string; field?: string; message?: string }; text: string },
+  status: number,
+  code: string,
+  field?: string,
+) {
+  assert.equal(res.status, status, res.text);
+  assert.equal(res.json?.code, code, res.text);
+  assert.equal(typeof res.json?.message, "string");
+  if (field !== undefined) {
+    assert.equal(res.json?.field, field, res.text);
+    assert.ok(res.json?.message?.startsWith(`${field}: `), res.text);
+  }
+}
+
+async function newStream(config: Record<string, unknown> = {}) {
+  const b = await bucket();
+  const res = await http("POST", `/v1/buckets/${b}/streams`, { key: "s", ...config });
+  assert.equal(res.status, 201, res.text);
+  return { bucket: b, path: `/v1/buckets/${b}/streams/s` };
+}
+
+describe("validation names the field, by request part", () => {
+  test("path parameters: bad_path", async () => {
+    assertError(await http("GET", "/v1/buckets/Not_Valid"), 400, "bad_path", "bucket");
+    assertError(await http("GET", "/v1/buckets/ab/streams/k"), 400, "bad_path", "bucket");
+    const b = await bucket();
+    const long = encodeURIComponent("é".repeat(257));
+    assertError(await http("GET", `/v1/buckets/${b}/streams/${long}`), 400, "bad_path", "key");
+    // An encoded lone surrogate is not UTF-8.
+    const lone = await http("GET", `/v1/buckets/${b}/streams/%ED%A0%80`);
+    assertError(lone, 400, "bad_path", "path");
+    const huge = await http("GET", `/v1/buckets/${b}/streams/${"k".repeat(3000)}`);
+    assertError(huge, 400, "bad_path", "path");
+    assertError(await http("GET", `/v1/buckets/${b}/streams//records`), 400, "bad_path", "key");
+  });
+
+  test("query parameters: bad_query", async () => {
+    const { path } = await newStream();
+    assertError(await http("GET", "/v1/buckets?limit=ten"), 400, "bad_query", "limit");
+    assertError(await http("GET", "/v1/buckets?cursor=x"), 400, "bad_query", "cursor");
+    assertError(await http("GET", `${path}/records?clamp=yes`), 400, "bad_query", "clamp");
+    assertError(await http("GET", `${path}/records?seq_num=-1`), 400, "bad_query", "seq_num");
+    assertError(await http("GET", `${path}/records?wait=100`), 400, "bad_query", "wait");
+    assertError(await http("GET", `${path}/records/tail?int64=big`), 400, "bad_query", "int64");
+    const repeated = await http("GET", `${path}/records?format=raw&format=base64`);
+    assertError(repeated, 400, "bad_query", "format");
+    assert.match(repeated.json.message, /more than once/);
+    // Beyond uint64: the pattern admits 20 digits, translation the range.
+    assertError(
+      await http("GET", `${path}/records?seq_num=99999999999999999999`),
+      400,
+      "bad_query",
+      "seq_num",
+    );
+    assertError(
+      await http("POST", `${path}/trim?access_token=t`, { seq_num: 0 }),
+      400,
+      "bad_query",
+      "access_token",
+    );
+  });
+
+  test("headers: bad_header", async () => {
+    const { path } = await newStream();
+    const headers = { "nova-format": "hex" };
+    assertError(
+      await http("POST", `${path}/records`, { records: [{}] }, headers),
+      400,
+      "bad_header",
+      "nova-format",
+    );
+    assertError(await http("GET", `${path}/records`, undefined, headers), 400, "bad_header");
+  });
+
+  test("bodies: bad_json with its position, invalid_argument naming the nested field", async () => {
+    const { path } = await newStream();
+    const bad = await http("POST", `${path}/records`, '{"records": [}');
+    assertError(bad, 400, "bad_json");
+    assert.equal(bad.json.position, 13);
+    const cases: [unknown, string][] = [
+      [{ records: [{ body: "x", headers: [{ name: "k" }] }] }, "records[0].headers[0].value"],
+      [{ records: [{}, { headers: [{ name: "", value: "v" }] }] }, "records[1].headers[0].name"],
+      [{ records: [{ timestamp_ms: -1 }] }, "records[0].timestamp_ms"],
+      [{ records: [{ timestamp_ms: true }] }, "records[0].timestamp_ms"],
+      [{ records: [{ body: "x" }], match_seq_num: 1.5 }, "match_seq_num"],
+      [{ records: [{ body: "x" }], extra: 1 }, "extra"],
+      [{ record: [] }, "records"],
+      [[], "body"],
+    ];
+    for (const [body, field] of cases) {
+      assertError(await http("POST", `${path}/records`, body), 400, "invalid_argument", field);
+    }
+    assertError(await http("POST", `${path}/records`, ""), 400, "invalid_argument", "body");
+    const tail = await http("GET", `${path}/records/tail`);
+    assert.equal(tail.json.tail.seq_num, 0);
+  });
+
+  test("an exact integer beyond 2^64-1 is refused, not rounded", async () => {
+    const { path } = await newStream();
+    const res = await http(
+      "POST",
+      `${path}/records`,
+      '{"records":[{"body":"x"}],"match_seq_num":18446744073709551616}',
+    );
+    assertError(res, 400, "invalid_argument", "match_seq_num");
+  });
+});
+
+describe("every route's errors", () => {
+  test("buckets: conflicts, idempotent creation, not found, bad bodies, int64=string", async () => {
+    const name = await bucket();
+    assertError(await http("POST", "/v1/buckets", { name }), 409, "already_exists");
+    const token = { "nova-request-token": "once" };
+    const again = `${name}-t`;
+    assert.equal((await http("POST", "/v1/buckets", { name: again }, token)).status, 201);
+    const retried = await http("POST", "/v1/buckets", { name: again }, token);
+    assert.equal(retried.status, 201, retried.text);
+    assert.equal(retried.json.creation_token, "once");
+    assertError(await http("POST", "/v1/buckets", { name: "x" }), 400, "invalid_argument", "name");
+    assertError(await http("POST", "/v1/buckets", {}), 400, "invalid_argument", "name");
+    const missing = `gw-missing-${process.pid}`;
+    assertError(await http("GET", `/v1/buckets/${missing}`), 404, "bucket_not_found");
+    assertError(
+      await http("PATCH", `/v1/buckets/${missing}`, { create_stream_on_read: true }),
+      404,
+      "bucket_not_found",
+    );
+    assertError(await http("DELETE", `/v1/buckets/${missing}`), 404, "bucket_not_found");
+    assertError(
+      await http("PATCH", `/v1/buckets/${name}`, { name: "other" }),
+      400,
+      "invalid_argument",
+      "name",
+    );
+    assertError(
+      await http("PATCH", `/v1/buckets/${name}`, { default_class: null }),
+      400,
+      "invalid_argument",
+      "default_class",
+    );
+    const asString = await http("GET", `/v1/buckets/${name}?int64=string`);
+    assert.equal(typeof asString.json.created_at_unix_ms, "string");
+    assert.equal(typeof asString.json.default_batch_max_bytes, "string");
+  });
+
+  test("streams: not found, conflicts, bad configuration", async () => {
+    const missing = `gw-missing-${process.pid}`;
+    assertError(await http("GET", `/v1/buckets/${missing}/streams`), 404, "bucket_not_found");
+    assertError(
+      await http("POST", `/v1/buckets/${missing}/streams`, { key: "k" }),
+      404,
+      "bucket_not_found",
+    );
+    const { bucket: b, path } = await newStream();
+    assertError(
+      await http("POST", `/v1/buckets/${b}/streams`, { key: "s" }),
+      409,
+      "already_exists",
+    );
+    assertError(
+      await http("POST", `/v1/buckets/${b}/streams`, { key: "k", class: "CLASS_UNSPECIFIED" }),
+      400,
+      "invalid_argument",
+      "class",
+    );
+    assertError(
+      await http("POST", `/v1/buckets/${b}/streams`, { key: "" }),
+      400,
+      "invalid_argument",
+      "key",
+    );
+    const gone = `/v1/buckets/${b}/streams/nope`;
+    assertError(await http("GET", gone), 404, "stream_not_found");
+    assertError(await http("PATCH", gone, { retention_max_bytes: 0 }), 404, "stream_not_found");
+    assertError(await http("DELETE", gone), 404, "stream_not_found");
+    assertError(
+      await http("PATCH", path, { batch_max_records: 4294967296 }),
+      400,
+      "invalid_argument",
+      "batch_max_records",
+    );
+    const listed = await http("GET", `/v1/buckets/${b}/streams?limit=5000&start_after=`);
+    assert.equal(listed.status, 200, listed.text);
+  });
+
+  test("records: not found, trim and fence bodies", async () => {
+    const { bucket: b, path } = await newStream();
+    const gone = `/v1/buckets/${b}/streams/nope`;
+    assertError(await http("POST", `${gone}/records`, { records: [{}] }), 404, "stream_not_found");
+    assertError(await http("GET", `${gone}/records`), 404, "stream_not_found");
+    assertError(await http("GET", `${gone}/records/tail`), 404, "stream_not_found");
+    assertError(await http("POST", `${gone}/trim`, { seq_num: 0 }), 404, "stream_not_found");
+    assertError(
+      await http("POST", `${gone}/fence`, { fencing_token: "" }),
+      404,
+      "stream_not_found",
+    );
+    assertError(await http("POST", `${path}/trim`, {}), 400, "invalid_argument", "body");
+    assertError(
+      await http("POST", `${path}/trim`, { seq_num: 1, timestamp_ms: 1 }),
+      400,
+      "invalid_argument",
+      "body",
+    );
+    assertError(
+      await http("POST", `${path}/fence`, { fencing_token: "é".repeat(25) }),
+      400,
+      "invalid_argument",
+      "fencing_token",
+    );
+    assertError(await http("POST", `${path}/fence`, {}), 400, "invalid_argument", "fencing_token");
+    const tail = await http("GET", `${path}/records/tail`);
+    assert.equal(tail.json.tail.seq_num, 0);
+  });
+});
+
+describe("round trips", () => {
+  const header = (bytes: fc.Arbitrary<Uint8Array>) =>
+    fc.tuple(
+      bytes.filter((b) => b.length > 0),
+      bytes,
+    );
+
+  test("arbitrary bytes and headers round-trip under base64", async () => {
+    const { path } = await newStream();
+    let next = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.record({
+            body: fc.uint8Array({ maxLength: 300 }),
+            headers: fc.array(header(fc.uint8Array({ maxLength: 20 })), { maxLength: 4 }),
+          }),
+          { minLength: 1, maxLength: 5 },
+        ),
+        async (records) => {
+          const b64 = (b: Uint8Array) => Buffer.from(b).toString("base64");
+          const ack = await http("POST", `${path}/records?format=base64`, {
+            records: records.map((r) => ({
+              body: b64(r.body),
+              headers: r.headers.map(([name, value]) => [b64(name), b64(value)]),
+            })),
+          });
+          assert.equal(ack.status, 200, ack.text);
+          assert.equal(ack.json.start.seq_num, next);
+          const read = await http(
+            "GET",
+            `${path}/records?seq_num=${next}&count=${records.length}`,
+            undefined,
+            {
+              "nova-format": "base64",
+            },
+          );
+          assert.equal(read.status, 200, read.text);
+          assert.deepEqual(
+            read.json.records.map((r: { body: string; headers: unknown[] }) => ({
+              body: r.body,
+              headers: r.headers,
+            })),
+            records.map((r) => ({
+              body: b64(r.body),
+              headers: r.headers.map(([name, value]) => ({ name: b64(name), value: b64(value) })),
+            })),
+          );
+          next += records.length;
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+
+  test("any valid UTF-8 round-trips under raw, astral characters included", async () => {
+    const { path } = await newStream();
+    let next = 0;
+    const text = fc.string({ unit: "binary", maxLength: 200 });
+    await fc.assert(
+      fc.asyncProperty(
+        text,
+        fc.tuple(
+          text.filter((s) => s.length > 0),
+          text,
+        ),
+        async (body, h) => {
+          const ack = await http("POST", `${path}/records`, { records: [{ body, headers: [h] }] });
+          assert.equal(ack.status, 200, ack.text);
+          const read = await http("GET", `${path}/records?seq_num=${next}&count=1`);
+          assert.equal(read.status, 200, read.text);
+          assert.equal(read.json.records[0].body, body);
+          assert.deepEqual(read.json.records[0].headers, [{ name: h[0], value: h[1] }]);
+          next += 1;
+        },
+      ),
+      { numRuns: 25, examples: [["😀𝄞 \u0000\u{10FFFF}", ["ключ", "値"]]] },
+    );
+  });
+});
+
+describe("service", () => {
+  test("the OpenAPI document and its browser", async () => {
+    const doc = await http("GET", "/openapi.json");
+    assert.equal(doc.status, 200, doc.text.slice(0, 400));
+    assert.equal(doc.json.openapi, "3.1.0");
+    for (const path of [
+      "/v1/buckets",
+      "/v1/buckets/{bucket}",
+      "/v1/buckets/{bucket}/streams",
+      "/v1/buckets/{bucket}/streams/{key}",
+      "/v1/buckets/{bucket}/streams/{key}/records",
+      "/v1/buckets/{bucket}/streams/{key}/records/tail",
+      "/v1/buckets/{bucket}/streams/{key}/trim",
+      "/v1/buckets/{bucket}/streams/{key}/fence",
+    ]) {
+      assert.ok(doc.json.paths[path], path);
+    }
+    assert.ok(doc.json.components.schemas.AppendInput);
+    const docs = await http("GET", "/docs");
+    assert.equal(docs.status, 200);
+    assert.match(docs.text, /swagger/i);
+  });
+
+  test("an unknown route is 404 not_found", async () => {
+    assertError(await http("GET", "/v2/buckets"), 404, "not_found");
+  });
+
+  test("append bytes in flight over the budget are a retryable 429", async () => {
+    const metrics = createMetrics();
+    const small = await buildApp({
+      upstream: fleetUpstream(fleet),
+      metrics,
+      logger: pino({ level: "silent" }),
+      bodyLimit: 1024 * 1024,
+      inflightAppendBytes: 1000,
+      corsOrigins: [],
+      checkResponses: true,
+    });
+    const url = await small.listen({ host: "127.0.0.1", port: 0 });
+    try {
+      const { path } = await newStream();
+      const body = JSON.stringify({ records: [{ body: "x".repeat(2000) }] });
+      const held = new PassThrough();
+      // Headers go out now; the body is held, so the first append stays in flight.
+      const first = request(`${url}${path}/records`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "content-length": String(body.length) },
+        body: held,
+      });
+      held.write(body.slice(0, 10));
+      // A probe that is admitted is refused as bad JSON, so it never appends.
+      const refused = await waitFor(async () => {
+        const res = await request(`${url}${path}/records`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: "{",
+        });
+        const text = await res.body.text();
+        return res.statusCode === 429 ? { res, text } : false;
+      });
+      assert.equal(refused.res.headers["retry-after"], "1");
+      const error = JSON.parse(refused.text);
+      assert.equal(error.code, "resource_exhausted");
+      assert.equal(error.retryable, true);
+      held.end(body.slice(10));
+      const res = await first;
+      assert.equal(res.statusCode, 200, await res.body.text());
+      const tail = await http("GET", `${path}/records/tail`);
+      assert.equal(tail.json.tail.seq_num, 1);
+    } finally {
+      await small.close();
+    }
   });
 });

@@ -1,0 +1,34 @@
+# The gateway: `docker build -t nova-gateway .`, then
+#   docker run -p 8080:8080 -v nova-data:/data nova-gateway           (embedded star and storage)
+#   docker run -p 8080:8080 nova-gateway --stars star-1:7171,star-2:7171   (an external fleet)
+# Flags after the image name, or NOVA_* variables, as for `npm start -- --help`.
+# There is no build step: tsx runs the TypeScript sources, so it is a runtime dependency.
+
+ARG NODE_VERSION=20.20.2
+
+FROM node:${NODE_VERSION}-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+FROM node:${NODE_VERSION}-bookworm-slim
+ENV NODE_ENV=production \
+    NOVA_HOST=0.0.0.0 \
+    NOVA_PORT=8080 \
+    NOVA_DATA_DIR=/data
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json ./
+COPY proto ./proto
+COPY src ./src
+RUN mkdir -p /data && chown node:node /data
+# The image's unprivileged user (uid 1000); nothing it runs needs root.
+USER node
+VOLUME ["/data"]
+EXPOSE 8080
+# Liveness (a load balancer should probe /readyz itself); set the port with NOVA_PORT, not --port.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.NOVA_PORT}/livez`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# `npm start` runs `tsx src/main.ts`; this is the same entry without npm in between, so SIGTERM
+# reaches the gateway and it drains.
+ENTRYPOINT ["node", "--import", "tsx", "src/main.ts"]

@@ -1,0 +1,233 @@
+// `npm run bench:catchup`: a catch-up read of BENCH_CATCHUP_MB (default 1024) MiB of history
+// (1 KiB records, 1000 a chunk), from seq_num 0 to the tail, two ways: page by page (GET
+// .../records?seq_num=N, 1000 records a page) and as one SSE subscription (Accept:
+// text/event-stream, until the last record), in one run through three gateways: object storage with presigned URLs (the default),
+// object storage with raw {bucket, key} entries (a second star on the same store with
+// --readplan-urls object, the gateway with --s3-endpoint), and off (--readplan=off: every page
+// a Read). Every part is its own process: the object store (s3rver), the stars, the gateways.
+// Prints MB/s of record content, records/s, and the CPU seconds of the star serving the
+// gateway (utime + stime from /proc/PID/stat), of the gateway and of the store, with the
+// ratios to the star path. No thresholds. BENCH_CATCHUP_ROUNDS (default 1) repeats the three.
+import { execSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Pool } from "undici";
+import { call } from "../test/harness/grpc.ts";
+import type { RunningProcess } from "../test/harness/process.ts";
+import { startStarProcess } from "../test/harness/star-process.ts";
+import { gatewayProcess, startObjstore } from "../test/readplan/fixture.ts";
+
+const MB = Number(process.env.BENCH_CATCHUP_MB ?? 1024);
+const ROUNDS = Number(process.env.BENCH_CATCHUP_ROUNDS ?? 1);
+const RECORD_BYTES = 1024;
+const PER_BATCH = 1000;
+const BATCHES = Math.ceil((MB * 1024 * 1024) / (RECORD_BYTES * PER_BATCH));
+const TOTAL = BATCHES * PER_BATCH;
+const CONTENT_MB = (TOTAL * RECORD_BYTES) / 1024 / 1024;
+const TICKS = Number(execSync("getconf CLK_TCK").toString().trim());
+const PATH = "/v1/buckets/bench/streams/history/records";
+
+/** CPU seconds a process has used so far. */
+function cpuSeconds(proc: RunningProcess): number {
+  const stat = readFileSync(`/proc/${proc.child.pid}/stat`, "utf8");
+  // utime and stime are fields 14 and 15 of the line, 12 and 13 after "pid (comm) ".
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / TICKS;
+}
+
+/** The last record's seq_num in a ReadBatch's JSON text (the one before the tail). */
+function lastSeq(json: string): number {
+  const end = json.lastIndexOf('],"tail"');
+  const at = json.lastIndexOf('"seq_num":', end) + 10;
+  return Number(json.slice(at, json.indexOf(",", at)));
+}
+
+/** Reads the whole history page by page, as one client would. */
+async function pages(base: string): Promise<{ seconds: number; responseBytes: number }> {
+  const pool = new Pool(base, { connections: 1 });
+  let next = 0;
+  let responseBytes = 0;
+  const t0 = performance.now();
+  try {
+    while (next < TOTAL) {
+      const res = await pool.request({ method: "GET", path: `${PATH}?seq_num=${next}` });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}: ${text.slice(0, 300)}`);
+      responseBytes += text.length;
+      const last = lastSeq(text);
+      if (!(last >= next)) throw new Error(`no progress at ${next}`);
+      next = last + 1;
+    }
+  } finally {
+    await pool.close();
+  }
+  return { seconds: (performance.now() - t0) / 1000, responseBytes };
+}
+
+/** Reads the whole history as one SSE subscription from seq_num 0, until its last record. */
+async function subscription(base: string): Promise<{ seconds: number; responseBytes: number }> {
+  const pool = new Pool(base, { connections: 1 });
+  const abort = new AbortController();
+  let responseBytes = 0;
+  const t0 = performance.now();
+  try {
+    const res = await pool.request({
+      method: "GET",
+      path: `${PATH}?seq_num=0`,
+      headers: { accept: "text/event-stream" },
+      signal: abort.signal,
+    });
+    if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}`);
+    res.body.setEncoding("utf8");
+    let buffer = "";
+    let scanned = 0;
+    let next = 0;
+    for await (const piece of res.body) {
+      responseBytes += (piece as string).length;
+      buffer += piece as string;
+      // Events are separated by a blank line; look only at what arrived since the last look.
+      let cut = buffer.indexOf("\n\n", Math.max(0, scanned - 1));
+      while (cut >= 0) {
+        const event = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        cut = buffer.indexOf("\n\n");
+        if (!event.startsWith("event: batch")) continue;
+        const last = lastSeq(event.slice(event.indexOf("\ndata: ") + 7));
+        if (!(last >= next)) throw new Error(`no progress at ${next}`);
+        next = last + 1;
+      }
+      scanned = buffer.length;
+      if (next >= TOTAL) break;
+    }
+    if (next < TOTAL) throw new Error(`the subscription ended at ${next}`);
+    return { seconds: (performance.now() - t0) / 1000, responseBytes };
+  } finally {
+    abort.abort();
+    await pool.destroy();
+  }
+}
+
+interface Row {
+  mode: string;
+  path: string;
+  seconds: number;
+  star: number;
+  gateway: number;
+  store: number;
+  responseBytes: number;
+}
+
+const dir = await mkdtemp(join(tmpdir(), "nova-bench-catchup-"));
+const stopping: (() => Promise<unknown>)[] = [];
+try {
+  const store = await startObjstore(join(dir, "s3"), ["nova"]);
+  stopping.push(() => store.proc.kill());
+  const star = await startStarProcess(["--s3-endpoint", store.url, "--s3-bucket", "nova"]);
+  stopping.push(async () => {
+    star.client.close();
+    await star.proc.kill();
+  });
+
+  await call(star.client, "CreateBucket", { name: "bench" });
+  await call(star.client, "CreateStream", { bucket: "bench", key: "history" });
+  const body = Buffer.alloc(RECORD_BYTES, "x");
+  const batch = Array.from({ length: PER_BATCH }, () => ({ body }));
+  const w0 = performance.now();
+  for (let b = 0; b < BATCHES; b++) {
+    await call(star.client, "Append", { bucket: "bench", key: "history", records: batch });
+  }
+  const writeS = (performance.now() - w0) / 1000;
+  console.log(
+    `wrote ${CONTENT_MB.toFixed(0)} MiB of history: ${TOTAL} records of ${RECORD_BYTES} B in ${BATCHES} chunks, ${(CONTENT_MB / writeS).toFixed(1)} MB/s`,
+  );
+
+  // Started once the history is written: it finds the stream in the store.
+  const rawStar = await startStarProcess(["--s3-endpoint", store.url, "--s3-bucket", "nova"], {
+    args: ["--readplan-urls", "object"],
+  });
+  stopping.push(async () => {
+    rawStar.client.close();
+    await rawStar.proc.kill();
+  });
+  const presigned = await gatewayProcess([star.address], []);
+  stopping.push(() => presigned.proc.kill());
+  const raw = await gatewayProcess([rawStar.address], ["--s3-endpoint", store.url]);
+  stopping.push(() => raw.proc.kill());
+  const off = await gatewayProcess([star.address], ["--readplan=off"]);
+  stopping.push(() => off.proc.kill());
+
+  const measure = async (
+    mode: "pages" | "sse",
+    path: string,
+    gateway: { base: string; proc: RunningProcess },
+    serving: RunningProcess,
+  ): Promise<Row> => {
+    const before = [cpuSeconds(serving), cpuSeconds(gateway.proc), cpuSeconds(store.proc)];
+    const { seconds, responseBytes } = await (mode === "pages" ? pages : subscription)(
+      gateway.base,
+    );
+    const after = [cpuSeconds(serving), cpuSeconds(gateway.proc), cpuSeconds(store.proc)];
+    const used = after.map((v, i) => v - (before[i] as number));
+    return {
+      mode,
+      path,
+      seconds,
+      star: used[0] as number,
+      gateway: used[1] as number,
+      store: used[2] as number,
+      responseBytes,
+    };
+  };
+
+  const rows: Row[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const mode of ["pages", "sse"] as const) {
+      rows.push(await measure(mode, "presigned", presigned, star.proc));
+      rows.push(await measure(mode, "raw", raw, rawStar.proc));
+      rows.push(await measure(mode, "star", off, star.proc));
+    }
+  }
+
+  console.log("\ncatch-up from seq 0 to the tail, one client");
+  console.log(
+    "mode   path        seconds   MB/s   records/s   response MB/s   star CPU s   gateway CPU s   store CPU s",
+  );
+  for (const row of rows) {
+    console.log(
+      [
+        row.mode.padEnd(7),
+        row.path.padEnd(10),
+        row.seconds.toFixed(1).padStart(8),
+        (CONTENT_MB / row.seconds).toFixed(1).padStart(7),
+        Math.round(TOTAL / row.seconds)
+          .toString()
+          .padStart(12),
+        (row.responseBytes / 1024 / 1024 / row.seconds).toFixed(1).padStart(16),
+        row.star.toFixed(2).padStart(13),
+        row.gateway.toFixed(2).padStart(16),
+        row.store.toFixed(2).padStart(14),
+      ].join(""),
+    );
+  }
+  const avg = (mode: string, path: string, f: (r: Row) => number) => {
+    const of = rows.filter((r) => r.mode === mode && r.path === path);
+    return of.reduce((sum, r) => sum + f(r), 0) / of.length;
+  };
+  console.log("");
+  for (const mode of ["pages", "sse"]) {
+    const starSeconds = avg(mode, "star", (r) => r.seconds);
+    const starCpu = avg(mode, "star", (r) => r.star);
+    for (const path of ["presigned", "raw"]) {
+      const cpu = avg(mode, path, (r) => r.star);
+      const speedup = starSeconds / avg(mode, path, (r) => r.seconds);
+      console.log(
+        `${mode}: object storage (${path}) vs star: ${speedup.toFixed(2)}x the throughput; star CPU ${cpu.toFixed(2)} s vs ${starCpu.toFixed(2)} s (ratio ${(cpu / starCpu).toFixed(3)})`,
+      );
+    }
+  }
+} finally {
+  for (const stop of stopping.reverse()) await stop().catch(() => undefined);
+  await rm(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,178 @@
+// `npm run bench:gateway`: one append workload two ways in one run, against one star process
+// (embedded s3rver): through the gateway (its own process, `src/main.ts --stars`) over HTTP with
+// an undici Pool, and as direct gRPC to the star. 1 KiB records, batches of 1 and 100,
+// concurrency 1 and 64, CLASS_EXPRESS (so the star's storage does not hide the gateway's cost):
+// appends/s, MB/s of record bodies, p50/p99 latency, the gateway/direct throughput ratio, and
+// the CPU each process spent per append (Linux /proc): with every process on the same cores,
+// that shows where the time goes.
+// BENCH_SECONDS sets each row's length (default 3); BENCH_PROFILE=DIR writes the gateway's CPU
+// profile there. Prints a table; no thresholds.
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Pool } from "undici";
+import { call } from "../test/harness/grpc.ts";
+import { startProcess } from "../test/harness/process.ts";
+import { startStarProcess } from "../test/harness/star-process.ts";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const WARMUP_SECONDS = Math.min(1, SECONDS / 3);
+const PROFILE_DIR = process.env.BENCH_PROFILE;
+const RECORD_BYTES = 1024;
+const BODY = "x".repeat(RECORD_BYTES);
+
+interface Result {
+  appends: number;
+  elapsed: number;
+  latencies: number[];
+  /** CPU ms per append: the gateway's, the star's, and this process's (the client). */
+  cpu: { gateway: number; star: number; client: number };
+}
+
+/** A process's CPU time so far in ms (utime + stime), or NaN off Linux. */
+function cpuMs(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Runs `append` from `concurrency` loops until the deadline; returns every latency in ms. */
+async function drive(
+  concurrency: number,
+  seconds: number,
+  append: () => Promise<void>,
+): Promise<Result> {
+  const latencies: number[] = [];
+  const cpu0 = { gateway: cpuMs(gateway.child.pid), star: cpuMs(star.proc.child.pid) };
+  const client0 = process.cpuUsage();
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline) {
+        const t0 = performance.now();
+        await append();
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const n = latencies.length;
+  const client = process.cpuUsage(client0);
+  return {
+    appends: n,
+    elapsed: (performance.now() - started) / 1000,
+    latencies,
+    cpu: {
+      gateway: (cpuMs(gateway.child.pid) - cpu0.gateway) / n,
+      star: (cpuMs(star.proc.child.pid) - cpu0.star) / n,
+      client: (client.user + client.system) / 1000 / n,
+    },
+  };
+}
+
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+}
+
+const dir = await mkdtemp(join(tmpdir(), "nova-bench-gateway-"));
+const star = await startStarProcess(["--data-dir", dir]);
+const gatewayArgs = [
+  "--import",
+  import.meta.resolve("tsx"),
+  ...(PROFILE_DIR ? ["--cpu-prof", "--cpu-prof-dir", PROFILE_DIR] : []),
+  join(import.meta.dirname, "..", "src", "main.ts"),
+  "--port",
+  "0",
+  "--stars",
+  star.address,
+  "--log-level",
+  "warn",
+];
+const gateway = await startProcess({
+  command: process.execPath,
+  args: gatewayArgs,
+  readyLine: /^nova-gateway listening on (http:\/\/\S+)$/,
+});
+const url = gateway.match[1] as string;
+const { client } = star;
+const pool = new Pool(url, { connections: 64, pipelining: 1 });
+
+try {
+  await call(client, "CreateBucket", { name: "bench" });
+  console.log(
+    `gateway vs direct gRPC, appends of 1 KiB records, CLASS_EXPRESS, ${SECONDS} s per row`,
+  );
+  console.log(
+    "batch  conc  path        appends/s      MB/s   p50 ms   p99 ms   gateway/direct" +
+      "   CPU ms/append: gateway   star  client",
+  );
+  for (const batch of [1, 100]) {
+    for (const concurrency of [1, 64]) {
+      const rows: [string, Result][] = [];
+      for (const path of ["gateway", "direct"] as const) {
+        const key = `${path}-${batch}-${concurrency}`;
+        await call(client, "CreateStream", {
+          bucket: "bench",
+          key,
+          config: { class: "CLASS_EXPRESS" },
+        });
+        const append = path === "gateway" ? httpAppend(key, batch) : grpcAppend(key, batch);
+        await drive(concurrency, WARMUP_SECONDS, append);
+        rows.push([path, await drive(concurrency, SECONDS, append)]);
+      }
+      const rate = (r: Result) => r.appends / r.elapsed;
+      const direct = rows[1]?.[1];
+      for (const [path, result] of rows) {
+        const sorted = result.latencies.sort((a, b) => a - b);
+        const ratio = path === "gateway" && direct ? (rate(result) / rate(direct)).toFixed(2) : "";
+        console.log(
+          [
+            String(batch).padStart(5),
+            String(concurrency).padStart(5),
+            `  ${path.padEnd(8)}`,
+            rate(result).toFixed(0).padStart(11),
+            ((rate(result) * batch * RECORD_BYTES) / 1e6).toFixed(1).padStart(9),
+            quantile(sorted, 0.5).toFixed(2).padStart(8),
+            quantile(sorted, 0.99).toFixed(2).padStart(8),
+            ratio.padStart(16),
+            result.cpu.gateway.toFixed(2).padStart(24),
+            result.cpu.star.toFixed(2).padStart(6),
+            result.cpu.client.toFixed(2).padStart(7),
+          ].join(" "),
+        );
+      }
+    }
+  }
+} finally {
+  await pool.close();
+  client.close();
+  await gateway.kill("SIGTERM");
+  await star.proc.kill("SIGTERM");
+  await rm(dir, { recursive: true, force: true });
+}
+
+function httpAppend(key: string, batch: number): () => Promise<void> {
+  const body = JSON.stringify({ records: Array.from({ length: batch }, () => ({ body: BODY })) });
+  const path = `/v1/buckets/bench/streams/${key}/records`;
+  return async () => {
+    const res = await pool.request({
+      method: "POST",
+      path,
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    const text = await res.body.text();
+    if (res.statusCode !== 200) throw new Error(`append answered ${res.statusCode}: ${text}`);
+  };
+}
+
+function grpcAppend(key: string, batch: number): () => Promise<void> {
+  const records = Array.from({ length: batch }, () => ({ body: Buffer.from(BODY) }));
+  return async () => {
+    await call(client, "Append", { bucket: "bench", key, records });
+  };
+}

@@ -1,0 +1,75 @@
+// One chunk of a plan, verified: from the cache, from a load already in flight, or fetched
+// (presigned URL or raw S3 object) and checked. Counts fetches, bytes and cache hits.
+import { ChunkCache } from "./chunk-cache.ts";
+import { ChunkFault } from "./faults.ts";
+import type { ReadPlanMetrics } from "./metrics.ts";
+import type { PlanEntry } from "./plan-entry.ts";
+import type { S3Fetcher } from "./s3-fetcher.ts";
+import type { UrlFetcher } from "./url-fetcher.ts";
+import { type VerifiedChunk, verifyChunk } from "./verify-chunk.ts";
+
+/** Estimated bytes per decoded record beyond its stored bytes (the record object and views). */
+const RECORD_OVERHEAD = 320;
+
+export interface ChunkLoaderOptions {
+  url: UrlFetcher;
+  /** Absent when the gateway has no S3 settings: raw entries are then a fault. */
+  s3?: S3Fetcher;
+  cacheBytes: number;
+  metrics: ReadPlanMetrics;
+}
+
+export interface ChunkLoader {
+  load(entry: PlanEntry, signal: AbortSignal): Promise<VerifiedChunk>;
+  close(): Promise<void>;
+}
+
+export function createChunkLoader(opts: ChunkLoaderOptions): ChunkLoader {
+  const { metrics } = opts;
+  const cache = new ChunkCache<VerifiedChunk>(
+    opts.cacheBytes,
+    (c) => c.objectBytes + RECORD_OVERHEAD * c.records.length,
+  );
+
+  const fetchBytes = async (entry: PlanEntry, signal: AbortSignal): Promise<Buffer> => {
+    const size = entry.footerOff + entry.footerLen;
+    const { location } = entry;
+    if ("url" in location) return opts.url.get(location.url, size, signal);
+    if (!opts.s3) {
+      throw new ChunkFault("unavailable", "raw object entries need the gateway's --s3-* settings");
+    }
+    return opts.s3.get(location.bucket, location.key, size);
+  };
+
+  const fetchAndVerify = async (entry: PlanEntry, signal: AbortSignal): Promise<VerifiedChunk> => {
+    const source = "url" in entry.location ? "url" : "s3";
+    try {
+      const bytes = await fetchBytes(entry, signal);
+      metrics.fetchedBytes.inc({ source }, bytes.length);
+      const chunk = verifyChunk(entry, bytes);
+      metrics.fetches.inc({ source, outcome: "ok" });
+      return chunk;
+    } catch (err) {
+      if (!signal.aborted) {
+        metrics.fetches.inc({ source, outcome: err instanceof ChunkFault ? err.reason : "error" });
+      }
+      throw err;
+    }
+  };
+
+  return {
+    async load(entry, signal) {
+      const { value, outcome } = await cache.get(
+        entry.cacheKey,
+        (s) => fetchAndVerify(entry, s),
+        signal,
+      );
+      if (outcome !== "loaded") metrics.cacheHits.inc({ kind: outcome });
+      return value;
+    },
+    async close() {
+      opts.s3?.close();
+      await opts.url.close();
+    },
+  };
+}

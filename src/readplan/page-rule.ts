@@ -1,0 +1,40 @@
+// The star's rule for where a page of records ends (StreamLog.read), so that a page assembled
+// from chunks and Read calls ends exactly where one Read would: a record stamped at or after
+// `untilMs` ends it; past the first record, one that would exceed the record or content-byte
+// budget ends it. The first record is always taken, however large.
+export class PageRule {
+  readonly maxRecords: number;
+  readonly maxBytes: number;
+  readonly untilMs: bigint | undefined;
+  records = 0;
+  bytes = 0;
+
+  constructor(maxRecords: number, maxBytes: number, untilMs?: bigint) {
+    this.maxRecords = maxRecords;
+    this.maxBytes = maxBytes;
+    this.untilMs = untilMs;
+  }
+
+  /** Whether a record stamped `timestampMs` of `size` content bytes belongs on the page. */
+  admits(timestampMs: bigint, size: number): boolean {
+    if (this.untilMs !== undefined && timestampMs >= this.untilMs) return false;
+    if (this.records === 0) return true;
+    return this.records < this.maxRecords && this.bytes + size <= this.maxBytes;
+  }
+
+  take(size: number): void {
+    this.records++;
+    this.bytes += size;
+  }
+
+  /** Budgets left for a Read call continuing this page: 0 means "no limit" to the star. */
+  remaining(): { count: number; bytes: number } {
+    const count = this.maxRecords - this.records;
+    const bytes = this.maxBytes - this.bytes;
+    return {
+      count: Number.isFinite(count) ? Math.max(count, 1) : 0,
+      // A record of zero content bytes still fits a spent byte budget; ask for at least one.
+      bytes: Number.isFinite(bytes) ? Math.max(bytes, 1) : 0,
+    };
+  }
+}
