@@ -10,7 +10,8 @@ import { Agent, get, type IncomingMessage } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
-import { type GatewayProcess, gatewayProcess, metric } from "../test/gateway/streaming-fixture.ts";
+import { type GatewayProcess, gatewayProcess } from "../test/harness/gateway.ts";
+import { metric } from "../test/harness/metrics.ts";
 import { startStarProcess } from "../test/harness/star-process.ts";
 
 const SIZES = (process.env.BENCH_SIZES ?? "100,1000,5000").split(",").map(Number);

@@ -27,6 +27,14 @@ const retryAfter = {
   "retry-after": { type: "string", description: "Seconds to wait before retrying." },
 };
 
+const serverTiming = {
+  "server-timing": {
+    type: "string",
+    description:
+      "On a page read (neither `wait` nor SSE): `plan;dur=MS, s3;dur=MS, star;dur=MS`, the milliseconds this read spent asking stars for ReadPlans, fetching chunks from object storage, and reading through the stars. `s3` above 0: settled history came straight from object storage; `star` above 0: some or all of it was read through a star.",
+  },
+};
+
 /** What each error status means here, by the codes it carries (the table in http-api.md). */
 const ERROR_STATUSES = {
   400: "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument.",
@@ -277,6 +285,7 @@ export const routeSchemas = {
     response: {
       200: {
         description: "A page of records, or an SSE subscription.",
+        headers: serverTiming,
         content: {
           "application/json": { schema: ref("ReadBatch") },
           "text/event-stream": { schema: { type: "string", description: SSE_DESCRIPTION } },

@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type Browser, chromium } from "playwright-core";
-import { type Gateway, inProcessGateway, newStream } from "../gateway/streaming-fixture.ts";
+import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
+import { newStream } from "../harness/http.ts";
 import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
 
 const CHROMIUM = "/usr/bin/chromium";

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { request } from "undici";
-import { type RunningProcess, startProcess, tsxArgs } from "../harness/process.ts";
+import { type GatewayProcess, gatewayProcess } from "../harness/gateway.ts";
 import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
 import { tempDir } from "../harness/tmp.ts";
 
@@ -12,7 +12,7 @@ const SIGNING_KEY = "gateway auth test signing key, 32+ bytes";
 const SECRETS = { ops: "ops-secret-7f3a9c", app: "app-secret-51d0e2" };
 
 let star: StarProcess;
-let gw: RunningProcess;
+let gw: GatewayProcess;
 let base: string;
 const cleanups: (() => Promise<void>)[] = [];
 /** Every token this file was given: none may show up in the gateway's logs. */
@@ -28,24 +28,12 @@ before(async () => {
     "--api-keys",
     `ops ${SECRETS.ops} nova:*:*,app ${SECRETS.app} nova:read:* nova:append:*`,
   ]);
-  const [command, args] = tsxArgs("src/main.ts", [
-    "--port",
-    "0",
-    "--stars",
-    star.address,
-    "--log-level",
-    "debug",
-  ]);
-  gw = await startProcess({
-    command,
-    args,
-    readyLine: /^nova-gateway listening on (http:\/\/\S+)$/,
-  });
-  base = gw.match[1] as string;
+  gw = await gatewayProcess([star.address], [], "debug");
+  base = gw.base;
 });
 
 after(async () => {
-  await gw?.kill("SIGTERM");
+  await gw?.close();
   star?.client.close();
   await star?.proc.kill("SIGTERM");
   for (const fn of cleanups) await fn();
@@ -183,9 +171,9 @@ describe("the gateway in front of a star with a signing key", () => {
 
   test("no token and no secret ever appears in the gateway's logs", async () => {
     // Stopping the gateway first means every line it logged has been read.
-    const exit = await gw.kill("SIGTERM");
+    const exit = await gw.proc.kill("SIGTERM");
     assert.equal(exit.code, 0);
-    const logs = gw.stderr();
+    const logs = gw.proc.stderr();
     // The logs are there (every request, at debug level), with the token-bearing URLs in them.
     assert.match(logs, /incoming request/);
     assert.match(

@@ -2,37 +2,26 @@
 // jittered `retry:` and is closed, an NDJSON session finishes its in-flight batches and ends
 // with `{"end": {"reason": "draining"}}`, and the process exits cleanly.
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Readable } from "node:stream";
 import { after, before, test } from "node:test";
 import { request } from "undici";
-import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
+import type { GatewayProcess } from "../harness/gateway.ts";
+import { append, http, newStream } from "../harness/http.ts";
+import { type Stack, startProcessStack } from "../harness/stack.ts";
 import { openSse, readUntil, recordsOf, sseAgent } from "./sse-client.ts";
-import {
-  append,
-  type GatewayProcess,
-  gatewayProcess,
-  http,
-  newStream,
-} from "./streaming-fixture.ts";
 
-let dir: string;
-let star: StarProcess;
+let stack: Stack<GatewayProcess>;
 let gw: GatewayProcess;
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), "nova-drain-"));
-  star = await startStarProcess(["--data-dir", dir]);
-  gw = await gatewayProcess([star.address]);
+  stack = await startProcessStack("nova-drain-");
+  gw = stack.gw;
 });
 after(async () => {
+  // The test SIGTERMs the gateway itself; one still running here has failed to drain.
   await gw?.proc.kill("SIGKILL");
   await sseAgent.close();
-  star?.client.close();
-  await star?.proc.kill("SIGTERM");
-  await rm(dir, { recursive: true, force: true });
+  await stack?.close();
 });
 
 test("SIGTERM: SSE gets a jittered retry and closes, NDJSON ends with reason draining", async () => {

@@ -7,17 +7,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type RunningS3rver, startS3rver } from "../../src/objstore/s3rver-server.ts";
-import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
+import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
+import { http, newStream } from "../harness/http.ts";
+import { metric } from "../harness/metrics.ts";
+import { type StarProcess, s3Storage, startStarProcess } from "../harness/star-process.ts";
 import { waitFor } from "../harness/wait.ts";
 import { openSse, recordsOf, sseAgent } from "./sse-client.ts";
-import { type Gateway, http, inProcessGateway, metric, newStream } from "./streaming-fixture.ts";
 
 let dir: string;
 let s3: RunningS3rver;
 let star: StarProcess | undefined;
 let gw: Gateway;
 
-const storage = () => ["--s3-endpoint", s3.url, "--s3-bucket", "nova"];
+const storage = () => s3Storage(s3.url);
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), "nova-failover-"));

@@ -7,66 +7,37 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import pino from "pino";
-import { request } from "undici";
-import { buildApp } from "../../src/app.ts";
-import { FleetClient } from "../../src/fleet/fleet-client.ts";
-import { fleetUpstream, metricsObserver } from "../../src/gateway/fleet-upstream.ts";
 import { type RunningS3rver, startS3rver } from "../../src/objstore/s3rver-server.ts";
-import { createMetrics } from "../../src/plugins/metrics.ts";
-import { Fleet, type Member } from "../../src/star/fleet/members.ts";
-import { freePort } from "../harness/ports.ts";
-import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
+import type { Member } from "../../src/star/fleet/members.ts";
+import { fleetMembers, keyLedBy, startMember } from "../harness/fleet.ts";
+import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
+import { http as httpAt } from "../harness/http.ts";
+import { metric } from "../harness/metrics.ts";
+import { type StarProcess, s3Storage } from "../harness/star-process.ts";
 
 const NAMES = ["s1", "s2", "s3"] as const;
-type Name = (typeof NAMES)[number];
 
 let dir: string | undefined;
 let s3: RunningS3rver | undefined;
 let members: Member[] = [];
 const stars: StarProcess[] = [];
+let gw: Gateway | undefined;
 let base = "";
-let close: (() => Promise<void>) | undefined;
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), "nova-gw-fleet-"));
   s3 = await startS3rver({ port: 0, dataDir: dir, buckets: ["nova"] });
-  const ports = await Promise.all(NAMES.map(() => freePort()));
-  members = NAMES.map((name, i) => ({ name, address: `127.0.0.1:${ports[i]}` }));
-  const list = members.map((m) => `${m.name}=${m.address}`).join(",");
-  const started = await Promise.all(
-    members.map((m) =>
-      startStarProcess(["--s3-endpoint", (s3 as RunningS3rver).url, "--s3-bucket", "nova"], {
-        listen: m.address,
-        args: ["--self", m.name, "--fleet", list],
-      }),
-    ),
-  );
+  members = await fleetMembers(NAMES);
+  const storage = s3Storage(s3.url);
+  const started = await Promise.all(NAMES.map((name) => startMember(storage, members, name)));
   stars.push(...started);
-  const metrics = createMetrics();
   // The gateway is told about s1 only.
-  const fleet = new FleetClient({
-    stars: [(members[0] as Member).address],
-    observer: metricsObserver(metrics),
-  });
-  const app = await buildApp({
-    upstream: fleetUpstream(fleet),
-    metrics,
-    logger: pino({ level: "silent" }),
-    bodyLimit: 4 * 1024 * 1024,
-    inflightAppendBytes: 64 * 1024 * 1024,
-    corsOrigins: [],
-    checkResponses: true,
-  });
-  base = await app.listen({ host: "127.0.0.1", port: 0 });
-  close = async () => {
-    await app.close();
-    fleet.close();
-  };
+  gw = await inProcessGateway([(members[0] as Member).address], { checkResponses: true });
+  base = gw.base;
 });
 
 after(async () => {
-  await close?.();
+  await gw?.close();
   for (const star of stars) {
     star.client.close();
     await star.proc.kill("SIGTERM");
@@ -75,40 +46,17 @@ after(async () => {
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
 });
 
-async function http(method: string, path: string, body?: unknown) {
-  const res = await request(base + path, {
-    method: method as "GET",
-    headers: body === undefined ? {} : { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.body.text();
-  const isJson = String(res.headers["content-type"] ?? "").includes("json");
-  return { status: res.statusCode, text, json: isJson && text ? JSON.parse(text) : undefined };
-}
+const http = (method: string, path: string, body?: unknown) => httpAt(base, method, path, body);
 
 /** Redirects the gateway has followed, over all verbs, from its own /metrics. */
-async function redirects(): Promise<number> {
-  const { text } = await http("GET", "/metrics");
-  return text
-    .split("\n")
-    .filter((line) => line.startsWith("nova_gateway_redirects_total{"))
-    .reduce((sum, line) => sum + Number(line.split(" ").pop()), 0);
-}
-
-function keyLedBy(bucket: string, leader: Name): string {
-  const fleet = new Fleet("s1", members);
-  for (let i = 0; ; i++) {
-    const key = `k-${i}`;
-    if (fleet.leaderOf(bucket, key).name === leader) return key;
-  }
-}
+const redirects = () => metric(base, "nova_gateway_redirects_total");
 
 test("streams led by stars the gateway was not told about are served, redirected once", async () => {
   const bucket = `fleet-${process.pid}`;
   const created = await http("POST", "/v1/buckets", { name: bucket });
   assert.equal(created.status, 201, created.text);
   for (const leader of ["s2", "s3", "s1"] as const) {
-    const key = keyLedBy(bucket, leader);
+    const key = keyLedBy(members, bucket, leader);
     const path = `/v1/buckets/${bucket}/streams/${key}`;
     const stream = await http("POST", `/v1/buckets/${bucket}/streams`, { key });
     assert.equal(stream.status, 201, stream.text);

@@ -3,59 +3,32 @@
 // 4xx never appends anything (the stream's tail is the same before and after). Responses are
 // also checked against their documented schemas (checkResponses): a mismatch would be a 500.
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
 import fc from "fast-check";
-import pino from "pino";
 import { request } from "undici";
-import { buildApp } from "../../src/app.ts";
-import { FleetClient } from "../../src/fleet/fleet-client.ts";
-import { fleetUpstream } from "../../src/gateway/fleet-upstream.ts";
-import { createMetrics } from "../../src/plugins/metrics.ts";
-import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
+import type { Gateway } from "../harness/gateway.ts";
+import { type Stack, startStack } from "../harness/stack.ts";
 
 // Two cores are shared by the star, the gateway and this process: modest runs.
 const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
 
-let dir: string | undefined;
-let star: StarProcess | undefined;
+let stack: Stack<Gateway> | undefined;
 let base = "";
-let close: (() => Promise<void>) | undefined;
 const bucket = `fuzz-${process.pid}`;
 const stream = `/v1/buckets/${bucket}/streams/s`;
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), "nova-fuzz-"));
-  star = await startStarProcess(["--data-dir", dir]);
-  const fleet = new FleetClient({ stars: [star.address] });
-  const app = await buildApp({
-    upstream: fleetUpstream(fleet),
-    metrics: createMetrics(),
-    logger: pino({ level: "silent" }),
-    bodyLimit: 256 * 1024,
-    inflightAppendBytes: 64 * 1024 * 1024,
-    corsOrigins: [],
-    checkResponses: true,
+  stack = await startStack("nova-fuzz-", {
+    gateway: { bodyLimit: 256 * 1024, checkResponses: true },
   });
-  base = await app.listen({ host: "127.0.0.1", port: 0 });
-  close = async () => {
-    await app.close();
-    fleet.close();
-  };
+  base = stack.gw.base;
   const created = await send("POST", "/v1/buckets", json({ name: bucket }));
   assert.equal(created.status, 201, created.text);
   const s = await send("POST", `/v1/buckets/${bucket}/streams`, json({ key: "s" }));
   assert.equal(s.status, 201, s.text);
 });
 
-after(async () => {
-  await close?.();
-  star?.client.close();
-  await star?.proc.kill("SIGTERM");
-  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-});
+after(() => stack?.close());
 
 interface Body {
   contentType?: string;

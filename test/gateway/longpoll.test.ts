@@ -1,35 +1,20 @@
 // Reads with `wait` (long-poll), and the read bounds, over a real socket to a real star process.
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
+import type { Gateway } from "../harness/gateway.ts";
+import { append, http, newStream } from "../harness/http.ts";
+import { metric } from "../harness/metrics.ts";
+import { type Stack, startStack } from "../harness/stack.ts";
 import { waitFor } from "../harness/wait.ts";
-import {
-  append,
-  type Gateway,
-  http,
-  inProcessGateway,
-  metric,
-  newStream,
-} from "./streaming-fixture.ts";
 
-let dir: string;
-let star: StarProcess;
+let stack: Stack<Gateway>;
 let gw: Gateway;
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), "nova-longpoll-"));
-  star = await startStarProcess(["--data-dir", dir]);
-  gw = await inProcessGateway([star.address]);
+  stack = await startStack("nova-longpoll-");
+  gw = stack.gw;
 });
-after(async () => {
-  await gw?.close();
-  star?.client.close();
-  await star?.proc.kill("SIGTERM");
-  await rm(dir, { recursive: true, force: true });
-});
+after(() => stack?.close());
 
 test("wait returns as soon as a record is appended", async () => {
   const s = await newStream(gw.base);

@@ -1,45 +1,30 @@
 // NDJSON append sessions over a real socket, through the real fleet client, into one upstream
 // AppendSession on a real star process.
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Readable } from "node:stream";
 import { after, before, test } from "node:test";
 import { request } from "undici";
-import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
+import type { Gateway } from "../harness/gateway.ts";
+import { append, http, newStream } from "../harness/http.ts";
+import { metric } from "../harness/metrics.ts";
+import { type Stack, startStack } from "../harness/stack.ts";
 import { waitFor } from "../harness/wait.ts";
-import {
-  append,
-  type Gateway,
-  http,
-  inProcessGateway,
-  metric,
-  newStream,
-} from "./streaming-fixture.ts";
 
 const SESSION_LIMIT = 1024 * 1024;
 const LINE_LIMIT = 64 * 1024;
 
-let dir: string;
-let star: StarProcess;
+let stack: Stack<Gateway>;
 let gw: Gateway;
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), "nova-ndjson-"));
-  // A wide window lets the star commit many small batches per object-store write.
-  star = await startStarProcess(["--data-dir", dir], { args: ["--session-window", "1024"] });
-  gw = await inProcessGateway([star.address], {
-    bodyLimit: LINE_LIMIT,
-    ndjsonSessionBytes: SESSION_LIMIT,
+  stack = await startStack("nova-ndjson-", {
+    // A wide window lets the star commit many small batches per object-store write.
+    starArgs: ["--session-window", "1024"],
+    gateway: { bodyLimit: LINE_LIMIT, ndjsonSessionBytes: SESSION_LIMIT },
   });
+  gw = stack.gw;
 });
-after(async () => {
-  await gw?.close();
-  star?.client.close();
-  await star?.proc.kill("SIGTERM");
-  await rm(dir, { recursive: true, force: true });
-});
+after(() => stack?.close());
 
 /** Streams `lines` as one NDJSON request body; returns the status and the parsed answer lines. */
 async function session(path: string, lines: Iterable<string> | AsyncIterable<string>, query = "") {

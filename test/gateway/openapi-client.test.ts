@@ -3,53 +3,23 @@
 // a real gateway over a real star process: what the document promises is what a generated
 // client gets, and this file only compiles while the document describes these calls.
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
 import createClient from "openapi-fetch";
-import pino from "pino";
-import { buildApp } from "../../src/app.ts";
-import { FleetClient } from "../../src/fleet/fleet-client.ts";
-import { fleetUpstream } from "../../src/gateway/fleet-upstream.ts";
-import { createMetrics } from "../../src/plugins/metrics.ts";
 import type { components, paths } from "../generated/openapi.ts";
-import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
+import type { Gateway } from "../harness/gateway.ts";
+import { type Stack, startStack } from "../harness/stack.ts";
 
 type Schemas = components["schemas"];
 
-let dir: string | undefined;
-let star: StarProcess | undefined;
+let stack: Stack<Gateway> | undefined;
 let client: ReturnType<typeof createClient<paths, "application/json">>;
-let close: (() => Promise<void>) | undefined;
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), "nova-client-"));
-  star = await startStarProcess(["--data-dir", dir]);
-  const fleet = new FleetClient({ stars: [star.address] });
-  const app = await buildApp({
-    upstream: fleetUpstream(fleet),
-    metrics: createMetrics(),
-    logger: pino({ level: process.env.LOG ?? "silent" }),
-    bodyLimit: 4 * 1024 * 1024,
-    inflightAppendBytes: 64 * 1024 * 1024,
-    corsOrigins: [],
-    checkResponses: true,
-  });
-  const baseUrl = await app.listen({ host: "127.0.0.1", port: 0 });
-  client = createClient<paths, "application/json">({ baseUrl });
-  close = async () => {
-    await app.close();
-    fleet.close();
-  };
+  stack = await startStack("nova-client-", { gateway: { checkResponses: true } });
+  client = createClient<paths, "application/json">({ baseUrl: stack.gw.base });
 });
 
-after(async () => {
-  await close?.();
-  star?.client.close();
-  await star?.proc.kill("SIGTERM");
-  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-});
+after(() => stack?.close());
 
 test("a generated client creates a bucket and a stream, appends and reads", async () => {
   const bucket = `client-${process.pid}`;

@@ -1,74 +1,28 @@
 // The REST routes over a real socket, through the real fleet client, to a real star process on
 // a real s3rver (the star's embedded one).
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { after, before, describe, test } from "node:test";
 import fc from "fast-check";
-import pino from "pino";
 import { request } from "undici";
-import { buildApp } from "../../src/app.ts";
-import { FleetClient } from "../../src/fleet/fleet-client.ts";
-import { fleetUpstream, metricsObserver } from "../../src/gateway/fleet-upstream.ts";
-import { createMetrics } from "../../src/plugins/metrics.ts";
-import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
+import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
+import { http as httpAt } from "../harness/http.ts";
+import { type Stack, startStack } from "../harness/stack.ts";
 import { waitFor } from "../harness/wait.ts";
 
-let dir: string;
-let star: StarProcess;
-let fleet: FleetClient;
+let stack: Stack<Gateway>;
 let base: string;
-let close: () => Promise<void>;
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), "nova-gw-"));
-  star = await startStarProcess(["--data-dir", dir]);
-  const metrics = createMetrics();
-  fleet = new FleetClient({ stars: [star.address], observer: metricsObserver(metrics) });
-  const app = await buildApp({
-    upstream: fleetUpstream(fleet),
-    metrics,
-    logger: pino({ level: "silent" }),
-    bodyLimit: 4 * 1024 * 1024,
-    inflightAppendBytes: 64 * 1024 * 1024,
-    corsOrigins: ["http://example.test"],
-    checkResponses: true,
+  stack = await startStack("nova-gw-", {
+    gateway: { corsOrigins: ["http://example.test"], checkResponses: true },
   });
-  base = await app.listen({ host: "127.0.0.1", port: 0 });
-  close = async () => {
-    await app.close();
-    fleet.close();
-  };
+  base = stack.gw.base;
 });
-after(async () => {
-  await close?.();
-  star?.client.close();
-  await star?.proc.kill("SIGTERM");
-  await rm(dir, { recursive: true, force: true });
-});
+after(() => stack?.close());
 
-async function http(
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-) {
-  const res = await request(base + path, {
-    method: method as "GET",
-    headers: body === undefined ? headers : { "content-type": "application/json", ...headers },
-    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-  });
-  const text = await res.body.text();
-  const isJson = String(res.headers["content-type"] ?? "").includes("json");
-  return {
-    status: res.statusCode,
-    headers: res.headers,
-    text,
-    json: isJson && text ? JSON.parse(text) : undefined,
-  };
-}
+const http = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+  httpAt(base, method, path, body, headers);
 
 let n = 0;
 async function bucket(config: Record<string, unknown> = {}) {
@@ -624,17 +578,12 @@ describe("service", () => {
   });
 
   test("append bytes in flight over the budget are a retryable 429", async () => {
-    const metrics = createMetrics();
-    const small = await buildApp({
-      upstream: fleetUpstream(fleet),
-      metrics,
-      logger: pino({ level: "silent" }),
+    const small = await inProcessGateway([stack.star.address], {
       bodyLimit: 1024 * 1024,
       inflightAppendBytes: 1000,
-      corsOrigins: [],
       checkResponses: true,
     });
-    const url = await small.listen({ host: "127.0.0.1", port: 0 });
+    const url = small.base;
     try {
       const { path } = await newStream();
       const body = JSON.stringify({ records: [{ body: "x".repeat(2000) }] });

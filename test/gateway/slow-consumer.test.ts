@@ -3,37 +3,34 @@
 // so its memory stays bounded, and past the slow-consumer limit the client gets `error`
 // slow_consumer with its resume id, from which a new session continues with no gap.
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
 import { get, type IncomingMessage } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
+import type { GatewayProcess } from "../harness/gateway.ts";
 import { call } from "../harness/grpc.ts";
-import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
+import { metric } from "../harness/metrics.ts";
+import { type Stack, startProcessStack } from "../harness/stack.ts";
+import type { StarProcess } from "../harness/star-process.ts";
 import { waitFor } from "../harness/wait.ts";
 import { openSse, parseSse, readUntil, recordsOf, type SseEvent, sseAgent } from "./sse-client.ts";
-import { type GatewayProcess, gatewayProcess, metric } from "./streaming-fixture.ts";
 
 const SLOW_CONSUMER_MS = 5_000;
 const RECORD = Buffer.alloc(128 * 1024, "x");
 const BATCHES = 200;
 const PER_BATCH = 8; // 8 x 128 KiB = 1 MiB a batch, 200 MiB in all
 
-let dir: string;
+let stack: Stack<GatewayProcess>;
 let star: StarProcess;
 let gw: GatewayProcess;
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), "nova-slow-"));
-  star = await startStarProcess(["--data-dir", dir]);
-  gw = await gatewayProcess([star.address], ["--slow-consumer-ms", String(SLOW_CONSUMER_MS)]);
+  stack = await startProcessStack("nova-slow-", {
+    gatewayArgs: ["--slow-consumer-ms", String(SLOW_CONSUMER_MS)],
+  });
+  ({ star, gw } = stack);
 });
 after(async () => {
-  await gw?.close();
+  await stack?.close();
   await sseAgent.close();
-  star?.client.close();
-  await star?.proc.kill("SIGTERM");
-  await rm(dir, { recursive: true, force: true });
 });
 
 /** An SSE response read by hand, so the test can stop reading it (and resume). */

@@ -1,38 +1,25 @@
 // SSE subscriptions over a real socket, through the real fleet client, to a real star process:
 // curl-style (undici, any header) and the `eventsource` package (what a browser does).
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { EventSource } from "eventsource";
-import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
+import type { Gateway } from "../harness/gateway.ts";
+import { append, http, newStream } from "../harness/http.ts";
+import { metric } from "../harness/metrics.ts";
+import { type Stack, startStack } from "../harness/stack.ts";
 import { waitFor } from "../harness/wait.ts";
 import { openSse, readUntil, recordsOf, sseAgent } from "./sse-client.ts";
-import {
-  append,
-  type Gateway,
-  http,
-  inProcessGateway,
-  metric,
-  newStream,
-} from "./streaming-fixture.ts";
 
-let dir: string;
-let star: StarProcess;
+let stack: Stack<Gateway>;
 let gw: Gateway;
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), "nova-sse-"));
-  star = await startStarProcess(["--data-dir", dir]);
-  gw = await inProcessGateway([star.address]);
+  stack = await startStack("nova-sse-");
+  gw = stack.gw;
 });
 after(async () => {
-  await gw?.close();
+  await stack?.close();
   await sseAgent.close();
-  star?.client.close();
-  await star?.proc.kill("SIGTERM");
-  await rm(dir, { recursive: true, force: true });
 });
 
 const batches = (seen: { event: string }[]) => seen.filter((e) => e.event === "batch").length;

@@ -2361,6 +2361,8 @@ export interface operations {
       /** @description A page of records, or an SSE subscription. */
       200: {
         headers: {
+          /** @description On a page read (neither `wait` nor SSE): `plan;dur=MS, s3;dur=MS, star;dur=MS`, the milliseconds this read spent asking stars for ReadPlans, fetching chunks from object storage, and reading through the stars. `s3` above 0: settled history came straight from object storage; `star` above 0: some or all of it was read through a star. */
+          "server-timing"?: string;
           [name: string]: unknown;
         };
         content: {

@@ -1,4 +1,5 @@
 // Promise-returning calls on a real gRPC client, for tests.
+import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
 import type { DataPlaneServiceClient } from "../../src/gen/nova/v1/DataPlaneService.ts";
 import type { RequestOf, ResponseOf, UnaryMethod } from "../../src/proto/dataplane-methods.ts";
@@ -10,6 +11,16 @@ export function dataPlaneClient(address: string): DataPlaneServiceClient {
     "grpc.max_receive_message_length": GRPC_MESSAGE_LIMIT,
     "grpc.max_send_message_length": GRPC_MESSAGE_LIMIT,
   });
+}
+
+/** The error `p` rejects with; fails the test when it resolves. */
+export async function refusal(p: Promise<unknown>): Promise<grpc.ServiceError> {
+  try {
+    await p;
+  } catch (err) {
+    return err as grpc.ServiceError;
+  }
+  assert.fail("expected the call to fail");
 }
 
 /** Calls a unary method and resolves with its response or rejects with its ServiceError. */

@@ -17,6 +17,14 @@ export interface StarProcessOptions {
   args?: string[];
 }
 
+/** Star storage flags for `bucket` (default `nova`) on an S3 endpoint. */
+export const s3Storage = (url: string, bucket = "nova") => [
+  "--s3-endpoint",
+  url,
+  "--s3-bucket",
+  bucket,
+];
+
 /** `storage` is `["--data-dir", DIR]` or `["--s3-endpoint", URL, "--s3-bucket", NAME]`. */
 export async function startStarProcess(
   storage: string[],

@@ -8,16 +8,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { openSse, readUntil, recordsOf } from "../gateway/sse-client.ts";
-import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
+import type { Gateway } from "../harness/gateway.ts";
+import { get } from "../harness/http.ts";
+import { count } from "../harness/metrics.ts";
+import { type StarProcess, s3Storage, startStarProcess } from "../harness/star-process.ts";
 import {
   appendBatches,
-  count,
   createStream,
-  get,
   type Objstore,
-  startGateway,
+  onOffGateways,
   startObjstore,
-  type TestGateway,
 } from "./fixture.ts";
 
 const BATCHES = 100;
@@ -30,17 +30,16 @@ const stamp = (b: number) => BASE + 10 * b;
 let dir: string;
 let objstore: Objstore;
 let star: StarProcess;
-let on: TestGateway;
-let off: TestGateway;
+let on: Gateway;
+let off: Gateway;
 const bucket = `cu-${process.pid}`;
 const path = `/v1/buckets/${bucket}/streams/history/records`;
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), "nova-readplan-"));
   objstore = await startObjstore(join(dir, "s3"), ["nova"]);
-  star = await startStarProcess(["--s3-endpoint", objstore.url, "--s3-bucket", "nova"]);
-  on = await startGateway([star.address], {});
-  off = await startGateway([star.address], false);
+  star = await startStarProcess(s3Storage(objstore.url));
+  ({ on, off } = await onOffGateways([star.address]));
   await createStream(star.client, bucket, "history");
   await appendBatches(star.client, bucket, "history", 0, BATCHES, PER_BATCH, stamp);
 });
@@ -62,7 +61,7 @@ async function same(query: string) {
   return a;
 }
 
-const reads = (g: TestGateway) => count(g.metrics.upstreamCalls, { verb: "Read" });
+const reads = (g: Gateway) => count(g.metrics.upstreamCalls, { verb: "Read" });
 
 describe("unary reads", () => {
   test("from 0, page by page, raw: the star's pages, without a single Read", async () => {

@@ -9,16 +9,17 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
+import type { Gateway } from "../harness/gateway.ts";
+import { get } from "../harness/http.ts";
+import { count } from "../harness/metrics.ts";
+import { type StarProcess, s3Storage, startStarProcess } from "../harness/star-process.ts";
 import {
   appendBatches,
-  count,
   createStream,
-  get,
   type Objstore,
-  startGateway,
+  type OnOff,
+  onOffGateways,
   startObjstore,
-  type TestGateway,
 } from "./fixture.ts";
 
 let dir: string;
@@ -31,18 +32,15 @@ let uncached: StarProcess;
 let cached: StarProcess;
 /** Behind the proxy, with 1 s plans: its URLs reach the store expired. */
 let expiring: StarProcess;
-const gateways: TestGateway[] = [];
+const gateways: Gateway[] = [];
 const pair = async (s: StarProcess) => {
-  const g = {
-    on: await startGateway([s.address], {}),
-    off: await startGateway([s.address], false),
-  };
+  const g = await onOffGateways([s.address]);
   gateways.push(g.on, g.off);
   return g;
 };
-let uncachedGw: { on: TestGateway; off: TestGateway };
-let cachedGw: { on: TestGateway; off: TestGateway };
-let expiringGw: { on: TestGateway; off: TestGateway };
+let uncachedGw: OnOff;
+let cachedGw: OnOff;
+let expiringGw: OnOff;
 
 /**
  * Forwards to the store; a presigned GET is held until its URL has expired (its X-Amz-Date
@@ -87,11 +85,10 @@ before(async () => {
   objstore = await startObjstore(join(dir, "s3"), ["nova-a", "nova-b", "nova-c"]);
   proxy = await startExpiringProxy(objstore.url);
   const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-  const s3 = (url: string, bucket: string) => ["--s3-endpoint", url, "--s3-bucket", bucket];
   [uncached, cached, expiring] = await Promise.all([
-    startStarProcess(s3(objstore.url, "nova-a"), { args: ["--chunk-cache-mb", "0"] }),
-    startStarProcess(s3(objstore.url, "nova-b")),
-    startStarProcess(s3(proxyUrl, "nova-c"), { args: ["--readplan-ttl-seconds", "1"] }),
+    startStarProcess(s3Storage(objstore.url, "nova-a"), { args: ["--chunk-cache-mb", "0"] }),
+    startStarProcess(s3Storage(objstore.url, "nova-b")),
+    startStarProcess(s3Storage(proxyUrl, "nova-c"), { args: ["--readplan-ttl-seconds", "1"] }),
   ]);
   uncachedGw = await pair(uncached);
   cachedGw = await pair(cached);
@@ -141,8 +138,16 @@ async function flipByte(file: string, at: number): Promise<void> {
   }
 }
 
-const fallbacks = (g: TestGateway, reason: string) =>
-  count(g.metrics.readplan.fallbacks, { reason });
+const fallbacks = (g: Gateway, reason: string) => count(g.metrics.readplan.fallbacks, { reason });
+
+/** `path` through the object-storage gateway, then the star's: 200, the same bytes. */
+async function served(g: OnOff, path: string) {
+  const a = await get(g.on.base, path);
+  const b = await get(g.off.base, path);
+  assert.equal(a.status, 200, a.text);
+  assert.equal(a.text, b.text);
+  return a;
+}
 
 test("a corrupt chunk is never served: the star, reading the same bytes, refuses it too", async () => {
   const path = await threeChunks(uncached, `fa-${process.pid}`);
@@ -157,11 +162,7 @@ test("a corrupt chunk is never served: the star, reading the same bytes, refuses
   assert.equal(await fallbacks(on, "corrupt"), 1);
 
   // The chunks around it are served, and equal the star's.
-  for (const q of ["?seq_num=0&count=100", "?seq_num=200"]) {
-    const [a, b] = [await get(on.base, path + q), await get(off.base, path + q)];
-    assert.equal(a.status, 200, a.text);
-    assert.equal(a.text, b.text);
-  }
+  for (const q of ["?seq_num=0&count=100", "?seq_num=200"]) await served(uncachedGw, path + q);
 });
 
 test("a corrupt or missing chunk is read through the star, which still has it", async () => {
@@ -169,13 +170,8 @@ test("a corrupt or missing chunk is read through the star, which still has it", 
   const [first, middle] = await chunkFiles("nova-b");
   await flipByte(middle as string, 3);
   await rm(first as string);
-  const { on, off } = cachedGw;
-  const [a, b] = [
-    await get(on.base, `${path}?seq_num=0`),
-    await get(off.base, `${path}?seq_num=0`),
-  ];
-  assert.equal(a.status, 200, a.text);
-  assert.equal(a.text, b.text);
+  const { on } = cachedGw;
+  const a = await served(cachedGw, `${path}?seq_num=0`);
   assert.equal(JSON.parse(a.text).records.length, 300);
   assert.equal(await fallbacks(on, "corrupt"), 1);
   assert.equal(await fallbacks(on, "missing"), 1);
@@ -185,13 +181,8 @@ test("a corrupt or missing chunk is read through the star, which still has it", 
 
 test("an expired presigned URL is read through the star", async () => {
   const path = await threeChunks(expiring, `fc-${process.pid}`);
-  const { on, off } = expiringGw;
-  const [a, b] = [
-    await get(on.base, `${path}?seq_num=0`),
-    await get(off.base, `${path}?seq_num=0`),
-  ];
-  assert.equal(a.status, 200, a.text);
-  assert.equal(a.text, b.text);
+  const { on } = expiringGw;
+  await served(expiringGw, `${path}?seq_num=0`);
   assert.ok(held > 0);
   assert.ok((await fallbacks(on, "forbidden")) >= 1);
   assert.ok((await count(on.metrics.readplan.fetches, { outcome: "forbidden" })) >= 1);
@@ -201,14 +192,9 @@ test("an expired presigned URL is read through the star", async () => {
 test("a stopped object store: every chunk is read through the star", async () => {
   const path = await threeChunks(cached, `fd-${process.pid}`);
   await objstore.proc.kill();
-  const { on, off } = cachedGw;
+  const { on } = cachedGw;
   const before = await fallbacks(on, "unavailable");
-  const [a, b] = [
-    await get(on.base, `${path}?seq_num=0`),
-    await get(off.base, `${path}?seq_num=0`),
-  ];
-  assert.equal(a.status, 200, a.text);
-  assert.equal(a.text, b.text);
+  const a = await served(cachedGw, `${path}?seq_num=0`);
   assert.equal(JSON.parse(a.text).records.length, 300);
   assert.equal(await fallbacks(on, "unavailable"), before + 3);
 });

@@ -1,20 +1,9 @@
 // Test support for catch-up reads: an object store (s3rver) as its own process, so that it can
-// be stopped under a running star; gateways in this process over the real fleet client, with
-// the object-storage path on or off; a stream written straight to a star; HTTP and metrics.
+// be stopped under a running star; the gateway pair with the object-storage path on and off; a
+// stream written straight to a star.
 import assert from "node:assert/strict";
-import pino from "pino";
-import type { Counter } from "prom-client";
-import { request } from "undici";
-import { buildApp } from "../../src/app.ts";
-import { FleetClient } from "../../src/fleet/fleet-client.ts";
-import { fleetUpstream, metricsObserver } from "../../src/gateway/fleet-upstream.ts";
 import type { DataPlaneServiceClient } from "../../src/gen/nova/v1/DataPlaneService.ts";
-import { createMetrics, type GatewayMetrics } from "../../src/plugins/metrics.ts";
-import {
-  createReadService,
-  DEFAULT_READPLAN_SETTINGS,
-  type ReadPlanSettings,
-} from "../../src/readplan/read-service.ts";
+import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
 import { call } from "../harness/grpc.ts";
 import { type RunningProcess, startProcess, tsxArgs } from "../harness/process.ts";
 
@@ -42,70 +31,22 @@ export async function startObjstore(
   return { proc, url: proc.match[1] as string, port: Number(proc.match[2]) };
 }
 
-export interface TestGateway {
-  base: string;
-  metrics: GatewayMetrics;
-  close(): Promise<void>;
+export interface OnOff {
+  /** Reads settled history from object storage (the default ReadPlan settings). */
+  on: Gateway;
+  /** Sends every read to the stars. */
+  off: Gateway;
 }
 
-/** A gateway in this process; `readplan` false: every read goes through the stars. */
-export async function startGateway(
-  stars: string[],
-  readplan: Partial<ReadPlanSettings> | false,
-): Promise<TestGateway> {
-  const metrics = createMetrics();
-  const fleet = new FleetClient({ stars, observer: metricsObserver(metrics) });
-  const upstream = fleetUpstream(fleet);
-  const reads = createReadService({
-    upstream,
-    metrics: metrics.readplan,
-    ...(readplan === false ? {} : { readplan: { ...DEFAULT_READPLAN_SETTINGS, ...readplan } }),
-  });
-  const app = await buildApp({
-    upstream,
-    reads,
-    metrics,
-    logger: pino({ level: process.env.TEST_GATEWAY_LOG ?? "silent" }),
-    bodyLimit: 4 * 1024 * 1024,
-    inflightAppendBytes: 64 * 1024 * 1024,
-    corsOrigins: [],
-  });
-  const base = await app.listen({ host: "127.0.0.1", port: 0 });
-  return {
-    base,
-    metrics,
-    async close() {
-      await app.close();
-      await reads.close();
-      fleet.close();
-    },
-  };
-}
-
-/** A counter's value for labels (0 when never counted). */
-export async function count<L extends string>(
-  counter: Counter<L>,
-  labels: Partial<Record<L, string>>,
-): Promise<number> {
-  const { values } = await counter.get();
-  return values
-    .filter((v) =>
-      Object.entries(labels).every(
-        ([k, want]) => (v.labels as Record<string, unknown>)[k] === want,
-      ),
-    )
-    .reduce((sum, v) => sum + v.value, 0);
-}
-
-export interface Got {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-}
-
-export async function get(base: string, path: string): Promise<Got> {
-  const res = await request(base + path);
-  return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
+/** The two gateways in this process whose answers a catch-up test compares. */
+export async function onOffGateways(stars: string[]): Promise<OnOff> {
+  const on = await inProcessGateway(stars, { readplan: {} });
+  try {
+    return { on, off: await inProcessGateway(stars, { readplan: false }) };
+  } catch (err) {
+    await on.close();
+    throw err;
+  }
 }
 
 export async function createStream(client: DataPlaneServiceClient, bucket: string, key: string) {
@@ -145,40 +86,4 @@ export async function appendBatches(
     next += perBatch;
   }
   return next;
-}
-
-/** `src/main.ts` as a child process in front of `stars`, with more flags. */
-export async function gatewayProcess(
-  stars: string[],
-  args: string[],
-): Promise<{ base: string; proc: RunningProcess }> {
-  const [command, argv] = tsxArgs("src/main.ts", [
-    "--port",
-    "0",
-    "--stars",
-    stars.join(","),
-    "--log-level",
-    "warn",
-    ...args,
-  ]);
-  const proc = await startProcess({
-    command,
-    args: argv,
-    readyLine: /^nova-gateway listening on (http:\/\/\S+)$/,
-  });
-  return { base: proc.match[1] as string, proc };
-}
-
-/** A sample's value from a Prometheus text page: the sum over series matching `labels`. */
-export function scraped(page: string, name: string, labels: Record<string, string> = {}): number {
-  let sum = 0;
-  for (const line of page.split("\n")) {
-    const m = /^([a-z_]+)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const have = Object.fromEntries(
-      [...(m[2] ?? "").matchAll(/([a-z_]+)="([^"]*)"/g)].map((l) => [l[1], l[2]]),
-    );
-    if (Object.entries(labels).every(([k, v]) => have[k] === v)) sum += Number(m[3]);
-  }
-  return sum;
 }

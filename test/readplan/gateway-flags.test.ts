@@ -6,17 +6,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { gatewayProcess } from "../harness/gateway.ts";
+import { get } from "../harness/http.ts";
+import { scraped } from "../harness/metrics.ts";
 import { startProcess, tsxArgs } from "../harness/process.ts";
-import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
-import {
-  appendBatches,
-  createStream,
-  gatewayProcess,
-  get,
-  type Objstore,
-  scraped,
-  startObjstore,
-} from "./fixture.ts";
+import { type StarProcess, s3Storage, startStarProcess } from "../harness/star-process.ts";
+import { appendBatches, createStream, type Objstore, startObjstore } from "./fixture.ts";
 
 let dir: string;
 let objstore: Objstore;
@@ -27,7 +22,7 @@ const path = `/v1/buckets/${bucket}/streams/s/records?seq_num=0`;
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), "nova-readplan-flags-"));
   objstore = await startObjstore(join(dir, "s3"), ["nova"]);
-  star = await startStarProcess(["--s3-endpoint", objstore.url, "--s3-bucket", "nova"], {
+  star = await startStarProcess(s3Storage(objstore.url), {
     args: ["--readplan-urls", "object"],
   });
   await createStream(star.client, bucket, "s");

@@ -17,10 +17,10 @@ import type { SubscribeResponse__Output } from "../../src/gen/nova/v1/SubscribeR
 import { type RunningS3rver, startS3rver } from "../../src/objstore/s3rver-server.ts";
 import { findDetail } from "../../src/proto/status-details.ts";
 import { Fleet, type Member } from "../../src/star/fleet/members.ts";
-import { call } from "../harness/grpc.ts";
-import { freePort } from "../harness/ports.ts";
+import { fleetMembers, keyLedBy as ledBy, startMember as startStar } from "../harness/fleet.ts";
+import { call, refusal } from "../harness/grpc.ts";
 import { tsxArgs } from "../harness/process.ts";
-import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
+import { type StarProcess, s3Storage } from "../harness/star-process.ts";
 import { waitFor } from "../harness/wait.ts";
 
 const NAMES = ["s1", "s2", "s3"] as const;
@@ -33,26 +33,13 @@ let members: Member[];
 let fleet: Fleet;
 const stars = new Map<Name, StarProcess>();
 
-function startMember(name: Name): Promise<StarProcess> {
-  const self = members.find((m) => m.name === name) as Member;
-  return startStarProcess(["--s3-endpoint", s3.url, "--s3-bucket", "nova"], {
-    listen: self.address,
-    args: [
-      "--self",
-      name,
-      "--fleet",
-      members.map((m) => `${m.name}=${m.address}`).join(","),
-      "--descriptor-ttl-ms",
-      String(TTL_MS),
-    ],
-  });
-}
+const startMember = (name: Name): Promise<StarProcess> =>
+  startStar(s3Storage(s3.url), members, name, ["--descriptor-ttl-ms", String(TTL_MS)]);
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), "nova-fleet-"));
   s3 = await startS3rver({ port: 0, dataDir: dir, buckets: ["nova"] });
-  const ports = await Promise.all(NAMES.map(() => freePort()));
-  members = NAMES.map((name, i) => ({ name, address: `127.0.0.1:${ports[i]}` }));
+  members = await fleetMembers(NAMES);
   fleet = new Fleet("s1", members);
   const started = await Promise.all(NAMES.map(startMember));
   for (const [i, name] of NAMES.entries()) stars.set(name, started[i] as StarProcess);
@@ -72,21 +59,8 @@ const leaderOf = (bucket: string, key: string) => fleet.leaderOf(bucket, key).na
 const others = (name: Name) => NAMES.filter((n) => n !== name);
 
 /** A stream key in `bucket` that `leader` leads. */
-function keyLedBy(bucket: string, leader: Name, prefix = "k"): string {
-  for (let i = 0; ; i++) {
-    const key = `${prefix}-${i}`;
-    if (leaderOf(bucket, key) === leader) return key;
-  }
-}
-
-async function refusal(p: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await p;
-  } catch (err) {
-    return err as ServiceError;
-  }
-  assert.fail("expected the call to fail");
-}
+const keyLedBy = (bucket: string, leader: Name, prefix?: string) =>
+  ledBy(members, bucket, leader, prefix);
 
 function assertNotOwner(err: ServiceError, leader: Name, what: string): void {
   assert.equal(err.code, status.FAILED_PRECONDITION, `${what}: ${err.details}`);

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { type ServiceError, status } from "@grpc/grpc-js";
+import { status } from "@grpc/grpc-js";
 import { request } from "undici";
 import {
   type DecodedChunkRecord,
@@ -25,8 +25,8 @@ import type { ObjectStore } from "../../src/objstore/object-store.ts";
 import { createS3Store } from "../../src/objstore/s3-store.ts";
 import { type RunningS3rver, startS3rver } from "../../src/objstore/s3rver-server.ts";
 import { findDetail } from "../../src/proto/status-details.ts";
-import { call } from "../harness/grpc.ts";
-import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
+import { call, refusal } from "../harness/grpc.ts";
+import { type StarProcess, s3Storage, startStarProcess } from "../harness/star-process.ts";
 import { waitFor } from "../harness/wait.ts";
 
 const MAX_ENTRIES = 10;
@@ -45,7 +45,7 @@ let star: StarProcess;
 let objectStar: StarProcess;
 let client: DataPlaneServiceClient;
 
-const storage = () => ["--s3-endpoint", s3.url, "--s3-bucket", "nova"];
+const storage = () => s3Storage(s3.url);
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), "nova-readplan-"));
@@ -182,15 +182,6 @@ async function decodePlan(
     out.push(...records.filter((r) => !skip(r)).map(fromCodec));
   }
   return out;
-}
-
-async function refusal(p: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await p;
-  } catch (err) {
-    return err as ServiceError;
-  }
-  assert.fail("expected the call to fail");
 }
 
 describe("entries hold exactly what Read returns", () => {

@@ -1,0 +1,113 @@
+// The gateway under test: the app in this process over the real fleet client, or `src/main.ts`
+// as a child process, in front of the given stars.
+import { readFileSync } from "node:fs";
+import pino from "pino";
+import { type AppOptions, buildApp } from "../../src/app.ts";
+import { FleetClient } from "../../src/fleet/fleet-client.ts";
+import { fleetUpstream, metricsObserver } from "../../src/gateway/fleet-upstream.ts";
+import { createMetrics, type GatewayMetrics } from "../../src/plugins/metrics.ts";
+import {
+  createReadService,
+  DEFAULT_READPLAN_SETTINGS,
+  type ReadPlanSettings,
+} from "../../src/readplan/read-service.ts";
+import { type RunningProcess, startProcess, tsxArgs } from "./process.ts";
+
+export interface Gateway {
+  base: string;
+  metrics: GatewayMetrics;
+  close(): Promise<void>;
+}
+
+export interface InProcessOptions extends Partial<AppOptions> {
+  /**
+   * Builds the read service here: settings over the defaults, or false (every read goes through
+   * the stars). Unset: the app's own default read service.
+   */
+  readplan?: Partial<ReadPlanSettings> | false;
+}
+
+/** The gateway app in this process, over the fleet client, on `port` (0: a free one). */
+export async function inProcessGateway(
+  stars: string[],
+  options: InProcessOptions = {},
+  port = 0,
+): Promise<Gateway> {
+  const { readplan, ...appOptions } = options;
+  const metrics = createMetrics();
+  const fleet = new FleetClient({ stars, observer: metricsObserver(metrics) });
+  const upstream = fleetUpstream(fleet);
+  const reads =
+    readplan === undefined
+      ? undefined
+      : createReadService({
+          upstream,
+          metrics: metrics.readplan,
+          ...(readplan === false
+            ? {}
+            : { readplan: { ...DEFAULT_READPLAN_SETTINGS, ...readplan } }),
+        });
+  const app = await buildApp({
+    upstream,
+    ...(reads === undefined ? {} : { reads }),
+    metrics,
+    logger: pino({ level: process.env.TEST_GATEWAY_LOG ?? "silent" }),
+    bodyLimit: 4 * 1024 * 1024,
+    inflightAppendBytes: 64 * 1024 * 1024,
+    corsOrigins: [],
+    ...appOptions,
+  });
+  const base = await app.listen({ host: "127.0.0.1", port });
+  return {
+    base,
+    metrics,
+    async close() {
+      await app.close();
+      await reads?.close();
+      fleet.close();
+    },
+  };
+}
+
+export interface GatewayProcess {
+  base: string;
+  proc: RunningProcess;
+  /** The gateway process's resident set size now, bytes (from /proc). */
+  rss(): number;
+  close(): Promise<void>;
+}
+
+/** `src/main.ts` as a child process in front of `stars`, with more flags. */
+export async function gatewayProcess(
+  stars: string[],
+  args: string[] = [],
+  logLevel = "warn",
+): Promise<GatewayProcess> {
+  const [command, argv] = tsxArgs("src/main.ts", [
+    "--port",
+    "0",
+    "--stars",
+    stars.join(","),
+    "--log-level",
+    logLevel,
+    ...args,
+  ]);
+  const proc = await startProcess({
+    command,
+    args: argv,
+    readyLine: /^nova-gateway listening on (http:\/\/\S+)$/,
+  });
+  const pid = proc.child.pid as number;
+  return {
+    base: proc.match[1] as string,
+    proc,
+    rss() {
+      const status = readFileSync(`/proc/${pid}/status`, "utf8");
+      const kb = Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1]);
+      return kb * 1024;
+    },
+    async close() {
+      await proc.kill("SIGTERM");
+    },
+  };
+}
