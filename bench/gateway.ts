@@ -99,7 +99,9 @@ const gateway = await startProcess({
 });
 const url = gateway.match[1] as string;
 const { client } = star;
-const pool = new Pool(url, { connections: 64, pipelining: 1 });
+// Keep-alive connections, one per concurrent request, as the direct path's one multiplexed
+// channel is: no row pays for connecting.
+const pools = new Map([1, 64].map((c) => [c, new Pool(url, { connections: c, pipelining: 1 })]));
 
 try {
   await call(client, "CreateBucket", { name: "bench" });
@@ -120,7 +122,8 @@ try {
           key,
           config: { class: "CLASS_EXPRESS" },
         });
-        const append = path === "gateway" ? httpAppend(key, batch) : grpcAppend(key, batch);
+        const append =
+          path === "gateway" ? httpAppend(key, batch, concurrency) : grpcAppend(key, batch);
         await drive(concurrency, WARMUP_SECONDS, append);
         rows.push([path, await drive(concurrency, SECONDS, append)]);
       }
@@ -148,14 +151,15 @@ try {
     }
   }
 } finally {
-  await pool.close();
+  await Promise.all([...pools.values()].map((p) => p.close()));
   client.close();
   await gateway.kill("SIGTERM");
   await star.proc.kill("SIGTERM");
   await rm(dir, { recursive: true, force: true });
 }
 
-function httpAppend(key: string, batch: number): () => Promise<void> {
+function httpAppend(key: string, batch: number, concurrency: number): () => Promise<void> {
+  const pool = pools.get(concurrency) as Pool;
   const body = JSON.stringify({ records: Array.from({ length: batch }, () => ({ body: BODY })) });
   const path = `/v1/buckets/bench/streams/${key}/records`;
   return async () => {

@@ -46,6 +46,33 @@ test("past the bound the least recently used idle channel is closed", (t) => {
   assert.ok(!shutDown(b2));
 });
 
+test("recency holds across runs of calls to one star and an evicted newest channel", (t) => {
+  const pool = new ChannelPool({ maxChannels: 2 });
+  t.after(() => pool.close());
+  const use = (address: string) => {
+    const lease = pool.acquire(address);
+    lease.release();
+    return lease;
+  };
+  const a = use("127.0.0.1:1001");
+  use("127.0.0.1:1001");
+  const b = use("127.0.0.1:1002");
+  use("127.0.0.1:1002");
+  use("127.0.0.1:1001"); // a becomes the most recently used again
+  use("127.0.0.1:1003");
+  assert.ok(shutDown(b));
+  assert.ok(!shutDown(a));
+  // The most recently used channel itself is closed when every other one is busy.
+  const held = [pool.acquire("127.0.0.1:1001"), pool.acquire("127.0.0.1:1003")];
+  const d = use("127.0.0.1:1004");
+  assert.ok(shutDown(d));
+  const d2 = pool.acquire("127.0.0.1:1004");
+  assert.notEqual(d2.client, d.client);
+  for (const lease of [...held, d2]) lease.release();
+  assert.equal(pool.size, 2);
+  assert.ok(!shutDown(d2));
+});
+
 test("a channel with calls in flight is never closed; the pool shrinks when they end", (t) => {
   const pool = new ChannelPool({ maxChannels: 1 });
   t.after(() => pool.close());
