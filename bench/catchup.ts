@@ -6,18 +6,21 @@
 // --readplan-urls object, the gateway with --s3-endpoint), and off (--readplan=off: every page
 // a Read). Every part is its own process: the object store (s3rver), the stars, the gateways.
 // Prints MB/s of record content, records/s, and the CPU seconds of the star serving the
-// gateway (utime + stime from /proc/PID/stat), of the gateway and of the store, with the
-// ratios to the star path. No thresholds. BENCH_CATCHUP_ROUNDS (default 1) repeats the three.
+// gateway (utime + stime from /proc/PID/stat), of the gateway, of the store and of this
+// client, with the ratios to the star path, and the load average. No thresholds. BENCH_CATCHUP_ROUNDS (default 1) repeats the three.
+// BENCH_CATCHUP_CPU_PROF=DIR runs each gateway under `node --cpu-prof` (a profile per gateway
+// in DIR/<path>, written when it exits); NODE_OPTIONS may not carry --cpu-prof.
+// BENCH_CATCHUP_BASELINE=DIR adds the presigned and star paths served by the gateway of the
+// checkout in DIR (rows "presigned@base", "star@base"): a before/after under the same load.
 import { execSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Pool } from "undici";
-import { call } from "../test/harness/grpc.ts";
-import type { RunningProcess } from "../test/harness/process.ts";
-import { startStarProcess } from "../test/harness/star-process.ts";
-import { gatewayProcess, startObjstore } from "../test/readplan/fixture.ts";
+import { call, dataPlaneClient } from "../test/harness/grpc.ts";
+import { type RunningProcess, startProcess, tsxArgs } from "../test/harness/process.ts";
+import { startObjstore } from "../test/readplan/fixture.ts";
 
 const MB = Number(process.env.BENCH_CATCHUP_MB ?? 1024);
 const ROUNDS = Number(process.env.BENCH_CATCHUP_ROUNDS ?? 1);
@@ -28,6 +31,47 @@ const TOTAL = BATCHES * PER_BATCH;
 const CONTENT_MB = (TOTAL * RECORD_BYTES) / 1024 / 1024;
 const TICKS = Number(execSync("getconf CLK_TCK").toString().trim());
 const PATH = "/v1/buckets/bench/streams/history/records";
+const PROFILE_DIR = process.env.BENCH_CATCHUP_CPU_PROF;
+const BASELINE = process.env.BENCH_CATCHUP_BASELINE;
+
+/** `node --cpu-prof` flags for a process named `name`, when BENCH_CATCHUP_CPU_PROF is set. */
+function profileFlags(name: string): string[] {
+  return PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${join(PROFILE_DIR, name)}`] : [];
+}
+
+/** A star process on the store, profiled when BENCH_CATCHUP_CPU_PROF is set. */
+async function starProcess(name: string, storeUrl: string, args: string[] = []) {
+  const [command, argv] = tsxArgs("src/star/main.ts", [
+    ...["--listen", "127.0.0.1:0", "--log-level", "warn"],
+    ...["--s3-endpoint", storeUrl, "--s3-bucket", "nova", ...args],
+  ]);
+  const proc = await startProcess({
+    command,
+    args: [...profileFlags(name), ...argv],
+    readyLine: /listening on (\S+)/,
+  });
+  const address = proc.match[1] as string;
+  return { proc, address, client: dataPlaneClient(address) };
+}
+
+/** A gateway process over `stars`, profiled when BENCH_CATCHUP_CPU_PROF is set. */
+async function gatewayProcess(
+  name: string,
+  stars: string[],
+  args: string[],
+  root = ".",
+): Promise<{ base: string; proc: RunningProcess }> {
+  const [command, argv] = tsxArgs(join(root, "src/main.ts"), [
+    ...["--port", "0", "--stars", stars.join(","), "--log-level", "warn"],
+    ...args,
+  ]);
+  const proc = await startProcess({
+    command,
+    args: [...profileFlags(`gateway-${name}`), ...argv],
+    readyLine: /^nova-gateway listening on (http:\/\/\S+)$/,
+  });
+  return { base: proc.match[1] as string, proc };
+}
 
 /** CPU seconds a process has used so far. */
 function cpuSeconds(proc: RunningProcess): number {
@@ -37,11 +81,14 @@ function cpuSeconds(proc: RunningProcess): number {
   return (Number(fields[11]) + Number(fields[12])) / TICKS;
 }
 
-/** The last record's seq_num in a ReadBatch's JSON text (the one before the tail). */
-function lastSeq(json: string): number {
+/**
+ * The last record's seq_num in a ReadBatch's JSON (the one before the tail), found from the
+ * end of the bytes: the client stays cheap next to the gateway it measures.
+ */
+function lastSeq(json: Buffer): number {
   const end = json.lastIndexOf('],"tail"');
   const at = json.lastIndexOf('"seq_num":', end) + 10;
-  return Number(json.slice(at, json.indexOf(",", at)));
+  return Number(json.toString("latin1", at, json.indexOf(",", at)));
 }
 
 /** Reads the whole history page by page, as one client would. */
@@ -53,10 +100,12 @@ async function pages(base: string): Promise<{ seconds: number; responseBytes: nu
   try {
     while (next < TOTAL) {
       const res = await pool.request({ method: "GET", path: `${PATH}?seq_num=${next}` });
-      const text = await res.body.text();
-      if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}: ${text.slice(0, 300)}`);
-      responseBytes += text.length;
-      const last = lastSeq(text);
+      const json = Buffer.from(await res.body.arrayBuffer());
+      if (res.statusCode !== 200) {
+        throw new Error(`HTTP ${res.statusCode}: ${json.toString("utf8", 0, 300)}`);
+      }
+      responseBytes += json.length;
+      const last = lastSeq(json);
       if (!(last >= next)) throw new Error(`no progress at ${next}`);
       next = last + 1;
     }
@@ -80,25 +129,28 @@ async function subscription(base: string): Promise<{ seconds: number; responseBy
       signal: abort.signal,
     });
     if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}`);
-    res.body.setEncoding("utf8");
-    let buffer = "";
-    let scanned = 0;
+    // The pieces of the event being received; events end with a blank line.
+    let pending: Buffer[] = [];
     let next = 0;
-    for await (const piece of res.body) {
-      responseBytes += (piece as string).length;
-      buffer += piece as string;
-      // Events are separated by a blank line; look only at what arrived since the last look.
-      let cut = buffer.indexOf("\n\n", Math.max(0, scanned - 1));
-      while (cut >= 0) {
-        const event = buffer.slice(0, cut);
-        buffer = buffer.slice(cut + 2);
-        cut = buffer.indexOf("\n\n");
-        if (!event.startsWith("event: batch")) continue;
-        const last = lastSeq(event.slice(event.indexOf("\ndata: ") + 7));
-        if (!(last >= next)) throw new Error(`no progress at ${next}`);
-        next = last + 1;
+    for await (const piece of res.body as AsyncIterable<Buffer>) {
+      responseBytes += piece.length;
+      let from = 0;
+      // A blank line split between pieces: the last one ended with LF, this one starts with it.
+      const lastPiece = pending[pending.length - 1];
+      const split = lastPiece?.[lastPiece.length - 1] === 0x0a && piece[0] === 0x0a;
+      let cut = split ? 0 : piece.indexOf("\n\n");
+      while (cut >= 0 && next < TOTAL) {
+        const event = Buffer.concat([...pending, piece.subarray(from, cut)]);
+        pending = [];
+        from = split && cut === 0 ? 1 : cut + 2;
+        if (event.subarray(0, 12).toString("latin1") === "event: batch") {
+          const last = lastSeq(event.subarray(event.indexOf("\ndata: ") + 7));
+          if (!(last >= next)) throw new Error(`no progress at ${next}`);
+          next = last + 1;
+        }
+        cut = piece.indexOf("\n\n", from);
       }
-      scanned = buffer.length;
+      if (from < piece.length) pending.push(piece.subarray(from));
       if (next >= TOTAL) break;
     }
     if (next < TOTAL) throw new Error(`the subscription ended at ${next}`);
@@ -116,6 +168,8 @@ interface Row {
   star: number;
   gateway: number;
   store: number;
+  /** This process's, reading and parsing the responses. */
+  client: number;
   responseBytes: number;
 }
 
@@ -124,7 +178,7 @@ const stopping: (() => Promise<unknown>)[] = [];
 try {
   const store = await startObjstore(join(dir, "s3"), ["nova"]);
   stopping.push(() => store.proc.kill());
-  const star = await startStarProcess(["--s3-endpoint", store.url, "--s3-bucket", "nova"]);
+  const star = await starProcess("star", store.url);
   stopping.push(async () => {
     star.client.close();
     await star.proc.kill();
@@ -144,18 +198,28 @@ try {
   );
 
   // Started once the history is written: it finds the stream in the store.
-  const rawStar = await startStarProcess(["--s3-endpoint", store.url, "--s3-bucket", "nova"], {
-    args: ["--readplan-urls", "object"],
-  });
+  const rawStar = await starProcess("star-raw", store.url, ["--readplan-urls", "object"]);
   stopping.push(async () => {
     rawStar.client.close();
     await rawStar.proc.kill();
   });
-  const presigned = await gatewayProcess([star.address], []);
+  const presigned = await gatewayProcess("presigned", [star.address], []);
   stopping.push(() => presigned.proc.kill());
-  const raw = await gatewayProcess([rawStar.address], ["--s3-endpoint", store.url]);
+  const raw = await gatewayProcess("raw", [rawStar.address], ["--s3-endpoint", store.url]);
   stopping.push(() => raw.proc.kill());
-  const off = await gatewayProcess([star.address], ["--readplan=off"]);
+  const off = await gatewayProcess("star", [star.address], ["--readplan=off"]);
+  // The same two paths served by another checkout's gateway (a before/after in one run).
+  const baselines: [string, { base: string; proc: RunningProcess }][] = [];
+  if (BASELINE) {
+    for (const [path, args] of [
+      ["presigned@base", []],
+      ["star@base", ["--readplan=off"]],
+    ] as const) {
+      const gateway = await gatewayProcess(path, [star.address], [...args], BASELINE);
+      stopping.push(() => gateway.proc.kill());
+      baselines.push([path, gateway]);
+    }
+  }
   stopping.push(() => off.proc.kill());
 
   const measure = async (
@@ -165,9 +229,11 @@ try {
     serving: RunningProcess,
   ): Promise<Row> => {
     const before = [cpuSeconds(serving), cpuSeconds(gateway.proc), cpuSeconds(store.proc)];
+    const client0 = process.cpuUsage();
     const { seconds, responseBytes } = await (mode === "pages" ? pages : subscription)(
       gateway.base,
     );
+    const client = process.cpuUsage(client0);
     const after = [cpuSeconds(serving), cpuSeconds(gateway.proc), cpuSeconds(store.proc)];
     const used = after.map((v, i) => v - (before[i] as number));
     return {
@@ -177,6 +243,7 @@ try {
       star: used[0] as number,
       gateway: used[1] as number,
       store: used[2] as number,
+      client: (client.user + client.system) / 1e6,
       responseBytes,
     };
   };
@@ -187,18 +254,24 @@ try {
       rows.push(await measure(mode, "presigned", presigned, star.proc));
       rows.push(await measure(mode, "raw", raw, rawStar.proc));
       rows.push(await measure(mode, "star", off, star.proc));
+      for (const [path, gateway] of baselines)
+        rows.push(await measure(mode, path, gateway, star.proc));
     }
   }
 
-  console.log("\ncatch-up from seq 0 to the tail, one client");
   console.log(
-    "mode   path        seconds   MB/s   records/s   response MB/s   star CPU s   gateway CPU s   store CPU s",
+    `\ncatch-up from seq 0 to the tail, one client; load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
+  console.log(
+    "mode   path             seconds   MB/s   records/s   response MB/s   star CPU s   gateway CPU s   store CPU s   client CPU s",
   );
   for (const row of rows) {
     console.log(
       [
         row.mode.padEnd(7),
-        row.path.padEnd(10),
+        row.path.padEnd(15),
         row.seconds.toFixed(1).padStart(8),
         (CONTENT_MB / row.seconds).toFixed(1).padStart(7),
         Math.round(TOTAL / row.seconds)
@@ -208,6 +281,7 @@ try {
         row.star.toFixed(2).padStart(13),
         row.gateway.toFixed(2).padStart(16),
         row.store.toFixed(2).padStart(14),
+        row.client.toFixed(2).padStart(15),
       ].join(""),
     );
   }
@@ -219,11 +293,11 @@ try {
   for (const mode of ["pages", "sse"]) {
     const starSeconds = avg(mode, "star", (r) => r.seconds);
     const starCpu = avg(mode, "star", (r) => r.star);
-    for (const path of ["presigned", "raw"]) {
+    for (const path of ["presigned", "raw", ...(BASELINE ? ["presigned@base", "star@base"] : [])]) {
       const cpu = avg(mode, path, (r) => r.star);
       const speedup = starSeconds / avg(mode, path, (r) => r.seconds);
       console.log(
-        `${mode}: object storage (${path}) vs star: ${speedup.toFixed(2)}x the throughput; star CPU ${cpu.toFixed(2)} s vs ${starCpu.toFixed(2)} s (ratio ${(cpu / starCpu).toFixed(3)})`,
+        `${mode}: ${path} vs star: ${speedup.toFixed(2)}x the throughput; star CPU ${cpu.toFixed(2)} s vs ${starCpu.toFixed(2)} s (ratio ${(cpu / starCpu).toFixed(3)})`,
       );
     }
   }

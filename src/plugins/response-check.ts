@@ -54,10 +54,13 @@ export const responseCheckPlugin = fp(async (app: FastifyInstance) => {
     const response = byStatus.get(reply.statusCode);
     if (response === undefined) throw mismatch(`${where}: this status is not documented`);
     const type = String(reply.getHeader("content-type") ?? "");
-    if (!type.startsWith("application/json") || typeof payload !== "string") return payload;
+    if (!type.startsWith("application/json")) return payload;
+    // Read pages are sent as bytes already written; they are checked like any other reply.
+    const text = Buffer.isBuffer(payload) ? payload.toString("utf8") : payload;
+    if (typeof text !== "string") return payload;
     if (response.json === undefined) throw mismatch(`${where}: JSON is not documented`);
-    const problem = response.json(parseJsonExact(payload));
-    if (problem !== undefined) throw mismatch(`${where}: ${problem} in ${payload.slice(0, 500)}`);
+    const problem = response.json(parseJsonExact(text));
+    if (problem !== undefined) throw mismatch(`${where}: ${problem} in ${text.slice(0, 500)}`);
     return payload;
   });
 });

@@ -4,6 +4,7 @@ import { isNdjson, serveAppendSession } from "../append-session/http.ts";
 import type { AppendAdmission } from "../gateway/admission.ts";
 import type { LiveSessions } from "../gateway/live-sessions.ts";
 import type { Upstream } from "../gateway/upstream.ts";
+import { sendJsonBytes } from "../plugins/json.ts";
 import type { GatewayMetrics } from "../plugins/metrics.ts";
 import type { ReadService } from "../readplan/read-service.ts";
 import { serverTiming } from "../readplan/timings.ts";
@@ -20,7 +21,7 @@ import {
   type AppendLimits,
   appendAckToJson,
   appendInputFromJson,
-  readBatchToJson,
+  readBatchJsonBytes,
 } from "../translate/record-json.ts";
 import { resumeEventId } from "../translate/sse-event-id.ts";
 import { trimBodyFromJson } from "../translate/trim.ts";
@@ -110,11 +111,14 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
       return serveSse(parts, resume, reply, subscribeDeps);
     }
     if (query.wait > 0) {
-      return readBatchToJson(await serveLongPoll(parts, subscribeDeps), format, ctx.int64);
+      return sendJsonBytes(
+        reply,
+        readBatchJsonBytes(await serveLongPoll(parts, subscribeDeps), format, ctx.int64),
+      );
     }
     const page = await opts.reads.page(address, query, ctx.call);
     reply.header("server-timing", serverTiming(page.timings));
-    return readBatchToJson(page.response, format, ctx.int64);
+    return sendJsonBytes(reply, readBatchJsonBytes(page.response, format, ctx.int64));
   });
 
   app.get(

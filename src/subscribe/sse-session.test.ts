@@ -63,8 +63,8 @@ class FakeOut extends Writable {
   constructor() {
     super({ highWaterMark: 64, decodeStrings: false });
   }
-  override _write(chunk: string, _enc: string, cb: () => void) {
-    this.text += chunk;
+  override _write(chunk: string | Buffer, _enc: string, cb: () => void) {
+    this.text += typeof chunk === "string" ? chunk : chunk.toString("utf8");
     if (this.stalled) this.#held.push(cb);
     else cb();
   }

@@ -13,16 +13,22 @@ import { errorBody, HttpError, unavailable } from "../translate/errors.ts";
 import type { RecordFormat } from "../translate/format.ts";
 import type { Int64Mode } from "../translate/integers.ts";
 import { positionToJson } from "../translate/position-json.ts";
-import { type ReadRecordJson, recordToJson } from "../translate/record-json.ts";
+import { positionText, recordsJsonBytes } from "../translate/record-json.ts";
 import { type EventId, formatEventId } from "../translate/sse-event-id.ts";
-import { batchEvent, doneEvent, errorEvent, pingEvent, sseRetry } from "../translate/sse-events.ts";
+import {
+  batchEventBytes,
+  doneEvent,
+  errorEvent,
+  pingEvent,
+  sseRetry,
+} from "../translate/sse-events.ts";
 import { jitter } from "./backoff.ts";
 import { type Bounds, boundsMet, cutBatch, type Tally, ZERO_TALLY } from "./bounds.ts";
 import type { BatchSource, Cursor, SourceBatch } from "./source.ts";
 
 /** The response as the session uses it (a ServerResponse in the gateway). */
 export interface SseOutput {
-  write(chunk: string): boolean;
+  write(chunk: string | Uint8Array): boolean;
   end(): void;
   destroy(): void;
   once(event: "drain" | "close", listener: () => void): unknown;
@@ -72,6 +78,9 @@ export interface SseSessionOptions {
   onSlowConsumer?: () => void;
 }
 
+/** An event's text, or its UTF-8 (a batch, written as bytes). */
+type Chunk = string | Uint8Array;
+
 interface Next {
   seq_num: bigint;
   timestamp_ms: string;
@@ -94,7 +103,7 @@ export class SseSession {
   #idleSince = 0;
   #lastWrite = 0;
   #pingDelay = 0;
-  #first: string[] = [];
+  #first: Chunk[] = [];
   #firstEnds = false;
   #draining = false;
   #wakeDrain: ((w: Wake) => void) | undefined;
@@ -252,7 +261,7 @@ export class SseSession {
   }
 
   /** The events for one batch, and whether they end the session. */
-  #handle(batch: SourceBatch, first: boolean): { chunks: string[]; ends: boolean } {
+  #handle(batch: SourceBatch, first: boolean): { chunks: Chunk[]; ends: boolean } {
     if (batch.tail) this.#tail = batch.tail;
     const { records } = batch;
     const head = records[0];
@@ -265,18 +274,18 @@ export class SseSession {
     }
     if (!this.#next) this.#next = { seq_num: BigInt(head.seq_num), timestamp_ms: "0" };
     const cut = cutBatch(records, contentBytes, this.#opts.bounds, this.#tally);
-    const { json, failure } = this.#toJson(records.slice(0, cut.take));
+    const { bytes, written, failure } = this.#toJson(records.slice(0, cut.take));
     // A record that cannot be shown fails the request when nothing is sent yet.
-    if (failure && first && json.length === 0) throw failure;
-    const chunks: string[] = [];
-    const sent = records.slice(0, json.length);
+    if (failure && first && written === 0) throw failure;
+    const chunks: Chunk[] = [];
+    const sent = records.slice(0, written);
     const last = sent[sent.length - 1];
     if (last) {
       this.#tally = failure ? addTally(this.#tally, sent) : cut.tally;
       this.#lastId = { seq_num: BigInt(last.seq_num), ...this.#tally };
       this.#next = { seq_num: BigInt(last.seq_num) + 1n, timestamp_ms: last.timestamp_ms };
       this.#idleSince = Date.now();
-      chunks.push(batchEvent(this.#lastId, { records: json, tail: this.#tailJson() }));
+      chunks.push(batchEventBytes(this.#lastId, bytes, positionText(this.#tail, this.#opts.int64)));
     }
     if (failure) return { chunks: [...chunks, this.#errorEvent(failure)], ends: true };
     if (cut.done) return { chunks: [...chunks, this.#doneEvent()], ends: true };
@@ -284,16 +293,15 @@ export class SseSession {
   }
 
   /** The records as JSON, up to the first that cannot be shown in this format. */
-  #toJson(records: Record__Output[]): { json: ReadRecordJson[]; failure?: HttpError } {
-    const json: ReadRecordJson[] = [];
-    for (const r of records) {
-      try {
-        json.push(recordToJson(r, this.#opts.format, this.#opts.int64));
-      } catch (err) {
-        return { json, failure: toHttpError(err) };
-      }
-    }
-    return { json };
+  #toJson(records: Record__Output[]): { bytes: Buffer; written: number; failure?: HttpError } {
+    const { bytes, written, failure } = recordsJsonBytes(
+      records,
+      this.#opts.format,
+      this.#opts.int64,
+    );
+    return failure === undefined
+      ? { bytes, written }
+      : { bytes, written, failure: toHttpError(failure) };
   }
 
   #slowConsumer(): void {
@@ -331,11 +339,7 @@ export class SseSession {
     };
   }
 
-  #tailJson() {
-    return positionToJson(this.#tail, this.#opts.int64);
-  }
-
-  #write(chunks: string[]): void {
+  #write(chunks: Chunk[]): void {
     const out = this.#out as SseOutput;
     for (const chunk of chunks) out.write(chunk);
     this.#lastWrite = Date.now();
@@ -346,7 +350,7 @@ export class SseSession {
    * Writes the last events whatever the backpressure (they are small), ends the response, and
    * gives a stalled client a while to come back and read them before the socket goes.
    */
-  #finish(chunks: string[]): void {
+  #finish(chunks: Chunk[]): void {
     if (this.#finished) return;
     this.#finished = true;
     this.#release();

@@ -278,7 +278,8 @@ export function stringifyJsonExact(value: unknown): string {
   return out;
 }
 
-function write(value: unknown, key: string): string | undefined {
+/** `key` is what toJSON is given: a member's name or an element's index. */
+function write(value: unknown, key: string | number): string | undefined {
   switch (typeof value) {
     case "string":
       return JSON.stringify(value);
@@ -295,17 +296,73 @@ function write(value: unknown, key: string): string | undefined {
   }
 }
 
-function writeObject(value: object, key: string): string | undefined {
+// Member names repeat (every record has the same four): quoted once. Bounded, as names come
+// from the caller's objects.
+const quotedNames = new Map<string, string>();
+const MAX_QUOTED_NAMES = 1024;
+
+function quotedName(name: string): string {
+  let quoted = quotedNames.get(name);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(name);
+    if (quotedNames.size < MAX_QUOTED_NAMES) quotedNames.set(name, quoted);
+  }
+  return quoted;
+}
+
+// Built by appending to one string: no array of parts per object, no join.
+function writeObject(value: object, key: string | number): string | undefined {
   const toJSON = (value as { toJSON?: unknown }).toJSON;
-  if (typeof toJSON === "function") return write(toJSON.call(value, key), key);
+  if (typeof toJSON === "function") return write(toJSON.call(value, String(key)), key);
   if (Array.isArray(value)) {
-    const items = value.map((item, i) => write(item, String(i)) ?? "null");
-    return `[${items.join(",")}]`;
+    let out = "[";
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out += ",";
+      out += write(value[i], i) ?? "null";
+    }
+    return `${out}]`;
   }
-  const members: string[] = [];
-  for (const [k, v] of Object.entries(value)) {
-    const written = write(v, k);
-    if (written !== undefined) members.push(`${JSON.stringify(k)}:${written}`);
+  let out = "{";
+  for (const name of Object.keys(value)) {
+    const written = write((value as Record<string, unknown>)[name], name);
+    if (written === undefined) continue;
+    if (out.length > 1) out += ",";
+    out += `${quotedName(name)}:${written}`;
   }
-  return `{${members.join(",")}}`;
+  return `${out}}`;
+}
+
+/**
+ * Whether these bytes, as the content of a JSON string, would need an escape: a `"`, a `\\` or a
+ * control character below U+0020 (the only characters JSON.stringify escapes in well-formed
+ * text). Read four bytes at a time: it runs over every byte of a catch-up read.
+ */
+export function needsJsonEscape(bytes: Uint8Array): boolean {
+  const end = bytes.length;
+  const at = bytes.byteOffset;
+  let i = 0;
+  while (i < end && (at + i) % 4 !== 0) {
+    if (escapes(bytes[i] as number)) return true;
+    i++;
+  }
+  const words = (end - i) >> 2;
+  if (words > 0) {
+    const view = new Uint32Array(bytes.buffer, at + i, words);
+    for (let k = 0; k < words; k++) {
+      const w = view[k] as number;
+      const quote = w ^ 0x22222222;
+      const slash = w ^ 0x5c5c5c5c;
+      // A byte below 0x20, or a zero byte after the XORs: the high bit of its lane is set.
+      const low = (w - 0x20202020) & ~w;
+      const zero = ((quote - 0x01010101) & ~quote) | ((slash - 0x01010101) & ~slash);
+      if ((low | zero) & 0x80808080) return true;
+    }
+    i += words * 4;
+  }
+  for (; i < end; i++) if (escapes(bytes[i] as number)) return true;
+  return false;
+}
+
+function escapes(c: number): boolean {
+  return c < 0x20 || c === 0x22 || c === 0x5c;
 }

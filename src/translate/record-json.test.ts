@@ -9,7 +9,10 @@ import { parseJsonExact, stringifyJsonExact } from "./json-exact.ts";
 import {
   appendAckToJson,
   appendInputFromJson,
+  positionText,
+  readBatchJsonBytes,
   readBatchToJson,
+  recordsJsonBytes,
   recordToJson,
 } from "./record-json.ts";
 
@@ -281,6 +284,113 @@ test("ReadBatch: records in order, the tail, integers per int64 mode", () => {
     records: [],
     tail: { seq_num: 0n, timestamp_ms: 0n },
   });
+});
+
+/** Bytes that are often valid UTF-8 (text of any kind, escapes, a BOM) and sometimes not. */
+const mixedBytes = fc.oneof(
+  bytes,
+  fc
+    .string({
+      unit: fc.constantFrom(
+        "a",
+        '"',
+        "\\",
+        "\n",
+        "\u0000",
+        "\u001f",
+        "\u007f",
+        "é",
+        "\u2028",
+        "😀",
+      ),
+    })
+    .map((t) => Buffer.from(t, "utf8")),
+  fc.uint8Array({ maxLength: 8 }).map((b) => Buffer.from([0xef, 0xbb, 0xbf, ...b])),
+  // A view at an odd offset into a larger buffer, as record bytes in a chunk are.
+  fc
+    .tuple(fc.nat(7), fc.string({ maxLength: 40 }))
+    .map(([at, t]) => Buffer.concat([Buffer.alloc(at, 0x22), Buffer.from(t)]).subarray(at)),
+  fc.string({ unit: "binary", maxLength: 40 }).map((t) => Buffer.from(t, "utf8")),
+  fc.string({ unit: "grapheme-ascii", maxLength: 40 }).map((t) => Buffer.from(t, "utf8")),
+);
+/** Decimal strings as proto-loader gives them, and spellings BigInt reads that it would not. */
+const decimal = fc.oneof(
+  uint64.map(String),
+  fc.tuple(fc.constantFrom("0", "00", " ", "+"), uint64).map(([p, n]) => `${p}${n}`),
+);
+const anyRecord: fc.Arbitrary<Record__Output> = fc.record(
+  {
+    seq_num: decimal,
+    timestamp_ms: decimal,
+    body: mixedBytes,
+    headers: fc.array(fc.record({ name: mixedBytes, value: mixedBytes }), { maxLength: 3 }),
+  },
+  { noNullPrototype: true },
+);
+const tailArb = fc.option(fc.record({ seq_num: decimal, timestamp_ms: decimal }), {
+  nil: null,
+});
+const formatArb = fc.constantFrom("raw" as const, "base64" as const);
+const modeArb = fc.constantFrom("number" as const, "string" as const);
+
+/** The outcome of a throwing function: its value, or the error it threw. */
+function outcome<T>(f: () => T): { value: T } | { error: unknown } {
+  try {
+    return { value: f() };
+  } catch (error) {
+    return { error };
+  }
+}
+
+test("readBatchJsonBytes is the UTF-8 of stringifyJsonExact(readBatchToJson), exactly", () => {
+  fc.assert(
+    fc.property(
+      fc.array(anyRecord, { maxLength: 6 }),
+      tailArb,
+      formatArb,
+      modeArb,
+      (records, tail, format, mode) => {
+        const response = { records, tail };
+        const fast = outcome(() => readBatchJsonBytes(response, format, mode));
+        const slow = outcome(() =>
+          Buffer.from(stringifyJsonExact(readBatchToJson(response, format, mode)), "utf8"),
+        );
+        // The same bytes, or the same error (status, code, message and fields).
+        assert.deepEqual(fast, slow);
+      },
+    ),
+    { numRuns: 1000 },
+  );
+});
+
+test("recordsJsonBytes stops at the first record that cannot be shown, with its error", () => {
+  fc.assert(
+    fc.property(fc.array(anyRecord, { maxLength: 6 }), modeArb, (records, mode) => {
+      const { bytes, written, failure } = recordsJsonBytes(records, "raw", mode);
+      const json: string[] = [];
+      let expected: unknown;
+      for (const r of records) {
+        const one = outcome(() => stringifyJsonExact(recordToJson(r, "raw", mode)));
+        if ("error" in one) {
+          expected = one.error;
+          break;
+        }
+        json.push(one.value);
+      }
+      assert.deepEqual(bytes, Buffer.from(json.join(","), "utf8"));
+      assert.equal(written, json.length);
+      assert.deepEqual(failure, expected);
+    }),
+    { numRuns: 500 },
+  );
+});
+
+test("positionText: positionToJson's text, an unset position as zeros", () => {
+  assert.equal(positionText(null, "number"), '{"seq_num":0,"timestamp_ms":0}');
+  assert.equal(
+    positionText({ seq_num: "018446744073709551615", timestamp_ms: "7" }, "string"),
+    '{"seq_num":"18446744073709551615","timestamp_ms":"7"}',
+  );
 });
 
 test("AppendAck: start, end and tail, exactly", () => {

@@ -1,5 +1,6 @@
 // Records between JSON and the proto: AppendInput in, ReadBatch and AppendAck out.
 
+import { isUtf8 } from "node:buffer";
 import { contentBytes } from "../codec/stored-record.ts";
 import type { AppendRecord } from "../gen/nova/v1/AppendRecord.ts";
 import type { AppendRequest } from "../gen/nova/v1/AppendRequest.ts";
@@ -20,6 +21,7 @@ import {
   UINT64,
   writeExactInt,
 } from "./integers.ts";
+import { needsJsonEscape } from "./json-exact.ts";
 import { type PositionJson, positionToJson } from "./position-json.ts";
 
 /** Caps in content bytes (body plus every header name and value; framing never counts). */
@@ -208,7 +210,10 @@ export function recordToJson(
   };
 }
 
-/** ReadResponse and SubscribeResponse: `{ records, tail }`. */
+/**
+ * ReadResponse and SubscribeResponse as a JSON value: `{ records, tail }`. Replies use the byte
+ * writer below; this plain form is its specification, which the property tests compare it with.
+ */
 export function readBatchToJson(
   response: { records: Record__Output[]; tail: Position__Output | null },
   format: RecordFormat,
@@ -218,6 +223,138 @@ export function readBatchToJson(
     records: response.records.map((r) => recordToJson(r, format, mode)),
     tail: positionToJson(response.tail, mode),
   };
+}
+
+/** JSON built as bytes: syntax and escaped strings as text, clean record bytes as slices. */
+class JsonBytes {
+  readonly #parts: Uint8Array[] = [];
+  #text = "";
+
+  text(s: string): void {
+    this.#text += s;
+    // Encoding a long string of many pieces costs more than many short ones.
+    if (this.#text.length >= 16384) this.#flush();
+  }
+
+  bytes(b: Uint8Array): void {
+    this.#flush();
+    this.#parts.push(b);
+  }
+
+  finish(): Buffer {
+    this.#flush();
+    return Buffer.concat(this.#parts);
+  }
+
+  #flush(): void {
+    if (this.#text === "") return;
+    this.#parts.push(Buffer.from(this.#text, "utf8"));
+    this.#text = "";
+  }
+}
+
+/** A JSON string for record bytes: its text, or bytes that are their own content. */
+type StringPiece = string | Uint8Array;
+
+/**
+ * The UTF-8 of the records' JSON as stringifyJsonExact writes recordToJson's, comma-separated,
+ * up to the first record that cannot be shown in this format (its error is `failure`). Written
+ * from the proto records with no object per record, and raw bytes that need no escape are
+ * copied as they are: the catch-up hot path.
+ */
+export function recordsJsonBytes(
+  records: readonly Record__Output[],
+  format: RecordFormat,
+  mode: Int64Mode,
+): { bytes: Buffer; written: number; failure?: unknown } {
+  const out = new JsonBytes();
+  let written = 0;
+  for (const r of records) {
+    let headers: StringPiece[];
+    let body: StringPiece;
+    try {
+      headers = [];
+      for (let j = 0; j < r.headers.length; j++) {
+        const h = r.headers[j] as Record__Output["headers"][number];
+        headers.push(stringPiece(h.name, format, r.seq_num, `headers[${j}].name`));
+        headers.push(stringPiece(h.value, format, r.seq_num, `headers[${j}].value`));
+      }
+      body = stringPiece(r.body, format, r.seq_num, "body");
+    } catch (failure) {
+      return { bytes: out.finish(), written, failure };
+    }
+    out.text(
+      `${written === 0 ? "" : ","}{"seq_num":${intText(r.seq_num, mode)},"timestamp_ms":${intText(r.timestamp_ms, mode)},"headers":[`,
+    );
+    for (let k = 0; k < headers.length; k += 2) {
+      out.text(k === 0 ? '{"name":' : ',{"name":');
+      writePiece(out, headers[k] as StringPiece);
+      out.text(',"value":');
+      writePiece(out, headers[k + 1] as StringPiece);
+      out.text("}");
+    }
+    out.text('],"body":');
+    writePiece(out, body);
+    out.text("}");
+    written++;
+  }
+  return { bytes: out.finish(), written };
+}
+
+/** The UTF-8 of stringifyJsonExact(readBatchToJson(...)), byte for byte; the same errors. */
+export function readBatchJsonBytes(
+  response: { records: readonly Record__Output[]; tail: Position__Output | null },
+  format: RecordFormat,
+  mode: Int64Mode,
+): Buffer {
+  const { bytes, failure, written } = recordsJsonBytes(response.records, format, mode);
+  if (written < response.records.length) throw failure;
+  return Buffer.concat([
+    Buffer.from('{"records":['),
+    bytes,
+    Buffer.from(`],"tail":${positionText(response.tail, mode)}}`),
+  ]);
+}
+
+/** stringifyJsonExact(positionToJson(...)). */
+export function positionText(p: Position__Output | null | undefined, mode: Int64Mode): string {
+  return `{"seq_num":${intText(p?.seq_num ?? "0", mode)},"timestamp_ms":${intText(p?.timestamp_ms ?? "0", mode)}}`;
+}
+
+// Already the digits BigInt would print back: no leading zero, no sign, no space.
+const CANONICAL = /^(?:0|[1-9][0-9]*)$/;
+
+/** writeExactInt's JSON text: digits, or a quoted decimal string (digits need no escape). */
+function intText(value: string | bigint, mode: Int64Mode): string {
+  const digits =
+    typeof value === "string" && CANONICAL.test(value) ? value : BigInt(value).toString();
+  return mode === "string" ? `"${digits}"` : digits;
+}
+
+/**
+ * bytesToJson's JSON string. Valid UTF-8 with nothing to escape is its own content (decoding
+ * and encoding again would give the same bytes), so it is kept as bytes.
+ */
+function stringPiece(
+  bytes: Uint8Array,
+  format: RecordFormat,
+  seqNum: string,
+  field: string,
+): StringPiece {
+  if (format === "raw" && isUtf8(bytes) && !needsJsonEscape(bytes)) return bytes;
+  const text = bytesToJson(bytes, format, seqNum, field);
+  // Base64 needs no escape.
+  return format === "base64" ? `"${text}"` : JSON.stringify(text);
+}
+
+function writePiece(out: JsonBytes, piece: StringPiece): void {
+  if (typeof piece === "string") {
+    out.text(piece);
+    return;
+  }
+  out.text('"');
+  out.bytes(piece);
+  out.text('"');
 }
 
 export interface AppendAckJson {

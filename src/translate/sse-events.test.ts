@@ -1,7 +1,18 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { batchEvent, doneEvent, errorEvent, pingEvent, sseEvent, sseRetry } from "./sse-events.ts";
+import type { Record__Output } from "../gen/nova/v1/Record.ts";
+import { stringifyJsonExact } from "./json-exact.ts";
+import { positionText, readBatchToJson, recordsJsonBytes } from "./record-json.ts";
+import { formatEventId } from "./sse-event-id.ts";
+import {
+  batchEventBytes,
+  doneEvent,
+  errorEvent,
+  pingEvent,
+  sseEvent,
+  sseRetry,
+} from "./sse-events.ts";
 
 interface Parsed {
   event: string;
@@ -55,13 +66,71 @@ test("any data survives the wire as one event, line breaks normalised to LF", ()
   );
 });
 
+/** sseEvent as first written: every event split into data lines. */
+function splitEvent(event: string, data: string, id?: string): string {
+  const idLine = id === undefined ? "" : `id: ${id}\n`;
+  const lines = data.split(/\r\n|\r|\n/).map((line) => `data: ${line}\n`);
+  return `event: ${event}\n${idLine}${lines.join("")}\n`;
+}
+
+test("sseEvent writes what splitting every event into data lines writes", () => {
+  const text = fc.string({ unit: fc.constantFrom("a", "\r", "\n", "\u2028", "é", "\u0000") });
+  fc.assert(
+    fc.property(fc.oneof(fc.string(), text), fc.option(fc.string(), { nil: undefined }), (d, id) =>
+      assert.equal(sseEvent("batch", d, id), splitEvent("batch", d, id)),
+    ),
+  );
+});
+
+const bytes = fc.oneof(
+  fc.uint8Array({ maxLength: 24 }).map((b) => Buffer.from(b)),
+  fc.string({ unit: "binary", maxLength: 24 }).map((t) => Buffer.from(t, "utf8")),
+);
+const decimal = fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }).map(String);
+const served: fc.Arbitrary<Record__Output> = fc.record(
+  {
+    seq_num: decimal,
+    timestamp_ms: decimal,
+    body: bytes,
+    headers: fc.array(fc.record({ name: bytes, value: bytes }), { maxLength: 2 }),
+  },
+  { noNullPrototype: true },
+);
+
+test("batchEventBytes is the UTF-8 of the event of the batch's JSON, byte for byte", () => {
+  const big = fc.bigInt({ min: 0n, max: 2n ** 64n - 1n });
+  fc.assert(
+    fc.property(
+      fc.array(served, { maxLength: 5 }),
+      fc.record({ seq_num: decimal, timestamp_ms: decimal }),
+      fc.record({ seq_num: big, count: big, bytes: big }),
+      fc.constantFrom("raw" as const, "base64" as const),
+      fc.constantFrom("number" as const, "string" as const),
+      (records, tail, id, format, mode) => {
+        const { bytes, written } = recordsJsonBytes(records, format, mode);
+        const shown = records.slice(0, written);
+        const json = stringifyJsonExact(readBatchToJson({ records: shown, tail }, format, mode));
+        assert.deepEqual(
+          batchEventBytes(id, bytes, positionText(tail, mode)),
+          Buffer.from(sseEvent("batch", json, formatEventId(id)), "utf8"),
+        );
+      },
+    ),
+  );
+});
+
 test("events concatenate: each keeps its name, id and data", () => {
   const wire =
     sseRetry(1500) +
-    batchEvent(
+    batchEventBytes(
       { seq_num: 9n, count: 10n, bytes: 300n },
-      { records: [{ seq_num: 9n, timestamp_ms: 1n, headers: [], body: "a\nb" }], tail: tail(10n) },
-    ) +
+      recordsJsonBytes(
+        [{ seq_num: "9", timestamp_ms: "1", headers: [], body: Buffer.from("a\nb") }],
+        "raw",
+        "number",
+      ).bytes,
+      positionText({ seq_num: "10", timestamp_ms: "0" }, "number"),
+    ).toString("utf8") +
     pingEvent({ timestamp_ms: 5n, tail: tail(10n) }) +
     errorEvent({
       code: "slow_consumer",

@@ -5,7 +5,6 @@ import type { ErrorBody } from "./errors.ts";
 import type { ExactInt } from "./integers.ts";
 import { stringifyJsonExact } from "./json-exact.ts";
 import type { PositionJson } from "./position-json.ts";
-import type { ReadBatchJson } from "./record-json.ts";
 import { type EventId, formatEventId } from "./sse-event-id.ts";
 
 export type SseEventName = "batch" | "ping" | "error" | "done";
@@ -21,6 +20,10 @@ export function sseRetry(ms: number): string {
  */
 export function sseEvent(event: SseEventName, data: string, id?: string): string {
   const idLine = id === undefined ? "" : `id: ${id}\n`;
+  // All JSON is one line: no split and join, which would copy the text twice.
+  if (!data.includes("\n") && !data.includes("\r")) {
+    return `event: ${event}\n${idLine}data: ${data}\n\n`;
+  }
   const dataLines = data
     .split(/\r\n|\r|\n/)
     .map((line) => `data: ${line}\n`)
@@ -28,8 +31,17 @@ export function sseEvent(event: SseEventName, data: string, id?: string): string
   return `event: ${event}\n${idLine}${dataLines}\n`;
 }
 
-export function batchEvent(id: EventId, batch: ReadBatchJson): string {
-  return sseEvent("batch", stringifyJsonExact(batch), formatEventId(id));
+/**
+ * A ReadBatch's event as bytes: `records` is the UTF-8 of the records' JSON without the
+ * brackets (recordsJsonBytes), with no line break (JSON escapes them), `tail` the tail's
+ * (positionText).
+ */
+export function batchEventBytes(id: EventId, records: Uint8Array, tail: string): Buffer {
+  return Buffer.concat([
+    Buffer.from(`event: batch\nid: ${formatEventId(id)}\ndata: {"records":[`),
+    records,
+    Buffer.from(`],"tail":${tail}}\n\n`),
+  ]);
 }
 
 export interface PingJson {
