@@ -68,6 +68,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     bodyLimit: opts.bodyLimit,
     // A stream key of 512 bytes, percent-encoded, is up to 1536 characters.
     routerOptions: { maxParamLength: 2048 },
+    // While closing, keep routing: a reconnecting EventSource then gets a drained session (200
+    // with a final `retry:`) and tries again later, where Fastify's default 503 would make the
+    // browser give up on the stream for good.
+    return503OnClosing: false,
     frameworkErrors,
     // Validation only refuses: Fastify's defaults would coerce "12" to 12 (and big digits to a
     // rounded double), fill in defaults and strip unknown fields, so what a handler saw would
