@@ -2,19 +2,13 @@
 // star (HTTP/2 multiplexes them). Bounded: redirects can name any number of addresses over
 // time, so past the bound the least recently used channel without calls in flight is closed.
 import * as grpc from "@grpc/grpc-js";
-import { GRPC_MESSAGE_LIMIT } from "../star/star.ts";
+import { NOVA_CHANNEL_OPTIONS } from "../proto/channel-options.ts";
 import { FleetError } from "./errors.ts";
 
 export const DEFAULT_MAX_CHANNELS = 256;
 
 export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
-  // A 100 MiB batch with its framing, both ways (the default receive limit is 4 MiB).
-  "grpc.max_receive_message_length": GRPC_MESSAGE_LIMIT,
-  "grpc.max_send_message_length": GRPC_MESSAGE_LIMIT,
-  // Notice a dead star on an idle connection instead of on the next call's deadline.
-  "grpc.keepalive_time_ms": 30_000,
-  "grpc.keepalive_timeout_ms": 10_000,
-  "grpc.keepalive_permit_without_calls": 1,
+  ...NOVA_CHANNEL_OPTIONS,
   // A channel in TRANSIENT_FAILURE fails calls at once until its next connection attempt; the
   // default backoff grows to 120 s, far too long to notice a restarted star.
   "grpc.max_reconnect_backoff_ms": 5_000,

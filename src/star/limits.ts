@@ -9,9 +9,6 @@ import {
   PAGE_MAX_RECORDS,
 } from "../proto/wire-limits.ts";
 
-/** gRPC message cap, both ways: a 100 MiB batch with its framing. */
-export const GRPC_MESSAGE_LIMIT = 128 * 1024 * 1024;
-
 export interface StarLimits {
   maxRecordBytes: number;
   maxBatchBytes: number;

@@ -3,6 +3,7 @@
 import * as grpc from "@grpc/grpc-js";
 import pino, { type Logger } from "pino";
 import type { ObjectStore } from "../objstore/object-store.ts";
+import { NOVA_CHANNEL_OPTIONS } from "../proto/channel-options.ts";
 import { nova } from "../proto/load.ts";
 import { type AuthConfig, StarAuth } from "./auth/star-auth.ts";
 import type { ReadPlanOptions, StarContext } from "./context.ts";
@@ -10,15 +11,13 @@ import { unavailable } from "./errors.ts";
 import { Fleet, type Member } from "./fleet/members.ts";
 import { Peers } from "./fleet/peers.ts";
 import { KeyedLock } from "./keyed-lock.ts";
-import { DEFAULT_LIMITS, GRPC_MESSAGE_LIMIT, type StarLimits } from "./limits.ts";
+import { DEFAULT_LIMITS, type StarLimits } from "./limits.ts";
 import { dataPlaneHandlers } from "./service/dataplane.ts";
 import { unary } from "./service/unary.ts";
 import { Catalog } from "./storage/catalog.ts";
 import { ChunkStore } from "./storage/chunk-store.ts";
 import { Followers } from "./stream/follower-view.ts";
 import { StreamRegistry } from "./stream/registry.ts";
-
-export { GRPC_MESSAGE_LIMIT } from "./limits.ts";
 
 export interface StarOptions {
   id: string;
@@ -83,13 +82,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     },
   };
 
-  const server = new grpc.Server({
-    "grpc.max_receive_message_length": GRPC_MESSAGE_LIMIT,
-    "grpc.max_send_message_length": GRPC_MESSAGE_LIMIT,
-    "grpc.keepalive_time_ms": 30_000,
-    "grpc.keepalive_timeout_ms": 10_000,
-    "grpc.keepalive_permit_without_calls": 1,
-  });
+  const server = new grpc.Server(NOVA_CHANNEL_OPTIONS);
   server.addService(nova.DataPlaneService.service, dataPlaneHandlers(ctx));
   server.addService(nova.AdminPlaneService.service, {
     Health: unary(async () => {

@@ -2,9 +2,9 @@
 import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
 import type { DataPlaneServiceClient } from "../../src/gen/nova/v1/DataPlaneService.ts";
+import { GRPC_MESSAGE_LIMIT } from "../../src/proto/channel-options.ts";
 import type { RequestOf, ResponseOf, UnaryMethod } from "../../src/proto/dataplane-methods.ts";
 import { nova } from "../../src/proto/load.ts";
-import { GRPC_MESSAGE_LIMIT } from "../../src/star/star.ts";
 
 export function dataPlaneClient(address: string): DataPlaneServiceClient {
   return new nova.DataPlaneService(address, grpc.credentials.createInsecure(), {

@@ -2,17 +2,13 @@
 // use and closed with the star. The fleet is fixed, so this pool is bounded by its size.
 import * as grpc from "@grpc/grpc-js";
 import type { DataPlaneServiceClient } from "../../gen/nova/v1/DataPlaneService.ts";
+import { NOVA_CHANNEL_OPTIONS } from "../../proto/channel-options.ts";
 import { nova } from "../../proto/load.ts";
 import { unavailable } from "../errors.ts";
-import { GRPC_MESSAGE_LIMIT } from "../limits.ts";
 import type { Member } from "./members.ts";
 
 const CHANNEL_OPTIONS: grpc.ChannelOptions = {
-  "grpc.max_receive_message_length": GRPC_MESSAGE_LIMIT,
-  "grpc.max_send_message_length": GRPC_MESSAGE_LIMIT,
-  "grpc.keepalive_time_ms": 30_000,
-  "grpc.keepalive_timeout_ms": 10_000,
-  "grpc.keepalive_permit_without_calls": 1,
+  ...NOVA_CHANNEL_OPTIONS,
   // A restarted member must be dialed again within seconds, not after the default 120 s backoff.
   "grpc.initial_reconnect_backoff_ms": 200,
   "grpc.max_reconnect_backoff_ms": 2_000,

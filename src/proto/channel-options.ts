@@ -1,0 +1,15 @@
+// gRPC settings every nova connection shares: the gateway's fleet client, a star's peer clients
+// and a star's server, so the message cap and keepalive cannot drift apart between them.
+import type { ChannelOptions } from "@grpc/grpc-js";
+
+/** gRPC message cap, both ways: a 100 MiB batch with its framing (the default is 4 MiB). */
+export const GRPC_MESSAGE_LIMIT = 128 * 1024 * 1024;
+
+export const NOVA_CHANNEL_OPTIONS: ChannelOptions = {
+  "grpc.max_receive_message_length": GRPC_MESSAGE_LIMIT,
+  "grpc.max_send_message_length": GRPC_MESSAGE_LIMIT,
+  // Notice a dead peer on an idle connection instead of on the next call's deadline.
+  "grpc.keepalive_time_ms": 30_000,
+  "grpc.keepalive_timeout_ms": 10_000,
+  "grpc.keepalive_permit_without_calls": 1,
+};
