@@ -179,8 +179,6 @@ const app = await buildApp({
   drainGraceMs: opts.drainGraceMs,
 });
 const url = await app.listen({ host: opts.host, port: opts.port });
-process.stdout.write(`nova-gateway listening on ${url}\n`);
-
 let stopping = false;
 const stop = async (signal: string) => {
   if (stopping) return;
@@ -196,3 +194,5 @@ const stop = async (signal: string) => {
 };
 process.on("SIGTERM", () => void stop("SIGTERM"));
 process.on("SIGINT", () => void stop("SIGINT"));
+// Ready only once the signal handlers are in: a supervisor may stop us as soon as it reads this.
+process.stdout.write(`nova-gateway listening on ${url}\n`);

@@ -164,7 +164,6 @@ const star = await startStar({
     chunkCacheBytes: opts.chunkCacheMb * 1024 * 1024,
   },
 });
-process.stdout.write(`nova-star ${star.id} listening on ${star.address}\n`);
 logger.info({ star: star.id, address: star.address, storage: storage.endpoint }, "star ready");
 
 let stopping = false;
@@ -178,3 +177,5 @@ const stop = async (signal: string) => {
 };
 process.on("SIGTERM", () => void stop("SIGTERM"));
 process.on("SIGINT", () => void stop("SIGINT"));
+// Ready only once the signal handlers are in: a supervisor may stop us as soon as it reads this.
+process.stdout.write(`nova-star ${star.id} listening on ${star.address}\n`);

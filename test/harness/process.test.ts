@@ -25,11 +25,12 @@ function isGone(pid: number): boolean {
 }
 
 test("resolves on the ready line, keeps the output, and kill ends it gracefully", async (t) => {
+  // The handler is installed before the ready line: the parent may signal as soon as it sees it.
   const script = `
+    process.on("SIGTERM", () => { console.log("bye"); process.exit(0); });
     console.log("booting");
     console.error("a warning");
     console.log("ready on 1234");
-    process.on("SIGTERM", () => { console.log("bye"); process.exit(0); });
     setInterval(() => {}, 1000);
   `;
   const p = await startProcess({
