@@ -2,6 +2,7 @@
 // Buffer.copy. Prints a table; no thresholds. Every case runs for a fixed time budget.
 import { performance } from "node:perf_hooks";
 import { type ChunkRecord, decodeChunk, encodeChunk } from "../src/codec/chunk.ts";
+import { crc32cNative, crc32cPortable } from "../src/codec/crc32c.ts";
 import {
   contentBytes,
   decodeStoredRecord,
@@ -101,6 +102,22 @@ function chunkCase(): Row {
   };
 }
 
+/** CRC-32C of 1 MiB (a chunk's DataCRC), each implementation the codec may use. */
+function crcCases(): Row[] {
+  const data = Buffer.alloc(1 << 20, 0x63);
+  const out = Buffer.allocUnsafe(data.length);
+  const copy = timePerCall(() => data.copy(out));
+  const impls: [string, (d: Uint8Array) => number][] = [["portable", crc32cPortable]];
+  if (crc32cNative) impls.push(["native (@node-rs/crc32)", crc32cNative]);
+  return impls.map(([name, crc]) => ({
+    name: `crc32c 1 MiB, ${name}`,
+    records: 1,
+    content: data.length,
+    codec: timePerCall(() => crc(data)),
+    copy,
+  }));
+}
+
 function print(rows: Row[]): void {
   const header = ["case", "records/s", "content MB/s", "copy MB/s", "codec/copy"];
   const lines = rows.map((r) => [
@@ -127,6 +144,7 @@ const rows = [
   ...recordCase(1024, []),
   ...recordCase(1024, THREE_HEADERS),
   chunkCase(),
+  ...crcCases(),
 ];
 print(rows);
 console.log(

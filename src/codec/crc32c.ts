@@ -1,5 +1,8 @@
-// CRC-32C (Castagnoli), reflected polynomial 0x82F63B78, slicing-by-8: eight table lookups
-// per eight input bytes instead of one lookup per byte.
+// CRC-32C (Castagnoli), reflected polynomial 0x82F63B78. `crc32c` is @node-rs/crc32's SSE4.2
+// instruction path (4.0 vs 1.1 GB/s for the portable code on 1 MiB; `npm run bench:codec`) where its
+// prebuilt addon loads, else the portable slicing-by-8 below: eight table lookups per eight
+// input bytes instead of one lookup per byte. Both answer the same for every input (tests).
+import { createRequire } from "node:module";
 
 const POLY = 0x82f63b78;
 
@@ -17,8 +20,10 @@ for (let n = 256; n < 8 * 256; n++) {
   T[n] = (p >>> 8) ^ (T[p & 0xff] as number);
 }
 
+type Crc32c = (data: Uint8Array, crc?: number) => number;
+
 /** CRC-32C of `data`, continuing from `crc` (the CRC of the bytes before it, 0 to start). */
-export function crc32c(data: Uint8Array, crc = 0): number {
+export function crc32cPortable(data: Uint8Array, crc = 0): number {
   let c = ~crc;
   let i = 0;
   const end8 = data.length - (data.length % 8);
@@ -44,3 +49,20 @@ export function crc32c(data: Uint8Array, crc = 0): number {
   }
   return ~c >>> 0;
 }
+
+/** The addon's crc32c, or undefined where no prebuilt binary exists for this platform. */
+function nativeCrc32c(): Crc32c | undefined {
+  try {
+    const addon = createRequire(import.meta.url)("@node-rs/crc32") as {
+      crc32c(input: Uint8Array, initialState?: number): number;
+    };
+    return (data, crc = 0) => addon.crc32c(data, crc);
+  } catch {
+    return undefined;
+  }
+}
+
+export const crc32cNative: Crc32c | undefined = nativeCrc32c();
+
+/** CRC-32C of `data`, continuing from `crc` (the CRC of the bytes before it, 0 to start). */
+export const crc32c: Crc32c = crc32cNative ?? crc32cPortable;
