@@ -8,8 +8,8 @@ import type { S3Fetcher } from "./s3-fetcher.ts";
 import type { UrlFetcher } from "./url-fetcher.ts";
 import { type VerifiedChunk, verifyChunk } from "./verify-chunk.ts";
 
-/** Estimated bytes per decoded record beyond its stored bytes (the record object and views). */
-const RECORD_OVERHEAD = 320;
+/** Bytes per record beyond the object: its timestamp and offset in typed arrays. */
+const RECORD_OVERHEAD = 12;
 
 export interface ChunkLoaderOptions {
   url: UrlFetcher;
@@ -28,7 +28,7 @@ export function createChunkLoader(opts: ChunkLoaderOptions): ChunkLoader {
   const { metrics } = opts;
   const cache = new ChunkCache<VerifiedChunk>(
     opts.cacheBytes,
-    (c) => c.objectBytes + RECORD_OVERHEAD * c.records.length,
+    (c) => c.objectBytes + RECORD_OVERHEAD * c.count,
   );
 
   const fetchBytes = async (entry: PlanEntry, signal: AbortSignal): Promise<Buffer> => {

@@ -91,7 +91,7 @@ function newer(a: Position__Output | undefined, b: Position__Output | null | und
 }
 
 /** The first index whose timestamp is at or after `ts` (timestamps never decrease). */
-function firstAtOrAfter(timestamps: bigint[], ts: bigint): number {
+function firstAtOrAfter(timestamps: BigInt64Array, ts: bigint): number {
   let lo = 0;
   let hi = timestamps.length;
   while (lo < hi) {
@@ -195,16 +195,16 @@ export async function* readHistory(
 
   /** A verified chunk's records from the cursor on. */
   async function* serveChunk(chunk: VerifiedChunk): AsyncGenerator<ReadBatch> {
-    const { records, timestamps } = chunk;
-    const chunkEnd = chunk.firstSeqNum + BigInt(records.length);
+    const { count, timestamps } = chunk;
+    const chunkEnd = chunk.firstSeqNum + BigInt(count);
     let from = 0;
     if (seq !== undefined && seq > chunk.firstSeqNum) {
-      from = seq >= chunkEnd ? records.length : Number(seq - chunk.firstSeqNum);
+      from = seq >= chunkEnd ? count : Number(seq - chunk.firstSeqNum);
     }
     if (fromTs !== undefined) from = Math.max(from, firstAtOrAfter(timestamps, fromTs));
     let served = 0;
-    for (let i = from; i < records.length; i++) {
-      const r = records[i] as Record__Output;
+    for (let i = from; i < count; i++) {
+      const r = chunk.record(i);
       const size = contentBytes(r);
       if (!batchFits(size)) yield flush();
       if (!take(r, timestamps[i] as bigint, size)) break;

@@ -7,20 +7,64 @@
 // not verified. A chunk is about 1 MiB (batch_max_bytes), a catch-up reads every record of all
 // but its first chunk anyway, and one verified object in the cache serves every later reader
 // whatever their start.
+//
+// A verified chunk keeps the object and two typed arrays, not a record object per record: the
+// chunk cache holds hundreds of chunks, and a thousand long-lived objects per chunk made the
+// garbage collector the largest cost of a catch-up (3.6 of 6.3 CPU s per GiB in a loop of
+// verify + JSON with 250 chunks kept). Records are decoded again when served, and die young.
 import { decodeChunkSlice, decodeFooter, verifyPayload } from "../codec/chunk.ts";
 import { CorruptionError } from "../codec/errors.ts";
+import { decodeStoredRecord } from "../codec/stored-record.ts";
 import type { Record__Output } from "../gen/nova/v1/Record.ts";
 import { ChunkFault } from "./faults.ts";
 import type { PlanEntry } from "./plan-entry.ts";
 
-export interface VerifiedChunk {
-  firstSeqNum: bigint;
-  /** Records in seq_num order, ready to translate (the shape the star's Read returns). */
-  records: Record__Output[];
-  /** Record timestamps, for resolving a timestamp start without touching the records. */
-  timestamps: bigint[];
+export class VerifiedChunk {
+  readonly firstSeqNum: bigint;
+  readonly count: number;
+  /** Record timestamps, never decreasing: a timestamp start resolves without any record. */
+  readonly timestamps: BigInt64Array;
   /** Bytes of the object; the records' buffers are views into it. */
-  objectBytes: number;
+  readonly objectBytes: number;
+  readonly #payload: Buffer;
+  /** count + 1 offsets: record i is payload[offsets[i], offsets[i + 1]). */
+  readonly #offsets: Uint32Array;
+  /** firstSeqNum as a number when every seq_num of the chunk is a safe integer. */
+  readonly #firstSafe: number | undefined;
+
+  constructor(
+    firstSeqNum: bigint,
+    timestamps: BigInt64Array,
+    payload: Buffer,
+    offsets: Uint32Array,
+    objectBytes: number,
+  ) {
+    this.firstSeqNum = firstSeqNum;
+    this.count = timestamps.length;
+    this.timestamps = timestamps;
+    this.objectBytes = objectBytes;
+    this.#payload = payload;
+    this.#offsets = offsets;
+    const last = firstSeqNum + BigInt(this.count);
+    this.#firstSafe = last <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(firstSeqNum) : undefined;
+  }
+
+  /** Record `i` of the chunk as the star's Read returns it (decoded and checked at load). */
+  record(i: number): Record__Output {
+    const { headers, body } = decodeStoredRecord(
+      this.#payload.subarray(this.#offsets[i], this.#offsets[i + 1]),
+    );
+    const seq =
+      this.#firstSafe === undefined
+        ? (this.firstSeqNum + BigInt(i)).toString()
+        : String(this.#firstSafe + i);
+    return {
+      seq_num: seq,
+      timestamp_ms: (this.timestamps[i] as bigint).toString(),
+      body: body as Buffer,
+      headers: headers as Record__Output["headers"],
+    };
+  }
 }
 
 export function verifyChunk(entry: PlanEntry, bytes: Buffer): VerifiedChunk {
@@ -38,21 +82,15 @@ export function verifyChunk(entry: PlanEntry, bytes: Buffer): VerifiedChunk {
     }
     const payload = bytes.subarray(0, entry.footerOff);
     verifyPayload(footer, payload);
-    const decoded = decodeChunkSlice(footer, payload, 0, footer.count);
-    const records = decoded.map(
-      (r): Record__Output => ({
-        seq_num: r.seqNum.toString(),
-        timestamp_ms: r.timestampMs.toString(),
-        body: r.body as Buffer,
-        headers: r.headers as Record__Output["headers"],
-      }),
+    // Every record must decode before any is served; the decoded ones are not kept.
+    decodeChunkSlice(footer, payload, 0, footer.count);
+    return new VerifiedChunk(
+      footer.firstSeqNum,
+      BigInt64Array.from(footer.timestamps),
+      payload,
+      Uint32Array.from(footer.recordOffsets),
+      bytes.length,
     );
-    return {
-      firstSeqNum: footer.firstSeqNum,
-      records,
-      timestamps: footer.timestamps,
-      objectBytes: bytes.length,
-    };
   } catch (err) {
     if (err instanceof CorruptionError) throw new ChunkFault("corrupt", `${where}: ${err.message}`);
     throw err;
