@@ -2,6 +2,7 @@
 // (big values arrive as decimal strings), and replies write bigint values as exact digits.
 import type { FastifyInstance, FastifyReply } from "fastify";
 import fp from "fastify-plugin";
+import { responseBuffers } from "../gateway/response-buffers.ts";
 import { parseJsonBody } from "../translate/json-body.ts";
 import { stringifyJsonExact } from "../translate/json-exact.ts";
 
@@ -26,8 +27,10 @@ export const jsonPlugin = fp(async (app: FastifyInstance) => {
 
 /**
  * Sends JSON already written as bytes (read pages), skipping the serializer and the string
- * round trip that costs a megabyte page most of its time.
+ * round trip that costs a megabyte page most of its time. A body from the response-buffer pool
+ * goes back to it once the socket has taken it all.
  */
 export function sendJsonBytes(reply: FastifyReply, body: Buffer): FastifyReply {
+  reply.raw.once("finish", () => responseBuffers.give(body));
   return reply.type("application/json; charset=utf-8").send(body);
 }

@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { isNdjson, serveAppendSession } from "../append-session/http.ts";
 import type { AppendAdmission } from "../gateway/admission.ts";
 import type { LiveSessions } from "../gateway/live-sessions.ts";
+import { takeResponseBuffer } from "../gateway/response-buffers.ts";
 import type { Upstream } from "../gateway/upstream.ts";
 import { sendJsonBytes } from "../plugins/json.ts";
 import type { GatewayMetrics } from "../plugins/metrics.ts";
@@ -113,12 +114,20 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
     if (query.wait > 0) {
       return sendJsonBytes(
         reply,
-        readBatchJsonBytes(await serveLongPoll(parts, subscribeDeps), format, ctx.int64),
+        readBatchJsonBytes(
+          await serveLongPoll(parts, subscribeDeps),
+          format,
+          ctx.int64,
+          takeResponseBuffer,
+        ),
       );
     }
     const page = await opts.reads.page(address, query, ctx.call);
     reply.header("server-timing", serverTiming(page.timings));
-    return sendJsonBytes(reply, readBatchJsonBytes(page.response, format, ctx.int64));
+    return sendJsonBytes(
+      reply,
+      readBatchJsonBytes(page.response, format, ctx.int64, takeResponseBuffer),
+    );
   });
 
   app.get(

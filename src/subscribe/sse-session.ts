@@ -6,6 +6,7 @@
 // stream with a jittered `retry:`. Whatever ends the session releases the upstream call at once.
 
 import { contentBytes } from "../codec/stored-record.ts";
+import { responseBuffers, takeResponseBuffer } from "../gateway/response-buffers.ts";
 import type { Position__Output } from "../gen/nova/v1/Position.ts";
 import type { Record__Output } from "../gen/nova/v1/Record.ts";
 import { toHttpError } from "../plugins/errors.ts";
@@ -13,7 +14,7 @@ import { errorBody, HttpError, unavailable } from "../translate/errors.ts";
 import type { RecordFormat } from "../translate/format.ts";
 import type { Int64Mode } from "../translate/integers.ts";
 import { positionToJson } from "../translate/position-json.ts";
-import { positionText, recordsJsonBytes } from "../translate/record-json.ts";
+import { type JsonParts, positionText, recordsJsonBytes } from "../translate/record-json.ts";
 import { type EventId, formatEventId } from "../translate/sse-event-id.ts";
 import {
   batchEventBytes,
@@ -28,7 +29,8 @@ import type { BatchSource, Cursor, SourceBatch } from "./source.ts";
 
 /** The response as the session uses it (a ServerResponse in the gateway). */
 export interface SseOutput {
-  write(chunk: string | Uint8Array): boolean;
+  /** `done` runs once the socket has taken the chunk (with an error when it could not). */
+  write(chunk: string | Uint8Array, done?: (err?: Error | null) => void): boolean;
   end(): void;
   destroy(): void;
   once(event: "drain" | "close", listener: () => void): unknown;
@@ -274,7 +276,7 @@ export class SseSession {
     }
     if (!this.#next) this.#next = { seq_num: BigInt(head.seq_num), timestamp_ms: "0" };
     const cut = cutBatch(records, contentBytes, this.#opts.bounds, this.#tally);
-    const { bytes, written, failure } = this.#toJson(records.slice(0, cut.take));
+    const { json, written, failure } = this.#toJson(records.slice(0, cut.take));
     // A record that cannot be shown fails the request when nothing is sent yet.
     if (failure && first && written === 0) throw failure;
     const chunks: Chunk[] = [];
@@ -285,7 +287,14 @@ export class SseSession {
       this.#lastId = { seq_num: BigInt(last.seq_num), ...this.#tally };
       this.#next = { seq_num: BigInt(last.seq_num) + 1n, timestamp_ms: last.timestamp_ms };
       this.#idleSince = Date.now();
-      chunks.push(batchEventBytes(this.#lastId, bytes, positionText(this.#tail, this.#opts.int64)));
+      chunks.push(
+        batchEventBytes(
+          this.#lastId,
+          json,
+          positionText(this.#tail, this.#opts.int64),
+          takeResponseBuffer,
+        ),
+      );
     }
     if (failure) return { chunks: [...chunks, this.#errorEvent(failure)], ends: true };
     if (cut.done) return { chunks: [...chunks, this.#doneEvent()], ends: true };
@@ -293,15 +302,15 @@ export class SseSession {
   }
 
   /** The records as JSON, up to the first that cannot be shown in this format. */
-  #toJson(records: Record__Output[]): { bytes: Buffer; written: number; failure?: HttpError } {
-    const { bytes, written, failure } = recordsJsonBytes(
+  #toJson(records: Record__Output[]): { json: JsonParts; written: number; failure?: HttpError } {
+    const { json, written, failure } = recordsJsonBytes(
       records,
       this.#opts.format,
       this.#opts.int64,
     );
     return failure === undefined
-      ? { bytes, written }
-      : { bytes, written, failure: toHttpError(failure) };
+      ? { json, written }
+      : { json, written, failure: toHttpError(failure) };
   }
 
   #slowConsumer(): void {
@@ -341,7 +350,13 @@ export class SseSession {
 
   #write(chunks: Chunk[]): void {
     const out = this.#out as SseOutput;
-    for (const chunk of chunks) out.write(chunk);
+    for (const chunk of chunks) {
+      if (typeof chunk === "string") out.write(chunk);
+      else
+        out.write(chunk, (err) => {
+          if (!err) responseBuffers.give(chunk);
+        });
+    }
     this.#lastWrite = Date.now();
     this.#pingDelay = this.#timing.pingMs();
   }

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import { contentBytes } from "../codec/stored-record.ts";
+import { BufferPool } from "../gateway/response-buffers.ts";
 import type { Record__Output } from "../gen/nova/v1/Record.ts";
 import { MAX_HEADERS_PER_RECORD } from "../proto/wire-limits.ts";
 import { assertHttpError } from "./assert-http-error.ts";
@@ -9,6 +10,7 @@ import { parseJsonExact, stringifyJsonExact } from "./json-exact.ts";
 import {
   appendAckToJson,
   appendInputFromJson,
+  framedJson,
   positionText,
   readBatchJsonBytes,
   readBatchToJson,
@@ -366,7 +368,7 @@ test("readBatchJsonBytes is the UTF-8 of stringifyJsonExact(readBatchToJson), ex
 test("recordsJsonBytes stops at the first record that cannot be shown, with its error", () => {
   fc.assert(
     fc.property(fc.array(anyRecord, { maxLength: 6 }), modeArb, (records, mode) => {
-      const { bytes, written, failure } = recordsJsonBytes(records, "raw", mode);
+      const { json: parts, written, failure } = recordsJsonBytes(records, "raw", mode);
       const json: string[] = [];
       let expected: unknown;
       for (const r of records) {
@@ -377,7 +379,8 @@ test("recordsJsonBytes stops at the first record that cannot be shown, with its 
         }
         json.push(one.value);
       }
-      assert.deepEqual(bytes, Buffer.from(json.join(","), "utf8"));
+      assert.deepEqual(framedJson("", parts, ""), Buffer.from(json.join(","), "utf8"));
+      assert.equal(parts.byteLength, Buffer.concat(parts.parts).length);
       assert.equal(written, json.length);
       assert.deepEqual(failure, expected);
     }),
@@ -409,5 +412,29 @@ test("AppendAck: start, end and tail, exactly", () => {
         assert.deepEqual(ack, { start: expected, end: expected, tail: expected });
       },
     ),
+  );
+});
+
+test("framedJson into reused, dirty memory writes every byte of the frame and the parts", () => {
+  const pool = new BufferPool(16 * 1024 * 1024);
+  fc.assert(
+    fc.property(
+      fc.string(),
+      fc.array(fc.uint8Array({ minLength: 1, maxLength: 40_000 }), { maxLength: 8 }),
+      fc.string(),
+      (before, parts, after) => {
+        const dirty = pool.take(256 * 1024);
+        dirty.fill(0xaa);
+        pool.give(dirty);
+        const json = { parts, byteLength: parts.reduce((n, p) => n + p.length, 0) };
+        const framed = framedJson(before, json, after, (size) => pool.take(size));
+        assert.deepEqual(
+          framed,
+          Buffer.concat([Buffer.from(before), ...parts, Buffer.from(after)]),
+        );
+        pool.give(framed);
+      },
+    ),
+    { numRuns: 200 },
   );
 });

@@ -225,9 +225,39 @@ export function readBatchToJson(
   };
 }
 
+/** JSON as bytes in pieces, to be copied once into the response with its framing. */
+export interface JsonParts {
+  parts: Uint8Array[];
+  byteLength: number;
+}
+
+/** Where framed JSON is written: a buffer of exactly `size` bytes, contents undefined. */
+export type Allocate = (size: number) => Buffer;
+
+/** `before`, the parts, `after`: one allocation (by `allocate`) and one copy of each part. */
+export function framedJson(
+  before: string,
+  json: JsonParts,
+  after: string,
+  allocate: Allocate = Buffer.allocUnsafe,
+): Buffer {
+  const head = Buffer.from(before);
+  const tail = Buffer.from(after);
+  const out = allocate(head.length + json.byteLength + tail.length);
+  out.set(head, 0);
+  let at = head.length;
+  for (const part of json.parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  out.set(tail, at);
+  return out;
+}
+
 /** JSON built as bytes: syntax and escaped strings as text, clean record bytes as slices. */
 class JsonBytes {
   readonly #parts: Uint8Array[] = [];
+  #byteLength = 0;
   #text = "";
 
   text(s: string): void {
@@ -239,16 +269,19 @@ class JsonBytes {
   bytes(b: Uint8Array): void {
     this.#flush();
     this.#parts.push(b);
+    this.#byteLength += b.length;
   }
 
-  finish(): Buffer {
+  finish(): JsonParts {
     this.#flush();
-    return Buffer.concat(this.#parts);
+    return { parts: this.#parts, byteLength: this.#byteLength };
   }
 
   #flush(): void {
     if (this.#text === "") return;
-    this.#parts.push(Buffer.from(this.#text, "utf8"));
+    const b = Buffer.from(this.#text, "utf8");
+    this.#parts.push(b);
+    this.#byteLength += b.length;
     this.#text = "";
   }
 }
@@ -266,7 +299,7 @@ export function recordsJsonBytes(
   records: readonly Record__Output[],
   format: RecordFormat,
   mode: Int64Mode,
-): { bytes: Buffer; written: number; failure?: unknown } {
+): { json: JsonParts; written: number; failure?: unknown } {
   const out = new JsonBytes();
   let written = 0;
   for (const r of records) {
@@ -281,7 +314,7 @@ export function recordsJsonBytes(
       }
       body = stringPiece(r.body, format, r.seq_num, "body");
     } catch (failure) {
-      return { bytes: out.finish(), written, failure };
+      return { json: out.finish(), written, failure };
     }
     out.text(
       `${written === 0 ? "" : ","}{"seq_num":${intText(r.seq_num, mode)},"timestamp_ms":${intText(r.timestamp_ms, mode)},"headers":[`,
@@ -298,7 +331,7 @@ export function recordsJsonBytes(
     out.text("}");
     written++;
   }
-  return { bytes: out.finish(), written };
+  return { json: out.finish(), written };
 }
 
 /** The UTF-8 of stringifyJsonExact(readBatchToJson(...)), byte for byte; the same errors. */
@@ -306,14 +339,12 @@ export function readBatchJsonBytes(
   response: { records: readonly Record__Output[]; tail: Position__Output | null },
   format: RecordFormat,
   mode: Int64Mode,
+  allocate?: Allocate,
 ): Buffer {
-  const { bytes, failure, written } = recordsJsonBytes(response.records, format, mode);
+  const { json, failure, written } = recordsJsonBytes(response.records, format, mode);
   if (written < response.records.length) throw failure;
-  return Buffer.concat([
-    Buffer.from('{"records":['),
-    bytes,
-    Buffer.from(`],"tail":${positionText(response.tail, mode)}}`),
-  ]);
+  const tail = `],"tail":${positionText(response.tail, mode)}}`;
+  return framedJson('{"records":[', json, tail, allocate);
 }
 
 /** stringifyJsonExact(positionToJson(...)). */

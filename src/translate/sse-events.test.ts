@@ -107,11 +107,11 @@ test("batchEventBytes is the UTF-8 of the event of the batch's JSON, byte for by
       fc.constantFrom("raw" as const, "base64" as const),
       fc.constantFrom("number" as const, "string" as const),
       (records, tail, id, format, mode) => {
-        const { bytes, written } = recordsJsonBytes(records, format, mode);
+        const { json: parts, written } = recordsJsonBytes(records, format, mode);
         const shown = records.slice(0, written);
         const json = stringifyJsonExact(readBatchToJson({ records: shown, tail }, format, mode));
         assert.deepEqual(
-          batchEventBytes(id, bytes, positionText(tail, mode)),
+          batchEventBytes(id, parts, positionText(tail, mode)),
           Buffer.from(sseEvent("batch", json, formatEventId(id)), "utf8"),
         );
       },
@@ -128,7 +128,7 @@ test("events concatenate: each keeps its name, id and data", () => {
         [{ seq_num: "9", timestamp_ms: "1", headers: [], body: Buffer.from("a\nb") }],
         "raw",
         "number",
-      ).bytes,
+      ).json,
       positionText({ seq_num: "10", timestamp_ms: "0" }, "number"),
     ).toString("utf8") +
     pingEvent({ timestamp_ms: 5n, tail: tail(10n) }) +

@@ -5,6 +5,7 @@ import type { ErrorBody } from "./errors.ts";
 import type { ExactInt } from "./integers.ts";
 import { stringifyJsonExact } from "./json-exact.ts";
 import type { PositionJson } from "./position-json.ts";
+import { type Allocate, framedJson, type JsonParts } from "./record-json.ts";
 import { type EventId, formatEventId } from "./sse-event-id.ts";
 
 export type SseEventName = "batch" | "ping" | "error" | "done";
@@ -32,16 +33,21 @@ export function sseEvent(event: SseEventName, data: string, id?: string): string
 }
 
 /**
- * A ReadBatch's event as bytes: `records` is the UTF-8 of the records' JSON without the
- * brackets (recordsJsonBytes), with no line break (JSON escapes them), `tail` the tail's
- * (positionText).
+ * A ReadBatch's event as bytes: `records` is the records' JSON without the brackets
+ * (recordsJsonBytes), with no line break (JSON escapes them), `tail` the tail's (positionText).
  */
-export function batchEventBytes(id: EventId, records: Uint8Array, tail: string): Buffer {
-  return Buffer.concat([
-    Buffer.from(`event: batch\nid: ${formatEventId(id)}\ndata: {"records":[`),
+export function batchEventBytes(
+  id: EventId,
+  records: JsonParts,
+  tail: string,
+  allocate?: Allocate,
+): Buffer {
+  return framedJson(
+    `event: batch\nid: ${formatEventId(id)}\ndata: {"records":[`,
     records,
-    Buffer.from(`],"tail":${tail}}\n\n`),
-  ]);
+    `],"tail":${tail}}\n\n`,
+    allocate,
+  );
 }
 
 export interface PingJson {
