@@ -10,6 +10,8 @@
 // client, with the ratios to the star path, and the load average. No thresholds. BENCH_CATCHUP_ROUNDS (default 1) repeats the three.
 // BENCH_CATCHUP_CPU_PROF=DIR runs each gateway under `node --cpu-prof` (a profile per gateway
 // in DIR/<path>, written when it exits); NODE_OPTIONS may not carry --cpu-prof.
+// BENCH_CATCHUP_PATHS (default presigned,raw,star) and BENCH_CATCHUP_MODES (default pages,sse)
+// pick what is measured.
 // BENCH_CATCHUP_BASELINE=DIR adds the presigned and star paths served by the gateway of the
 // checkout in DIR (rows "presigned@base", "star@base"): a before/after under the same load.
 import { execSync } from "node:child_process";
@@ -33,6 +35,8 @@ const TICKS = Number(execSync("getconf CLK_TCK").toString().trim());
 const PATH = "/v1/buckets/bench/streams/history/records";
 const PROFILE_DIR = process.env.BENCH_CATCHUP_CPU_PROF;
 const BASELINE = process.env.BENCH_CATCHUP_BASELINE;
+const MODES = (process.env.BENCH_CATCHUP_MODES ?? "pages,sse").split(",") as ("pages" | "sse")[];
+const PATHS = new Set((process.env.BENCH_CATCHUP_PATHS ?? "presigned,raw,star").split(","));
 
 /** `node --cpu-prof` flags for a process named `name`, when BENCH_CATCHUP_CPU_PROF is set. */
 function profileFlags(name: string): string[] {
@@ -91,9 +95,20 @@ function lastSeq(json: Buffer): number {
   return Number(json.toString("latin1", at, json.indexOf(",", at)));
 }
 
+/** Sums of each page's Server-Timing durations (plan, s3, star), in ms. */
+function addServerTiming(sums: Map<string, number>, header: unknown): void {
+  for (const metric of String(header ?? "").split(",")) {
+    const m = /^\s*(\w+);dur=([\d.]+)/.exec(metric);
+    if (m) sums.set(m[1] as string, (sums.get(m[1] as string) ?? 0) + Number(m[2]));
+  }
+}
+
 /** Reads the whole history page by page, as one client would. */
-async function pages(base: string): Promise<{ seconds: number; responseBytes: number }> {
+async function pages(
+  base: string,
+): Promise<{ seconds: number; responseBytes: number; timing: Map<string, number> }> {
   const pool = new Pool(base, { connections: 1 });
+  const timing = new Map<string, number>();
   let next = 0;
   let responseBytes = 0;
   const t0 = performance.now();
@@ -105,6 +120,7 @@ async function pages(base: string): Promise<{ seconds: number; responseBytes: nu
         throw new Error(`HTTP ${res.statusCode}: ${json.toString("utf8", 0, 300)}`);
       }
       responseBytes += json.length;
+      addServerTiming(timing, res.headers["server-timing"]);
       const last = lastSeq(json);
       if (!(last >= next)) throw new Error(`no progress at ${next}`);
       next = last + 1;
@@ -112,7 +128,7 @@ async function pages(base: string): Promise<{ seconds: number; responseBytes: nu
   } finally {
     await pool.close();
   }
-  return { seconds: (performance.now() - t0) / 1000, responseBytes };
+  return { seconds: (performance.now() - t0) / 1000, responseBytes, timing };
 }
 
 /** Reads the whole history as one SSE subscription from seq_num 0, until its last record. */
@@ -171,6 +187,8 @@ interface Row {
   /** This process's, reading and parsing the responses. */
   client: number;
   responseBytes: number;
+  /** Pages: the sums of their Server-Timing durations. */
+  timing?: Map<string, number>;
 }
 
 const dir = await mkdtemp(join(tmpdir(), "nova-bench-catchup-"));
@@ -230,9 +248,10 @@ try {
   ): Promise<Row> => {
     const before = [cpuSeconds(serving), cpuSeconds(gateway.proc), cpuSeconds(store.proc)];
     const client0 = process.cpuUsage();
-    const { seconds, responseBytes } = await (mode === "pages" ? pages : subscription)(
-      gateway.base,
-    );
+    const { seconds, responseBytes, timing } =
+      mode === "pages"
+        ? await pages(gateway.base)
+        : { ...(await subscription(gateway.base)), timing: undefined };
     const client = process.cpuUsage(client0);
     const after = [cpuSeconds(serving), cpuSeconds(gateway.proc), cpuSeconds(store.proc)];
     const used = after.map((v, i) => v - (before[i] as number));
@@ -245,15 +264,16 @@ try {
       store: used[2] as number,
       client: (client.user + client.system) / 1e6,
       responseBytes,
+      ...(timing ? { timing } : {}),
     };
   };
 
   const rows: Row[] = [];
   for (let r = 0; r < ROUNDS; r++) {
-    for (const mode of ["pages", "sse"] as const) {
-      rows.push(await measure(mode, "presigned", presigned, star.proc));
-      rows.push(await measure(mode, "raw", raw, rawStar.proc));
-      rows.push(await measure(mode, "star", off, star.proc));
+    for (const mode of MODES) {
+      if (PATHS.has("presigned")) rows.push(await measure(mode, "presigned", presigned, star.proc));
+      if (PATHS.has("raw")) rows.push(await measure(mode, "raw", raw, rawStar.proc));
+      if (PATHS.has("star")) rows.push(await measure(mode, "star", off, star.proc));
       for (const [path, gateway] of baselines)
         rows.push(await measure(mode, path, gateway, star.proc));
     }
@@ -285,15 +305,21 @@ try {
       ].join(""),
     );
   }
+  console.log("\npages: the sums of their Server-Timing durations (s)");
+  for (const row of rows.filter((r) => r.timing)) {
+    const parts = [...(row.timing ?? [])].map(([k, ms]) => `${k} ${(ms / 1000).toFixed(1)}`);
+    console.log(`${row.path.padEnd(15)} ${parts.join(", ")}`);
+  }
   const avg = (mode: string, path: string, f: (r: Row) => number) => {
     const of = rows.filter((r) => r.mode === mode && r.path === path);
     return of.reduce((sum, r) => sum + f(r), 0) / of.length;
   };
   console.log("");
-  for (const mode of ["pages", "sse"]) {
+  for (const mode of MODES) {
     const starSeconds = avg(mode, "star", (r) => r.seconds);
     const starCpu = avg(mode, "star", (r) => r.star);
-    for (const path of ["presigned", "raw", ...(BASELINE ? ["presigned@base", "star@base"] : [])]) {
+    const paths = ["presigned", "raw", ...(BASELINE ? ["presigned@base", "star@base"] : [])];
+    for (const path of paths.filter((p) => PATHS.has(p.replace("@base", "")))) {
       const cpu = avg(mode, path, (r) => r.star);
       const speedup = starSeconds / avg(mode, path, (r) => r.seconds);
       console.log(
