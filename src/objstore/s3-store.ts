@@ -23,6 +23,7 @@ import {
   type ObjectStore,
   pageLimit,
 } from "./object-store.ts";
+import { createGetPresigner } from "./presign-get.ts";
 
 export interface S3StoreOptions {
   /** e.g. http://127.0.0.1:4568 */
@@ -44,6 +45,13 @@ export interface S3StoreOptions {
   maxAttempts?: number;
 }
 
+function credentialsOf(opts: S3StoreOptions): { accessKeyId: string; secretAccessKey: string } {
+  return {
+    accessKeyId: opts.accessKeyId ?? "S3RVER",
+    secretAccessKey: opts.secretAccessKey ?? "S3RVER",
+  };
+}
+
 function createClient(opts: S3StoreOptions): S3Client {
   const timeout = opts.requestTimeoutMs ?? 30_000;
   const agentOptions = { keepAlive: true, maxSockets: opts.maxSockets ?? 64 };
@@ -51,10 +59,7 @@ function createClient(opts: S3StoreOptions): S3Client {
     endpoint: opts.endpoint,
     region: opts.region ?? "us-east-1",
     forcePathStyle: opts.forcePathStyle ?? true,
-    credentials: {
-      accessKeyId: opts.accessKeyId ?? "S3RVER",
-      secretAccessKey: opts.secretAccessKey ?? "S3RVER",
-    },
+    credentials: credentialsOf(opts),
     // The default checksums corrupt streamed uploads on s3rver.
     requestChecksumCalculation: "WHEN_REQUIRED",
     responseChecksumValidation: "WHEN_REQUIRED",
@@ -147,6 +152,15 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
   const { bucket } = opts;
   const client = createClient(opts);
   const secrets = secretsOf(opts);
+  // Path-style URLs are signed without the SDK (presign-get.ts); virtual-hosted ones by it.
+  const presign =
+    (opts.forcePathStyle ?? true)
+      ? createGetPresigner({
+          endpoint: opts.endpoint,
+          region: opts.region ?? "us-east-1",
+          ...credentialsOf(opts),
+        })
+      : undefined;
   let closed = false;
 
   const wrap = (err: unknown, op: string, key: string | undefined): ObjectStoreError =>
@@ -271,6 +285,7 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
       checkKey(key);
       checkExpiry(key, expiresSeconds);
       try {
+        if (presign) return presign(bucket, key, expiresSeconds);
         return await getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: key }), {
           expiresIn: expiresSeconds,
         });
