@@ -7,7 +7,8 @@
 // a Read). Every part is its own process: the object store (s3rver), the stars, the gateways.
 // Prints MB/s of record content, records/s, and the CPU seconds of the star serving the
 // gateway (utime + stime from /proc/PID/stat), of the gateway, of the store and of this
-// client, with the ratios to the star path, and the load average. No thresholds. BENCH_CATCHUP_ROUNDS (default 1) repeats the three.
+// client, with the ratios to the star path, and the load average. No thresholds. Each row starts
+// once the processes are idle. BENCH_CATCHUP_ROUNDS (default 1) repeats the three.
 // BENCH_CATCHUP_CPU_PROF=DIR runs each gateway under `node --cpu-prof` (a profile per gateway
 // in DIR/<path>, written when it exits); NODE_OPTIONS may not carry --cpu-prof.
 // BENCH_CATCHUP_PATHS (default presigned,raw,star) and BENCH_CATCHUP_MODES (default pages,sse)
@@ -86,6 +87,20 @@ function cpuSeconds(proc: RunningProcess): number {
 }
 
 /**
+ * Waits until `procs` together use under a tenth of a core (over 300 ms), at most 15 s, so
+ * that a row does not pay for the garbage collection and flushing the row before it left.
+ */
+async function settle(procs: RunningProcess[]): Promise<void> {
+  const deadline = performance.now() + 15_000;
+  const used = () => procs.reduce((sum, p) => sum + cpuSeconds(p), 0);
+  for (;;) {
+    const before = used();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    if (used() - before < 0.03 || performance.now() > deadline) return;
+  }
+}
+
+/**
  * The last record's seq_num in a ReadBatch's JSON (the one before the tail), found from the
  * end of the bytes: the client stays cheap next to the gateway it measures.
  */
@@ -103,6 +118,9 @@ function addServerTiming(sums: Map<string, number>, header: unknown): void {
   }
 }
 
+/** Bytes at the end of a page that hold its last record and the tail, with room to spare. */
+const PAGE_END_BYTES = 4 * RECORD_BYTES + 1024;
+
 /** Reads the whole history page by page, as one client would. */
 async function pages(
   base: string,
@@ -115,13 +133,23 @@ async function pages(
   try {
     while (next < TOTAL) {
       const res = await pool.request({ method: "GET", path: `${PATH}?seq_num=${next}` });
-      const json = Buffer.from(await res.body.arrayBuffer());
       if (res.statusCode !== 200) {
-        throw new Error(`HTTP ${res.statusCode}: ${json.toString("utf8", 0, 300)}`);
+        throw new Error(`HTTP ${res.statusCode}: ${await res.body.text()}`);
       }
-      responseBytes += json.length;
+      // Only the end of a page is looked at (the last record and the tail): the pieces before
+      // it are counted and dropped, not joined into one buffer.
+      const end: Buffer[] = [];
+      let endBytes = 0;
+      for await (const piece of res.body as AsyncIterable<Buffer>) {
+        responseBytes += piece.length;
+        end.push(piece);
+        endBytes += piece.length;
+        while (end.length > 1 && endBytes - (end[0] as Buffer).length >= PAGE_END_BYTES) {
+          endBytes -= (end.shift() as Buffer).length;
+        }
+      }
       addServerTiming(timing, res.headers["server-timing"]);
-      const last = lastSeq(json);
+      const last = lastSeq(Buffer.concat(end));
       if (!(last >= next)) throw new Error(`no progress at ${next}`);
       next = last + 1;
     }
@@ -246,6 +274,7 @@ try {
     gateway: { base: string; proc: RunningProcess },
     serving: RunningProcess,
   ): Promise<Row> => {
+    await settle([serving, gateway.proc, store.proc]);
     const before = [cpuSeconds(serving), cpuSeconds(gateway.proc), cpuSeconds(store.proc)];
     const client0 = process.cpuUsage();
     const { seconds, responseBytes, timing } =
