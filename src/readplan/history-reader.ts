@@ -61,6 +61,11 @@ export interface HistoryRead {
   batchBytes: number;
   call: CallOptions;
   timings: Timings;
+  /**
+   * A bounded read that continues a paging client's previous page: plan and fetch as far
+   * ahead as an unbounded read does, so the next pages find their chunks fetched.
+   */
+  readAhead?: boolean;
 }
 
 export interface HistoryEnd {
@@ -115,9 +120,9 @@ export async function* readHistory(
     upstream,
     address,
     start: read.start,
-    // A bounded page lies within one chunk or across two; a stream from it, as many as the
-    // reader fetches at once.
-    limit: Math.min(bounded ? 2 : deps.prefetch + 1, deps.planLimit),
+    // A bounded page lies within one chunk or across two; a stream from it (or a page read
+    // ahead of), as many as the reader fetches at once.
+    limit: Math.min(bounded && !read.readAhead ? 2 : deps.prefetch + 1, deps.planLimit),
     maxLimit: deps.planLimit,
     ...(bounded ? { records: limits.maxRecords } : {}),
     clamp: read.clamp,

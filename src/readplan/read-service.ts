@@ -18,10 +18,14 @@ import {
 } from "./history-reader.ts";
 import type { ReadPlanMetrics } from "./metrics.ts";
 import { PageRule } from "./page-rule.ts";
+import { PageTrail } from "./page-trail.ts";
 import { type PlanStart, planStart } from "./plan-source.ts";
 import { createS3Fetcher, type S3Settings } from "./s3-fetcher.ts";
 import { newTimings, type Timings, timed } from "./timings.ts";
 import { createUrlFetcher } from "./url-fetcher.ts";
+
+/** Streams whose last page end is remembered, to read ahead of clients paging through them. */
+const PAGE_TRAIL_STREAMS = 10_000;
 
 export interface ReadPlanSettings {
   /** For raw `{storage_bucket, object_key}` entries; without it they fall back to the star. */
@@ -126,85 +130,101 @@ export function readService(
       }),
   };
 
+  const trail = new PageTrail(PAGE_TRAIL_STREAMS);
+
   return {
     history,
     async page(address, query, call) {
-      const timings = newTimings();
-      const fields = readRequestFields(query);
-      const route = { ...call, ...address };
-      const start = planStart(query.start);
-      if (!deps || query.wait > 0 || start === undefined) {
-        const response = await timed(timings, "starMs", () =>
-          upstream.unary("Read", { ...address, ...fields }, route),
-        );
-        return { response, timings };
-      }
-      const until = fields.until_ms === undefined ? undefined : BigInt(fields.until_ms);
-      const limits = new PageRule(fields.count, Number(fields.bytes), until);
-      const records: Record__Output[] = [];
-      const reader = readHistory(deps, {
-        address,
-        start,
-        clamp: fields.clamp,
-        limits,
-        batchRecords: PAGE_MAX_RECORDS,
-        batchBytes: PAGE_MAX_BYTES,
-        call,
-        timings,
-      });
-      let end: HistoryEnd;
-      let tail: Position__Output | null = null;
-      for (;;) {
-        const step = await reader.next();
-        if (step.done) {
-          end = step.value;
-          break;
-        }
-        for (const r of step.value.records) records.push(r);
-        tail = step.value.tail;
-      }
-      if (!end.planned) {
-        const response = await timed(timings, "starMs", () =>
-          upstream.unary("Read", { ...address, ...fields }, route),
-        );
-        return { response, timings };
-      }
-      // A batch's tail is at least one past its last record; the plan's may be older.
-      if (!tail || (end.tail && BigInt(end.tail.seq_num) > BigInt(tail.seq_num))) {
-        tail = end.tail ?? null;
-      }
-      if (!end.exhausted) {
-        // The rest of the page, past the settled range, from where the plan phase ended.
-        const rest = limits.remaining();
-        const res = await timed(timings, "starMs", () =>
-          upstream.unary(
-            "Read",
-            {
-              ...address,
-              ...end.next,
-              count: rest.count,
-              bytes: rest.bytes.toString(),
-              clamp: fields.clamp,
-              ...(fields.until_ms === undefined ? {} : { until_ms: fields.until_ms }),
-            },
-            route,
-          ),
-        );
-        tail = res.tail;
-        let served = 0;
-        for (const r of res.records) {
-          const size = contentBytes(r);
-          if (!limits.admits(BigInt(r.timestamp_ms), size)) break;
-          limits.take(size);
-          records.push(r);
-          served++;
-        }
-        metrics.records.inc({ source: "star" }, served);
-      }
-      return { response: { records, tail }, timings };
+      const result = await readPage(address, query, call);
+      const last = result.response.records.at(-1);
+      if (last) trail.ended(`${address.bucket}/${address.key}`, BigInt(last.seq_num) + 1n);
+      return result;
     },
     close,
   };
+
+  async function readPage(
+    address: { bucket: string; key: string },
+    query: ReadQuery,
+    call: CallOptions,
+  ): Promise<PageResult> {
+    const timings = newTimings();
+    const fields = readRequestFields(query);
+    const route = { ...call, ...address };
+    const start = planStart(query.start);
+    if (!deps || query.wait > 0 || start === undefined) {
+      const response = await timed(timings, "starMs", () =>
+        upstream.unary("Read", { ...address, ...fields }, route),
+      );
+      return { response, timings };
+    }
+    const until = fields.until_ms === undefined ? undefined : BigInt(fields.until_ms);
+    const limits = new PageRule(fields.count, Number(fields.bytes), until);
+    const records: Record__Output[] = [];
+    const reader = readHistory(deps, {
+      address,
+      start,
+      clamp: fields.clamp,
+      limits,
+      batchRecords: PAGE_MAX_RECORDS,
+      batchBytes: PAGE_MAX_BYTES,
+      call,
+      timings,
+      readAhead:
+        "seq_num" in start &&
+        trail.follows(`${address.bucket}/${address.key}`, BigInt(start.seq_num)),
+    });
+    let end: HistoryEnd;
+    let tail: Position__Output | null = null;
+    for (;;) {
+      const step = await reader.next();
+      if (step.done) {
+        end = step.value;
+        break;
+      }
+      for (const r of step.value.records) records.push(r);
+      tail = step.value.tail;
+    }
+    if (!end.planned) {
+      const response = await timed(timings, "starMs", () =>
+        upstream.unary("Read", { ...address, ...fields }, route),
+      );
+      return { response, timings };
+    }
+    // A batch's tail is at least one past its last record; the plan's may be older.
+    if (!tail || (end.tail && BigInt(end.tail.seq_num) > BigInt(tail.seq_num))) {
+      tail = end.tail ?? null;
+    }
+    if (!end.exhausted) {
+      // The rest of the page, past the settled range, from where the plan phase ended.
+      const rest = limits.remaining();
+      const res = await timed(timings, "starMs", () =>
+        upstream.unary(
+          "Read",
+          {
+            ...address,
+            ...end.next,
+            count: rest.count,
+            bytes: rest.bytes.toString(),
+            clamp: fields.clamp,
+            ...(fields.until_ms === undefined ? {} : { until_ms: fields.until_ms }),
+          },
+          route,
+        ),
+      );
+      tail = res.tail;
+      let served = 0;
+      for (const r of res.records) {
+        const size = contentBytes(r);
+        if (!limits.admits(BigInt(r.timestamp_ms), size)) break;
+        limits.take(size);
+        records.push(r);
+        served++;
+      }
+      metrics.records.inc({ source: "star" }, served);
+    }
+    return { response: { records, tail }, timings };
+  }
 }
 
 /** A start ReadPlan takes: a seq_num or a timestamp (a tail start reads through the star). */

@@ -9,9 +9,11 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { openSse, readUntil, recordsOf } from "../gateway/sse-client.ts";
 import type { Gateway } from "../harness/gateway.ts";
+import { call } from "../harness/grpc.ts";
 import { get } from "../harness/http.ts";
 import { count } from "../harness/metrics.ts";
 import { type StarProcess, s3Storage, startStarProcess } from "../harness/star-process.ts";
+import { waitFor } from "../harness/wait.ts";
 import {
   appendBatches,
   createStream,
@@ -96,6 +98,37 @@ describe("unary reads", () => {
     for (let next = 0; next < TOTAL; next += 1000) await same(`?seq_num=${next}&count=1000`);
     assert.equal(await count(on.metrics.readplan.fetches, {}), fetches);
     assert.ok((await count(on.metrics.readplan.cacheHits, {})) >= hits + BATCHES);
+  });
+
+  test("a client paging through history is read ahead of; a first page or a jump is not", async () => {
+    const key = "paged";
+    await call(star.client, "CreateStream", { bucket, key });
+    await appendBatches(star.client, bucket, key, 0, 10, PER_BATCH, stamp);
+    const pagedPath = `/v1/buckets/${bucket}/streams/${key}/records`;
+    const fetches0 = await count(on.metrics.readplan.fetches, {});
+    const fetchesReach = (n: number) =>
+      waitFor(async () => (await count(on.metrics.readplan.fetches, {})) - fetches0 >= n, {
+        message: `${n} chunk fetches`,
+      });
+    const page = async (seq: number) => {
+      const res = await get(on.base, `${pagedPath}?seq_num=${seq}`);
+      assert.equal(res.status, 200);
+      assert.equal(JSON.parse(res.text).records[0].seq_num, seq);
+    };
+    // A first page: its chunk and the next one (a page may span two).
+    await page(0);
+    await fetchesReach(2);
+    // It continues the last page: --readplan-prefetch (4) chunks past its own, 1..5.
+    await page(1000);
+    await fetchesReach(6);
+    await page(2000);
+    await fetchesReach(7);
+    // A jump is a first page again: chunks 8 and 9 only, nothing between.
+    await page(8000);
+    await fetchesReach(9);
+    await page(3000);
+    await page(5000);
+    assert.equal((await count(on.metrics.readplan.fetches, {})) - fetches0, 9);
   });
 
   test("from the middle and by timestamp, raw and base64, with bounds", async () => {
