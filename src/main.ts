@@ -85,7 +85,7 @@ const flags = defineFlags({
     type: "int",
     default: DEFAULT_READPLAN_SETTINGS.prefetch,
     min: 0,
-    help: "chunks fetched ahead of each reader",
+    help: "chunks fetched ahead of each SSE catch-up, and of a client paging through history",
   },
   "readplan-connections": {
     type: "int",
