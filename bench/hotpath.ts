@@ -1,0 +1,73 @@
+// `npm run bench:hotpath`: CPU of the gateway's catch-up hot path per GiB, with no network and no
+// other process: for each 1 MiB chunk (1000 records of 1 KiB), copy the object as a fetch does,
+// verify and index it, decode its records, write them as an SSE batch event, with
+// BENCH_HOTPATH_KEEP (default 250) verified chunks kept alive as the chunk cache keeps them.
+// Rows: response bodies in fresh memory and from the response-buffer pool. Prints wall and
+// CPU seconds per GiB (CPU includes the garbage collector's helper threads); the first row also pays
+// for JIT warm-up, so compare the last two. No thresholds.
+import { encodeChunk } from "../src/codec/chunk.ts";
+import { responseBuffers, takeResponseBuffer } from "../src/gateway/response-buffers.ts";
+import { planEntry } from "../src/readplan/plan-entry.ts";
+import { verifyChunk } from "../src/readplan/verify-chunk.ts";
+import { positionText, recordsJsonBytes } from "../src/translate/record-json.ts";
+import { batchEventBytes } from "../src/translate/sse-events.ts";
+
+const KEEP = Number(process.env.BENCH_HOTPATH_KEEP ?? 250);
+const CHUNKS = 1024;
+const body = Buffer.alloc(1024, "x");
+const chunk = encodeChunk(
+  0n,
+  Array.from({ length: 1000 }, (_, i) => ({
+    headers: [],
+    body,
+    timestampMs: 1_700_000_000_000n + BigInt(i),
+  })),
+);
+const entry = planEntry({
+  location: "url",
+  url: "http://store.invalid/nova/chunk",
+  footer_off: String(chunk.footerOffset),
+  footer_len: chunk.footerLength,
+  payload_bytes: String(chunk.payloadBytes),
+  first_seq_num: "0",
+  min_timestamp_ms: chunk.minTimestampMs.toString(),
+  max_timestamp_ms: chunk.maxTimestampMs.toString(),
+});
+const tail = positionText({ seq_num: "1000", timestamp_ms: "0" }, "number");
+
+function run(pooled: boolean): { wall: number; cpu: number; bytes: number } {
+  const kept: unknown[] = [];
+  let bytes = 0;
+  const t0 = performance.now();
+  const c0 = process.cpuUsage();
+  for (let n = 0; n < CHUNKS; n++) {
+    const fetched = Buffer.allocUnsafe(chunk.bytes.length);
+    chunk.bytes.copy(fetched);
+    const verified = verifyChunk(entry, fetched);
+    kept.push(verified);
+    if (kept.length > KEEP) kept.shift();
+    const records = Array.from({ length: verified.count }, (_, i) => verified.record(i));
+    const { json } = recordsJsonBytes(records, "raw", "number");
+    const id = { seq_num: 999n, count: 1000n, bytes: 1_024_000n };
+    const event = batchEventBytes(id, json, tail, pooled ? takeResponseBuffer : undefined);
+    bytes += event.length;
+    responseBuffers.give(event);
+  }
+  const cpu = process.cpuUsage(c0);
+  return { wall: (performance.now() - t0) / 1000, cpu: (cpu.user + cpu.system) / 1e6, bytes };
+}
+
+console.log(`${CHUNKS} chunks of 1000 x 1 KiB records, ${KEEP} verified chunks kept alive`);
+console.log("response bodies     wall s/GiB   CPU s/GiB   events MiB");
+for (const pooled of [false, true, false, true]) {
+  const r = run(pooled);
+  const gib = (CHUNKS * chunk.payloadBytes) / 2 ** 30;
+  console.log(
+    [
+      (pooled ? "pooled" : "fresh").padEnd(16),
+      (r.wall / gib).toFixed(2).padStart(13),
+      (r.cpu / gib).toFixed(2).padStart(11),
+      (r.bytes / 2 ** 20).toFixed(0).padStart(12),
+    ].join(""),
+  );
+}
