@@ -1,6 +1,7 @@
 // gRPC errors a star answers with: a status code, a message for the human, typed details for
 // the program (seed 004, "Status codes").
 import { Metadata, type ServiceError, status } from "@grpc/grpc-js";
+import type { Logger } from "pino";
 import { ObjectStoreError } from "../objstore/errors.ts";
 import { type Detail, detailsMetadata, STATUS_DETAILS_KEY } from "../proto/status-details.ts";
 
@@ -65,13 +66,16 @@ export const outOfRange = (tailSeq: bigint, tailTs: bigint) =>
 
 /**
  * Any thrown value as a gRPC error: StarErrors pass through; an object store that is down or
- * slow is UNAVAILABLE (the caller may retry, here or on another star); the rest is INTERNAL.
+ * slow is UNAVAILABLE (the caller may retry, here or on another star); the rest is INTERNAL,
+ * and logged with its stack (the caller only sees the message).
  */
-export function toServiceError(err: unknown): StarError {
+export function toServiceError(err: unknown, log?: Pick<Logger, "warn" | "error">): StarError {
   if (err instanceof StarError) return err;
   if (err instanceof ObjectStoreError && (err.kind === "unavailable" || err.kind === "timeout")) {
+    log?.warn({ err }, "object storage unavailable");
     return unavailable(`object storage is unavailable: ${err.message}`);
   }
+  log?.error({ err }, "internal error");
   const message = err instanceof Error ? err.message : String(err);
   return internal(`internal error: ${message}`);
 }

@@ -85,7 +85,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
   const server = new grpc.Server(NOVA_CHANNEL_OPTIONS);
   server.addService(nova.DataPlaneService.service, dataPlaneHandlers(ctx));
   server.addService(nova.AdminPlaneService.service, {
-    Health: unary(async () => {
+    Health: unary(log, async () => {
       await options.store.list("meta/", { limit: 1 });
       return { star_id: options.id, ready: true, members: fleet.describe() };
     }),

@@ -166,7 +166,7 @@ class Session implements SessionHandle {
   #fail(err: unknown): void {
     if (this.#done) return;
     this.#cleanup();
-    this.#call.emit("error", toServiceError(err));
+    this.#call.emit("error", toServiceError(err, this.#ctx.log));
   }
 
   #finish(): void {

@@ -26,36 +26,38 @@ import { unary } from "./unary.ts";
 
 export function dataPlaneHandlers(ctx: StarContext): DataPlaneServiceHandlers {
   return guardHandlers(ctx.auth, {
-    Append: unary((req) => append(ctx, req)),
+    Append: unary(ctx.log, (req) => append(ctx, req)),
     AppendSession: appendSessionHandler(ctx),
-    Read: unary((req) => read(ctx, req)),
+    Read: unary(ctx.log, (req) => read(ctx, req)),
     Subscribe: subscribeHandler(ctx),
-    CheckTail: unary((req) => checkTail(ctx, req)),
-    ReadPlan: unary((req) => readPlan(ctx, req)),
-    CreateStream: unary(async (req) => ({
+    CheckTail: unary(ctx.log, (req) => checkTail(ctx, req)),
+    ReadPlan: unary(ctx.log, (req) => readPlan(ctx, req)),
+    CreateStream: unary(ctx.log, async (req) => ({
       stream: await createStream(ctx, req.bucket, req.key, req.config, req.creation_token),
     })),
-    ReconfigureStream: unary(async (req) => ({
+    ReconfigureStream: unary(ctx.log, async (req) => ({
       stream: await reconfigureStreamVerb(ctx, req.bucket, req.key, req.config),
     })),
-    GetStream: unary((req) => getStream(ctx, req.bucket, req.key)),
-    DeleteStream: unary(async (req) => {
+    GetStream: unary(ctx.log, (req) => getStream(ctx, req.bucket, req.key)),
+    DeleteStream: unary(ctx.log, async (req) => {
       await deleteStream(ctx, req.bucket, req.key);
       return {};
     }),
-    ListStreams: unary((req) =>
+    ListStreams: unary(ctx.log, (req) =>
       listStreams(ctx, req.bucket, req.prefix, req.start_after, req.limit),
     ),
-    Trim: unary((req) => trim(ctx, req)),
-    Fence: unary((req) => fence(ctx, req)),
-    CreateBucket: unary(async (req) => ({ bucket: await createBucket(ctx, req) })),
-    GetBucket: unary(async (req) => ({ bucket: await liveBucket(ctx, req.name) })),
-    ListBuckets: unary((req) => listBuckets(ctx, req)),
-    ReconfigureBucket: unary(async (req) => ({ bucket: await reconfigureBucketVerb(ctx, req) })),
-    DeleteBucket: unary(async (req) => {
+    Trim: unary(ctx.log, (req) => trim(ctx, req)),
+    Fence: unary(ctx.log, (req) => fence(ctx, req)),
+    CreateBucket: unary(ctx.log, async (req) => ({ bucket: await createBucket(ctx, req) })),
+    GetBucket: unary(ctx.log, async (req) => ({ bucket: await liveBucket(ctx, req.name) })),
+    ListBuckets: unary(ctx.log, (req) => listBuckets(ctx, req)),
+    ReconfigureBucket: unary(ctx.log, async (req) => ({
+      bucket: await reconfigureBucketVerb(ctx, req),
+    })),
+    DeleteBucket: unary(ctx.log, async (req) => {
       await deleteBucket(ctx, req.name);
       return {};
     }),
-    ExchangeToken: unary((req) => exchangeToken(ctx.auth, req)),
+    ExchangeToken: unary(ctx.log, (req) => exchangeToken(ctx.auth, req)),
   });
 }

@@ -37,7 +37,7 @@ export function subscribeHandler(ctx: StarContext): (call: Call) => void {
       .then(
         () => call.end(),
         (err: unknown) => {
-          if (!abort.signal.aborted) call.emit("error", toServiceError(err));
+          if (!abort.signal.aborted) call.emit("error", toServiceError(err, ctx.log));
         },
       )
       .finally(() => active--);

@@ -2,10 +2,12 @@
 // gRPC statuses) go back on the call. The function runs as the call's Caller, so work passed on
 // to another star carries its credentials and deadline, and is cancelled with the call.
 import type { ServerUnaryCall, sendUnaryData } from "@grpc/grpc-js";
+import type { Logger } from "pino";
 import { toServiceError } from "../errors.ts";
 import { withCaller } from "../fleet/caller.ts";
 
 export function unary<Req, Res>(
+  log: Logger,
   fn: (req: Req) => Promise<Res>,
 ): (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void {
   return (call, callback) => {
@@ -18,7 +20,7 @@ export function unary<Req, Res>(
     };
     withCaller(caller, async () => fn(call.request)).then(
       (res) => callback(null, res),
-      (err: unknown) => callback(toServiceError(err)),
+      (err: unknown) => callback(toServiceError(err, log)),
     );
   };
 }
