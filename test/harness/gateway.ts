@@ -51,7 +51,11 @@ export async function inProcessGateway(
     upstream,
     ...(reads === undefined ? {} : { reads }),
     metrics,
-    logger: pino({ level: process.env.TEST_GATEWAY_LOG ?? "silent" }),
+    // Errors (a 5xx and its cause) on stderr, so a failing test in CI shows them.
+    logger: pino(
+      { level: process.env.TEST_GATEWAY_LOG ?? "error" },
+      pino.destination({ fd: 2, sync: true }),
+    ),
     bodyLimit: 4 * 1024 * 1024,
     inflightAppendBytes: 64 * 1024 * 1024,
     corsOrigins: [],

@@ -107,6 +107,11 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
   let errText = "";
   let onLine: (line: string) => void = () => {};
   const pushLine = (line: string): void => {
+    // A child's error-level log line (pino, level 50 and up) goes to the test's stderr at once:
+    // a failing test in CI then shows what went wrong inside the star or gateway.
+    if (/^\{"level":(?:[5-9]\d|\d{3,})\b/.test(line)) {
+      process.stderr.write(`[pid ${child.pid}] ${line}\n`);
+    }
     lines.push(line);
     lineChars += line.length;
     while (lineChars > KEEP && lines.length > 1) lineChars -= lines.shift()?.length ?? 0;
