@@ -24,6 +24,18 @@ test("one channel per address, reused across calls", (t) => {
   assert.equal(a3.client, a1.client);
 });
 
+test("subscriptions have a lane of their own: another channel, on a connection of its own", (t) => {
+  const pool = new ChannelPool();
+  t.after(() => pool.close());
+  const calls = pool.acquire("127.0.0.1:1001");
+  const subs1 = pool.acquire("127.0.0.1:1001", "subscriptions");
+  const subs2 = pool.acquire("127.0.0.1:1001", "subscriptions");
+  assert.notEqual(calls.client, subs1.client);
+  assert.equal(subs1.client, subs2.client);
+  assert.equal(subs1.address, "127.0.0.1:1001");
+  assert.equal(pool.size, 2);
+});
+
 test("past the bound the least recently used idle channel is closed", (t) => {
   const pool = new ChannelPool({ maxChannels: 2 });
   t.after(() => pool.close());

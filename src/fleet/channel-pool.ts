@@ -1,6 +1,11 @@
-// One grpc-js channel per star address, created on first use and shared by every call to that
-// star (HTTP/2 multiplexes them). Bounded: redirects can name any number of addresses over
-// time, so past the bound the least recently used channel without calls in flight is closed.
+// One grpc-js channel per star address and lane, created on first use and shared by the calls of
+// that lane (HTTP/2 multiplexes them). Subscriptions have their own lane, on their own
+// connection: an SSE client that goes away cancels its Subscribe (an RST_STREAM), and a star's
+// HTTP/2 server ends a connection with GOAWAY INTERNAL_ERROR once a client resets streams faster
+// than its rapid-reset limit (nghttp2: a burst of 1000, then 33 a second), failing every call on
+// it. Mass disconnects then cost subscriptions a re-subscribe, never an append. Bounded:
+// redirects can name any number of addresses over time, so past the bound the least recently
+// used channel without calls in flight is closed.
 import * as grpc from "@grpc/grpc-js";
 import { NOVA_CHANNEL_OPTIONS } from "../proto/channel-options.ts";
 import { FleetError } from "./errors.ts";
@@ -15,6 +20,9 @@ export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   // Nothing reads channelz; with it on, grpc-js stamps and counts every call three times over.
   "grpc.enable_channelz": 0,
 };
+
+/** Subscribe calls, or every other call. */
+export type Lane = "calls" | "subscriptions";
 
 /** The use of one star's channel by one call; release it when the call has ended. */
 export interface Lease {
@@ -50,20 +58,27 @@ export class ChannelPool {
     return this.#entries.size;
   }
 
-  acquire(address: string): Lease {
+  acquire(address: string, lane: Lane = "calls"): Lease {
     if (this.#closed) throw new FleetError("closed", "the fleet client is closed");
-    let entry = this.#entries.get(address);
+    const key = lane === "calls" ? address : `${address} ${lane}`;
+    let entry = this.#entries.get(key);
     if (!entry) {
+      // grpc-js shares one connection among channels to the same target with the same
+      // options; a local subchannel pool gives the subscription lane a connection of its own.
+      const options =
+        lane === "calls"
+          ? this.#options
+          : { ...this.#options, "grpc.use_local_subchannel_pool": 1 };
       entry = {
-        client: new grpc.Client(address, grpc.credentials.createInsecure(), this.#options),
+        client: new grpc.Client(address, grpc.credentials.createInsecure(), options),
         inFlight: 0,
       };
-      this.#entries.set(address, entry);
-    } else if (address !== this.#newest) {
-      this.#entries.delete(address);
-      this.#entries.set(address, entry);
+      this.#entries.set(key, entry);
+    } else if (key !== this.#newest) {
+      this.#entries.delete(key);
+      this.#entries.set(key, entry);
     }
-    this.#newest = address;
+    this.#newest = key;
     entry.inFlight++;
     this.#evict();
     let released = false;
@@ -89,10 +104,10 @@ export class ChannelPool {
 
   #evict(): void {
     if (this.#entries.size <= this.#max) return;
-    for (const [address, entry] of this.#entries) {
+    for (const [key, entry] of this.#entries) {
       if (this.#entries.size <= this.#max) return;
       if (entry.inFlight > 0) continue;
-      this.#entries.delete(address);
+      this.#entries.delete(key);
       entry.client.close();
     }
   }

@@ -381,7 +381,7 @@ export class FleetClient {
     opts: FleetCallOptions,
     attempt: (hop: Hop) => Promise<T>,
   ): Promise<T> {
-    const lease = this.#pool.acquire(address);
+    const lease = this.#pool.acquire(address, method === "Subscribe" ? "subscriptions" : "calls");
     const started = performance.now();
     const channel = lease.client.getChannel();
     // A connected channel (the usual case) needs no wait: skipping awaitReady saves promises, an

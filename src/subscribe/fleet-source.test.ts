@@ -134,6 +134,21 @@ test("NotOwner mid-stream fails over; other failures are thrown at once", async 
     { method: "Subscribe" },
   );
   assert.equal(isFailover(notFound), false);
+  // A connection torn down under the call (GOAWAY or session error with HTTP/2 code 2).
+  const reset = new StarCallError(
+    {
+      code: status.INTERNAL,
+      details:
+        "Received RST_STREAM with code 2 triggered by internal client error: Session closed with error code 2",
+    },
+    { method: "Subscribe" },
+  );
+  assert.equal(isFailover(reset), true);
+  const bug = new StarCallError(
+    { code: status.INTERNAL, details: "internal error: x is undefined" },
+    { method: "Subscribe" },
+  );
+  assert.equal(isFailover(bug), false);
 
   const { upstream } = scripted([notFound]);
   const source = fleetSource({

@@ -85,10 +85,21 @@ async function* subscribeWithFailover(
   }
 }
 
+/**
+ * The connection under the call was torn down (grpc-js reports a GOAWAY or session error with
+ * HTTP/2 code 2 as INTERNAL "Received RST_STREAM with code 2"): a Subscribe is a read, so it is
+ * safe to take up again from the cursor. See channel-pool.ts for when a star does this.
+ */
+function connectionReset(err: StarCallError): boolean {
+  return err.code === status.INTERNAL && /^Received RST_STREAM with code 2\b/.test(err.details);
+}
+
 /** Whether re-subscribing from the cursor elsewhere (or later) may succeed. */
 export function isFailover(err: unknown): boolean {
   if (err instanceof StarCallError) {
-    return err.code === status.UNAVAILABLE || notOwnerLeader(err) !== undefined;
+    return (
+      err.code === status.UNAVAILABLE || notOwnerLeader(err) !== undefined || connectionReset(err)
+    );
   }
   return (
     err instanceof FleetError &&
