@@ -187,10 +187,16 @@ export class SseSession {
         continue;
       }
       this.#pending ??= this.#pull();
-      const wakeAt = this.#wakeAt();
+      const waitEnds = this.#waitEnds();
+      const pingAt = this.#lastWrite + this.#pingDelay;
+      const wakeAt = waitEnds === undefined ? pingAt : Math.min(pingAt, waitEnds);
       const got = await this.#race(this.#pending, wakeAt - Date.now());
       if (got === "timer") {
-        if (this.#waitExpired()) return this.#finish([this.#doneEvent()]);
+        // Decided by which deadline the timer was for, not by the clock: a timer may fire a
+        // millisecond before Date.now() reaches its deadline.
+        if (waitEnds !== undefined && wakeAt === waitEnds) {
+          return this.#finish([this.#doneEvent()]);
+        }
         this.#write([pingEvent(this.#ping())]);
         continue;
       }
@@ -249,17 +255,10 @@ export class SseSession {
     });
   }
 
-  /** When the loop must wake without a batch: the next idle ping, or the `wait` deadline. */
-  #wakeAt(): number {
-    const pingAt = this.#lastWrite + this.#pingDelay;
+  /** When a caught-up `wait` session ends with nothing new; undefined without one. */
+  #waitEnds(): number | undefined {
     const { waitMs } = this.#opts;
-    if (this.#caughtUp && waitMs !== undefined) return Math.min(pingAt, this.#idleSince + waitMs);
-    return pingAt;
-  }
-
-  #waitExpired(): boolean {
-    const { waitMs } = this.#opts;
-    return this.#caughtUp && waitMs !== undefined && Date.now() >= this.#idleSince + waitMs;
+    return this.#caughtUp && waitMs !== undefined ? this.#idleSince + waitMs : undefined;
   }
 
   /** The events for one batch, and whether they end the session. */
