@@ -106,12 +106,16 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
   let partial = "";
   let errText = "";
   let onLine: (line: string) => void = () => {};
-  const pushLine = (line: string): void => {
-    // A child's error-level log line (pino, level 50 and up) goes to the test's stderr at once:
-    // a failing test in CI then shows what went wrong inside the star or gateway.
+  // A child's error-level log line (pino, level 50 and up, on stdout or stderr) goes to the
+  // test's stderr at once: a failing test in CI then shows what went wrong inside the star or
+  // gateway.
+  const echoErrors = (line: string): void => {
     if (/^\{"level":(?:[5-9]\d|\d{3,})\b/.test(line)) {
       process.stderr.write(`[pid ${child.pid}] ${line}\n`);
     }
+  };
+  const pushLine = (line: string): void => {
+    echoErrors(line);
     lines.push(line);
     lineChars += line.length;
     while (lineChars > KEEP && lines.length > 1) lineChars -= lines.shift()?.length ?? 0;
@@ -128,7 +132,11 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
     partial = "";
   });
   child.stderr?.setEncoding("utf8");
+  let errPartial = "";
   child.stderr?.on("data", (chunk: string) => {
+    const parts = (errPartial + chunk).split("\n");
+    errPartial = parts.pop() ?? "";
+    for (const line of parts) echoErrors(line);
     errText += chunk;
     if (errText.length > 2 * KEEP) errText = errText.slice(-KEEP);
   });
