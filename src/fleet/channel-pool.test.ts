@@ -9,6 +9,13 @@ import { FleetError } from "./errors.ts";
 const shutDown = (lease: Lease) =>
   lease.client.getChannel().getConnectivityState(false) === connectivityState.SHUTDOWN;
 
+/** A lease taken and given back at once: a call that has ended. */
+function acquireAndRelease(pool: ChannelPool, address: string): Lease {
+  const lease = pool.acquire(address);
+  lease.release();
+  return lease;
+}
+
 test("one channel per address, reused across calls", (t) => {
   const pool = new ChannelPool();
   t.after(() => pool.close());
@@ -39,11 +46,7 @@ test("subscriptions have a lane of their own: another channel, on a connection o
 test("past the bound the least recently used idle channel is closed", (t) => {
   const pool = new ChannelPool({ maxChannels: 2 });
   t.after(() => pool.close());
-  const use = (address: string) => {
-    const lease = pool.acquire(address);
-    lease.release();
-    return lease;
-  };
+  const use = (address: string) => acquireAndRelease(pool, address);
   const a = use("127.0.0.1:1001");
   const b = use("127.0.0.1:1002");
   use("127.0.0.1:1001"); // a becomes the most recently used
@@ -61,11 +64,7 @@ test("past the bound the least recently used idle channel is closed", (t) => {
 test("recency holds across runs of calls to one star and an evicted newest channel", (t) => {
   const pool = new ChannelPool({ maxChannels: 2 });
   t.after(() => pool.close());
-  const use = (address: string) => {
-    const lease = pool.acquire(address);
-    lease.release();
-    return lease;
-  };
+  const use = (address: string) => acquireAndRelease(pool, address);
   const a = use("127.0.0.1:1001");
   use("127.0.0.1:1001");
   const b = use("127.0.0.1:1002");

@@ -73,7 +73,12 @@ export function createGetPresigner(settings: PresignSettings): PresignGet {
       .update(`AWS4-HMAC-SHA256\n${amzDate}\n${scope}\n${digest}`, "utf8")
       .digest("hex");
     // The SDK writes the signature in its sorted place; the same URL, so caches agree.
-    query.splice(5, 0, `X-Amz-Signature=${signature}`);
+    const signed = `X-Amz-Signature=${signature}`;
+    query.splice(
+      query.findIndex((param) => param > signed),
+      0,
+      signed,
+    );
     return `${origin}${path}?${query.join("&")}`;
   };
 }

@@ -4,6 +4,14 @@
 // asks for --readplan-prefetch chunks beyond it, so the next pages find them fetched. Bounded:
 // the least recently paged stream is forgotten first.
 
+/** A stream, as a read names it. */
+export interface StreamAddress {
+  bucket: string;
+  key: string;
+}
+
+const streamKey = (a: StreamAddress) => `${a.bucket}/${a.key}`;
+
 export class PageTrail {
   readonly #ends = new Map<string, bigint>();
   readonly #max: number;
@@ -13,14 +21,15 @@ export class PageTrail {
   }
 
   /** Whether a page of `stream` starting at `seqNum` continues a page read before it. */
-  follows(stream: string, seqNum: bigint): boolean {
-    return this.#ends.get(stream) === seqNum;
+  follows(stream: StreamAddress, seqNum: bigint): boolean {
+    return this.#ends.get(streamKey(stream)) === seqNum;
   }
 
   /** A page of `stream` ended: its next page would start at `next`. */
-  ended(stream: string, next: bigint): void {
-    this.#ends.delete(stream);
-    this.#ends.set(stream, next);
+  ended(stream: StreamAddress, next: bigint): void {
+    const key = streamKey(stream);
+    this.#ends.delete(key);
+    this.#ends.set(key, next);
     if (this.#ends.size > this.#max) {
       const oldest = this.#ends.keys().next().value as string;
       this.#ends.delete(oldest);

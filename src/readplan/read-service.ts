@@ -137,7 +137,8 @@ export function readService(
     async page(address, query, call) {
       const result = await readPage(address, query, call);
       const last = result.response.records.at(-1);
-      if (last) trail.ended(`${address.bucket}/${address.key}`, BigInt(last.seq_num) + 1n);
+      // Only the object-storage path reads ahead.
+      if (deps && last) trail.ended(address, BigInt(last.seq_num) + 1n);
       return result;
     },
     close,
@@ -170,9 +171,7 @@ export function readService(
       batchBytes: PAGE_MAX_BYTES,
       call,
       timings,
-      readAhead:
-        "seq_num" in start &&
-        trail.follows(`${address.bucket}/${address.key}`, BigInt(start.seq_num)),
+      readAhead: "seq_num" in start && trail.follows(address, BigInt(start.seq_num)),
     });
     let end: HistoryEnd;
     let tail: Position__Output | null = null;
