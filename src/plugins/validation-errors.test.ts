@@ -125,6 +125,23 @@ test("a union failure keeps the branches that took the value's type", () => {
   );
 });
 
+test("sent values are shown exactly, never by calling into them", () => {
+  const big = 10n ** 20n;
+  const at = (keyword: string, params: Record<string, unknown>, data: unknown) =>
+    validationError([{ keyword, instancePath: "/x", schemaPath: "#", params }], "body", data)
+      .message;
+  assert.equal(at("const", { allowedValue: "a" }, { x: big }), `x: must be "a", not ${big}`);
+  assert.equal(
+    at("enum", { allowedValues: ["a", "b"] }, { x: big }),
+    `x: must be one of "a", "b", not ${big}`,
+  );
+  assert.equal(at("maximum", { limit: 5 }, { x: big }), `x: must be at most 5, not ${big}`);
+  assert.equal(
+    at("minimum", { limit: 0 }, { x: { toString: {} } }),
+    'x: must be at least 0, not {"toString":{}}',
+  );
+});
+
 test("any list of errors gives a 400 naming a field, never a throw", () => {
   const keyword = fc.constantFrom(
     "type",

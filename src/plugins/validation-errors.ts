@@ -11,6 +11,7 @@ import {
   invalidArgument,
 } from "../translate/errors.ts";
 import { describe, fieldPath } from "../translate/fields.ts";
+import { stringifyJsonExact } from "../translate/json-exact.ts";
 
 export type RequestPart = "params" | "querystring" | "headers" | "body";
 
@@ -63,6 +64,14 @@ const ARTICLE: Record<string, string> = {
 
 const plural = (n: unknown, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
+/**
+ * A sent value as JSON text. Exact: bodies are parsed with big integers as bigints, which
+ * JSON.stringify refuses; and no object's own members (a "toString" field) are called.
+ */
+function shown(value: unknown): string {
+  return value === undefined ? describe(value) : stringifyJsonExact(value);
+}
+
 /** What is wrong with the value at the error's path, in the words translation uses. */
 function reason(e: FastifySchemaValidationError, value: unknown): string {
   const p = e.params;
@@ -71,17 +80,17 @@ function reason(e: FastifySchemaValidationError, value: unknown): string {
       return `must be ${wantedTypes([e])}, not ${describe(value)}`;
     case "enum": {
       const values = Array.isArray(p.allowedValues) ? p.allowedValues : [];
-      const allowed = values.map((v) => JSON.stringify(v));
-      return `must be one of ${allowed.join(", ")}, not ${JSON.stringify(value)}`;
+      const allowed = values.map(shown);
+      return `must be one of ${allowed.join(", ")}, not ${shown(value)}`;
     }
     case "const":
-      return `must be ${JSON.stringify(p.allowedValue)}, not ${JSON.stringify(value)}`;
+      return `must be ${shown(p.allowedValue)}, not ${shown(value)}`;
     case "pattern":
-      return `must match ${String(p.pattern)}, not ${JSON.stringify(value)}`;
+      return `must match ${String(p.pattern)}, not ${shown(value)}`;
     case "minimum":
-      return `must be at least ${p.limit}, not ${String(value)}`;
+      return `must be at least ${p.limit}, not ${shown(value)}`;
     case "maximum":
-      return `must be at most ${p.limit}, not ${String(value)}`;
+      return `must be at most ${p.limit}, not ${shown(value)}`;
     case "minLength":
       return p.limit === 1
         ? "must not be empty"
