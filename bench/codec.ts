@@ -11,6 +11,7 @@ import {
   type RecordHeader,
   type StoredRecord,
 } from "../src/codec/stored-record.ts";
+import { needsJsonEscapePortable, needsJsonEscapeSimd } from "../src/translate/json-escape.ts";
 
 const WARMUP_MS = 150;
 const BUDGET_MS = 700;
@@ -118,6 +119,28 @@ function crcCases(): Row[] {
   }));
 }
 
+/**
+ * The JSON escape check over 1 MiB of 1 KiB record bodies (a page's, in `raw`), one call per
+ * body, each implementation the gateway may use.
+ */
+function escapeCases(): Row[] {
+  const data = Buffer.alloc(1 << 20, 0x78);
+  const bodies = Array.from({ length: 1024 }, (_, i) => data.subarray(i * 1024, (i + 1) * 1024));
+  const out = Buffer.allocUnsafe(data.length);
+  const copy = timePerCall(() => data.copy(out));
+  const impls: [string, (b: Uint8Array) => boolean][] = [["portable", needsJsonEscapePortable]];
+  if (needsJsonEscapeSimd) impls.push(["WebAssembly SIMD", needsJsonEscapeSimd]);
+  return impls.map(([name, check]) => ({
+    name: `JSON escape check, 1024 x 1 KiB, ${name}`,
+    records: bodies.length,
+    content: data.length,
+    codec: timePerCall(() => {
+      for (const b of bodies) check(b);
+    }),
+    copy,
+  }));
+}
+
 function print(rows: Row[]): void {
   const header = ["case", "records/s", "content MB/s", "copy MB/s", "codec/copy"];
   const lines = rows.map((r) => [
@@ -145,6 +168,7 @@ const rows = [
   ...recordCase(1024, THREE_HEADERS),
   chunkCase(),
   ...crcCases(),
+  ...escapeCases(),
 ];
 print(rows);
 console.log(

@@ -331,38 +331,3 @@ function writeObject(value: object, key: string | number): string | undefined {
   }
   return `${out}}`;
 }
-
-/**
- * Whether these bytes, as the content of a JSON string, would need an escape: a `"`, a `\\` or a
- * control character below U+0020 (the only characters JSON.stringify escapes in well-formed
- * text). Read four bytes at a time: it runs over every byte of a catch-up read.
- */
-export function needsJsonEscape(bytes: Uint8Array): boolean {
-  const end = bytes.length;
-  const at = bytes.byteOffset;
-  let i = 0;
-  while (i < end && (at + i) % 4 !== 0) {
-    if (escapes(bytes[i] as number)) return true;
-    i++;
-  }
-  const words = (end - i) >> 2;
-  if (words > 0) {
-    const view = new Uint32Array(bytes.buffer, at + i, words);
-    for (let k = 0; k < words; k++) {
-      const w = view[k] as number;
-      const quote = w ^ 0x22222222;
-      const slash = w ^ 0x5c5c5c5c;
-      // A byte below 0x20, or a zero byte after the XORs: the high bit of its lane is set.
-      const low = (w - 0x20202020) & ~w;
-      const zero = ((quote - 0x01010101) & ~quote) | ((slash - 0x01010101) & ~slash);
-      if ((low | zero) & 0x80808080) return true;
-    }
-    i += words * 4;
-  }
-  for (; i < end; i++) if (escapes(bytes[i] as number)) return true;
-  return false;
-}
-
-function escapes(c: number): boolean {
-  return c < 0x20 || c === 0x22 || c === 0x5c;
-}

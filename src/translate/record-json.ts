@@ -21,7 +21,7 @@ import {
   UINT64,
   writeExactInt,
 } from "./integers.ts";
-import { needsJsonEscape } from "./json-exact.ts";
+import { needsJsonEscape } from "./json-escape.ts";
 import { type PositionJson, positionToJson } from "./position-json.ts";
 
 /** Caps in content bytes (body plus every header name and value; framing never counts). */
