@@ -13,8 +13,9 @@ import { toHttpError } from "../plugins/errors.ts";
 import { errorBody, HttpError, unavailable } from "../translate/errors.ts";
 import type { RecordFormat } from "../translate/format.ts";
 import type { Int64Mode } from "../translate/integers.ts";
+import type { ScratchJson } from "../translate/json-scratch.ts";
 import { positionToJson } from "../translate/position-json.ts";
-import { type JsonParts, positionText, recordsJsonBytes } from "../translate/record-json.ts";
+import { positionText, recordsJsonBytes } from "../translate/record-json.ts";
 import { type EventId, formatEventId } from "../translate/sse-event-id.ts";
 import {
   batchEventBytes,
@@ -301,7 +302,7 @@ export class SseSession {
   }
 
   /** The records as JSON, up to the first that cannot be shown in this format. */
-  #toJson(records: Record__Output[]): { json: JsonParts; written: number; failure?: HttpError } {
+  #toJson(records: Record__Output[]): { json: ScratchJson; written: number; failure?: HttpError } {
     const { json, written, failure } = recordsJsonBytes(
       records,
       this.#opts.format,

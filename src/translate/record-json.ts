@@ -22,6 +22,7 @@ import {
   writeExactInt,
 } from "./integers.ts";
 import { needsJsonEscape } from "./json-escape.ts";
+import { type ScratchJson, ScratchWriter, scratchBytes } from "./json-scratch.ts";
 import { type PositionJson, positionToJson } from "./position-json.ts";
 
 /** Caps in content bytes (body plus every header name and value; framing never counts). */
@@ -225,65 +226,23 @@ export function readBatchToJson(
   };
 }
 
-/** JSON as bytes in pieces, to be copied once into the response with its framing. */
-export interface JsonParts {
-  parts: Uint8Array[];
-  byteLength: number;
-}
-
 /** Where framed JSON is written: a buffer of exactly `size` bytes, contents undefined. */
 export type Allocate = (size: number) => Buffer;
 
-/** `before`, the parts, `after`: one allocation (by `allocate`) and one copy of each part. */
+/** `before`, the JSON, `after`: one allocation (by `allocate`) and one copy of the JSON. */
 export function framedJson(
   before: string,
-  json: JsonParts,
+  json: ScratchJson,
   after: string,
   allocate: Allocate = Buffer.allocUnsafe,
 ): Buffer {
-  const head = Buffer.from(before);
-  const tail = Buffer.from(after);
-  const out = allocate(head.length + json.byteLength + tail.length);
-  out.set(head, 0);
-  let at = head.length;
-  for (const part of json.parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  out.set(tail, at);
+  const body = scratchBytes(json);
+  const headLength = Buffer.byteLength(before);
+  const out = allocate(headLength + body.length + Buffer.byteLength(after));
+  out.write(before, 0, "utf8");
+  out.set(body, headLength);
+  out.write(after, headLength + body.length, "utf8");
   return out;
-}
-
-/** JSON built as bytes: syntax and escaped strings as text, clean record bytes as slices. */
-class JsonBytes {
-  readonly #parts: Uint8Array[] = [];
-  #byteLength = 0;
-  #text = "";
-
-  text(s: string): void {
-    this.#text += s;
-    // Encoding a long string of many pieces costs more than many short ones.
-    if (this.#text.length >= 16384) this.#flush();
-  }
-
-  bytes(b: Uint8Array): void {
-    this.#flush();
-    this.#parts.push(b);
-    this.#byteLength += b.length;
-  }
-
-  finish(): JsonParts {
-    this.#flush();
-    return { parts: this.#parts, byteLength: this.#byteLength };
-  }
-
-  #flush(): void {
-    if (this.#text === "") return;
-    const b = Buffer.from(this.#text, "utf8");
-    this.#parts.push(b);
-    this.#byteLength += b.length;
-    this.#text = "";
-  }
 }
 
 /** A JSON string for record bytes: its text, or bytes that are their own content. */
@@ -291,24 +250,24 @@ type StringPiece = string | Uint8Array;
 
 /**
  * The UTF-8 of the records' JSON as stringifyJsonExact writes recordToJson's, comma-separated,
- * up to the first record that cannot be shown in this format (its error is `failure`). Written
- * from the proto records with no object per record, and raw bytes that need no escape are
- * copied as they are: the catch-up hot path.
+ * up to the first record that cannot be shown in this format (its error is `failure`), in the
+ * scratch (framedJson copies it out). Written from the proto records with no object per record,
+ * and raw bytes that need no escape are copied as they are: the catch-up hot path.
  */
 export function recordsJsonBytes(
   records: readonly Record__Output[],
   format: RecordFormat,
   mode: Int64Mode,
-): { json: JsonParts; written: number; failure?: unknown } {
-  const out = new JsonBytes();
+): { json: ScratchJson; written: number; failure?: unknown } {
+  const out = new ScratchWriter();
   let written = 0;
   for (const r of records) {
-    let headers: StringPiece[];
+    let headers: StringPiece[] | undefined;
     let body: StringPiece;
     try {
-      headers = [];
       for (let j = 0; j < r.headers.length; j++) {
         const h = r.headers[j] as Record__Output["headers"][number];
+        headers ??= [];
         headers.push(stringPiece(h.name, format, r.seq_num, `headers[${j}].name`));
         headers.push(stringPiece(h.value, format, r.seq_num, `headers[${j}].value`));
       }
@@ -316,19 +275,23 @@ export function recordsJsonBytes(
     } catch (failure) {
       return { json: out.finish(), written, failure };
     }
-    out.text(
-      `${written === 0 ? "" : ","}{"seq_num":${intText(r.seq_num, mode)},"timestamp_ms":${intText(r.timestamp_ms, mode)},"headers":[`,
-    );
-    for (let k = 0; k < headers.length; k += 2) {
-      out.text(k === 0 ? '{"name":' : ',{"name":');
-      writePiece(out, headers[k] as StringPiece);
-      out.text(',"value":');
-      writePiece(out, headers[k + 1] as StringPiece);
-      out.text("}");
+    const start = `${written === 0 ? "" : ","}{"seq_num":${intText(r.seq_num, mode)},"timestamp_ms":${intText(r.timestamp_ms, mode)},"headers":[`;
+    if (headers === undefined) {
+      // The common record: one string up to the body.
+      out.ascii(`${start}],"body":`);
+    } else {
+      out.ascii(start);
+      for (let k = 0; k < headers.length; k += 2) {
+        out.ascii(k === 0 ? '{"name":' : ',{"name":');
+        writePiece(out, headers[k] as StringPiece, format);
+        out.ascii(',"value":');
+        writePiece(out, headers[k + 1] as StringPiece, format);
+        out.byte(0x7d);
+      }
+      out.ascii('],"body":');
     }
-    out.text('],"body":');
-    writePiece(out, body);
-    out.text("}");
+    writePiece(out, body, format);
+    out.byte(0x7d);
     written++;
   }
   return { json: out.finish(), written };
@@ -378,14 +341,17 @@ function stringPiece(
   return format === "base64" ? `"${text}"` : JSON.stringify(text);
 }
 
-function writePiece(out: JsonBytes, piece: StringPiece): void {
-  if (typeof piece === "string") {
+function writePiece(out: ScratchWriter, piece: StringPiece, format: RecordFormat): void {
+  if (typeof piece !== "string") {
+    out.byte(0x22);
+    out.bytes(piece);
+    out.byte(0x22);
+  } else if (format === "base64") {
+    out.ascii(piece);
+  } else {
+    // Escaped JSON text keeps its non-ASCII characters.
     out.text(piece);
-    return;
   }
-  out.text('"');
-  out.bytes(piece);
-  out.text('"');
 }
 
 export interface AppendAckJson {

@@ -4,8 +4,9 @@
 import type { ErrorBody } from "./errors.ts";
 import type { ExactInt } from "./integers.ts";
 import { stringifyJsonExact } from "./json-exact.ts";
+import type { ScratchJson } from "./json-scratch.ts";
 import type { PositionJson } from "./position-json.ts";
-import { type Allocate, framedJson, type JsonParts } from "./record-json.ts";
+import { type Allocate, framedJson } from "./record-json.ts";
 import { type EventId, formatEventId } from "./sse-event-id.ts";
 
 export type SseEventName = "batch" | "ping" | "error" | "done";
@@ -38,7 +39,7 @@ export function sseEvent(event: SseEventName, data: string, id?: string): string
  */
 export function batchEventBytes(
   id: EventId,
-  records: JsonParts,
+  records: ScratchJson,
   tail: string,
   allocate?: Allocate,
 ): Buffer {
