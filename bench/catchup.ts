@@ -1,12 +1,14 @@
 // `npm run bench:catchup`: a catch-up read of BENCH_CATCHUP_MB (default 1024) MiB of history
 // (1 KiB records, 1000 a chunk), from seq_num 0 to the tail, two ways: page by page (GET
-// .../records?seq_num=N, 1000 records a page) and as one SSE subscription (Accept:
-// text/event-stream, until the last record), in one run through three gateways: object storage with presigned URLs (the default),
-// object storage with raw {bucket, key} entries (a second star on the same store with
-// --readplan-urls object, the gateway with --s3-endpoint), and off (--readplan=off: every page
-// a Read). Every part is its own process: the object store (s3rver), the stars, the gateways.
-// Prints MB/s of record content, records/s, and the CPU seconds of the star serving the
-// gateway (utime + stime from /proc/PID/stat), of the gateway, of the store and of this
+// .../records?seq_num=N&count=1000, each page where the last one ended, over one kept-alive
+// connection) and as one SSE subscription (Accept: text/event-stream, count = every record, so
+// it ends with `done`), in one run through three gateways: object storage with presigned URLs
+// (the default), object storage with raw {bucket, key} entries (a second star on the same store
+// with --readplan-urls object, the gateway with --s3-endpoint), and off (--readplan=off: every
+// page a Read). Every part is its own process: the object store (s3rver), the stars, the
+// gateways, and the client, which is curl (the cheapest real client: the machine has 2 cores).
+// Prints MB/s of record content, records/s, and the CPU seconds (utime + stime from
+// /proc/PID/stat) of the star serving the gateway, of the gateway, of the store and of the
 // client, with the ratios to the star path, and the load average. No thresholds. Each row starts
 // once the processes are idle. BENCH_CATCHUP_ROUNDS (default 1) repeats the three.
 // BENCH_CATCHUP_CPU_PROF=DIR runs each gateway under `node --cpu-prof` (a profile per gateway
@@ -15,12 +17,11 @@
 // pick what is measured.
 // BENCH_CATCHUP_BASELINE=DIR adds the presigned and star paths served by the gateway of the
 // checkout in DIR (rows "presigned@base", "star@base"): a before/after under the same load.
-import { execSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { execSync, spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { Pool } from "undici";
 import { call, dataPlaneClient } from "../test/harness/grpc.ts";
 import { type RunningProcess, startProcess, tsxArgs } from "../test/harness/process.ts";
 import { startObjstore } from "../test/readplan/fixture.ts";
@@ -100,109 +101,98 @@ async function settle(procs: RunningProcess[]): Promise<void> {
   }
 }
 
-/**
- * The last record's seq_num in a ReadBatch's JSON (the one before the tail), found from the
- * end of the bytes: the client stays cheap next to the gateway it measures.
- */
-function lastSeq(json: Buffer): number {
-  const end = json.lastIndexOf('],"tail"');
-  const at = json.lastIndexOf('"seq_num":', end) + 10;
-  return Number(json.toString("latin1", at, json.indexOf(",", at)));
-}
-
 /** Sums of each page's Server-Timing durations (plan, s3, star), in ms. */
-function addServerTiming(sums: Map<string, number>, header: unknown): void {
-  for (const metric of String(header ?? "").split(",")) {
+function addServerTiming(sums: Map<string, number>, header: string): void {
+  for (const metric of header.split(",")) {
     const m = /^\s*(\w+);dur=([\d.]+)/.exec(metric);
     if (m) sums.set(m[1] as string, (sums.get(m[1] as string) ?? 0) + Number(m[2]));
   }
 }
 
-/** Bytes at the end of a page that hold its last record and the tail, with room to spare. */
-const PAGE_END_BYTES = 4 * RECORD_BYTES + 1024;
-
-/** Reads the whole history page by page, as one client would. */
-async function pages(
-  base: string,
-): Promise<{ seconds: number; responseBytes: number; timing: Map<string, number> }> {
-  const pool = new Pool(base, { connections: 1 });
-  const timing = new Map<string, number>();
-  let next = 0;
-  let responseBytes = 0;
-  const t0 = performance.now();
-  try {
-    while (next < TOTAL) {
-      const res = await pool.request({ method: "GET", path: `${PATH}?seq_num=${next}` });
-      if (res.statusCode !== 200) {
-        throw new Error(`HTTP ${res.statusCode}: ${await res.body.text()}`);
-      }
-      // Only the end of a page is looked at (the last record and the tail): the pieces before
-      // it are counted and dropped, not joined into one buffer.
-      const end: Buffer[] = [];
-      let endBytes = 0;
-      for await (const piece of res.body as AsyncIterable<Buffer>) {
-        responseBytes += piece.length;
-        end.push(piece);
-        endBytes += piece.length;
-        while (end.length > 1 && endBytes - (end[0] as Buffer).length >= PAGE_END_BYTES) {
-          endBytes -= (end.shift() as Buffer).length;
-        }
-      }
-      addServerTiming(timing, res.headers["server-timing"]);
-      const last = lastSeq(Buffer.concat(end));
-      if (!(last >= next)) throw new Error(`no progress at ${next}`);
-      next = last + 1;
-    }
-  } finally {
-    await pool.close();
-  }
-  return { seconds: (performance.now() - t0) / 1000, responseBytes, timing };
+/**
+ * Runs a bash script whose client is curl, and returns its output and the CPU seconds of its
+ * processes (bash's `times`: user and system time of the children). curl is the client so that
+ * the client costs the machine as little as possible beside the processes measured.
+ */
+async function curlScript(script: string): Promise<{ out: string; cpu: number }> {
+  const child = spawn("bash", ["-c", `set -o pipefail; ${script}; times`], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout.setEncoding("utf8").on("data", (d: string) => {
+    out += d;
+  });
+  child.stderr.setEncoding("utf8").on("data", (d: string) => {
+    err += d;
+  });
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  if (code !== 0) throw new Error(`curl client exited with ${code}: ${err}${out.slice(-2000)}`);
+  const lines = out.trimEnd().split("\n");
+  // The last line of `times` is the children's "XmY.YYYs XmY.YYYs" (user, system).
+  const seconds = (lines.at(-1) as string).split(" ").map((t) => {
+    const m = /^(\d+)m([\d.]+)s$/.exec(t);
+    return m ? Number(m[1]) * 60 + Number(m[2]) : 0;
+  });
+  return { out: lines.slice(0, -2).join("\n"), cpu: seconds.reduce((a, b) => a + b, 0) };
 }
 
-/** Reads the whole history as one SSE subscription from seq_num 0, until its last record. */
-async function subscription(base: string): Promise<{ seconds: number; responseBytes: number }> {
-  const pool = new Pool(base, { connections: 1 });
-  const abort = new AbortController();
-  let responseBytes = 0;
-  const t0 = performance.now();
-  try {
-    const res = await pool.request({
-      method: "GET",
-      path: `${PATH}?seq_num=0`,
-      headers: { accept: "text/event-stream" },
-      signal: abort.signal,
-    });
-    if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}`);
-    // The pieces of the event being received; events end with a blank line.
-    let pending: Buffer[] = [];
-    let next = 0;
-    for await (const piece of res.body as AsyncIterable<Buffer>) {
-      responseBytes += piece.length;
-      let from = 0;
-      // A blank line split between pieces: the last one ended with LF, this one starts with it.
-      const lastPiece = pending[pending.length - 1];
-      const split = lastPiece?.[lastPiece.length - 1] === 0x0a && piece[0] === 0x0a;
-      let cut = split ? 0 : piece.indexOf("\n\n");
-      while (cut >= 0 && next < TOTAL) {
-        const event = Buffer.concat([...pending, piece.subarray(from, cut)]);
-        pending = [];
-        from = split && cut === 0 ? 1 : cut + 2;
-        if (event.subarray(0, 12).toString("latin1") === "event: batch") {
-          const last = lastSeq(event.subarray(event.indexOf("\ndata: ") + 7));
-          if (!(last >= next)) throw new Error(`no progress at ${next}`);
-          next = last + 1;
-        }
-        cut = piece.indexOf("\n\n", from);
-      }
-      if (from < piece.length) pending.push(piece.subarray(from));
-      if (next >= TOTAL) break;
-    }
-    if (next < TOTAL) throw new Error(`the subscription ended at ${next}`);
-    return { seconds: (performance.now() - t0) / 1000, responseBytes };
-  } finally {
-    abort.abort();
-    await pool.destroy();
+/**
+ * Reads the whole history page by page, each page of PER_BATCH records asked for where the
+ * previous one ended, one curl process over one kept-alive connection. Every page must be 200
+ * and hold at least PER_BATCH records' content (count caps it at PER_BATCH).
+ */
+async function pages(base: string): Promise<Measured> {
+  const config = join(dir, "pages.curl");
+  const lines: string[] = [];
+  for (let n = 0; n < TOTAL; n += PER_BATCH) {
+    lines.push(`url = "${base}${PATH}?seq_num=${n}&count=${PER_BATCH}"`, "output = /dev/null");
   }
+  writeFileSync(config, `${lines.join("\n")}\n`);
+  const t0 = performance.now();
+  const { out, cpu } = await curlScript(
+    `curl -sS --config '${config}' -w '%{http_code} %{size_download} %header{server-timing}\\n'`,
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  const timing = new Map<string, number>();
+  let responseBytes = 0;
+  const answers = out.split("\n");
+  if (answers.length !== BATCHES) throw new Error(`${answers.length} pages answered`);
+  for (const answer of answers) {
+    const [code, size, ...serverTiming] = answer.split(" ");
+    if (code !== "200" || !(Number(size) >= PER_BATCH * RECORD_BYTES)) {
+      throw new Error(`a page answered ${answer}`);
+    }
+    responseBytes += Number(size);
+    addServerTiming(timing, serverTiming.join(" "));
+  }
+  return { seconds, responseBytes, client: cpu, timing };
+}
+
+/**
+ * Reads the whole history as one SSE subscription from seq_num 0 with count=TOTAL, so that
+ * the gateway ends it with a `done` event after the last record.
+ */
+async function subscription(base: string): Promise<Measured> {
+  const url = `${base}${PATH}?seq_num=0&count=${TOTAL}`;
+  const t0 = performance.now();
+  const { out, cpu } = await curlScript(
+    `curl -sS -N -H 'accept: text/event-stream' '${url}' -w '\\n%{size_download}\\n' | tail -c 400`,
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  if (!out.includes(`event: done\ndata: {"next":{"seq_num":${TOTAL},`)) {
+    throw new Error(`the subscription did not end with done after ${TOTAL} records: ${out}`);
+  }
+  return { seconds, responseBytes: Number(out.split("\n").at(-1)), client: cpu };
+}
+
+interface Measured {
+  seconds: number;
+  responseBytes: number;
+  /** CPU seconds of the client processes (curl, tail). */
+  client: number;
+  /** Pages: the sums of their Server-Timing durations. */
+  timing?: Map<string, number>;
 }
 
 interface Row {
@@ -212,7 +202,7 @@ interface Row {
   star: number;
   gateway: number;
   store: number;
-  /** This process's, reading and parsing the responses. */
+  /** The curl client's, reading the responses. */
   client: number;
   responseBytes: number;
   /** Pages: the sums of their Server-Timing durations. */
@@ -276,12 +266,8 @@ try {
   ): Promise<Row> => {
     await settle([serving, gateway.proc, store.proc]);
     const before = [cpuSeconds(serving), cpuSeconds(gateway.proc), cpuSeconds(store.proc)];
-    const client0 = process.cpuUsage();
-    const { seconds, responseBytes, timing } =
-      mode === "pages"
-        ? await pages(gateway.base)
-        : { ...(await subscription(gateway.base)), timing: undefined };
-    const client = process.cpuUsage(client0);
+    const { seconds, responseBytes, client, timing } =
+      mode === "pages" ? await pages(gateway.base) : await subscription(gateway.base);
     const after = [cpuSeconds(serving), cpuSeconds(gateway.proc), cpuSeconds(store.proc)];
     const used = after.map((v, i) => v - (before[i] as number));
     return {
@@ -291,7 +277,7 @@ try {
       star: used[0] as number,
       gateway: used[1] as number,
       store: used[2] as number,
-      client: (client.user + client.system) / 1e6,
+      client,
       responseBytes,
       ...(timing ? { timing } : {}),
     };
