@@ -1,14 +1,16 @@
 // `npm run bench:hotpath`: CPU of the gateway's catch-up hot path per GiB, with no network and no
-// other process: for each 1 MiB chunk (1000 records of 1 KiB), copy the object as a fetch does,
-// verify and index it, decode its records, write them as an SSE batch event, with
-// BENCH_HOTPATH_KEEP (default 250) verified chunks kept alive as the chunk cache keeps them.
+// other process: for each 1 MiB chunk (1000 records of 1 KiB), copy the object into chunk memory
+// as a fetch does, verify and index it, copy out and decode its records, write them as an SSE
+// batch event, with BENCH_HOTPATH_KEEP (default 250) verified chunks kept alive as the chunk
+// cache keeps them (their memory given back as they leave).
 // Rows: response bodies in fresh memory and from the response-buffer pool. Prints wall and
 // CPU seconds per GiB (CPU includes the garbage collector's helper threads); the first row also pays
 // for JIT warm-up, so compare the last two. No thresholds.
 import { encodeChunk } from "../src/codec/chunk.ts";
 import { responseBuffers, takeResponseBuffer } from "../src/gateway/response-buffers.ts";
+import { ChunkMemoryPool } from "../src/readplan/chunk-memory.ts";
 import { planEntry } from "../src/readplan/plan-entry.ts";
-import { verifyChunk } from "../src/readplan/verify-chunk.ts";
+import { type VerifiedChunk, verifyChunk } from "../src/readplan/verify-chunk.ts";
 import { positionText, recordsJsonBytes } from "../src/translate/record-json.ts";
 import { batchEventBytes } from "../src/translate/sse-events.ts";
 
@@ -35,18 +37,23 @@ const entry = planEntry({
 });
 const tail = positionText({ seq_num: "1000", timestamp_ms: "0" }, "number");
 
+/** Chunk memory as the gateway's loader keeps it: given back when a chunk leaves the cache. */
+const chunkMemory = new ChunkMemoryPool(32 * 1024 * 1024);
+
 function run(pooled: boolean): { wall: number; cpu: number; bytes: number } {
-  const kept: unknown[] = [];
+  const kept: VerifiedChunk[] = [];
   let bytes = 0;
   const t0 = performance.now();
   const c0 = process.cpuUsage();
   for (let n = 0; n < CHUNKS; n++) {
-    const fetched = Buffer.allocUnsafe(chunk.bytes.length);
-    chunk.bytes.copy(fetched);
-    const verified = verifyChunk(entry, fetched);
+    const memory = chunkMemory.take(chunk.bytes.length);
+    chunk.bytes.copy(memory.bytes);
+    const verified = verifyChunk(entry, memory);
     kept.push(verified);
-    if (kept.length > KEEP) kept.shift();
-    const records = Array.from({ length: verified.count }, (_, i) => verified.record(i));
+    if (kept.length > KEEP) chunkMemory.give((kept.shift() as VerifiedChunk).memory);
+    const served = verified.copyRecords(0, verified.count);
+    if (!served) throw new Error("a chunk just verified serves");
+    const records = Array.from({ length: verified.count }, (_, i) => served.record(i));
     const { json } = recordsJsonBytes(records, "raw", "number");
     const id = { seq_num: 999n, count: 1000n, bytes: 1_024_000n };
     const event = batchEventBytes(id, json, tail, pooled ? takeResponseBuffer : undefined);

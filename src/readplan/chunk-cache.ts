@@ -15,8 +15,9 @@ export class ChunkCache<V> {
   readonly #sizeOf: (value: V) => number;
   readonly #inFlight = new Map<string, InFlight<V>>();
 
-  constructor(maxBytes: number, sizeOf: (value: V) => number) {
-    this.#lru = new ByteLru(maxBytes);
+  /** `evicted` is called with each value that leaves the cache (or is never kept in it). */
+  constructor(maxBytes: number, sizeOf: (value: V) => number, evicted?: (value: V) => void) {
+    this.#lru = new ByteLru(maxBytes, evicted);
     this.#sizeOf = sizeOf;
   }
 

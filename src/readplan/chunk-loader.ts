@@ -1,6 +1,7 @@
 // One chunk of a plan, verified: from the cache, from a load already in flight, or fetched
 // (presigned URL or raw S3 object) and checked. Counts fetches, bytes and cache hits.
 import { ChunkCache } from "./chunk-cache.ts";
+import { ChunkMemoryPool, type Lent } from "./chunk-memory.ts";
 import { ChunkFault } from "./faults.ts";
 import type { ReadPlanMetrics } from "./metrics.ts";
 import type { PlanEntry } from "./plan-entry.ts";
@@ -17,6 +18,8 @@ export interface ChunkLoaderOptions {
   s3?: S3Fetcher;
   cacheBytes: number;
   metrics: ReadPlanMetrics;
+  /** Memory kept for chunks to come once the cache lets chunks go; default 32 MiB. */
+  idleMemoryBytes?: number;
 }
 
 export interface ChunkLoader {
@@ -26,30 +29,48 @@ export interface ChunkLoader {
 
 export function createChunkLoader(opts: ChunkLoaderOptions): ChunkLoader {
   const { metrics } = opts;
+  const memory = new ChunkMemoryPool(opts.idleMemoryBytes ?? 32 * 1024 * 1024);
+  // A chunk the cache lets go gives its memory back: whoever still holds the chunk finds that
+  // out before reading it (VerifiedChunk.copyRecords) and loads it again.
   const cache = new ChunkCache<VerifiedChunk>(
     opts.cacheBytes,
     (c) => c.objectBytes + RECORD_OVERHEAD * c.count,
+    (c) => memory.give(c.memory),
   );
 
-  const fetchBytes = async (entry: PlanEntry, signal: AbortSignal): Promise<Buffer> => {
+  /** The object, in memory from the pool. */
+  const fetchInto = async (entry: PlanEntry, signal: AbortSignal): Promise<Lent> => {
     const size = entry.footerOff + entry.footerLen;
     const { location } = entry;
-    if ("url" in location) return opts.url.get(location.url, size, signal);
-    if (!opts.s3) {
+    if (!("url" in location) && !opts.s3) {
       throw new ChunkFault("unavailable", "raw object entries need the gateway's --s3-* settings");
     }
-    return opts.s3.get(location.bucket, location.key, size);
+    const lent = memory.take(size);
+    try {
+      if ("url" in location) {
+        await opts.url.get(location.url, size, signal, () => lent.bytes);
+      } else {
+        (await (opts.s3 as S3Fetcher).get(location.bucket, location.key, size)).copy(lent.bytes);
+      }
+    } catch (err) {
+      // Nothing holds the memory but this load.
+      memory.give(lent);
+      throw err;
+    }
+    return lent;
   };
 
   const fetchAndVerify = async (entry: PlanEntry, signal: AbortSignal): Promise<VerifiedChunk> => {
     const source = "url" in entry.location ? "url" : "s3";
+    let lent: Lent | undefined;
     try {
-      const bytes = await fetchBytes(entry, signal);
-      metrics.fetchedBytes.inc({ source }, bytes.length);
-      const chunk = verifyChunk(entry, bytes);
+      lent = await fetchInto(entry, signal);
+      metrics.fetchedBytes.inc({ source }, lent.bytes.length);
+      const chunk = verifyChunk(entry, lent);
       metrics.fetches.inc({ source, outcome: "ok" });
       return chunk;
     } catch (err) {
+      if (lent) memory.give(lent);
       if (!signal.aborted) {
         metrics.fetches.inc({ source, outcome: err instanceof ChunkFault ? err.reason : "error" });
       }

@@ -23,7 +23,13 @@ const noUrls: UrlFetcher = {
   close: async () => {},
 };
 
-function setup(star: ModelStar, prefetch = 2, upstream = star.upstream(), planLimit = 8) {
+function setup(
+  star: ModelStar,
+  prefetch = 2,
+  upstream = star.upstream(),
+  planLimit = 8,
+  cacheBytes = 1 << 20,
+) {
   const metrics = createReadPlanMetrics(new Registry());
   const loader = createChunkLoader({
     url: noUrls,
@@ -31,7 +37,7 @@ function setup(star: ModelStar, prefetch = 2, upstream = star.upstream(), planLi
       () => star.store,
       () => {},
     ),
-    cacheBytes: 1 << 20,
+    cacheBytes,
     metrics,
   });
   const deps: HistoryDeps = { upstream, loader, metrics, planLimit, prefetch };
@@ -108,6 +114,9 @@ const scenarioArb = chunksArb.chain((chunks) => {
     until: fc.option(fc.integer({ min: 100, max: lastTs + 2 }), { nil: undefined }),
     prefetch: fc.integer({ min: 0, max: 3 }),
     planLimit: fc.integer({ min: 1, max: 4 }),
+    // A cache of about one chunk or two lets chunks go while they are read ahead, and their
+    // memory holds other chunks by the time they are served.
+    cacheBytes: fc.constantFrom(1 << 20, 200, 500),
   });
 });
 
@@ -142,7 +151,7 @@ describe("a page read through plans equals the star's Read", () => {
       fc.asyncProperty(scenarioArb, fc.boolean(), async (s, refuseDamaged) => {
         // A star that refuses damaged chunks too: the page fails exactly when its Read does.
         const star = await modelOf({ ...s, refuseDamaged });
-        const { service } = setup(star, s.prefetch, star.upstream(), s.planLimit);
+        const { service } = setup(star, s.prefetch, star.upstream(), s.planLimit, s.cacheBytes);
         const query: ReadQuery = { start: s.start, clamp: false, wait: 0, int64: "number" };
         if (s.count !== undefined) query.count = BigInt(s.count);
         if (s.bytes !== undefined) query.bytes = BigInt(s.bytes);
@@ -181,7 +190,7 @@ describe("a whole history read, then the star, is every record once", () => {
       fc.asyncProperty(scenarioArb, fc.integer({ min: 1, max: 4 }), async (s, pageRecords) => {
         // Small Read pages: ranges read through the star take several calls.
         const star = await modelOf({ ...s, pageRecords });
-        const { service } = setup(star, s.prefetch, star.upstream(), s.planLimit);
+        const { service } = setup(star, s.prefetch, star.upstream(), s.planLimit, s.cacheBytes);
         const history = service.history;
         assert.ok(history);
         const limits = new PageRule(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
@@ -250,6 +259,32 @@ describe("faults and the star", () => {
     assert.equal(await counter(metrics, "fetches", { outcome: "ok" }), 3);
     assert.equal(await counter(metrics, "cacheHits", { kind: "hit" }), 3);
     assert.equal(star.calls.filter((m) => m === "Read").length, 0);
+  });
+
+  test("a chunk let go before it is served is loaded again, never read from reused memory", async () => {
+    // Equal-sized chunks, a cache of one, and three read ahead: each chunk has left the cache,
+    // and its memory holds a later chunk, by the time the reader gets to it.
+    const chunks = Array.from({ length: 6 }, (_, c) =>
+      Array.from({ length: 4 }, (_, i) => ({
+        body: Buffer.from(`chunk ${c} record ${i}`),
+        headers: [],
+        timestampMs: 100n + BigInt(4 * c + i),
+      })),
+    );
+    const star = await ModelStar.create({ chunks });
+    const { service, metrics } = setup(star, 3, star.upstream(), 8, 250);
+    const history = service.history;
+    assert.ok(history);
+    const reader = history.read(address, { seq_num: "0" }, new PageRule(100, 1 << 20), {});
+    const got: Record__Output[] = [];
+    for (let step = await reader.next(); !step.done; step = await reader.next()) {
+      got.push(...step.value.records);
+    }
+    assert.deepEqual(plain(got), plain(star.all()));
+    // More fetches than chunks: the ones let go were loaded again.
+    assert.ok((await counter(metrics, "fetches", { outcome: "ok" })) > chunks.length);
+    assert.equal(star.calls.filter((m) => m === "Read").length, 0);
+    await service.close();
   });
 
   test("a corrupt chunk is read through the star and counted", async () => {

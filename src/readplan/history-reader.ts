@@ -21,7 +21,7 @@ import type { ChunkLoader } from "./chunk-loader.ts";
 import { ChunkFault } from "./faults.ts";
 import type { ReadPlanMetrics } from "./metrics.ts";
 import type { PageRule } from "./page-rule.ts";
-import { BadPlanError } from "./plan-entry.ts";
+import { BadPlanError, type PlanEntry } from "./plan-entry.ts";
 import {
   fetchPlan,
   type Plan,
@@ -198,18 +198,39 @@ export async function* readHistory(
     batch.length === 0 ||
     (batch.length < read.batchRecords && batchBytes + size <= read.batchBytes);
 
-  /** A verified chunk's records from the cursor on. */
-  async function* serveChunk(chunk: VerifiedChunk): AsyncGenerator<ReadBatch> {
-    const { count, timestamps } = chunk;
-    const chunkEnd = chunk.firstSeqNum + BigInt(count);
+  /**
+   * A verified chunk's records from the cursor on. Undefined when served; the fault when the
+   * chunk could not be had: its memory was lent to another chunk (the cache let it go) and
+   * loading it again failed.
+   */
+  async function* serveChunk(
+    loaded: VerifiedChunk,
+    entry: PlanEntry,
+  ): AsyncGenerator<ReadBatch, ChunkFault | undefined> {
+    const { count, timestamps, firstSeqNum } = loaded;
+    const chunkEnd = firstSeqNum + BigInt(count);
     let from = 0;
-    if (seq !== undefined && seq > chunk.firstSeqNum) {
-      from = seq >= chunkEnd ? count : Number(seq - chunk.firstSeqNum);
+    if (seq !== undefined && seq > firstSeqNum) {
+      from = seq >= chunkEnd ? count : Number(seq - firstSeqNum);
     }
     if (fromTs !== undefined) from = Math.max(from, firstAtOrAfter(timestamps, fromTs));
+    // A bounded read copies out no more records than it may take.
+    const to = Math.min(count, from + (limits.maxRecords - limits.records));
+    let records = loaded.copyRecords(from, to);
+    if (records === undefined) {
+      try {
+        records = (await deps.loader.load(entry, signal)).copyRecords(from, to);
+      } catch (err) {
+        if (err instanceof ChunkFault) return err;
+        throw err;
+      }
+      if (records === undefined) {
+        return new ChunkFault("unavailable", `chunk ${entry.cacheKey}: evicted as it was loaded`);
+      }
+    }
     let served = 0;
-    for (let i = from; i < count; i++) {
-      const r = chunk.record(i);
+    for (let i = from; i < to; i++) {
+      const r = records.record(i);
       const size = contentBytes(r);
       if (!batchFits(size)) yield flush();
       if (!take(r, timestamps[i] as bigint, size)) break;
@@ -217,7 +238,8 @@ export async function* readHistory(
       if (exhausted) break;
     }
     metrics.records.inc({ source: "objstore" }, served);
-    seq = exhausted ? chunk.firstSeqNum + BigInt(from + served) : chunkEnd;
+    seq = exhausted ? firstSeqNum + BigInt(from + served) : chunkEnd;
+    return undefined;
   }
 
   /**
@@ -320,7 +342,11 @@ export async function* readHistory(
           yield* serveFromStar(chunk.firstSeqNum, true);
           if (exhausted) break;
         }
-        yield* serveChunk(chunk);
+        const fault = yield* serveChunk(chunk, entry);
+        if (fault === undefined) continue;
+        metrics.fallbacks.inc({ reason: fault.reason });
+        if (end === undefined) break;
+        yield* serveFromStar(end);
         continue;
       }
       if (!(result.error instanceof ChunkFault)) throw result.error;

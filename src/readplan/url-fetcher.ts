@@ -14,8 +14,16 @@ export interface UrlFetcherOptions {
 }
 
 export interface UrlFetcher {
-  /** The whole object at `url`, which must be exactly `size` bytes. */
-  get(url: string, size: number, signal: AbortSignal): Promise<Buffer>;
+  /**
+   * The whole object at `url`, which must be exactly `size` bytes, read into memory from
+   * `allocate` (fresh memory by default).
+   */
+  get(
+    url: string,
+    size: number,
+    signal: AbortSignal,
+    allocate?: (size: number) => Buffer,
+  ): Promise<Buffer>;
   close(): Promise<void>;
 }
 
@@ -46,7 +54,7 @@ export function createUrlFetcher(opts: UrlFetcherOptions): UrlFetcher {
   };
 
   return {
-    async get(url, size, signal) {
+    async get(url, size, signal, allocate = Buffer.allocUnsafe) {
       const u = new URL(url);
       // The message names the object, never the signature in the query string.
       const what = `GET ${u.origin}${u.pathname}`;
@@ -65,7 +73,7 @@ export function createUrlFetcher(opts: UrlFetcherOptions): UrlFetcher {
         await res.body.dump().catch(() => undefined);
         throw statusFault(res.statusCode, what);
       }
-      const out = Buffer.allocUnsafe(size);
+      const out = allocate(size);
       let got = 0;
       try {
         for await (const piece of res.body) {

@@ -2,9 +2,12 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import { type ChunkRecord, encodeChunk } from "../codec/chunk.ts";
+import { ChunkMemoryPool, freshMemory } from "./chunk-memory.ts";
 import { ChunkFault } from "./faults.ts";
 import { type PlanEntry, planEntry } from "./plan-entry.ts";
-import { verifyChunk } from "./verify-chunk.ts";
+import { verifyChunk as verifyLent } from "./verify-chunk.ts";
+
+const verifyChunk = (entry: PlanEntry, bytes: Buffer) => verifyLent(entry, freshMemory(bytes));
 
 const recordsArb = fc
   .array(
@@ -39,7 +42,7 @@ function entryFor(first: bigint, records: ChunkRecord[]): { entry: PlanEntry; by
 
 const corrupt = (err: unknown) => err instanceof ChunkFault && err.reason === "corrupt";
 
-test("a verified chunk yields its records with their seq_nums and timestamps", () => {
+test("a verified chunk yields any range of its records with their seq_nums and timestamps", () => {
   fc.assert(
     fc.property(
       recordsArb,
@@ -48,16 +51,24 @@ test("a verified chunk yields its records with their seq_nums and timestamps", (
         // seq_nums past 2^53, where the record's seq_num is computed as a bigint.
         fc.bigInt({ min: (1n << 53n) - 10n, max: (1n << 64n) - 9n }),
       ),
-      (records, first) => {
+      fc.nat(),
+      fc.nat(),
+      (records, first, a, b) => {
         const { entry, bytes } = entryFor(first, records);
         const chunk = verifyChunk(entry, bytes);
         assert.equal(chunk.firstSeqNum, first);
         assert.equal(chunk.objectBytes, bytes.length);
         assert.equal(chunk.count, records.length);
+        const from = Math.min(a, b) % (records.length + 1);
+        const to = from + (Math.max(a, b) % (records.length + 1 - from));
+        const served = chunk.copyRecords(from, to);
+        assert.ok(served);
+        // The records view a copy: the chunk's own bytes may be lent again.
+        bytes.fill(0);
         assert.deepEqual(
-          Array.from({ length: chunk.count }, (_, i) => chunk.record(i)),
-          records.map((r, i) => ({
-            seq_num: (first + BigInt(i)).toString(),
+          Array.from({ length: to - from }, (_, k) => served.record(from + k)),
+          records.slice(from, to).map((r, k) => ({
+            seq_num: (first + BigInt(from + k)).toString(),
             timestamp_ms: r.timestampMs.toString(),
             body: Buffer.from(r.body),
             headers: r.headers.map((h) => ({
@@ -73,6 +84,23 @@ test("a verified chunk yields its records with their seq_nums and timestamps", (
       },
     ),
   );
+});
+
+test("a chunk whose memory was given back serves nothing; one in fresh memory always serves", () => {
+  const records: ChunkRecord[] = [{ body: Buffer.from("hi"), headers: [], timestampMs: 1n }];
+  const { entry, bytes } = entryFor(7n, records);
+  const pool = new ChunkMemoryPool(1 << 20);
+  const lent = pool.take(bytes.length);
+  bytes.copy(lent.bytes);
+  const chunk = verifyLent(entry, lent);
+  assert.equal(chunk.copyRecords(0, 1)?.record(0).body.toString(), "hi");
+  pool.give(lent);
+  assert.equal(chunk.copyRecords(0, 1), undefined);
+  // The memory now holds another chunk; the old one still serves nothing.
+  const again = pool.take(bytes.length);
+  assert.equal(again.bytes.buffer, lent.bytes.buffer);
+  assert.equal(chunk.copyRecords(0, 1), undefined);
+  assert.ok(verifyChunk(entry, bytes).copyRecords(0, 1));
 });
 
 test("any flipped bit anywhere in the object is refused as corrupt", () => {

@@ -11,12 +11,14 @@
 // A verified chunk keeps the object and two typed arrays, not a record object per record: the
 // chunk cache holds hundreds of chunks, and a thousand long-lived objects per chunk made the
 // garbage collector the largest cost of a catch-up (3.6 of 6.3 CPU s per GiB in the loop of
-// bench/hotpath.ts with 250 chunks kept; 2.2 CPU s per GiB now). Records are decoded again when
-// served, and die young.
+// bench/hotpath.ts with 250 chunks kept). The object may sit in pooled memory (chunk-memory.ts)
+// that is lent again once the cache lets the chunk go: records are served from a copy of the
+// range a reader takes, made only after checking that the memory still holds this chunk.
 import { decodeChunkSlice, decodeFooter, verifyPayload } from "../codec/chunk.ts";
 import { CorruptionError } from "../codec/errors.ts";
 import { decodeStoredRecord } from "../codec/stored-record.ts";
 import type { Record__Output } from "../gen/nova/v1/Record.ts";
+import { ChunkMemoryPool, type Lent } from "./chunk-memory.ts";
 import { ChunkFault } from "./faults.ts";
 import type { PlanEntry } from "./plan-entry.ts";
 
@@ -25,8 +27,10 @@ export class VerifiedChunk {
   readonly count: number;
   /** Record timestamps, never decreasing: a timestamp start resolves without any record. */
   readonly timestamps: BigInt64Array;
-  /** Bytes of the object; the records' buffers are views into it. */
+  /** Bytes of the object. */
   readonly objectBytes: number;
+  /** The memory the object was fetched into. */
+  readonly memory: Lent;
   readonly #payload: Buffer;
   /** count + 1 offsets: record i is payload[offsets[i], offsets[i + 1]). */
   readonly #offsets: Uint32Array;
@@ -38,22 +42,38 @@ export class VerifiedChunk {
     timestamps: BigInt64Array,
     payload: Buffer,
     offsets: Uint32Array,
-    objectBytes: number,
+    memory: Lent,
   ) {
     this.firstSeqNum = firstSeqNum;
     this.count = timestamps.length;
     this.timestamps = timestamps;
-    this.objectBytes = objectBytes;
+    this.objectBytes = memory.bytes.length;
+    this.memory = memory;
     this.#payload = payload;
     this.#offsets = offsets;
     const last = firstSeqNum + BigInt(this.count);
     this.#firstSafe = last <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(firstSeqNum) : undefined;
   }
 
-  /** Record `i` of the chunk as the star's Read returns it (decoded and checked at load). */
-  record(i: number): Record__Output {
+  /**
+   * Records [from, to) to serve, from a copy of their bytes; undefined when the memory has been
+   * lent to another chunk since (the cache let this one go): load the chunk again.
+   */
+  copyRecords(from: number, to: number): ServedRecords | undefined {
+    if (!ChunkMemoryPool.holds(this.memory)) return undefined;
+    const start = this.#offsets[from] as number;
+    const copy = Buffer.allocUnsafe((this.#offsets[to] as number) - start);
+    this.#payload.copy(copy, 0, start, this.#offsets[to]);
+    return new ServedRecords(this, copy, start);
+  }
+
+  /**
+   * Record `i` (decoded and checked at load) from `bytes`, a copy of the payload from `base`
+   * (ServedRecords'; never the chunk's own memory, which may be lent again).
+   */
+  recordIn(bytes: Buffer, base: number, i: number): Record__Output {
     const { headers, body } = decodeStoredRecord(
-      this.#payload.subarray(this.#offsets[i], this.#offsets[i + 1]),
+      bytes.subarray((this.#offsets[i] as number) - base, (this.#offsets[i + 1] as number) - base),
     );
     const seq =
       this.#firstSafe === undefined
@@ -68,7 +88,22 @@ export class VerifiedChunk {
   }
 }
 
-export function verifyChunk(entry: PlanEntry, bytes: Buffer): VerifiedChunk {
+/** Records of a chunk as the star's Read returns them, viewing a copy of their bytes. */
+export class ServedRecords {
+  constructor(
+    readonly chunk: VerifiedChunk,
+    readonly bytes: Buffer,
+    readonly base: number,
+  ) {}
+
+  record(i: number): Record__Output {
+    return this.chunk.recordIn(this.bytes, this.base, i);
+  }
+}
+
+/** Checks the object fetched into `memory` and indexes it. */
+export function verifyChunk(entry: PlanEntry, memory: Lent): VerifiedChunk {
+  const { bytes } = memory;
   const where = `chunk ${entry.cacheKey}`;
   try {
     const size = entry.footerOff + entry.footerLen;
@@ -90,7 +125,7 @@ export function verifyChunk(entry: PlanEntry, bytes: Buffer): VerifiedChunk {
       BigInt64Array.from(footer.timestamps),
       payload,
       Uint32Array.from(footer.recordOffsets),
-      bytes.length,
+      memory,
     );
   } catch (err) {
     if (err instanceof CorruptionError) throw new ChunkFault("corrupt", `${where}: ${err.message}`);

@@ -30,3 +30,21 @@ test("replacing and deleting keep the byte count right", () => {
   lru.delete("a");
   assert.equal(lru.bytes, 0);
 });
+
+test("each value that leaves is handed to the eviction callback once: evicted, replaced, deleted", () => {
+  const left: string[] = [];
+  const lru = new ByteLru<string>(10, (v) => left.push(v));
+  lru.set("a", "a1", 4);
+  lru.set("b", "b1", 4);
+  lru.get("a");
+  lru.set("c", "c1", 4);
+  assert.deepEqual(left, ["b1"]);
+  lru.set("a", "a2", 4);
+  assert.deepEqual(left, ["b1", "a1"]);
+  lru.delete("c");
+  lru.delete("c");
+  assert.deepEqual(left, ["b1", "a1", "c1"]);
+  // Too large to keep: never held, so never handed back.
+  lru.set("d", "d1", 11);
+  assert.deepEqual(left, ["b1", "a1", "c1"]);
+});

@@ -2,10 +2,13 @@
 export class ByteLru<V> {
   readonly #max: number;
   readonly #entries = new Map<string, { value: V; bytes: number }>();
+  readonly #evicted: ((value: V) => void) | undefined;
   #bytes = 0;
 
-  constructor(maxBytes: number) {
+  /** `evicted` is called with each value that leaves (evicted, replaced, deleted). */
+  constructor(maxBytes: number, evicted?: (value: V) => void) {
     this.#max = maxBytes;
+    this.#evicted = evicted;
   }
 
   get bytes(): number {
@@ -30,6 +33,7 @@ export class ByteLru<V> {
       if (this.#bytes <= this.#max) break;
       this.#entries.delete(k);
       this.#bytes -= e.bytes;
+      this.#evicted?.(e.value);
     }
   }
 
@@ -38,5 +42,6 @@ export class ByteLru<V> {
     if (!entry) return;
     this.#entries.delete(key);
     this.#bytes -= entry.bytes;
+    this.#evicted?.(entry.value);
   }
 }

@@ -1,0 +1,83 @@
+// Memory for cached chunks, used again once the cache lets a chunk go. A chunk lives in the
+// cache for hundreds of chunks' time, so fresh memory for each one grows V8's external memory
+// by about 1 MiB a chunk until a mark-compact collection frees the old ones: on this machine
+// those collections were the largest cost left in a catch-up. Reused memory does not grow.
+//
+// Reuse is safe by generation, not by counting readers: giving memory back bumps its
+// generation, and a chunk reads its bytes only after checking, synchronously, that the
+// generation is still the one it was filled under (VerifiedChunk.copyRecords). What a reader
+// serves is copied out of the chunk first, so no record ever views pooled memory.
+
+/** Sizes are rounded up to this, so chunks of nearby sizes share memory. */
+const GRANULE = 64 * 1024;
+/** Larger chunks get fresh memory, left to the garbage collector. */
+const MAX_POOLED = 16 * 1024 * 1024;
+
+/** A piece of pooled memory; `generation` moves on each time it is given back. */
+export class ChunkMemory {
+  generation = 0;
+  constructor(readonly memory: ArrayBuffer) {}
+}
+
+/** Memory lent for one chunk: its bytes, valid while `slot.generation === generation`. */
+export interface Lent {
+  bytes: Buffer;
+  slot: ChunkMemory | undefined;
+  generation: number;
+}
+
+/** Memory from no pool: valid for as long as anyone holds it. */
+export function freshMemory(bytes: Buffer): Lent {
+  return { bytes, slot: undefined, generation: 0 };
+}
+
+export class ChunkMemoryPool {
+  readonly #free = new Map<number, ChunkMemory[]>();
+  readonly #maxIdleBytes: number;
+  #idleBytes = 0;
+
+  constructor(maxIdleBytes: number) {
+    this.#maxIdleBytes = maxIdleBytes;
+  }
+
+  /** Bytes held for reuse. */
+  get idleBytes(): number {
+    return this.#idleBytes;
+  }
+
+  /** Memory of exactly `size` bytes for one chunk, contents undefined. */
+  take(size: number): Lent {
+    if (size === 0 || size > MAX_POOLED) {
+      return freshMemory(Buffer.allocUnsafe(size));
+    }
+    const cls = Math.ceil(size / GRANULE) * GRANULE;
+    let slot = this.#free.get(cls)?.pop();
+    if (slot) this.#idleBytes -= cls;
+    else slot = new ChunkMemory(new ArrayBuffer(cls));
+    return { bytes: Buffer.from(slot.memory, 0, size), slot, generation: slot.generation };
+  }
+
+  /**
+   * The chunk filled under `lent` is gone: its memory may be lent again. A second give of the
+   * same loan, and memory not from a pool, are ignored.
+   */
+  give(lent: Lent): void {
+    const { slot } = lent;
+    if (!slot || slot.generation !== lent.generation) return;
+    slot.generation++;
+    const cls = slot.memory.byteLength;
+    if (this.#idleBytes + cls > this.#maxIdleBytes) return;
+    let list = this.#free.get(cls);
+    if (!list) {
+      list = [];
+      this.#free.set(cls, list);
+    }
+    list.push(slot);
+    this.#idleBytes += cls;
+  }
+
+  /** Whether `lent`'s memory still holds what was written under it. */
+  static holds(lent: Lent): boolean {
+    return lent.slot === undefined || lent.slot.generation === lent.generation;
+  }
+}
