@@ -34,7 +34,7 @@ export function createChunkLoader(opts: ChunkLoaderOptions): ChunkLoader {
   // out before reading it (VerifiedChunk.copyRecords) and loads it again.
   const cache = new ChunkCache<VerifiedChunk>(
     opts.cacheBytes,
-    (c) => c.objectBytes + RECORD_OVERHEAD * c.count,
+    (c) => ChunkMemoryPool.bytesHeld(c.memory) + RECORD_OVERHEAD * c.count,
     (c) => memory.give(c.memory),
   );
 

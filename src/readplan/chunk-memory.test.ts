@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { ChunkMemoryPool, freshMemory, type Lent } from "./chunk-memory.ts";
+import { ChunkMemoryPool, freshMemory, type Lent, memoryClass } from "./chunk-memory.ts";
 
 test("memory is never held by two loans at once, and a loan given back holds nothing", () => {
   const step = fc.oneof(
@@ -40,6 +40,17 @@ test("memory is never held by two loans at once, and a loan given back holds not
   );
 });
 
+test("memory classes: at least the size, at most 1/16 more (or 1 KiB), never fewer classes", () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 16 << 20 }), (size) => {
+      const cls = memoryClass(size);
+      assert.ok(cls >= size);
+      assert.ok(cls - size < Math.max(1024, size / 16 + 1));
+      assert.ok(memoryClass(cls) === cls);
+    }),
+  );
+});
+
 test("memory given back is lent again for a chunk of a nearby size", () => {
   const pool = new ChunkMemoryPool(4 << 20);
   const first = pool.take(1_050_000);
@@ -63,4 +74,11 @@ test("empty and very large chunks, and memory from no pool, are left to the garb
   pool.give(fresh);
   assert.ok(ChunkMemoryPool.holds(fresh));
   assert.equal(pool.idleBytes, 0);
+});
+
+test("a loan counts the memory it holds on to, not just the chunk's bytes", () => {
+  const pool = new ChunkMemoryPool(0);
+  assert.equal(ChunkMemoryPool.bytesHeld(pool.take(100)), 1024);
+  assert.equal(ChunkMemoryPool.bytesHeld(pool.take(1_050_000)), memoryClass(1_050_000));
+  assert.equal(ChunkMemoryPool.bytesHeld(freshMemory(Buffer.alloc(100))), 100);
 });

@@ -8,10 +8,17 @@
 // generation is still the one it was filled under (VerifiedChunk.copyRecords). What a reader
 // serves is copied out of the chunk first, so no record ever views pooled memory.
 
-/** Sizes are rounded up to this, so chunks of nearby sizes share memory. */
-const GRANULE = 64 * 1024;
 /** Larger chunks get fresh memory, left to the garbage collector. */
 const MAX_POOLED = 16 * 1024 * 1024;
+
+/**
+ * The size of memory lent for `size` bytes: rounded up to a sixteenth of its power of two (at
+ * least 1 KiB), so chunks of nearby sizes share memory and at most 1/16 of it goes unused.
+ */
+export function memoryClass(size: number): number {
+  const step = Math.max(1024, 2 ** (Math.floor(Math.log2(size)) - 4));
+  return Math.ceil(size / step) * step;
+}
 
 /** A piece of pooled memory; `generation` moves on each time it is given back. */
 export class ChunkMemory {
@@ -50,7 +57,7 @@ export class ChunkMemoryPool {
     if (size === 0 || size > MAX_POOLED) {
       return freshMemory(Buffer.allocUnsafe(size));
     }
-    const cls = Math.ceil(size / GRANULE) * GRANULE;
+    const cls = memoryClass(size);
     let slot = this.#free.get(cls)?.pop();
     if (slot) this.#idleBytes -= cls;
     else slot = new ChunkMemory(new ArrayBuffer(cls));
@@ -74,6 +81,11 @@ export class ChunkMemoryPool {
     }
     list.push(slot);
     this.#idleBytes += cls;
+  }
+
+  /** The bytes of memory `lent` holds on to (a pooled class is larger than the chunk). */
+  static bytesHeld(lent: Lent): number {
+    return lent.slot ? lent.slot.memory.byteLength : lent.bytes.length;
   }
 
   /** Whether `lent`'s memory still holds what was written under it. */

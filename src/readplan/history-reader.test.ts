@@ -116,7 +116,7 @@ const scenarioArb = chunksArb.chain((chunks) => {
     planLimit: fc.integer({ min: 1, max: 4 }),
     // A cache of about one chunk or two lets chunks go while they are read ahead, and their
     // memory holds other chunks by the time they are served.
-    cacheBytes: fc.constantFrom(1 << 20, 200, 500),
+    cacheBytes: fc.constantFrom(1 << 20, 1200, 2400),
   });
 });
 
@@ -272,7 +272,7 @@ describe("faults and the star", () => {
       })),
     );
     const star = await ModelStar.create({ chunks });
-    const { service, metrics } = setup(star, 3, star.upstream(), 8, 250);
+    const { service, metrics } = setup(star, 3, star.upstream(), 8, 1200);
     const history = service.history;
     assert.ok(history);
     const reader = history.read(address, { seq_num: "0" }, new PageRule(100, 1 << 20), {});
