@@ -1,7 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import S3rver from "s3rver";
 import { fixS3rver } from "./s3rver-fixes.ts";
-import { readWholeObjects } from "./s3rver-whole-reads.ts";
 
 export interface S3rverOptions {
   /** default 127.0.0.1 */
@@ -42,7 +41,6 @@ export async function startS3rver(opts: S3rverOptions): Promise<RunningS3rver> {
     configureBuckets: buckets.map((name) => ({ name, configs: [] })),
   });
   fixS3rver(server);
-  readWholeObjects(server);
   const { port } = await server.run();
   return {
     url: `http://${urlHost(host)}:${port}`,
