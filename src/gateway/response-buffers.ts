@@ -5,33 +5,31 @@
 // only once the socket has taken its bytes (a write callback without error, or 'finish'); one
 // that is never given back is left to the garbage collector. Idle memory is bounded.
 
+import { IdleShelf } from "./idle-shelf.ts";
+
 /** Smallest and largest pooled sizes; outside them a buffer is allocated as usual. */
 const MIN_CLASS = 64 * 1024;
 const MAX_CLASS = 8 * 1024 * 1024;
 
 export class BufferPool {
-  readonly #free = new Map<number, ArrayBuffer[]>();
+  readonly #idle: IdleShelf<ArrayBuffer>;
   /** Pooled memory out on loan: given back at most once. */
   readonly #lent = new WeakSet<ArrayBuffer>();
-  readonly #maxIdleBytes: number;
-  #idleBytes = 0;
 
   constructor(maxIdleBytes: number) {
-    this.#maxIdleBytes = maxIdleBytes;
+    this.#idle = new IdleShelf(maxIdleBytes);
   }
 
   /** Bytes held for reuse. */
   get idleBytes(): number {
-    return this.#idleBytes;
+    return this.#idle.bytes;
   }
 
   /** A buffer of exactly `size` bytes, uninitialised; pooled memory when the size is pooled. */
   take(size: number): Buffer {
     if (size < MIN_CLASS || size > MAX_CLASS) return Buffer.allocUnsafe(size);
     const cls = 2 ** Math.ceil(Math.log2(size));
-    let memory = this.#free.get(cls)?.pop();
-    if (memory) this.#idleBytes -= cls;
-    else memory = new ArrayBuffer(cls);
+    const memory = this.#idle.take(cls) ?? new ArrayBuffer(cls);
     this.#lent.add(memory);
     return Buffer.from(memory, 0, size);
   }
@@ -41,15 +39,7 @@ export class BufferPool {
     const memory = buf.buffer;
     if (!(memory instanceof ArrayBuffer) || !this.#lent.has(memory)) return;
     this.#lent.delete(memory);
-    const cls = memory.byteLength;
-    if (this.#idleBytes + cls > this.#maxIdleBytes) return;
-    let list = this.#free.get(cls);
-    if (!list) {
-      list = [];
-      this.#free.set(cls, list);
-    }
-    list.push(memory);
-    this.#idleBytes += cls;
+    this.#idle.keep(memory.byteLength, memory);
   }
 }
 

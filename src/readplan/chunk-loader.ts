@@ -1,7 +1,7 @@
 // One chunk of a plan, verified: from the cache, from a load already in flight, or fetched
 // (presigned URL or raw S3 object) and checked. Counts fetches, bytes and cache hits.
 import { ChunkCache } from "./chunk-cache.ts";
-import { ChunkMemoryPool, type Lent } from "./chunk-memory.ts";
+import { ChunkMemoryPool } from "./chunk-memory.ts";
 import { ChunkFault } from "./faults.ts";
 import type { ReadPlanMetrics } from "./metrics.ts";
 import type { PlanEntry } from "./plan-entry.ts";
@@ -38,39 +38,31 @@ export function createChunkLoader(opts: ChunkLoaderOptions): ChunkLoader {
     (c) => memory.give(c.memory),
   );
 
-  /** The object, in memory from the pool. */
-  const fetchInto = async (entry: PlanEntry, signal: AbortSignal): Promise<Lent> => {
-    const size = entry.footerOff + entry.footerLen;
+  /** Reads the object into `into` (exactly its size). */
+  const fetchInto = async (entry: PlanEntry, into: Buffer, signal: AbortSignal): Promise<void> => {
     const { location } = entry;
-    if (!("url" in location) && !opts.s3) {
+    if ("url" in location) {
+      await opts.url.get(location.url, into.length, signal, () => into);
+      return;
+    }
+    if (!opts.s3) {
       throw new ChunkFault("unavailable", "raw object entries need the gateway's --s3-* settings");
     }
-    const lent = memory.take(size);
-    try {
-      if ("url" in location) {
-        await opts.url.get(location.url, size, signal, () => lent.bytes);
-      } else {
-        (await (opts.s3 as S3Fetcher).get(location.bucket, location.key, size)).copy(lent.bytes);
-      }
-    } catch (err) {
-      // Nothing holds the memory but this load.
-      memory.give(lent);
-      throw err;
-    }
-    return lent;
+    (await opts.s3.get(location.bucket, location.key, into.length)).copy(into);
   };
 
   const fetchAndVerify = async (entry: PlanEntry, signal: AbortSignal): Promise<VerifiedChunk> => {
     const source = "url" in entry.location ? "url" : "s3";
-    let lent: Lent | undefined;
+    const lent = memory.take(entry.footerOff + entry.footerLen);
     try {
-      lent = await fetchInto(entry, signal);
+      await fetchInto(entry, lent.bytes, signal);
       metrics.fetchedBytes.inc({ source }, lent.bytes.length);
       const chunk = verifyChunk(entry, lent);
       metrics.fetches.inc({ source, outcome: "ok" });
       return chunk;
     } catch (err) {
-      if (lent) memory.give(lent);
+      // Nothing holds the memory but this load.
+      memory.give(lent);
       if (!signal.aborted) {
         metrics.fetches.inc({ source, outcome: err instanceof ChunkFault ? err.reason : "error" });
       }

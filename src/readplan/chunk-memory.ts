@@ -8,6 +8,8 @@
 // generation is still the one it was filled under (VerifiedChunk.copyRecords). What a reader
 // serves is copied out of the chunk first, so no record ever views pooled memory.
 
+import { IdleShelf } from "../gateway/idle-shelf.ts";
+
 /** Larger chunks get fresh memory, left to the garbage collector. */
 const MAX_POOLED = 16 * 1024 * 1024;
 
@@ -39,17 +41,15 @@ export function freshMemory(bytes: Buffer): Lent {
 }
 
 export class ChunkMemoryPool {
-  readonly #free = new Map<number, ChunkMemory[]>();
-  readonly #maxIdleBytes: number;
-  #idleBytes = 0;
+  readonly #idle: IdleShelf<ChunkMemory>;
 
   constructor(maxIdleBytes: number) {
-    this.#maxIdleBytes = maxIdleBytes;
+    this.#idle = new IdleShelf(maxIdleBytes);
   }
 
   /** Bytes held for reuse. */
   get idleBytes(): number {
-    return this.#idleBytes;
+    return this.#idle.bytes;
   }
 
   /** Memory of exactly `size` bytes for one chunk, contents undefined. */
@@ -58,9 +58,7 @@ export class ChunkMemoryPool {
       return freshMemory(Buffer.allocUnsafe(size));
     }
     const cls = memoryClass(size);
-    let slot = this.#free.get(cls)?.pop();
-    if (slot) this.#idleBytes -= cls;
-    else slot = new ChunkMemory(new ArrayBuffer(cls));
+    const slot = this.#idle.take(cls) ?? new ChunkMemory(new ArrayBuffer(cls));
     return { bytes: Buffer.from(slot.memory, 0, size), slot, generation: slot.generation };
   }
 
@@ -72,15 +70,7 @@ export class ChunkMemoryPool {
     const { slot } = lent;
     if (!slot || slot.generation !== lent.generation) return;
     slot.generation++;
-    const cls = slot.memory.byteLength;
-    if (this.#idleBytes + cls > this.#maxIdleBytes) return;
-    let list = this.#free.get(cls);
-    if (!list) {
-      list = [];
-      this.#free.set(cls, list);
-    }
-    list.push(slot);
-    this.#idleBytes += cls;
+    this.#idle.keep(slot.memory.byteLength, slot);
   }
 
   /** The bytes of memory `lent` holds on to (a pooled class is larger than the chunk). */

@@ -27,8 +27,6 @@ export class VerifiedChunk {
   readonly count: number;
   /** Record timestamps, never decreasing: a timestamp start resolves without any record. */
   readonly timestamps: BigInt64Array;
-  /** Bytes of the object. */
-  readonly objectBytes: number;
   /** The memory the object was fetched into. */
   readonly memory: Lent;
   readonly #payload: Buffer;
@@ -47,12 +45,16 @@ export class VerifiedChunk {
     this.firstSeqNum = firstSeqNum;
     this.count = timestamps.length;
     this.timestamps = timestamps;
-    this.objectBytes = memory.bytes.length;
     this.memory = memory;
     this.#payload = payload;
     this.#offsets = offsets;
     const last = firstSeqNum + BigInt(this.count);
     this.#firstSafe = last <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(firstSeqNum) : undefined;
+  }
+
+  /** Bytes of the object. */
+  get objectBytes(): number {
+    return this.memory.bytes.length;
   }
 
   /**
@@ -61,19 +63,16 @@ export class VerifiedChunk {
    */
   copyRecords(from: number, to: number): ServedRecords | undefined {
     if (!ChunkMemoryPool.holds(this.memory)) return undefined;
-    const start = this.#offsets[from] as number;
-    const copy = Buffer.allocUnsafe((this.#offsets[to] as number) - start);
-    this.#payload.copy(copy, 0, start, this.#offsets[to]);
-    return new ServedRecords(this, copy, start);
+    const base = this.#offsets[from] as number;
+    const copy = Buffer.allocUnsafe((this.#offsets[to] as number) - base);
+    this.#payload.copy(copy, 0, base, this.#offsets[to]);
+    return { record: (i) => this.#record(copy, base, i) };
   }
 
-  /**
-   * Record `i` (decoded and checked at load) from `bytes`, a copy of the payload from `base`
-   * (ServedRecords'; never the chunk's own memory, which may be lent again).
-   */
-  recordIn(bytes: Buffer, base: number, i: number): Record__Output {
+  /** Record `i` (decoded and checked at load) from `copy`, the payload's bytes from `base`. */
+  #record(copy: Buffer, base: number, i: number): Record__Output {
     const { headers, body } = decodeStoredRecord(
-      bytes.subarray((this.#offsets[i] as number) - base, (this.#offsets[i + 1] as number) - base),
+      copy.subarray((this.#offsets[i] as number) - base, (this.#offsets[i + 1] as number) - base),
     );
     const seq =
       this.#firstSafe === undefined
@@ -89,16 +88,8 @@ export class VerifiedChunk {
 }
 
 /** Records of a chunk as the star's Read returns them, viewing a copy of their bytes. */
-export class ServedRecords {
-  constructor(
-    readonly chunk: VerifiedChunk,
-    readonly bytes: Buffer,
-    readonly base: number,
-  ) {}
-
-  record(i: number): Record__Output {
-    return this.chunk.recordIn(this.bytes, this.base, i);
-  }
+export interface ServedRecords {
+  record(i: number): Record__Output;
 }
 
 /** Checks the object fetched into `memory` and indexes it. */
