@@ -8,7 +8,7 @@
 // generation is still the one it was filled under (VerifiedChunk.copyRecords). What a reader
 // serves is copied out of the chunk first, so no record ever views pooled memory.
 
-import { IdleShelf } from "../gateway/idle-shelf.ts";
+import { IdleShelf } from "../memory/idle-shelf.ts";
 
 /** Larger chunks get fresh memory, left to the garbage collector. */
 const MAX_POOLED = 16 * 1024 * 1024;

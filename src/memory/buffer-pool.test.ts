@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { BufferPool } from "./response-buffers.ts";
+import { BufferPool } from "./buffer-pool.ts";
 
 const MiB = 1024 * 1024;
 

@@ -1,5 +1,5 @@
-// Memory kept for reuse, by size class, within a bound on the bytes kept: what the response
-// buffer pool and the chunk memory pool both hold between loans. Anything beyond the bound is
+// Memory kept for reuse, by size class, within a bound on the bytes kept: what the buffer pools
+// (buffer-pool.ts) and the chunk memory pool hold between loans. Anything beyond the bound is
 // left to the garbage collector.
 export class IdleShelf<T> {
   readonly #free = new Map<number, T[]>();
