@@ -5,6 +5,7 @@ import { createServer as createNetServer, type Server, type Socket } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import fc from "fast-check";
 import { request } from "undici";
 import { ObjectStoreError, type ObjectStoreErrorKind } from "../src/objstore/errors.ts";
 import { createS3Store, ensureS3Bucket } from "../src/objstore/s3-store.ts";
@@ -20,7 +21,7 @@ let dataDir: string | undefined;
 let s3: RunningS3rver | undefined;
 before(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "nova-test-"));
-  s3 = await startS3rver({ dataDir, buckets: ["contract", "fixes"] });
+  s3 = await startS3rver({ dataDir, buckets: ["contract", "fixes", "reads"] });
 });
 after(async () => {
   await s3?.close();
@@ -86,6 +87,110 @@ describe("s3rver as the star's store", () => {
       startS3rver({ dataDir: await tempDir(t), buckets: ["Bad_Name"] }),
       /invalid bucket name "Bad_Name"/,
     );
+  });
+});
+
+describe("s3rver reads into pooled memory", () => {
+  const MiB = 1024 * 1024;
+  const pattern = (size: number, seed: number): Buffer => {
+    const bytes = Buffer.allocUnsafe(size);
+    for (let i = 0; i < size; i++) bytes[i] = (i * 31 + seed * 101 + (i >> 12)) & 0xff;
+    return bytes;
+  };
+  const objectUrl = (key: string): string => `${s3url()}/reads/${key}`;
+
+  test("a response still being sent keeps its bytes while later GETs reuse the memory", async (t) => {
+    const store = createS3Store({ endpoint: s3url(), bucket: "reads" });
+    t.after(() => store.close());
+    // 8 MiB, the largest pooled read: more than the sockets take at once, so the held
+    // response still has writes queued on its memory while the others run.
+    const held = pattern(8 * MiB, 1);
+    const other = pattern(8 * MiB, 2);
+    await store.put("held/a", held);
+    await store.put("held/b", other);
+    const slow = await request(objectUrl("held/a"));
+    assert.equal(slow.statusCode, 200);
+    for (let i = 0; i < 4; i++) {
+      const res = await request(objectUrl("held/b"));
+      assert.ok(Buffer.from(await res.body.arrayBuffer()).equals(other), `GET ${i} of b`);
+    }
+    assert.ok(Buffer.from(await slow.body.arrayBuffer()).equals(held), "the held response");
+  });
+
+  test("concurrent whole and ranged GETs of any size equal the stored bytes", async (t) => {
+    const store = createS3Store({ endpoint: s3url(), bucket: "reads" });
+    t.after(() => store.close());
+    // Around the pool's classes and the 8 MiB bound, past which s3rver streams as before.
+    const sizes = [1, 1000, 64 * 1024 - 1, 64 * 1024, 70_000, MiB + 1, 8 * MiB, 8 * MiB + 1];
+    const objects = sizes.map((size, i) => pattern(size, i + 3));
+    await Promise.all(objects.map((bytes, i) => store.put(`sizes/${i}`, bytes)));
+    const read = fc.record({
+      object: fc.nat(objects.length - 1),
+      from: fc.double({ min: 0, max: 1, noNaN: true }),
+      span: fc.double({ min: 0, max: 1, noNaN: true }),
+      whole: fc.boolean(),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(read, { minLength: 1, maxLength: 6 }), async (reads) => {
+        await Promise.all(
+          reads.map(async ({ object, from, span, whole }) => {
+            const bytes = objects[object] as Buffer;
+            const key = `sizes/${object}`;
+            if (whole) {
+              assert.ok((await store.get(key))?.equals(bytes), `${key} whole`);
+              return;
+            }
+            const start = Math.floor(from * (bytes.length - 1));
+            const end = start + 1 + Math.floor(span * (bytes.length - start - 1));
+            const got = await store.get(key, { start, end });
+            assert.ok(got?.equals(bytes.subarray(start, end)), `${key} [${start}, ${end})`);
+          }),
+        );
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  test("HEAD, a conditional GET, a missing key and an unsatisfiable range answer as before", async (t) => {
+    const store = createS3Store({ endpoint: s3url(), bucket: "reads" });
+    t.after(() => store.close());
+    const bytes = pattern(100_000, 9);
+    await store.put("answers/x", bytes);
+    const head = await request(objectUrl("answers/x"), { method: "HEAD" });
+    assert.equal(head.statusCode, 200);
+    assert.equal(head.headers["content-length"], String(bytes.length));
+    assert.equal((await head.body.arrayBuffer()).byteLength, 0);
+    const etag = head.headers.etag;
+    assert.equal(typeof etag, "string");
+    const unchanged = await request(objectUrl("answers/x"), {
+      headers: { "if-none-match": etag as string },
+    });
+    assert.equal(unchanged.statusCode, 304);
+    await unchanged.body.dump();
+    const missing = await request(objectUrl("answers/missing"));
+    assert.equal(missing.statusCode, 404);
+    assert.match(await missing.body.text(), /NoSuchKey/);
+    const beyond = await request(objectUrl("answers/x"), {
+      headers: { range: `bytes=${bytes.length}-${bytes.length + 10}` },
+    });
+    assert.equal(beyond.statusCode, 416);
+    await beyond.body.dump();
+    const tail = await request(objectUrl("answers/x"), { headers: { range: "bytes=99990-" } });
+    assert.equal(tail.statusCode, 206);
+    assert.equal(tail.headers["content-range"], `bytes 99990-99999/${bytes.length}`);
+    assert.ok(Buffer.from(await tail.body.arrayBuffer()).equals(bytes.subarray(99_990)));
+  });
+
+  test("a client that leaves mid-body does not disturb the next readers", async (t) => {
+    const store = createS3Store({ endpoint: s3url(), bucket: "reads" });
+    t.after(() => store.close());
+    const bytes = pattern(8 * MiB, 11);
+    await store.put("left/x", bytes);
+    for (let i = 0; i < 3; i++) {
+      const res = await request(objectUrl("left/x"));
+      for await (const _ of res.body) break;
+    }
+    assert.ok((await store.get("left/x"))?.equals(bytes));
   });
 });
 

@@ -1,6 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import S3rver from "s3rver";
 import { fixS3rver } from "./s3rver-fixes.ts";
+import { readIntoPooledMemory } from "./s3rver-pooled-reads.ts";
 
 export interface S3rverOptions {
   /** default 127.0.0.1 */
@@ -41,6 +42,7 @@ export async function startS3rver(opts: S3rverOptions): Promise<RunningS3rver> {
     configureBuckets: buckets.map((name) => ({ name, configs: [] })),
   });
   fixS3rver(server);
+  readIntoPooledMemory(server);
   const { port } = await server.run();
   return {
     url: `http://${urlHost(host)}:${port}`,
