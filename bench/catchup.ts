@@ -10,7 +10,8 @@
 // Prints MB/s of record content, records/s, and the CPU seconds (utime + stime from
 // /proc/PID/stat) of the star serving the gateway, of the gateway, of the store and of the
 // client, with the ratios to the star path, and the load average. No thresholds. Each row starts
-// once the processes are idle. BENCH_CATCHUP_ROUNDS (default 1) repeats the three.
+// once the processes are idle. BENCH_CATCHUP_ROUNDS (default 1) repeats the three; the ratios
+// are printed over all rounds and for each (the first also pays for warming up).
 // BENCH_CATCHUP_CPU_PROF=DIR runs each gateway under `node --cpu-prof` (a profile per gateway
 // in DIR/<path>, written when it exits); NODE_OPTIONS may not carry --cpu-prof.
 // BENCH_CATCHUP_PATHS (default presigned,raw,star) and BENCH_CATCHUP_MODES (default pages,sse)
@@ -196,6 +197,8 @@ interface Measured {
 }
 
 interface Row {
+  /** 0 for the first round, which also pays for warming up (JIT, caches and pools filling). */
+  round: number;
   mode: string;
   path: string;
   seconds: number;
@@ -263,7 +266,7 @@ try {
     path: string,
     gateway: { base: string; proc: RunningProcess },
     serving: RunningProcess,
-  ): Promise<Row> => {
+  ): Promise<Omit<Row, "round">> => {
     await settle([serving, gateway.proc, store.proc]);
     const before = [cpuSeconds(serving), cpuSeconds(gateway.proc), cpuSeconds(store.proc)];
     const { seconds, responseBytes, client, timing } =
@@ -286,11 +289,15 @@ try {
   const rows: Row[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     for (const mode of MODES) {
-      if (PATHS.has("presigned")) rows.push(await measure(mode, "presigned", presigned, star.proc));
-      if (PATHS.has("raw")) rows.push(await measure(mode, "raw", raw, rawStar.proc));
-      if (PATHS.has("star")) rows.push(await measure(mode, "star", off, star.proc));
-      for (const [path, gateway] of baselines)
-        rows.push(await measure(mode, path, gateway, star.proc));
+      const add = async (
+        path: string,
+        gateway: Parameters<typeof measure>[2],
+        serving: RunningProcess,
+      ) => rows.push({ ...(await measure(mode, path, gateway, serving)), round: r });
+      if (PATHS.has("presigned")) await add("presigned", presigned, star.proc);
+      if (PATHS.has("raw")) await add("raw", raw, rawStar.proc);
+      if (PATHS.has("star")) await add("star", off, star.proc);
+      for (const [path, gateway] of baselines) await add(path, gateway, star.proc);
     }
   }
 
@@ -325,8 +332,10 @@ try {
     const parts = [...(row.timing ?? [])].map(([k, ms]) => `${k} ${(ms / 1000).toFixed(1)}`);
     console.log(`${row.path.padEnd(15)} ${parts.join(", ")}`);
   }
-  const avg = (mode: string, path: string, f: (r: Row) => number) => {
-    const of = rows.filter((r) => r.mode === mode && r.path === path);
+  const avg = (mode: string, path: string, f: (r: Row) => number, round?: number) => {
+    const of = rows.filter(
+      (r) => r.mode === mode && r.path === path && (round === undefined || r.round === round),
+    );
     return of.reduce((sum, r) => sum + f(r), 0) / of.length;
   };
   console.log("");
@@ -337,8 +346,13 @@ try {
     for (const path of paths.filter((p) => PATHS.has(p.replace("@base", "")))) {
       const cpu = avg(mode, path, (r) => r.star);
       const speedup = starSeconds / avg(mode, path, (r) => r.seconds);
+      const byRound = Array.from({ length: ROUNDS }, (_, round) => {
+        const x =
+          avg(mode, "star", (r) => r.seconds, round) / avg(mode, path, (r) => r.seconds, round);
+        return `round ${round + 1}: ${x.toFixed(2)}x`;
+      });
       console.log(
-        `${mode}: ${path} vs star: ${speedup.toFixed(2)}x the throughput; star CPU ${cpu.toFixed(2)} s vs ${starCpu.toFixed(2)} s (ratio ${(cpu / starCpu).toFixed(3)})`,
+        `${mode}: ${path} vs star: ${speedup.toFixed(2)}x the throughput (${byRound.join(", ")}); star CPU ${cpu.toFixed(2)} s vs ${starCpu.toFixed(2)} s (ratio ${(cpu / starCpu).toFixed(3)})`,
       );
     }
   }
