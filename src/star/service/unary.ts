@@ -12,15 +12,25 @@ export function unary<Req, Res>(
 ): (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void {
   return (call, callback) => {
     const cancelled = new AbortController();
-    call.once("cancelled", () => cancelled.abort());
+    const cancel = () => cancelled.abort();
+    call.once("cancelled", cancel);
     const caller = {
       metadata: call.metadata,
       deadline: call.getDeadline(),
       signal: cancelled.signal,
     };
+    // grpc-js also reports "cancelled" when a finished call's stream closes; aborting then
+    // would only build an unused AbortError, with its stack, for every call.
+    const settled = () => call.off("cancelled", cancel);
     withCaller(caller, async () => fn(call.request)).then(
-      (res) => callback(null, res),
-      (err: unknown) => callback(toServiceError(err, log)),
+      (res) => {
+        settled();
+        callback(null, res);
+      },
+      (err: unknown) => {
+        settled();
+        callback(toServiceError(err, log));
+      },
     );
   };
 }
