@@ -10,7 +10,7 @@
 // Prints MB/s of record content, records/s, and the CPU seconds (utime + stime from
 // /proc/PID/stat) of the star serving the gateway, of the gateway, of the store and of the
 // client, with the ratios to the star path, and the load average. No thresholds. Each row starts
-// once the processes are idle. BENCH_CATCHUP_ROUNDS (default 1) repeats the three; the ratios
+// once the processes are idle. BENCH_CATCHUP_ROUNDS (default 2) repeats the three; the ratios
 // are printed over all rounds and for each (the first also pays for warming up).
 // BENCH_CATCHUP_CPU_PROF=DIR runs each gateway under `node --cpu-prof` (a profile per gateway
 // in DIR/<path>, written when it exits); NODE_OPTIONS may not carry --cpu-prof.
@@ -28,7 +28,7 @@ import { type RunningProcess, startProcess, tsxArgs } from "../test/harness/proc
 import { startObjstore } from "../test/readplan/fixture.ts";
 
 const MB = Number(process.env.BENCH_CATCHUP_MB ?? 1024);
-const ROUNDS = Number(process.env.BENCH_CATCHUP_ROUNDS ?? 1);
+const ROUNDS = Number(process.env.BENCH_CATCHUP_ROUNDS ?? 2);
 const RECORD_BYTES = 1024;
 const PER_BATCH = 1000;
 const BATCHES = Math.ceil((MB * 1024 * 1024) / (RECORD_BYTES * PER_BATCH));
