@@ -9,29 +9,11 @@
 // DES, which Node 17+ (OpenSSL 3) lacks: the S3 store lists with V1 markers instead. Keys with
 // empty or "."/".." path segments alias other keys ("a//b" is "a/b").
 import { type Dirent, readdirSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import type S3rver from "s3rver";
 import { compareKeys } from "./object-store.ts";
-
-interface S3rverObject {
-  size: number;
-  range?: unknown;
-  content: Readable | null;
-}
-
-interface FilesystemStore {
-  getBucketPath(bucket: string): string;
-  getMetadata(bucket: string, key: string): Promise<Record<string, unknown>>;
-  existsObject(bucket: string, key: string): Promise<boolean>;
-  deleteObject(bucket: string, key: string): Promise<void>;
-  getObject(bucket: string, key: string, options?: unknown): Promise<S3rverObject | null>;
-  listObjects(
-    bucket: string,
-    options: { delimiter?: string; startAfter?: string; prefix?: string; maxKeys?: number },
-  ): Promise<{ objects: unknown[]; commonPrefixes: string[]; isTruncated: boolean }>;
-}
+import { type FilesystemStore, requireFromS3rver, S3Object, storeOf } from "./s3rver-internals.ts";
 
 interface KoaContext {
   req: Readable;
@@ -40,13 +22,6 @@ interface KoaContext {
   body: unknown;
 }
 
-const requireFromS3rver = createRequire(createRequire(import.meta.url).resolve("s3rver"));
-const S3Object = requireFromS3rver("./models/object.js") as new (
-  bucket: string,
-  key: string,
-  content: null,
-  metadata: Record<string, unknown>,
-) => unknown;
 const S3Error = requireFromS3rver("./models/error.js") as new (
   code: string,
   message: string,
@@ -186,7 +161,7 @@ async function deleteMultipleObjects(ctx: KoaContext): Promise<void> {
 export function fixS3rver(server: S3rver): void {
   // s3rver's router looks the controller up on every request, so replacing it takes effect.
   objectController.deleteMultipleObjects = deleteMultipleObjects;
-  const store = (server as unknown as { store: FilesystemStore }).store;
+  const store = storeOf(server);
   store.listObjects = (bucket, options) => listObjects(store, bucket, options);
   const getObject = store.getObject.bind(store);
   store.getObject = async (bucket, key, options) => {

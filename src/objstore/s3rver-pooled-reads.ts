@@ -9,24 +9,13 @@
 
 import { open } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
-import { createRequire } from "node:module";
 import { Readable } from "node:stream";
 import type S3rver from "s3rver";
 import { BufferPool } from "../memory/buffer-pool.ts";
+import { S3Object, storeOf } from "./s3rver-internals.ts";
 
 /** Larger reads are streamed by s3rver, so one GET never holds more than this in memory. */
 const MAX_POOLED_READ = 8 * 1024 * 1024;
-
-interface Range {
-  start?: number;
-  end?: number;
-}
-
-interface Store {
-  getResourcePath(bucket: string, key: string, resource: string): string;
-  getMetadata(bucket: string, key: string): Promise<Record<string, unknown>>;
-  getObject(bucket: string, key: string, options?: Range): Promise<unknown>;
-}
 
 interface KoaContext {
   body: unknown;
@@ -34,14 +23,6 @@ interface KoaContext {
 }
 
 type Middleware = (ctx: KoaContext, next: () => Promise<void>) => Promise<void>;
-
-const requireFromS3rver = createRequire(createRequire(import.meta.url).resolve("s3rver"));
-const S3Object = requireFromS3rver("./models/object.js") as new (
-  bucket: string,
-  key: string,
-  content: Readable,
-  metadata: Record<string, unknown>,
-) => { range?: { start: number; end: number } };
 
 /** A body in pooled memory, sent in one piece. */
 class PooledBody extends Readable {
@@ -122,8 +103,7 @@ export function readIntoPooledMemory(
   server: S3rver,
   pool = new BufferPool(32 * 1024 * 1024),
 ): void {
-  const app = server as unknown as { store: Store; middleware: Middleware[] };
-  const { store } = app;
+  const store = storeOf(server);
   const getObject = store.getObject.bind(store);
   store.getObject = async (bucket, key, options) => {
     let metadata: Record<string, unknown>;
@@ -153,7 +133,7 @@ export function readIntoPooledMemory(
     return object;
   };
   // Outermost, so that it sees the body the router chose before Koa starts sending it.
-  app.middleware.unshift(async (ctx, next) => {
+  (server as unknown as { middleware: Middleware[] }).middleware.unshift(async (ctx, next) => {
     await next();
     if (ctx.body instanceof PooledBody) ctx.body.giveBackAfter(ctx.res);
   });

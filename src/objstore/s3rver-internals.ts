@@ -1,0 +1,45 @@
+// The parts of s3rver 3.7.1's internals that our patches (s3rver-fixes.ts,
+// s3rver-pooled-reads.ts) use, typed once: its file-system store, its object model, and a
+// require that resolves its own modules and dependencies.
+import { createRequire } from "node:module";
+import type { Readable } from "node:stream";
+import type S3rver from "s3rver";
+
+/** A byte range as s3rver's GET controller passes it on (from a `Range: bytes=` header). */
+export interface S3rverRange {
+  start?: number;
+  end?: number;
+}
+
+export interface S3rverObject {
+  size: number;
+  range?: { start: number; end: number };
+  content: Readable | null;
+}
+
+export interface FilesystemStore {
+  getBucketPath(bucket: string): string;
+  getResourcePath(bucket: string, key: string, resource: string): string;
+  getMetadata(bucket: string, key: string): Promise<Record<string, unknown>>;
+  existsObject(bucket: string, key: string): Promise<boolean>;
+  deleteObject(bucket: string, key: string): Promise<void>;
+  getObject(bucket: string, key: string, options?: S3rverRange): Promise<S3rverObject | null>;
+  listObjects(
+    bucket: string,
+    options: { delimiter?: string; startAfter?: string; prefix?: string; maxKeys?: number },
+  ): Promise<{ objects: unknown[]; commonPrefixes: string[]; isTruncated: boolean }>;
+}
+
+/** Requires a module as s3rver itself would. */
+export const requireFromS3rver = createRequire(createRequire(import.meta.url).resolve("s3rver"));
+
+export const S3Object = requireFromS3rver("./models/object.js") as new (
+  bucket: string,
+  key: string,
+  content: Readable | null,
+  metadata: Record<string, unknown>,
+) => S3rverObject;
+
+/** The store a server reads and writes objects through. */
+export const storeOf = (server: S3rver): FilesystemStore =>
+  (server as unknown as { store: FilesystemStore }).store;
