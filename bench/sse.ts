@@ -36,7 +36,11 @@ class Subscriber {
     this.#caughtUp = resolve;
   });
 
-  constructor(readonly url: string) {}
+  readonly url: string;
+
+  constructor(url: string) {
+    this.url = url;
+  }
 
   open(): Promise<void> {
     return new Promise((resolve, reject) => {

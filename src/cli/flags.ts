@@ -36,12 +36,12 @@ export type FlagValues<S extends FlagSpecs> = {
 export class FlagError extends Error {
   override readonly name = "FlagError";
 
-  constructor(
-    /** The flag as written on the command line, e.g. "--port". */
-    readonly flag: string,
-    message: string,
-  ) {
+  /** The flag as written on the command line, e.g. "--port". */
+  readonly flag: string;
+
+  constructor(flag: string, message: string) {
     super(message);
+    this.flag = flag;
   }
 }
 

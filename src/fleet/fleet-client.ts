@@ -120,13 +120,16 @@ interface Hop {
 
 /** One hop's failure, for the route to decide whether to go on; never escapes it. */
 class HopFailure extends Error {
-  constructor(
-    readonly status: { code: grpc.status; details: string; metadata?: grpc.Metadata },
-    /** The call started on a connected channel, so the star may have acted on it. */
-    readonly sent: boolean,
-    readonly aborted: boolean,
-  ) {
+  readonly status: { code: grpc.status; details: string; metadata?: grpc.Metadata };
+  /** The call started on a connected channel, so the star may have acted on it. */
+  readonly sent: boolean;
+  readonly aborted: boolean;
+
+  constructor(status: HopFailure["status"], sent: boolean, aborted: boolean) {
     super(status.details);
+    this.status = status;
+    this.sent = sent;
+    this.aborted = aborted;
   }
 }
 

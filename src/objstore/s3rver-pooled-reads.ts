@@ -28,13 +28,12 @@ type Middleware = (ctx: KoaContext, next: () => Promise<void>) => Promise<void>;
 class PooledBody extends Readable {
   #bytes: Buffer | undefined;
   #pushed = false;
+  readonly pool: BufferPool;
 
-  constructor(
-    bytes: Buffer,
-    readonly pool: BufferPool,
-  ) {
+  constructor(bytes: Buffer, pool: BufferPool) {
     super();
     this.#bytes = bytes;
+    this.pool = pool;
   }
 
   override _read(): void {

@@ -25,7 +25,11 @@ export function memoryClass(size: number): number {
 /** A piece of pooled memory; `generation` moves on each time it is given back. */
 export class ChunkMemory {
   generation = 0;
-  constructor(readonly memory: ArrayBuffer) {}
+  readonly memory: ArrayBuffer;
+
+  constructor(memory: ArrayBuffer) {
+    this.memory = memory;
+  }
 }
 
 /** Memory lent for one chunk: its bytes, valid while `slot.generation === generation`. */

@@ -20,11 +20,11 @@ export type FallbackReason = FaultReason | PlanFallbackReason;
 export class ChunkFault extends Error {
   override readonly name = "ChunkFault";
 
-  constructor(
-    readonly reason: FaultReason,
-    message: string,
-  ) {
+  readonly reason: FaultReason;
+
+  constructor(reason: FaultReason, message: string) {
     super(message);
+    this.reason = reason;
   }
 }
 

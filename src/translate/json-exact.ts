@@ -1,7 +1,8 @@
-// JSON with exact integers. Node 20's JSON.parse rounds every number through a double and cannot
-// show the source text, so seq_nums and timestamps above 2^53-1 would silently change. This is a
-// strict RFC 8259 parser that keeps such integers as their decimal digits, and a stringifier
-// that writes bigint values as digits.
+// JSON with exact integers: JSON.parse rounds every number through a double, so seq_nums and
+// timestamps above 2^53-1 would silently change. This is a strict RFC 8259 parser that keeps such
+// integers as their decimal digits, and a stringifier that writes bigint values as digits. JSON.parse
+// with a reviver reading the source text, and JSON.rawJSON, do the same natively but slower
+// (docs/runtime.md).
 
 export class JsonSyntaxError extends SyntaxError {
   /** The UTF-16 offset in the text where parsing stopped. */
@@ -51,7 +52,11 @@ export function parseJsonExact(text: string): unknown {
 class Parser {
   pos = 0;
 
-  constructor(private readonly text: string) {}
+  private readonly text: string;
+
+  constructor(text: string) {
+    this.text = text;
+  }
 
   fail(reason: string, at = this.pos): never {
     throw new JsonSyntaxError(reason, at);
@@ -268,10 +273,7 @@ class Parser {
   }
 }
 
-/**
- * JSON.stringify, except that bigint values are written as their exact digits (JSON.rawJSON,
- * which would do this natively, arrived after Node 20).
- */
+/** JSON.stringify, except that bigint values are written as their exact digits. */
 export function stringifyJsonExact(value: unknown): string {
   const out = write(value, "");
   if (out === undefined) throw new TypeError(`${typeof value} has no JSON form`);

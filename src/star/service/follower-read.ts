@@ -28,7 +28,11 @@ type WireRecord = ReturnType<typeof record> | Record__Output;
 class Page {
   readonly records: WireRecord[] = [];
   bytes = 0;
-  constructor(readonly bounds: ReadBounds) {}
+  readonly bounds: ReadBounds;
+
+  constructor(bounds: ReadBounds) {
+    this.bounds = bounds;
+  }
 
   /** Takes records in order while they fit; false once one did not (the page is full). */
   take(records: Iterable<DecodedChunkRecord | Record__Output>): boolean {
