@@ -24,7 +24,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { call, dataPlaneClient } from "../test/harness/grpc.ts";
-import { type RunningProcess, startProcess, tsxArgs } from "../test/harness/process.ts";
+import { nodeArgs, type RunningProcess, startProcess } from "../test/harness/process.ts";
 import { startObjstore } from "../test/readplan/fixture.ts";
 
 const MB = Number(process.env.BENCH_CATCHUP_MB ?? 1024);
@@ -48,7 +48,7 @@ function profileFlags(name: string): string[] {
 
 /** A star process on the store, profiled when BENCH_CATCHUP_CPU_PROF is set. */
 async function starProcess(name: string, storeUrl: string, args: string[] = []) {
-  const [command, argv] = tsxArgs("src/star/main.ts", [
+  const [command, argv] = nodeArgs("src/star/main.ts", [
     ...["--listen", "127.0.0.1:0", "--log-level", "warn"],
     ...["--s3-endpoint", storeUrl, "--s3-bucket", "nova", ...args],
   ]);
@@ -68,7 +68,7 @@ async function gatewayProcess(
   args: string[],
   root = ".",
 ): Promise<{ base: string; proc: RunningProcess }> {
-  const [command, argv] = tsxArgs(join(root, "src/main.ts"), [
+  const [command, argv] = nodeArgs(join(root, "src/main.ts"), [
     ...["--port", "0", "--stars", stars.join(","), "--log-level", "warn"],
     ...args,
   ]);

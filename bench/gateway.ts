@@ -81,8 +81,6 @@ function quantile(sorted: number[], q: number): number {
 const dir = await mkdtemp(join(tmpdir(), "nova-bench-gateway-"));
 const star = await startStarProcess(["--data-dir", dir]);
 const gatewayArgs = [
-  "--import",
-  import.meta.resolve("tsx"),
   ...(PROFILE_DIR ? ["--cpu-prof", "--cpu-prof-dir", PROFILE_DIR] : []),
   join(import.meta.dirname, "..", "src", "main.ts"),
   "--port",

@@ -123,6 +123,7 @@ const logger = pino(
   { level: opts.logLevel, redact: { paths: REDACTED_PATHS, censor: "[redacted]" } },
   pino.destination(2),
 );
+logger.info({ node: process.version }, "nova-gateway starting");
 
 let storage: OpenStorage | undefined;
 let star: RunningStar | undefined;

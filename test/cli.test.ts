@@ -3,10 +3,10 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { test } from "node:test";
-import { tsxArgs } from "./harness/process.ts";
+import { nodeArgs } from "./harness/process.ts";
 
 function run(entry: string, args: string[], env: Record<string, string> = {}) {
-  const [command, argv] = tsxArgs(entry, args);
+  const [command, argv] = nodeArgs(entry, args);
   const r = spawnSync(command, argv, {
     encoding: "utf8",
     timeout: 60_000,

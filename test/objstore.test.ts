@@ -12,7 +12,7 @@ import { createS3Store, ensureS3Bucket } from "../src/objstore/s3-store.ts";
 import { type RunningS3rver, startS3rver } from "../src/objstore/s3rver-server.ts";
 import { describeObjectStoreContract, memoryTarget } from "../src/objstore/store-contract.ts";
 import { freePort } from "./harness/ports.ts";
-import { startProcess, tsxArgs } from "./harness/process.ts";
+import { nodeArgs, startProcess } from "./harness/process.ts";
 import { tempDir } from "./harness/tmp.ts";
 
 // One s3rver for the file. Its cleanup is registered here, at the top level: node:test attaches an
@@ -291,7 +291,7 @@ describe("S3 store errors", () => {
 });
 
 describe("npm run objstore", () => {
-  const [node, cliArgs] = tsxArgs("src/objstore/main.ts", []);
+  const [node, cliArgs] = nodeArgs("src/objstore/main.ts", []);
 
   test("serves on a free port, then stops on SIGTERM with exit code 0", async (t) => {
     const dir = await tempDir(t);

@@ -128,6 +128,7 @@ const auth = await loadAuthConfig(opts).catch((err: Error) => {
   process.exit(2);
 });
 const logger = pino({ level: opts.logLevel }, pino.destination(2));
+logger.info({ node: process.version }, "nova-star starting");
 const storage = await openStorage(
   opts.dataDir !== undefined
     ? { kind: "embedded", dataDir: opts.dataDir, bucket: opts.s3Bucket }

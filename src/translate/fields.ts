@@ -46,8 +46,7 @@ export function asBoolean(value: unknown, field: string, err: FieldError): boole
 
 /** Refuses text with lone surrogates, which has no UTF-8 form (it would be silently replaced). */
 export function asWellFormed(value: string, field: string, err: FieldError): string {
-  // String.prototype.isWellFormed is in Node 20 but not in the ES2023 lib this project targets.
-  if (!(value as unknown as { isWellFormed(): boolean }).isWellFormed()) {
+  if (!value.isWellFormed()) {
     throw err(field, "contains an unpaired surrogate, which has no UTF-8 form");
   }
   return value;

@@ -3,12 +3,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { request } from "undici";
-import { startProcess, tsxArgs } from "../harness/process.ts";
+import { nodeArgs, startProcess } from "../harness/process.ts";
 import { tempDir } from "../harness/tmp.ts";
 
 test("the gateway starts embedded, serves on its printed URL, and stops on SIGTERM", async (t) => {
   const dir = await tempDir(t);
-  const [command, args] = tsxArgs("src/main.ts", [
+  const [command, args] = nodeArgs("src/main.ts", [
     "--port",
     "0",
     "--data-dir",

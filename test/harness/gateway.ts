@@ -11,7 +11,7 @@ import {
   DEFAULT_READPLAN_SETTINGS,
   type ReadPlanSettings,
 } from "../../src/readplan/read-service.ts";
-import { type RunningProcess, startProcess, tsxArgs } from "./process.ts";
+import { nodeArgs, type RunningProcess, startProcess } from "./process.ts";
 
 export interface Gateway {
   base: string;
@@ -87,7 +87,7 @@ export async function gatewayProcess(
   args: string[] = [],
   logLevel = "warn",
 ): Promise<GatewayProcess> {
-  const [command, argv] = tsxArgs("src/main.ts", [
+  const [command, argv] = nodeArgs("src/main.ts", [
     "--port",
     "0",
     "--stars",

@@ -4,7 +4,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { startProcess, tsxArgs } from "./process.ts";
+import { nodeArgs, startProcess } from "./process.ts";
 import { tempDir } from "./tmp.ts";
 import { waitFor } from "./wait.ts";
 
@@ -124,7 +124,7 @@ test("waitForExit rejects when the process keeps running", async (t) => {
   await assert.rejects(p.waitForExit(100), /still running after 100 ms/);
 });
 
-test("tsxArgs runs TypeScript, and children die with a test process that crashes", async (t) => {
+test("nodeArgs runs TypeScript, and children die with a test process that crashes", async (t) => {
   const dir = await tempDir(t);
   const entry = join(dir, "leaky.mts");
   const harness = pathToFileURL(join(import.meta.dirname, "process.ts")).href;
@@ -141,7 +141,7 @@ test("tsxArgs runs TypeScript, and children die with a test process that crashes
      throw new Error("the test failed without stopping its server");
     `,
   );
-  const [command, args] = tsxArgs(entry, []);
+  const [command, args] = nodeArgs(entry, []);
   const p = await startProcess({ command, args, readyLine: /^started (\d+)$/ });
   t.after(() => p.kill());
   const status = await p.waitForExit();

@@ -70,9 +70,12 @@ function hookProcessEnd(): void {
   }
 }
 
-/** Runs `node --import tsx entry ...args` directly, without npm or the tsx CLI in between. */
-export function tsxArgs(entry: string, args: string[]): [string, string[]] {
-  return [process.execPath, ["--import", import.meta.resolve("tsx"), resolve(entry), ...args]];
+/**
+ * Runs `node entry ...args` on this process's runtime (the project's pinned Node, which strips
+ * the types itself), directly, without npm in between.
+ */
+export function nodeArgs(entry: string, args: string[]): [string, string[]] {
+  return [process.execPath, [resolve(entry), ...args]];
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: () => string): Promise<T> {

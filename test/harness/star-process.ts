@@ -1,7 +1,7 @@
 // One star as a child process (`src/star/main.ts`), started on a free port and ready to call.
 import type { DataPlaneServiceClient } from "../../src/gen/nova/v1/DataPlaneService.ts";
 import { dataPlaneClient } from "./grpc.ts";
-import { type RunningProcess, startProcess, tsxArgs } from "./process.ts";
+import { nodeArgs, type RunningProcess, startProcess } from "./process.ts";
 
 export interface StarProcess {
   proc: RunningProcess;
@@ -30,7 +30,7 @@ export async function startStarProcess(
   storage: string[],
   options: StarProcessOptions = {},
 ): Promise<StarProcess> {
-  const [command, args] = tsxArgs("src/star/main.ts", [
+  const [command, args] = nodeArgs("src/star/main.ts", [
     "--listen",
     options.listen ?? "127.0.0.1:0",
     "--log-level",

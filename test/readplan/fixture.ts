@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import type { DataPlaneServiceClient } from "../../src/gen/nova/v1/DataPlaneService.ts";
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
 import { call } from "../harness/grpc.ts";
-import { type RunningProcess, startProcess, tsxArgs } from "../harness/process.ts";
+import { nodeArgs, type RunningProcess, startProcess } from "../harness/process.ts";
 
 export interface Objstore {
   proc: RunningProcess;
@@ -19,7 +19,7 @@ export async function startObjstore(
   buckets: string[],
   port = 0,
 ): Promise<Objstore> {
-  const [command, args] = tsxArgs("src/objstore/main.ts", [
+  const [command, args] = nodeArgs("src/objstore/main.ts", [
     "--port",
     String(port),
     "--data-dir",

@@ -9,7 +9,7 @@ import { after, before, test } from "node:test";
 import { gatewayProcess } from "../harness/gateway.ts";
 import { get } from "../harness/http.ts";
 import { scraped } from "../harness/metrics.ts";
-import { startProcess, tsxArgs } from "../harness/process.ts";
+import { nodeArgs, startProcess } from "../harness/process.ts";
 import { type StarProcess, s3Storage, startStarProcess } from "../harness/star-process.ts";
 import { appendBatches, createStream, type Objstore, startObjstore } from "./fixture.ts";
 
@@ -37,7 +37,7 @@ after(async () => {
 });
 
 async function run(args: string[]) {
-  const [command, argv] = tsxArgs("src/main.ts", args);
+  const [command, argv] = nodeArgs("src/main.ts", args);
   const p = await startProcess({ command, args: argv, readyLine: /^/ }).catch((e: Error) => e);
   if (p instanceof Error) return { out: "", err: p.message };
   await p.waitForExit();

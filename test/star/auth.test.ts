@@ -14,7 +14,7 @@ import { nova } from "../../src/proto/load.ts";
 import { parseScope } from "../../src/star/auth/scope.ts";
 import { issueToken } from "../../src/star/auth/tokens.ts";
 import { dataPlaneClient } from "../harness/grpc.ts";
-import { startProcess, tsxArgs } from "../harness/process.ts";
+import { nodeArgs, startProcess } from "../harness/process.ts";
 import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
 import { tempDir } from "../harness/tmp.ts";
 import { waitFor } from "../harness/wait.ts";
@@ -435,7 +435,7 @@ describe("a star without a signing key", () => {
 describe("the star's auth flags", () => {
   test("the signing key and api keys may come from the environment", async (t) => {
     const dir = await tempDir(t);
-    const [command, args] = tsxArgs("src/star/main.ts", [
+    const [command, args] = nodeArgs("src/star/main.ts", [
       "--listen",
       "127.0.0.1:0",
       "--log-level",
@@ -477,7 +477,7 @@ describe("the star's auth flags", () => {
         /--api-keys entry 1 \(key k1\): "nova:write"/,
       ],
     ] as const) {
-      const [command, args] = tsxArgs("src/star/main.ts", ["--data-dir", dir, ...flags]);
+      const [command, args] = nodeArgs("src/star/main.ts", ["--data-dir", dir, ...flags]);
       await assert.rejects(
         startProcess({ command, args, readyLine: /listening on/ }),
         (err: Error) => {

@@ -19,7 +19,7 @@ import { findDetail } from "../../src/proto/status-details.ts";
 import { Fleet, type Member } from "../../src/star/fleet/members.ts";
 import { fleetMembers, keyLedBy as ledBy, startMember as startStar } from "../harness/fleet.ts";
 import { call, refusal } from "../harness/grpc.ts";
-import { tsxArgs } from "../harness/process.ts";
+import { nodeArgs } from "../harness/process.ts";
 import { type StarProcess, s3Storage } from "../harness/star-process.ts";
 import { waitFor } from "../harness/wait.ts";
 
@@ -526,7 +526,7 @@ describe("a member killed and restarted", () => {
 describe("the command line", () => {
   /** Runs the star with `args`; resolves with its exit code and stderr. */
   function refused(args: string[]): Promise<{ code: number | null; stderr: string }> {
-    const [command, argv] = tsxArgs("src/star/main.ts", ["--data-dir", dir, ...args]);
+    const [command, argv] = nodeArgs("src/star/main.ts", ["--data-dir", dir, ...args]);
     return new Promise((resolve, reject) => {
       const child = spawn(command, argv, { stdio: ["ignore", "ignore", "pipe"] });
       let stderr = "";
