@@ -2,16 +2,17 @@
 #   docker run -p 8080:8080 -v nova-data:/data nova-gateway           (embedded star and storage)
 #   docker run -p 8080:8080 nova-gateway --stars star-1:7171,star-2:7171   (an external fleet)
 # Flags after the image name, or NOVA_* variables, as for `npm start -- --help`.
-# There is no build step: tsx runs the TypeScript sources, so it is a runtime dependency.
+# There is no build step: Node strips the TypeScript types itself when it loads src/ (no loader).
 
-ARG NODE_VERSION=20.20.2
+# The same release as the `node` dev dependency in package.json (a test keeps them equal).
+ARG NODE_VERSION=24.21.0
 
-FROM node:${NODE_VERSION}-bookworm-slim AS deps
+FROM node:${NODE_VERSION}-trixie-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
-FROM node:${NODE_VERSION}-bookworm-slim
+FROM node:${NODE_VERSION}-trixie-slim
 ENV NODE_ENV=production \
     NOVA_HOST=0.0.0.0 \
     NOVA_PORT=8080 \
@@ -29,6 +30,6 @@ EXPOSE 8080
 # Liveness (a load balancer should probe /readyz itself); set the port with NOVA_PORT, not --port.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.NOVA_PORT}/livez`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# `npm start` runs `tsx src/main.ts`; this is the same entry without npm in between, so SIGTERM
-# reaches the gateway and it drains.
-ENTRYPOINT ["node", "--import", "tsx", "src/main.ts"]
+# `npm start` runs `node src/main.ts`; this is the same entry without npm in between, so SIGTERM
+# reaches the gateway and it drains. test/gateway/start.test.ts runs exactly this command.
+ENTRYPOINT ["node", "src/main.ts"]

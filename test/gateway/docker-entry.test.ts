@@ -1,0 +1,81 @@
+// There is no Docker engine here, so this runs the Dockerfile's own entry (its ENTRYPOINT, ENV
+// and HEALTHCHECK, read from the file) as the image would: the pinned Node, no TypeScript loader,
+// the ready line, /livez, and a start without deprecation warnings.
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { promisify } from "node:util";
+import { request } from "undici";
+import { freePort } from "../harness/ports.ts";
+import { startProcess } from "../harness/process.ts";
+import { tempDir } from "../harness/tmp.ts";
+
+const run = promisify(execFile);
+const root = join(import.meta.dirname, "..", "..");
+const dockerfile = readFileSync(join(root, "Dockerfile"), "utf8").replace(/\\\n\s*/g, " ");
+const pinnedNode = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).devDependencies
+  .node as string;
+
+/** The JSON-array form of an instruction, e.g. ENTRYPOINT ["node", "src/main.ts"]. */
+function execForm(instruction: string): string[] {
+  const line = dockerfile.match(new RegExp(`^${instruction} (\\[.*\\])$`, "m"));
+  assert.ok(line?.[1], `the Dockerfile has an exec-form ${instruction}`);
+  return JSON.parse(line[1]) as string[];
+}
+
+/** The final stage's ENV, as KEY=VALUE pairs on one (joined) line. */
+function imageEnv(): Record<string, string> {
+  const lines = [...dockerfile.matchAll(/^ENV (.*)$/gm)].map((m) => m[1] as string);
+  const last = lines.at(-1);
+  assert.ok(last, "the Dockerfile sets ENV");
+  return Object.fromEntries([...last.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1], m[2]]));
+}
+
+/** `node` in the image is the pinned runtime; here that is the one running this test. */
+function onPinnedNode(argv: string[]): [string, string[]] {
+  const [program, ...args] = argv;
+  assert.equal(program, "node");
+  return [process.execPath, args];
+}
+
+test("the image's Node is the pinned runtime", () => {
+  assert.match(
+    dockerfile,
+    new RegExp(`^ARG NODE_VERSION=${pinnedNode.replaceAll(".", "\\.")}$`, "m"),
+  );
+  assert.equal(process.versions.node, pinnedNode);
+});
+
+test("the Dockerfile's entry starts with no TypeScript loader, logs Node 24, and is healthy", async (t) => {
+  const entry = execForm("ENTRYPOINT");
+  assert.doesNotMatch(entry.join(" "), /tsx|ts-node|--import|--loader|--require/);
+  const env = imageEnv();
+  assert.equal(env.NODE_ENV, "production");
+  // Only what a container provides differently: its port and its volume.
+  const port = await freePort();
+  const dataDir = await tempDir(t);
+  const containerEnv = { ...env, NOVA_PORT: String(port), NOVA_DATA_DIR: dataDir };
+  const [command, args] = onPinnedNode(entry);
+  const gw = await startProcess({
+    command,
+    args,
+    cwd: root,
+    env: containerEnv,
+    readyLine: /^nova-gateway listening on (http:\/\/\S+)$/,
+  });
+  try {
+    const livez = await request(`http://127.0.0.1:${port}/livez`);
+    assert.equal(livez.statusCode, 200, await livez.body.text());
+    // The HEALTHCHECK's command, in the container's environment, exits 0.
+    const [hcCommand, hcArgs] = onPinnedNode(execForm("HEALTHCHECK .* CMD"));
+    await run(hcCommand, hcArgs, { env: { ...process.env, ...containerEnv }, timeout: 10_000 });
+  } finally {
+    const exit = await gw.kill("SIGTERM");
+    assert.equal(exit.code, 0);
+  }
+  const stderr = gw.stderr();
+  assert.match(stderr, new RegExp(`"node":"v${pinnedNode.replaceAll(".", "\\.")}"`));
+  assert.doesNotMatch(stderr, /DeprecationWarning|ExperimentalWarning|NodeDeprecationWarning/);
+});
