@@ -2,10 +2,18 @@
 #   docker run -p 8080:8080 -v nova-data:/data nova-gateway           (embedded star and storage)
 #   docker run -p 8080:8080 nova-gateway --stars star-1:7171,star-2:7171   (an external fleet)
 # Flags after the image name, or NOVA_* variables, as for `npm start -- --help`.
-# There is no build step: Node strips the TypeScript types itself when it loads src/ (no loader).
+# The image runs JavaScript compiled by tsc (`npm run build`, into dist/): no TypeScript loader
+# and no type stripping at run time (docs/runtime.md has the measurements behind that choice).
 
 # The same release as the `node` dev dependency in package.json (a test keeps them equal).
 ARG NODE_VERSION=24.21.0
+
+FROM node:${NODE_VERSION}-trixie-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+RUN npm ci --no-audit --no-fund
+COPY src ./src
+RUN npm run build
 
 FROM node:${NODE_VERSION}-trixie-slim AS deps
 WORKDIR /app
@@ -21,7 +29,7 @@ WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
 COPY proto ./proto
-COPY src ./src
+COPY --from=build /app/dist ./dist
 RUN mkdir -p /data && chown node:node /data
 # The image's unprivileged user (uid 1000); nothing it runs needs root.
 USER node
@@ -30,6 +38,6 @@ EXPOSE 8080
 # Liveness (a load balancer should probe /readyz itself); set the port with NOVA_PORT, not --port.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.NOVA_PORT}/livez`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# `npm start` runs `node src/main.ts`; this is the same entry without npm in between, so SIGTERM
-# reaches the gateway and it drains. test/gateway/start.test.ts runs exactly this command.
-ENTRYPOINT ["node", "src/main.ts"]
+# The entry without npm in between, so SIGTERM reaches the gateway and it drains.
+# test/gateway/docker-entry.test.ts builds dist/ as above and runs exactly this command.
+ENTRYPOINT ["node", "dist/main.js"]

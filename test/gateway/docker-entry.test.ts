@@ -1,6 +1,7 @@
-// There is no Docker engine here, so this runs the Dockerfile's own entry (its ENTRYPOINT, ENV
-// and HEALTHCHECK, read from the file) as the image would: the pinned Node, no TypeScript loader,
-// the ready line, /livez, and a start without deprecation warnings.
+// There is no Docker engine here, so this does what the Dockerfile does, read from the file: its
+// build (`npm run build`, tsc into dist/), then its ENTRYPOINT with its ENV, and its HEALTHCHECK,
+// as the image would: the pinned Node, no TypeScript loader, the ready line, /livez, and a start
+// without deprecation warnings.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -15,8 +16,8 @@ import { tempDir } from "../harness/tmp.ts";
 const run = promisify(execFile);
 const root = join(import.meta.dirname, "..", "..");
 const dockerfile = readFileSync(join(root, "Dockerfile"), "utf8").replace(/\\\n\s*/g, " ");
-const pinnedNode = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).devDependencies
-  .node as string;
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+const pinnedNode = pkg.devDependencies.node as string;
 
 /** The JSON-array form of an instruction, e.g. ENTRYPOINT ["node", "src/main.ts"]. */
 function execForm(instruction: string): string[] {
@@ -48,9 +49,18 @@ test("the image's Node is the pinned runtime", () => {
   assert.equal(process.versions.node, pinnedNode);
 });
 
+/** The image's build step, as package.json's build script runs it: tsc with tsconfig.build.json. */
+async function build(): Promise<void> {
+  assert.match(dockerfile, /^RUN npm run build$/m);
+  assert.equal(pkg.scripts.build, "tsc -p tsconfig.build.json");
+  const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
+  await run(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: root });
+}
+
 test("the Dockerfile's entry starts with no TypeScript loader, logs Node 24, and is healthy", async (t) => {
   const entry = execForm("ENTRYPOINT");
-  assert.doesNotMatch(entry.join(" "), /tsx|ts-node|--import|--loader|--require/);
+  assert.doesNotMatch(entry.join(" "), /\.ts\b|tsx|ts-node|--import|--loader|--require/);
+  await build();
   const env = imageEnv();
   assert.equal(env.NODE_ENV, "production");
   // Only what a container provides differently: its port and its volume.
