@@ -1,0 +1,90 @@
+// `npm run bench:startup`: how the gateway's production entry starts, beside other ways to run
+// the same sources, in one run: milliseconds from spawn to the ready line, and RSS once /readyz
+// answers 200 (embedded star and object store, fresh data dir each run). Ways compared:
+//   dist   node dist/main.js (the Dockerfile's entry; this bench runs `npm run build` first)
+//   strip  node src/main.ts (`npm start`: Node strips the types itself)
+//   tsx    node --import tsx src/main.ts, when tsx resolves (`npm install --no-save tsx`)
+// BENCH_STARTUP_RUNS (default 10) runs per way, interleaved. Prints a table; no thresholds.
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startProcess } from "../test/harness/process.ts";
+import { waitFor } from "../test/harness/wait.ts";
+
+const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 10);
+const root = join(import.meta.dirname, "..");
+
+function tsxLoader(): string | undefined {
+  try {
+    return import.meta.resolve("tsx");
+  } catch {
+    return undefined;
+  }
+}
+
+/** `npm run build`: tsc compiles src/ into dist/, as the Dockerfile does. */
+function buildDist(): string {
+  const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
+  execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")]);
+  return join(root, "dist", "main.js");
+}
+
+const ways: [string, string[]][] = [
+  ["dist", [buildDist()]],
+  ["strip", [join(root, "src", "main.ts")]],
+];
+const tsx = tsxLoader();
+if (tsx) ways.push(["tsx", ["--import", tsx, join(root, "src", "main.ts")]]);
+
+function rssMiB(pid: number | undefined): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(status.match(/^VmRSS:\s+(\d+) kB$/m)?.[1]) / 1024;
+}
+
+async function once(args: string[]): Promise<{ readyMs: number; rss: number }> {
+  const dataDir = await mkdtemp(join(tmpdir(), "nova-bench-startup-"));
+  const started = performance.now();
+  const gw = await startProcess({
+    command: process.execPath,
+    args: [...args, "--port", "0", "--data-dir", dataDir, "--log-level", "warn"],
+    cwd: root,
+    readyLine: /^nova-gateway listening on (http:\/\/\S+)$/,
+  });
+  const readyMs = performance.now() - started;
+  try {
+    const url = gw.match[1] as string;
+    await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, {
+      message: "/readyz to answer 200",
+    });
+    return { readyMs, rss: rssMiB(gw.child.pid) };
+  } finally {
+    await gw.kill("SIGTERM");
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+const results = new Map(
+  ways.map(([name]) => [name, { ready: [] as number[], rss: [] as number[] }]),
+);
+for (let run = 0; run < RUNS; run++) {
+  for (const [name, args] of ways) {
+    const { readyMs, rss } = await once(args);
+    const r = results.get(name);
+    r?.ready.push(readyMs);
+    r?.rss.push(rss);
+  }
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? Number.NaN;
+};
+const range = (xs: number[], digits: number) =>
+  `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}-${Math.max(...xs).toFixed(digits)})`;
+console.log(`Node ${process.version}, ${RUNS} runs per way; median (min-max)`);
+console.log("| way | spawn to ready line, ms | RSS at /readyz, MiB |");
+console.log("| --- | --- | --- |");
+for (const [name, r] of results)
+  console.log(`| ${name} | ${range(r.ready, 0)} | ${range(r.rss, 1)} |`);
