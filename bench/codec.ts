@@ -1,8 +1,8 @@
 // Stored-record and chunk codec throughput, each beside copying the same bytes with
 // Buffer.copy. Prints a table; no thresholds. Every case runs for a fixed time budget.
 import { performance } from "node:perf_hooks";
-import { type ChunkRecord, decodeChunk, encodeChunk } from "../src/codec/chunk.ts";
-import { crc32cNative, crc32cPortable } from "../src/codec/crc32c.ts";
+import { type ChunkRecord, decodeChunk, encodeChunk } from "../src/contract/codec/chunk.ts";
+import { crc32cNative, crc32cPortable } from "../src/contract/codec/crc32c.ts";
 import {
   contentBytes,
   decodeStoredRecord,
@@ -10,8 +10,8 @@ import {
   encodeStoredRecordInto,
   type RecordHeader,
   type StoredRecord,
-} from "../src/codec/stored-record.ts";
-import { needsJsonEscapePortable, needsJsonEscapeSimd } from "../src/translate/json-escape.ts";
+} from "../src/contract/codec/stored-record.ts";
+import { needsJsonEscapePortable, needsJsonEscapeSimd } from "../src/gateway/json/json-escape.ts";
 
 const WARMUP_MS = 150;
 const BUDGET_MS = 700;

@@ -6,13 +6,13 @@
 // Rows: response bodies in fresh memory and from the response-buffer pool. Prints wall and
 // CPU seconds per GiB (CPU includes the garbage collector's helper threads); the first row also pays
 // for JIT warm-up, so compare the last two. No thresholds.
-import { encodeChunk } from "../src/codec/chunk.ts";
-import { responseBuffers, takeResponseBuffer } from "../src/gateway/response-buffers.ts";
-import { ChunkMemoryPool } from "../src/readplan/chunk-memory.ts";
-import { planEntry } from "../src/readplan/plan-entry.ts";
-import { type VerifiedChunk, verifyChunk } from "../src/readplan/verify-chunk.ts";
-import { positionText, recordsJsonBytes } from "../src/translate/record-json.ts";
-import { batchEventBytes } from "../src/translate/sse-events.ts";
+import { encodeChunk } from "../src/contract/codec/chunk.ts";
+import { ChunkMemoryPool } from "../src/gateway/history/chunk-memory.ts";
+import { planEntry } from "../src/gateway/history/plan-entry.ts";
+import { type VerifiedChunk, verifyChunk } from "../src/gateway/history/verify-chunk.ts";
+import { responseBuffers, takeResponseBuffer } from "../src/gateway/http/response-buffers.ts";
+import { positionText, recordsJsonBytes } from "../src/gateway/json/record-json.ts";
+import { batchEventBytes } from "../src/gateway/json/sse-events.ts";
 
 const KEEP = Number(process.env.BENCH_HOTPATH_KEEP ?? 250);
 const CHUNKS = 1024;

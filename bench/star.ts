@@ -8,7 +8,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
-import { decodeChunk } from "../src/codec/chunk.ts";
+import { decodeChunk } from "../src/contract/codec/chunk.ts";
 import type { ReadPlanEntry__Output } from "../src/gen/nova/v1/ReadPlanEntry.ts";
 import type { SubscribeResponse__Output } from "../src/gen/nova/v1/SubscribeResponse.ts";
 import { call } from "../test/harness/grpc.ts";

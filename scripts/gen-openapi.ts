@@ -7,9 +7,9 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
 import pino from "pino";
-import { buildApp } from "../src/app.ts";
-import type { Upstream } from "../src/gateway/upstream.ts";
-import { createMetrics } from "../src/plugins/metrics.ts";
+import { buildApp } from "../src/gateway/app.ts";
+import { createMetrics } from "../src/gateway/http/metrics.ts";
+import type { Upstream } from "../src/gateway/upstream/upstream.ts";
 
 const root = join(import.meta.dirname, "..");
 const documentPath = join(root, "openapi", "openapi.json");

@@ -11,12 +11,12 @@ import {
   DEFAULT_NDJSON_SESSION_BYTES,
   DEFAULT_SLOW_CONSUMER_MS,
   REDACTED_PATHS,
-} from "./app.ts";
-import { defineFlags, parseProcessFlags } from "./cli/flags.ts";
-import { FleetClient } from "./fleet/fleet-client.ts";
-import { fleetUpstream, metricsObserver } from "./gateway/fleet-upstream.ts";
-import { createMetrics } from "./plugins/metrics.ts";
-import { createReadService, DEFAULT_READPLAN_SETTINGS } from "./readplan/read-service.ts";
+} from "./gateway/app.ts";
+import { createReadService, DEFAULT_READPLAN_SETTINGS } from "./gateway/history/read-service.ts";
+import { createMetrics } from "./gateway/http/metrics.ts";
+import { FleetClient } from "./gateway/upstream/fleet-client.ts";
+import { fleetUpstream, metricsObserver } from "./gateway/upstream/fleet-upstream.ts";
+import { defineFlags, parseProcessFlags } from "./platform/cli/flags.ts";
 import { type RunningStar, startStar } from "./star/star.ts";
 import { type OpenStorage, openStorage } from "./star/storage.ts";
 

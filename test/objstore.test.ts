@@ -7,10 +7,13 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import fc from "fast-check";
 import { request } from "undici";
-import { ObjectStoreError, type ObjectStoreErrorKind } from "../src/objstore/errors.ts";
-import { createS3Store, ensureS3Bucket } from "../src/objstore/s3-store.ts";
-import { type RunningS3rver, startS3rver } from "../src/objstore/s3rver-server.ts";
-import { describeObjectStoreContract, memoryTarget } from "../src/objstore/store-contract.ts";
+import { ObjectStoreError, type ObjectStoreErrorKind } from "../src/platform/objstore/errors.ts";
+import { createS3Store, ensureS3Bucket } from "../src/platform/objstore/s3-store.ts";
+import { type RunningS3rver, startS3rver } from "../src/platform/objstore/s3rver-server.ts";
+import {
+  describeObjectStoreContract,
+  memoryTarget,
+} from "../src/platform/objstore/store-contract.test-helper.ts";
 import { freePort } from "./harness/ports.ts";
 import { nodeArgs, startProcess } from "./harness/process.ts";
 import { tempDir } from "./harness/tmp.ts";
@@ -291,7 +294,7 @@ describe("S3 store errors", () => {
 });
 
 describe("npm run objstore", () => {
-  const [node, cliArgs] = nodeArgs("src/objstore/main.ts", []);
+  const [node, cliArgs] = nodeArgs("src/platform/objstore/main.ts", []);
 
   test("serves on a free port, then stops on SIGTERM with exit code 0", async (t) => {
     const dir = await tempDir(t);

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Metadata, status } from "@grpc/grpc-js";
-import { ObjectStoreError } from "../objstore/errors.ts";
-import { findDetail } from "../proto/status-details.ts";
+import { findDetail } from "../contract/proto/status-details.ts";
+import { ObjectStoreError } from "../platform/objstore/errors.ts";
 import { StarError, seqNumMismatch, toServiceError } from "./errors.ts";
 
 test("an object store that is down or slow is UNAVAILABLE: the caller may retry", () => {

@@ -2,8 +2,12 @@
 // the program (seed 004, "Status codes").
 import { Metadata, type ServiceError, status } from "@grpc/grpc-js";
 import type { Logger } from "pino";
-import { ObjectStoreError } from "../objstore/errors.ts";
-import { type Detail, detailsMetadata, STATUS_DETAILS_KEY } from "../proto/status-details.ts";
+import {
+  type Detail,
+  detailsMetadata,
+  STATUS_DETAILS_KEY,
+} from "../contract/proto/status-details.ts";
+import { ObjectStoreError } from "../platform/objstore/errors.ts";
 
 export class StarError extends Error implements Partial<ServiceError> {
   readonly code: status;

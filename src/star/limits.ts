@@ -7,7 +7,7 @@ import {
   MAX_RECORD_BYTES,
   PAGE_MAX_BYTES,
   PAGE_MAX_RECORDS,
-} from "../proto/wire-limits.ts";
+} from "../contract/proto/wire-limits.ts";
 
 export interface StarLimits {
   maxRecordBytes: number;

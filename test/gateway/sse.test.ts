@@ -253,7 +253,7 @@ describe("curl-style clients", () => {
     );
     // Those 1000 Subscribes were cancelled at once, an RST_STREAM each: past its rapid-reset
     // limit a star ends that connection with GOAWAY INTERNAL_ERROR. Other calls use another
-    // connection (src/fleet/channel-pool.ts) and must not notice.
+    // connection (src/gateway/upstream/channel-pool.ts) and must not notice.
     const after = await newStream(gw.base);
     for (let i = 0; i < 20; i++) await append(gw.base, after, [`x${i}`]);
   });

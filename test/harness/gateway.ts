@@ -2,15 +2,15 @@
 // as a child process, in front of the given stars.
 import { readFileSync } from "node:fs";
 import pino from "pino";
-import { type AppOptions, buildApp } from "../../src/app.ts";
-import { FleetClient } from "../../src/fleet/fleet-client.ts";
-import { fleetUpstream, metricsObserver } from "../../src/gateway/fleet-upstream.ts";
-import { createMetrics, type GatewayMetrics } from "../../src/plugins/metrics.ts";
+import { type AppOptions, buildApp } from "../../src/gateway/app.ts";
 import {
   createReadService,
   DEFAULT_READPLAN_SETTINGS,
   type ReadPlanSettings,
-} from "../../src/readplan/read-service.ts";
+} from "../../src/gateway/history/read-service.ts";
+import { createMetrics, type GatewayMetrics } from "../../src/gateway/http/metrics.ts";
+import { FleetClient } from "../../src/gateway/upstream/fleet-client.ts";
+import { fleetUpstream, metricsObserver } from "../../src/gateway/upstream/fleet-upstream.ts";
 import { nodeArgs, type RunningProcess, startProcess } from "./process.ts";
 
 export interface Gateway {

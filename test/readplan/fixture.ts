@@ -19,7 +19,7 @@ export async function startObjstore(
   buckets: string[],
   port = 0,
 ): Promise<Objstore> {
-  const [command, args] = nodeArgs("src/objstore/main.ts", [
+  const [command, args] = nodeArgs("src/platform/objstore/main.ts", [
     "--port",
     String(port),
     "--data-dir",

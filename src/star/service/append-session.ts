@@ -3,9 +3,9 @@
 // strictly in batch order; a match miss occupies its slot as rejected and the session goes on;
 // any other failure ends the session; half-close flushes the queued acks and ends cleanly.
 import { type ServerDuplexStream, status } from "@grpc/grpc-js";
+import { findDetail } from "../../contract/proto/status-details.ts";
 import type { AppendSessionRequest__Output } from "../../gen/nova/v1/AppendSessionRequest.ts";
 import type { AppendSessionResponse } from "../../gen/nova/v1/AppendSessionResponse.ts";
-import { findDetail } from "../../proto/status-details.ts";
 import { validateBatch } from "../append/validate-batch.ts";
 import { checkSessionOpen } from "../auth/guard.ts";
 import type { StarContext } from "../context.ts";

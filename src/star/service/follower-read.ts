@@ -3,8 +3,8 @@
 // (the tail, tail_offset), and timestamps no settled record reaches, are the leader's to
 // resolve. When the leader does not answer, a fresh listing of storage serves what is settled.
 import { status } from "@grpc/grpc-js";
-import type { DecodedChunkRecord } from "../../codec/chunk.ts";
-import { contentBytes } from "../../codec/stored-record.ts";
+import type { DecodedChunkRecord } from "../../contract/codec/chunk.ts";
+import { contentBytes } from "../../contract/codec/stored-record.ts";
 import type { Position__Output } from "../../gen/nova/v1/Position.ts";
 import type { ReadRequest__Output } from "../../gen/nova/v1/ReadRequest.ts";
 import type { ReadResponse } from "../../gen/nova/v1/ReadResponse.ts";

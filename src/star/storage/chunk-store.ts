@@ -5,10 +5,10 @@ import {
   type DecodedChunkRecord,
   decodeChunk,
   encodeChunk,
-} from "../../codec/chunk.ts";
-import type { ObjectStore } from "../../objstore/object-store.ts";
+} from "../../contract/codec/chunk.ts";
+import { ByteLru } from "../../platform/memory/byte-lru.ts";
+import type { ObjectStore } from "../../platform/objstore/object-store.ts";
 import type { ChunkMeta } from "../stream/chunk-index.ts";
-import { ByteLru } from "./byte-lru.ts";
 import { chunkKey } from "./keys.ts";
 import { PresignedUrls } from "./presigned-urls.ts";
 

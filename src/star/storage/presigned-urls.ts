@@ -2,7 +2,7 @@
 // their lifetime left: chunks never change, and signing is the dominant cost of a ReadPlan (a
 // few ms per URL with the AWS SDK), so a reader that plans the same history again costs
 // nothing to sign. Bounded by count; the least recently used are dropped.
-import type { ObjectStore } from "../../objstore/object-store.ts";
+import type { ObjectStore } from "../../platform/objstore/object-store.ts";
 
 export interface PresignedUrl {
   url: string;

@@ -1,8 +1,8 @@
 // Reading a stream's records out of its chunks, the same way for the leader (its own log) and
 // for a member that follows the stream from storage: one page from a start, and the resolution
 // of a timestamp by search over chunk timestamps (one chunk decoded, never a scan).
-import type { DecodedChunkRecord } from "../../codec/chunk.ts";
-import { contentBytes } from "../../codec/stored-record.ts";
+import type { DecodedChunkRecord } from "../../contract/codec/chunk.ts";
+import { contentBytes } from "../../contract/codec/stored-record.ts";
 import type { ChunkStore } from "../storage/chunk-store.ts";
 import type { ChunkIndex, ChunkMeta } from "./chunk-index.ts";
 

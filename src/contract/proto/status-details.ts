@@ -1,0 +1,79 @@
+// Typed error details in google.rpc.Status, carried in the grpc-status-details-bin trailer.
+import { Metadata } from "@grpc/grpc-js";
+import type { IConversionOptions } from "protobufjs";
+import type { FencingTokenMismatch__Output as FencingTokenMismatch } from "../../gen/nova/v1/FencingTokenMismatch.ts";
+import type { NotOwner__Output as NotOwner } from "../../gen/nova/v1/NotOwner.ts";
+import type { SeqNumMismatch__Output as SeqNumMismatch } from "../../gen/nova/v1/SeqNumMismatch.ts";
+import type { TailDetail__Output as TailDetail } from "../../gen/nova/v1/TailDetail.ts";
+import { protoRoot } from "./load.ts";
+
+export const STATUS_DETAILS_KEY = "grpc-status-details-bin";
+
+/** The detail messages a star may attach, by their proto name. */
+export interface DetailTypes {
+  NotOwner: NotOwner;
+  SeqNumMismatch: SeqNumMismatch;
+  FencingTokenMismatch: FencingTokenMismatch;
+  TailDetail: TailDetail;
+}
+export type DetailName = keyof DetailTypes;
+export type Detail = { [K in DetailName]: { type: K; value: DetailTypes[K] } }[DetailName];
+
+const TYPE_URL_PREFIX = "type.googleapis.com/nova.v1.";
+const statusType = protoRoot.lookupType("google.rpc.Status");
+const DETAIL_NAMES: readonly DetailName[] = [
+  "NotOwner",
+  "SeqNumMismatch",
+  "FencingTokenMismatch",
+  "TailDetail",
+];
+
+const TO_OBJECT: IConversionOptions = { longs: String, enums: String, defaults: true };
+
+/** Encodes a google.rpc.Status with the given details. */
+export function encodeStatusDetails(code: number, message: string, details: Detail[]): Buffer {
+  const anys = details.map((d) => {
+    const type = protoRoot.lookupType(`nova.v1.${d.type}`);
+    return {
+      type_url: TYPE_URL_PREFIX + d.type,
+      value: type.encode(type.fromObject(d.value as unknown as Record<string, unknown>)).finish(),
+    };
+  });
+  return Buffer.from(
+    statusType.encode(statusType.fromObject({ code, message, details: anys })).finish(),
+  );
+}
+
+/** Decodes the nova details of a grpc-status-details-bin value; unknown types are skipped. */
+export function decodeStatusDetails(bin: Buffer | Uint8Array): Detail[] {
+  const status = statusType.toObject(statusType.decode(bin), TO_OBJECT) as {
+    details?: { type_url: string; value: Uint8Array }[];
+  };
+  const out: Detail[] = [];
+  for (const any of status.details ?? []) {
+    if (!any.type_url.startsWith(TYPE_URL_PREFIX)) continue;
+    const name = any.type_url.slice(TYPE_URL_PREFIX.length) as DetailName;
+    if (!DETAIL_NAMES.includes(name)) continue;
+    const type = protoRoot.lookupType(`nova.v1.${name}`);
+    out.push({ type: name, value: type.toObject(type.decode(any.value), TO_OBJECT) } as Detail);
+  }
+  return out;
+}
+
+/** Trailing metadata that carries the details for a server-side error. */
+export function detailsMetadata(code: number, message: string, details: Detail[]): Metadata {
+  const md = new Metadata();
+  md.set(STATUS_DETAILS_KEY, encodeStatusDetails(code, message, details));
+  return md;
+}
+
+/** The first detail of the given type in an error's metadata, if any. */
+export function findDetail<K extends DetailName>(
+  metadata: Metadata | undefined,
+  type: K,
+): DetailTypes[K] | undefined {
+  const bin = metadata?.get(STATUS_DETAILS_KEY)[0];
+  if (!(bin instanceof Buffer)) return undefined;
+  const found = decodeStatusDetails(bin).find((d) => d.type === type);
+  return found?.value as DetailTypes[K] | undefined;
+}

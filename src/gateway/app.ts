@@ -1,0 +1,129 @@
+// The gateway as a Fastify app: every concern a plugin, registered here in one place.
+import cors from "@fastify/cors";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import type { Logger } from "pino";
+import { createReadService, type ReadService } from "./history/read-service.ts";
+import { AppendAdmission } from "./http/admission.ts";
+import { errorsPlugin, frameworkErrors } from "./http/errors-plugin.ts";
+import { jsonPlugin } from "./http/json.ts";
+import { LiveSessions } from "./http/live-sessions.ts";
+import { type GatewayMetrics, metricsPlugin } from "./http/metrics.ts";
+import { openapiPlugin } from "./http/openapi.ts";
+import { opsPlugin } from "./http/ops.ts";
+import { responseCheckPlugin } from "./http/response-check.ts";
+import { DEFAULT_APPEND_LIMITS } from "./json/record-json.ts";
+import { bucketRoutes } from "./routes/buckets.ts";
+import { requestLogFields } from "./routes/context.ts";
+import { recordRoutes } from "./routes/records.ts";
+import { streamRoutes } from "./routes/streams.ts";
+import { tokenRoutes } from "./routes/tokens.ts";
+import { DEFAULT_FAILOVER_MS } from "./sessions/fleet-source.ts";
+import type { SseTiming } from "./sessions/sse-session.ts";
+import type { Upstream } from "./upstream/upstream.ts";
+
+export interface AppOptions {
+  upstream: Upstream;
+  metrics: GatewayMetrics;
+  logger: Logger;
+  /** Largest JSON body; the default fits a full 100 MiB batch in base64. */
+  bodyLimit: number;
+  /** Bytes of append bodies in flight at once before new ones get 429. */
+  inflightAppendBytes: number;
+  corsOrigins: string[];
+  draining?: () => boolean;
+  /** Fail any JSON response that does not match its route's documented schema (tests). */
+  checkResponses?: boolean;
+  /** An SSE client whose socket does not drain for this long gets slow_consumer. */
+  slowConsumerMs?: number;
+  /** Bytes one NDJSON append session may send in all (a line is at most bodyLimit). */
+  ndjsonSessionBytes?: number;
+  /** How long a subscription re-subscribes without getting a frame before it fails. */
+  failoverMs?: number;
+  /** On close, how long sessions get to end cleanly before their sockets are destroyed. */
+  drainGraceMs?: number;
+  sseTiming?: SseTiming;
+  /**
+   * Reads (unary and SSE catch-up), with the object-storage path when it was made with
+   * settings (the caller closes it); absent: every read goes through the stars.
+   */
+  reads?: ReadService;
+}
+
+export const DEFAULT_SLOW_CONSUMER_MS = 30_000;
+export const DEFAULT_NDJSON_SESSION_BYTES = 4 * 1024 ** 3;
+export const DEFAULT_DRAIN_GRACE_MS = 10_000;
+
+/** 100 MiB of content in base64 (4/3) plus JSON framing. */
+export const DEFAULT_BODY_LIMIT = 150 * 1024 * 1024;
+
+export const REDACTED_PATHS = ["req.headers.authorization", 'req.query["access_token"]'];
+
+export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    // Request lines log the URL, which may carry ?access_token=: logged without its value.
+    loggerInstance: opts.logger.child(
+      {},
+      { serializers: { req: requestLogFields } },
+    ) as FastifyBaseLogger,
+    bodyLimit: opts.bodyLimit,
+    // A stream key of 512 bytes, percent-encoded, is up to 1536 characters.
+    routerOptions: { maxParamLength: 2048 },
+    // While closing, keep routing: a reconnecting EventSource then gets a drained session (200
+    // with a final `retry:`) and tries again later, where Fastify's default 503 would make the
+    // browser give up on the stream for good.
+    return503OnClosing: false,
+    frameworkErrors,
+    // Validation only refuses: Fastify's defaults would coerce "12" to 12 (and big digits to a
+    // rounded double), fill in defaults and strip unknown fields, so what a handler saw would
+    // differ from what the client sent. Query values and path segments stay strings.
+    ajv: {
+      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false },
+    },
+  });
+  await app.register(errorsPlugin);
+  await app.register(jsonPlugin);
+  if (opts.checkResponses) await app.register(responseCheckPlugin);
+  await app.register(openapiPlugin);
+  await app.register(metricsPlugin, { metrics: opts.metrics });
+  await app.register(cors, {
+    origin: opts.corsOrigins.length === 0 ? false : opts.corsOrigins,
+    exposedHeaders: ["retry-after", "server-timing", "content-type"],
+    allowedHeaders: [
+      "authorization",
+      "content-type",
+      "nova-format",
+      "nova-request-token",
+      "last-event-id",
+    ],
+    methods: ["GET", "POST", "PATCH", "DELETE"],
+    maxAge: 600,
+  });
+  await app.register(opsPlugin, {
+    upstream: opts.upstream,
+    draining: opts.draining ?? (() => false),
+  });
+  await app.register(bucketRoutes, { upstream: opts.upstream });
+  await app.register(streamRoutes, { upstream: opts.upstream });
+  // Closing drains the long-lived sessions first (preClose runs before the server closes).
+  const sessions = new LiveSessions();
+  app.addHook("preClose", () => sessions.drainAll(opts.drainGraceMs ?? DEFAULT_DRAIN_GRACE_MS));
+  await app.register(recordRoutes, {
+    upstream: opts.upstream,
+    admission: new AppendAdmission(opts.inflightAppendBytes),
+    appendLimits: DEFAULT_APPEND_LIMITS,
+    bodyLimit: opts.bodyLimit,
+    reads:
+      opts.reads ?? createReadService({ upstream: opts.upstream, metrics: opts.metrics.readplan }),
+    metrics: opts.metrics,
+    sessions,
+    slowConsumerMs: opts.slowConsumerMs ?? DEFAULT_SLOW_CONSUMER_MS,
+    failoverMs: opts.failoverMs ?? DEFAULT_FAILOVER_MS,
+    ndjsonLimits: {
+      maxLineBytes: opts.bodyLimit,
+      maxSessionBytes: opts.ndjsonSessionBytes ?? DEFAULT_NDJSON_SESSION_BYTES,
+    },
+    sseTiming: opts.sseTiming,
+  });
+  await app.register(tokenRoutes, { upstream: opts.upstream });
+  return app;
+}

@@ -1,0 +1,230 @@
+// The gateway's error model: every failure is an HttpError, rendered as the contract's error body
+// { code, message, retryable, ...typed fields } in responses, SSE `error` events and NDJSON lines.
+import { type Metadata, status } from "@grpc/grpc-js";
+import { findDetail } from "../../contract/proto/status-details.ts";
+
+export interface HttpErrorOptions {
+  retryable?: boolean;
+  fields?: Record<string, unknown>;
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+export class HttpError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly retryable: boolean;
+  /** Typed fields merged into the body; int64/uint64 values are bigint. */
+  readonly fields: Record<string, unknown>;
+  readonly headers?: Record<string, string>;
+
+  constructor(status: number, code: string, message: string, options: HttpErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "HttpError";
+    this.status = status;
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+    this.fields = options.fields ?? {};
+    if (options.headers !== undefined) this.headers = options.headers;
+  }
+}
+
+export interface ErrorBody {
+  code: string;
+  message: string;
+  retryable: boolean;
+  [field: string]: unknown;
+}
+
+/** The error body. With `int64: "string"` every bigint field (deeply) becomes a decimal string. */
+export function errorBody(e: HttpError, int64: "number" | "string" = "number"): ErrorBody {
+  const fields = int64 === "string" ? bigintsToStrings(e.fields) : e.fields;
+  return { code: e.code, message: e.message, retryable: e.retryable, ...(fields as object) };
+}
+
+function bigintsToStrings(v: unknown): unknown {
+  if (typeof v === "bigint") return v.toString();
+  if (Array.isArray(v)) return v.map(bigintsToStrings);
+  if (v !== null && typeof v === "object") {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, bigintsToStrings(x)]));
+  }
+  return v;
+}
+
+/** Makes the error for one named input field; the message always starts with the field. */
+export type FieldError = (field: string, reason: string) => HttpError;
+
+const fieldError =
+  (status: number, code: string): FieldError =>
+  (field, reason) =>
+    new HttpError(status, code, `${field}: ${reason}`, { fields: { field } });
+
+/** A body field the gateway refuses (shape, range, limits). */
+export const invalidArgument: FieldError = fieldError(400, "invalid_argument");
+export const badQuery: FieldError = fieldError(400, "bad_query");
+export const badHeader: FieldError = fieldError(400, "bad_header");
+export const badPath: FieldError = fieldError(400, "bad_path");
+export const badBase64: FieldError = fieldError(400, "bad_base64");
+
+/** Unparseable JSON; `position` is the character offset where parsing stopped. */
+export function badJson(message: string, position?: number): HttpError {
+  return new HttpError(400, "bad_json", message, {
+    fields: position === undefined ? {} : { position },
+  });
+}
+
+/** The field names the record (by index) that broke the limit. */
+export function payloadTooLarge(field: string, reason: string): HttpError {
+  return new HttpError(413, "payload_too_large", `${field}: ${reason}`, { fields: { field } });
+}
+
+export function unsupportedMediaType(contentType: string, accepted: readonly string[]): HttpError {
+  return new HttpError(
+    415,
+    "unsupported_media_type",
+    `content-type ${JSON.stringify(contentType)} is not supported; use ${accepted.join(" or ")}`,
+  );
+}
+
+/** A stored record whose bytes cannot be shown as `raw` text; never altered, never skipped. */
+export function notUtf8(seqNum: bigint, field: string): HttpError {
+  return new HttpError(
+    422,
+    "not_utf8",
+    `record ${seqNum}: ${field} is not valid UTF-8; read it with ?format=base64`,
+    { fields: { seq_num: seqNum, field } },
+  );
+}
+
+export const DEFAULT_RETRY_AFTER_SECONDS = 1;
+
+const retryAfter = (seconds: number) => ({ "retry-after": String(seconds) });
+
+export function resourceExhausted(
+  message: string,
+  retryAfterSeconds = DEFAULT_RETRY_AFTER_SECONDS,
+): HttpError {
+  return new HttpError(429, "resource_exhausted", message, {
+    retryable: true,
+    headers: retryAfter(retryAfterSeconds),
+  });
+}
+
+export interface UnavailableOptions {
+  retryAfterSeconds?: number;
+  /** The request reached a star and the reply was lost: an append may have landed. */
+  outcomeUnknown?: boolean;
+}
+
+export function unavailable(message: string, options: UnavailableOptions = {}): HttpError {
+  return new HttpError(503, "unavailable", message, {
+    retryable: true,
+    headers: retryAfter(options.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS),
+    fields: options.outcomeUnknown ? { outcome: "unknown" } : {},
+  });
+}
+
+/** Gateway or star failures: the message never carries internals (addresses, stack traces). */
+export function internal(cause?: unknown): HttpError {
+  return new HttpError(500, "internal", "internal error", { cause });
+}
+
+/** A match_seq_num miss, from a unary append or an AppendSession ack. */
+export function seqNumMismatch(expectedSeqNum: string | bigint): HttpError {
+  const expected = BigInt(expectedSeqNum);
+  return new HttpError(
+    412,
+    "seq_num_mismatch",
+    `match_seq_num does not match the tail: the next seq_num is ${expected}`,
+    { fields: { expected_seq_num: expected } },
+  );
+}
+
+export interface GrpcErrorLike {
+  code: number;
+  details?: string;
+  metadata?: Metadata;
+}
+
+export interface GrpcErrorContext {
+  /** What the call addressed: decides NOT_FOUND's code when the star's message does not. */
+  resource?: "bucket" | "stream";
+  /** The call was sent and its reply lost (an append): UNAVAILABLE and DEADLINE_EXCEEDED say so. */
+  outcomeUnknown?: boolean;
+}
+
+/** Maps a star's gRPC status to the contract's HTTP error (the table in http-api.md). */
+export function fromGrpcError(err: GrpcErrorLike, ctx: GrpcErrorContext = {}): HttpError {
+  // 4xx messages come from the star and are meant for the client; 5xx messages are ours.
+  const said = err.details || "no detail given";
+  const outcome = ctx.outcomeUnknown ? { outcome: "unknown" } : {};
+  switch (err.code) {
+    case status.INVALID_ARGUMENT:
+      return new HttpError(400, "invalid_argument", said);
+    case status.UNAUTHENTICATED:
+      return new HttpError(401, "unauthenticated", said);
+    case status.PERMISSION_DENIED:
+      return new HttpError(403, "permission_denied", said);
+    case status.NOT_FOUND:
+      return new HttpError(404, `${notFoundResource(said, ctx)}_not_found`, said);
+    case status.ALREADY_EXISTS:
+      return new HttpError(409, "already_exists", said);
+    case status.ABORTED:
+      return new HttpError(409, "conflict", said, { retryable: true });
+    case status.FAILED_PRECONDITION:
+      return failedPrecondition(err, said);
+    case status.OUT_OF_RANGE: {
+      const tail = findDetail(err.metadata, "TailDetail")?.tail;
+      return new HttpError(416, "range_not_satisfiable", said, {
+        fields: tail ? { tail: exactPosition(tail) } : {},
+      });
+    }
+    case status.RESOURCE_EXHAUSTED:
+      return resourceExhausted(said);
+    case status.CANCELLED:
+      return new HttpError(499, "cancelled", "the request was cancelled");
+    case status.UNIMPLEMENTED:
+      return new HttpError(501, "unimplemented", said);
+    case status.UNAVAILABLE:
+      return unavailable("the star is unavailable; retry", ctx);
+    case status.DEADLINE_EXCEEDED:
+      return new HttpError(504, "deadline_exceeded", "the star did not answer in time; retry", {
+        retryable: true,
+        fields: outcome,
+      });
+    default:
+      // INTERNAL, UNKNOWN, DATA_LOSS and anything unexpected.
+      return internal(err);
+  }
+}
+
+function notFoundResource(message: string, ctx: GrpcErrorContext): "bucket" | "stream" {
+  // The star names what is missing ("bucket ..." / "stream ..."): a stream call on a missing
+  // bucket is bucket_not_found. Without that, the addressed resource; streams by default.
+  if (message.startsWith("bucket ")) return "bucket";
+  if (message.startsWith("stream ")) return "stream";
+  return ctx.resource ?? "stream";
+}
+
+function failedPrecondition(err: GrpcErrorLike, said: string): HttpError {
+  const mismatch = findDetail(err.metadata, "SeqNumMismatch");
+  if (mismatch) return seqNumMismatch(String(mismatch.expected_seq_num ?? "0"));
+  const fencing = findDetail(err.metadata, "FencingTokenMismatch");
+  if (fencing) {
+    return new HttpError(412, "fencing_token_mismatch", said, {
+      fields: { token_installed: fencing.token_installed ?? false },
+    });
+  }
+  // A NotOwner the gateway could not follow (redirects exhausted) is the 503 row of the table.
+  if (findDetail(err.metadata, "NotOwner")) {
+    return unavailable("the stream's leader could not be reached; retry");
+  }
+  return new HttpError(409, "failed_precondition", said);
+}
+
+function exactPosition(p: { seq_num?: unknown; timestamp_ms?: unknown }) {
+  return {
+    seq_num: BigInt(String(p.seq_num ?? 0)),
+    timestamp_ms: BigInt(String(p.timestamp_ms ?? 0)),
+  };
+}

@@ -1,0 +1,409 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { status } from "@grpc/grpc-js";
+import fc from "fast-check";
+import { Registry } from "prom-client";
+import type { ChunkRecord } from "../../contract/codec/chunk.ts";
+import { PageRule } from "../../contract/page-rule.ts";
+import type { Record__Output } from "../../gen/nova/v1/Record.ts";
+import type { ReadQuery } from "../json/read-query.ts";
+import { StarCallError } from "../upstream/errors.ts";
+import { createChunkLoader } from "./chunk-loader.ts";
+import type { HistoryDeps } from "./history-reader.ts";
+import { createReadPlanMetrics, type ReadPlanMetrics } from "./metrics.ts";
+import { type ModelOptions, ModelStar } from "./model-star.test-helper.ts";
+import type { PlanStart } from "./plan-source.ts";
+import { readService } from "./read-service.ts";
+import { s3Fetcher } from "./s3-fetcher.ts";
+import type { UrlFetcher } from "./url-fetcher.ts";
+
+const address = { bucket: "b", key: "k" };
+const noUrls: UrlFetcher = {
+  get: () => Promise.reject(new Error("no URLs in these tests")),
+  close: async () => {},
+};
+
+function setup(
+  star: ModelStar,
+  prefetch = 2,
+  upstream = star.upstream(),
+  planLimit = 8,
+  cacheBytes = 1 << 20,
+) {
+  const metrics = createReadPlanMetrics(new Registry());
+  const loader = createChunkLoader({
+    url: noUrls,
+    s3: s3Fetcher(
+      () => star.store,
+      () => {},
+    ),
+    cacheBytes,
+    metrics,
+  });
+  const deps: HistoryDeps = { upstream, loader, metrics, planLimit, prefetch };
+  return { metrics, service: readService(upstream, metrics, deps, () => loader.close()) };
+}
+
+async function counter(metrics: ReadPlanMetrics, name: keyof ReadPlanMetrics, labels: object) {
+  const got = await metrics[name].get();
+  const match = got.values.find((v) =>
+    Object.entries(labels).every(([k, want]) => (v.labels as Record<string, unknown>)[k] === want),
+  );
+  return match?.value ?? 0;
+}
+
+const plain = (records: Record__Output[]) =>
+  records.map((r) => ({
+    seq: r.seq_num,
+    ts: r.timestamp_ms,
+    body: Buffer.from(r.body).toString("hex"),
+    headers: r.headers.map((h) => [
+      Buffer.from(h.name).toString("hex"),
+      Buffer.from(h.value).toString("hex"),
+    ]),
+  }));
+
+const recordArb = fc.record({
+  body: fc.uint8Array({ maxLength: 12 }),
+  headers: fc.array(
+    fc.record({
+      name: fc.uint8Array({ minLength: 1, maxLength: 3 }),
+      value: fc.uint8Array({ maxLength: 3 }),
+    }),
+    { maxLength: 2 },
+  ),
+  dt: fc.integer({ min: 0, max: 2 }),
+});
+
+/** Chunks of records with timestamps that never decrease. */
+const chunksArb = fc
+  .array(fc.array(recordArb, { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 7 })
+  .map((chunks) => {
+    let ts = 100n;
+    return chunks.map((records) =>
+      records.map((r): ChunkRecord => {
+        ts += BigInt(r.dt);
+        return { body: r.body, headers: r.headers, timestampMs: ts };
+      }),
+    );
+  });
+
+type Fault = "none" | "corrupt" | "missing";
+
+const scenarioArb = chunksArb.chain((chunks) => {
+  const total = chunks.reduce((n, c) => n + c.length, 0);
+  const lastTs = Number(chunks.at(-1)?.at(-1)?.timestampMs ?? 100n);
+  return fc.record({
+    chunks: fc.constant(chunks),
+    trim: fc.integer({ min: 0, max: total }),
+    unsettled: fc.integer({ min: 0, max: 2 }),
+    planCap: fc.integer({ min: 1, max: 3 }),
+    faults: fc.array(
+      fc.record({
+        kind: fc.constantFrom<Fault>("none", "none", "none", "corrupt", "missing"),
+        offset: fc.nat(),
+      }),
+      { minLength: chunks.length, maxLength: chunks.length },
+    ),
+    start: fc.oneof(
+      fc.integer({ min: 0, max: total }).map((n): PlanStart => ({ seq_num: String(n) })),
+      fc.integer({ min: 99, max: lastTs + 2 }).map((n): PlanStart => ({ timestamp_ms: String(n) })),
+    ),
+    count: fc.option(fc.integer({ min: 1, max: 12 }), { nil: undefined }),
+    bytes: fc.option(fc.integer({ min: 1, max: 60 }), { nil: undefined }),
+    until: fc.option(fc.integer({ min: 100, max: lastTs + 2 }), { nil: undefined }),
+    prefetch: fc.integer({ min: 0, max: 3 }),
+    planLimit: fc.integer({ min: 1, max: 4 }),
+    // A cache of about one chunk or two lets chunks go while they are read ahead, and their
+    // memory holds other chunks by the time they are served.
+    cacheBytes: fc.constantFrom(1 << 20, 1200, 2400),
+  });
+});
+
+async function modelOf(s: {
+  pageRecords?: number;
+  refuseDamaged?: boolean;
+  chunks: ChunkRecord[][];
+  trim: number;
+  unsettled: number;
+  planCap: number;
+  faults: { kind: Fault; offset: number }[];
+}): Promise<ModelStar> {
+  const opts: ModelOptions = {
+    chunks: s.chunks,
+    trim: BigInt(s.trim),
+    unsettled: s.unsettled,
+    planCap: s.planCap,
+    ...(s.pageRecords === undefined ? {} : { pageRecords: s.pageRecords }),
+    refuseDamaged: s.refuseDamaged ?? false,
+  };
+  const star = await ModelStar.create(opts);
+  for (const [i, f] of s.faults.entries()) {
+    if (f.kind === "corrupt") await star.corrupt(i, f.offset);
+    if (f.kind === "missing") await star.remove(i);
+  }
+  return star;
+}
+
+describe("a page read through plans equals the star's Read", () => {
+  test("for any stream, trim point, faults, start and bounds", async () => {
+    await fc.assert(
+      fc.asyncProperty(scenarioArb, fc.boolean(), async (s, refuseDamaged) => {
+        // A star that refuses damaged chunks too: the page fails exactly when its Read does.
+        const star = await modelOf({ ...s, refuseDamaged });
+        const { service } = setup(star, s.prefetch, star.upstream(), s.planLimit, s.cacheBytes);
+        const query: ReadQuery = { start: s.start, clamp: false, wait: 0, int64: "number" };
+        if (s.count !== undefined) query.count = BigInt(s.count);
+        if (s.bytes !== undefined) query.bytes = BigInt(s.bytes);
+        if (s.until !== undefined) query.until_ms = String(s.until);
+        const asked = {
+          ...s.start,
+          count: s.count ?? 0,
+          bytes: String(s.bytes ?? 0),
+          ...(s.until === undefined ? {} : { until_ms: String(s.until) }),
+        };
+        const want = (() => {
+          try {
+            return star.read(asked);
+          } catch (err) {
+            return err as StarCallError;
+          }
+        })();
+        const got = await service.page(address, query, {}).catch((err: StarCallError) => err);
+        if (want instanceof StarCallError || got instanceof StarCallError) {
+          assert.ok(want instanceof StarCallError && got instanceof StarCallError, String(got));
+          assert.equal(got.code, want.code);
+        } else {
+          assert.deepEqual(plain(got.response.records), plain(want.records));
+          assert.deepEqual(got.response.tail, want.tail);
+        }
+        await service.close();
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("a whole history read, then the star, is every record once", () => {
+  test("for any stream, trim point, faults and start", async () => {
+    await fc.assert(
+      fc.asyncProperty(scenarioArb, fc.integer({ min: 1, max: 4 }), async (s, pageRecords) => {
+        // Small Read pages: ranges read through the star take several calls.
+        const star = await modelOf({ ...s, pageRecords });
+        const { service } = setup(star, s.prefetch, star.upstream(), s.planLimit, s.cacheBytes);
+        const history = service.history;
+        assert.ok(history);
+        const limits = new PageRule(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
+        const reader = history.read(address, s.start, limits, {});
+        const got: Record__Output[] = [];
+        let step = await reader.next();
+        while (!step.done) {
+          const { records, tail } = step.value;
+          assert.ok(records.length > 0 && records.length <= 1000);
+          assert.ok(BigInt(tail.seq_num) > BigInt(records.at(-1)?.seq_num ?? -1));
+          got.push(...records);
+          step = await reader.next();
+        }
+        assert.equal(step.value.planned, true);
+        // The star takes over where the plan phase ended.
+        let next: PlanStart = step.value.next;
+        for (;;) {
+          const page = star.read({ ...next });
+          if (page.records.length === 0) break;
+          got.push(...page.records);
+          next = { seq_num: String(BigInt(page.records.at(-1)?.seq_num ?? 0) + 1n) };
+        }
+        const from =
+          "seq_num" in s.start
+            ? BigInt(s.start.seq_num)
+            : BigInt(
+                star.read({ timestamp_ms: s.start.timestamp_ms, count: 1 }).records[0]?.seq_num ??
+                  star.tail.seq_num,
+              );
+        const want = star.all().filter((r) => BigInt(r.seq_num) >= from);
+        assert.deepEqual(plain(got), plain(want));
+        await service.close();
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("faults and the star", () => {
+  const records = (n: number, ts = 100n): ChunkRecord[] =>
+    Array.from({ length: n }, (_, i) => ({
+      body: Buffer.from(`r${i}`),
+      headers: [],
+      timestampMs: ts + BigInt(i),
+    }));
+
+  test("settled history from a seq_num costs no Read; a second reader no fetch", async () => {
+    const star = await ModelStar.create({ chunks: [records(5), records(5), records(5)] });
+    const { service, metrics } = setup(star);
+    const query: ReadQuery = {
+      start: { seq_num: "2" },
+      count: 10n,
+      clamp: false,
+      wait: 0,
+      int64: "number",
+    };
+    const first = await service.page(address, query, {});
+    assert.deepEqual(
+      first.response.records.map((r) => r.seq_num),
+      ["2", "3", "4", "5", "6", "7", "8", "9", "10", "11"],
+    );
+    assert.deepEqual(first.response.tail, star.tail);
+    assert.equal(star.calls.filter((m) => m === "Read").length, 0);
+    assert.equal(await counter(metrics, "fetches", { outcome: "ok" }), 3);
+    await service.page(address, query, {});
+    assert.equal(await counter(metrics, "fetches", { outcome: "ok" }), 3);
+    assert.equal(await counter(metrics, "cacheHits", { kind: "hit" }), 3);
+    assert.equal(star.calls.filter((m) => m === "Read").length, 0);
+  });
+
+  test("a chunk let go before it is served is loaded again, never read from reused memory", async () => {
+    // Equal-sized chunks, a cache of one, and three read ahead: each chunk has left the cache,
+    // and its memory holds a later chunk, by the time the reader gets to it.
+    const chunks = Array.from({ length: 6 }, (_, c) =>
+      Array.from({ length: 4 }, (_, i) => ({
+        body: Buffer.from(`chunk ${c} record ${i}`),
+        headers: [],
+        timestampMs: 100n + BigInt(4 * c + i),
+      })),
+    );
+    const star = await ModelStar.create({ chunks });
+    const { service, metrics } = setup(star, 3, star.upstream(), 8, 1200);
+    const history = service.history;
+    assert.ok(history);
+    const reader = history.read(address, { seq_num: "0" }, new PageRule(100, 1 << 20), {});
+    const got: Record__Output[] = [];
+    for (let step = await reader.next(); !step.done; step = await reader.next()) {
+      got.push(...step.value.records);
+    }
+    assert.deepEqual(plain(got), plain(star.all()));
+    // More fetches than chunks: the ones let go were loaded again.
+    assert.ok((await counter(metrics, "fetches", { outcome: "ok" })) > chunks.length);
+    assert.equal(star.calls.filter((m) => m === "Read").length, 0);
+    await service.close();
+  });
+
+  test("a corrupt chunk is read through the star and counted", async () => {
+    const star = await ModelStar.create({ chunks: [records(3), records(3), records(3)] });
+    await star.corrupt(1, 2);
+    const { service, metrics } = setup(star);
+    const got = await service.page(
+      address,
+      { start: { seq_num: "0" }, clamp: false, wait: 0, int64: "number" },
+      {},
+    );
+    assert.deepEqual(plain(got.response.records), plain(star.all()));
+    assert.equal(await counter(metrics, "fallbacks", { reason: "corrupt" }), 1);
+    assert.equal(await counter(metrics, "records", { source: "star" }), 3);
+    assert.equal(await counter(metrics, "records", { source: "objstore" }), 6);
+    assert.ok(got.timings.starMs > 0);
+  });
+
+  test("a timestamp start whose chunk faults is placed by the star", async () => {
+    const star = await ModelStar.create({ chunks: [records(3, 100n), records(3, 103n)] });
+    await star.corrupt(1, 0);
+    const { service, metrics } = setup(star);
+    const got = await service.page(
+      address,
+      { start: { timestamp_ms: "104" }, clamp: false, wait: 0, int64: "number" },
+      {},
+    );
+    assert.deepEqual(
+      got.response.records.map((r) => [r.seq_num, r.timestamp_ms]),
+      [
+        ["4", "104"],
+        ["5", "105"],
+      ],
+    );
+    assert.equal(await counter(metrics, "fallbacks", { reason: "corrupt" }), 1);
+  });
+
+  test("a timestamp start placed from chunk timestamps costs no Read", async () => {
+    const star = await ModelStar.create({ chunks: [records(3, 100n), records(3, 103n)] });
+    const { service } = setup(star);
+    const seqs = async (ts: string, count: bigint) => {
+      const query: ReadQuery = {
+        start: { timestamp_ms: ts },
+        count,
+        clamp: false,
+        wait: 0,
+        int64: "number",
+      };
+      return (await service.page(address, query, {})).response.records.map((r) => r.seq_num);
+    };
+    assert.deepEqual(await seqs("101", 4n), ["1", "2", "3", "4"]);
+    // At a chunk boundary: the chunk before holds no trimmed record, so nothing hides there.
+    assert.deepEqual(await seqs("103", 3n), ["3", "4", "5"]);
+    assert.equal(star.calls.filter((m) => m === "Read").length, 0);
+  });
+
+  test("a timestamp start after a chunk holding trimmed records asks the star", async () => {
+    const star = await ModelStar.create({
+      chunks: [records(3, 100n), records(3, 103n)],
+      trim: 1n,
+    });
+    const { service } = setup(star);
+    const got = await service.page(
+      address,
+      { start: { timestamp_ms: "100" }, clamp: false, wait: 0, int64: "number" },
+      {},
+    );
+    assert.deepEqual(
+      got.response.records.map((r) => r.seq_num),
+      ["1", "2", "3", "4", "5"],
+    );
+  });
+
+  test("a missing chunk is read through the star and counted", async () => {
+    const star = await ModelStar.create({ chunks: [records(3), records(3)] });
+    await star.remove(0);
+    const { service, metrics } = setup(star);
+    const got = await service.page(
+      address,
+      { start: { seq_num: "1" }, clamp: false, wait: 0, int64: "number" },
+      {},
+    );
+    assert.deepEqual(plain(got.response.records), plain(star.all().slice(1)));
+    assert.equal(await counter(metrics, "fallbacks", { reason: "missing" }), 1);
+  });
+
+  test("a star without ReadPlan: the read goes through Read, counted as plan_failed", async () => {
+    const star = await ModelStar.create({ chunks: [records(3)] });
+    const model = star.upstream();
+    const upstream: typeof model = {
+      unary: ((method, request, opts) =>
+        method === "ReadPlan"
+          ? Promise.reject(
+              new StarCallError({ code: status.UNIMPLEMENTED, details: "no" }, { method }),
+            )
+          : model.unary(method, request, opts)) as typeof model.unary,
+    };
+    const { service, metrics } = setup(star, 2, upstream);
+    const got = await service.page(
+      address,
+      { start: { seq_num: "0" }, clamp: false, wait: 0, int64: "number" },
+      {},
+    );
+    assert.deepEqual(plain(got.response.records), plain(star.all()));
+    assert.equal(await counter(metrics, "fallbacks", { reason: "plan_failed" }), 1);
+    assert.equal(star.calls.filter((m) => m === "Read").length, 1);
+  });
+
+  test("a stream the star does not have: Read answers, not counted as a fallback", async () => {
+    const star = await ModelStar.create({ chunks: [records(3)] });
+    const { service, metrics } = setup(star);
+    await assert.rejects(
+      service.page(
+        address,
+        { start: { seq_num: "9" }, clamp: false, wait: 0, int64: "number" },
+        {},
+      ),
+      (err: StarCallError) => err.code === status.OUT_OF_RANGE,
+    );
+    assert.equal(await counter(metrics, "fallbacks", { reason: "plan_failed" }), 0);
+  });
+});

@@ -1,0 +1,99 @@
+// Every failure leaves as the contract's error body { code, message, retryable, ...fields }
+// with the right status: the gateway's own HttpErrors, star statuses (the table in
+// http-api.md), and Fastify's own refusals (size, media type, schema, unknown route).
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import fp from "fastify-plugin";
+import {
+  badPath,
+  errorBody,
+  fromGrpcError,
+  type GrpcErrorContext,
+  HttpError,
+  internal,
+  payloadTooLarge,
+  unavailable,
+  unsupportedMediaType,
+} from "../errors/errors.ts";
+import { parseInt64Mode } from "../json/integers.ts";
+import type { Query } from "../json/query-params.ts";
+import { FleetError, StarCallError } from "../upstream/errors.ts";
+import { type RequestPart, validationError } from "./validation-errors.ts";
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** What a route addresses, so a star's NOT_FOUND maps to bucket_ or stream_not_found. */
+    resource?: GrpcErrorContext["resource"];
+  }
+}
+
+/** The HttpError an error stands for; `req` gives what a failed validation looked at. */
+export function toHttpError(
+  err: unknown,
+  ctx: GrpcErrorContext = {},
+  req?: FastifyRequest,
+): HttpError {
+  if (err instanceof HttpError) return err;
+  if (err instanceof StarCallError) {
+    return fromGrpcError(err, { ...ctx, outcomeUnknown: err.outcomeUnknown });
+  }
+  if (err instanceof FleetError) return unavailable(err.message);
+  const e = err as FastifyError & { validationContext?: string };
+  switch (e?.code) {
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return payloadTooLarge("body", "is over the gateway's body limit");
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return unsupportedMediaType(req?.headers["content-type"] ?? "", acceptedMediaTypes(req));
+    case "FST_ERR_BAD_URL":
+      return badPath("path", "is not valid percent-encoded UTF-8");
+    case "FST_ERR_MAX_PARAM_LENGTH":
+      return badPath("path", "has a segment over 2048 characters; a stream key is 1 to 512 bytes");
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return new HttpError(400, "bad_json", "the body is empty; send a JSON document");
+  }
+  if (e?.validation) {
+    const part = (e.validationContext ?? "body") as RequestPart;
+    return validationError(e.validation, part, req && requestPart(req, part));
+  }
+  return internal(err);
+}
+
+/** The records route also takes an NDJSON append session; every other body is JSON. */
+function acceptedMediaTypes(req?: FastifyRequest): string[] {
+  return req?.routeOptions.url?.endsWith("/records")
+    ? ["application/json", "application/x-ndjson"]
+    : ["application/json"];
+}
+
+function requestPart(req: FastifyRequest, part: RequestPart): unknown {
+  return part === "querystring" ? req.query : req[part];
+}
+
+/** Fastify's refusals before routing, for its `frameworkErrors` option. */
+export function frameworkErrors(err: FastifyError, _req: FastifyRequest, reply: FastifyReply) {
+  const http = toHttpError(err);
+  reply.code(http.status).send(errorBody(http));
+}
+
+export const errorsPlugin = fp(async (app: FastifyInstance) => {
+  app.setErrorHandler((err, req: FastifyRequest, reply: FastifyReply) => {
+    const http = toHttpError(err, { resource: req.routeOptions.config?.resource }, req);
+    if (http.status >= 500) req.log.error({ err }, "request failed");
+    let int64: "number" | "string" = "number";
+    try {
+      int64 = parseInt64Mode(req.query as Query);
+    } catch {
+      // A bad int64 parameter is itself the error being reported.
+    }
+    reply
+      .code(http.status)
+      .headers(http.headers ?? {})
+      .send(errorBody(http, int64));
+  });
+  app.setNotFoundHandler((req, reply) => {
+    reply.code(404).send({
+      code: "not_found",
+      message: `no route for ${req.method} ${req.url.split("?")[0]}; see /docs`,
+      retryable: false,
+    });
+  });
+});

@@ -1,0 +1,92 @@
+// Prometheus metrics at /metrics: requests by route and status, request latency, upstream calls
+// by verb and code, redirects followed, open Subscribe calls and sessions, slow consumers. One
+// registry per app, so tests can run several.
+import type { FastifyInstance } from "fastify";
+import fp from "fastify-plugin";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { createReadPlanMetrics, type ReadPlanMetrics } from "../history/metrics.ts";
+import { routeSchemas } from "./schemas/routes.ts";
+
+export interface GatewayMetrics {
+  registry: Registry;
+  upstreamCalls: Counter<"verb" | "code">;
+  redirects: Counter<"verb">;
+  /** Catch-up reads from object storage: fetches, cache hits, fallbacks to the star by reason. */
+  readplan: ReadPlanMetrics;
+  /** Subscribe calls open to stars: back to its baseline once clients are gone (no leaks). */
+  upstreamSubscribes: Gauge;
+  /** Long-lived HTTP sessions open: `sse`, `long_poll`, `ndjson`. */
+  sessions: Gauge<"kind">;
+  /** SSE clients ended with slow_consumer. */
+  slowConsumers: Counter;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    metrics: GatewayMetrics;
+  }
+}
+
+export function createMetrics(): GatewayMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    upstreamCalls: new Counter({
+      name: "nova_gateway_upstream_calls_total",
+      help: "gRPC calls to stars by verb and status code",
+      labelNames: ["verb", "code"],
+      registers: [registry],
+    }),
+    redirects: new Counter({
+      name: "nova_gateway_redirects_total",
+      help: "NotOwner redirects followed, by verb",
+      labelNames: ["verb"],
+      registers: [registry],
+    }),
+    readplan: createReadPlanMetrics(registry),
+    upstreamSubscribes: new Gauge({
+      name: "nova_gateway_upstream_subscribe_calls",
+      help: "Subscribe calls open to stars",
+      registers: [registry],
+    }),
+    sessions: new Gauge({
+      name: "nova_gateway_sessions",
+      help: "Open SSE subscriptions, long-polls and NDJSON append sessions, by kind",
+      labelNames: ["kind"],
+      registers: [registry],
+    }),
+    slowConsumers: new Counter({
+      name: "nova_gateway_slow_consumers_total",
+      help: "SSE clients ended with slow_consumer for not reading",
+      registers: [registry],
+    }),
+  };
+}
+
+export const metricsPlugin = fp(async (app: FastifyInstance, opts: { metrics: GatewayMetrics }) => {
+  const { registry } = opts.metrics;
+  app.decorate("metrics", opts.metrics);
+  const requests = new Counter({
+    name: "nova_gateway_requests_total",
+    help: "HTTP requests by route and status",
+    labelNames: ["method", "route", "status"],
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: "nova_gateway_request_duration_seconds",
+    help: "HTTP request latency by route",
+    labelNames: ["method", "route"],
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60],
+    registers: [registry],
+  });
+  app.addHook("onResponse", async (req, reply) => {
+    const route = req.routeOptions.url ?? "unmatched";
+    requests.inc({ method: req.method, route, status: String(reply.statusCode) });
+    latency.observe({ method: req.method, route }, reply.elapsedTime / 1000);
+  });
+  app.get("/metrics", { schema: routeSchemas.metrics }, async (_req, reply) => {
+    reply.type(registry.contentType);
+    return registry.metrics();
+  });
+});

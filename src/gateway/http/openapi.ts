@@ -1,0 +1,60 @@
+// The shared schemas for validation by $ref, and the OpenAPI 3.1 document generated from every
+// route's schema: served at /openapi.json and browsable at /docs. Register before the routes:
+// @fastify/swagger collects them as they are added.
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import type { FastifyInstance } from "fastify";
+import fp from "fastify-plugin";
+import { sharedSchemas } from "./schemas/index.ts";
+import { routeSchemas } from "./schemas/routes.ts";
+
+const DESCRIPTION = [
+  "HTTP/JSON gateway to a fleet of nova stars (`nova.v1.DataPlaneService`).",
+  "",
+  "- Stream keys are path segments: percent-encode them (`a/b` is `a%2Fb`).",
+  "- Record bytes travel as `raw` UTF-8 text (the default) or `base64`, chosen by `?format=` or the `nova-format` header (the query wins), for header names, values and bodies alike.",
+  "- seq_num (uint64) and timestamps (int64) are exact JSON integers, never rounded: values beyond 2^53-1 keep every digit, which JavaScript's JSON.parse cannot hold. Add `?int64=string` for decimal strings. On input both are accepted.",
+  "- Every error is an ErrorBody `{code, message, retryable, ...}` with the status given per route; `field` names the input at fault.",
+  "- `Authorization: Bearer <token>` is forwarded to the stars; reads also take `?access_token=`.",
+].join("\n");
+
+export const openapiPlugin = fp(async (app: FastifyInstance) => {
+  for (const schema of sharedSchemas) app.addSchema(schema);
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: { title: "nova gateway", version: "1", description: DESCRIPTION },
+      tags: [
+        { name: "buckets", description: "Buckets and their stream defaults." },
+        { name: "streams", description: "Streams and their configuration." },
+        { name: "records", description: "Append, read, subscribe, tail, trim and fence." },
+        { name: "tokens", description: "Api keys for bearer tokens." },
+        { name: "service", description: "Health, metrics and this document." },
+      ],
+      components: {
+        securitySchemes: {
+          bearer: {
+            type: "http",
+            scheme: "bearer",
+            description: "A token from POST /v1/tokens, forwarded to the star.",
+          },
+          accessToken: {
+            type: "apiKey",
+            in: "query",
+            name: "access_token",
+            description: "The same token as a query parameter, on reads only (for EventSource).",
+          },
+        },
+      },
+    },
+    // Clone: generating the document must not edit the schemas Fastify validates with.
+    // Shared schemas keep their $id as their component name.
+    refResolver: {
+      clone: true,
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === "string" ? json.$id : `def-${i}`,
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: "/docs" });
+  app.get("/openapi.json", { schema: routeSchemas.openapi }, async () => app.swagger());
+});

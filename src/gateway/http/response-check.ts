@@ -1,0 +1,70 @@
+// A check for tests: every JSON response must match the schema its route documents for that
+// status, so the OpenAPI document cannot drift from what the gateway writes. Responses are
+// written by stringifyJsonExact, not by the schemas, so nothing else would notice. A mismatch
+// turns the response into a 500 naming the difference. Off in production (it parses every
+// response again). Register before the routes: it compiles their schemas as they are added.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import fp from "fastify-plugin";
+import type { TSchema } from "typebox";
+import { Compile } from "typebox/compile";
+import { HttpError } from "../errors/errors.ts";
+import { parseJsonExact } from "../json/json-exact.ts";
+import { schemaContext } from "./schemas/index.ts";
+
+type Check = (value: unknown) => string | undefined;
+
+/** A documented response: its JSON schema's check, when it has one. */
+interface Documented {
+  json?: Check;
+}
+
+function compile(schema: unknown): Check {
+  const validator = Compile(schemaContext, schema as TSchema);
+  return (value) => {
+    if (validator.Check(value)) return undefined;
+    const [first] = validator.Errors(value);
+    return first === undefined ? "does not match" : `${first.instancePath || "/"} ${first.message}`;
+  };
+}
+
+/** A response is a schema, or { content: { [media type]: { schema } } }. */
+function documented(response: unknown): Documented {
+  const content = (response as { content?: Record<string, { schema: unknown }> }).content;
+  const schema = content === undefined ? response : content["application/json"]?.schema;
+  return schema === undefined ? {} : { json: compile(schema) };
+}
+
+export const responseCheckPlugin = fp(async (app: FastifyInstance) => {
+  const checks = new WeakMap<object, Map<number, Documented>>();
+  app.addHook("onRoute", (route) => {
+    const responses = route.schema?.response as Record<string, unknown> | undefined;
+    if (responses === undefined) return;
+    const byStatus = new Map<number, Documented>();
+    for (const [status, response] of Object.entries(responses)) {
+      byStatus.set(Number(status), documented(response));
+    }
+    checks.set(responses, byStatus);
+  });
+  app.addHook("onSend", async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    const responses = req.routeOptions.schema?.response;
+    if (responses === undefined || responses === null) return payload;
+    const byStatus = checks.get(responses as object);
+    if (byStatus === undefined) return payload;
+    const where = `${req.method} ${req.routeOptions.url} ${reply.statusCode}`;
+    const response = byStatus.get(reply.statusCode);
+    if (response === undefined) throw mismatch(`${where}: this status is not documented`);
+    const type = String(reply.getHeader("content-type") ?? "");
+    if (!type.startsWith("application/json")) return payload;
+    // Read pages are sent as bytes already written; they are checked like any other reply.
+    const text = Buffer.isBuffer(payload) ? payload.toString("utf8") : payload;
+    if (typeof text !== "string") return payload;
+    if (response.json === undefined) throw mismatch(`${where}: JSON is not documented`);
+    const problem = response.json(parseJsonExact(text));
+    if (problem !== undefined) throw mismatch(`${where}: ${problem} in ${text.slice(0, 500)}`);
+    return payload;
+  });
+});
+
+function mismatch(message: string): HttpError {
+  return new HttpError(500, "internal", `response does not match its schema: ${message}`);
+}

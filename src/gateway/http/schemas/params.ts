@@ -1,0 +1,153 @@
+// Path parameters, query strings and request headers. Inlined into routes (no $id) so OpenAPI
+// lists each as a parameter. Query values are strings with patterns, never integers: Ajv would
+// coerce "18446744073709551615" to a rounded double; translation reads the digits exactly.
+import { Type } from "typebox";
+import { BUCKET_NAME } from "../../../contract/proto/wire-limits.ts";
+
+const uint64Digits = (description: string) =>
+  Type.String({ pattern: "^[0-9]{1,20}$", description });
+const int64Digits = (description: string) =>
+  Type.String({ pattern: "^-?[0-9]{1,19}$", description });
+
+const bucket = Type.String({
+  pattern: BUCKET_NAME.source,
+  description: "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
+  examples: ["shop"],
+});
+
+export const BucketParams = Type.Object({ bucket }, { additionalProperties: false });
+
+export const StreamParams = Type.Object(
+  {
+    bucket,
+    // Its length is checked in UTF-8 bytes by translation; JSON Schema counts code points.
+    key: Type.String({
+      minLength: 1,
+      description:
+        "The stream key: 1 to 512 bytes of UTF-8, percent-encoded in the path (a/b is a%2Fb).",
+      examples: ["orders/eu"],
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const int64 = Type.Optional(
+  Type.Enum(["number", "string"], {
+    description:
+      "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings.",
+  }),
+);
+
+const format = Type.Optional(
+  Type.Enum(["raw", "base64"], {
+    description:
+      "Record format for header names, values and bodies (wins over the nova-format header).",
+  }),
+);
+
+/** Routes whose responses carry integers and no records. */
+export const Int64Query = Type.Object({ int64 }, { additionalProperties: false });
+
+const accessToken = Type.Optional(
+  Type.String({
+    description:
+      "A bearer token, for clients that cannot set headers (EventSource); reads only. Prefer Authorization.",
+  }),
+);
+
+/** CheckTail: a read, so it also takes ?access_token=. */
+export const TailQuery = Type.Object(
+  { int64, access_token: accessToken },
+  { additionalProperties: false },
+);
+
+/** Append (JSON and NDJSON). */
+export const AppendQuery = Type.Object({ format, int64 }, { additionalProperties: false });
+
+export const ReadQuery = Type.Object(
+  {
+    seq_num: Type.Optional(uint64Digits("Start at this seq_num")),
+    timestamp_ms: Type.Optional(
+      int64Digits("Start at the first record stamped at or after this time"),
+    ),
+    tail_offset: Type.Optional(uint64Digits("Start this many records before the tail")),
+    count: Type.Optional(
+      uint64Digits("At most this many records (one page holds at most 1000); 0 is no limit"),
+    ),
+    bytes: Type.Optional(
+      uint64Digits("At most this many content bytes (one page holds at most 1 MiB); 0 is no limit"),
+    ),
+    until_ms: Type.Optional(int64Digits("Only records stamped before this time (exclusive)")),
+    clamp: Type.Optional(
+      Type.Enum(["true", "false"], {
+        description: "A start beyond the tail reads from the tail instead of 416.",
+      }),
+    ),
+    wait: Type.Optional(
+      Type.String({
+        pattern: "^[0-9]{1,2}$",
+        description: "Long-poll up to this many seconds (at most 60) for records.",
+      }),
+    ),
+    format,
+    int64,
+    access_token: accessToken,
+    last_event_id: Type.Optional(
+      Type.String({ description: "SSE resume id (seq_num,count,bytes), as Last-Event-ID." }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      "Give at most one of seq_num, timestamp_ms and tail_offset; none reads from the tail.",
+  },
+);
+
+const listFields = {
+  prefix: Type.Optional(Type.String({ description: "Only names starting with this." })),
+  start_after: Type.Optional(
+    Type.String({ description: "The cursor a previous page returned as next." }),
+  ),
+  limit: Type.Optional(
+    uint64Digits("At most this many per page; larger values are clamped to 1000"),
+  ),
+  int64,
+};
+
+/** ListBuckets and ListStreams. */
+export const ListQuery = Type.Object(listFields, { additionalProperties: false });
+
+const novaFormat = Type.Optional(
+  Type.Enum(["raw", "base64"], {
+    description: "Record format; the format query parameter wins.",
+  }),
+);
+
+/** Headers are open-ended: only the ones the gateway reads are described. */
+export const FormatHeaders = Type.Object({ "nova-format": novaFormat });
+
+/** Read, and Subscribe (the same route with Accept: text/event-stream). */
+export const ReadHeaders = Type.Object({
+  "nova-format": novaFormat,
+  accept: Type.Optional(
+    Type.String({
+      description:
+        "text/event-stream subscribes (Server-Sent Events); anything else reads one JSON page.",
+    }),
+  ),
+  "last-event-id": Type.Optional(
+    Type.String({
+      description:
+        "SSE resume id seq_num,count,bytes (EventSource sends it on reconnect); as ?last_event_id=.",
+    }),
+  ),
+});
+
+export const CreateHeaders = Type.Object({
+  "nova-request-token": Type.Optional(
+    Type.String({
+      description:
+        "The creation token: a retry with the same token converges on the existing resource.",
+    }),
+  ),
+});

@@ -1,0 +1,51 @@
+// The NDJSON append session's lines: in, one AppendInput per line; out, one line per batch (its
+// AppendAck, or its error body naming the line) and a final `{"end": ...}` line, so a response
+// cut short is never mistaken for a finished one.
+import type { AppendResponse__Output } from "../../gen/nova/v1/AppendResponse.ts";
+import { type ErrorBody, errorBody, type HttpError } from "../errors/errors.ts";
+import type { RecordFormat } from "./format.ts";
+import type { Int64Mode } from "./integers.ts";
+import { parseJsonBody } from "./json-body.ts";
+import { stringifyJsonExact } from "./json-exact.ts";
+import {
+  type AppendBatchProto,
+  type AppendLimits,
+  appendAckToJson,
+  appendInputFromJson,
+} from "./record-json.ts";
+
+export const NDJSON_TYPE = "application/x-ndjson";
+
+/**
+ * Why a session's response ended: `done` (the body ended and every batch was answered),
+ * `error` (a batch's error line ended it), `draining` (the gateway is shutting down: batches
+ * after the last answered one were not appended; send them again elsewhere).
+ */
+export type EndReason = "done" | "error" | "draining";
+
+/** One line's AppendInput, with the errors of a JSON append body (400, 413). */
+export function appendLineFromJson(
+  bytes: Buffer,
+  format: RecordFormat,
+  limits: AppendLimits,
+): AppendBatchProto {
+  return appendInputFromJson(parseJsonBody(bytes), format, limits);
+}
+
+export function ackLine(ack: AppendResponse__Output, mode: Int64Mode): string {
+  return `${stringifyJsonExact(appendAckToJson(ack, mode))}\n`;
+}
+
+/** A batch's error body, with `line`: the request line it answers. */
+export function errorLine(err: HttpError, lineNo: number, mode: Int64Mode): string {
+  return `${stringifyJsonExact({ ...errorBody(err, mode), line: lineNo })}\n`;
+}
+
+/**
+ * The last line of every session: why it ended, how many batches got a line, and the error when
+ * the session failed with no batch of its own to blame (nothing was in flight).
+ */
+export function endLine(reason: EndReason, batches: number, error?: ErrorBody): string {
+  const end = error === undefined ? { reason, batches } : { reason, batches, error };
+  return `${stringifyJsonExact({ end })}\n`;
+}

@@ -1,0 +1,71 @@
+// Server-Sent Events on the wire (the WHATWG event-stream format) for the contract's events:
+// `retry`, `batch` (with its resume id), `ping`, `error` and `done`. Data is one line of JSON with
+// exact integers.
+import type { ErrorBody } from "../errors/errors.ts";
+import type { ExactInt } from "./integers.ts";
+import { stringifyJsonExact } from "./json-exact.ts";
+import type { ScratchJson } from "./json-scratch.ts";
+import type { PositionJson } from "./position-json.ts";
+import { type Allocate, framedJson } from "./record-json.ts";
+import { type EventId, formatEventId } from "./sse-event-id.ts";
+
+export type SseEventName = "batch" | "ping" | "error" | "done";
+
+/** The reconnection delay EventSource uses after this stream ends. */
+export function sseRetry(ms: number): string {
+  return `retry: ${Math.max(0, Math.round(ms))}\n\n`;
+}
+
+/**
+ * One event. Each line of `data` gets its own `data:` field (the parser joins them with LF),
+ * so no text can end the event early; JSON from stringifyJsonExact is always one line.
+ */
+export function sseEvent(event: SseEventName, data: string, id?: string): string {
+  const idLine = id === undefined ? "" : `id: ${id}\n`;
+  // All JSON is one line: no split and join, which would copy the text twice.
+  if (!data.includes("\n") && !data.includes("\r")) {
+    return `event: ${event}\n${idLine}data: ${data}\n\n`;
+  }
+  const dataLines = data
+    .split(/\r\n|\r|\n/)
+    .map((line) => `data: ${line}\n`)
+    .join("");
+  return `event: ${event}\n${idLine}${dataLines}\n`;
+}
+
+/**
+ * A ReadBatch's event as bytes: `records` is the records' JSON without the brackets
+ * (recordsJsonBytes), with no line break (JSON escapes them), `tail` the tail's (positionText).
+ */
+export function batchEventBytes(
+  id: EventId,
+  records: ScratchJson,
+  tail: string,
+  allocate?: Allocate,
+): Buffer {
+  return framedJson(
+    `event: batch\nid: ${formatEventId(id)}\ndata: {"records":[`,
+    records,
+    `],"tail":${tail}}\n\n`,
+    allocate,
+  );
+}
+
+export interface PingJson {
+  /** The gateway's clock when the ping was sent. */
+  timestamp_ms: ExactInt;
+  tail: PositionJson;
+}
+
+export function pingEvent(ping: PingJson): string {
+  return sseEvent("ping", stringifyJsonExact(ping));
+}
+
+export function errorEvent(body: ErrorBody): string {
+  return sseEvent("error", stringifyJsonExact(body));
+}
+
+/** The session's bounds were met; `next` is where a following read would start. */
+export function doneEvent(next: PositionJson): string {
+  return sseEvent("done", stringifyJsonExact({ next }));
+}

@@ -1,0 +1,76 @@
+// /v1/buckets: ListBuckets, CreateBucket, GetBucket, ReconfigureBucket, DeleteBucket.
+import type { FastifyInstance } from "fastify";
+import { routeSchemas } from "../http/schemas/routes.ts";
+import {
+  bucketReconfigurationFromJson,
+  bucketToJson,
+  createBucketFromJson,
+  listBucketsResponseToJson,
+  requireDescriptor,
+} from "../json/config-json.ts";
+import { listQueryFromQuery } from "../json/list-query.ts";
+import { checkBucketName } from "../json/names.ts";
+import type { Query } from "../json/query-params.ts";
+import type { Upstream } from "../upstream/upstream.ts";
+import { requestContext } from "./context.ts";
+
+const REQUEST_TOKEN = "nova-request-token";
+
+export async function bucketRoutes(app: FastifyInstance, opts: { upstream: Upstream }) {
+  const { upstream } = opts;
+  const config = { resource: "bucket" as const };
+  const bucketParam = (params: unknown) => checkBucketName((params as { bucket: string }).bucket);
+
+  app.get("/v1/buckets", { config, schema: routeSchemas.listBuckets }, async (req, reply) => {
+    const ctx = requestContext(req, reply);
+    const res = await upstream.unary(
+      "ListBuckets",
+      listQueryFromQuery(req.query as Query),
+      ctx.call,
+    );
+    return listBucketsResponseToJson(res, ctx.int64);
+  });
+
+  app.post("/v1/buckets", { config, schema: routeSchemas.createBucket }, async (req, reply) => {
+    const ctx = requestContext(req, reply);
+    const { name, config: bucketConfig } = createBucketFromJson(req.body);
+    const token = req.headers[REQUEST_TOKEN];
+    const res = await upstream.unary(
+      "CreateBucket",
+      { name, config: bucketConfig, creation_token: typeof token === "string" ? token : "" },
+      ctx.call,
+    );
+    return reply.code(201).send(bucketToJson(requireDescriptor(res.bucket), ctx.int64));
+  });
+
+  app.get("/v1/buckets/:bucket", { config, schema: routeSchemas.getBucket }, async (req, reply) => {
+    const ctx = requestContext(req, reply);
+    const res = await upstream.unary("GetBucket", { name: bucketParam(req.params) }, ctx.call);
+    return bucketToJson(requireDescriptor(res.bucket), ctx.int64);
+  });
+
+  app.patch(
+    "/v1/buckets/:bucket",
+    { config, schema: routeSchemas.reconfigureBucket },
+    async (req, reply) => {
+      const ctx = requestContext(req, reply);
+      const name = bucketParam(req.params);
+      const res = await upstream.unary(
+        "ReconfigureBucket",
+        { name, config: bucketReconfigurationFromJson(req.body) },
+        ctx.call,
+      );
+      return bucketToJson(requireDescriptor(res.bucket), ctx.int64);
+    },
+  );
+
+  app.delete(
+    "/v1/buckets/:bucket",
+    { config, schema: routeSchemas.deleteBucket },
+    async (req, reply) => {
+      const ctx = requestContext(req, reply);
+      await upstream.unary("DeleteBucket", { name: bucketParam(req.params) }, ctx.call);
+      return reply.code(202).send();
+    },
+  );
+}

@@ -1,0 +1,83 @@
+// What every route reads from a request: the record format, the int64 mode, and the caller's
+// credentials to forward (Authorization, or ?access_token= on GET reads).
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { badQuery } from "../errors/errors.ts";
+import { FORMAT_HEADER, type RecordFormat, resolveFormat } from "../json/format.ts";
+import { type Int64Mode, parseInt64Mode } from "../json/integers.ts";
+import { checkBucketName, checkStreamKey } from "../json/names.ts";
+import { type Query, queryParam } from "../json/query-params.ts";
+import type { CallOptions } from "../upstream/upstream.ts";
+
+export interface RequestContext {
+  int64: Int64Mode;
+  call: CallOptions;
+}
+
+export function requestContext(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  allowQueryToken = false,
+): RequestContext {
+  const query = req.query as Query;
+  const header = req.headers.authorization;
+  const token = allowQueryToken ? queryParam(query, "access_token") : undefined;
+  if (token !== undefined) {
+    // RFC 6750 §2: one request carries its token one way.
+    if (header !== undefined) {
+      throw badQuery("access_token", "give the token in Authorization or access_token, not both");
+    }
+    if (token === "") throw badQuery("access_token", "must not be empty");
+  }
+  const authorization = header ?? (token === undefined ? undefined : `Bearer ${token}`);
+  // A response closed before it finished means the client went away: cancel upstream.
+  const abort = new AbortController();
+  reply.raw.once("close", () => {
+    if (!reply.raw.writableFinished) abort.abort();
+  });
+  return {
+    int64: parseInt64Mode(query),
+    call: { authorization, signal: abort.signal },
+  };
+}
+
+export function recordFormat(req: FastifyRequest): RecordFormat {
+  return resolveFormat(req.query as Query, req.headers[FORMAT_HEADER]);
+}
+
+/** The bucket (and key) of a stream route's path, checked before any star is asked. */
+export function streamAddress(req: FastifyRequest): { bucket: string; key: string } {
+  const params = req.params as { bucket: string; key: string };
+  return { bucket: checkBucketName(params.bucket), key: checkStreamKey(params.key) };
+}
+
+/** `url` with the value of every access_token parameter replaced, however its name is encoded. */
+export function redactAccessToken(url: string): string {
+  const q = url.indexOf("?");
+  if (q === -1) return url;
+  const params = url
+    .slice(q + 1)
+    .split("&")
+    .map((param) => {
+      const eq = param.indexOf("=");
+      const name = eq === -1 ? param : param.slice(0, eq);
+      let decoded = name;
+      try {
+        decoded = decodeURIComponent(name.replaceAll("+", " "));
+      } catch {
+        // Not percent-encoding: compared as written.
+      }
+      return decoded === "access_token" ? `${name}=[redacted]` : param;
+    });
+  return `${url.slice(0, q)}?${params.join("&")}`;
+}
+
+/** How a request is logged: Fastify's own fields, the URL without its access_token. */
+export function requestLogFields(req: FastifyRequest) {
+  return {
+    method: req.method,
+    url: redactAccessToken(req.url),
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
+  };
+}

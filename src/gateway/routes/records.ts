@@ -1,0 +1,167 @@
+// /v1/buckets/{bucket}/streams/{key}/records and its verbs: Append, Read, CheckTail, Trim, Fence.
+import type { FastifyInstance } from "fastify";
+import type { ReadService } from "../history/read-service.ts";
+import { serverTiming } from "../history/timings.ts";
+import type { AppendAdmission } from "../http/admission.ts";
+import { sendJsonBytes } from "../http/json.ts";
+import type { LiveSessions } from "../http/live-sessions.ts";
+import type { GatewayMetrics } from "../http/metrics.ts";
+import { takeResponseBuffer } from "../http/response-buffers.ts";
+import { routeSchemas } from "../http/schemas/routes.ts";
+import { fenceBodyFromJson } from "../json/fence.ts";
+import { NDJSON_TYPE } from "../json/ndjson-append.ts";
+import type { NdjsonLimits } from "../json/ndjson-split.ts";
+import { tailToJson } from "../json/position-json.ts";
+import type { Query } from "../json/query-params.ts";
+import { parseReadQuery } from "../json/read-query.ts";
+import {
+  type AppendLimits,
+  appendAckToJson,
+  appendInputFromJson,
+  readBatchJsonBytes,
+} from "../json/record-json.ts";
+import { resumeEventId } from "../json/sse-event-id.ts";
+import { trimBodyFromJson } from "../json/trim.ts";
+import { isNdjson, serveAppendSession } from "../sessions/ndjson-http.ts";
+import type { SseTiming } from "../sessions/sse-session.ts";
+import { serveLongPoll, serveSse, wantsEventStream } from "../sessions/subscribe-http.ts";
+import type { Upstream } from "../upstream/upstream.ts";
+import { recordFormat, requestContext, streamAddress } from "./context.ts";
+
+export interface RecordRoutesOptions {
+  upstream: Upstream;
+  admission: AppendAdmission;
+  appendLimits: AppendLimits;
+  bodyLimit: number;
+  metrics: GatewayMetrics;
+  /** SSE subscriptions, long-polls and NDJSON sessions in flight, drained on shutdown. */
+  sessions: LiveSessions;
+  slowConsumerMs: number;
+  failoverMs: number;
+  ndjsonLimits: NdjsonLimits;
+  sseTiming?: SseTiming;
+  /** Unary reads and SSE catch-up: settled history from object storage, the rest from stars. */
+  reads: ReadService;
+}
+
+export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptions) {
+  const { upstream, admission, metrics, sessions } = opts;
+  const config = { resource: "stream" as const };
+  const base = "/v1/buckets/:bucket/streams/:key";
+  const subscribeDeps = {
+    upstream,
+    metrics,
+    sessions,
+    slowConsumerMs: opts.slowConsumerMs,
+    failoverMs: opts.failoverMs,
+    sseTiming: opts.sseTiming,
+    history: opts.reads.history,
+  };
+  const sessionDeps = {
+    upstream,
+    metrics,
+    sessions,
+    admission,
+    appendLimits: opts.appendLimits,
+    lineLimits: opts.ndjsonLimits,
+  };
+  // An NDJSON body is left unread: the session reads the request line by line.
+  app.addContentTypeParser(NDJSON_TYPE, (_req, _payload, done) => done(null, undefined));
+
+  app.post(
+    `${base}/records`,
+    {
+      config,
+      schema: routeSchemas.append,
+      bodyLimit: opts.bodyLimit,
+      // Admit by declared size before the body is read, and release when the response closes.
+      // An NDJSON session admits each batch as it is sent instead.
+      preParsing: async (req, reply, payload) => {
+        if (isNdjson(req.headers["content-type"])) return payload;
+        const bytes = Number(req.headers["content-length"] ?? opts.bodyLimit);
+        admission.acquire(bytes);
+        reply.raw.once("close", () => admission.release(bytes));
+        return payload;
+      },
+    },
+    async (req, reply) => {
+      const ctx = requestContext(req, reply);
+      const address = streamAddress(req);
+      if (isNdjson(req.headers["content-type"])) {
+        const parts = { ...address, call: ctx.call, format: recordFormat(req), int64: ctx.int64 };
+        return serveAppendSession(parts, req.raw, reply, sessionDeps);
+      }
+      const batch = appendInputFromJson(req.body, recordFormat(req), opts.appendLimits);
+      const ack = await upstream.unary(
+        "Append",
+        { ...address, ...batch },
+        { ...ctx.call, ...address },
+      );
+      return appendAckToJson(ack, ctx.int64);
+    },
+  );
+
+  app.get(`${base}/records`, { config, schema: routeSchemas.read }, async (req, reply) => {
+    const ctx = requestContext(req, reply, true);
+    const address = streamAddress(req);
+    const query = parseReadQuery(req.query as Query);
+    const format = recordFormat(req);
+    const parts = { ...address, call: ctx.call, query, format, int64: ctx.int64 };
+    if (wantsEventStream(req.headers.accept)) {
+      const resume = resumeEventId(req.headers["last-event-id"], req.query as Query);
+      return serveSse(parts, resume, reply, subscribeDeps);
+    }
+    if (query.wait > 0) {
+      return sendJsonBytes(
+        reply,
+        readBatchJsonBytes(
+          await serveLongPoll(parts, subscribeDeps),
+          format,
+          ctx.int64,
+          takeResponseBuffer,
+        ),
+      );
+    }
+    const page = await opts.reads.page(address, query, ctx.call);
+    reply.header("server-timing", serverTiming(page.timings));
+    return sendJsonBytes(
+      reply,
+      readBatchJsonBytes(page.response, format, ctx.int64, takeResponseBuffer),
+    );
+  });
+
+  app.get(
+    `${base}/records/tail`,
+    { config, schema: routeSchemas.checkTail },
+    async (req, reply) => {
+      const ctx = requestContext(req, reply, true);
+      const address = streamAddress(req);
+      return tailToJson(
+        await upstream.unary("CheckTail", address, { ...ctx.call, ...address }),
+        ctx.int64,
+      );
+    },
+  );
+
+  app.post(`${base}/trim`, { config, schema: routeSchemas.trim }, async (req, reply) => {
+    const ctx = requestContext(req, reply);
+    const address = streamAddress(req);
+    await upstream.unary(
+      "Trim",
+      { ...address, ...trimBodyFromJson(req.body) },
+      { ...ctx.call, ...address },
+    );
+    return reply.code(204).send();
+  });
+
+  app.post(`${base}/fence`, { config, schema: routeSchemas.fence }, async (req, reply) => {
+    const ctx = requestContext(req, reply);
+    const address = streamAddress(req);
+    const res = await upstream.unary(
+      "Fence",
+      { ...address, ...fenceBodyFromJson(req.body) },
+      { ...ctx.call, ...address },
+    );
+    return tailToJson(res, ctx.int64);
+  });
+}

@@ -1,0 +1,80 @@
+// /v1/buckets/{bucket}/streams: ListStreams, CreateStream, GetStream, ReconfigureStream,
+// DeleteStream.
+import type { FastifyInstance } from "fastify";
+import { routeSchemas } from "../http/schemas/routes.ts";
+import {
+  createStreamFromJson,
+  getStreamResponseToJson,
+  listStreamsResponseToJson,
+  requireDescriptor,
+  streamReconfigurationFromJson,
+  streamToJson,
+} from "../json/config-json.ts";
+import { listQueryFromQuery } from "../json/list-query.ts";
+import { checkBucketName } from "../json/names.ts";
+import type { Query } from "../json/query-params.ts";
+import type { Upstream } from "../upstream/upstream.ts";
+import { requestContext, streamAddress } from "./context.ts";
+
+export async function streamRoutes(app: FastifyInstance, opts: { upstream: Upstream }) {
+  const { upstream } = opts;
+  const config = { resource: "stream" as const };
+  const base = "/v1/buckets/:bucket/streams";
+
+  app.get(
+    base,
+    { config: { resource: "bucket" }, schema: routeSchemas.listStreams },
+    async (req, reply) => {
+      const ctx = requestContext(req, reply);
+      const bucket = checkBucketName((req.params as { bucket: string }).bucket);
+      const res = await upstream.unary(
+        "ListStreams",
+        { bucket, ...listQueryFromQuery(req.query as Query) },
+        ctx.call,
+      );
+      return listStreamsResponseToJson(res, ctx.int64);
+    },
+  );
+
+  app.post(base, { config, schema: routeSchemas.createStream }, async (req, reply) => {
+    const ctx = requestContext(req, reply);
+    const bucket = checkBucketName((req.params as { bucket: string }).bucket);
+    const { key, config: streamConfig } = createStreamFromJson(req.body);
+    const token = req.headers["nova-request-token"];
+    const res = await upstream.unary(
+      "CreateStream",
+      { bucket, key, config: streamConfig, creation_token: typeof token === "string" ? token : "" },
+      { ...ctx.call, bucket, key },
+    );
+    return reply.code(201).send(streamToJson(requireDescriptor(res.stream), ctx.int64));
+  });
+
+  app.get(`${base}/:key`, { config, schema: routeSchemas.getStream }, async (req, reply) => {
+    const ctx = requestContext(req, reply);
+    const address = streamAddress(req);
+    const res = await upstream.unary("GetStream", address, { ...ctx.call, ...address });
+    return getStreamResponseToJson(res, ctx.int64);
+  });
+
+  app.patch(
+    `${base}/:key`,
+    { config, schema: routeSchemas.reconfigureStream },
+    async (req, reply) => {
+      const ctx = requestContext(req, reply);
+      const address = streamAddress(req);
+      const res = await upstream.unary(
+        "ReconfigureStream",
+        { ...address, config: streamReconfigurationFromJson(req.body) },
+        { ...ctx.call, ...address },
+      );
+      return streamToJson(requireDescriptor(res.stream), ctx.int64);
+    },
+  );
+
+  app.delete(`${base}/:key`, { config, schema: routeSchemas.deleteStream }, async (req, reply) => {
+    const ctx = requestContext(req, reply);
+    const address = streamAddress(req);
+    await upstream.unary("DeleteStream", address, { ...ctx.call, ...address });
+    return reply.code(202).send();
+  });
+}

@@ -1,0 +1,20 @@
+// POST /v1/tokens: ExchangeToken, an api key for a short-lived bearer token.
+import type { FastifyInstance } from "fastify";
+import { routeSchemas } from "../http/schemas/routes.ts";
+import { tokenRequestFromJson, tokenResponseToJson } from "../json/token-json.ts";
+import type { Upstream } from "../upstream/upstream.ts";
+import { requestContext } from "./context.ts";
+
+export async function tokenRoutes(app: FastifyInstance, opts: { upstream: Upstream }) {
+  app.post("/v1/tokens", { schema: routeSchemas.exchangeToken }, async (req, reply) => {
+    const ctx = requestContext(req, reply);
+    const res = await opts.upstream.unary(
+      "ExchangeToken",
+      tokenRequestFromJson(req.body),
+      ctx.call,
+    );
+    // A bearer token must not be kept by caches (RFC 6749 §5.1).
+    reply.header("cache-control", "no-store");
+    return tokenResponseToJson(res, ctx.int64);
+  });
+}

@@ -1,0 +1,60 @@
+// A unary read with `wait`: the first page a subscription brings, within the read's bounds, or
+// nothing (with the tail) when `waitMs` passes first. It rides the same source as SSE, so it
+// returns as soon as a record commits and survives a star failing over.
+import { contentBytes } from "../../contract/codec/stored-record.ts";
+import { unavailable } from "../errors/errors.ts";
+import { type Bounds, cutBatch, ZERO_TALLY } from "./bounds.ts";
+import type { BatchSource, Cursor, SourceBatch } from "./source.ts";
+import { clientGone } from "./sse-session.ts";
+
+export interface LongPollOptions {
+  source: BatchSource;
+  cursor: Cursor;
+  bounds: Bounds;
+  waitMs: number;
+  /** Aborts when the client goes away. */
+  signal: AbortSignal;
+  /** Aborts when the gateway drains: answer now with what there is. */
+  drain?: AbortSignal;
+}
+
+export async function longPoll(opts: LongPollOptions): Promise<SourceBatch> {
+  const stop = new AbortController();
+  const onAbort = () => stop.abort(opts.signal.reason);
+  if (opts.signal.aborted) onAbort();
+  opts.signal.addEventListener("abort", onAbort, { once: true });
+  const it = opts.source(opts.cursor, stop.signal)[Symbol.asyncIterator]();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<"deadline">((resolve) => {
+    timer = setTimeout(() => resolve("deadline"), opts.waitMs);
+    opts.drain?.addEventListener("abort", () => resolve("deadline"), { once: true });
+  });
+  let tail: SourceBatch["tail"] | undefined;
+  try {
+    return await poll();
+  } catch (err) {
+    throw opts.signal.aborted ? clientGone() : err;
+  } finally {
+    clearTimeout(timer);
+    opts.signal.removeEventListener("abort", onAbort);
+    stop.abort(new Error("the long-poll ended"));
+    await it.return?.().catch(() => {});
+  }
+
+  async function poll(): Promise<SourceBatch> {
+    for (;;) {
+      const next = it.next();
+      const got = await Promise.race([next, deadline]);
+      if (got === "deadline" || got.done) {
+        next.catch(() => {});
+        if (tail === undefined) throw unavailable(`no star answered within ${opts.waitMs} ms`);
+        return { records: [], tail };
+      }
+      tail = got.value.tail;
+      const { records } = got.value;
+      if (records.length === 0) continue;
+      const cut = cutBatch(records, contentBytes, opts.bounds, ZERO_TALLY);
+      return { records: records.slice(0, cut.take), tail };
+    }
+  }
+}

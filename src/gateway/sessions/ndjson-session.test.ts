@@ -1,0 +1,173 @@
+import assert from "node:assert/strict";
+import { Duplex, PassThrough, Writable } from "node:stream";
+import { test } from "node:test";
+import { Metadata, status } from "@grpc/grpc-js";
+import { waitFor } from "../../../test/harness/wait.ts";
+import { AppendAdmission } from "../http/admission.ts";
+import { DEFAULT_APPEND_LIMITS } from "../json/record-json.ts";
+import type { AppendSession, Upstream } from "../upstream/upstream.ts";
+import { NdjsonAppendSession } from "./ndjson-session.ts";
+
+/** The star's side of an AppendSession, driven by the test. */
+class FakeSessionCall extends Duplex {
+  readonly written: { batch?: { records: { body: Buffer }[] } }[] = [];
+  halfClosed = false;
+  cancelled = false;
+  constructor() {
+    super({
+      objectMode: true,
+      read() {},
+      write: (frame, _enc, cb) => {
+        this.written.push(frame);
+        cb();
+      },
+      final: (cb) => {
+        this.halfClosed = true;
+        cb();
+      },
+    });
+  }
+  ack(index: number, seq: number) {
+    const pos = { seq_num: String(seq), timestamp_ms: "1" };
+    const end = { seq_num: String(seq + 1), timestamp_ms: "1" };
+    this.push({ ack: { batch_index: String(index), appended: { start: pos, end, tail: end } } });
+  }
+  finish(code: status) {
+    this.push(null);
+    this.emit("status", { code, details: `ended with ${code}`, metadata: new Metadata() });
+  }
+  cancel() {
+    this.cancelled = true;
+    this.finish(status.CANCELLED);
+  }
+}
+
+class Out extends Writable {
+  text = "";
+  constructor() {
+    super({ decodeStrings: false });
+  }
+  override _write(chunk: string, _enc: string, cb: () => void) {
+    this.text += chunk;
+    cb();
+  }
+  lines() {
+    return this.text
+      .split("\n")
+      .filter((l) => l)
+      .map((l) => JSON.parse(l));
+  }
+}
+
+const line = (body: string) => `${JSON.stringify({ records: [{ body }] })}\n`;
+
+function setup(window = 2) {
+  const call = new FakeSessionCall();
+  const body = new PassThrough();
+  const admission = new AppendAdmission(1 << 20);
+  const upstream = {
+    openAppendSession: async () =>
+      ({
+        call,
+        opened: { window, tail: { seq_num: "0", timestamp_ms: "0" }, star_id: "s" },
+        address: "x",
+      }) as unknown as AppendSession,
+  } as unknown as Upstream;
+  const session = new NdjsonAppendSession({
+    upstream,
+    bucket: "b",
+    key: "k",
+    body,
+    format: "raw",
+    int64: "number",
+    appendLimits: DEFAULT_APPEND_LIMITS,
+    lineLimits: { maxLineBytes: 1 << 16, maxSessionBytes: 1 << 20 },
+    admission,
+    signal: new AbortController().signal,
+  });
+  return { call, body, session, admission, out: new Out() };
+}
+
+test("batches pipeline up to the window; acks go out in order; the body's end closes it", async () => {
+  const { call, body, session, admission, out } = setup(2);
+  for (const b of ["a", "b", "c", "d", "e"]) body.write(line(b));
+  body.end();
+  await session.open();
+  const running = session.run(out);
+  await waitFor(() => call.written.length === 2);
+  // The window is full: nothing more is sent before an ack.
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(call.written.length, 2);
+  for (let i = 0; i < 5; i++) {
+    await waitFor(() => call.written.length > i);
+    call.ack(i, i);
+  }
+  await waitFor(() => call.halfClosed);
+  call.finish(status.OK);
+  await running;
+  assert.deepEqual(
+    call.written.map((f) => f.batch?.records[0]?.body.toString()),
+    ["a", "b", "c", "d", "e"],
+  );
+  assert.deepEqual(
+    out.lines().map((l) => l.start?.seq_num ?? l.end),
+    [0, 1, 2, 3, 4, { reason: "done", batches: 5 }],
+  );
+  assert.equal(admission.inflight, 0);
+});
+
+test("a star failure is the error line of the first unanswered batch, outcome unknown", async () => {
+  const { call, body, session, admission, out } = setup(4);
+  body.write(line("a"));
+  body.write(line("b"));
+  await session.open();
+  const running = session.run(out);
+  await waitFor(() => call.written.length === 2);
+  call.ack(0, 0);
+  await waitFor(() => out.lines().length === 1);
+  call.finish(status.UNAVAILABLE);
+  await running;
+  const lines = out.lines();
+  assert.equal(lines.length, 3);
+  assert.equal(lines[1].code, "unavailable");
+  assert.equal(lines[1].outcome, "unknown");
+  assert.equal(lines[1].retryable, true);
+  assert.equal(lines[1].line, 2);
+  assert.deepEqual(lines[2], { end: { reason: "error", batches: 2 } });
+  assert.equal(admission.inflight, 0);
+});
+
+test("a star failure with nothing in flight is told in the end line", async () => {
+  const { call, body, session, out } = setup();
+  body.write(line("a"));
+  await session.open();
+  const running = session.run(out);
+  await waitFor(() => call.written.length === 1);
+  call.ack(0, 0);
+  await waitFor(() => out.lines().length === 1);
+  call.finish(status.PERMISSION_DENIED);
+  await running;
+  const end = out.lines()[1].end;
+  assert.equal(end.reason, "error");
+  assert.equal(end.batches, 1);
+  assert.equal(end.error.code, "permission_denied");
+});
+
+test("drain stops reading, lets the in-flight batch finish, and ends with reason draining", async () => {
+  const { call, body, session, out } = setup();
+  body.write(line("a"));
+  await session.open();
+  const running = session.run(out);
+  await waitFor(() => call.written.length === 1);
+  session.drain();
+  await waitFor(() => call.halfClosed);
+  body.write(line("never sent"));
+  call.ack(0, 0);
+  call.finish(status.OK);
+  await running;
+  assert.equal(call.written.length, 1);
+  assert.deepEqual(
+    out.lines().map((l) => l.start?.seq_num ?? l.end),
+    [0, { reason: "draining", batches: 1 }],
+  );
+});

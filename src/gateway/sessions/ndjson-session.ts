@@ -1,0 +1,343 @@
+// One NDJSON append session: request lines (one AppendInput each) pipelined into one upstream
+// AppendSession, one response line per batch in order, and a final `{"end": ...}` line.
+//
+// - The session opens on the first line (its fencing_token is the session's), so the stream's
+//   own errors (404, 403...) are the response's HTTP status; after that, everything is a line.
+// - Batches pipeline up to the star's window; the body is read no faster than the star takes
+//   batches, the admission budget allows, and the client reads its acks.
+// - A match miss is that batch's error line and the session goes on; a line that does not parse
+//   or validate, or crosses a byte limit, is its error line after the earlier lines are answered,
+//   and ends the session; a star failure is the error line of the first unanswered batch.
+// - Draining stops reading, lets the in-flight batches finish, and ends with reason `draining`.
+
+import type { Readable } from "node:stream";
+import { Metadata, type StatusObject, status } from "@grpc/grpc-js";
+import type { AppendSessionResponse__Output } from "../../gen/nova/v1/AppendSessionResponse.ts";
+import { errorBody, type HttpError, invalidArgument, seqNumMismatch } from "../errors/errors.ts";
+import type { AppendAdmission } from "../http/admission.ts";
+import { toHttpError } from "../http/errors-plugin.ts";
+import type { RecordFormat } from "../json/format.ts";
+import type { Int64Mode } from "../json/integers.ts";
+import {
+  ackLine,
+  appendLineFromJson,
+  type EndReason,
+  endLine,
+  errorLine,
+} from "../json/ndjson-append.ts";
+import {
+  type NdjsonLimits,
+  type NdjsonLine,
+  type NdjsonRefusal,
+  NdjsonSplitter,
+} from "../json/ndjson-split.ts";
+import type { AppendBatchProto, AppendLimits } from "../json/record-json.ts";
+import { StarCallError } from "../upstream/errors.ts";
+import type { AppendSession, Upstream } from "../upstream/upstream.ts";
+import { bodyChunks } from "./body-chunks.ts";
+
+export interface NdjsonSessionOptions {
+  upstream: Upstream;
+  bucket: string;
+  key: string;
+  authorization?: string;
+  body: Readable;
+  format: RecordFormat;
+  int64: Int64Mode;
+  appendLimits: AppendLimits;
+  lineLimits: NdjsonLimits;
+  admission: AppendAdmission;
+  /** Aborts when the client goes away: the upstream session is cancelled. */
+  signal: AbortSignal;
+}
+
+/** The response as the session uses it (a ServerResponse in the gateway). */
+export interface NdjsonOutput {
+  write(chunk: string): boolean;
+  end(): void;
+  once(event: "drain" | "close", listener: () => void): unknown;
+  off(event: "drain" | "close", listener: () => void): unknown;
+  readonly writableNeedDrain: boolean;
+  readonly destroyed: boolean;
+}
+
+interface Parsed {
+  lineNo: number;
+  bytes: number;
+  batch: AppendBatchProto;
+}
+
+interface LineError {
+  lineNo: number;
+  error: HttpError;
+}
+
+export class NdjsonAppendSession {
+  readonly #opts: NdjsonSessionOptions;
+  readonly #chunks: AsyncGenerator<Buffer>;
+  readonly #splitter: NdjsonSplitter;
+  #lines: NdjsonLine[] = [];
+  #refused: NdjsonRefusal | undefined;
+  #bodyEnded = false;
+  #pendingChunk: Promise<IteratorResult<Buffer>> | undefined;
+  #first: Parsed | undefined;
+  #fencingToken: string | undefined;
+  /** The line error that ends the session once the lines before it are answered. */
+  #terminal: LineError | undefined;
+  #session: AppendSession | undefined;
+  #final: StatusObject | undefined;
+  #inflight: { lineNo: number; bytes: number }[] = [];
+  #answered = 0;
+  #draining = false;
+  #out: NdjsonOutput | undefined;
+  /** Wakes the reader: an ack freed a slot, the client drained, the call ended, or a drain. */
+  #wake: (() => void) | undefined;
+
+  constructor(opts: NdjsonSessionOptions) {
+    this.#opts = opts;
+    this.#chunks = bodyChunks(opts.body);
+    this.#splitter = new NdjsonSplitter(opts.lineLimits);
+  }
+
+  /**
+   * Reads the first line and opens the upstream session with its fencing token. Throws the
+   * HTTP error when the session cannot open; nothing is written before this resolves.
+   */
+  async open(): Promise<void> {
+    const line = await this.#nextLine();
+    if (!line) return;
+    const parsed = this.#parse(line);
+    if (!parsed) return;
+    this.#first = parsed;
+    this.#fencingToken = parsed.batch.fencing_token;
+    const { upstream, bucket, key, authorization, signal } = this.#opts;
+    const open = {
+      bucket,
+      key,
+      ...(this.#fencingToken === undefined ? {} : { fencing_token: this.#fencingToken }),
+    };
+    this.#session = await upstream.openAppendSession(open, { bucket, key, authorization, signal });
+  }
+
+  /** Runs the session to its end line; resolves once the response is ended. */
+  async run(out: NdjsonOutput): Promise<void> {
+    this.#out = out;
+    const onClose = () => this.#poke();
+    out.once("close", onClose);
+    try {
+      const session = this.#session;
+      if (!session) {
+        this.#finish({ code: status.OK, details: "", metadata: new Metadata() });
+        return;
+      }
+      const ended = this.#watch(session);
+      try {
+        await this.#pump(Math.max(1, session.opened.window));
+      } catch {
+        // The body was cut off: the client is gone, and so is whoever would read an answer.
+        session.call.cancel();
+        return;
+      }
+      // Half-close: the star answers what it has and ends the call.
+      session.call.end();
+      this.#finish(await ended);
+    } finally {
+      out.off("close", onClose);
+      for (const slot of this.#inflight.splice(0)) this.#opts.admission.release(slot.bytes);
+    }
+  }
+
+  /** Stops reading lines; the batches in flight are answered, then the end line says why. */
+  drain(): void {
+    this.#draining = true;
+    this.#poke();
+  }
+
+  #watch(session: AppendSession): Promise<StatusObject> {
+    const { call } = session;
+    call.on("data", (frame: AppendSessionResponse__Output) => this.#onAck(frame));
+    // The status carries failures; this keeps the 'error' event handled.
+    call.on("error", () => {});
+    return new Promise((resolve) =>
+      call.once("status", (s: StatusObject) => {
+        this.#final = s;
+        this.#poke();
+        resolve(s);
+      }),
+    );
+  }
+
+  /** Submits lines until the body ends, a line ends the session, the call ends, or a drain. */
+  async #pump(window: number): Promise<void> {
+    const call = (this.#session as AppendSession).call;
+    for (;;) {
+      if (this.#stopped()) return;
+      let parsed: Parsed | undefined = this.#first;
+      this.#first = undefined;
+      if (!parsed) {
+        const line = await this.#nextLine();
+        if (!line || this.#stopped()) return;
+        parsed = this.#parse(line);
+        if (!parsed) return;
+      }
+      if (parsed.batch.fencing_token !== this.#fencingToken) {
+        this.#terminal = {
+          lineNo: parsed.lineNo,
+          error: invalidArgument(
+            "fencing_token",
+            "must be the same on every line of a session (the first line's opens it)",
+          ),
+        };
+        return;
+      }
+      if (!(await this.#admit(parsed, window))) return;
+      const { records, match_seq_num } = parsed.batch;
+      call.write({ batch: match_seq_num === undefined ? { records } : { records, match_seq_num } });
+    }
+  }
+
+  /**
+   * Waits for a slot in the star's window, the client to read its acks, and admission for the
+   * line's bytes; false when the session stops meanwhile (or admission refuses a lone batch).
+   */
+  async #admit(parsed: Parsed, window: number): Promise<boolean> {
+    const out = this.#out as NdjsonOutput;
+    for (;;) {
+      if (this.#stopped()) return false;
+      if (this.#inflight.length < window && !out.writableNeedDrain) {
+        try {
+          this.#opts.admission.acquire(parsed.bytes);
+          this.#inflight.push({ lineNo: parsed.lineNo, bytes: parsed.bytes });
+          return true;
+        } catch (err) {
+          // With nothing of ours in flight no ack will free budget: the client must retry.
+          if (this.#inflight.length === 0) {
+            this.#terminal = { lineNo: parsed.lineNo, error: toHttpError(err) };
+            return false;
+          }
+        }
+      }
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          out.off("drain", done);
+          this.#wake = undefined;
+          resolve();
+        };
+        this.#wake = done;
+        if (out.writableNeedDrain) out.once("drain", done);
+      });
+    }
+  }
+
+  #onAck(frame: AppendSessionResponse__Output): void {
+    const ack = frame.ack;
+    const slot = this.#inflight.shift();
+    if (!ack || !slot) return;
+    this.#opts.admission.release(slot.bytes);
+    this.#answered++;
+    if (ack.appended) {
+      this.#write(ackLine(ack.appended, this.#opts.int64));
+    } else {
+      const expected = ack.seq_num_mismatch?.expected_seq_num ?? "0";
+      this.#write(errorLine(seqNumMismatch(expected), slot.lineNo, this.#opts.int64));
+    }
+    this.#poke();
+  }
+
+  /** After the call ended: the failure or the line error, if any, then the end line. */
+  #finish(final: StatusObject): void {
+    if (final.code === status.CANCELLED && this.#opts.signal.aborted) return;
+    if (final.code !== status.OK) {
+      // The first unanswered batch gets the failure; after it was sent, it may have landed.
+      const first = this.#inflight[0];
+      const err = toHttpError(
+        new StarCallError(final, { method: "AppendSession", outcomeUnknown: first !== undefined }),
+        { resource: "stream" },
+      );
+      if (first) {
+        this.#answered++;
+        this.#write(errorLine(err, first.lineNo, this.#opts.int64));
+        this.#end("error");
+      } else {
+        this.#end("error", err);
+      }
+      return;
+    }
+    const terminal = this.#terminal;
+    if (terminal) {
+      this.#answered++;
+      this.#write(errorLine(terminal.error, terminal.lineNo, this.#opts.int64));
+      this.#end("error");
+      return;
+    }
+    this.#end(this.#draining ? "draining" : "done");
+  }
+
+  /** Writes the end line (with the failure no batch line could carry) and ends the response. */
+  #end(reason: EndReason, error?: HttpError): void {
+    this.#write(endLine(reason, this.#answered, error && errorBody(error, this.#opts.int64)));
+    this.#out?.end();
+  }
+
+  /** The next non-blank line; undefined at the end of the body, a refusal, or a stop. */
+  async #nextLine(): Promise<NdjsonLine | undefined> {
+    for (;;) {
+      const line = this.#lines.shift();
+      if (line) return line;
+      if (this.#refused) {
+        this.#terminal ??= this.#refused;
+        return undefined;
+      }
+      if (this.#bodyEnded || this.#stopped()) return undefined;
+      if (!this.#pendingChunk) {
+        this.#pendingChunk = this.#chunks.next();
+        // Raced with a stop; a body cut off after the session stopped reading is no failure.
+        this.#pendingChunk.catch(() => {});
+      }
+      const got = await Promise.race([
+        this.#pendingChunk,
+        new Promise<"woken">((resolve) => {
+          this.#wake = () => resolve("woken");
+        }),
+      ]);
+      this.#wake = undefined;
+      if (got === "woken") continue;
+      this.#pendingChunk = undefined;
+      const result = got.done ? this.#splitter.end() : this.#splitter.push(got.value);
+      if (got.done) this.#bodyEnded = true;
+      this.#lines.push(...result.lines);
+      this.#refused = result.refused;
+    }
+  }
+
+  #parse(line: NdjsonLine): Parsed | undefined {
+    try {
+      const batch = appendLineFromJson(line.bytes, this.#opts.format, this.#opts.appendLimits);
+      return { lineNo: line.lineNo, bytes: line.bytes.length, batch };
+    } catch (err) {
+      this.#terminal = { lineNo: line.lineNo, error: toHttpError(err) };
+      return undefined;
+    }
+  }
+
+  #stopped(): boolean {
+    return (
+      this.#draining ||
+      this.#final !== undefined ||
+      this.#terminal !== undefined ||
+      this.#opts.signal.aborted ||
+      this.#out?.destroyed === true
+    );
+  }
+
+  #write(line: string): void {
+    const out = this.#out;
+    if (out && !out.destroyed) out.write(line);
+  }
+
+  #poke(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+}

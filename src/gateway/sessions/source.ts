@@ -1,0 +1,30 @@
+// What an SSE session (or a long-poll) reads from: an async source of batches from a cursor.
+// Today it is the fleet's Subscribe with failover (fleet-source.ts); a catch-up phase that reads
+// settled history from object storage can be put in front of it without touching the readers,
+// as long as it keeps the contract below.
+import type { Position__Output } from "../../gen/nova/v1/Position.ts";
+import type { Record__Output } from "../../gen/nova/v1/Record.ts";
+import type { ReadStart } from "../json/read-query.ts";
+
+/** Where reading starts: a seq_num, a timestamp, an offset back from the tail, or the tail. */
+export interface Cursor {
+  start: ReadStart;
+  /** A start beyond the tail reads from the tail instead of failing with 416. */
+  clamp: boolean;
+}
+
+/**
+ * One batch. Records are consecutive and the first one is the cursor's (or the first after it,
+ * past a trim); batches follow one another with no gap and no overlap. A batch without records
+ * means the source has caught up to the tail; `tail` is the stream's tail as last known.
+ */
+export interface SourceBatch {
+  records: Record__Output[];
+  tail: Position__Output | null;
+}
+
+/**
+ * Batches from `cursor` on, until the consumer stops or `signal` aborts (which must release any
+ * upstream call at once). Errors are thrown as the fleet's errors or HttpErrors.
+ */
+export type BatchSource = (cursor: Cursor, signal: AbortSignal) => AsyncIterable<SourceBatch>;

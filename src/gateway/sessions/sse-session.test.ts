@@ -1,0 +1,286 @@
+import assert from "node:assert/strict";
+import { Writable } from "node:stream";
+import { test } from "node:test";
+import { waitFor } from "../../../test/harness/wait.ts";
+import type { Record__Output } from "../../gen/nova/v1/Record.ts";
+import type { Cursor, SourceBatch } from "./source.ts";
+import { SseSession, type SseSessionOptions, type SseTiming } from "./sse-session.ts";
+
+const rec = (seq: number, body = "x", ts = seq): Record__Output => ({
+  seq_num: String(seq),
+  timestamp_ms: String(ts),
+  body: Buffer.from(body),
+  headers: [],
+});
+const batch = (seqs: number[], tail: number): SourceBatch => ({
+  records: seqs.map((s) => rec(s)),
+  tail: { seq_num: String(tail), timestamp_ms: "0" },
+});
+const caughtUp = (tail: number): SourceBatch => batch([], tail);
+
+/** A source the test feeds; it records the cursor it was opened with and whether it ended. */
+class FakeSource {
+  readonly items: (SourceBatch | Error)[] = [];
+  cursor: Cursor | undefined;
+  released = false;
+  #wake: (() => void) | undefined;
+
+  push(...items: (SourceBatch | Error)[]) {
+    this.items.push(...items);
+    this.#wake?.();
+  }
+
+  readonly source = (cursor: Cursor, signal: AbortSignal): AsyncIterable<SourceBatch> => {
+    this.cursor = cursor;
+    const self = this;
+    return (async function* () {
+      try {
+        for (;;) {
+          const item = self.items.shift();
+          if (item instanceof Error) throw item;
+          if (item) {
+            yield item;
+            continue;
+          }
+          signal.throwIfAborted();
+          await new Promise<void>((resolve) => {
+            self.#wake = resolve;
+            signal.addEventListener("abort", () => resolve(), { once: true });
+          });
+        }
+      } finally {
+        self.released = true;
+      }
+    })();
+  };
+}
+
+/** A response: collects what is written; `stalled` holds writes as a client that stops reading. */
+class FakeOut extends Writable {
+  text = "";
+  stalled = false;
+  #held: (() => void)[] = [];
+  constructor() {
+    super({ highWaterMark: 64, decodeStrings: false });
+  }
+  override _write(chunk: string | Buffer, _enc: string, cb: () => void) {
+    this.text += typeof chunk === "string" ? chunk : chunk.toString("utf8");
+    if (this.stalled) this.#held.push(cb);
+    else cb();
+  }
+  unstall() {
+    this.stalled = false;
+    for (const cb of this.#held.splice(0)) cb();
+  }
+  events() {
+    return this.text
+      .split("\n\n")
+      .filter((e) => e.startsWith("event:"))
+      .map((e) => {
+        const fields = Object.fromEntries(
+          e.split("\n").map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 2)]),
+        );
+        return { event: fields.event, id: fields.id, data: JSON.parse(fields.data ?? "null") };
+      });
+  }
+}
+
+const timing: SseTiming = { retryMs: () => 1000, drainRetryMs: () => 777, pingMs: () => 60_000 };
+
+function session(src: FakeSource, over: Partial<SseSessionOptions> = {}) {
+  const abort = new AbortController();
+  const s = new SseSession({
+    source: src.source,
+    cursor: { start: { seq_num: "0" }, clamp: false },
+    bounds: {},
+    format: "raw",
+    int64: "number",
+    slowConsumerMs: 60_000,
+    signal: abort.signal,
+    timing,
+    ...over,
+  });
+  return { s, abort };
+}
+
+test("catch-up, the caught-up ping, then live batches with ids counting records and bytes", async () => {
+  const src = new FakeSource();
+  src.push(batch([0, 1, 2], 3), caughtUp(3));
+  const { s, abort } = session(src);
+  assert.equal(await s.start(), "stream");
+  const out = new FakeOut();
+  const running = s.run(out);
+  await waitFor(() => out.events().length === 2);
+  src.push(batch([3], 4));
+  await waitFor(() => out.events().length === 3);
+  assert.match(out.text, /^retry: 1000\n\n/);
+  assert.deepEqual(
+    out.events().map((e) => [e.event, e.id]),
+    [
+      ["batch", "2,3,3"],
+      ["ping", undefined],
+      ["batch", "3,4,4"],
+    ],
+  );
+  assert.deepEqual(out.events()[1]?.data.tail, { seq_num: 3, timestamp_ms: 0 });
+  abort.abort();
+  out.destroy();
+  await running;
+  assert.equal(src.released, true);
+});
+
+test("a resumed session starts after its id and stops at the count across reconnects", async () => {
+  const src = new FakeSource();
+  src.push(batch([3, 4, 5], 6));
+  const { s } = session(src, {
+    resume: { seq_num: 2n, count: 3n, bytes: 3n },
+    bounds: { count: 5n },
+  });
+  assert.equal(await s.start(), "stream");
+  const out = new FakeOut();
+  await s.run(out);
+  assert.deepEqual(
+    out.events().map((e) => [e.event, e.id, e.data]),
+    [
+      [
+        "batch",
+        "4,5,5",
+        {
+          records: [
+            { seq_num: 3, timestamp_ms: 3, headers: [], body: "x" },
+            { seq_num: 4, timestamp_ms: 4, headers: [], body: "x" },
+          ],
+          tail: { seq_num: 6, timestamp_ms: 0 },
+        },
+      ],
+      ["done", undefined, { next: { seq_num: 5, timestamp_ms: 4 } }],
+    ],
+  );
+  assert.equal(out.writableFinished, true);
+  assert.equal(src.released, true);
+});
+
+test("a resume whose bounds are met is 'met', before or after reading", async () => {
+  const src = new FakeSource();
+  const met = session(src, {
+    resume: { seq_num: 9n, count: 5n, bytes: 0n },
+    bounds: { count: 5n },
+  });
+  assert.equal(await met.s.start(), "met");
+  assert.equal(src.cursor, undefined, "no upstream call");
+
+  const until = new FakeSource();
+  until.push(batch([10], 11));
+  const u = session(until, {
+    resume: { seq_num: 9n, count: 5n, bytes: 0n },
+    bounds: { untilMs: 10n },
+  });
+  assert.equal(await u.s.start(), "met");
+  assert.equal(until.released, true);
+});
+
+test("a stalled client gets slow_consumer with its resume id, and the source is released", async () => {
+  const src = new FakeSource();
+  src.push(batch([0], 1));
+  let slow = 0;
+  const { s } = session(src, { slowConsumerMs: 50, onSlowConsumer: () => slow++ });
+  await s.start();
+  const out = new FakeOut();
+  out.stalled = true;
+  const running = s.run(out);
+  // More than the 64-byte buffer: the session must wait for a drain that does not come.
+  src.push(batch([1], 2), batch([2], 3), batch([3], 4));
+  await waitFor(() => slow === 1);
+  assert.equal(src.released, true);
+  out.unstall();
+  await running;
+  const events = out.events();
+  const error = events.at(-1);
+  assert.equal(error?.event, "error");
+  assert.equal(error?.data.code, "slow_consumer");
+  assert.equal(error?.data.retryable, true);
+  const lastBatch = events.filter((e) => e.event === "batch").at(-1);
+  assert.equal(error?.data.last_event_id, lastBatch?.id);
+});
+
+test("drain ends the stream with the drain retry", async () => {
+  const src = new FakeSource();
+  src.push(caughtUp(0));
+  const { s } = session(src);
+  await s.start();
+  const out = new FakeOut();
+  const running = s.run(out);
+  await waitFor(() => out.events().length === 1);
+  s.drain();
+  await running;
+  assert.match(out.text, /retry: 777\n\n$/);
+  assert.equal(src.released, true);
+});
+
+test("a source failure mid-stream is an error event naming the resume id", async () => {
+  const src = new FakeSource();
+  src.push(batch([0, 1], 2));
+  const { s } = session(src);
+  await s.start();
+  const out = new FakeOut();
+  const running = s.run(out);
+  src.push(Object.assign(new Error("boom")));
+  await running;
+  const error = out.events().at(-1);
+  assert.equal(error?.event, "error");
+  assert.equal(error?.data.code, "internal");
+  assert.equal(error?.data.last_event_id, "1,2,2");
+});
+
+test("wait ends a caught-up session that got no record for that long", async () => {
+  const src = new FakeSource();
+  src.push(batch([0], 1), caughtUp(1));
+  const { s } = session(src, { waitMs: 30 });
+  await s.start();
+  const out = new FakeOut();
+  await s.run(out);
+  assert.deepEqual(
+    out.events().map((e) => e.event),
+    ["batch", "ping", "done"],
+  );
+  assert.deepEqual(out.events()[2]?.data, { next: { seq_num: 1, timestamp_ms: 0 } });
+});
+
+test("idle pings follow the timing", async () => {
+  const src = new FakeSource();
+  src.push(caughtUp(5));
+  const { s, abort } = session(src, { timing: { ...timing, pingMs: () => 10 } });
+  await s.start();
+  const out = new FakeOut();
+  const running = s.run(out);
+  await waitFor(() => out.events().length >= 3);
+  assert.ok(out.events().every((e) => e.event === "ping"));
+  abort.abort();
+  out.destroy();
+  await running;
+});
+
+test("raw text that is not UTF-8 fails before the first byte, or after the records before it", async () => {
+  const bad = { ...rec(1), body: Buffer.from([0xff]) };
+  const first = new FakeSource();
+  first.push({ records: [bad], tail: null });
+  await assert.rejects(session(first).s.start(), (e: { code?: string }) => e.code === "not_utf8");
+  assert.equal(first.released, true);
+
+  const later = new FakeSource();
+  later.push({ records: [rec(0), bad, rec(2)], tail: null });
+  const { s } = session(later);
+  assert.equal(await s.start(), "stream");
+  const out = new FakeOut();
+  await s.run(out);
+  const events = out.events();
+  assert.deepEqual(
+    events.map((e) => [e.event, e.id]),
+    [
+      ["batch", "0,1,1"],
+      ["error", undefined],
+    ],
+  );
+  assert.equal(events[1]?.data.code, "not_utf8");
+  assert.equal(events[1]?.data.seq_num, 1);
+});

@@ -1,0 +1,167 @@
+// The HTTP side of reading from a subscription: an SSE response (GET .../records with
+// Accept: text/event-stream) and a long-poll read (`wait`), both over the fleet source.
+import type { FastifyReply } from "fastify";
+import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../../contract/proto/wire-limits.ts";
+import { withCatchUp } from "../history/catch-up-source.ts";
+import type { HistorySource } from "../history/read-service.ts";
+import type { LiveSessions } from "../http/live-sessions.ts";
+import type { GatewayMetrics } from "../http/metrics.ts";
+import { takeOverResponse } from "../http/raw-response.ts";
+import type { RecordFormat } from "../json/format.ts";
+import type { Int64Mode } from "../json/integers.ts";
+import type { ReadQuery } from "../json/read-query.ts";
+import type { EventId } from "../json/sse-event-id.ts";
+import type { CallOptions, Upstream } from "../upstream/upstream.ts";
+import type { Bounds } from "./bounds.ts";
+import { fleetSource } from "./fleet-source.ts";
+import { longPoll } from "./long-poll.ts";
+import type { BatchSource, Cursor, SourceBatch } from "./source.ts";
+import { SseSession, type SseTiming } from "./sse-session.ts";
+
+export interface SubscribeDeps {
+  upstream: Upstream;
+  metrics: GatewayMetrics;
+  sessions: LiveSessions;
+  /** An SSE client whose socket does not drain for this long gets slow_consumer. */
+  slowConsumerMs: number;
+  /** How long re-subscribing may go on without a frame before the session fails. */
+  failoverMs: number;
+  sseTiming?: SseTiming;
+  /** SSE catch-up from object storage before Subscribe takes over; absent: Subscribe only. */
+  history?: HistorySource | undefined;
+}
+
+/** A read request as the route parsed it. */
+export interface ReadParts {
+  bucket: string;
+  key: string;
+  call: CallOptions;
+  query: ReadQuery;
+  format: RecordFormat;
+  int64: Int64Mode;
+}
+
+export const SSE_HEADERS = {
+  "content-type": "text/event-stream",
+  // no-transform: proxies must not compress or rewrite an event stream.
+  "cache-control": "no-cache, no-transform",
+  // nginx would buffer the stream otherwise.
+  "x-accel-buffering": "no",
+};
+
+export function wantsEventStream(accept: string | undefined): boolean {
+  return accept?.includes("text/event-stream") ?? false;
+}
+
+/** Serves an SSE subscription; errors before the first byte are thrown as HTTP errors. */
+export async function serveSse(
+  parts: ReadParts,
+  resume: EventId | undefined,
+  reply: FastifyReply,
+  deps: SubscribeDeps,
+): Promise<void> {
+  const { query } = parts;
+  const cursor: Cursor = resume
+    ? { start: { seq_num: (resume.seq_num + 1n).toString() }, clamp: false }
+    : { start: query.start, clamp: query.clamp };
+  const live = source(parts, deps);
+  const session = new SseSession({
+    source: deps.history
+      ? withCatchUp(deps.history, live, { ...parts, authorization: parts.call.authorization })
+      : live,
+    cursor,
+    bounds: bounds(query),
+    resume,
+    waitMs: query.wait > 0 ? query.wait * 1000 : undefined,
+    format: parts.format,
+    int64: parts.int64,
+    slowConsumerMs: deps.slowConsumerMs,
+    signal: parts.call.signal ?? new AbortController().signal,
+    timing: deps.sseTiming,
+    onSlowConsumer: () => deps.metrics.slowConsumers.inc(),
+  });
+  const socket = reply.request.raw.socket;
+  await lifetime(
+    deps,
+    "sse",
+    { drain: () => session.drain(), destroy: () => socket.destroy() },
+    async () => {
+      if ((await session.start()) === "met") {
+        reply.code(204).send();
+        return;
+      }
+      await session.run(takeOverResponse(reply, 200, SSE_HEADERS));
+    },
+  );
+}
+
+/** Serves a read with `wait`: the first records within the read's bounds, or none at the wait. */
+export async function serveLongPoll(parts: ReadParts, deps: SubscribeDeps): Promise<SourceBatch> {
+  const { query } = parts;
+  const drain = new AbortController();
+  const destroy = new AbortController();
+  const signal = parts.call.signal
+    ? AbortSignal.any([parts.call.signal, destroy.signal])
+    : destroy.signal;
+  return lifetime(
+    deps,
+    "long_poll",
+    { drain: () => drain.abort(), destroy: () => destroy.abort() },
+    () =>
+      longPoll({
+        source: source(parts, deps),
+        cursor: { start: query.start, clamp: query.clamp },
+        // One page at most, as a unary read.
+        bounds: {
+          ...bounds(query),
+          count: atMost(query.count, PAGE_MAX_RECORDS),
+          bytes: atMost(query.bytes, PAGE_MAX_BYTES),
+        },
+        waitMs: query.wait * 1000,
+        signal,
+        drain: drain.signal,
+      }),
+  );
+}
+
+function source(parts: ReadParts, deps: SubscribeDeps): BatchSource {
+  const gauge = deps.metrics.upstreamSubscribes;
+  return fleetSource({
+    upstream: deps.upstream,
+    bucket: parts.bucket,
+    key: parts.key,
+    authorization: parts.call.authorization,
+    failoverMs: deps.failoverMs,
+    calls: { opened: () => gauge.inc(), closed: () => gauge.dec() },
+  });
+}
+
+function bounds(query: ReadQuery): Bounds {
+  const b: Bounds = {};
+  if (query.count !== undefined) b.count = query.count;
+  if (query.bytes !== undefined) b.bytes = query.bytes;
+  if (query.until_ms !== undefined) b.untilMs = BigInt(query.until_ms);
+  return b;
+}
+
+function atMost(value: bigint | undefined, max: number): bigint {
+  const cap = BigInt(max);
+  return value === undefined || value > cap ? cap : value;
+}
+
+/** Runs a session counted in /metrics and drained on shutdown. */
+async function lifetime<T>(
+  deps: SubscribeDeps,
+  kind: string,
+  handle: { drain(): void; destroy(): void },
+  run: () => Promise<T>,
+): Promise<T> {
+  deps.metrics.sessions.inc({ kind });
+  const done = run();
+  deps.sessions.track(handle, done);
+  try {
+    return await done;
+  } finally {
+    deps.metrics.sessions.dec({ kind });
+  }
+}

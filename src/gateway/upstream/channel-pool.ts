@@ -1,0 +1,114 @@
+// One grpc-js channel per star address and lane, created on first use and shared by the calls of
+// that lane (HTTP/2 multiplexes them). Subscriptions have their own lane, on their own
+// connection: an SSE client that goes away cancels its Subscribe (an RST_STREAM), and a star's
+// HTTP/2 server ends a connection with GOAWAY INTERNAL_ERROR once a client resets streams faster
+// than its rapid-reset limit (nghttp2: a burst of 1000, then 33 a second), failing every call on
+// it. Mass disconnects then cost subscriptions a re-subscribe, never an append. Bounded:
+// redirects can name any number of addresses over time, so past the bound the least recently
+// used channel without calls in flight is closed.
+import * as grpc from "@grpc/grpc-js";
+import { NOVA_CHANNEL_OPTIONS } from "../../contract/proto/channel-options.ts";
+import { FleetError } from "./errors.ts";
+
+export const DEFAULT_MAX_CHANNELS = 256;
+
+export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
+  ...NOVA_CHANNEL_OPTIONS,
+  // A channel in TRANSIENT_FAILURE fails calls at once until its next connection attempt; the
+  // default backoff grows to 120 s, far too long to notice a restarted star.
+  "grpc.max_reconnect_backoff_ms": 5_000,
+  // Nothing reads channelz; with it on, grpc-js stamps and counts every call three times over.
+  "grpc.enable_channelz": 0,
+};
+
+/** Subscribe calls, or every other call. */
+export type Lane = "calls" | "subscriptions";
+
+/** The use of one star's channel by one call; release it when the call has ended. */
+export interface Lease {
+  readonly address: string;
+  /** A generic client: any service's methods go through makeUnaryRequest and friends. */
+  readonly client: grpc.Client;
+  release(): void;
+}
+
+interface Entry {
+  readonly client: grpc.Client;
+  inFlight: number;
+}
+
+export class ChannelPool {
+  readonly #max: number;
+  readonly #options: grpc.ChannelOptions;
+  /** Map iteration order is the recency order (least recently used first). */
+  readonly #entries = new Map<string, Entry>();
+  /** The last key of #entries: calls to one star in a row need not reorder the map. */
+  #newest: string | undefined;
+  #closed = false;
+
+  constructor(options: { maxChannels?: number; channelOptions?: grpc.ChannelOptions } = {}) {
+    const max = options.maxChannels ?? DEFAULT_MAX_CHANNELS;
+    if (!(max >= 1)) throw new RangeError(`maxChannels must be at least 1, got ${max}`);
+    this.#max = max;
+    this.#options = { ...CHANNEL_OPTIONS, ...options.channelOptions };
+  }
+
+  /** Open channels, busy or idle. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  acquire(address: string, lane: Lane = "calls"): Lease {
+    if (this.#closed) throw new FleetError("closed", "the fleet client is closed");
+    const key = lane === "calls" ? address : `${address} ${lane}`;
+    let entry = this.#entries.get(key);
+    if (!entry) {
+      // grpc-js shares one connection among channels to the same target with the same
+      // options; a local subchannel pool gives the subscription lane a connection of its own.
+      const options =
+        lane === "calls"
+          ? this.#options
+          : { ...this.#options, "grpc.use_local_subchannel_pool": 1 };
+      entry = {
+        client: new grpc.Client(address, grpc.credentials.createInsecure(), options),
+        inFlight: 0,
+      };
+      this.#entries.set(key, entry);
+    } else if (key !== this.#newest) {
+      this.#entries.delete(key);
+      this.#entries.set(key, entry);
+    }
+    this.#newest = key;
+    entry.inFlight++;
+    this.#evict();
+    let released = false;
+    const held = entry;
+    return {
+      address,
+      client: entry.client,
+      release: () => {
+        if (released) return;
+        released = true;
+        held.inFlight--;
+        this.#evict();
+      },
+    };
+  }
+
+  /** Closes every channel; calls still in flight on them fail. */
+  close(): void {
+    this.#closed = true;
+    for (const entry of this.#entries.values()) entry.client.close();
+    this.#entries.clear();
+  }
+
+  #evict(): void {
+    if (this.#entries.size <= this.#max) return;
+    for (const [key, entry] of this.#entries) {
+      if (this.#entries.size <= this.#max) return;
+      if (entry.inFlight > 0) continue;
+      this.#entries.delete(key);
+      entry.client.close();
+    }
+  }
+}
