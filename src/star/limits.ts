@@ -9,6 +9,11 @@ import {
   PAGE_MAX_RECORDS,
 } from "../contract/proto/wire-limits.ts";
 
+/** A request's limit: 0 (unset) means the maximum, and anything above the maximum is clamped. */
+export function clampLimit(asked: number, max: number): number {
+  return asked <= 0 || asked > max ? max : asked;
+}
+
 export interface StarLimits {
   maxRecordBytes: number;
   maxBatchBytes: number;

@@ -13,15 +13,10 @@ import { alreadyExists, bucketNotFound } from "../errors.ts";
 import { currentCaller } from "../fleet/caller.ts";
 import { callMember } from "../fleet/forward.ts";
 import { bucketWriter } from "../fleet/ownership.ts";
+import { clampLimit } from "../limits.ts";
 import { checkBucketName, newBucket, reconfigureBucket } from "./config.ts";
+import { liveBucket } from "./live-bucket.ts";
 import { deleteStreamNow } from "./streams.ts";
-
-export async function liveBucket(ctx: StarContext, name: string): Promise<Bucket__Output> {
-  checkBucketName(name);
-  const bucket = await ctx.catalog.getBucket(name);
-  if (bucket?.deleted_at_unix_ms !== "0") throw bucketNotFound(name);
-  return bucket;
-}
 
 export async function createBucket(
   ctx: StarContext,
@@ -134,8 +129,4 @@ function rememberBucket(
   if (!bucket) throw new Error(`star ${writer} wrote a bucket but answered none`);
   ctx.catalog.rememberBucket(bucket);
   return bucket;
-}
-
-export function clampLimit(limit: number, max: number): number {
-  return limit === 0 || limit > max ? max : limit;
 }

@@ -11,10 +11,11 @@ import type { StarContext } from "../context.ts";
 import { alreadyExists, streamNotFound } from "../errors.ts";
 import { callMember } from "../fleet/forward.ts";
 import { requireLeader, streamWriter } from "../fleet/ownership.ts";
+import { clampLimit } from "../limits.ts";
 import { chunksPrefix } from "../storage/keys.ts";
 import type { StreamLog } from "../stream/stream-log.ts";
-import { clampLimit, liveBucket } from "./buckets.ts";
 import { checkStreamKey, newStream, reconfigureStream } from "./config.ts";
+import { liveBucket } from "./live-bucket.ts";
 
 const lockKey = (bucket: string, key: string) => `stream/${bucket}/${key}`;
 

@@ -1,5 +1,6 @@
 // The unary data verbs: Append, Read, CheckTail, Trim, Fence. All but Read are the stream
 // leader's (NotOwner elsewhere); Read is served by every member (follower-read.ts).
+
 import type { AppendRequest__Output } from "../../gen/nova/v1/AppendRequest.ts";
 import type { AppendResponse } from "../../gen/nova/v1/AppendResponse.ts";
 import type { CheckTailRequest__Output } from "../../gen/nova/v1/CheckTailRequest.ts";
@@ -15,6 +16,7 @@ import type { StarContext } from "../context.ts";
 import { invalidArgument } from "../errors.ts";
 import { requireLeader } from "../fleet/ownership.ts";
 import { liveStream, resolveDescriptor, resolveLedStream } from "../lifecycle/streams.ts";
+import { clampLimit } from "../limits.ts";
 import { followerRead } from "./follower-read.ts";
 import { resolveStart } from "./read-start.ts";
 import { appendResponse, position, record } from "./wire.ts";
@@ -49,15 +51,11 @@ export async function read(ctx: StarContext, req: ReadRequest__Output): Promise<
   const log = await ctx.registry.open(stream);
   const start = await resolveStart(log, req);
   const records = await log.read(start, {
-    maxRecords: pageLimit(req.count, ctx.limits.readPageRecords),
-    maxBytes: pageLimit(Number(req.bytes), ctx.limits.readPageBytes),
+    maxRecords: clampLimit(req.count, ctx.limits.readPageRecords),
+    maxBytes: clampLimit(Number(req.bytes), ctx.limits.readPageBytes),
     untilMs: req.until_ms === undefined ? undefined : BigInt(req.until_ms),
   });
   return { records: records.map(record), tail: position(log.tail) };
-}
-
-export function pageLimit(asked: number, max: number): number {
-  return asked <= 0 || asked > max ? max : asked;
 }
 
 /** Never creates: a stream that does not exist is NOT_FOUND. */

@@ -8,9 +8,9 @@ import {
   createBucket,
   deleteBucket,
   listBuckets,
-  liveBucket,
   reconfigureBucketVerb,
 } from "../lifecycle/buckets.ts";
+import { liveBucket } from "../lifecycle/live-bucket.ts";
 import {
   createStream,
   deleteStream,

@@ -2,6 +2,7 @@
 // the chunks in storage, the rest of the page from the leader's Read. Starts that need the tail
 // (the tail, tail_offset), and timestamps no settled record reaches, are the leader's to
 // resolve. When the leader does not answer, a fresh listing of storage serves what is settled.
+
 import { status } from "@grpc/grpc-js";
 import type { DecodedChunkRecord } from "../../contract/codec/chunk.ts";
 import { contentBytes } from "../../contract/codec/stored-record.ts";
@@ -15,11 +16,11 @@ import { outOfRange, StarError, unavailable } from "../errors.ts";
 import { callMember, isForwarded } from "../fleet/forward.ts";
 import type { Member } from "../fleet/members.ts";
 import { notOwner } from "../fleet/ownership.ts";
+import { clampLimit } from "../limits.ts";
 import { MissingChunkError } from "../storage/chunk-store.ts";
 import { type Extent, type ReadBounds, readPage, seqForTimestamp } from "../stream/chunk-reads.ts";
 import type { FollowerView } from "../stream/follower-view.ts";
 import type { Pos } from "../stream/stream-log.ts";
-import { pageLimit } from "./data-verbs.ts";
 import { position, record } from "./wire.ts";
 
 type WireRecord = ReturnType<typeof record> | Record__Output;
@@ -71,8 +72,8 @@ export async function followerRead(
   if (isForwarded()) throw notOwner(leader, `stream ${JSON.stringify(req.key)}`);
   const view = ctx.followers.view(stream.stream_id);
   const page = new Page({
-    maxRecords: pageLimit(req.count, ctx.limits.readPageRecords),
-    maxBytes: pageLimit(Number(req.bytes), ctx.limits.readPageBytes),
+    maxRecords: clampLimit(req.count, ctx.limits.readPageRecords),
+    maxBytes: clampLimit(Number(req.bytes), ctx.limits.readPageBytes),
     untilMs: req.until_ms === undefined ? undefined : BigInt(req.until_ms),
   });
   const untilMs = req.until_ms;

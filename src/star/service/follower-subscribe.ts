@@ -19,7 +19,7 @@ import { notOwner } from "../fleet/ownership.ts";
 import { readPage, seqForTimestamp } from "../stream/chunk-reads.ts";
 import type { FollowerView } from "../stream/follower-view.ts";
 import { pos, withRetry } from "./follower-read.ts";
-import { send } from "./subscribe.ts";
+import { send } from "./send.ts";
 import { position, record } from "./wire.ts";
 
 type Call = ServerWritableStream<SubscribeRequest__Output, SubscribeResponse>;

@@ -13,6 +13,7 @@ import { resolveDescriptor } from "../lifecycle/streams.ts";
 import type { StreamLog } from "../stream/stream-log.ts";
 import { followerSubscribe } from "./follower-subscribe.ts";
 import { resolveStart } from "./read-start.ts";
+import { send } from "./send.ts";
 import { position, record } from "./wire.ts";
 
 type Call = ServerWritableStream<SubscribeRequest__Output, SubscribeResponse>;
@@ -97,13 +98,4 @@ async function waitOrHeartbeat(
     signal.removeEventListener("abort", stop);
     wait.abort();
   }
-}
-
-export async function send(
-  call: Call,
-  message: SubscribeResponse,
-  signal: AbortSignal,
-): Promise<void> {
-  if (call.write(message)) return;
-  await once(call, "drain", { signal }).catch(() => undefined);
 }
