@@ -2,7 +2,7 @@
 // Accept: text/event-stream) and a long-poll read (`wait`), both over the fleet source.
 import type { FastifyReply } from "fastify";
 import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../../contract/proto/wire-limits.ts";
-import { withCatchUp } from "../history/catch-up-source.ts";
+import { withCatchUp } from "./catch-up-source.ts";
 import type { HistorySource } from "../history/read-service.ts";
 import type { LiveSessions } from "../http/live-sessions.ts";
 import type { GatewayMetrics } from "../http/metrics.ts";
