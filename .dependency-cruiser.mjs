@@ -4,6 +4,23 @@
 // them (a gateway with an embedded star). Imports run one way; a violation names its rule.
 const programs = "^src/(gateway|star)/";
 const testSupport = "(\\.test|\\.test-helper)\\.ts$";
+// Folders used from outside themselves: others import them through their index.ts only.
+const faces = [
+  "src/gateway",
+  "src/star",
+  "src/contract/codec",
+  "src/contract/proto",
+  "src/platform/objstore",
+  "src/platform/memory",
+  "src/platform/cli",
+  "src/gateway/errors",
+  "src/gateway/upstream",
+  "src/gateway/history",
+  "src/gateway/sessions",
+  "src/gateway/json",
+  "src/gateway/http",
+  "src/gateway/routes",
+];
 
 export default {
   forbidden: [
@@ -63,6 +80,13 @@ export default {
       from: { path: "^src/", pathNot: testSupport },
       to: { path: `${testSupport}|^test/` },
     },
+    ...faces.map((folder) => ({
+      name: `through-the-face-of-${folder.slice(4).replace("/", "-")}`,
+      comment: `Outside ${folder}/, its code is imported through ${folder}/index.ts.`,
+      severity: "error",
+      from: { path: "^src/", pathNot: [`^${folder}/`, testSupport] },
+      to: { path: `^${folder}/`, pathNot: `^${folder}/index\\.ts$` },
+    })),
   ],
   options: {
     doNotFollow: { path: "node_modules" },

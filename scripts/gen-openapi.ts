@@ -8,8 +8,8 @@ import { dirname, join, relative } from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
 import pino from "pino";
 import { buildApp } from "../src/gateway/app.ts";
-import { createMetrics } from "../src/gateway/http/metrics.ts";
-import type { Upstream } from "../src/gateway/upstream/upstream.ts";
+import { createMetrics } from "../src/gateway/http/index.ts";
+import type { Upstream } from "../src/gateway/upstream/index.ts";
 
 const root = join(import.meta.dirname, "..");
 const documentPath = join(root, "openapi", "openapi.json");

@@ -6,19 +6,20 @@ import { resolve } from "node:path";
 import pino from "pino";
 import {
   buildApp,
+  createMetrics,
+  createReadService,
   DEFAULT_BODY_LIMIT,
   DEFAULT_DRAIN_GRACE_MS,
   DEFAULT_NDJSON_SESSION_BYTES,
+  DEFAULT_READPLAN_SETTINGS,
   DEFAULT_SLOW_CONSUMER_MS,
+  FleetClient,
+  fleetUpstream,
+  metricsObserver,
   REDACTED_PATHS,
-} from "./gateway/app.ts";
-import { createReadService, DEFAULT_READPLAN_SETTINGS } from "./gateway/history/read-service.ts";
-import { createMetrics } from "./gateway/http/metrics.ts";
-import { FleetClient } from "./gateway/upstream/fleet-client.ts";
-import { fleetUpstream, metricsObserver } from "./gateway/upstream/fleet-upstream.ts";
-import { defineFlags, parseProcessFlags } from "./platform/cli/flags.ts";
-import { type RunningStar, startStar } from "./star/star.ts";
-import { type OpenStorage, openStorage } from "./star/storage.ts";
+} from "./gateway/index.ts";
+import { defineFlags, parseProcessFlags } from "./platform/cli/index.ts";
+import { type OpenStorage, openStorage, type RunningStar, startStar } from "./star/index.ts";
 
 const flags = defineFlags({
   host: { type: "string", default: "127.0.0.1", help: "address to listen on" },

@@ -31,12 +31,18 @@ async function check(t: TestContext, files: Record<string, string[]>) {
 
 test("a tree that keeps every rule passes", async (t) => {
   const result = await check(t, {
-    "src/main.ts": ["./gateway/app.ts", "./star/star.ts"],
+    "src/main.ts": ["./gateway/index.ts", "./star/index.ts"],
+    "src/gateway/index.ts": ["./app.ts"],
+    "src/star/index.ts": ["./star.ts"],
     "src/gateway/app.ts": ["../contract/codec.ts", "../platform/flags.ts"],
     "src/star/star.ts": ["../contract/codec.ts", "../platform/flags.ts"],
     "src/contract/codec.ts": [],
     "src/platform/flags.ts": [],
     "src/gateway/app.test.ts": ["./app.ts", "./fake.test-helper.ts", "../../test/harness.ts"],
+    "src/gateway/routes.ts": ["./upstream/index.ts"],
+    "src/gateway/upstream/index.ts": ["./client.ts"],
+    "src/gateway/upstream/client.ts": [],
+    "src/gateway/upstream/client.test.ts": ["./client.ts"],
     "src/gateway/fake.test-helper.ts": [],
     "test/harness.ts": [],
   });
@@ -52,6 +58,9 @@ test("each rule, broken once, fails the check and is named", async (t) => {
     "src/contract/c.ts": ["../gateway/a.ts", "../platform/p.ts"],
     "src/platform/p.ts": ["../contract/c.ts", "../main.ts"],
     "src/star/y.ts": ["./fake.test-helper.ts"],
+    "src/gateway/routes.ts": ["./upstream/client.ts"],
+    "src/gateway/upstream/index.ts": ["./client.ts"],
+    "src/gateway/upstream/client.ts": [],
     "src/star/fake.test-helper.ts": [],
   });
   assert.notEqual(result.code, 0, result.out);
@@ -64,6 +73,7 @@ test("each rule, broken once, fails the check and is named", async (t) => {
     "platform-apart-from-contract",
     "entries-are-not-imported",
     "no-test-support-in-programs",
+    "through-the-face-of-gateway-upstream",
   ]) {
     assert.match(result.out, new RegExp(`error ${rule}:`), `${rule} is reported:\n${result.out}`);
   }

@@ -7,9 +7,14 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import fc from "fast-check";
 import { request } from "undici";
-import { ObjectStoreError, type ObjectStoreErrorKind } from "../src/platform/objstore/errors.ts";
-import { createS3Store, ensureS3Bucket } from "../src/platform/objstore/s3-store.ts";
-import { type RunningS3rver, startS3rver } from "../src/platform/objstore/s3rver-server.ts";
+import {
+  createS3Store,
+  ensureS3Bucket,
+  ObjectStoreError,
+  type ObjectStoreErrorKind,
+  type RunningS3rver,
+  startS3rver,
+} from "../src/platform/objstore/index.ts";
 import {
   describeObjectStoreContract,
   memoryTarget,

@@ -2,24 +2,29 @@
 import cors from "@fastify/cors";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
-import { createReadService, type ReadService } from "./history/read-service.ts";
-import { AppendAdmission } from "./http/admission.ts";
-import { errorsPlugin, frameworkErrors } from "./http/errors-plugin.ts";
-import { jsonPlugin } from "./http/json.ts";
-import { LiveSessions } from "./http/live-sessions.ts";
-import { type GatewayMetrics, metricsPlugin } from "./http/metrics.ts";
-import { openapiPlugin } from "./http/openapi.ts";
-import { opsPlugin } from "./http/ops.ts";
-import { responseCheckPlugin } from "./http/response-check.ts";
-import { DEFAULT_APPEND_LIMITS } from "./json/record-json.ts";
-import { bucketRoutes } from "./routes/buckets.ts";
-import { requestLogFields } from "./routes/context.ts";
-import { recordRoutes } from "./routes/records.ts";
-import { streamRoutes } from "./routes/streams.ts";
-import { tokenRoutes } from "./routes/tokens.ts";
-import { DEFAULT_FAILOVER_MS } from "./sessions/fleet-source.ts";
-import type { SseTiming } from "./sessions/sse-session.ts";
-import type { Upstream } from "./upstream/upstream.ts";
+import { createReadService, type ReadService } from "./history/index.ts";
+import {
+  AppendAdmission,
+  errorsPlugin,
+  frameworkErrors,
+  type GatewayMetrics,
+  jsonPlugin,
+  LiveSessions,
+  metricsPlugin,
+  openapiPlugin,
+  opsPlugin,
+  responseCheckPlugin,
+} from "./http/index.ts";
+import { DEFAULT_APPEND_LIMITS } from "./json/index.ts";
+import {
+  bucketRoutes,
+  recordRoutes,
+  requestLogFields,
+  streamRoutes,
+  tokenRoutes,
+} from "./routes/index.ts";
+import { DEFAULT_FAILOVER_MS, type SseTiming } from "./sessions/index.ts";
+import type { Upstream } from "./upstream/index.ts";
 
 export interface AppOptions {
   upstream: Upstream;

@@ -1,9 +1,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Metadata, status } from "@grpc/grpc-js";
-import { findDetail } from "../contract/proto/status-details.ts";
-import { ObjectStoreError } from "../platform/objstore/errors.ts";
-import { StarError, seqNumMismatch, toServiceError } from "./errors.ts";
+import { findDetail } from "../contract/proto/index.ts";
+import { ObjectStoreError } from "../platform/objstore/index.ts";
+import {
+  bucketNotFound,
+  StarError,
+  seqNumMismatch,
+  streamNotFound,
+  toServiceError,
+} from "./errors.ts";
 
 test("an object store that is down or slow is UNAVAILABLE: the caller may retry", () => {
   for (const kind of ["unavailable", "timeout"] as const) {
@@ -40,4 +46,21 @@ test("a relayed answer keeps the other star's code, message and typed details", 
   assert.equal(relayed.details, original.details);
   assert.deepEqual(findDetail(relayed.metadata, "SeqNumMismatch"), { expected_seq_num: "42" });
   assert.deepEqual(relayed.metadata.get("x-other"), []);
+});
+
+test("NOT_FOUND names what is missing in a NotFoundDetail, not only in its message", () => {
+  const bucket = bucketNotFound("b");
+  assert.equal(bucket.code, status.NOT_FOUND);
+  assert.deepEqual(findDetail(bucket.metadata, "NotFoundDetail"), {
+    resource: "RESOURCE_BUCKET",
+    bucket: "b",
+    key: "",
+  });
+  const stream = streamNotFound("b", "orders/eu");
+  assert.equal(stream.code, status.NOT_FOUND);
+  assert.deepEqual(findDetail(stream.metadata, "NotFoundDetail"), {
+    resource: "RESOURCE_STREAM",
+    bucket: "b",
+    key: "orders/eu",
+  });
 });

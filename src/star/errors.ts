@@ -1,13 +1,9 @@
 // gRPC errors a star answers with: a status code, a message for the human, typed details for
-// the program (seed 004, "Status codes").
+// the program.
 import { Metadata, type ServiceError, status } from "@grpc/grpc-js";
 import type { Logger } from "pino";
-import {
-  type Detail,
-  detailsMetadata,
-  STATUS_DETAILS_KEY,
-} from "../contract/proto/status-details.ts";
-import { ObjectStoreError } from "../platform/objstore/errors.ts";
+import { type Detail, detailsMetadata, STATUS_DETAILS_KEY } from "../contract/proto/index.ts";
+import { ObjectStoreError } from "../platform/objstore/index.ts";
 
 export class StarError extends Error implements Partial<ServiceError> {
   readonly code: status;
@@ -33,11 +29,14 @@ export class StarError extends Error implements Partial<ServiceError> {
 
 export const invalidArgument = (message: string) => new StarError(status.INVALID_ARGUMENT, message);
 export const bucketNotFound = (bucket: string) =>
-  new StarError(status.NOT_FOUND, `bucket ${JSON.stringify(bucket)} does not exist`);
+  new StarError(status.NOT_FOUND, `bucket ${JSON.stringify(bucket)} does not exist`, [
+    { type: "NotFoundDetail", value: { resource: "RESOURCE_BUCKET", bucket, key: "" } },
+  ]);
 export const streamNotFound = (bucket: string, key: string) =>
   new StarError(
     status.NOT_FOUND,
     `stream ${JSON.stringify(key)} does not exist in bucket ${JSON.stringify(bucket)}`,
+    [{ type: "NotFoundDetail", value: { resource: "RESOURCE_STREAM", bucket, key } }],
   );
 export const alreadyExists = (message: string) => new StarError(status.ALREADY_EXISTS, message);
 export const failedPrecondition = (message: string, details: Detail[] = []) =>

@@ -7,7 +7,7 @@ import {
   MAX_RECORD_BYTES,
   PAGE_MAX_BYTES,
   PAGE_MAX_RECORDS,
-} from "../contract/proto/wire-limits.ts";
+} from "../contract/proto/index.ts";
 
 /** A request's limit: 0 (unset) means the maximum, and anything above the maximum is clamped. */
 export function clampLimit(asked: number, max: number): number {

@@ -1,7 +1,7 @@
 // `npm run star`: one star process. Prints `nova-star <name> listening on HOST:PORT` on stdout
 // when ready (logs go to stderr); SIGTERM and SIGINT shut it down gracefully.
 import pino from "pino";
-import { defineFlags, parseProcessFlags } from "../platform/cli/flags.ts";
+import { defineFlags, parseProcessFlags } from "../platform/cli/index.ts";
 import { loadAuthConfig } from "./auth/config.ts";
 import { Fleet, FleetSpecError, type Member, parseMember } from "./fleet/members.ts";
 import { DEFAULT_LIMITS } from "./limits.ts";

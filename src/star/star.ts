@@ -2,9 +2,8 @@
 // on an object store. The gateway's embedded mode and the star process both start it here.
 import * as grpc from "@grpc/grpc-js";
 import pino, { type Logger } from "pino";
-import { NOVA_CHANNEL_OPTIONS } from "../contract/proto/channel-options.ts";
-import { nova } from "../contract/proto/load.ts";
-import type { ObjectStore } from "../platform/objstore/object-store.ts";
+import { NOVA_CHANNEL_OPTIONS, nova } from "../contract/proto/index.ts";
+import type { ObjectStore } from "../platform/objstore/index.ts";
 import { type AuthConfig, StarAuth } from "./auth/star-auth.ts";
 import type { ReadPlanOptions, StarContext } from "./context.ts";
 import { unavailable } from "./errors.ts";

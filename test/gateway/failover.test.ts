@@ -6,7 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { type RunningS3rver, startS3rver } from "../../src/platform/objstore/s3rver-server.ts";
+import { type RunningS3rver, startS3rver } from "../../src/platform/objstore/index.ts";
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
 import { http, newStream } from "../harness/http.ts";
 import { metric } from "../harness/metrics.ts";

@@ -7,10 +7,13 @@ import {
   createReadService,
   DEFAULT_READPLAN_SETTINGS,
   type ReadPlanSettings,
-} from "../../src/gateway/history/read-service.ts";
-import { createMetrics, type GatewayMetrics } from "../../src/gateway/http/metrics.ts";
-import { FleetClient } from "../../src/gateway/upstream/fleet-client.ts";
-import { fleetUpstream, metricsObserver } from "../../src/gateway/upstream/fleet-upstream.ts";
+} from "../../src/gateway/history/index.ts";
+import {
+  createMetrics,
+  type GatewayMetrics,
+  metricsObserver,
+} from "../../src/gateway/http/index.ts";
+import { FleetClient, fleetUpstream } from "../../src/gateway/upstream/index.ts";
 import { nodeArgs, type RunningProcess, startProcess } from "./process.ts";
 
 export interface Gateway {
@@ -81,7 +84,9 @@ export interface GatewayProcess {
   close(): Promise<void>;
 }
 
-/** `src/main.ts` as a child process in front of `stars`, with more flags. */
+/**
+ * `src/main.ts` as a child process in front of `stars`, with more flags.
+ */
 export async function gatewayProcess(
   stars: string[],
   args: string[] = [],

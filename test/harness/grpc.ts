@@ -1,13 +1,8 @@
 // Promise-returning calls on a real gRPC client, for tests.
 import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
-import { GRPC_MESSAGE_LIMIT } from "../../src/contract/proto/channel-options.ts";
-import type {
-  RequestOf,
-  ResponseOf,
-  UnaryMethod,
-} from "../../src/contract/proto/dataplane-methods.ts";
-import { nova } from "../../src/contract/proto/load.ts";
+import type { RequestOf, ResponseOf, UnaryMethod } from "../../src/contract/proto/index.ts";
+import { GRPC_MESSAGE_LIMIT, nova } from "../../src/contract/proto/index.ts";
 import type { DataPlaneServiceClient } from "../../src/gen/nova/v1/DataPlaneService.ts";
 
 export function dataPlaneClient(address: string): DataPlaneServiceClient {

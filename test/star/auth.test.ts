@@ -6,15 +6,11 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import * as grpc from "@grpc/grpc-js";
-import type {
-  RequestOf,
-  ResponseOf,
-  UnaryMethod,
-} from "../../src/contract/proto/dataplane-methods.ts";
-import { nova } from "../../src/contract/proto/load.ts";
+import type { RequestOf, ResponseOf, UnaryMethod } from "../../src/contract/proto/index.ts";
+import { nova } from "../../src/contract/proto/index.ts";
 import type { DataPlaneServiceClient } from "../../src/gen/nova/v1/DataPlaneService.ts";
 import type { ExchangeTokenRequest } from "../../src/gen/nova/v1/ExchangeTokenRequest.ts";
-import { type RunningS3rver, startS3rver } from "../../src/platform/objstore/s3rver-server.ts";
+import { type RunningS3rver, startS3rver } from "../../src/platform/objstore/index.ts";
 import { parseScope } from "../../src/star/auth/scope.ts";
 import { issueToken } from "../../src/star/auth/tokens.ts";
 import { dataPlaneClient } from "../harness/grpc.ts";

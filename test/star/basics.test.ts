@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { status } from "@grpc/grpc-js";
-import { findDetail } from "../../src/contract/proto/status-details.ts";
+import { findDetail } from "../../src/contract/proto/index.ts";
 import { call } from "../harness/grpc.ts";
 import { waitFor } from "../harness/wait.ts";
 import { type StarFixture, startStarFixture, uniqueBucket } from "./fixture.ts";

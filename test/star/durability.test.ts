@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type ServiceError, status } from "@grpc/grpc-js";
 import type { DataPlaneServiceClient } from "../../src/gen/nova/v1/DataPlaneService.ts";
-import { type RunningS3rver, startS3rver } from "../../src/platform/objstore/s3rver-server.ts";
+import { type RunningS3rver, startS3rver } from "../../src/platform/objstore/index.ts";
 import { call } from "../harness/grpc.ts";
 import { startStarProcess } from "../harness/star-process.ts";
 import { waitFor } from "../harness/wait.ts";

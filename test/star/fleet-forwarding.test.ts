@@ -5,15 +5,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import * as grpc from "@grpc/grpc-js";
-import type {
-  RequestOf,
-  ResponseOf,
-  UnaryMethod,
-} from "../../src/contract/proto/dataplane-methods.ts";
-import { nova } from "../../src/contract/proto/load.ts";
+import type { RequestOf, ResponseOf, UnaryMethod } from "../../src/contract/proto/index.ts";
+import { nova } from "../../src/contract/proto/index.ts";
 import type { DataPlaneServiceClient } from "../../src/gen/nova/v1/DataPlaneService.ts";
-import { createS3Store } from "../../src/platform/objstore/s3-store.ts";
-import { type RunningS3rver, startS3rver } from "../../src/platform/objstore/s3rver-server.ts";
+import {
+  createS3Store,
+  type RunningS3rver,
+  startS3rver,
+} from "../../src/platform/objstore/index.ts";
 import { parseScope } from "../../src/star/auth/scope.ts";
 import { Fleet, type Member } from "../../src/star/fleet/members.ts";
 import { newBucket, newStream } from "../../src/star/lifecycle/config.ts";

@@ -14,17 +14,20 @@ import {
   decodeChunkSlice,
   decodeFooter,
   payloadRange,
-} from "../../src/contract/codec/chunk.ts";
-import { findDetail } from "../../src/contract/proto/status-details.ts";
+} from "../../src/contract/codec/index.ts";
+import { findDetail } from "../../src/contract/proto/index.ts";
 import type { DataPlaneServiceClient } from "../../src/gen/nova/v1/DataPlaneService.ts";
 import type { ReadPlanEntry__Output } from "../../src/gen/nova/v1/ReadPlanEntry.ts";
 import type { ReadPlanRequest } from "../../src/gen/nova/v1/ReadPlanRequest.ts";
 import type { ReadPlanResponse__Output } from "../../src/gen/nova/v1/ReadPlanResponse.ts";
 import type { ReadRequest } from "../../src/gen/nova/v1/ReadRequest.ts";
 import type { Record__Output } from "../../src/gen/nova/v1/Record.ts";
-import type { ObjectStore } from "../../src/platform/objstore/object-store.ts";
-import { createS3Store } from "../../src/platform/objstore/s3-store.ts";
-import { type RunningS3rver, startS3rver } from "../../src/platform/objstore/s3rver-server.ts";
+import type { ObjectStore } from "../../src/platform/objstore/index.ts";
+import {
+  createS3Store,
+  type RunningS3rver,
+  startS3rver,
+} from "../../src/platform/objstore/index.ts";
 import { call, refusal } from "../harness/grpc.ts";
 import { type StarProcess, s3Storage, startStarProcess } from "../harness/star-process.ts";
 import { waitFor } from "../harness/wait.ts";

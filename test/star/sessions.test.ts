@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { type ClientDuplexStream, type ServiceError, status } from "@grpc/grpc-js";
-import { findDetail } from "../../src/contract/proto/status-details.ts";
+import { findDetail } from "../../src/contract/proto/index.ts";
 import type { AppendSessionRequest } from "../../src/gen/nova/v1/AppendSessionRequest.ts";
 import type { AppendSessionResponse__Output } from "../../src/gen/nova/v1/AppendSessionResponse.ts";
 import type { SubscribeResponse__Output } from "../../src/gen/nova/v1/SubscribeResponse.ts";

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { type ServiceError, status } from "@grpc/grpc-js";
-import { createS3Store } from "../../src/platform/objstore/s3-store.ts";
+import { createS3Store } from "../../src/platform/objstore/index.ts";
 import { startStar } from "../../src/star/star.ts";
 import { call, dataPlaneClient } from "../harness/grpc.ts";
 import { freePort } from "../harness/ports.ts";

@@ -1,7 +1,8 @@
 // CRC-32C (Castagnoli), reflected polynomial 0x82F63B78. `crc32c` is @node-rs/crc32's SSE4.2
-// instruction path (4.0 vs 1.1 GB/s for the portable code on 1 MiB; `npm run bench:codec`) where its
-// prebuilt addon loads, else the portable slicing-by-8 below: eight table lookups per eight
-// input bytes instead of one lookup per byte. Both answer the same for every input (tests).
+// instruction path (several times the portable code's speed; `npm run bench:codec`,
+// docs/catchup.md) where its prebuilt addon loads, else the portable slicing-by-8 below: eight
+// table lookups per eight input bytes instead of one lookup per byte. Both answer the same for
+// every input (tests).
 import { createRequire } from "node:module";
 
 const POLY = 0x82f63b78;

@@ -47,7 +47,7 @@ function refuses(bytes: Uint8Array, message: RegExp): void {
   );
 }
 
-test("seed 000 example: body hi, no headers is 00 68 69", () => {
+test("docs/storage-layout.md example: body hi, no headers is 00 68 69", () => {
   const r = { headers: [], body: utf8("hi") };
   assert.equal(hex(roundTrip(r)), "006869");
   assert.equal(encodedLength(r), 3);
@@ -55,7 +55,7 @@ test("seed 000 example: body hi, no headers is 00 68 69", () => {
   assert.deepEqual(plain(decodeStoredRecord(fromHex("00 68 69"))), plain(r));
 });
 
-test("seed 000 example: body hi, header k=v is 01 01 01 01 6b 76 68 69", () => {
+test("docs/storage-layout.md example: body hi, header k=v is 01 01 01 01 6b 76 68 69", () => {
   const r = { headers: [{ name: utf8("k"), value: utf8("v") }], body: utf8("hi") };
   assert.equal(hex(roundTrip(r)), "010101016b766869");
   assert.equal(encodedLength(r), 8);

@@ -1,4 +1,4 @@
-// The stored record of seed 000 ("Codec"): one flag byte, a header table when there are
+// The stored record (docs/storage-layout.md, "Stored record"): one flag byte, a header table when there are
 // headers, then the body. Sequence number and timestamp live in the chunk directory, and the
 // chunk directory frames the record, so the body carries no length of its own.
 import { CorruptionError } from "./errors.ts";

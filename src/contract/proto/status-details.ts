@@ -2,6 +2,7 @@
 import { Metadata } from "@grpc/grpc-js";
 import type { IConversionOptions } from "protobufjs";
 import type { FencingTokenMismatch__Output as FencingTokenMismatch } from "../../gen/nova/v1/FencingTokenMismatch.ts";
+import type { NotFoundDetail__Output as NotFoundDetail } from "../../gen/nova/v1/NotFoundDetail.ts";
 import type { NotOwner__Output as NotOwner } from "../../gen/nova/v1/NotOwner.ts";
 import type { SeqNumMismatch__Output as SeqNumMismatch } from "../../gen/nova/v1/SeqNumMismatch.ts";
 import type { TailDetail__Output as TailDetail } from "../../gen/nova/v1/TailDetail.ts";
@@ -15,6 +16,7 @@ export interface DetailTypes {
   SeqNumMismatch: SeqNumMismatch;
   FencingTokenMismatch: FencingTokenMismatch;
   TailDetail: TailDetail;
+  NotFoundDetail: NotFoundDetail;
 }
 export type DetailName = keyof DetailTypes;
 export type Detail = { [K in DetailName]: { type: K; value: DetailTypes[K] } }[DetailName];
@@ -26,6 +28,7 @@ const DETAIL_NAMES: readonly DetailName[] = [
   "SeqNumMismatch",
   "FencingTokenMismatch",
   "TailDetail",
+  "NotFoundDetail",
 ];
 
 const TO_OBJECT: IConversionOptions = { longs: String, enums: String, defaults: true };

@@ -1,4 +1,4 @@
-// The limits nova's contract sets (seeds 000 and 004, http-api.md): one source for the star,
+// The limits nova's contract sets (docs/storage-layout.md, docs/http-api.md): one source for the star,
 // which enforces them, and the gateway, which refuses what it can before asking a star.
 export const MAX_HEADERS_PER_RECORD = 100;
 /** Content bytes: body plus every header name and value. */

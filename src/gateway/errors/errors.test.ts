@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Metadata, status } from "@grpc/grpc-js";
-import { detailsMetadata } from "../../contract/proto/status-details.ts";
+import { detailsMetadata } from "../../contract/proto/index.ts";
 import {
   badBase64,
   badHeader,
@@ -147,13 +147,26 @@ test("429 and 503 say when to retry", () => {
   assert.deepEqual(fromGrpcError(grpc(status.UNAVAILABLE)).headers, { "retry-after": "1" });
 });
 
-test("NOT_FOUND: the star's message decides, else the addressed resource", () => {
+test("NOT_FOUND: the star's NotFoundDetail decides, else the addressed resource", () => {
+  const missing = (resource: "RESOURCE_BUCKET" | "RESOURCE_STREAM", message: string) =>
+    grpc(
+      status.NOT_FOUND,
+      message,
+      detailsMetadata(status.NOT_FOUND, message, [
+        { type: "NotFoundDetail", value: { resource, bucket: "b", key: "s" } },
+      ]),
+    );
   assert.equal(
-    fromGrpcError(grpc(status.NOT_FOUND, "bucket b not found"), { resource: "stream" }).code,
+    fromGrpcError(missing("RESOURCE_BUCKET", "not found"), { resource: "stream" }).code,
     "bucket_not_found",
   );
   assert.equal(
-    fromGrpcError(grpc(status.NOT_FOUND, "stream s not found"), { resource: "bucket" }).code,
+    fromGrpcError(missing("RESOURCE_STREAM", "not found"), { resource: "bucket" }).code,
+    "stream_not_found",
+  );
+  // The message alone decides nothing.
+  assert.equal(
+    fromGrpcError(grpc(status.NOT_FOUND, "bucket b not found"), { resource: "stream" }).code,
     "stream_not_found",
   );
   assert.equal(

@@ -1,7 +1,7 @@
 // The gateway's error model: every failure is an HttpError, rendered as the contract's error body
 // { code, message, retryable, ...typed fields } in responses, SSE `error` events and NDJSON lines.
 import { type Metadata, status } from "@grpc/grpc-js";
-import { findDetail } from "../../contract/proto/status-details.ts";
+import { findDetail } from "../../contract/proto/index.ts";
 
 export interface HttpErrorOptions {
   retryable?: boolean;
@@ -147,13 +147,13 @@ export interface GrpcErrorLike {
 }
 
 export interface GrpcErrorContext {
-  /** What the call addressed: decides NOT_FOUND's code when the star's message does not. */
+  /** What the call addressed: decides NOT_FOUND's code when the star's details do not. */
   resource?: "bucket" | "stream";
   /** The call was sent and its reply lost (an append): UNAVAILABLE and DEADLINE_EXCEEDED say so. */
   outcomeUnknown?: boolean;
 }
 
-/** Maps a star's gRPC status to the contract's HTTP error (the table in http-api.md). */
+/** Maps a star's gRPC status to the contract's HTTP error (the table in docs/http-api.md). */
 export function fromGrpcError(err: GrpcErrorLike, ctx: GrpcErrorContext = {}): HttpError {
   // 4xx messages come from the star and are meant for the client; 5xx messages are ours.
   const said = err.details || "no detail given";
@@ -166,7 +166,7 @@ export function fromGrpcError(err: GrpcErrorLike, ctx: GrpcErrorContext = {}): H
     case status.PERMISSION_DENIED:
       return new HttpError(403, "permission_denied", said);
     case status.NOT_FOUND:
-      return new HttpError(404, `${notFoundResource(said, ctx)}_not_found`, said);
+      return new HttpError(404, `${notFoundResource(err, ctx)}_not_found`, said);
     case status.ALREADY_EXISTS:
       return new HttpError(409, "already_exists", said);
     case status.ABORTED:
@@ -198,11 +198,12 @@ export function fromGrpcError(err: GrpcErrorLike, ctx: GrpcErrorContext = {}): H
   }
 }
 
-function notFoundResource(message: string, ctx: GrpcErrorContext): "bucket" | "stream" {
-  // The star names what is missing ("bucket ..." / "stream ..."): a stream call on a missing
-  // bucket is bucket_not_found. Without that, the addressed resource; streams by default.
-  if (message.startsWith("bucket ")) return "bucket";
-  if (message.startsWith("stream ")) return "stream";
+function notFoundResource(err: GrpcErrorLike, ctx: GrpcErrorContext): "bucket" | "stream" {
+  // The star names what is missing in a typed detail: a stream call on a missing bucket is
+  // bucket_not_found. Without one, the addressed resource; streams by default.
+  const missing = findDetail(err.metadata, "NotFoundDetail")?.resource;
+  if (missing === "RESOURCE_BUCKET") return "bucket";
+  if (missing === "RESOURCE_STREAM") return "stream";
   return ctx.resource ?? "stream";
 }
 

@@ -1,7 +1,7 @@
 // Verified chunks kept within a byte budget (least recently used out first), and loads in
 // flight shared: readers of the same chunk at once cost one fetch. A shared load is cancelled
 // only when every reader waiting for it has gone.
-import { ByteLru } from "../../platform/memory/byte-lru.ts";
+import { ByteLru } from "../../platform/memory/index.ts";
 
 export type CacheOutcome = "hit" | "shared" | "loaded";
 

@@ -1,14 +1,14 @@
 // Memory for cached chunks, used again once the cache lets a chunk go. A chunk lives in the
 // cache for hundreds of chunks' time, so fresh memory for each one grows V8's external memory
-// by about 1 MiB a chunk until a mark-compact collection frees the old ones: on this machine
-// those collections were the largest cost left in a catch-up. Reused memory does not grow.
+// by about 1 MiB a chunk until a mark-compact collection frees the old ones, the largest cost
+// left in a catch-up (docs/catchup.md). Reused memory does not grow.
 //
 // Reuse is safe by generation, not by counting readers: giving memory back bumps its
 // generation, and a chunk reads its bytes only after checking, synchronously, that the
 // generation is still the one it was filled under (VerifiedChunk.copyRecords). What a reader
 // serves is copied out of the chunk first, so no record ever views pooled memory.
 
-import { IdleShelf } from "../../platform/memory/idle-shelf.ts";
+import { IdleShelf } from "../../platform/memory/index.ts";
 
 /** Larger chunks get fresh memory, left to the garbage collector. */
 const MAX_POOLED = 16 * 1024 * 1024;

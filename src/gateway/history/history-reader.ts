@@ -10,14 +10,14 @@
 // to skip. Only when the first record at or after the start opens the first entry can earlier
 // live records hide in the range the plan left out; one Read of one record then places it.
 import { status } from "@grpc/grpc-js";
-import { contentBytes } from "../../contract/codec/stored-record.ts";
+import { contentBytes } from "../../contract/codec/index.ts";
 import type { PageRule } from "../../contract/page-rule.ts";
-import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../../contract/proto/wire-limits.ts";
+import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../../contract/proto/index.ts";
 import type { Position__Output } from "../../gen/nova/v1/Position.ts";
 import type { ReadResponse__Output } from "../../gen/nova/v1/ReadResponse.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
-import { FleetError, StarCallError } from "../upstream/errors.ts";
-import type { CallOptions, Upstream } from "../upstream/upstream.ts";
+import type { CallOptions, Upstream } from "../upstream/index.ts";
+import { FleetError, StarCallError } from "../upstream/index.ts";
 import type { ChunkLoader } from "./chunk-loader.ts";
 import { ChunkFault } from "./faults.ts";
 import type { ReadPlanMetrics } from "./metrics.ts";

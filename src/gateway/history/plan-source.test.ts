@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { ReadPlanEntry__Output } from "../../gen/nova/v1/ReadPlanEntry.ts";
-import type { Upstream } from "../upstream/upstream.ts";
+import type { Upstream } from "../upstream/index.ts";
 import { fetchPlan, type PlanRequest, plannedEntries } from "./plan-source.ts";
 import { newTimings } from "./timings.ts";
 

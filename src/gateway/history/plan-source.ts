@@ -3,7 +3,7 @@
 // from vended_until while `more`, and a re-plan ahead of a presigned URL's expiry.
 
 import type { Position__Output } from "../../gen/nova/v1/Position.ts";
-import type { CallOptions, Upstream } from "../upstream/upstream.ts";
+import type { CallOptions, Upstream } from "../upstream/index.ts";
 import { BadPlanError, type PlanEntry, planEntry } from "./plan-entry.ts";
 import { type Timings, timed } from "./timings.ts";
 

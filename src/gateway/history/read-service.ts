@@ -3,13 +3,13 @@
 // else (a tail start, a long-poll, the object-storage path turned off) goes through Read.
 // Either way the page is the one the star's Read would answer.
 
-import { contentBytes } from "../../contract/codec/stored-record.ts";
+import { contentBytes } from "../../contract/codec/index.ts";
 import { PageRule } from "../../contract/page-rule.ts";
-import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../../contract/proto/wire-limits.ts";
+import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../../contract/proto/index.ts";
 import type { Position__Output } from "../../gen/nova/v1/Position.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
-import { type ReadQuery, readRequestFields } from "../json/read-query.ts";
-import type { CallOptions, Upstream } from "../upstream/upstream.ts";
+import { type ReadQuery, readRequestFields } from "../json/index.ts";
+import type { CallOptions, Upstream } from "../upstream/index.ts";
 import { createChunkLoader } from "./chunk-loader.ts";
 import {
   type HistoryDeps,

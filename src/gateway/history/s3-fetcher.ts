@@ -1,8 +1,8 @@
 // GETs of raw `{storage_bucket, object_key}` chunk entries through the gateway's own S3
 // settings: one object store per bucket the plans name.
-import { ObjectStoreError } from "../../platform/objstore/errors.ts";
-import type { ObjectStore } from "../../platform/objstore/object-store.ts";
-import { createS3Store } from "../../platform/objstore/s3-store.ts";
+
+import type { ObjectStore } from "../../platform/objstore/index.ts";
+import { createS3Store, ObjectStoreError } from "../../platform/objstore/index.ts";
 import { ChunkFault } from "./faults.ts";
 
 export interface S3Settings {

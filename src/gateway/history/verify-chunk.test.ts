@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { type ChunkRecord, encodeChunk } from "../../contract/codec/chunk.ts";
+import { type ChunkRecord, encodeChunk } from "../../contract/codec/index.ts";
 import { ChunkMemoryPool, freshMemory } from "./chunk-memory.ts";
 import { ChunkFault } from "./faults.ts";
 import { type PlanEntry, planEntry } from "./plan-entry.ts";

@@ -10,13 +10,17 @@
 //
 // A verified chunk keeps the object and two typed arrays, not a record object per record: the
 // chunk cache holds hundreds of chunks, and a thousand long-lived objects per chunk made the
-// garbage collector the largest cost of a catch-up (3.6 of 6.3 CPU s per GiB in the loop of
-// bench/hotpath.ts with 250 chunks kept). The object may sit in pooled memory (chunk-memory.ts)
+// garbage collector the largest cost of a catch-up (docs/catchup.md, "Cache, prefetch and
+// memory"). The object may sit in pooled memory (chunk-memory.ts)
 // that is lent again once the cache lets the chunk go: records are served from a copy of the
 // range a reader takes, made only after checking that the memory still holds this chunk.
-import { decodeChunkSlice, decodeFooter, verifyPayload } from "../../contract/codec/chunk.ts";
-import { CorruptionError } from "../../contract/codec/errors.ts";
-import { decodeStoredRecord } from "../../contract/codec/stored-record.ts";
+import {
+  CorruptionError,
+  decodeChunkSlice,
+  decodeFooter,
+  decodeStoredRecord,
+  verifyPayload,
+} from "../../contract/codec/index.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
 import { ChunkMemoryPool, type Lent } from "./chunk-memory.ts";
 import { ChunkFault } from "./faults.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { HttpError } from "../errors/errors.ts";
+import { HttpError } from "../errors/index.ts";
 import { AppendAdmission } from "./admission.ts";
 
 test("admits within the budget and refuses past it with a retryable 429", () => {

@@ -1,7 +1,7 @@
 // Admission control for appends: the bytes of all in-flight append bodies are bounded. A request
 // is admitted before its body is read (by its content-length, or the body limit when it has
 // none), so one over the budget costs no memory: it gets a retryable 429.
-import { resourceExhausted } from "../errors/errors.ts";
+import { resourceExhausted } from "../errors/index.ts";
 
 export class AppendAdmission {
   readonly #max: number;

@@ -1,22 +1,20 @@
 // Every failure leaves as the contract's error body { code, message, retryable, ...fields }
-// with the right status: the gateway's own HttpErrors, star statuses (the table in
-// http-api.md), and Fastify's own refusals (size, media type, schema, unknown route).
+// with the right status: Fastify's own refusals (size, media type, schema, unknown route) here,
+// everything else as the error model maps it (errors/: HttpErrors, star statuses by the table
+// in docs/http-api.md, fleet failures).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import {
   badPath,
   errorBody,
-  fromGrpcError,
   type GrpcErrorContext,
   HttpError,
-  internal,
   payloadTooLarge,
-  unavailable,
+  toHttpError,
   unsupportedMediaType,
-} from "../errors/errors.ts";
-import { parseInt64Mode } from "../json/integers.ts";
-import type { Query } from "../json/query-params.ts";
-import { FleetError, StarCallError } from "../upstream/errors.ts";
+} from "../errors/index.ts";
+import type { Query } from "../json/index.ts";
+import { parseInt64Mode } from "../json/index.ts";
 import { type RequestPart, validationError } from "./validation-errors.ts";
 
 declare module "fastify" {
@@ -26,17 +24,11 @@ declare module "fastify" {
   }
 }
 
-/** The HttpError an error stands for; `req` gives what a failed validation looked at. */
-export function toHttpError(
-  err: unknown,
-  ctx: GrpcErrorContext = {},
-  req?: FastifyRequest,
-): HttpError {
-  if (err instanceof HttpError) return err;
-  if (err instanceof StarCallError) {
-    return fromGrpcError(err, { ...ctx, outcomeUnknown: err.outcomeUnknown });
-  }
-  if (err instanceof FleetError) return unavailable(err.message);
+/**
+ * The HttpError an error reaching Fastify stands for: Fastify's own refusals here, anything else
+ * as toHttpError maps it; `req` gives what a failed validation looked at.
+ */
+function requestError(err: unknown, ctx: GrpcErrorContext = {}, req?: FastifyRequest): HttpError {
   const e = err as FastifyError & { validationContext?: string };
   switch (e?.code) {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
@@ -54,7 +46,7 @@ export function toHttpError(
     const part = (e.validationContext ?? "body") as RequestPart;
     return validationError(e.validation, part, req && requestPart(req, part));
   }
-  return internal(err);
+  return toHttpError(err, ctx);
 }
 
 /** The records route also takes an NDJSON append session; every other body is JSON. */
@@ -70,13 +62,13 @@ function requestPart(req: FastifyRequest, part: RequestPart): unknown {
 
 /** Fastify's refusals before routing, for its `frameworkErrors` option. */
 export function frameworkErrors(err: FastifyError, _req: FastifyRequest, reply: FastifyReply) {
-  const http = toHttpError(err);
+  const http = requestError(err);
   reply.code(http.status).send(errorBody(http));
 }
 
 export const errorsPlugin = fp(async (app: FastifyInstance) => {
   app.setErrorHandler((err, req: FastifyRequest, reply: FastifyReply) => {
-    const http = toHttpError(err, { resource: req.routeOptions.config?.resource }, req);
+    const http = requestError(err, { resource: req.routeOptions.config?.resource }, req);
     if (http.status >= 500) req.log.error({ err }, "request failed");
     let int64: "number" | "string" = "number";
     try {

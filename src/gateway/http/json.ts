@@ -2,8 +2,7 @@
 // (big values arrive as decimal strings), and replies write bigint values as exact digits.
 import type { FastifyInstance, FastifyReply } from "fastify";
 import fp from "fastify-plugin";
-import { parseJsonBody } from "../json/json-body.ts";
-import { stringifyJsonExact } from "../json/json-exact.ts";
+import { parseJsonBody, stringifyJsonExact } from "../json/index.ts";
 import { responseBuffers } from "./response-buffers.ts";
 
 export const jsonPlugin = fp(async (app: FastifyInstance) => {

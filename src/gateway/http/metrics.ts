@@ -4,7 +4,8 @@
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import { createReadPlanMetrics, type ReadPlanMetrics } from "../history/metrics.ts";
+import { createReadPlanMetrics, type ReadPlanMetrics } from "../history/index.ts";
+import type { FleetObserver } from "../upstream/index.ts";
 import { routeSchemas } from "./schemas/routes.ts";
 
 export interface GatewayMetrics {
@@ -90,3 +91,11 @@ export const metricsPlugin = fp(async (app: FastifyInstance, opts: { metrics: Ga
     return registry.metrics();
   });
 });
+
+/** The fleet client's observer, feeding upstream calls and redirects into these metrics. */
+export function metricsObserver(metrics: GatewayMetrics): FleetObserver {
+  return {
+    onCall: (method, code) => metrics.upstreamCalls.inc({ verb: method, code }),
+    onRedirect: (method) => metrics.redirects.inc({ verb: method }),
+  };
+}

@@ -2,7 +2,7 @@
 // answers 200 only while a star answers and the gateway is not draining.
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
-import type { Upstream } from "../upstream/upstream.ts";
+import type { Upstream } from "../upstream/index.ts";
 import { routeSchemas } from "./schemas/routes.ts";
 
 export interface OpsOptions {

@@ -7,8 +7,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import type { TSchema } from "typebox";
 import { Compile } from "typebox/compile";
-import { HttpError } from "../errors/errors.ts";
-import { parseJsonExact } from "../json/json-exact.ts";
+import { HttpError } from "../errors/index.ts";
+import { parseJsonExact } from "../json/index.ts";
 import { schemaContext } from "./schemas/index.ts";
 
 type Check = (value: unknown) => string | undefined;

@@ -2,16 +2,9 @@
 // request part at fault (bad_path, bad_query, bad_header, invalid_argument for bodies), and the
 // field named as translation names it (records[3].headers[1].value), with what was sent instead.
 import type { FastifySchemaValidationError } from "fastify";
-import type { HttpError } from "../errors/errors.ts";
-import {
-  badHeader,
-  badPath,
-  badQuery,
-  type FieldError,
-  invalidArgument,
-} from "../errors/errors.ts";
-import { describe, fieldPath } from "../json/fields.ts";
-import { stringifyJsonExact } from "../json/json-exact.ts";
+import type { HttpError } from "../errors/index.ts";
+import { badHeader, badPath, badQuery, type FieldError, invalidArgument } from "../errors/index.ts";
+import { describe, fieldPath, stringifyJsonExact } from "../json/index.ts";
 
 export type RequestPart = "params" | "querystring" | "headers" | "body";
 

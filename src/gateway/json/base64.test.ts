@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import { assertHttpError } from "../errors/assert-http-error.test-helper.ts";
-import { badBase64 } from "../errors/errors.ts";
+import { badBase64 } from "../errors/index.ts";
 import { decodeBase64, encodeBase64 } from "./base64.ts";
 
 const decode = (text: string) => decodeBase64(text, "records[3].headers[1].value", badBase64);

@@ -2,7 +2,7 @@
 // alphabet, so a typo is an error rather than different bytes. Node's decoder silently skips
 // characters it does not know, so the text is checked first, in one pass over a lookup table
 // (several times faster than a regular expression on 100 MiB bodies).
-import type { FieldError } from "../errors/errors.ts";
+import type { FieldError } from "../errors/index.ts";
 
 const COMMON = 1;
 const STANDARD = 2; // + /

@@ -14,7 +14,7 @@ import {
   TimestampingMode,
   type TimestampingMode__Output,
 } from "../../gen/nova/v1/TimestampingMode.ts";
-import { internal, invalidArgument } from "../errors/errors.ts";
+import { internal, invalidArgument } from "../errors/index.ts";
 import { asBoolean, asObject, asString, asWellFormed, rejectUnknown } from "./fields.ts";
 import {
   type ExactInt,

@@ -1,6 +1,6 @@
 // Fencing tokens: the Fence body in, and the token check shared with appends.
-import { MAX_FENCING_TOKEN_BYTES } from "../../contract/proto/wire-limits.ts";
-import { invalidArgument } from "../errors/errors.ts";
+import { MAX_FENCING_TOKEN_BYTES } from "../../contract/proto/index.ts";
+import { invalidArgument } from "../errors/index.ts";
 import { asObject, asString, asWellFormed, rejectUnknown } from "./fields.ts";
 
 /** Nova's cap on a fencing token, in UTF-8 bytes. */

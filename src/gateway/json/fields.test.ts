@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { assertHttpError } from "../errors/assert-http-error.test-helper.ts";
-import { invalidArgument } from "../errors/errors.ts";
+import { invalidArgument } from "../errors/index.ts";
 import {
   asArray,
   asBoolean,

@@ -1,7 +1,7 @@
 // Shape checks on parsed JSON input, each naming the offending field. Translation re-checks what
 // the HTTP schemas declare because NDJSON lines never pass through Fastify's validator, and
 // because Fastify's default Ajv options strip unknown fields and coerce types instead of refusing.
-import type { FieldError } from "../errors/errors.ts";
+import type { FieldError } from "../errors/index.ts";
 
 /** `records[3].headers[1].value`: the path of a nested field, for messages. */
 export function fieldPath(parent: string, key: string | number): string {

@@ -1,7 +1,7 @@
 // The record format (`raw` or `base64`) and the byte <-> JSON-string conversions it governs, for
 // header names, header values and bodies alike, in both directions.
 
-import { badBase64, badHeader, badQuery, invalidArgument, notUtf8 } from "../errors/errors.ts";
+import { badBase64, badHeader, badQuery, invalidArgument, notUtf8 } from "../errors/index.ts";
 import { decodeBase64, encodeBase64 } from "./base64.ts";
 import { asWellFormed } from "./fields.ts";
 import { type Query, queryParam } from "./query-params.ts";

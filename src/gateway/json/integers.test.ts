@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import { assertHttpError } from "../errors/assert-http-error.test-helper.ts";
-import { badQuery, invalidArgument } from "../errors/errors.ts";
+import { badQuery, invalidArgument } from "../errors/index.ts";
 import {
   INT64,
   NON_NEGATIVE_INT64,

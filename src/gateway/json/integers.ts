@@ -1,7 +1,7 @@
 // Exact 64-bit integers at the JSON boundary. In: a JSON number (a safe integer) or a decimal
 // string (what parseJsonExact yields beyond 2^53-1, or what a JS client sends on purpose), range
 // checked, as bigint. Out: bigint written as digits, or a decimal string under ?int64=string.
-import { badQuery, type FieldError } from "../errors/errors.ts";
+import { badQuery, type FieldError } from "../errors/index.ts";
 import { describe } from "./fields.ts";
 import { type Query, queryParam } from "./query-params.ts";
 

@@ -1,5 +1,5 @@
 // A request body (or one NDJSON line) as JSON with exact integers; any failure is 400 bad_json.
-import { badJson } from "../errors/errors.ts";
+import { badJson } from "../errors/index.ts";
 import { JsonSyntaxError, parseJsonExact } from "./json-exact.ts";
 
 // Fatal: invalid UTF-8 is refused, never replaced with U+FFFD (records must stay exact).

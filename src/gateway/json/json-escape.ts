@@ -1,8 +1,8 @@
 // Whether record bytes, as the content of a JSON string, need an escape: a `"`, a `\` or a
 // control character below U+0020 (the only characters JSON.stringify escapes in well-formed
 // text). It runs over every byte of a catch-up read in `raw`, so it is WebAssembly SIMD
-// (json-escape.wat, sixteen bytes per step: 5.2 against 1.6 GB/s for the portable code over
-// 1 KiB bodies, `npm run bench:codec`) where the engine has it, else the portable code below.
+// (json-escape.wat, sixteen bytes per step; `npm run bench:codec` compares it with the portable
+// code, docs/catchup.md) where the engine has it, else the portable code below.
 // Both answer the same for every input (tests).
 import { WASM_BASE64 } from "./json-escape.wasm.ts";
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import { assertHttpError } from "../errors/assert-http-error.test-helper.ts";
-import { invalidArgument } from "../errors/errors.ts";
+import { invalidArgument } from "../errors/index.ts";
 import { checkBucketName, checkStreamKey } from "./names.ts";
 
 const inner = fc.string({ unit: fc.constantFrom(..."abcxyz0189-"), minLength: 1, maxLength: 46 });

@@ -1,6 +1,6 @@
 // Bucket names and stream keys, checked before any star is asked.
-import { BUCKET_NAME, MAX_STREAM_KEY_BYTES } from "../../contract/proto/wire-limits.ts";
-import { badPath, type FieldError } from "../errors/errors.ts";
+import { BUCKET_NAME, MAX_STREAM_KEY_BYTES } from "../../contract/proto/index.ts";
+import { badPath, type FieldError } from "../errors/index.ts";
 import { asString, asWellFormed } from "./fields.ts";
 
 /** A bucket name from the path (400 bad_path), or from a body with `err` = invalidArgument. */

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import { assertHttpError } from "../errors/assert-http-error.test-helper.ts";
-import { seqNumMismatch } from "../errors/errors.ts";
+import { seqNumMismatch } from "../errors/index.ts";
 import { ackLine, appendLineFromJson, endLine, errorLine } from "./ndjson-append.ts";
 import { DEFAULT_APPEND_LIMITS } from "./record-json.ts";
 

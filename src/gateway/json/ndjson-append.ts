@@ -2,7 +2,7 @@
 // AppendAck, or its error body naming the line) and a final `{"end": ...}` line, so a response
 // cut short is never mistaken for a finished one.
 import type { AppendResponse__Output } from "../../gen/nova/v1/AppendResponse.ts";
-import { type ErrorBody, errorBody, type HttpError } from "../errors/errors.ts";
+import { type ErrorBody, errorBody, type HttpError } from "../errors/index.ts";
 import type { RecordFormat } from "./format.ts";
 import type { Int64Mode } from "./integers.ts";
 import { parseJsonBody } from "./json-body.ts";

@@ -3,7 +3,7 @@
 // break), a session at most maxSessionBytes in all. A limit is caught while the line is still
 // arriving, so no more than maxLineBytes is ever buffered. Blank lines are skipped but counted,
 // so line numbers are what an editor shows.
-import { type HttpError, payloadTooLarge } from "../errors/errors.ts";
+import { type HttpError, payloadTooLarge } from "../errors/index.ts";
 
 export interface NdjsonLimits {
   maxLineBytes: number;

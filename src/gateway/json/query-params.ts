@@ -1,5 +1,5 @@
 // Query-string parameters as Fastify hands them over: a string, an array when repeated, or absent.
-import { badQuery } from "../errors/errors.ts";
+import { badQuery } from "../errors/index.ts";
 
 /** Fastify's `req.query`. */
 export type Query = Readonly<Record<string, unknown>>;

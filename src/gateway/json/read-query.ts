@@ -1,6 +1,6 @@
 // The Read / Subscribe query string: where to start, the bounds, and the proto ReadRequest fields.
-import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../../contract/proto/wire-limits.ts";
-import { badQuery } from "../errors/errors.ts";
+import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../../contract/proto/index.ts";
+import { badQuery } from "../errors/index.ts";
 import {
   INT64,
   type Int64Mode,

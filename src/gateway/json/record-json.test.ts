@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { contentBytes } from "../../contract/codec/stored-record.ts";
-import { MAX_HEADERS_PER_RECORD } from "../../contract/proto/wire-limits.ts";
+import { contentBytes } from "../../contract/codec/index.ts";
+import { MAX_HEADERS_PER_RECORD } from "../../contract/proto/index.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
-import { BufferPool } from "../../platform/memory/buffer-pool.ts";
+import { BufferPool } from "../../platform/memory/index.ts";
 import { assertHttpError } from "../errors/assert-http-error.test-helper.ts";
 import { parseJsonExact, stringifyJsonExact } from "./json-exact.ts";
 import { ScratchWriter } from "./json-scratch.ts";

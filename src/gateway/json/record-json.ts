@@ -1,19 +1,19 @@
 // Records between JSON and the proto: AppendInput in, ReadBatch and AppendAck out.
 
 import { isUtf8 } from "node:buffer";
-import { contentBytes } from "../../contract/codec/stored-record.ts";
+import { contentBytes } from "../../contract/codec/index.ts";
 import {
   MAX_BATCH_BYTES,
   MAX_HEADERS_PER_RECORD,
   MAX_RECORD_BYTES,
-} from "../../contract/proto/wire-limits.ts";
+} from "../../contract/proto/index.ts";
 import type { AppendRecord } from "../../gen/nova/v1/AppendRecord.ts";
 import type { AppendRequest } from "../../gen/nova/v1/AppendRequest.ts";
 import type { AppendResponse__Output } from "../../gen/nova/v1/AppendResponse.ts";
 import type { Header } from "../../gen/nova/v1/Header.ts";
 import type { Position__Output } from "../../gen/nova/v1/Position.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
-import { invalidArgument, payloadTooLarge } from "../errors/errors.ts";
+import { invalidArgument, payloadTooLarge } from "../errors/index.ts";
 import { readFencingToken } from "./fence.ts";
 import { asArray, asObject, asString, fieldPath, rejectUnknown } from "./fields.ts";
 import { bytesFromJson, bytesToJson, type RecordFormat } from "./format.ts";

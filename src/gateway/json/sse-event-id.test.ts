@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import { assertHttpError } from "../errors/assert-http-error.test-helper.ts";
-import { badQuery } from "../errors/errors.ts";
+import { badQuery } from "../errors/index.ts";
 import { UINT64 } from "./integers.ts";
 import { type EventId, formatEventId, parseEventId, resumeEventId } from "./sse-event-id.ts";
 

@@ -1,7 +1,7 @@
 // The SSE `batch` event id, `<seq_num>,<count>,<bytes>`: the batch's last record, and the records
 // and content bytes delivered so far in the session, counted across reconnects. It is the resume
 // token a client sends back as Last-Event-ID (or ?last_event_id=).
-import { badHeader, badQuery, type FieldError } from "../errors/errors.ts";
+import { badHeader, badQuery, type FieldError } from "../errors/index.ts";
 import { UINT64 } from "./integers.ts";
 import { type Query, queryParam } from "./query-params.ts";
 

@@ -1,7 +1,7 @@
 // Server-Sent Events on the wire (the WHATWG event-stream format) for the contract's events:
 // `retry`, `batch` (with its resume id), `ping`, `error` and `done`. Data is one line of JSON with
 // exact integers.
-import type { ErrorBody } from "../errors/errors.ts";
+import type { ErrorBody } from "../errors/index.ts";
 import type { ExactInt } from "./integers.ts";
 import { stringifyJsonExact } from "./json-exact.ts";
 import type { ScratchJson } from "./json-scratch.ts";

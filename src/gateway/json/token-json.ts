@@ -1,7 +1,7 @@
 // ExchangeToken: an api key (key_id, secret) for a short-lived token narrowed to a bucket or scope.
 import type { ExchangeTokenRequest } from "../../gen/nova/v1/ExchangeTokenRequest.ts";
 import type { ExchangeTokenResponse__Output } from "../../gen/nova/v1/ExchangeTokenResponse.ts";
-import { invalidArgument } from "../errors/errors.ts";
+import { invalidArgument } from "../errors/index.ts";
 import { asObject, asString, asWellFormed, rejectUnknown } from "./fields.ts";
 import { type ExactInt, type Int64Mode, readUint32, writeExactInt } from "./integers.ts";
 import { checkBucketName } from "./names.ts";

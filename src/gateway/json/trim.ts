@@ -1,5 +1,5 @@
 // The Trim body: `{ seq_num }` or `{ timestamp_ms }`, to the proto's `point` oneof.
-import { invalidArgument } from "../errors/errors.ts";
+import { invalidArgument } from "../errors/index.ts";
 import { asObject, rejectUnknown } from "./fields.ts";
 import { INT64, readExactInt, UINT64 } from "./integers.ts";
 

@@ -1,17 +1,17 @@
 // /v1/buckets: ListBuckets, CreateBucket, GetBucket, ReconfigureBucket, DeleteBucket.
 import type { FastifyInstance } from "fastify";
-import { routeSchemas } from "../http/schemas/routes.ts";
+import { routeSchemas } from "../http/index.ts";
+import type { Query } from "../json/index.ts";
 import {
   bucketReconfigurationFromJson,
   bucketToJson,
+  checkBucketName,
   createBucketFromJson,
   listBucketsResponseToJson,
+  listQueryFromQuery,
   requireDescriptor,
-} from "../json/config-json.ts";
-import { listQueryFromQuery } from "../json/list-query.ts";
-import { checkBucketName } from "../json/names.ts";
-import type { Query } from "../json/query-params.ts";
-import type { Upstream } from "../upstream/upstream.ts";
+} from "../json/index.ts";
+import type { Upstream } from "../upstream/index.ts";
 import { requestContext } from "./context.ts";
 
 const REQUEST_TOKEN = "nova-request-token";

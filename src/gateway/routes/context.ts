@@ -1,12 +1,19 @@
 // What every route reads from a request: the record format, the int64 mode, and the caller's
 // credentials to forward (Authorization, or ?access_token= on GET reads).
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { badQuery } from "../errors/errors.ts";
-import { FORMAT_HEADER, type RecordFormat, resolveFormat } from "../json/format.ts";
-import { type Int64Mode, parseInt64Mode } from "../json/integers.ts";
-import { checkBucketName, checkStreamKey } from "../json/names.ts";
-import { type Query, queryParam } from "../json/query-params.ts";
-import type { CallOptions } from "../upstream/upstream.ts";
+import { badQuery } from "../errors/index.ts";
+import {
+  checkBucketName,
+  checkStreamKey,
+  FORMAT_HEADER,
+  type Int64Mode,
+  parseInt64Mode,
+  type Query,
+  queryParam,
+  type RecordFormat,
+  resolveFormat,
+} from "../json/index.ts";
+import type { CallOptions } from "../upstream/index.ts";
 
 export interface RequestContext {
   int64: Int64Mode;

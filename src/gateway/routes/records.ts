@@ -1,31 +1,31 @@
 // /v1/buckets/{bucket}/streams/{key}/records and its verbs: Append, Read, CheckTail, Trim, Fence.
 import type { FastifyInstance } from "fastify";
-import type { ReadService } from "../history/read-service.ts";
-import { serverTiming } from "../history/timings.ts";
-import type { AppendAdmission } from "../http/admission.ts";
-import { sendJsonBytes } from "../http/json.ts";
-import type { LiveSessions } from "../http/live-sessions.ts";
-import type { GatewayMetrics } from "../http/metrics.ts";
-import { takeResponseBuffer } from "../http/response-buffers.ts";
-import { routeSchemas } from "../http/schemas/routes.ts";
-import { fenceBodyFromJson } from "../json/fence.ts";
-import { NDJSON_TYPE } from "../json/ndjson-append.ts";
-import type { NdjsonLimits } from "../json/ndjson-split.ts";
-import { tailToJson } from "../json/position-json.ts";
-import type { Query } from "../json/query-params.ts";
-import { parseReadQuery } from "../json/read-query.ts";
+import type { ReadService } from "../history/index.ts";
+import { serverTiming } from "../history/index.ts";
+import type { AppendAdmission, GatewayMetrics, LiveSessions } from "../http/index.ts";
+import { routeSchemas, sendJsonBytes, takeResponseBuffer } from "../http/index.ts";
+import type { NdjsonLimits, Query } from "../json/index.ts";
 import {
   type AppendLimits,
   appendAckToJson,
   appendInputFromJson,
+  fenceBodyFromJson,
+  NDJSON_TYPE,
+  parseReadQuery,
   readBatchJsonBytes,
-} from "../json/record-json.ts";
-import { resumeEventId } from "../json/sse-event-id.ts";
-import { trimBodyFromJson } from "../json/trim.ts";
-import { isNdjson, serveAppendSession } from "../sessions/ndjson-http.ts";
-import type { SseTiming } from "../sessions/sse-session.ts";
-import { serveLongPoll, serveSse, wantsEventStream } from "../sessions/subscribe-http.ts";
-import type { Upstream } from "../upstream/upstream.ts";
+  resumeEventId,
+  tailToJson,
+  trimBodyFromJson,
+} from "../json/index.ts";
+import type { SseTiming } from "../sessions/index.ts";
+import {
+  isNdjson,
+  serveAppendSession,
+  serveLongPoll,
+  serveSse,
+  wantsEventStream,
+} from "../sessions/index.ts";
+import type { Upstream } from "../upstream/index.ts";
 import { recordFormat, requestContext, streamAddress } from "./context.ts";
 
 export interface RecordRoutesOptions {

@@ -1,19 +1,19 @@
 // /v1/buckets/{bucket}/streams: ListStreams, CreateStream, GetStream, ReconfigureStream,
 // DeleteStream.
 import type { FastifyInstance } from "fastify";
-import { routeSchemas } from "../http/schemas/routes.ts";
+import { routeSchemas } from "../http/index.ts";
+import type { Query } from "../json/index.ts";
 import {
+  checkBucketName,
   createStreamFromJson,
   getStreamResponseToJson,
+  listQueryFromQuery,
   listStreamsResponseToJson,
   requireDescriptor,
   streamReconfigurationFromJson,
   streamToJson,
-} from "../json/config-json.ts";
-import { listQueryFromQuery } from "../json/list-query.ts";
-import { checkBucketName } from "../json/names.ts";
-import type { Query } from "../json/query-params.ts";
-import type { Upstream } from "../upstream/upstream.ts";
+} from "../json/index.ts";
+import type { Upstream } from "../upstream/index.ts";
 import { requestContext, streamAddress } from "./context.ts";
 
 export async function streamRoutes(app: FastifyInstance, opts: { upstream: Upstream }) {

@@ -1,8 +1,8 @@
 // POST /v1/tokens: ExchangeToken, an api key for a short-lived bearer token.
 import type { FastifyInstance } from "fastify";
-import { routeSchemas } from "../http/schemas/routes.ts";
-import { tokenRequestFromJson, tokenResponseToJson } from "../json/token-json.ts";
-import type { Upstream } from "../upstream/upstream.ts";
+import { routeSchemas } from "../http/index.ts";
+import { tokenRequestFromJson, tokenResponseToJson } from "../json/index.ts";
+import type { Upstream } from "../upstream/index.ts";
 import { requestContext } from "./context.ts";
 
 export async function tokenRoutes(app: FastifyInstance, opts: { upstream: Upstream }) {

@@ -1,11 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
-import type { BatchSource, Cursor } from "./source.ts";
+import type { HistoryEnd, HistorySource, PlanStart, ReadBatch } from "../history/index.ts";
 import { withCatchUp } from "./catch-up-source.ts";
-import type { HistoryEnd, ReadBatch } from "../history/history-reader.ts";
-import type { PlanStart } from "../history/plan-source.ts";
-import type { HistorySource } from "../history/read-service.ts";
+import type { BatchSource, Cursor } from "./source.ts";
 
 const rec = (seq: number): Record__Output => ({
   seq_num: String(seq),

@@ -4,9 +4,9 @@
 // from it) has no history to catch up on and goes straight to the live source.
 
 import { PageRule } from "../../contract/page-rule.ts";
+import type { HistorySource } from "../history/index.ts";
+import { planStart } from "../history/index.ts";
 import type { BatchSource, Cursor, SourceBatch } from "./source.ts";
-import { planStart } from "../history/plan-source.ts";
-import type { HistorySource } from "../history/read-service.ts";
 
 export function withCatchUp(
   history: HistorySource,

@@ -6,10 +6,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { status } from "@grpc/grpc-js";
 import type { SubscribeResponse__Output } from "../../gen/nova/v1/SubscribeResponse.ts";
-import { unavailable } from "../errors/errors.ts";
-import type { ReadStart } from "../json/read-query.ts";
-import { FleetError, notOwnerLeader, StarCallError } from "../upstream/errors.ts";
-import type { Upstream } from "../upstream/upstream.ts";
+import { unavailable } from "../errors/index.ts";
+import type { ReadStart } from "../json/index.ts";
+import type { Upstream } from "../upstream/index.ts";
+import { FleetError, notOwnerLeader, StarCallError } from "../upstream/index.ts";
 import { type Backoff, backoffDelayMs, DEFAULT_BACKOFF } from "./backoff.ts";
 import { callFrames } from "./grpc-frames.ts";
 import type { BatchSource, Cursor, SourceBatch } from "./source.ts";

@@ -1,8 +1,8 @@
 // A unary read with `wait`: the first page a subscription brings, within the read's bounds, or
 // nothing (with the tail) when `waitMs` passes first. It rides the same source as SSE, so it
 // returns as soon as a record commits and survives a star failing over.
-import { contentBytes } from "../../contract/codec/stored-record.ts";
-import { unavailable } from "../errors/errors.ts";
+import { contentBytes } from "../../contract/codec/index.ts";
+import { unavailable } from "../errors/index.ts";
 import { type Bounds, cutBatch, ZERO_TALLY } from "./bounds.ts";
 import type { BatchSource, Cursor, SourceBatch } from "./source.ts";
 import { clientGone } from "./sse-session.ts";

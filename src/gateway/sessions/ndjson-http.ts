@@ -2,16 +2,11 @@
 // Content-Type: application/x-ndjson, answered with one NDJSON line per batch and an end line.
 import type { IncomingMessage } from "node:http";
 import type { FastifyReply } from "fastify";
-import type { AppendAdmission } from "../http/admission.ts";
-import type { LiveSessions } from "../http/live-sessions.ts";
-import type { GatewayMetrics } from "../http/metrics.ts";
-import { takeOverResponse } from "../http/raw-response.ts";
-import type { RecordFormat } from "../json/format.ts";
-import type { Int64Mode } from "../json/integers.ts";
-import { NDJSON_TYPE } from "../json/ndjson-append.ts";
-import type { NdjsonLimits } from "../json/ndjson-split.ts";
-import type { AppendLimits } from "../json/record-json.ts";
-import type { CallOptions, Upstream } from "../upstream/upstream.ts";
+import type { AppendAdmission, GatewayMetrics, LiveSessions } from "../http/index.ts";
+import { takeOverResponse } from "../http/index.ts";
+import type { AppendLimits, Int64Mode, NdjsonLimits, RecordFormat } from "../json/index.ts";
+import { NDJSON_TYPE } from "../json/index.ts";
+import type { CallOptions, Upstream } from "../upstream/index.ts";
 import { NdjsonAppendSession } from "./ndjson-session.ts";
 
 export interface AppendSessionDeps {

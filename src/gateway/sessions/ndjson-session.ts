@@ -13,27 +13,28 @@
 import type { Readable } from "node:stream";
 import { Metadata, type StatusObject, status } from "@grpc/grpc-js";
 import type { AppendSessionResponse__Output } from "../../gen/nova/v1/AppendSessionResponse.ts";
-import { errorBody, type HttpError, invalidArgument, seqNumMismatch } from "../errors/errors.ts";
-import type { AppendAdmission } from "../http/admission.ts";
-import { toHttpError } from "../http/errors-plugin.ts";
-import type { RecordFormat } from "../json/format.ts";
-import type { Int64Mode } from "../json/integers.ts";
+import {
+  errorBody,
+  type HttpError,
+  invalidArgument,
+  seqNumMismatch,
+  toHttpError,
+} from "../errors/index.ts";
+import type { AppendAdmission } from "../http/index.ts";
+import type { AppendBatchProto, AppendLimits, Int64Mode, RecordFormat } from "../json/index.ts";
 import {
   ackLine,
   appendLineFromJson,
   type EndReason,
   endLine,
   errorLine,
-} from "../json/ndjson-append.ts";
-import {
   type NdjsonLimits,
   type NdjsonLine,
   type NdjsonRefusal,
   NdjsonSplitter,
-} from "../json/ndjson-split.ts";
-import type { AppendBatchProto, AppendLimits } from "../json/record-json.ts";
-import { StarCallError } from "../upstream/errors.ts";
-import type { AppendSession, Upstream } from "../upstream/upstream.ts";
+} from "../json/index.ts";
+import type { AppendSession, Upstream } from "../upstream/index.ts";
+import { StarCallError } from "../upstream/index.ts";
 import { bodyChunks } from "./body-chunks.ts";
 
 export interface NdjsonSessionOptions {

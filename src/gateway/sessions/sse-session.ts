@@ -5,19 +5,24 @@
 // slow_consumer with its resume id. Pings follow catch-up and idle periods; draining ends the
 // stream with a jittered `retry:`. Whatever ends the session releases the upstream call at once.
 
-import { contentBytes } from "../../contract/codec/stored-record.ts";
+import { contentBytes } from "../../contract/codec/index.ts";
 import type { Position__Output } from "../../gen/nova/v1/Position.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
-import { errorBody, HttpError, unavailable } from "../errors/errors.ts";
-import { toHttpError } from "../http/errors-plugin.ts";
-import { responseBuffers, takeResponseBuffer } from "../http/response-buffers.ts";
-import type { RecordFormat } from "../json/format.ts";
-import type { Int64Mode } from "../json/integers.ts";
-import type { ScratchJson } from "../json/json-scratch.ts";
-import { positionToJson } from "../json/position-json.ts";
-import { positionText, recordsJsonBytes } from "../json/record-json.ts";
-import { type EventId, formatEventId } from "../json/sse-event-id.ts";
-import { batchEventBytes, doneEvent, errorEvent, pingEvent, sseRetry } from "../json/sse-events.ts";
+import { errorBody, HttpError, toHttpError, unavailable } from "../errors/index.ts";
+import { responseBuffers, takeResponseBuffer } from "../http/index.ts";
+import type { Int64Mode, RecordFormat, ScratchJson } from "../json/index.ts";
+import {
+  batchEventBytes,
+  doneEvent,
+  type EventId,
+  errorEvent,
+  formatEventId,
+  pingEvent,
+  positionText,
+  positionToJson,
+  recordsJsonBytes,
+  sseRetry,
+} from "../json/index.ts";
 import { jitter } from "./backoff.ts";
 import { type Bounds, boundsMet, cutBatch, type Tally, ZERO_TALLY } from "./bounds.ts";
 import type { BatchSource, Cursor, SourceBatch } from "./source.ts";

@@ -1,18 +1,14 @@
 // The HTTP side of reading from a subscription: an SSE response (GET .../records with
 // Accept: text/event-stream) and a long-poll read (`wait`), both over the fleet source.
 import type { FastifyReply } from "fastify";
-import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../../contract/proto/wire-limits.ts";
-import { withCatchUp } from "./catch-up-source.ts";
-import type { HistorySource } from "../history/read-service.ts";
-import type { LiveSessions } from "../http/live-sessions.ts";
-import type { GatewayMetrics } from "../http/metrics.ts";
-import { takeOverResponse } from "../http/raw-response.ts";
-import type { RecordFormat } from "../json/format.ts";
-import type { Int64Mode } from "../json/integers.ts";
-import type { ReadQuery } from "../json/read-query.ts";
-import type { EventId } from "../json/sse-event-id.ts";
-import type { CallOptions, Upstream } from "../upstream/upstream.ts";
+import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../../contract/proto/index.ts";
+import type { HistorySource } from "../history/index.ts";
+import type { GatewayMetrics, LiveSessions } from "../http/index.ts";
+import { takeOverResponse } from "../http/index.ts";
+import type { EventId, Int64Mode, ReadQuery, RecordFormat } from "../json/index.ts";
+import type { CallOptions, Upstream } from "../upstream/index.ts";
 import type { Bounds } from "./bounds.ts";
+import { withCatchUp } from "./catch-up-source.ts";
 import { fleetSource } from "./fleet-source.ts";
 import { longPoll } from "./long-poll.ts";
 import type { BatchSource, Cursor, SourceBatch } from "./source.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { connectivityState } from "@grpc/grpc-js";
-import { GRPC_MESSAGE_LIMIT } from "../../contract/proto/channel-options.ts";
+import { GRPC_MESSAGE_LIMIT } from "../../contract/proto/index.ts";
 import { CHANNEL_OPTIONS, ChannelPool, type Lease } from "./channel-pool.ts";
 import { FleetError } from "./errors.ts";
 

@@ -7,7 +7,7 @@
 // redirects can name any number of addresses over time, so past the bound the least recently
 // used channel without calls in flight is closed.
 import * as grpc from "@grpc/grpc-js";
-import { NOVA_CHANNEL_OPTIONS } from "../../contract/proto/channel-options.ts";
+import { NOVA_CHANNEL_OPTIONS } from "../../contract/proto/index.ts";
 import { FleetError } from "./errors.ts";
 
 export const DEFAULT_MAX_CHANNELS = 256;

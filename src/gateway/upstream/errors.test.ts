@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Metadata, status } from "@grpc/grpc-js";
-import { detailsMetadata } from "../../contract/proto/status-details.ts";
+import { detailsMetadata } from "../../contract/proto/index.ts";
 import { abortError, isServiceError, notOwnerLeader, StarCallError, statusName } from "./errors.ts";
 
 test("notOwnerLeader reads the NotOwner detail of a FAILED_PRECONDITION only", () => {

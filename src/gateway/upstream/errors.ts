@@ -1,7 +1,7 @@
 // What the fleet client throws: a star's gRPC status passed through with the context the HTTP
 // layer needs to map it (StarCallError), or the fleet's own failures (FleetError).
 import { Metadata, type ServiceError, status } from "@grpc/grpc-js";
-import { findDetail } from "../../contract/proto/status-details.ts";
+import { findDetail } from "../../contract/proto/index.ts";
 
 export type StatusName = keyof typeof status;
 

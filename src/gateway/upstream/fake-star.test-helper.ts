@@ -2,9 +2,8 @@
 // counts calls per method, keeps their metadata, and answers with handlers a test swaps in
 // (a method without one answers UNIMPLEMENTED). Not a test file: the runner takes *.test.ts.
 import * as grpc from "@grpc/grpc-js";
-import type { Method, UnaryMethod } from "../../contract/proto/dataplane-methods.ts";
-import { nova } from "../../contract/proto/load.ts";
-import { detailsMetadata } from "../../contract/proto/status-details.ts";
+import type { Method, UnaryMethod } from "../../contract/proto/index.ts";
+import { detailsMetadata, nova } from "../../contract/proto/index.ts";
 import type { AppendSessionRequest__Output } from "../../gen/nova/v1/AppendSessionRequest.ts";
 import type { AppendSessionResponse } from "../../gen/nova/v1/AppendSessionResponse.ts";
 import type { DataPlaneServiceDefinition } from "../../gen/nova/v1/DataPlaneService.ts";

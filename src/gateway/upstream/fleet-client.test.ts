@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { once } from "node:events";
 import { type TestContext, test } from "node:test";
 import * as grpc from "@grpc/grpc-js";
-import type { Method } from "../../contract/proto/dataplane-methods.ts";
+import type { Method } from "../../contract/proto/index.ts";
 import type { AppendSessionResponse__Output } from "../../gen/nova/v1/AppendSessionResponse.ts";
 import type { SubscribeResponse__Output } from "../../gen/nova/v1/SubscribeResponse.ts";
 import { FleetError, notOwnerLeader, StarCallError } from "./errors.ts";

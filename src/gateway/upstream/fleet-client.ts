@@ -9,8 +9,8 @@ import type {
   ResponseOf,
   StreamingMethod,
   UnaryMethod,
-} from "../../contract/proto/dataplane-methods.ts";
-import { nova } from "../../contract/proto/load.ts";
+} from "../../contract/proto/index.ts";
+import { nova } from "../../contract/proto/index.ts";
 import type { AppendSessionOpen } from "../../gen/nova/v1/AppendSessionOpen.ts";
 import type { AppendSessionOpened__Output } from "../../gen/nova/v1/AppendSessionOpened.ts";
 import type { AppendSessionRequest } from "../../gen/nova/v1/AppendSessionRequest.ts";

@@ -2,7 +2,7 @@
 // the fleet can route to its leader), Subscribe calls and AppendSessions on the right star, with
 // the caller's credentials, cancellation and deadline.
 
-import type { RequestOf, ResponseOf, UnaryMethod } from "../../contract/proto/dataplane-methods.ts";
+import type { RequestOf, ResponseOf, UnaryMethod } from "../../contract/proto/index.ts";
 import type { AppendSessionOpen } from "../../gen/nova/v1/AppendSessionOpen.ts";
 import type { SubscribeRequest } from "../../gen/nova/v1/SubscribeRequest.ts";
 import type { AppendSession, FleetCallOptions, SubscribeCall } from "./fleet-client.ts";

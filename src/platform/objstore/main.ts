@@ -1,6 +1,6 @@
 // `npm run objstore`: an S3-compatible server (s3rver) on a local directory, for development
 // and tests. Prints its URL on one stdout line when ready; SIGTERM or SIGINT stop it.
-import { defineFlags, parseProcessFlags } from "../cli/flags.ts";
+import { defineFlags, parseProcessFlags } from "../cli/index.ts";
 import { startS3rver } from "./s3rver-server.ts";
 
 const flags = defineFlags(

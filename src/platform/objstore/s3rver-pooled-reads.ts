@@ -1,8 +1,7 @@
-// s3rver streams an object GET from disk in fresh 64 KiB buffers. On this machine that costs
-// about 5 ms of CPU per 1 MiB GET, and about half of it is the memory: page faults and garbage
-// collection of those buffers (a scratch loop of 1000 GETs of 1 MiB objects: 5.2 ms per GET;
-// the same GETs read into reused memory: 2.6). The embedded store shares the machine with the
-// gateway and the star, so its CPU is theirs. This reads what a GET asks for (the whole object
+// s3rver streams an object GET from disk in fresh 64 KiB buffers, and about half of its CPU per
+// GET goes to that memory: page faults and garbage collection (measured in docs/catchup.md,
+// "Measuring"). The embedded store shares the machine with the gateway and the star, so its CPU
+// is theirs. This reads what a GET asks for (the whole object
 // or a range, up to 8 MiB) in one read into pooled memory and sends it as one body; the memory
 // goes back to the pool once the response has handed every byte to the socket ('finish').
 // Everything else keeps s3rver's own path: empty objects, ranges it cannot satisfy, larger reads.
@@ -11,7 +10,7 @@ import { open } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import type S3rver from "s3rver";
-import { BufferPool } from "../memory/buffer-pool.ts";
+import { BufferPool } from "../memory/index.ts";
 import { S3Object, storeOf } from "./s3rver-internals.ts";
 
 /** Larger reads are streamed by s3rver, so one GET never holds more than this in memory. */

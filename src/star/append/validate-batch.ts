@@ -1,6 +1,6 @@
-// Batch-atomic validation (seed 000, star.md "Appends"): one bad record refuses the whole batch
+// Batch-atomic validation (dataplane.proto, Append): one bad record refuses the whole batch
 // with INVALID_ARGUMENT naming the record and the rule.
-import { contentBytes, type StoredRecord } from "../../contract/codec/stored-record.ts";
+import { contentBytes, type StoredRecord } from "../../contract/codec/index.ts";
 import type { AppendRecord__Output } from "../../gen/nova/v1/AppendRecord.ts";
 import type { TimestampingMode } from "../../gen/nova/v1/TimestampingMode.ts";
 import { invalidArgument } from "../errors.ts";

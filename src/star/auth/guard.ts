@@ -80,7 +80,7 @@ export function guardHandlers(
     DeleteStream: unary(h.DeleteStream, (r) => onStream("create", r)),
     ListStreams: unary(h.ListStreams, onListing),
     Trim: unary(h.Trim, (r) => onStream("trim", r)),
-    // Seed 004: Fence "rides the append scope".
+    // Fence rides the append scope (docs/auth.md).
     Fence: unary(h.Fence, (r) => onStream("append", r)),
     CreateBucket: unary(h.CreateBucket, (r) => onBucket("admin", r)),
     GetBucket: unary(h.GetBucket, (r) => onBucket("read", r)),
@@ -154,7 +154,7 @@ function listBucketsGuard(
 const MAX_DELAY_MS = 2 ** 31 - 1;
 
 /**
- * Ends a long-lived call with UNAUTHENTICATED when its token expires (seed 004). The verbs
+ * Ends a long-lived call with UNAUTHENTICATED when its token expires (docs/auth.md). The verbs
  * release what they hold on "cancelled", as when a client goes away, so it is emitted too.
  */
 function endAtExpiry(

@@ -9,7 +9,7 @@
 // Resources nest: every bucket ⊇ one bucket ⊇ its stream keys starting with a prefix ⊇ those
 // starting with a longer one. A grant on a bucket covers the bucket itself (GetBucket,
 // ListStreams, bucket admin) and all its streams; a prefix grant covers only streams.
-import { BUCKET_NAME, MAX_STREAM_KEY_BYTES } from "../../contract/proto/wire-limits.ts";
+import { BUCKET_NAME, MAX_STREAM_KEY_BYTES } from "../../contract/proto/index.ts";
 
 export const ACTIONS = ["read", "append", "create", "trim", "admin"] as const;
 export type Action = (typeof ACTIONS)[number];

@@ -5,7 +5,7 @@
 // marked, so a star that is not the leader either answers NotOwner instead of passing it on
 // again: members with different fleet lists can never bounce a call between them.
 import { Metadata, type ServiceError, status } from "@grpc/grpc-js";
-import type { RequestOf, ResponseOf, UnaryMethod } from "../../contract/proto/dataplane-methods.ts";
+import type { RequestOf, ResponseOf, UnaryMethod } from "../../contract/proto/index.ts";
 import type { StarContext } from "../context.ts";
 import { StarError } from "../errors.ts";
 import { currentCaller } from "./caller.ts";

@@ -1,8 +1,7 @@
 // gRPC clients for the other members of the fleet, one channel per member, created on first
 // use and closed with the star. The fleet is fixed, so this pool is bounded by its size.
 import * as grpc from "@grpc/grpc-js";
-import { NOVA_CHANNEL_OPTIONS } from "../../contract/proto/channel-options.ts";
-import { nova } from "../../contract/proto/load.ts";
+import { NOVA_CHANNEL_OPTIONS, nova } from "../../contract/proto/index.ts";
 import type { DataPlaneServiceClient } from "../../gen/nova/v1/DataPlaneService.ts";
 import { unavailable } from "../errors.ts";
 import type { Member } from "./members.ts";

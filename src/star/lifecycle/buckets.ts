@@ -9,7 +9,7 @@ import type { ListBucketsRequest__Output } from "../../gen/nova/v1/ListBucketsRe
 import type { ReconfigureBucketRequest__Output } from "../../gen/nova/v1/ReconfigureBucketRequest.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import type { StarContext } from "../context.ts";
-import { alreadyExists, bucketNotFound } from "../errors.ts";
+import { alreadyExists } from "../errors.ts";
 import { currentCaller } from "../fleet/caller.ts";
 import { callMember } from "../fleet/forward.ts";
 import { bucketWriter } from "../fleet/ownership.ts";

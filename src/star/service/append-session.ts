@@ -1,9 +1,9 @@
-// AppendSession by seed 004's rules: the open frame first; batches pipelined up to the window,
+// AppendSession by the rules of dataplane.proto: the open frame first; batches pipelined up to the window,
 // beyond which the star stops reading frames (HTTP/2 flow control is the backpressure); acks
 // strictly in batch order; a match miss occupies its slot as rejected and the session goes on;
 // any other failure ends the session; half-close flushes the queued acks and ends cleanly.
 import { type ServerDuplexStream, status } from "@grpc/grpc-js";
-import { findDetail } from "../../contract/proto/status-details.ts";
+import { findDetail } from "../../contract/proto/index.ts";
 import type { AppendSessionRequest__Output } from "../../gen/nova/v1/AppendSessionRequest.ts";
 import type { AppendSessionResponse } from "../../gen/nova/v1/AppendSessionResponse.ts";
 import { validateBatch } from "../append/validate-batch.ts";

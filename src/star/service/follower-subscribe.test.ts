@@ -3,7 +3,7 @@ import { EventEmitter } from "node:events";
 import { test } from "node:test";
 import { Metadata, status } from "@grpc/grpc-js";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
-import { createMemoryStore } from "../../platform/objstore/memory-store.ts";
+import { createMemoryStore } from "../../platform/objstore/index.ts";
 import type { StarContext } from "../context.ts";
 import { Fleet } from "../fleet/members.ts";
 import { DEFAULT_LIMITS } from "../limits.ts";

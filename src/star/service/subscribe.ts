@@ -2,7 +2,6 @@
 // heartbeat (no records, the tail) marks catching up and keeps idle calls alive. Writes wait
 // for the socket to drain, so a slow reader holds no more than one page here. A member that
 // does not lead the stream serves it as follower-subscribe.ts describes.
-import { once } from "node:events";
 import type { ServerWritableStream } from "@grpc/grpc-js";
 import type { SubscribeRequest__Output } from "../../gen/nova/v1/SubscribeRequest.ts";
 import type { SubscribeResponse } from "../../gen/nova/v1/SubscribeResponse.ts";

@@ -1,5 +1,5 @@
 // Star-internal values to proto messages (uint64/int64 as exact decimal strings).
-import type { DecodedChunkRecord } from "../../contract/codec/chunk.ts";
+import type { DecodedChunkRecord } from "../../contract/codec/index.ts";
 import type { Position } from "../../gen/nova/v1/Position.ts";
 import type { Record } from "../../gen/nova/v1/Record.ts";
 import type { AppendAck, Pos } from "../stream/stream-log.ts";

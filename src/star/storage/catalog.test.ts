@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Bucket__Output } from "../../gen/nova/v1/Bucket.ts";
-import { createMemoryStore } from "../../platform/objstore/memory-store.ts";
-import type { ObjectStore } from "../../platform/objstore/object-store.ts";
+import type { ObjectStore } from "../../platform/objstore/index.ts";
+import { createMemoryStore } from "../../platform/objstore/index.ts";
 import { Catalog } from "./catalog.ts";
 import { bucketKey } from "./keys.ts";
 

@@ -6,7 +6,7 @@
 // it in its log.
 import type { Bucket__Output } from "../../gen/nova/v1/Bucket.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
-import type { ObjectStore } from "../../platform/objstore/object-store.ts";
+import type { ObjectStore } from "../../platform/objstore/index.ts";
 import {
   BUCKETS_PREFIX,
   bucketKey,

@@ -5,9 +5,9 @@ import {
   type DecodedChunkRecord,
   decodeChunk,
   encodeChunk,
-} from "../../contract/codec/chunk.ts";
-import { ByteLru } from "../../platform/memory/byte-lru.ts";
-import type { ObjectStore } from "../../platform/objstore/object-store.ts";
+} from "../../contract/codec/index.ts";
+import { ByteLru } from "../../platform/memory/index.ts";
+import type { ObjectStore } from "../../platform/objstore/index.ts";
 import type { ChunkMeta } from "../stream/chunk-index.ts";
 import { chunkKey } from "./keys.ts";
 import { PresignedUrls } from "./presigned-urls.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createMemoryStore } from "../../platform/objstore/memory-store.ts";
+import { createMemoryStore } from "../../platform/objstore/index.ts";
 import { PresignedUrls } from "./presigned-urls.ts";
 
 function counting() {

@@ -1,8 +1,8 @@
 // Presigned GET URLs for chunk objects, kept and handed out again while they have at least half
-// their lifetime left: chunks never change, and signing is the dominant cost of a ReadPlan (a
-// few ms per URL with the AWS SDK), so a reader that plans the same history again costs
+// their lifetime left: chunks never change, and signing is the dominant cost of a ReadPlan, so
+// a reader that plans the same history again costs
 // nothing to sign. Bounded by count; the least recently used are dropped.
-import type { ObjectStore } from "../../platform/objstore/object-store.ts";
+import type { ObjectStore } from "../../platform/objstore/index.ts";
 
 export interface PresignedUrl {
   url: string;

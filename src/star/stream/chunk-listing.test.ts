@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createMemoryStore } from "../../platform/objstore/memory-store.ts";
-import type { ObjectStore } from "../../platform/objstore/object-store.ts";
+import type { ObjectStore } from "../../platform/objstore/index.ts";
+import { createMemoryStore } from "../../platform/objstore/index.ts";
 import { ChunkStore } from "../storage/chunk-store.ts";
 import { ChunkIndex, type ChunkMeta } from "./chunk-index.ts";
 import { extendFromListing } from "./chunk-listing.ts";

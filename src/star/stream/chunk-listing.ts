@@ -1,6 +1,6 @@
 // A stream's chunk directory from an object listing alone (chunk keys name their extent). The
 // leader lists once when it recovers a stream; a follower lists again from the last key it took.
-import type { ObjectStore } from "../../platform/objstore/object-store.ts";
+import type { ObjectStore } from "../../platform/objstore/index.ts";
 import { chunksPrefix, parseChunkKey } from "../storage/keys.ts";
 import type { ChunkIndex } from "./chunk-index.ts";
 

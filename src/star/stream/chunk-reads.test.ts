@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createMemoryStore } from "../../platform/objstore/memory-store.ts";
+import { createMemoryStore } from "../../platform/objstore/index.ts";
 import { ChunkStore } from "../storage/chunk-store.ts";
 import { ChunkIndex } from "./chunk-index.ts";
 import { readPage, seqForTimestamp } from "./chunk-reads.ts";

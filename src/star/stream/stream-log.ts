@@ -2,7 +2,7 @@
 // token and the chunk index, recovered from object storage; appends sequenced and group-
 // committed as one chunk per flush (one flush in flight, so chunks never leave gaps); reads
 // served from chunks; waiters woken on every commit.
-import type { ChunkRecord, DecodedChunkRecord } from "../../contract/codec/chunk.ts";
+import type { ChunkRecord, DecodedChunkRecord } from "../../contract/codec/index.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import { batchTimestamp, type ValidBatch } from "../append/validate-batch.ts";
 import {

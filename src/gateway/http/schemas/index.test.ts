@@ -4,9 +4,13 @@ import fc from "fast-check";
 import Fastify from "fastify";
 import { type TSchema, Type } from "typebox";
 import { Compile } from "typebox/compile";
-import { streamToJson } from "../../json/config-json.ts";
-import { parseJsonExact, stringifyJsonExact } from "../../json/json-exact.ts";
-import { appendAckToJson, readBatchToJson } from "../../json/record-json.ts";
+import {
+  appendAckToJson,
+  parseJsonExact,
+  readBatchToJson,
+  streamToJson,
+  stringifyJsonExact,
+} from "../../json/index.ts";
 import {
   AppendQuery,
   CreateHeaders,

@@ -35,7 +35,7 @@ const serverTiming = {
   },
 };
 
-/** What each error status means here, by the codes it carries (the table in http-api.md). */
+/** What each error status means here, by the codes it carries (the table in docs/http-api.md). */
 const ERROR_STATUSES = {
   400: "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument.",
   401: "unauthenticated: the token is missing, invalid or expired.",

@@ -1,0 +1,7 @@
+// The wire contract: the protos loaded at run time, typed status details, channel options and
+// the limits both programs enforce.
+export * from "./channel-options.ts";
+export * from "./dataplane-methods.ts";
+export * from "./load.ts";
+export * from "./status-details.ts";
+export * from "./wire-limits.ts";

@@ -1,0 +1,13 @@
+// The HTTP layer's plugins and parts: errors, JSON, metrics, OpenAPI, ops, drain, admission,
+// live sessions, response memory, and the route schemas.
+export * from "./admission.ts";
+export * from "./errors-plugin.ts";
+export * from "./json.ts";
+export * from "./live-sessions.ts";
+export * from "./metrics.ts";
+export * from "./openapi.ts";
+export * from "./ops.ts";
+export * from "./raw-response.ts";
+export * from "./response-buffers.ts";
+export * from "./response-check.ts";
+export * from "./schemas/routes.ts";

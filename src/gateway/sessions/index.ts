@@ -1,0 +1,5 @@
+// Long-lived reads and writes: SSE subscriptions, long-polls and NDJSON append sessions.
+export * from "./fleet-source.ts";
+export * from "./ndjson-http.ts";
+export * from "./sse-session.ts";
+export * from "./subscribe-http.ts";

@@ -1,0 +1,13 @@
+// The star fleet as the rest of the gateway sees it: the Upstream port, the fleet client that
+// implements it, and the failures its calls end with.
+export {
+  FleetError,
+  type FleetErrorCode,
+  isServiceError,
+  notOwnerLeader,
+  StarCallError,
+  statusName,
+} from "./errors.ts";
+export { FleetClient, type FleetObserver } from "./fleet-client.ts";
+export { fleetUpstream } from "./fleet-upstream.ts";
+export type { AppendSession, CallOptions, SubscribeCall, Upstream } from "./upstream.ts";

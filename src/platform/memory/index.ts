@@ -1,0 +1,4 @@
+// Bounded memory: pooled buffers, the idle shelf they share, and the byte-bounded LRU.
+export * from "./buffer-pool.ts";
+export * from "./byte-lru.ts";
+export * from "./idle-shelf.ts";
