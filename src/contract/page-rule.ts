@@ -1,7 +1,8 @@
-// The star's rule for where a page of records ends (StreamLog.read), so that a page assembled
-// from chunks and Read calls ends exactly where one Read would: a record stamped at or after
-// `untilMs` ends it; past the first record, one that would exceed the record or content-byte
-// budget ends it. The first record is always taken, however large.
+// Where a page of records ends, written once for the star's Read (from its log, from chunks, and
+// as a follower), the gateway's reads from object storage and the test model of a star, so that
+// a page assembled from chunks and Read calls ends exactly where one Read would: a record stamped
+// at or after `untilMs` ends it; past the first record, one that would exceed the record or
+// content-byte budget ends it. The first record is always taken, however large.
 export class PageRule {
   readonly maxRecords: number;
   readonly maxBytes: number;
@@ -18,8 +19,18 @@ export class PageRule {
   /** Whether a record stamped `timestampMs` of `size` content bytes belongs on the page. */
   admits(timestampMs: bigint, size: number): boolean {
     if (this.untilMs !== undefined && timestampMs >= this.untilMs) return false;
+    return this.fits(size);
+  }
+
+  /** Whether a record of `size` content bytes fits the budgets (the first one always does). */
+  fits(size: number): boolean {
     if (this.records === 0) return true;
     return this.records < this.maxRecords && this.bytes + size <= this.maxBytes;
+  }
+
+  /** No record more fits the record budget. */
+  get full(): boolean {
+    return this.records >= this.maxRecords;
   }
 
   take(size: number): void {

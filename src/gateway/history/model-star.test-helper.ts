@@ -2,16 +2,17 @@
 // in-memory object store, and Read, ReadPlan and CheckTail answered from the model the way the
 // reference star answers them (StreamLog.read, resolveStart, the ReadPlan contract). Read
 // always serves the true records, as the star's own chunk cache would. Not a test file.
+
 import { status } from "@grpc/grpc-js";
-import { type ChunkRecord, encodeChunk } from "../../contract/codec/chunk.ts";
-import { contentBytes } from "../../contract/codec/stored-record.ts";
-import type { Method } from "../../contract/proto/dataplane-methods.ts";
+import { type ChunkRecord, contentBytes, encodeChunk } from "../../contract/codec/index.ts";
+import { PageRule } from "../../contract/page-rule.ts";
+import type { Method } from "../../contract/proto/index.ts";
 import type { ReadPlanEntry } from "../../gen/nova/v1/ReadPlanEntry.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
-import { createMemoryStore } from "../../platform/objstore/memory-store.ts";
-import type { ObjectStore } from "../../platform/objstore/object-store.ts";
-import { StarCallError } from "../upstream/errors.ts";
-import type { Upstream } from "../upstream/upstream.ts";
+import type { ObjectStore } from "../../platform/objstore/index.ts";
+import { createMemoryStore } from "../../platform/objstore/index.ts";
+import type { Upstream } from "../upstream/index.ts";
+import { StarCallError } from "../upstream/index.ts";
 
 export interface ModelChunk {
   first: bigint;
@@ -141,23 +142,22 @@ export class ModelStar {
     const askedBytes = Number(req.bytes ?? "0");
     const maxBytes = askedBytes <= 0 || askedBytes > PAGE_BYTES ? PAGE_BYTES : askedBytes;
     const until = req.until_ms === undefined ? undefined : BigInt(req.until_ms);
+    const rule = new PageRule(maxRecords, maxBytes, until);
     const out: Record__Output[] = [];
-    let bytes = 0;
     for (const r of this.all()) {
       if (BigInt(r.seq_num) < start) continue;
       // The star loads a chunk only to look at one of its records, never past a full count.
-      if (out.length >= maxRecords) break;
+      if (rule.full) break;
       if (this.refuseDamaged && this.damaged.has(this.#chunkOf(BigInt(r.seq_num)))) {
         throw new StarCallError(
           { code: status.INTERNAL, details: "corrupt chunk" },
           { method: "Read" },
         );
       }
-      if (until !== undefined && BigInt(r.timestamp_ms) >= until) break;
       const size = contentBytes(r);
-      if (out.length > 0 && (bytes + size > maxBytes || out.length >= maxRecords)) break;
+      if (!rule.admits(BigInt(r.timestamp_ms), size)) break;
       out.push(r);
-      bytes += size;
+      rule.take(size);
     }
     return { records: out, tail: this.tail };
   }

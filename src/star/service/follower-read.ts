@@ -4,8 +4,9 @@
 // resolve. When the leader does not answer, a fresh listing of storage serves what is settled.
 
 import { status } from "@grpc/grpc-js";
-import type { DecodedChunkRecord } from "../../contract/codec/chunk.ts";
-import { contentBytes } from "../../contract/codec/stored-record.ts";
+import type { DecodedChunkRecord } from "../../contract/codec/index.ts";
+import { contentBytes } from "../../contract/codec/index.ts";
+import { PageRule } from "../../contract/page-rule.ts";
 import type { Position__Output } from "../../gen/nova/v1/Position.ts";
 import type { ReadRequest__Output } from "../../gen/nova/v1/ReadRequest.ts";
 import type { ReadResponse } from "../../gen/nova/v1/ReadResponse.ts";
@@ -28,37 +29,34 @@ type WireRecord = ReturnType<typeof record> | Record__Output;
 /** A page being filled by the leader's rule: at least one record, then within both limits. */
 class Page {
   readonly records: WireRecord[] = [];
-  bytes = 0;
   readonly bounds: ReadBounds;
+  // until_ms is applied by the readers that fill the page (chunks, and the leader's Read).
+  readonly #rule: PageRule;
 
   constructor(bounds: ReadBounds) {
     this.bounds = bounds;
+    this.#rule = new PageRule(bounds.maxRecords, bounds.maxBytes);
   }
 
   /** Takes records in order while they fit; false once one did not (the page is full). */
   take(records: Iterable<DecodedChunkRecord | Record__Output>): boolean {
     for (const r of records) {
       const size = contentBytes(r);
-      if (this.full || (this.records.length > 0 && this.bytes + size > this.bounds.maxBytes)) {
-        return false;
-      }
+      if (this.full || !this.#rule.fits(size)) return false;
       this.records.push("seqNum" in r ? record(r) : r);
-      this.bytes += size;
+      this.#rule.take(size);
     }
     return !this.full;
   }
 
   get full(): boolean {
-    return this.records.length >= this.bounds.maxRecords;
+    return this.#rule.full;
   }
 
-  /** Bounds for the rest; a byte budget of at least 1 (0 would mean "the maximum"). */
+  /** Bounds for the rest of the page, as a Read asks for them. */
   rest(): ReadBounds {
-    return {
-      ...this.bounds,
-      maxRecords: this.bounds.maxRecords - this.records.length,
-      maxBytes: Math.max(1, this.bounds.maxBytes - this.bytes),
-    };
+    const { count, bytes } = this.#rule.remaining();
+    return { ...this.bounds, maxRecords: count, maxBytes: bytes };
   }
 }
 

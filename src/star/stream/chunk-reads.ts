@@ -1,8 +1,9 @@
 // Reading a stream's records out of its chunks, the same way for the leader (its own log) and
 // for a member that follows the stream from storage: one page from a start, and the resolution
 // of a timestamp by search over chunk timestamps (one chunk decoded, never a scan).
-import type { DecodedChunkRecord } from "../../contract/codec/chunk.ts";
-import { contentBytes } from "../../contract/codec/stored-record.ts";
+import type { DecodedChunkRecord } from "../../contract/codec/index.ts";
+import { contentBytes } from "../../contract/codec/index.ts";
+import { PageRule } from "../../contract/page-rule.ts";
 import type { ChunkStore } from "../storage/chunk-store.ts";
 import type { ChunkIndex, ChunkMeta } from "./chunk-index.ts";
 
@@ -27,25 +28,22 @@ export async function readPage(
   bounds: ReadBounds,
 ): Promise<DecodedChunkRecord[]> {
   const out: DecodedChunkRecord[] = [];
+  const rule = new PageRule(bounds.maxRecords, bounds.maxBytes, bounds.untilMs);
   const first = index.chunks[0]?.firstSeqNum ?? tail;
   let seq = start < trim ? trim : start;
   if (seq < first) seq = first;
-  let bytes = 0;
   // Each chunk is found again by seq_num: while a chunk loads, a reclaim or a refreshed listing
   // may splice the index, so a position taken before the await can point at another chunk.
   let i = index.findBySeq(seq);
-  while (i >= 0 && out.length < bounds.maxRecords) {
+  while (i >= 0 && !rule.full) {
     const meta = index.chunks[i] as ChunkMeta;
     const records = await chunks.records(meta);
     for (let r = Number(seq - meta.firstSeqNum); r < records.length; r++) {
       const rec = records[r] as DecodedChunkRecord;
-      if (bounds.untilMs !== undefined && rec.timestampMs >= bounds.untilMs) return out;
       const size = contentBytes(rec);
-      if (out.length > 0 && (bytes + size > bounds.maxBytes || out.length >= bounds.maxRecords)) {
-        return out;
-      }
+      if (!rule.admits(rec.timestampMs, size)) return out;
       out.push(rec);
-      bytes += size;
+      rule.take(size);
       seq = rec.seqNum + 1n;
     }
     const next = index.findBySeq(seq);
