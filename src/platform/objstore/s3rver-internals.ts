@@ -33,6 +33,23 @@ export interface FilesystemStore {
 /** Requires a module as s3rver itself would. */
 export const requireFromS3rver = createRequire(createRequire(import.meta.url).resolve("s3rver"));
 
+/** The one s3rver release these internals, and the patches built on them, were written for. */
+export const PATCHED_S3RVER_VERSION = "3.7.1";
+
+/** The installed s3rver's version. */
+export const installedS3rverVersion = (requireFromS3rver("../package.json") as { version: string })
+  .version;
+
+/** Refuses an s3rver other than the one the patches know, before anything is patched. */
+export function checkS3rverVersion(installed: string): void {
+  if (installed === PATCHED_S3RVER_VERSION) return;
+  throw new Error(
+    `the embedded object store patches the internals of s3rver ${PATCHED_S3RVER_VERSION}, ` +
+      `but s3rver ${installed} is installed: pin s3rver to ${PATCHED_S3RVER_VERSION} in ` +
+      "package.json, or check src/platform/objstore/s3rver-*.ts against the new release",
+  );
+}
+
 export const S3Object = requireFromS3rver("./models/object.js") as new (
   bucket: string,
   key: string,

@@ -1,6 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import S3rver from "s3rver";
 import { fixS3rver } from "./s3rver-fixes.ts";
+import { checkS3rverVersion, installedS3rverVersion } from "./s3rver-internals.ts";
 import { readIntoPooledMemory } from "./s3rver-pooled-reads.ts";
 
 export interface S3rverOptions {
@@ -33,6 +34,7 @@ export async function startS3rver(opts: S3rverOptions): Promise<RunningS3rver> {
       );
     }
   }
+  checkS3rverVersion(installedS3rverVersion);
   await mkdir(opts.dataDir, { recursive: true });
   const server = new S3rver({
     address: host,
