@@ -85,3 +85,28 @@ test("streams led by stars the gateway was not told about are served, redirected
     );
   }
 });
+
+test("a killed leader: calls on its streams answer 503 naming it, retryable", async () => {
+  const bucket = `down-${process.pid}`;
+  assert.equal((await http("POST", "/v1/buckets", { name: bucket })).status, 201);
+  const key = keyLedBy(members, bucket, "s3");
+  const path = `/v1/buckets/${bucket}/streams/${key}`;
+  assert.equal((await http("POST", `/v1/buckets/${bucket}/streams`, { key })).status, 201);
+  assert.equal((await http("GET", `${path}/records/tail`)).status, 200);
+
+  await (stars[2] as StarProcess).proc.kill("SIGKILL");
+  const s3Address = (members[2] as Member).address;
+  for (const [method, route, body] of [
+    ["GET", `${path}/records/tail`, undefined],
+    ["POST", `${path}/records`, { records: [{ body: "x" }] }],
+  ] as const) {
+    const res = await http(method, route, body);
+    assert.equal(res.status, 503, res.text);
+    assert.equal(res.json.code, "unavailable");
+    assert.equal(res.json.retryable, true);
+    assert.ok(res.headers["retry-after"]);
+    assert.match(res.json.message, new RegExp(`leader s3 \\(${s3Address}\\) is unreachable`));
+    assert.match(res.json.message, /retry/);
+    assert.doesNotMatch(res.json.message, /disagree|hops/);
+  }
+});

@@ -11,6 +11,8 @@ export type FleetErrorCode =
   | "redirects_exhausted"
   /** A star answered NotOwner without naming a leader. */
   | "leader_unknown"
+  /** The stream's leader, as the stars name it, does not answer (down or restarting). */
+  | "leader_unreachable"
   /** The client was configured without any star address. */
   | "no_stars"
   /** The client was closed. */

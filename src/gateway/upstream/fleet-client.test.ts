@@ -198,6 +198,29 @@ test("an Append to a leader that cannot be reached was never sent, so it goes to
   assert.equal(a.count("Append"), 2);
 });
 
+test("a leader that is down is named as unreachable and retryable, not as a redirect loop", async (t) => {
+  const [a, c] = await stars(t, 2);
+  assert.ok(a && c);
+  const dead = await deadAddress();
+  redirectRead(a, dead);
+  redirectRead(c, dead);
+  const client = fleet(t, { stars: [a.address, c.address] });
+  await assert.rejects(client.unary("Read", X), (err) => {
+    assert.ok(isFleetError("leader_unreachable")(err));
+    assert.match(
+      (err as Error).message,
+      new RegExp(`the stream's leader leader \\(${dead}\\) is unreachable .*retryable`),
+    );
+    assert.doesNotMatch((err as Error).message, /disagree|hops/);
+    const { hops } = err as FleetError;
+    assert.equal(hops.length, 3);
+    assert.equal(hops[1], dead);
+    return true;
+  });
+  // One redirect to the dead leader, one other seed that names it again: no loop.
+  assert.equal(a.count("Read") + c.count("Read"), 2);
+});
+
 test("creates are replayed after UNAVAILABLE only with a creation_token", async (t) => {
   const [a, c] = await stars(t, 2);
   assert.ok(a && c);

@@ -10,7 +10,7 @@ import type {
   StreamingMethod,
   UnaryMethod,
 } from "../../contract/proto/index.ts";
-import { nova } from "../../contract/proto/index.ts";
+import { findDetail, nova } from "../../contract/proto/index.ts";
 import type { AppendSessionOpen } from "../../gen/nova/v1/AppendSessionOpen.ts";
 import type { AppendSessionOpened__Output } from "../../gen/nova/v1/AppendSessionOpened.ts";
 import type { AppendSessionRequest } from "../../gen/nova/v1/AppendSessionRequest.ts";
@@ -338,6 +338,15 @@ export class FleetClient {
           throw new FleetError(
             "leader_unknown",
             `${method}: star ${address} is not the stream's leader and named none; retry shortly`,
+            { hops },
+          );
+        }
+        if (failed.has(leader)) {
+          const named = findDetail(status.metadata, "NotOwner")?.leader_id;
+          throw new FleetError(
+            "leader_unreachable",
+            `${method}: the stream's leader ${named ? `${named} (${leader})` : leader} is unreachable ` +
+              `(star ${address} names it, and it did not answer); this is retryable: retry shortly`,
             { hops },
           );
         }
