@@ -9,10 +9,14 @@ import {
   createMetrics,
   createReadService,
   DEFAULT_BODY_LIMIT,
+  DEFAULT_DRAIN_DELAY_MS,
   DEFAULT_DRAIN_GRACE_MS,
+  DEFAULT_MAX_WAIT_S,
   DEFAULT_NDJSON_SESSION_BYTES,
   DEFAULT_READPLAN_SETTINGS,
   DEFAULT_SLOW_CONSUMER_MS,
+  DEFAULT_SSE_PING_MS,
+  Drain,
   FleetClient,
   fleetUpstream,
   metricsObserver,
@@ -64,11 +68,30 @@ const flags = defineFlags({
     min: 1,
     help: "bytes one NDJSON append session may send in all, MiB (a line: --body-limit-mb)",
   },
+  "drain-delay-ms": {
+    type: "int",
+    default: DEFAULT_DRAIN_DELAY_MS,
+    min: 0,
+    help: "on SIGTERM, how long /readyz fails while the gateway still serves everything, so a load balancer takes it out first, ms (SIGINT skips it)",
+  },
   "drain-grace-ms": {
     type: "int",
     default: DEFAULT_DRAIN_GRACE_MS,
     min: 0,
-    help: "on SIGTERM, how long SSE and NDJSON sessions get to end before they are cut, ms",
+    help: "after the drain delay, how long requests and NDJSON sessions in flight get to finish before their connections are cut, ms",
+  },
+  "max-wait-s": {
+    type: "int",
+    default: DEFAULT_MAX_WAIT_S,
+    min: 1,
+    max: 60,
+    help: "the longest a long-poll (wait=) waits before its empty 200; keep it below the load balancer's idle timeout, s",
+  },
+  "sse-ping-ms": {
+    type: "int",
+    default: DEFAULT_SSE_PING_MS,
+    min: 100,
+    help: "the longest an SSE subscriber goes without a byte (an idle ping); keep it well below the load balancer's idle timeout, ms",
   },
   "cors-origins": { type: "list", default: [], help: "origins allowed by CORS (none: CORS off)" },
   readplan: {
@@ -166,7 +189,7 @@ const reads = createReadService({
       }
     : {}),
 });
-let draining = false;
+const drain = new Drain();
 const app = await buildApp({
   upstream,
   reads,
@@ -175,19 +198,22 @@ const app = await buildApp({
   bodyLimit: opts.bodyLimitMb * 1024 * 1024,
   inflightAppendBytes: opts.inflightAppendMb * 1024 * 1024,
   corsOrigins: opts.corsOrigins,
-  draining: () => draining,
+  drain,
+  maxWaitS: opts.maxWaitS,
+  ssePingMs: opts.ssePingMs,
   slowConsumerMs: opts.slowConsumerMs,
   ndjsonSessionBytes: opts.ndjsonSessionMb * 1024 * 1024,
   drainGraceMs: opts.drainGraceMs,
 });
 const url = await app.listen({ host: opts.host, port: opts.port });
 let stopping = false;
-const stop = async (signal: string) => {
+const stop = async (signal: NodeJS.Signals) => {
+  // Ctrl-C, or a second signal, skips what is left of the drain delay.
+  if (signal === "SIGINT" || stopping) drain.hurry();
   if (stopping) return;
   stopping = true;
-  draining = true;
-  logger.info({ signal }, "draining");
-  await app.close();
+  logger.info({ signal, drainDelayMs: signal === "SIGINT" ? 0 : opts.drainDelayMs }, "draining");
+  await drain.shutDown(app, opts.drainDelayMs, opts.drainGraceMs);
   await reads.close();
   fleet.close();
   await star?.close();

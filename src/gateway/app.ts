@@ -5,6 +5,8 @@ import type { Logger } from "pino";
 import { createReadService, type ReadService } from "./history/index.ts";
 import {
   AppendAdmission,
+  Drain,
+  drainPlugin,
   errorsPlugin,
   frameworkErrors,
   type GatewayMetrics,
@@ -23,7 +25,7 @@ import {
   streamRoutes,
   tokenRoutes,
 } from "./routes/index.ts";
-import { DEFAULT_FAILOVER_MS, type SseTiming } from "./sessions/index.ts";
+import { DEFAULT_FAILOVER_MS, type SseTiming, sseTiming } from "./sessions/index.ts";
 import type { Upstream } from "./upstream/index.ts";
 
 export interface AppOptions {
@@ -35,7 +37,8 @@ export interface AppOptions {
   /** Bytes of append bodies in flight at once before new ones get 429. */
   inflightAppendBytes: number;
   corsOrigins: string[];
-  draining?: () => boolean;
+  /** The shutdown state: /readyz, and `connection: close` once closing; default: serving. */
+  drain?: Drain;
   /** Fail any JSON response that does not match its route's documented schema (tests). */
   checkResponses?: boolean;
   /** An SSE client whose socket does not drain for this long gets slow_consumer. */
@@ -46,6 +49,11 @@ export interface AppOptions {
   failoverMs?: number;
   /** On close, how long sessions get to end cleanly before their sockets are destroyed. */
   drainGraceMs?: number;
+  /** The longest a long-poll (`wait`) waits; default DEFAULT_MAX_WAIT_S. */
+  maxWaitS?: number;
+  /** The longest an SSE subscriber waits without a byte (an idle ping then). */
+  ssePingMs?: number;
+  /** Overrides the SSE timing whole (tests). */
   sseTiming?: SseTiming;
   /**
    * Reads (unary and SSE catch-up), with the object-storage path when it was made with
@@ -57,6 +65,11 @@ export interface AppOptions {
 export const DEFAULT_SLOW_CONSUMER_MS = 30_000;
 export const DEFAULT_NDJSON_SESSION_BYTES = 4 * 1024 ** 3;
 export const DEFAULT_DRAIN_GRACE_MS = 10_000;
+/**
+ * Below the idle timeouts balancers commonly use (30 s and more; nginx's proxy_read_timeout is
+ * 60 s): a long-poll's empty 200 comes before the balancer's own 504.
+ */
+export const DEFAULT_MAX_WAIT_S = 25;
 
 /** 100 MiB of content in base64 (4/3) plus JSON framing. */
 export const DEFAULT_BODY_LIMIT = 150 * 1024 * 1024;
@@ -103,10 +116,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     methods: ["GET", "POST", "PATCH", "DELETE"],
     maxAge: 600,
   });
-  await app.register(opsPlugin, {
-    upstream: opts.upstream,
-    draining: opts.draining ?? (() => false),
-  });
+  const drain = opts.drain ?? new Drain();
+  await app.register(drainPlugin, { drain });
+  await app.register(opsPlugin, { upstream: opts.upstream, drain });
   await app.register(bucketRoutes, { upstream: opts.upstream });
   await app.register(streamRoutes, { upstream: opts.upstream });
   // Closing drains the long-lived sessions first (preClose runs before the server closes).
@@ -123,11 +135,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     sessions,
     slowConsumerMs: opts.slowConsumerMs ?? DEFAULT_SLOW_CONSUMER_MS,
     failoverMs: opts.failoverMs ?? DEFAULT_FAILOVER_MS,
+    maxWaitS: opts.maxWaitS ?? DEFAULT_MAX_WAIT_S,
     ndjsonLimits: {
       maxLineBytes: opts.bodyLimit,
       maxSessionBytes: opts.ndjsonSessionBytes ?? DEFAULT_NDJSON_SESSION_BYTES,
     },
-    sseTiming: opts.sseTiming,
+    sseTiming: opts.sseTiming ?? sseTiming(opts.ssePingMs),
   });
   await app.register(tokenRoutes, { upstream: opts.upstream });
   return app;

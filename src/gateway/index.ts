@@ -1,5 +1,6 @@
 // The gateway as a library: what its composition root (src/main.ts) puts together.
 export * from "./app.ts";
 export { createReadService, DEFAULT_READPLAN_SETTINGS } from "./history/index.ts";
-export { createMetrics, metricsObserver } from "./http/index.ts";
+export { createMetrics, DEFAULT_DRAIN_DELAY_MS, Drain, metricsObserver } from "./http/index.ts";
+export { DEFAULT_SSE_PING_MS } from "./sessions/index.ts";
 export { FleetClient, fleetUpstream } from "./upstream/index.ts";

@@ -12,6 +12,7 @@ import { request } from "undici";
 import { freePort } from "../harness/ports.ts";
 import { startProcess } from "../harness/process.ts";
 import { tempDir } from "../harness/tmp.ts";
+import { waitFor } from "../harness/wait.ts";
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, "..", "..");
@@ -82,8 +83,20 @@ test("the Dockerfile's entry starts with no TypeScript loader, logs Node 24, and
     const [hcCommand, hcArgs] = onPinnedNode(execForm("HEALTHCHECK .* CMD"));
     await run(hcCommand, hcArgs, { env: { ...process.env, ...containerEnv }, timeout: 10_000 });
   } finally {
-    const exit = await gw.kill("SIGTERM");
-    assert.equal(exit.code, 0);
+    // A container stop: /readyz fails at once, the gateway serves through the default drain
+    // delay, then exits 0.
+    const exit = gw.kill("SIGTERM", 60_000);
+    await waitFor(
+      async () => {
+        const ready = await request(`http://127.0.0.1:${port}/readyz`);
+        await ready.body.dump();
+        return ready.statusCode === 503;
+      },
+      { message: "/readyz to fail once the container is stopped" },
+    );
+    const serving = await request(`http://127.0.0.1:${port}/livez`);
+    assert.equal(serving.statusCode, 200, await serving.body.text());
+    assert.equal((await exit).code, 0);
   }
   const stderr = gw.stderr();
   assert.match(stderr, new RegExp(`"node":"v${pinnedNode.replaceAll(".", "\\.")}"`));

@@ -15,6 +15,8 @@ test("the gateway starts embedded, serves on its printed URL, and stops on SIGTE
     dir,
     "--log-level",
     "warn",
+    "--drain-delay-ms",
+    "0",
   ]);
   const gw = await startProcess({
     command,

@@ -2325,7 +2325,7 @@ export interface operations {
         until_ms?: string;
         /** @description A start beyond the tail reads from the tail instead of 416. */
         clamp?: "true" | "false";
-        /** @description Long-poll up to this many seconds (at most 60) for records. */
+        /** @description Long-poll up to this many seconds (at most 60) for records; the gateway waits at most its --max-wait-s (25 by default, below common load-balancer idle timeouts) and then answers 200 with no records. */
         wait?: string;
         /** @description Record format for header names, values and bodies (wins over the nova-format header). */
         format?: "raw" | "base64";

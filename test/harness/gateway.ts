@@ -85,7 +85,9 @@ export interface GatewayProcess {
 }
 
 /**
- * `src/main.ts` as a child process in front of `stars`, with more flags.
+ * `src/main.ts` as a child process in front of `stars`, with more flags. Without a `--port` of
+ * its own it takes a free one; without a `--drain-delay-ms` it drains with no delay (nothing in
+ * front of it needs one).
  */
 export async function gatewayProcess(
   stars: string[],
@@ -93,12 +95,12 @@ export async function gatewayProcess(
   logLevel = "warn",
 ): Promise<GatewayProcess> {
   const [command, argv] = nodeArgs("src/main.ts", [
-    "--port",
-    "0",
+    ...(args.includes("--port") ? [] : ["--port", "0"]),
     "--stars",
     stars.join(","),
     "--log-level",
     logLevel,
+    ...(args.includes("--drain-delay-ms") ? [] : ["--drain-delay-ms", "0"]),
     ...args,
   ]);
   const proc = await startProcess({

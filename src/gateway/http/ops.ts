@@ -3,17 +3,18 @@
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import type { Upstream } from "../upstream/index.ts";
+import type { Drain } from "./drain.ts";
 import { routeSchemas } from "./schemas/routes.ts";
 
 export interface OpsOptions {
   upstream: Upstream;
-  draining: () => boolean;
+  drain: Drain;
 }
 
 export const opsPlugin = fp(async (app: FastifyInstance, opts: OpsOptions) => {
   app.get("/livez", { schema: routeSchemas.livez }, async () => ({ status: "ok" }));
   app.get("/readyz", { schema: routeSchemas.readyz }, async (_req, reply) => {
-    if (opts.draining()) return reply.code(503).send({ status: "draining" });
+    if (opts.drain.draining) return reply.code(503).send({ status: "draining" });
     const ready = await opts.upstream.ready().catch(() => false);
     return reply.code(ready ? 200 : 503).send({ status: ready ? "ready" : "no star answers" });
   });

@@ -38,6 +38,8 @@ export interface RecordRoutesOptions {
   sessions: LiveSessions;
   slowConsumerMs: number;
   failoverMs: number;
+  /** The longest a long-poll (`wait`) waits, whatever it asks for. */
+  maxWaitS: number;
   ndjsonLimits: NdjsonLimits;
   sseTiming?: SseTiming;
   /** Unary reads and SSE catch-up: settled history from object storage, the rest from stars. */
@@ -54,6 +56,7 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
     sessions,
     slowConsumerMs: opts.slowConsumerMs,
     failoverMs: opts.failoverMs,
+    maxWaitS: opts.maxWaitS,
     sseTiming: opts.sseTiming,
     history: opts.reads.history,
   };

@@ -246,6 +246,26 @@ test("wait ends a caught-up session that got no record for that long", async () 
   assert.deepEqual(out.events()[2]?.data, { next: { seq_num: 1, timestamp_ms: 0 } });
 });
 
+test("upstream heartbeats that send nothing never push the next ping back", async () => {
+  const src = new FakeSource();
+  src.push(caughtUp(5));
+  const { s, abort } = session(src, { timing: { ...timing, pingMs: () => 150 } });
+  await s.start();
+  const out = new FakeOut();
+  const running = s.run(out);
+  // The star's heartbeats (caught up, no records) come far more often than the ping interval.
+  const heartbeats = setInterval(() => src.push(caughtUp(5)), 20);
+  try {
+    await waitFor(() => out.events().length >= 4, { message: "three idle pings among heartbeats" });
+  } finally {
+    clearInterval(heartbeats);
+  }
+  assert.ok(out.events().every((e) => e.event === "ping"));
+  abort.abort();
+  out.destroy();
+  await running;
+});
+
 test("idle pings follow the timing", async () => {
   const src = new FakeSource();
   src.push(caughtUp(5));

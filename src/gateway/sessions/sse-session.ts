@@ -45,17 +45,29 @@ export interface SseTiming {
   retryMs(): number;
   /** The `retry:` sent when the gateway drains: jittered, so clients do not return in step. */
   drainRetryMs(): number;
-  /** The next idle ping's delay. */
+  /** How long after the last byte written the next idle ping goes out. */
   pingMs(): number;
 }
 
 export const DEFAULT_LINGER_MS = 60_000;
 
-export const DEFAULT_SSE_TIMING: SseTiming = {
-  retryMs: () => jitter(1_000, 2_000),
-  drainRetryMs: () => jitter(500, 5_000),
-  pingMs: () => jitter(5_000, 15_000),
-};
+/**
+ * The longest a subscriber waits without a byte: under the idle timeouts balancers and proxies
+ * use (30 s to 60 s; nginx proxy_read_timeout 60 s, HAProxy setups often 30 s), with room for a
+ * ping to be late on a loaded machine, and rarely enough that idle pings cost next to nothing.
+ */
+export const DEFAULT_SSE_PING_MS = 15_000;
+
+/** Pings at most `pingMs` after the last byte, jittered down to 2/3 of it: not all in step. */
+export function sseTiming(pingMs = DEFAULT_SSE_PING_MS): SseTiming {
+  return {
+    retryMs: () => jitter(1_000, 2_000),
+    drainRetryMs: () => jitter(500, 5_000),
+    pingMs: () => jitter((pingMs * 2) / 3, pingMs),
+  };
+}
+
+export const DEFAULT_SSE_TIMING: SseTiming = sseTiming();
 
 export interface SseSessionOptions {
   source: BatchSource;
@@ -347,7 +359,9 @@ export class SseSession {
     };
   }
 
+  /** Writes events; the ping clock runs from the last byte written, so writing nothing keeps it. */
   #write(chunks: Chunk[]): void {
+    if (chunks.length === 0) return;
     const out = this.#out as SseOutput;
     for (const chunk of chunks) {
       if (typeof chunk === "string") out.write(chunk);

@@ -22,6 +22,8 @@ export interface SubscribeDeps {
   slowConsumerMs: number;
   /** How long re-subscribing may go on without a frame before the session fails. */
   failoverMs: number;
+  /** The longest a long-poll waits: its empty answer comes before a balancer's idle timeout. */
+  maxWaitS: number;
   sseTiming?: SseTiming;
   /** SSE catch-up from object storage before Subscribe takes over; absent: Subscribe only. */
   history?: HistorySource | undefined;
@@ -113,7 +115,7 @@ export async function serveLongPoll(parts: ReadParts, deps: SubscribeDeps): Prom
           count: atMost(query.count, PAGE_MAX_RECORDS),
           bytes: atMost(query.bytes, PAGE_MAX_BYTES),
         },
-        waitMs: query.wait * 1000,
+        waitMs: Math.min(query.wait, deps.maxWaitS) * 1000,
         signal,
         drain: drain.signal,
       }),

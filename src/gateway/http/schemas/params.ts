@@ -86,7 +86,10 @@ export const ReadQuery = Type.Object(
     wait: Type.Optional(
       Type.String({
         pattern: "^[0-9]{1,2}$",
-        description: "Long-poll up to this many seconds (at most 60) for records.",
+        description:
+          "Long-poll up to this many seconds (at most 60) for records; the gateway waits at most " +
+          "its --max-wait-s (25 by default, below common load-balancer idle timeouts) and then " +
+          "answers 200 with no records.",
       }),
     ),
     format,
