@@ -1,0 +1,181 @@
+// The gateway behind a real load balancer: HAProxy from Debian, health checks on /readyz,
+// `timeout client` and `timeout server` of 30 s, two gateway processes over one star.
+// - Idle SSE subscriptions live through 75 s of silence, never more than --sse-ping-ms (15 s)
+//   without a byte, and a wait=60 long-poll gets the gateway's empty 200, not HAProxy's 504.
+// - A rolling graceful restart of both gateways, while a producer appends without pause and
+//   subscribers follow, shows clients no error: every append answered 200, every record seen
+//   once, in order, by every subscriber.
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { EventSource } from "eventsource";
+import { request } from "undici";
+import { type GatewayProcess, gatewayProcess } from "../harness/gateway.ts";
+import { type Haproxy, startHaproxy } from "../harness/haproxy.ts";
+import { http, newStream } from "../harness/http.ts";
+import { freePort } from "../harness/ports.ts";
+import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
+import { systemTool } from "../harness/system-tool.ts";
+import { waitFor } from "../harness/wait.ts";
+
+const haproxyTool = systemTool("/usr/sbin/haproxy", "haproxy");
+const skip = haproxyTool.skip;
+
+const BALANCER_TIMEOUT_MS = 30_000;
+const PING_MS = 15_000;
+// Long enough for HAProxy (checks every 200 ms, down after 2 failures) to take a gateway out.
+const DRAIN_FLAGS = ["--drain-delay-ms", "1500", "--drain-grace-ms", "10000"];
+
+describe("behind HAProxy", () => {
+  let dir: string | undefined;
+  let star: StarProcess | undefined;
+  const ports: number[] = [];
+  const gateways: (GatewayProcess | undefined)[] = [];
+  let lb: Haproxy | undefined;
+
+  const startGateway = async (i: number) => {
+    gateways[i] = await gatewayProcess(
+      [(star as StarProcess).address],
+      ["--port", String(ports[i]), ...DRAIN_FLAGS],
+    );
+  };
+
+  before(async () => {
+    if (skip) return;
+    dir = await mkdtemp(join(tmpdir(), "nova-lb-"));
+    star = await startStarProcess(["--data-dir", dir]);
+    ports.push(await freePort(), await freePort());
+    await Promise.all([startGateway(0), startGateway(1)]);
+    lb = await startHaproxy(haproxyTool, {
+      servers: ports,
+      timeoutMs: BALANCER_TIMEOUT_MS,
+      dir,
+    });
+    await lb.waitFor("g0", "UP");
+    await lb.waitFor("g1", "UP");
+  });
+  after(async () => {
+    await lb?.close();
+    for (const gw of gateways) await gw?.close();
+    star?.client.close();
+    await star?.proc.kill("SIGTERM");
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  test("idle SSE subscriptions outlive the balancer's timeout; a long-poll ends before it", {
+    skip,
+  }, async () => {
+    const base = (lb as Haproxy).base;
+    const stream = await newStream(base);
+    const subscribers = Array.from({ length: 8 }, () => {
+      const es = new EventSource(`${base}${stream}/records`);
+      const state = { pings: [] as number[], errors: 0, opened: false };
+      es.addEventListener("open", () => {
+        state.opened = true;
+      });
+      es.addEventListener("ping", () => state.pings.push(Date.now()));
+      es.addEventListener("error", () => state.errors++);
+      return { es, state };
+    });
+    try {
+      const started = Date.now();
+      // Nothing is appended: the long-poll is answered by the gateway's cap, before HAProxy's
+      // own 30 s timeout would answer 504 for it.
+      const polled = await request(`${base}${stream}/records?wait=60`);
+      const body = await polled.body.text();
+      assert.equal(polled.statusCode, 200, body);
+      assert.deepEqual(JSON.parse(body).records, []);
+
+      await waitFor(() => Date.now() - started >= 75_000, {
+        timeoutMs: 90_000,
+        intervalMs: 1000,
+        message: "75 s of silence",
+      });
+      for (const [i, { es, state }] of subscribers.entries()) {
+        assert.ok(state.opened, `subscriber ${i} opened`);
+        assert.equal(state.errors, 0, `subscriber ${i} was cut (EventSource error)`);
+        assert.equal(es.readyState, EventSource.OPEN, `subscriber ${i} is still open`);
+        // The caught-up ping, then idle pings: never a silence longer than the ping interval
+        // (with a second of slack for a loaded machine), so never one near the balancer's 30 s.
+        const gaps = state.pings.slice(1).map((t, j) => t - (state.pings[j] as number));
+        gaps.push(Date.now() - (state.pings.at(-1) ?? started));
+        assert.ok(state.pings.length >= 5, `subscriber ${i}: ${state.pings.length} pings`);
+        assert.ok(Math.max(...gaps) <= PING_MS + 1000, `subscriber ${i}: gaps ${gaps.join(", ")}`);
+      }
+    } finally {
+      for (const { es } of subscribers) es.close();
+    }
+  });
+
+  test("a rolling graceful restart of both gateways shows clients no error, no gap, no duplicate", {
+    skip,
+  }, async () => {
+    const base = (lb as Haproxy).base;
+    const stream = await newStream(base);
+    const subscribers = Array.from({ length: 4 }, () => {
+      const es = new EventSource(`${base}${stream}/records?seq_num=0`);
+      const state = { bodies: [] as string[], failed: false };
+      es.addEventListener("batch", (e) => {
+        for (const r of JSON.parse(e.data).records) state.bodies.push(r.body);
+      });
+      es.addEventListener("error", () => {
+        // A reconnect after a drained session is expected; a refused one closes the source.
+        if (es.readyState === EventSource.CLOSED) state.failed = true;
+      });
+      return { es, state };
+    });
+
+    // Producers append without pause, one record at a time each, through the balancer.
+    const acked = new Map<number, string>();
+    const failures: string[] = [];
+    let producing = true;
+    const producers = Array.from({ length: 32 }, async (_, p) => {
+      for (let i = 0; producing; i++) {
+        const body = `${p}-${i}`;
+        try {
+          const res = await http(base, "POST", `${stream}/records`, { records: [{ body }] });
+          if (res.status === 200) acked.set(Number(res.json.start.seq_num), body);
+          else failures.push(`append ${body}: ${res.status} ${res.text}`);
+        } catch (err) {
+          failures.push(`append ${body}: ${(err as Error).message}`);
+        }
+      }
+    });
+    try {
+      for (const i of [0, 1, 0, 1]) {
+        const before = acked.size;
+        await waitFor(() => acked.size >= before + 300, { message: "appends before a restart" });
+        await (gateways[i] as GatewayProcess).close();
+        await startGateway(i);
+        await (lb as Haproxy).waitFor(`g${i}`, "UP");
+      }
+      const restarted = acked.size;
+      await waitFor(() => acked.size >= restarted + 300, { message: "appends after the restarts" });
+    } finally {
+      producing = false;
+      await Promise.all(producers);
+    }
+    try {
+      assert.deepEqual(failures, []);
+      const count = acked.size;
+      // Every acked append landed once, at its own seq_num: together they are 0 .. count-1.
+      assert.deepEqual(
+        [...acked.keys()].sort((x, y) => x - y),
+        Array.from({ length: count }, (_, i) => i),
+      );
+      const want = Array.from({ length: count }, (_, i) => acked.get(i) as string);
+      for (const [i, { state }] of subscribers.entries()) {
+        await waitFor(() => state.bodies.length >= count || state.failed, {
+          timeoutMs: 30_000,
+          message: `subscriber ${i} to catch up`,
+        });
+        assert.equal(state.failed, false, `subscriber ${i} gave up`);
+        assert.deepEqual(state.bodies, want, `subscriber ${i}`);
+      }
+    } finally {
+      for (const { es } of subscribers) es.close();
+    }
+  });
+});

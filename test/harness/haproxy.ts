@@ -1,0 +1,93 @@
+// HAProxy (Debian's package) in front of gateways, as users run it: HTTP mode, health checks on
+// /readyz, `timeout client` and `timeout server` as given, and a stats page whose CSV says which
+// servers are up. Started in the foreground by the test and stopped with it.
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { request } from "undici";
+import { freePort } from "./ports.ts";
+import { type RunningProcess, startProcess } from "./process.ts";
+import type { SystemTool } from "./system-tool.ts";
+import { waitFor } from "./wait.ts";
+
+export interface HaproxyOptions {
+  /** The gateways' ports on 127.0.0.1, servers g0, g1, ... */
+  servers: number[];
+  timeoutMs: number;
+  dir: string;
+}
+
+export interface Haproxy {
+  base: string;
+  proc: RunningProcess;
+  /** Each server's status as HAProxy sees it ("UP", "DOWN", ...), by name. */
+  status(): Promise<Record<string, string>>;
+  waitFor(server: string, state: "UP" | "DOWN"): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startHaproxy(tool: SystemTool, opts: HaproxyOptions): Promise<Haproxy> {
+  const [port, statsPort] = [await freePort(), await freePort()];
+  const config = `
+global
+  maxconn 4096
+
+defaults
+  mode http
+  timeout connect 2s
+  timeout client ${opts.timeoutMs}ms
+  timeout server ${opts.timeoutMs}ms
+  timeout http-keep-alive 10s
+
+frontend gateways
+  bind 127.0.0.1:${port}
+  default_backend gateways
+
+backend gateways
+  balance roundrobin
+  option httpchk
+  http-check send meth GET uri /readyz
+  http-check expect status 200
+${opts.servers.map((p, i) => `  server g${i} 127.0.0.1:${p} check inter 200ms fall 2 rise 2`).join("\n")}
+
+listen stats
+  bind 127.0.0.1:${statsPort}
+  stats enable
+  stats uri /stats
+`;
+  const file = join(opts.dir, "haproxy.cfg");
+  await writeFile(file, config);
+  // -c checks the file and says so on stdout; then the same process becomes HAProxy (-db: in
+  // the foreground, logging to stderr).
+  const proc = await startProcess({
+    command: "/bin/sh",
+    args: ["-c", `"$0" -c -f "$1" && echo ready && exec "$0" -db -f "$1"`, tool.path, file],
+    readyLine: /^ready$/,
+  });
+  const status = async () => {
+    const res = await request(`http://127.0.0.1:${statsPort}/stats;csv`);
+    const rows = (await res.body.text()).split("\n").map((line) => line.split(","));
+    return Object.fromEntries(
+      rows
+        .filter((r) => r[0] === "gateways" && /^g\d+$/.test(r[1] ?? ""))
+        .map((r) => [r[1], r[17]]),
+    ) as Record<string, string>;
+  };
+  const haproxy: Haproxy = {
+    base: `http://127.0.0.1:${port}`,
+    proc,
+    status,
+    async waitFor(server, state) {
+      await waitFor(async () => (await status())[server]?.startsWith(state), {
+        timeoutMs: 30_000,
+        message: `HAProxy to see ${server} ${state}`,
+      });
+    },
+    async close() {
+      await proc.kill("SIGTERM");
+    },
+  };
+  await waitFor(async () => Object.keys(await status()).length === opts.servers.length, {
+    message: "HAProxy's stats page",
+  });
+  return haproxy;
+}
