@@ -14,16 +14,12 @@ import fp from "fastify-plugin";
  */
 export const DEFAULT_DRAIN_DELAY_MS = 10_000;
 
-export type DrainPhase = "serving" | "draining" | "closing";
+type DrainPhase = "serving" | "draining" | "closing";
 
 export class Drain {
   #phase: DrainPhase = "serving";
   #hurried = false;
   #wake: (() => void) | undefined;
-
-  get phase(): DrainPhase {
-    return this.#phase;
-  }
 
   /** /readyz fails from the draining phase on. */
   get draining(): boolean {
