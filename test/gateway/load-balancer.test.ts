@@ -98,11 +98,11 @@ describe("behind HAProxy", () => {
         assert.equal(state.errors, 0, `subscriber ${i} was cut (EventSource error)`);
         assert.equal(es.readyState, EventSource.OPEN, `subscriber ${i} is still open`);
         // The caught-up ping, then idle pings: never a silence longer than the ping interval
-        // (with a second of slack for a loaded machine), so never one near the balancer's 30 s.
+        // (3 s of slack for late timers on a loaded machine), far from the balancer's 30 s.
         const gaps = state.pings.slice(1).map((t, j) => t - (state.pings[j] as number));
         gaps.push(Date.now() - (state.pings.at(-1) ?? started));
         assert.ok(state.pings.length >= 5, `subscriber ${i}: ${state.pings.length} pings`);
-        assert.ok(Math.max(...gaps) <= PING_MS + 1000, `subscriber ${i}: gaps ${gaps.join(", ")}`);
+        assert.ok(Math.max(...gaps) <= PING_MS + 3000, `subscriber ${i}: gaps ${gaps.join(", ")}`);
       }
     } finally {
       for (const { es } of subscribers) es.close();
