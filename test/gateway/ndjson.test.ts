@@ -118,6 +118,29 @@ test("a line that does not parse ends the session after the lines before it are 
   assert.deepEqual(b64.lines[1], { end: { reason: "error", batches: 1 } });
 });
 
+test("a line that breaks the AppendInput schema gets the error a unary body would get", async () => {
+  const s = await newStream(gw.base);
+  const bad = [
+    { records: [] },
+    { records: [{ body: "x", colour: "red" }] },
+    { records: [{ body: 7 }] },
+    { records: [{ body: "x", headers: [{ name: "a" }] }] },
+    { records: [{ body: "x" }], match_seq_num: -1 },
+    { records: [{ body: "x" }], extra: true },
+    ["not", "an", "object"],
+  ];
+  for (const body of bad) {
+    const unary = await http(gw.base, "POST", `${s}/records`, body);
+    assert.equal(unary.status, 400, unary.text);
+    const res = await session(s, [`${JSON.stringify(body)}\n`]);
+    const { line, ...lineError } = res.lines[0];
+    assert.equal(line, 1);
+    assert.deepEqual(lineError, unary.json, JSON.stringify(body));
+    assert.deepEqual(res.lines[1], { end: { reason: "error", batches: 1 } });
+  }
+  assert.equal(await tail(s), 0, "nothing was appended");
+});
+
 test("byte limits per line and per session are enforced as the body streams", async () => {
   const s = await newStream(gw.base);
   const long = line(["x".repeat(LINE_LIMIT)]);

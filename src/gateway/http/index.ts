@@ -12,3 +12,4 @@ export * from "./raw-response.ts";
 export * from "./response-buffers.ts";
 export * from "./response-check.ts";
 export * from "./schemas/routes.ts";
+export * from "./validation-errors.ts";

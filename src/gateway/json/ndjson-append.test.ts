@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import { assertHttpError } from "../errors/assert-http-error.test-helper.ts";
-import { seqNumMismatch } from "../errors/index.ts";
+import { invalidArgument, seqNumMismatch } from "../errors/index.ts";
 import { ackLine, appendLineFromJson, endLine, errorLine } from "./ndjson-append.ts";
 import { DEFAULT_APPEND_LIMITS } from "./record-json.ts";
 
@@ -39,20 +39,26 @@ test("an error line is the error body plus the line it answers; int64=string app
   assert.deepEqual(JSON.parse(endLine("draining", 2)), { end: { reason: "draining", batches: 2 } });
 });
 
+const noCheck = () => {};
+
 test("a line is an AppendInput with a JSON body's errors", () => {
   const batch = appendLineFromJson(
     Buffer.from('{"records":[{"body":"aGk="}],"match_seq_num":5}'),
     "base64",
     DEFAULT_APPEND_LIMITS,
+    noCheck,
   );
   assert.equal(batch.records[0]?.body.toString(), "hi");
   assert.equal(batch.match_seq_num, "5");
-  assertHttpError(() => appendLineFromJson(Buffer.from("{nope"), "raw", DEFAULT_APPEND_LIMITS), {
-    status: 400,
-    code: "bad_json",
-  });
   assertHttpError(
-    () => appendLineFromJson(Buffer.from('{"records":[]}'), "raw", DEFAULT_APPEND_LIMITS),
+    () => appendLineFromJson(Buffer.from("{nope"), "raw", DEFAULT_APPEND_LIMITS, noCheck),
+    {
+      status: 400,
+      code: "bad_json",
+    },
+  );
+  assertHttpError(
+    () => appendLineFromJson(Buffer.from('{"records":[]}'), "raw", DEFAULT_APPEND_LIMITS, noCheck),
     {
       status: 400,
       code: "invalid_argument",
@@ -61,10 +67,34 @@ test("a line is an AppendInput with a JSON body's errors", () => {
   );
   assertHttpError(
     () =>
-      appendLineFromJson(Buffer.from('{"records":[{"body":"12345"}]}'), "raw", {
-        maxRecordBytes: 10,
-        maxBatchBytes: 4,
-      }),
+      appendLineFromJson(
+        Buffer.from('{"records":[{"body":"12345"}]}'),
+        "raw",
+        {
+          maxRecordBytes: 10,
+          maxBatchBytes: 4,
+        },
+        noCheck,
+      ),
     { status: 413, code: "payload_too_large", field: "records[0]" },
   );
+});
+
+test("a line is checked for its shape before it is translated, and the check's error is the line's", () => {
+  const seen: unknown[] = [];
+  const refuse = (value: unknown) => {
+    seen.push(value);
+    throw invalidArgument("records", "is refused by the schema");
+  };
+  assertHttpError(
+    () =>
+      appendLineFromJson(
+        Buffer.from('{"records":[{"body":"x"}]}'),
+        "raw",
+        DEFAULT_APPEND_LIMITS,
+        refuse,
+      ),
+    { status: 400, code: "invalid_argument", field: "records" },
+  );
+  assert.deepEqual(seen, [{ records: [{ body: "x" }] }]);
 });

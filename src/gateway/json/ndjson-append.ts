@@ -23,13 +23,22 @@ export const NDJSON_TYPE = "application/x-ndjson";
  */
 export type EndReason = "done" | "error" | "draining";
 
-/** One line's AppendInput, with the errors of a JSON append body (400, 413). */
+/** Throws the HttpError a unary append body of this shape would get; returns if it has none. */
+export type ShapeCheck = (value: unknown) => void;
+
+/**
+ * One line's AppendInput, with the errors of a JSON append body (400, 413): `checkShape` is the
+ * same schema check a unary body passes (the route's compiled AppendInput).
+ */
 export function appendLineFromJson(
   bytes: Buffer,
   format: RecordFormat,
   limits: AppendLimits,
+  checkShape: ShapeCheck,
 ): AppendBatchProto {
-  return appendInputFromJson(parseJsonBody(bytes), format, limits);
+  const value = parseJsonBody(bytes);
+  checkShape(value);
+  return appendInputFromJson(value, format, limits);
 }
 
 export function ackLine(ack: AppendResponse__Output, mode: Int64Mode): string {

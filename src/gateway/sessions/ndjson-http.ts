@@ -3,8 +3,14 @@
 import type { IncomingMessage } from "node:http";
 import type { FastifyReply } from "fastify";
 import type { AppendAdmission, GatewayMetrics, LiveSessions } from "../http/index.ts";
-import { takeOverResponse } from "../http/index.ts";
-import type { AppendLimits, Int64Mode, NdjsonLimits, RecordFormat } from "../json/index.ts";
+import { takeOverResponse, validationError } from "../http/index.ts";
+import type {
+  AppendLimits,
+  Int64Mode,
+  NdjsonLimits,
+  RecordFormat,
+  ShapeCheck,
+} from "../json/index.ts";
 import { NDJSON_TYPE } from "../json/index.ts";
 import type { CallOptions, Upstream } from "../upstream/index.ts";
 import { NdjsonAppendSession } from "./ndjson-session.ts";
@@ -59,6 +65,18 @@ export function isNdjson(contentType: string | undefined): boolean {
   return contentType?.split(";")[0]?.trim().toLowerCase() === NDJSON_TYPE;
 }
 
+/**
+ * An NDJSON line bypasses Fastify's body validation, so it is checked with the same compiled
+ * AppendInput schema (the route's validator compiler and shared schemas), failing as a unary
+ * body that broke it would.
+ */
+function lineCheck(reply: FastifyReply): ShapeCheck {
+  const validate = reply.request.compileValidationSchema({ $ref: "AppendInput#" }, "body");
+  return (value) => {
+    if (!validate(value)) throw validationError(validate.errors ?? [], "body", value);
+  };
+}
+
 /** Serves the session; errors before the first byte (opening it) are thrown as HTTP errors. */
 export async function serveAppendSession(
   parts: AppendParts,
@@ -76,6 +94,7 @@ export async function serveAppendSession(
     format: parts.format,
     int64: parts.int64,
     appendLimits: deps.appendLimits,
+    checkLine: lineCheck(reply),
     lineLimits: deps.lineLimits,
     admission: deps.admission,
     signal: parts.call.signal ?? new AbortController().signal,

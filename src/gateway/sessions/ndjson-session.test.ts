@@ -81,6 +81,7 @@ function setup(window = 2) {
     format: "raw",
     int64: "number",
     appendLimits: DEFAULT_APPEND_LIMITS,
+    checkLine: () => {},
     lineLimits: { maxLineBytes: 1 << 16, maxSessionBytes: 1 << 20 },
     admission,
     signal: new AbortController().signal,

@@ -21,7 +21,13 @@ import {
   toHttpError,
 } from "../errors/index.ts";
 import type { AppendAdmission } from "../http/index.ts";
-import type { AppendBatchProto, AppendLimits, Int64Mode, RecordFormat } from "../json/index.ts";
+import type {
+  AppendBatchProto,
+  AppendLimits,
+  Int64Mode,
+  RecordFormat,
+  ShapeCheck,
+} from "../json/index.ts";
 import {
   ackLine,
   appendLineFromJson,
@@ -46,6 +52,8 @@ export interface NdjsonSessionOptions {
   format: RecordFormat;
   int64: Int64Mode;
   appendLimits: AppendLimits;
+  /** Each line's schema check, the one a unary append body passes. */
+  checkLine: ShapeCheck;
   lineLimits: NdjsonLimits;
   admission: AppendAdmission;
   /** Aborts when the client goes away: the upstream session is cancelled. */
@@ -313,7 +321,8 @@ export class NdjsonAppendSession {
 
   #parse(line: NdjsonLine): Parsed | undefined {
     try {
-      const batch = appendLineFromJson(line.bytes, this.#opts.format, this.#opts.appendLimits);
+      const { format, appendLimits, checkLine } = this.#opts;
+      const batch = appendLineFromJson(line.bytes, format, appendLimits, checkLine);
       return { lineNo: line.lineNo, bytes: line.bytes.length, batch };
     } catch (err) {
       this.#terminal = { lineNo: line.lineNo, error: toHttpError(err) };
