@@ -49,6 +49,11 @@ describe("buckets", () => {
     assert.equal(reconf.bucket?.default_class, "CLASS_EXPRESS");
     await call(f.client, "DeleteBucket", { name });
     await assert.rejects(call(f.client, "GetBucket", { name }), { code: status.NOT_FOUND });
+    // Deleting it again is quiet, as DeleteStream is; a bucket that never was is NOT_FOUND.
+    await call(f.client, "DeleteBucket", { name });
+    await assert.rejects(call(f.client, "DeleteBucket", { name: uniqueBucket() }), {
+      code: status.NOT_FOUND,
+    });
   });
 
   test("a retry with the creation token converges; without it, ALREADY_EXISTS", async () => {

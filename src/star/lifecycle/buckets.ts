@@ -9,7 +9,7 @@ import type { ListBucketsRequest__Output } from "../../gen/nova/v1/ListBucketsRe
 import type { ReconfigureBucketRequest__Output } from "../../gen/nova/v1/ReconfigureBucketRequest.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import type { StarContext } from "../context.ts";
-import { alreadyExists } from "../errors.ts";
+import { alreadyExists, bucketNotFound } from "../errors.ts";
 import { currentCaller } from "../fleet/caller.ts";
 import { callMember } from "../fleet/forward.ts";
 import { bucketWriter } from "../fleet/ownership.ts";
@@ -74,6 +74,7 @@ export async function reconfigureBucketVerb(
   });
 }
 
+/** Idempotent: a tombstoned bucket deletes again quietly; one that never existed is NOT_FOUND. */
 export async function deleteBucket(ctx: StarContext, name: string): Promise<void> {
   checkBucketName(name);
   const writer = bucketWriter(ctx, name);
@@ -83,7 +84,10 @@ export async function deleteBucket(ctx: StarContext, name: string): Promise<void
     return;
   }
   return ctx.locks.run(`bucket/${name}`, async () => {
-    const bucket = await liveBucket(ctx, name);
+    const bucket = await ctx.catalog.getBucket(name);
+    if (!bucket) throw bucketNotFound(name);
+    // A bucket deleted already deletes again quietly, as a stream does.
+    if (bucket.deleted_at_unix_ms !== "0") return;
     // Streams first, each by its leader, so that a failure leaves a bucket a retry can delete.
     for await (const stream of ctx.catalog.streams(name, "")) {
       if (stream.deleted_at_unix_ms === "0") await deleteBucketStream(ctx, stream);
