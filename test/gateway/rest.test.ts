@@ -48,9 +48,33 @@ describe("buckets and streams", () => {
     assert.equal(patched.status, 200);
     assert.equal(patched.json.create_stream_on_append, true);
     assert.equal((await http("DELETE", `/v1/buckets/${name}`)).status, 202);
+    // Again: 202, as for a stream (the contract's answer for a bucket already deleted).
+    assert.equal((await http("DELETE", `/v1/buckets/${name}`)).status, 202);
     const gone = await http("GET", `/v1/buckets/${name}`);
     assert.equal(gone.status, 404);
     assert.equal(gone.json.code, "bucket_not_found");
+  });
+
+  test("on a create an UNSPECIFIED enum takes the default, as leaving the field out does", async () => {
+    const name = await bucket({
+      default_class: "CLASS_UNSPECIFIED",
+      default_producer_policy: "PRODUCER_POLICY_UNSPECIFIED",
+      default_timestamping_mode: "TIMESTAMPING_MODE_UNSPECIFIED",
+    });
+    const got = await http("GET", `/v1/buckets/${name}`);
+    assert.equal(got.json.default_class, "CLASS_STANDARD");
+    assert.equal(got.json.default_producer_policy, "PRODUCER_POLICY_ANY");
+    assert.equal(got.json.default_timestamping_mode, "TIMESTAMPING_MODE_CLIENT_PREFER");
+    // A stream takes its bucket's defaults.
+    const express = await bucket({ default_class: "CLASS_EXPRESS" });
+    const created = await http("POST", `/v1/buckets/${express}/streams`, {
+      key: "k",
+      class: "CLASS_UNSPECIFIED",
+      timestamping_mode: "TIMESTAMPING_MODE_UNSPECIFIED",
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.json.class, "CLASS_EXPRESS");
+    assert.equal(created.json.timestamping_mode, "TIMESTAMPING_MODE_CLIENT_PREFER");
   });
 
   test("a bad bucket name is 400 bad_path before any star is asked", async () => {
@@ -413,7 +437,7 @@ describe("every route's errors", () => {
       "already_exists",
     );
     assertError(
-      await http("POST", `/v1/buckets/${b}/streams`, { key: "k", class: "CLASS_UNSPECIFIED" }),
+      await http("PATCH", path, { class: "CLASS_UNSPECIFIED" }),
       400,
       "invalid_argument",
       "class",

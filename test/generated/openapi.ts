@@ -460,6 +460,31 @@ export interface components {
       | "TIMESTAMPING_MODE_CLIENT_REQUIRE"
       | "TIMESTAMPING_MODE_ARRIVAL";
     /**
+     * @description A stream's storage class; on a create, the _UNSPECIFIED value (like leaving the field out) takes the default.
+     * @example CLASS_EXPRESS
+     * @enum {unknown}
+     */
+    ClassOnCreate: "CLASS_UNSPECIFIED" | "CLASS_STANDARD" | "CLASS_EXPRESS";
+    /**
+     * @description Who may append: anyone, or only holders of the installed fencing token; on a create, the _UNSPECIFIED value (like leaving the field out) takes the default.
+     * @example PRODUCER_POLICY_FENCED
+     * @enum {unknown}
+     */
+    ProducerPolicyOnCreate:
+      | "PRODUCER_POLICY_UNSPECIFIED"
+      | "PRODUCER_POLICY_ANY"
+      | "PRODUCER_POLICY_FENCED";
+    /**
+     * @description Whose clock stamps a record: the client's when given, always the client's, or arrival time; on a create, the _UNSPECIFIED value (like leaving the field out) takes the default.
+     * @example TIMESTAMPING_MODE_ARRIVAL
+     * @enum {unknown}
+     */
+    TimestampingModeOnCreate:
+      | "TIMESTAMPING_MODE_UNSPECIFIED"
+      | "TIMESTAMPING_MODE_CLIENT_PREFER"
+      | "TIMESTAMPING_MODE_CLIENT_REQUIRE"
+      | "TIMESTAMPING_MODE_ARRIVAL";
+    /**
      * @description CreateStream: the key and any configuration; an absent field takes the bucket's default.
      * @example {
      *       "key": "orders/eu",
@@ -470,8 +495,8 @@ export interface components {
     CreateStreamBody: {
       /** @description The stream key: any UTF-8, 1 to 512 bytes (percent-encoded in paths: a/b is a%2Fb). */
       key: string;
-      class?: components["schemas"]["Class"];
-      producer_policy?: components["schemas"]["ProducerPolicy"];
+      class?: components["schemas"]["ClassOnCreate"];
+      producer_policy?: components["schemas"]["ProducerPolicyOnCreate"];
       /** @description Age-based retention in milliseconds; 0 is unbounded (uint64; exact: digits beyond 2^53-1, or a decimal string) */
       retention_max_age_ms?: string | number;
       /** @description Size-based retention in bytes; 0 is unbounded (uint64; exact: digits beyond 2^53-1, or a decimal string) */
@@ -484,7 +509,7 @@ export interface components {
       batch_max_delay_ms?: number;
       /** @description Append throughput cap; 0 is unlimited (uint64; exact: digits beyond 2^53-1, or a decimal string) */
       throughput_max_bytes_per_second?: string | number;
-      timestamping_mode?: components["schemas"]["TimestampingMode"];
+      timestamping_mode?: components["schemas"]["TimestampingModeOnCreate"];
       /** @description Client stamps may exceed arrival time (an application's own scale); excludes age retention. */
       timestamping_uncapped?: boolean;
     };
@@ -677,8 +702,8 @@ export interface components {
       create_stream_on_append?: boolean;
       /** @description A read of a missing stream creates it (empty). */
       create_stream_on_read?: boolean;
-      default_class?: components["schemas"]["Class"];
-      default_producer_policy?: components["schemas"]["ProducerPolicy"];
+      default_class?: components["schemas"]["ClassOnCreate"];
+      default_producer_policy?: components["schemas"]["ProducerPolicyOnCreate"];
       /** @description Default age-based retention in milliseconds; 0 is unbounded (uint64; exact: digits beyond 2^53-1, or a decimal string) */
       default_retention_max_age_ms?: string | number;
       /** @description Default size-based retention in bytes; 0 is unbounded (uint64; exact: digits beyond 2^53-1, or a decimal string) */
@@ -691,7 +716,7 @@ export interface components {
       default_batch_max_delay_ms?: number;
       /** @description Default append throughput cap; 0 is unlimited (uint64; exact: digits beyond 2^53-1, or a decimal string) */
       default_throughput_max_bytes_per_second?: string | number;
-      default_timestamping_mode?: components["schemas"]["TimestampingMode"];
+      default_timestamping_mode?: components["schemas"]["TimestampingModeOnCreate"];
       default_timestamping_uncapped?: boolean;
     };
     /**

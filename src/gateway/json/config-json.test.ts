@@ -138,14 +138,6 @@ test("bad stream configs are refused, naming the field", () => {
   bad(() => createStreamFromJson({ key: "k", klass: "CLASS_EXPRESS" }), "klass");
   bad(() => createStreamFromJson({ key: "k", class: "EXPRESS" }), "class");
   bad(() => createStreamFromJson({ key: "k", class: null }), "class");
-  bad(
-    () => createStreamFromJson({ key: "k", producer_policy: "PRODUCER_POLICY_UNSPECIFIED" }),
-    "producer_policy",
-  );
-  bad(
-    () => createBucketFromJson({ name: "abc", default_class: "CLASS_UNSPECIFIED" }),
-    "default_class",
-  );
   bad(() => createStreamFromJson({ key: "k", retention_max_bytes: -1 }), "retention_max_bytes");
   bad(() => createStreamFromJson({ key: "k", batch_max_records: 2 ** 32 }), "batch_max_records");
   bad(
@@ -253,4 +245,31 @@ test("a response without its descriptor is 500 internal", () => {
     code: "internal",
   });
   assert.equal(requireDescriptor(bucket), bucket);
+});
+
+test("on a create an UNSPECIFIED enum takes the default, as an absent field does; on PATCH it is refused", () => {
+  assert.deepEqual(
+    createStreamFromJson({
+      key: "k",
+      class: "CLASS_UNSPECIFIED",
+      producer_policy: "PRODUCER_POLICY_UNSPECIFIED",
+      timestamping_mode: "TIMESTAMPING_MODE_UNSPECIFIED",
+      retention_max_age_ms: 5,
+    }),
+    createStreamFromJson({ key: "k", retention_max_age_ms: 5 }),
+  );
+  assert.deepEqual(
+    createBucketFromJson({
+      name: "abc",
+      default_class: "CLASS_UNSPECIFIED",
+      default_producer_policy: "PRODUCER_POLICY_UNSPECIFIED",
+      default_timestamping_mode: "TIMESTAMPING_MODE_UNSPECIFIED",
+    }),
+    createBucketFromJson({ name: "abc" }),
+  );
+  bad(() => createStreamFromJson({ key: "k", class: "CLASS_NOPE_UNSPECIFIED" }), "class");
+  bad(
+    () => streamReconfigurationFromJson({ producer_policy: "PRODUCER_POLICY_UNSPECIFIED" }),
+    "producer_policy",
+  );
 });

@@ -69,8 +69,9 @@ const BUCKET_PATCH_FIELDS = known(BUCKET_CONFIG);
 
 /**
  * The present members of `obj` per the table. Present means set, zero included. An explicit null
- * is refused (it is neither "absent" nor a value), and so is an UNSPECIFIED enum: omitting the
- * field already says "the default" on create and "unchanged" on PATCH.
+ * is refused (it is neither "absent" nor a value). An UNSPECIFIED enum means the default on a
+ * create, as an absent field does, so it is left out; on PATCH it is refused (omitting the field
+ * says "unchanged").
  */
 function configFromJson(
   obj: Record<string, unknown>,
@@ -92,6 +93,7 @@ function configFromJson(
     } else {
       const named = Object.keys(kind).filter((n) => !n.endsWith("_UNSPECIFIED"));
       const name = asString(value, field, invalidArgument);
+      if (mode === "create" && name.endsWith("_UNSPECIFIED") && Object.hasOwn(kind, name)) continue;
       if (!named.includes(name)) {
         throw invalidArgument(
           field,

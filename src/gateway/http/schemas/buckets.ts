@@ -54,7 +54,13 @@ const bucketExample = {
 };
 
 export const CreateBucketBody = Type.Object(
-  { name: bucketName, ...configFields },
+  {
+    name: bucketName,
+    ...configFields,
+    default_class: Type.Optional(Type.Ref("ClassOnCreate")),
+    default_producer_policy: Type.Optional(Type.Ref("ProducerPolicyOnCreate")),
+    default_timestamping_mode: Type.Optional(Type.Ref("TimestampingModeOnCreate")),
+  },
   {
     $id: "CreateBucketBody",
     additionalProperties: false,

@@ -119,6 +119,14 @@ test("the contract's example objects validate", () => {
   assert.ok(valid("TrimBody", { seq_num: "18446744073709551615" }));
   assert.ok(valid("FenceBody", { fencing_token: "" }));
   assert.ok(valid("StreamReconfiguration", { retention_max_age_ms: 0 }));
+  // On a create UNSPECIFIED is the default, as leaving the field out is.
+  assert.ok(valid("CreateStreamBody", { key: "k", class: "CLASS_UNSPECIFIED" }));
+  assert.ok(
+    valid("CreateBucketBody", {
+      name: "abc",
+      default_producer_policy: "PRODUCER_POLICY_UNSPECIFIED",
+    }),
+  );
   assert.ok(valid("TokenRequest", { key_id: "k", secret: "s", scope: "nova:read" }));
   assert.ok(
     valid("Position", { seq_num: "18446744073709551615", timestamp_ms: "-9223372036854775808" }),
@@ -146,7 +154,9 @@ test("bad inputs do not validate", () => {
     ["TrimBody", {}],
     ["TrimBody", { seq_num: 1, timestamp_ms: 2 }],
     ["CreateStreamBody", { class: "CLASS_EXPRESS" }],
-    ["CreateStreamBody", { key: "k", class: "CLASS_UNSPECIFIED" }],
+    ["CreateStreamBody", { key: "k", class: "CLASS_NOPE" }],
+    ["StreamReconfiguration", { class: "CLASS_UNSPECIFIED" }],
+    ["BucketConfig", { default_timestamping_mode: "TIMESTAMPING_MODE_UNSPECIFIED" }],
     ["StreamReconfiguration", { retention_max_age_ms: null }],
     ["StreamReconfiguration", { key: "k" }],
     ["CreateBucketBody", { name: "-bad" }],

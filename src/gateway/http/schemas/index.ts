@@ -3,7 +3,14 @@
 // and Ajv never sees one $id twice inside a schema.
 import type { TSchema } from "typebox";
 import { Bucket, BucketConfig, CreateBucketBody, ListBucketsResponse } from "./buckets.ts";
-import { Class, ProducerPolicy, TimestampingMode } from "./enums.ts";
+import {
+  Class,
+  ClassOnCreate,
+  ProducerPolicy,
+  ProducerPolicyOnCreate,
+  TimestampingMode,
+  TimestampingModeOnCreate,
+} from "./enums.ts";
 import { ErrorBody } from "./errors.ts";
 import {
   AppendAck,
@@ -50,6 +57,9 @@ export const schemaContext = {
   Class,
   ProducerPolicy,
   TimestampingMode,
+  ClassOnCreate,
+  ProducerPolicyOnCreate,
+  TimestampingModeOnCreate,
   CreateStreamBody,
   StreamReconfiguration,
   Stream,

@@ -48,7 +48,13 @@ const config = {
 const configFields = Type.Partial(Type.Object(config)).properties;
 
 export const CreateStreamBody = Type.Object(
-  { key: streamKey, ...configFields },
+  {
+    key: streamKey,
+    ...configFields,
+    class: Type.Optional(Type.Ref("ClassOnCreate")),
+    producer_policy: Type.Optional(Type.Ref("ProducerPolicyOnCreate")),
+    timestamping_mode: Type.Optional(Type.Ref("TimestampingModeOnCreate")),
+  },
   {
     $id: "CreateStreamBody",
     additionalProperties: false,
