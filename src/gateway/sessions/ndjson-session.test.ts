@@ -172,3 +172,28 @@ test("drain stops reading, lets the in-flight batch finish, and ends with reason
     [0, { reason: "draining", batches: 1 }],
   );
 });
+
+test("an ack for another batch than the oldest unanswered one ends the session: internal, outcome unknown", async () => {
+  const { call, body, session, admission, out } = setup(4);
+  body.write(line("a"));
+  body.write(line("b"));
+  body.write(line("c"));
+  await session.open();
+  const running = session.run(out);
+  await waitFor(() => call.written.length === 3);
+  call.ack(0, 0);
+  await waitFor(() => out.lines().length === 1);
+  // Batch 2 answered where batch 1 is due: never reported as line 2's outcome.
+  call.ack(2, 5);
+  await running;
+  assert.equal(call.cancelled, true);
+  const lines = out.lines();
+  assert.equal(lines.length, 3);
+  assert.equal(lines[0].start.seq_num, 0);
+  assert.equal(lines[1].code, "internal");
+  assert.equal(lines[1].outcome, "unknown");
+  assert.equal(lines[1].line, 2);
+  assert.match(lines[1].message, /acknowledged batch 2 of this session where batch 1 was due/);
+  assert.deepEqual(lines[2], { end: { reason: "error", batches: 2 } });
+  assert.equal(admission.inflight, 0);
+});

@@ -15,7 +15,7 @@ import { Metadata, type StatusObject, status } from "@grpc/grpc-js";
 import type { AppendSessionResponse__Output } from "../../gen/nova/v1/AppendSessionResponse.ts";
 import {
   errorBody,
-  type HttpError,
+  HttpError,
   invalidArgument,
   seqNumMismatch,
   toHttpError,
@@ -97,6 +97,10 @@ export class NdjsonAppendSession {
   #final: StatusObject | undefined;
   #inflight: { lineNo: number; bytes: number }[] = [];
   #answered = 0;
+  /** The batch_index the next ack must carry: the star answers batches in order. */
+  #nextAck = 0;
+  /** An ack for another batch than the oldest unanswered one ended the session. */
+  #misacked: HttpError | undefined;
   #draining = false;
   #out: NdjsonOutput | undefined;
   /** Wakes the reader: an ack freed a slot, the client drained, the call ended, or a drain. */
@@ -240,8 +244,16 @@ export class NdjsonAppendSession {
 
   #onAck(frame: AppendSessionResponse__Output): void {
     const ack = frame.ack;
+    if (!ack || this.#misacked) return;
+    const due = this.#nextAck++;
+    if (ack.batch_index !== String(due)) {
+      // Pairing it with the oldest line would report another line's outcome: stop instead.
+      this.#misacked = misackError(ack.batch_index, due);
+      this.#session?.call.cancel();
+      return;
+    }
     const slot = this.#inflight.shift();
-    if (!ack || !slot) return;
+    if (!slot) return;
     this.#opts.admission.release(slot.bytes);
     this.#answered++;
     if (ack.appended) {
@@ -255,6 +267,17 @@ export class NdjsonAppendSession {
 
   /** After the call ended: the failure or the line error, if any, then the end line. */
   #finish(final: StatusObject): void {
+    if (this.#misacked) {
+      const first = this.#inflight[0];
+      if (first) {
+        this.#answered++;
+        this.#write(errorLine(this.#misacked, first.lineNo, this.#opts.int64));
+        this.#end("error");
+      } else {
+        this.#end("error", this.#misacked);
+      }
+      return;
+    }
     if (final.code === status.CANCELLED && this.#opts.signal.aborted) return;
     if (final.code !== status.OK) {
       // The first unanswered batch gets the failure; after it was sent, it may have landed.
@@ -350,4 +373,16 @@ export class NdjsonAppendSession {
     this.#wake = undefined;
     wake?.();
   }
+}
+
+/** A star that acked batch `got` when batch `due` was the oldest unanswered one. */
+function misackError(got: string, due: number): HttpError {
+  return new HttpError(
+    500,
+    "internal",
+    `the star acknowledged batch ${got} of this session where batch ${due} was due, so which ` +
+      "lines landed is unknown: the session ended; read the stream's tail before sending the " +
+      "lines in flight again",
+    { fields: { outcome: "unknown" } },
+  );
 }
