@@ -10,6 +10,7 @@ import type { AppendSessionOpen as _nova_v1_AppendSessionOpen, AppendSessionOpen
 import type { AppendSessionOpened as _nova_v1_AppendSessionOpened, AppendSessionOpened__Output as _nova_v1_AppendSessionOpened__Output } from './nova/v1/AppendSessionOpened';
 import type { AppendSessionRequest as _nova_v1_AppendSessionRequest, AppendSessionRequest__Output as _nova_v1_AppendSessionRequest__Output } from './nova/v1/AppendSessionRequest';
 import type { AppendSessionResponse as _nova_v1_AppendSessionResponse, AppendSessionResponse__Output as _nova_v1_AppendSessionResponse__Output } from './nova/v1/AppendSessionResponse';
+import type { BatchTooLarge as _nova_v1_BatchTooLarge, BatchTooLarge__Output as _nova_v1_BatchTooLarge__Output } from './nova/v1/BatchTooLarge';
 import type { Bucket as _nova_v1_Bucket, Bucket__Output as _nova_v1_Bucket__Output } from './nova/v1/Bucket';
 import type { BucketConfig as _nova_v1_BucketConfig, BucketConfig__Output as _nova_v1_BucketConfig__Output } from './nova/v1/BucketConfig';
 import type { CheckTailRequest as _nova_v1_CheckTailRequest, CheckTailRequest__Output as _nova_v1_CheckTailRequest__Output } from './nova/v1/CheckTailRequest';
@@ -77,6 +78,7 @@ export interface ProtoGrpcType {
       AppendSessionOpened: MessageTypeDefinition<_nova_v1_AppendSessionOpened, _nova_v1_AppendSessionOpened__Output>
       AppendSessionRequest: MessageTypeDefinition<_nova_v1_AppendSessionRequest, _nova_v1_AppendSessionRequest__Output>
       AppendSessionResponse: MessageTypeDefinition<_nova_v1_AppendSessionResponse, _nova_v1_AppendSessionResponse__Output>
+      BatchTooLarge: MessageTypeDefinition<_nova_v1_BatchTooLarge, _nova_v1_BatchTooLarge__Output>
       Bucket: MessageTypeDefinition<_nova_v1_Bucket, _nova_v1_Bucket__Output>
       BucketConfig: MessageTypeDefinition<_nova_v1_BucketConfig, _nova_v1_BucketConfig__Output>
       CheckTailRequest: MessageTypeDefinition<_nova_v1_CheckTailRequest, _nova_v1_CheckTailRequest__Output>

@@ -27,7 +27,8 @@ export class StarError extends Error implements Partial<ServiceError> {
   }
 }
 
-export const invalidArgument = (message: string) => new StarError(status.INVALID_ARGUMENT, message);
+export const invalidArgument = (message: string, details: Detail[] = []) =>
+  new StarError(status.INVALID_ARGUMENT, message, details);
 export const bucketNotFound = (bucket: string) =>
   new StarError(status.NOT_FOUND, `bucket ${JSON.stringify(bucket)} does not exist`, [
     { type: "NotFoundDetail", value: { resource: "RESOURCE_BUCKET", bucket, key: "" } },

@@ -1,6 +1,7 @@
 // Typed error details in google.rpc.Status, carried in the grpc-status-details-bin trailer.
 import { Metadata } from "@grpc/grpc-js";
 import type { IConversionOptions } from "protobufjs";
+import type { BatchTooLarge__Output as BatchTooLarge } from "../../gen/nova/v1/BatchTooLarge.ts";
 import type { FencingTokenMismatch__Output as FencingTokenMismatch } from "../../gen/nova/v1/FencingTokenMismatch.ts";
 import type { NotFoundDetail__Output as NotFoundDetail } from "../../gen/nova/v1/NotFoundDetail.ts";
 import type { NotOwner__Output as NotOwner } from "../../gen/nova/v1/NotOwner.ts";
@@ -17,6 +18,7 @@ export interface DetailTypes {
   FencingTokenMismatch: FencingTokenMismatch;
   TailDetail: TailDetail;
   NotFoundDetail: NotFoundDetail;
+  BatchTooLarge: BatchTooLarge;
 }
 export type DetailName = keyof DetailTypes;
 export type Detail = { [K in DetailName]: { type: K; value: DetailTypes[K] } }[DetailName];
@@ -29,6 +31,7 @@ const DETAIL_NAMES: readonly DetailName[] = [
   "FencingTokenMismatch",
   "TailDetail",
   "NotFoundDetail",
+  "BatchTooLarge",
 ];
 
 const TO_OBJECT: IConversionOptions = { longs: String, enums: String, defaults: true };

@@ -147,6 +147,18 @@ test("429 and 503 say when to retry", () => {
   assert.deepEqual(fromGrpcError(grpc(status.UNAVAILABLE)).headers, { "retry-after": "1" });
 });
 
+test("INVALID_ARGUMENT with BatchTooLarge is the gateway's own 413 for the batch cap", () => {
+  const said = "batch of 101 content bytes is over the per-batch cap of 100";
+  const md = detailsMetadata(status.INVALID_ARGUMENT, said, [
+    { type: "BatchTooLarge", value: { content_bytes: "101", limit: "100" } },
+  ]);
+  const e = fromGrpcError(grpc(status.INVALID_ARGUMENT, said, md));
+  assert.deepEqual([e.status, e.code, e.retryable], [413, "payload_too_large", false]);
+  assert.equal(e.fields.field, "records");
+  assert.match(e.message, /over the per-batch cap of 100/);
+  assert.equal(fromGrpcError(grpc(status.INVALID_ARGUMENT, said)).status, 400);
+});
+
 test("NOT_FOUND: the star's NotFoundDetail decides, else the addressed resource", () => {
   const missing = (resource: "RESOURCE_BUCKET" | "RESOURCE_STREAM", message: string) =>
     grpc(

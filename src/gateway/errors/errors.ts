@@ -160,6 +160,8 @@ export function fromGrpcError(err: GrpcErrorLike, ctx: GrpcErrorContext = {}): H
   const outcome = ctx.outcomeUnknown ? { outcome: "unknown" } : {};
   switch (err.code) {
     case status.INVALID_ARGUMENT:
+      // The batch cap answers 413 whichever layer finds it (the gateway's own check is 413 too).
+      if (findDetail(err.metadata, "BatchTooLarge")) return payloadTooLarge("records", said);
       return new HttpError(400, "invalid_argument", said);
     case status.UNAUTHENTICATED:
       return new HttpError(401, "unauthenticated", said);

@@ -61,6 +61,12 @@ export function validateBatch(
   if (total > limits.maxBatchBytes) {
     throw invalidArgument(
       `batch of ${total} content bytes is over the per-batch cap of ${limits.maxBatchBytes}`,
+      [
+        {
+          type: "BatchTooLarge",
+          value: { content_bytes: String(total), limit: String(limits.maxBatchBytes) },
+        },
+      ],
     );
   }
   return { records, contentBytes: total, maxClientTimestamp };
