@@ -4,6 +4,7 @@ import * as grpc from "@grpc/grpc-js";
 import pino, { type Logger } from "pino";
 import { NOVA_CHANNEL_OPTIONS, nova } from "../contract/proto/index.ts";
 import type { ObjectStore } from "../platform/objstore/index.ts";
+import { guardAdminHandlers } from "./auth/guard.ts";
 import { type AuthConfig, StarAuth } from "./auth/star-auth.ts";
 import type { ReadPlanOptions, StarContext } from "./context.ts";
 import { unavailable } from "./errors.ts";
@@ -83,12 +84,15 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
 
   const server = new grpc.Server(NOVA_CHANNEL_OPTIONS);
   server.addService(nova.DataPlaneService.service, dataPlaneHandlers(ctx));
-  server.addService(nova.AdminPlaneService.service, {
-    Health: unary(log, async () => {
-      await options.store.list("meta/", { limit: 1 });
-      return { star_id: options.id, ready: true, members: fleet.describe() };
+  server.addService(
+    nova.AdminPlaneService.service,
+    guardAdminHandlers(ctx.auth, {
+      Health: unary(log, async () => {
+        await options.store.list("meta/", { limit: 1 });
+        return { star_id: options.id, ready: true, members: fleet.describe() };
+      }),
     }),
-  });
+  );
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(options.listen, grpc.ServerCredentials.createInsecure(), (err, p) =>
       err ? reject(err) : resolve(p),

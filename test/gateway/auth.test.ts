@@ -89,6 +89,11 @@ describe("the gateway in front of a star with a signing key", () => {
     app = await token({ key_id: "app", secret: SECRETS.app, bucket: "gwa-one", ttl_seconds: 600 });
   });
 
+  test("/readyz is 200 though the star guards its admin plane and the gateway holds no admin token", async () => {
+    const res = await request(`${base}/readyz`);
+    assert.equal(res.statusCode, 200, await res.body.text());
+  });
+
   test("a token works in Authorization, and in ?access_token= on GET reads", async () => {
     const appended = await http("POST", records, {
       token: app,

@@ -88,6 +88,21 @@ function callAs<M extends UnaryMethod>(
   });
 }
 
+/** AdminPlaneService Health with the token (none: no authorization metadata). */
+function health(client: grpc.Client, token?: string): Promise<{ ready: boolean }> {
+  return new Promise((resolve, reject) =>
+    (
+      client as unknown as {
+        Health: (
+          r: object,
+          md: grpc.Metadata,
+          cb: (e: unknown, r: { ready: boolean }) => void,
+        ) => void;
+      }
+    ).Health({}, bearer(token), (e, r) => (e ? reject(e) : resolve(r))),
+  );
+}
+
 async function exchange(request: ExchangeTokenRequest): Promise<string> {
   const res = await callAs(undefined, "ExchangeToken", request);
   assert.match(res.token, /^[\w-]+\.[\w-]+\.[\w-]+$/);
@@ -404,19 +419,31 @@ describe("a star with a signing key", () => {
     await callAs(ops, "Append", { bucket: "auth-b", key: "s", ...rec("after") });
   });
 
-  test("AdminPlaneService Health needs no token", async () => {
-    const health = await new Promise<{ ready: boolean }>((resolve, reject) =>
-      (
-        admin as unknown as {
-          Health: (r: object, cb: (e: unknown, r: { ready: boolean }) => void) => void;
-        }
-      ).Health({}, (e, r) => (e ? reject(e) : resolve(r))),
+  test("the admin plane needs nova:admin on every bucket: Health too", async () => {
+    await assert.rejects(health(admin), refused(grpc.status.UNAUTHENTICATED, /token/));
+    const bucketAdmin = await exchange({
+      key_id: "writer",
+      secret: "writer-secret",
+      bucket: "auth-a",
+    });
+    await assert.rejects(
+      health(admin, bucketAdmin),
+      refused(grpc.status.PERMISSION_DENIED, /does not allow admin on this star's admin plane/),
     );
-    assert.equal(health.ready, true);
+    assert.equal((await health(admin, ops)).ready, true);
   });
 });
 
 describe("a star without a signing key", () => {
+  test("answers Health without a token", async () => {
+    const open = new nova.AdminPlaneService(plain.address, grpc.credentials.createInsecure());
+    try {
+      assert.equal((await health(open)).ready, true);
+    } finally {
+      open.close();
+    }
+  });
+
   test("serves every verb without a token; ExchangeToken is UNIMPLEMENTED", async () => {
     await callAs(undefined, "CreateBucket", { name: "open-a" }, plain.client);
     await callAs(undefined, "ListBuckets", {}, plain.client);

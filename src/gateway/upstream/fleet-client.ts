@@ -506,7 +506,11 @@ export class FleetClient {
         { deadline },
         (err, response) => {
           lease.release();
-          if (err || !response) {
+          if (err && REFUSED_CREDENTIALS.has(err.code)) {
+            // A star with a signing key guards its admin plane and the gateway holds no admin
+            // credential: the refusal still shows the star up and serving (docs/operating.md).
+            resolve({ address, ready: true, error: err.details });
+          } else if (err || !response) {
             resolve({ address, ready: false, error: err?.details ?? "empty response" });
           } else {
             resolve({ address, ready: response.ready, star_id: response.star_id });
@@ -516,6 +520,12 @@ export class FleetClient {
     });
   }
 }
+
+/** Health answers that say who may ask, not how the star is. */
+const REFUSED_CREDENTIALS: ReadonlySet<grpc.status> = new Set([
+  grpc.status.UNAUTHENTICATED,
+  grpc.status.PERMISSION_DENIED,
+]);
 
 function streamOf(request: object, opts: FleetCallOptions): StreamRef | undefined {
   const fields = request as { bucket?: unknown; key?: unknown };

@@ -8,6 +8,7 @@ import type {
   ServerDuplexStream,
   ServerWritableStream,
 } from "@grpc/grpc-js";
+import type { AdminPlaneServiceHandlers } from "../../gen/nova/v1/AdminPlaneService.ts";
 import type { DataPlaneServiceHandlers } from "../../gen/nova/v1/DataPlaneService.ts";
 import { toServiceError } from "../errors.ts";
 import { allows } from "./scope.ts";
@@ -36,6 +37,28 @@ const onBucket = (action: Action, r: { name: string }): Need => ({
   resource: { bucket: r.name },
   what: `bucket ${q(r.name)}`,
 });
+
+/** Every admin verb targets this one star, and needs nova:admin on everything. */
+const ADMIN: Need = { action: "admin", resource: {}, what: "this star's admin plane" };
+
+/** The admin plane with nova:admin required of every verb; unchanged when auth is off. */
+export function guardAdminHandlers(
+  auth: StarAuth | undefined,
+  h: AdminPlaneServiceHandlers,
+): AdminPlaneServiceHandlers {
+  if (!auth) return h;
+  return {
+    Health: (call, callback) => {
+      try {
+        auth.check(call.metadata, ADMIN);
+      } catch (err) {
+        callback(toServiceError(err));
+        return;
+      }
+      h.Health(call, callback);
+    },
+  };
+}
 
 /** The handlers with every verb's check in front; unchanged when auth is off. */
 export function guardHandlers(
