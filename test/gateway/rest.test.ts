@@ -122,6 +122,41 @@ describe("records", () => {
     return `/v1/buckets/${b}/streams/s`;
   }
 
+  test("record times are int64 everywhere: a negative stamp is appended, read and trimmed by", async () => {
+    const path = await stream();
+    const first = await http("POST", `${path}/records`, {
+      records: [{ body: "old", timestamp_ms: -1000 }],
+    });
+    assert.equal(first.status, 200, first.text);
+    assert.equal(first.json.start.timestamp_ms, -1000);
+    // Below the last record's time: clamped up to it, as any earlier stamp is.
+    const second = await http("POST", `${path}/records`, {
+      records: [{ body: "older", timestamp_ms: "-9223372036854775808" }],
+    });
+    assert.equal(second.json.start.timestamp_ms, -1000);
+    const third = await http("POST", `${path}/records`, { records: [{ body: "now" }] });
+    assert.ok(third.json.start.timestamp_ms > 0);
+    const read = await http("GET", `${path}/records?timestamp_ms=-5000`);
+    assert.deepEqual(
+      read.json.records.map((r: { body: string; timestamp_ms: number }) => [
+        r.body,
+        r.timestamp_ms,
+      ]),
+      [
+        ["old", -1000],
+        ["older", -1000],
+        ["now", third.json.start.timestamp_ms],
+      ],
+    );
+    const trimmed = await http("POST", `${path}/trim`, { timestamp_ms: -999 });
+    assert.equal(trimmed.status, 204, trimmed.text);
+    const after = await http("GET", `${path}/records?seq_num=0`);
+    assert.deepEqual(
+      after.json.records.map((r: { body: string }) => r.body),
+      ["now"],
+    );
+  });
+
   test("append and read in raw, headers in order with duplicates", async () => {
     const s = await stream();
     const ack = await http("POST", `${s}/records`, {
@@ -359,7 +394,7 @@ describe("validation names the field, by request part", () => {
     const cases: [unknown, string][] = [
       [{ records: [{ body: "x", headers: [{ name: "k" }] }] }, "records[0].headers[0].value"],
       [{ records: [{}, { headers: [{ name: "", value: "v" }] }] }, "records[1].headers[0].name"],
-      [{ records: [{ timestamp_ms: -1 }] }, "records[0].timestamp_ms"],
+      [{ records: [{ timestamp_ms: "-9223372036854775809" }] }, "records[0].timestamp_ms"],
       [{ records: [{ timestamp_ms: true }] }, "records[0].timestamp_ms"],
       [{ records: [{ body: "x" }], match_seq_num: 1.5 }, "match_seq_num"],
       [{ records: [{ body: "x" }], extra: 1 }, "extra"],

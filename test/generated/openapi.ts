@@ -329,7 +329,7 @@ export interface components {
       body?: string;
       /** @description At most 100, in order, duplicates kept. */
       headers?: (components["schemas"]["Header"] | components["schemas"]["HeaderPair"])[];
-      /** @description The client's stamp in milliseconds, honored per the stream's timestamping mode (int64, not negative; exact: digits beyond 2^53-1, or a decimal string) */
+      /** @description The client's stamp in milliseconds, honored per the stream's timestamping mode (int64; exact: digits beyond 2^53-1, or a decimal string) */
       timestamp_ms?: string | number;
     };
     /**

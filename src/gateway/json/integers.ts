@@ -16,8 +16,6 @@ export interface IntRange {
 
 export const UINT64: IntRange = { min: 0n, max: (1n << 64n) - 1n };
 export const INT64: IntRange = { min: -(1n << 63n), max: (1n << 63n) - 1n };
-/** Record timestamps on append: an int64 that is not negative. */
-export const NON_NEGATIVE_INT64: IntRange = { min: 0n, max: INT64.max };
 export const UINT32: IntRange = { min: 0n, max: (1n << 32n) - 1n };
 
 // At most 20 digits (uint64's max has 20): bounds BigInt's work on hostile input.

@@ -164,7 +164,7 @@ test("every bad AppendInput is refused with its code, status and field", () => {
   bad({ records: [{ headers: [{ value: "v" }] }] }, "records[0].headers[0].name");
   bad({ records: [{ headers: [{ name: "n", value: "v", x: 1 }] }] }, "records[0].headers[0].x");
   bad({ records: [{ headers: ["nv"] }] }, "records[0].headers[0]");
-  bad({ records: [{ timestamp_ms: -1 }] }, "records[0].timestamp_ms");
+  bad({ records: [{ timestamp_ms: "-9223372036854775809" }] }, "records[0].timestamp_ms");
   bad({ records: [{ timestamp_ms: "9223372036854775808" }] }, "records[0].timestamp_ms");
   bad({ records: [{ timestamp_ms: 1.5 }] }, "records[0].timestamp_ms");
   bad({ records: [{}], match_seq_num: -1 }, "match_seq_num");

@@ -19,8 +19,8 @@ import { asArray, asObject, asString, fieldPath, rejectUnknown } from "./fields.
 import { bytesFromJson, bytesToJson, type RecordFormat } from "./format.ts";
 import {
   type ExactInt,
+  INT64,
   type Int64Mode,
-  NON_NEGATIVE_INT64,
   readExactInt,
   UINT64,
   writeExactInt,
@@ -64,8 +64,8 @@ const HEADER_FIELDS: ReadonlySet<string> = new Set(["name", "value"]);
 
 /**
  * AppendInput JSON to the proto batch. Refuses what the gateway can know without the star: no
- * records, more than 100 headers, an empty header name, a negative timestamp, a record over the
- * per-record cap (400) and a batch over the batch cap (413), each naming the record.
+ * records, more than 100 headers, an empty header name, a timestamp outside int64, a record over
+ * the per-record cap (400) and a batch over the batch cap (413), each naming the record.
  */
 export function appendInputFromJson(
   input: unknown,
@@ -132,7 +132,7 @@ function appendRecordFromJson(
     const tsField = fieldPath(field, "timestamp_ms");
     record.timestamp_ms = readExactInt(
       obj.timestamp_ms,
-      NON_NEGATIVE_INT64,
+      INT64,
       tsField,
       invalidArgument,
     ).toString();

@@ -42,9 +42,6 @@ export function validateBatch(
     }
     total += size;
     const stamp = rec.timestamp_ms === undefined ? undefined : BigInt(rec.timestamp_ms);
-    if (stamp !== undefined && stamp < 0n) {
-      throw invalidArgument(`record ${i}: timestamp_ms ${stamp} is negative`);
-    }
     if (mode === "TIMESTAMPING_MODE_CLIENT_REQUIRE" && stamp === undefined) {
       throw invalidArgument(`record ${i}: the stream requires a client timestamp_ms`);
     }
@@ -74,15 +71,17 @@ export function validateBatch(
 
 /**
  * The one timestamp a batch gets: the client's largest stamp (or arrival time), capped at
- * arrival unless the stream is uncapped, then clamped to at least the previous timestamp.
+ * arrival unless the stream is uncapped, then clamped to at least the previous record's time.
+ * Times are int64 throughout, negative ones included (data from before 1970, or an
+ * application's own scale); a stream's first record has no previous time to be clamped to.
  */
 export function batchTimestamp(
   maxClientTimestamp: bigint | undefined,
   arrivalMs: bigint,
   uncapped: boolean,
-  previousMs: bigint,
+  previousMs: bigint | undefined,
 ): bigint {
   let ts = maxClientTimestamp ?? arrivalMs;
   if (!uncapped && ts > arrivalMs) ts = arrivalMs;
-  return ts < previousMs ? previousMs : ts;
+  return previousMs !== undefined && ts < previousMs ? previousMs : ts;
 }

@@ -71,7 +71,9 @@ export function chunkKey(streamId: string, c: ChunkName): string {
   return `${chunksPrefix(streamId)}${first}-${c.count}-${c.footerLength}-${c.contentBytes}-${c.minTimestampMs}-${c.maxTimestampMs}`;
 }
 
-const CHUNK_NAME = /^(\d{20})-(\d+)-(\d+)-(\d+)-(\d+)-(\d+)$/;
+// The timestamps are int64 and may be negative ("...-12--500--400"): every field before them is
+// unsigned, so the "-" that follows a separator can only be a sign.
+const CHUNK_NAME = /^(\d{20})-(\d+)-(\d+)-(\d+)-(-?\d+)-(-?\d+)$/;
 
 export function parseChunkKey(streamId: string, objectKey: string): ChunkName | undefined {
   const prefix = chunksPrefix(streamId);

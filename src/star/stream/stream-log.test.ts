@@ -25,8 +25,17 @@ async function open(store: ObjectStore, d: Stream__Output = descriptor()): Promi
 
 /** A batch of records with these bodies, stamped by arrival. */
 function batch(...bodies: string[]) {
+  return stamped(undefined, ...bodies);
+}
+
+/** A batch whose records carry the client stamp `ms` (none: arrival time). */
+function stamped(ms: bigint | undefined, ...bodies: string[]) {
   return validateBatch(
-    bodies.map((b) => ({ body: Buffer.from(b), headers: [] })),
+    bodies.map((b) => ({
+      body: Buffer.from(b),
+      headers: [],
+      ...(ms === undefined ? {} : { timestamp_ms: ms.toString() }),
+    })),
     "TIMESTAMPING_MODE_CLIENT_PREFER",
     DEFAULT_LIMITS,
   );
@@ -180,4 +189,20 @@ test("close fails what is queued and wakes waiters; later calls are refused", as
     (err: { code: number }) => err.code === status.NOT_FOUND,
   );
   await assert.rejects(log.fence("t"), (err: { code: number }) => err.code === status.NOT_FOUND);
+});
+
+test("a stream's first record keeps a negative stamp; later ones are clamped to the last time", async () => {
+  const store = createMemoryStore();
+  const d = descriptor({ class: "CLASS_EXPRESS" });
+  const log = await open(store, d);
+  const first = await log.append(stamped(-500n, "a"), at(10));
+  assert.equal(first.start.timestampMs, -500n);
+  const second = await log.append(stamped(-900n, "b"), at(11));
+  assert.equal(second.start.timestampMs, -500n);
+  assert.equal(await log.seqForTimestamp(-10_000n), 0n);
+  // Recovered from storage, the floor is the last record's time, not 0.
+  const again = await open(store, d);
+  assert.deepEqual(again.tail, { seqNum: 2n, timestampMs: -500n });
+  const third = await again.append(stamped(-600n, "c"), at(12));
+  assert.equal(third.start.timestampMs, -500n);
 });

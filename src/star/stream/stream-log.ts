@@ -214,7 +214,8 @@ export class StreamLog {
     const d = this.descriptor;
     const out: Sequenced[] = [];
     let next = this.#tail;
-    let lastTs = this.#lastTimestamp;
+    // The time to clamp to: the last record's, and none before a first record.
+    let lastTs: bigint | undefined = this.#tail > 0n ? this.#lastTimestamp : undefined;
     let bytes = 0;
     let records = 0;
     while (this.#queue.length > 0) {

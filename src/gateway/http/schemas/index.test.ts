@@ -119,6 +119,9 @@ test("the contract's example objects validate", () => {
   assert.ok(valid("TrimBody", { seq_num: "18446744073709551615" }));
   assert.ok(valid("FenceBody", { fencing_token: "" }));
   assert.ok(valid("StreamReconfiguration", { retention_max_age_ms: 0 }));
+  // Record times are int64 on append as everywhere: negative ones too.
+  assert.ok(valid("AppendInput", { records: [{ timestamp_ms: -1 }] }));
+  assert.ok(valid("AppendInput", { records: [{ timestamp_ms: "-9223372036854775808" }] }));
   // On a create UNSPECIFIED is the default, as leaving the field out is.
   assert.ok(valid("CreateStreamBody", { key: "k", class: "CLASS_UNSPECIFIED" }));
   assert.ok(
@@ -144,8 +147,8 @@ test("bad inputs do not validate", () => {
     ["AppendInput", { records: [{ headers: [["k", "v", "w"]] }] }],
     ["AppendInput", { records: [{ headers: [{ name: "", value: "v" }] }] }],
     ["AppendInput", { records: [{ headers: Array.from({ length: 101 }, () => ["k", "v"]) }] }],
-    ["AppendInput", { records: [{ timestamp_ms: -1 }] }],
-    ["AppendInput", { records: [{ timestamp_ms: "-1" }] }],
+    ["AppendInput", { records: [{ timestamp_ms: "-12345678901234567890" }] }],
+    ["AppendInput", { records: [{ timestamp_ms: 1.5 }] }],
     ["AppendInput", { records: [{}], match_seq_num: "1.5" }],
     ["AppendInput", { records: [{}], match_seq_num: "123456789012345678901" }],
     ["AppendInput", { records: [{}], fencing_token: "x".repeat(49) }],

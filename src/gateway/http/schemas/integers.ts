@@ -19,11 +19,5 @@ export const Int64 = (description: string) =>
     description: `${description} (int64; exact: digits beyond 2^53-1, or a decimal string)`,
   });
 
-/** An int64 that may not be negative (record timestamps on append). */
-export const NonNegativeInt64 = (description: string) =>
-  Type.Union([Type.String({ pattern: "^[0-9]{1,19}$" }), Type.Integer({ minimum: 0 })], {
-    description: `${description} (int64, not negative; exact: digits beyond 2^53-1, or a decimal string)`,
-  });
-
 export const Uint32 = (description: string) =>
   Type.Integer({ minimum: 0, maximum: 4294967295, description });

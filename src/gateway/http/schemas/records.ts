@@ -1,6 +1,6 @@
 // Records in JSON: positions, headers, AppendInput / AppendAck, ReadBatch.
 import { Type } from "typebox";
-import { Int64, NonNegativeInt64, Uint64 } from "./integers.ts";
+import { Int64, Uint64 } from "./integers.ts";
 
 const T = 1709481600000;
 
@@ -55,9 +55,7 @@ export const AppendRecord = Type.Object(
       }),
     ),
     timestamp_ms: Type.Optional(
-      NonNegativeInt64(
-        "The client's stamp in milliseconds, honored per the stream's timestamping mode",
-      ),
+      Int64("The client's stamp in milliseconds, honored per the stream's timestamping mode"),
     ),
   },
   {
