@@ -65,13 +65,16 @@ export function isNdjson(contentType: string | undefined): boolean {
   return contentType?.split(";")[0]?.trim().toLowerCase() === NDJSON_TYPE;
 }
 
+/** One object for every session: Fastify caches a compiled validator per schema object. */
+const APPEND_INPUT = { $ref: "AppendInput#" };
+
 /**
  * An NDJSON line bypasses Fastify's body validation, so it is checked with the same compiled
  * AppendInput schema (the route's validator compiler and shared schemas), failing as a unary
  * body that broke it would.
  */
 function lineCheck(reply: FastifyReply): ShapeCheck {
-  const validate = reply.request.compileValidationSchema({ $ref: "AppendInput#" }, "body");
+  const validate = reply.request.compileValidationSchema(APPEND_INPUT, "body");
   return (value) => {
     if (!validate(value)) throw validationError(validate.errors ?? [], "body", value);
   };
