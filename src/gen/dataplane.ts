@@ -59,6 +59,7 @@ import type { StreamReconfiguration as _nova_v1_StreamReconfiguration, StreamRec
 import type { SubscribeRequest as _nova_v1_SubscribeRequest, SubscribeRequest__Output as _nova_v1_SubscribeRequest__Output } from './nova/v1/SubscribeRequest';
 import type { SubscribeResponse as _nova_v1_SubscribeResponse, SubscribeResponse__Output as _nova_v1_SubscribeResponse__Output } from './nova/v1/SubscribeResponse';
 import type { TailDetail as _nova_v1_TailDetail, TailDetail__Output as _nova_v1_TailDetail__Output } from './nova/v1/TailDetail';
+import type { ThroughputExceeded as _nova_v1_ThroughputExceeded, ThroughputExceeded__Output as _nova_v1_ThroughputExceeded__Output } from './nova/v1/ThroughputExceeded';
 import type { TrimRequest as _nova_v1_TrimRequest, TrimRequest__Output as _nova_v1_TrimRequest__Output } from './nova/v1/TrimRequest';
 import type { TrimResponse as _nova_v1_TrimResponse, TrimResponse__Output as _nova_v1_TrimResponse__Output } from './nova/v1/TrimResponse';
 
@@ -129,6 +130,7 @@ export interface ProtoGrpcType {
       SubscribeRequest: MessageTypeDefinition<_nova_v1_SubscribeRequest, _nova_v1_SubscribeRequest__Output>
       SubscribeResponse: MessageTypeDefinition<_nova_v1_SubscribeResponse, _nova_v1_SubscribeResponse__Output>
       TailDetail: MessageTypeDefinition<_nova_v1_TailDetail, _nova_v1_TailDetail__Output>
+      ThroughputExceeded: MessageTypeDefinition<_nova_v1_ThroughputExceeded, _nova_v1_ThroughputExceeded__Output>
       TimestampingMode: EnumTypeDefinition
       TrimRequest: MessageTypeDefinition<_nova_v1_TrimRequest, _nova_v1_TrimRequest__Output>
       TrimResponse: MessageTypeDefinition<_nova_v1_TrimResponse, _nova_v1_TrimResponse__Output>

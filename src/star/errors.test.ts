@@ -8,6 +8,7 @@ import {
   StarError,
   seqNumMismatch,
   streamNotFound,
+  throughputExceeded,
   toServiceError,
 } from "./errors.ts";
 
@@ -62,5 +63,18 @@ test("NOT_FOUND names what is missing in a NotFoundDetail, not only in its messa
     resource: "RESOURCE_STREAM",
     bucket: "b",
     key: "orders/eu",
+  });
+});
+
+test("a batch over the throughput cap is RESOURCE_EXHAUSTED saying what to do, with a typed detail", () => {
+  const err = throughputExceeded(2000, 1500, 2000);
+  assert.equal(err.code, status.RESOURCE_EXHAUSTED);
+  assert.equal(
+    err.details,
+    "the stream's throughput cap (2000 bytes/s) would hold this batch longer than 2000 ms, so nothing of it was appended; retry after 1500 ms, or raise throughput_max_bytes_per_second",
+  );
+  assert.deepEqual(findDetail(err.metadata, "ThroughputExceeded"), {
+    limit_bytes_per_second: "2000",
+    retry_after_ms: "1500",
   });
 });

@@ -60,6 +60,29 @@ export const fencingTokenMismatch = (installed: boolean) =>
     [{ type: "FencingTokenMismatch", value: { token_installed: installed } }],
   );
 
+/**
+ * An append the stream's throughput cap would hold longer than `maxWaitMs`: refused, nothing
+ * stored, with when the same batch would go through.
+ */
+export const throughputExceeded = (
+  limitBytesPerSecond: number,
+  retryAfterMs: number,
+  maxWaitMs: number,
+) =>
+  new StarError(
+    status.RESOURCE_EXHAUSTED,
+    `the stream's throughput cap (${limitBytesPerSecond} bytes/s) would hold this batch longer than ${maxWaitMs} ms, so nothing of it was appended; retry after ${retryAfterMs} ms, or raise throughput_max_bytes_per_second`,
+    [
+      {
+        type: "ThroughputExceeded",
+        value: {
+          limit_bytes_per_second: String(limitBytesPerSecond),
+          retry_after_ms: String(retryAfterMs),
+        },
+      },
+    ],
+  );
+
 export const outOfRange = (tailSeq: bigint, tailTs: bigint) =>
   new StarError(status.OUT_OF_RANGE, `start is beyond the tail (${tailSeq})`, [
     {

@@ -903,6 +903,10 @@ export interface components {
       /** @description fencing_token_mismatch: whether the stream has a token. */
       token_installed?: boolean;
       tail?: components["schemas"]["Position"];
+      /** @description resource_exhausted: the stream's throughput cap, bytes a second (uint64; exact: digits beyond 2^53-1, or a decimal string) */
+      limit_bytes_per_second?: string | number;
+      /** @description resource_exhausted: after this long the same append would be admitted (uint64; exact: digits beyond 2^53-1, or a decimal string) */
+      retry_after_ms?: string | number;
       /**
        * @description unavailable: the append may or may not have landed.
        * @enum {string}
@@ -1106,7 +1110,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit. */
+      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -1239,7 +1243,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit. */
+      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -1353,7 +1357,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit. */
+      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -1474,7 +1478,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit. */
+      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -1619,7 +1623,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit. */
+      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -1739,7 +1743,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit. */
+      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -1887,7 +1891,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit. */
+      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -2006,7 +2010,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit. */
+      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -2132,7 +2136,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit. */
+      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -2282,7 +2286,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit. */
+      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -2456,7 +2460,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit. */
+      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -2622,7 +2626,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit. */
+      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -2741,7 +2745,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit. */
+      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -2889,7 +2893,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit. */
+      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -3039,7 +3043,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit. */
+      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -3160,7 +3164,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit. */
+      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */

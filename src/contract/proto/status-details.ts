@@ -7,6 +7,7 @@ import type { NotFoundDetail__Output as NotFoundDetail } from "../../gen/nova/v1
 import type { NotOwner__Output as NotOwner } from "../../gen/nova/v1/NotOwner.ts";
 import type { SeqNumMismatch__Output as SeqNumMismatch } from "../../gen/nova/v1/SeqNumMismatch.ts";
 import type { TailDetail__Output as TailDetail } from "../../gen/nova/v1/TailDetail.ts";
+import type { ThroughputExceeded__Output as ThroughputExceeded } from "../../gen/nova/v1/ThroughputExceeded.ts";
 import { protoRoot } from "./load.ts";
 
 export const STATUS_DETAILS_KEY = "grpc-status-details-bin";
@@ -19,6 +20,7 @@ export interface DetailTypes {
   TailDetail: TailDetail;
   NotFoundDetail: NotFoundDetail;
   BatchTooLarge: BatchTooLarge;
+  ThroughputExceeded: ThroughputExceeded;
 }
 export type DetailName = keyof DetailTypes;
 export type Detail = { [K in DetailName]: { type: K; value: DetailTypes[K] } }[DetailName];
@@ -32,6 +34,7 @@ const DETAIL_NAMES: readonly DetailName[] = [
   "TailDetail",
   "NotFoundDetail",
   "BatchTooLarge",
+  "ThroughputExceeded",
 ];
 
 const TO_OBJECT: IConversionOptions = { longs: String, enums: String, defaults: true };

@@ -159,6 +159,41 @@ test("INVALID_ARGUMENT with BatchTooLarge is the gateway's own 413 for the batch
   assert.equal(fromGrpcError(grpc(status.INVALID_ARGUMENT, said)).status, 400);
 });
 
+test("RESOURCE_EXHAUSTED with ThroughputExceeded is 429 with Retry-After in whole seconds and the figures", () => {
+  const said =
+    "the stream's throughput cap (2000 bytes/s) would hold this batch longer than 2000 ms";
+  const over = (retryAfterMs: string) =>
+    fromGrpcError(
+      grpc(
+        status.RESOURCE_EXHAUSTED,
+        said,
+        detailsMetadata(status.RESOURCE_EXHAUSTED, said, [
+          {
+            type: "ThroughputExceeded",
+            value: { limit_bytes_per_second: "2000", retry_after_ms: retryAfterMs },
+          },
+        ]),
+      ),
+    );
+  const e = over("1500");
+  assert.deepEqual([e.status, e.code, e.retryable], [429, "resource_exhausted", true]);
+  assert.equal(e.message, said);
+  assert.deepEqual(e.headers, { "retry-after": "2" });
+  assert.deepEqual(errorBody(e), {
+    code: "resource_exhausted",
+    message: said,
+    retryable: true,
+    limit_bytes_per_second: 2000n,
+    retry_after_ms: 1500n,
+  });
+  assert.deepEqual(over("1").headers, { "retry-after": "1" });
+  assert.deepEqual(over("0").headers, { "retry-after": "1" });
+  assert.deepEqual(over("2000").headers, { "retry-after": "2" });
+  assert.deepEqual(over("2001").headers, { "retry-after": "3" });
+  // Without the detail: the plain 429, no fields.
+  assert.deepEqual(fromGrpcError(grpc(status.RESOURCE_EXHAUSTED, said)).fields, {});
+});
+
 test("NOT_FOUND: the star's NotFoundDetail decides, else the addressed resource", () => {
   const missing = (resource: "RESOURCE_BUCKET" | "RESOURCE_STREAM", message: string) =>
     grpc(

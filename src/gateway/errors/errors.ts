@@ -103,10 +103,12 @@ const retryAfter = (seconds: number) => ({ "retry-after": String(seconds) });
 export function resourceExhausted(
   message: string,
   retryAfterSeconds = DEFAULT_RETRY_AFTER_SECONDS,
+  fields: Record<string, unknown> = {},
 ): HttpError {
   return new HttpError(429, "resource_exhausted", message, {
     retryable: true,
     headers: retryAfter(retryAfterSeconds),
+    fields,
   });
 }
 
@@ -182,7 +184,7 @@ export function fromGrpcError(err: GrpcErrorLike, ctx: GrpcErrorContext = {}): H
       });
     }
     case status.RESOURCE_EXHAUSTED:
-      return resourceExhausted(said);
+      return starResourceExhausted(err, said);
     case status.CANCELLED:
       return new HttpError(499, "cancelled", "the request was cancelled");
     case status.UNIMPLEMENTED:
@@ -223,6 +225,19 @@ function failedPrecondition(err: GrpcErrorLike, said: string): HttpError {
     return unavailable("the stream's leader could not be reached; retry");
   }
   return new HttpError(409, "failed_precondition", said);
+}
+
+function starResourceExhausted(err: GrpcErrorLike, said: string): HttpError {
+  // A stream's throughput cap says when the batch would go through: Retry-After in whole
+  // seconds, rounded up, and the exact figures for programs.
+  const cap = findDetail(err.metadata, "ThroughputExceeded");
+  if (!cap) return resourceExhausted(said);
+  const retryAfterMs = BigInt(String(cap.retry_after_ms ?? 0));
+  const seconds = Math.max(1, Math.ceil(Number(retryAfterMs) / 1000));
+  return resourceExhausted(said, seconds, {
+    limit_bytes_per_second: BigInt(String(cap.limit_bytes_per_second ?? 0)),
+    retry_after_ms: retryAfterMs,
+  });
 }
 
 function exactPosition(p: { seq_num?: unknown; timestamp_ms?: unknown }) {

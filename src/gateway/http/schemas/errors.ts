@@ -36,6 +36,12 @@ export const ErrorBody = Type.Object(
     tail: Type.Optional(
       Type.Ref("Position", { description: "range_not_satisfiable: the stream's tail." }),
     ),
+    limit_bytes_per_second: Type.Optional(
+      Uint64("resource_exhausted: the stream's throughput cap, bytes a second"),
+    ),
+    retry_after_ms: Type.Optional(
+      Uint64("resource_exhausted: after this long the same append would be admitted"),
+    ),
     outcome: Type.Optional(
       Type.Literal("unknown", {
         description: "unavailable: the append may or may not have landed.",

@@ -47,7 +47,7 @@ const ERROR_STATUSES = {
   415: "unsupported_media_type: send Content-Type application/json.",
   416: "range_not_satisfiable: the start is beyond the tail (`tail`); add clamp=true to read from the tail.",
   422: "not_utf8: a record is not valid UTF-8 (`seq_num`, `field`); read it with format=base64.",
-  429: "resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit.",
+  429: "resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
   500: "internal.",
   501: "unimplemented: this gateway or the star does not serve it (yet).",
   503: 'unavailable (retryable, Retry-After): no star answered. On an append, `"outcome": "unknown"` when it may have landed.',
