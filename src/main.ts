@@ -11,6 +11,8 @@ import {
   DEFAULT_BODY_LIMIT,
   DEFAULT_DRAIN_DELAY_MS,
   DEFAULT_DRAIN_GRACE_MS,
+  DEFAULT_HUB_LINGER_MS,
+  DEFAULT_HUB_RING,
   DEFAULT_MAX_WAIT_S,
   DEFAULT_NDJSON_SESSION_BYTES,
   DEFAULT_READPLAN_SETTINGS,
@@ -92,6 +94,23 @@ const flags = defineFlags({
     default: DEFAULT_SSE_PING_MS,
     min: 100,
     help: "the longest an SSE subscriber goes without a byte (an idle ping); keep it well below the load balancer's idle timeout, ms",
+  },
+  "subscribe-sharing": {
+    type: "bool",
+    default: true,
+    help: "readers of a stream (SSE, long-poll) share one upstream Subscribe through a hub per stream; --subscribe-sharing=off gives each its own",
+  },
+  "hub-ring-mb": {
+    type: "int",
+    default: DEFAULT_HUB_RING.maxBytes >> 20,
+    min: 1,
+    help: "recent records a hub keeps for readers that lag or join behind the tail, MiB per stream followed (past it a reader catches up on its own)",
+  },
+  "hub-linger-ms": {
+    type: "int",
+    default: DEFAULT_HUB_LINGER_MS,
+    min: 0,
+    help: "how long a hub and its upstream Subscribe outlive the stream's last reader, ms",
   },
   "cors-origins": { type: "list", default: [], help: "origins allowed by CORS (none: CORS off)" },
   readplan: {
@@ -204,6 +223,12 @@ const app = await buildApp({
   slowConsumerMs: opts.slowConsumerMs,
   ndjsonSessionBytes: opts.ndjsonSessionMb * 1024 * 1024,
   drainGraceMs: opts.drainGraceMs,
+  hubs: opts.subscribeSharing
+    ? {
+        ring: { ...DEFAULT_HUB_RING, maxBytes: opts.hubRingMb * 1024 * 1024 },
+        lingerMs: opts.hubLingerMs,
+      }
+    : undefined,
 });
 const url = await app.listen({ host: opts.host, port: opts.port });
 let stopping = false;

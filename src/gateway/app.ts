@@ -25,7 +25,12 @@ import {
   streamRoutes,
   tokenRoutes,
 } from "./routes/index.ts";
-import { DEFAULT_FAILOVER_MS, type SseTiming, sseTiming } from "./sessions/index.ts";
+import {
+  DEFAULT_FAILOVER_MS,
+  type HubSettings,
+  type SseTiming,
+  sseTiming,
+} from "./sessions/index.ts";
 import type { Upstream } from "./upstream/index.ts";
 
 export interface AppOptions {
@@ -60,6 +65,8 @@ export interface AppOptions {
    * settings (the caller closes it); absent: every read goes through the stars.
    */
   reads?: ReadService;
+  /** Readers of a stream share one upstream Subscribe through a hub; absent: one each. */
+  hubs?: HubSettings | undefined;
 }
 
 export const DEFAULT_SLOW_CONSUMER_MS = 30_000;
@@ -141,6 +148,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       maxSessionBytes: opts.ndjsonSessionBytes ?? DEFAULT_NDJSON_SESSION_BYTES,
     },
     sseTiming: opts.sseTiming ?? sseTiming(opts.ssePingMs),
+    hubs: opts.hubs,
   });
   await app.register(tokenRoutes, { upstream: opts.upstream });
   return app;

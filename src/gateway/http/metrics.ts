@@ -1,5 +1,5 @@
 // Prometheus metrics at /metrics: requests by route and status, request latency, upstream calls
-// by verb and code, redirects followed, open Subscribe calls and sessions, slow consumers. One
+// by verb and code, redirects followed, open Subscribe calls and sessions, slow consumers, subscription hubs. One
 // registry per app, so tests can run several.
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
@@ -20,6 +20,13 @@ export interface GatewayMetrics {
   sessions: Gauge<"kind">;
   /** SSE clients ended with slow_consumer. */
   slowConsumers: Counter;
+  /** Shared subscriptions: live hubs (one per stream followed), and the subscribers on them. */
+  hubs: Gauge;
+  hubSubscribers: Gauge;
+  /** Subscribers that started on a hub's window (`hit`) or caught up on their own first. */
+  hubJoins: Counter<"result">;
+  /** Subscribers that fell out of a hub's window (read too slowly) and caught up on their own. */
+  hubDetaches: Counter;
 }
 
 declare module "fastify" {
@@ -60,6 +67,27 @@ export function createMetrics(): GatewayMetrics {
     slowConsumers: new Counter({
       name: "nova_gateway_slow_consumers_total",
       help: "SSE clients ended with slow_consumer for not reading",
+      registers: [registry],
+    }),
+    hubs: new Gauge({
+      name: "nova_gateway_hubs",
+      help: "Live subscription hubs, one per stream followed",
+      registers: [registry],
+    }),
+    hubSubscribers: new Gauge({
+      name: "nova_gateway_hub_subscribers",
+      help: "SSE and long-poll readers attached to a hub",
+      registers: [registry],
+    }),
+    hubJoins: new Counter({
+      name: "nova_gateway_hub_joins_total",
+      help: "Readers that followed a hub from its window (hit) or caught up on their own first (miss)",
+      labelNames: ["result"],
+      registers: [registry],
+    }),
+    hubDetaches: new Counter({
+      name: "nova_gateway_hub_detaches_total",
+      help: "Readers that fell out of a hub's window and caught up on their own",
       registers: [registry],
     }),
   };

@@ -43,13 +43,20 @@ export function batchEventBytes(
   tail: string,
   allocate?: Allocate,
 ): Buffer {
-  return framedJson(
-    `event: batch\nid: ${formatEventId(id)}\ndata: {"records":[`,
-    records,
-    `],"tail":${tail}}\n\n`,
-    allocate,
-  );
+  return framedJson(batchEventHead(id), records, batchEventTail(tail), allocate);
 }
+
+/** A batch event up to its records: the part that differs between subscribers (the id). */
+export function batchEventHead(id: EventId): string {
+  return `event: batch\nid: ${formatEventId(id)}\ndata: {"records":[`;
+}
+
+/** A batch event after its head, the same for every subscriber: written once, sent to many. */
+export function batchEventRest(records: ScratchJson, tail: string): Buffer {
+  return framedJson("", records, batchEventTail(tail));
+}
+
+const batchEventTail = (tail: string) => `],"tail":${tail}}\n\n`;
 
 export interface PingJson {
   /** The gateway's clock when the ping was sent. */

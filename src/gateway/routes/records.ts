@@ -17,8 +17,9 @@ import {
   tailToJson,
   trimBodyFromJson,
 } from "../json/index.ts";
-import type { SseTiming } from "../sessions/index.ts";
+import type { HubSettings, SseTiming } from "../sessions/index.ts";
 import {
+  createHubs,
   isNdjson,
   serveAppendSession,
   serveLongPoll,
@@ -44,16 +45,22 @@ export interface RecordRoutesOptions {
   sseTiming?: SseTiming;
   /** Unary reads and SSE catch-up: settled history from object storage, the rest from stars. */
   reads: ReadService;
+  /** Share one upstream Subscribe per stream among its readers (hubs); absent: one each. */
+  hubs?: HubSettings | undefined;
 }
 
 export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptions) {
   const { upstream, admission, metrics, sessions } = opts;
   const config = { resource: "stream" as const };
   const base = "/v1/buckets/:bucket/streams/:key";
+  const hubs =
+    opts.hubs && createHubs({ upstream, metrics, failoverMs: opts.failoverMs }, opts.hubs);
+  if (hubs) app.addHook("onClose", () => hubs.closeAll());
   const subscribeDeps = {
     upstream,
     metrics,
     sessions,
+    hubs,
     slowConsumerMs: opts.slowConsumerMs,
     failoverMs: opts.failoverMs,
     maxWaitS: opts.maxWaitS,

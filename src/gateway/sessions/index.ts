@@ -1,5 +1,6 @@
 // Long-lived reads and writes: SSE subscriptions, long-polls and NDJSON append sessions.
 export * from "./fleet-source.ts";
+export { DEFAULT_HUB_LINGER_MS, DEFAULT_HUB_RING } from "./hub-registry.ts";
 export * from "./ndjson-http.ts";
 export * from "./sse-session.ts";
 export * from "./subscribe-http.ts";

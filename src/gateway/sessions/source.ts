@@ -5,6 +5,7 @@
 import type { Position__Output } from "../../gen/nova/v1/Position.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
 import type { ReadStart } from "../json/index.ts";
+import type { SharedEncodings } from "./shared-encodings.ts";
 
 /** Where reading starts: a seq_num, a timestamp, an offset back from the tail, or the tail. */
 export interface Cursor {
@@ -21,6 +22,8 @@ export interface Cursor {
 export interface SourceBatch {
   records: Record__Output[];
   tail: Position__Output | null;
+  /** A live hub's batch, the same object for every subscriber: its JSON is made once. */
+  shared?: SharedEncodings;
 }
 
 /**

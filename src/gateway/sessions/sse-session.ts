@@ -13,6 +13,7 @@ import { responseBuffers, takeResponseBuffer } from "../http/index.ts";
 import type { Int64Mode, RecordFormat, ScratchJson } from "../json/index.ts";
 import {
   batchEventBytes,
+  batchEventHead,
   doneEvent,
   type EventId,
   errorEvent,
@@ -34,6 +35,9 @@ export interface SseOutput {
   end(): void;
   destroy(): void;
   once(event: "drain" | "close", listener: () => void): unknown;
+  /** Holds writes until uncork, so an event's head and its shared rest leave as one. */
+  cork?(): void;
+  uncork?(): void;
   off(event: "drain" | "close", listener: () => void): unknown;
   readonly writableNeedDrain: boolean;
   readonly writableFinished: boolean;
@@ -92,8 +96,11 @@ export interface SseSessionOptions {
   onSlowConsumer?: () => void;
 }
 
-/** An event's text, or its UTF-8 (a batch, written as bytes). */
-type Chunk = string | Uint8Array;
+/**
+ * An event's text, or its UTF-8 (a batch, written as bytes from the response pool), or bytes
+ * shared with other subscribers (a hub's batch), which are never given back to the pool.
+ */
+type Chunk = string | Uint8Array | { shared: Uint8Array };
 
 interface Next {
   seq_num: bigint;
@@ -287,6 +294,18 @@ export class SseSession {
     }
     if (!this.#next) this.#next = { seq_num: BigInt(head.seq_num), timestamp_ms: "0" };
     const cut = cutBatch(records, contentBytes, this.#opts.bounds, this.#tally);
+    const shared = cut.take === records.length ? this.#sharedRest(batch) : undefined;
+    if (shared) {
+      const last = records[records.length - 1] as Record__Output;
+      this.#tally = cut.tally;
+      this.#lastId = { seq_num: BigInt(last.seq_num), ...this.#tally };
+      this.#next = { seq_num: BigInt(last.seq_num) + 1n, timestamp_ms: last.timestamp_ms };
+      this.#idleSince = Date.now();
+      const chunks: Chunk[] = [batchEventHead(this.#lastId), { shared }];
+      return cut.done
+        ? { chunks: [...chunks, this.#doneEvent()], ends: true }
+        : { chunks, ends: false };
+    }
     const { json, written, failure } = this.#toJson(records.slice(0, cut.take));
     // A record that cannot be shown fails the request when nothing is sent yet.
     if (failure && first && written === 0) throw failure;
@@ -310,6 +329,12 @@ export class SseSession {
     if (failure) return { chunks: [...chunks, this.#errorEvent(failure)], ends: true };
     if (cut.done) return { chunks: [...chunks, this.#doneEvent()], ends: true };
     return { chunks, ends: false };
+  }
+
+  /** A hub batch's event after its head, made once for every subscriber in this mode. */
+  #sharedRest(batch: SourceBatch): Uint8Array | undefined {
+    if (!batch.shared || !batch.tail) return undefined;
+    return batch.shared.rest(batch.records, batch.tail, this.#opts.format, this.#opts.int64);
   }
 
   /** The records as JSON, up to the first that cannot be shown in this format. */
@@ -363,13 +388,16 @@ export class SseSession {
   #write(chunks: Chunk[]): void {
     if (chunks.length === 0) return;
     const out = this.#out as SseOutput;
+    out.cork?.();
     for (const chunk of chunks) {
       if (typeof chunk === "string") out.write(chunk);
+      else if ("shared" in chunk) out.write(chunk.shared);
       else
         out.write(chunk, (err) => {
           if (!err) responseBuffers.give(chunk);
         });
     }
+    out.uncork?.();
     this.#lastWrite = Date.now();
     this.#pingDelay = this.#timing.pingMs();
   }

@@ -10,7 +10,10 @@ import type { CallOptions, Upstream } from "../upstream/index.ts";
 import type { Bounds } from "./bounds.ts";
 import { withCatchUp } from "./catch-up-source.ts";
 import { fleetSource } from "./fleet-source.ts";
+import { HubRegistry } from "./hub-registry.ts";
+import type { RingLimits } from "./hub-ring.ts";
 import { longPoll } from "./long-poll.ts";
+import { sharedSource } from "./shared-source.ts";
 import type { BatchSource, Cursor, SourceBatch } from "./source.ts";
 import { SseSession, type SseTiming } from "./sse-session.ts";
 
@@ -27,6 +30,8 @@ export interface SubscribeDeps {
   sseTiming?: SseTiming;
   /** SSE catch-up from object storage before Subscribe takes over; absent: Subscribe only. */
   history?: HistorySource | undefined;
+  /** Shared subscriptions: one hub per stream; absent: every reader has its own Subscribe. */
+  hubs?: HubRegistry | undefined;
 }
 
 /** A read request as the route parsed it. */
@@ -63,10 +68,11 @@ export async function serveSse(
     ? { start: { seq_num: (resume.seq_num + 1n).toString() }, clamp: false }
     : { start: query.start, clamp: query.clamp };
   const live = source(parts, deps);
+  const own = deps.history
+    ? withCatchUp(deps.history, live, { ...parts, authorization: parts.call.authorization })
+    : live;
   const session = new SseSession({
-    source: deps.history
-      ? withCatchUp(deps.history, live, { ...parts, authorization: parts.call.authorization })
-      : live,
+    source: shared(own, parts, deps),
     cursor,
     bounds: bounds(query),
     resume,
@@ -107,7 +113,7 @@ export async function serveLongPoll(parts: ReadParts, deps: SubscribeDeps): Prom
     { drain: () => drain.abort(), destroy: () => destroy.abort() },
     () =>
       longPoll({
-        source: source(parts, deps),
+        source: shared(source(parts, deps), parts, deps),
         cursor: { start: query.start, clamp: query.clamp },
         // One page at most, as a unary read.
         bounds: {
@@ -131,6 +137,53 @@ function source(parts: ReadParts, deps: SubscribeDeps): BatchSource {
     authorization: parts.call.authorization,
     failoverMs: deps.failoverMs,
     calls: { opened: () => gauge.inc(), closed: () => gauge.dec() },
+  });
+}
+
+export interface HubSettings {
+  ring: RingLimits;
+  /** How long a hub outlives its last subscriber. */
+  lingerMs: number;
+}
+
+/** The gateway's hubs, each fed by the fleet's Subscribe with failover on one credential. */
+export function createHubs(
+  deps: Pick<SubscribeDeps, "upstream" | "metrics" | "failoverMs">,
+  settings: HubSettings,
+): HubRegistry {
+  const gauge = deps.metrics.upstreamSubscribes;
+  return new HubRegistry({
+    ring: settings.ring,
+    lingerMs: settings.lingerMs,
+    onCount: (n) => deps.metrics.hubs.set(n),
+    feed: (bucket, key) => (cursor, signal, authorization) =>
+      fleetSource({
+        upstream: deps.upstream,
+        bucket,
+        key,
+        authorization,
+        failoverMs: deps.failoverMs,
+        calls: { opened: () => gauge.inc(), closed: () => gauge.dec() },
+      })(cursor, signal),
+  });
+}
+
+/** The reader's source through its stream's hub when subscriptions are shared. */
+function shared(own: BatchSource, parts: ReadParts, deps: SubscribeDeps): BatchSource {
+  if (!deps.hubs) return own;
+  const m = deps.metrics;
+  return sharedSource({
+    registry: deps.hubs,
+    upstream: deps.upstream,
+    bucket: parts.bucket,
+    key: parts.key,
+    authorization: parts.call.authorization,
+    behind: own,
+    events: {
+      joined: (hit) => m.hubJoins.inc({ result: hit ? "hit" : "miss" }),
+      detached: () => m.hubDetaches.inc(),
+      attached: (delta) => m.hubSubscribers.inc(delta),
+    },
   });
 }
 

@@ -1,0 +1,85 @@
+// The gateway's live hubs, one per stream followed: made with the first subscriber, closed
+// `lingerMs` after the last one leaves (a client reconnecting at once finds it still there),
+// and dropped at once when its feed fails, so the next subscriber starts a fresh one.
+import type { RingLimits } from "./hub-ring.ts";
+import { type HubFeed, type HubSubscriber, StreamHub } from "./stream-hub.ts";
+
+export interface HubRegistryOptions {
+  feed: (bucket: string, key: string) => HubFeed;
+  ring: RingLimits;
+  lingerMs: number;
+  /** Told when the number of hubs changes (a gauge in /metrics). */
+  onCount?: (hubs: number) => void;
+}
+
+export interface HubLease {
+  readonly hub: StreamHub;
+  release(): void;
+}
+
+interface Held {
+  hub: StreamHub;
+  leases: number;
+  linger: NodeJS.Timeout | undefined;
+}
+
+export const DEFAULT_HUB_LINGER_MS = 5_000;
+export const DEFAULT_HUB_RING: RingLimits = { maxBatches: 4096, maxBytes: 4 * 1024 * 1024 };
+
+export class HubRegistry {
+  readonly #opts: HubRegistryOptions;
+  readonly #hubs = new Map<string, Held>();
+
+  constructor(opts: HubRegistryOptions) {
+    this.#opts = opts;
+  }
+
+  get size(): number {
+    return this.#hubs.size;
+  }
+
+  /** The stream's hub, made with `opener`'s credentials when there is none. */
+  acquire(bucket: string, key: string, opener: HubSubscriber): HubLease {
+    const id = JSON.stringify([bucket, key]);
+    let held = this.#hubs.get(id);
+    if (!held || held.hub.ended) {
+      const hub = new StreamHub(this.#opts.feed(bucket, key), this.#opts.ring, opener, (h) =>
+        this.#drop(id, h),
+      );
+      held = { hub, leases: 0, linger: undefined };
+      this.#hubs.set(id, held);
+      this.#opts.onCount?.(this.#hubs.size);
+    }
+    const h = held;
+    clearTimeout(h.linger);
+    h.linger = undefined;
+    h.leases++;
+    let released = false;
+    return {
+      hub: h.hub,
+      release: () => {
+        if (released) return;
+        released = true;
+        if (--h.leases > 0 || this.#hubs.get(id) !== h) return;
+        h.linger = setTimeout(() => h.hub.close(), this.#opts.lingerMs);
+        h.linger.unref();
+      },
+    };
+  }
+
+  /** Closes every hub (the gateway is shutting down). */
+  closeAll(): void {
+    for (const held of [...this.#hubs.values()]) {
+      clearTimeout(held.linger);
+      held.hub.close();
+    }
+  }
+
+  #drop(id: string, hub: StreamHub): void {
+    const held = this.#hubs.get(id);
+    if (held?.hub !== hub) return;
+    clearTimeout(held.linger);
+    this.#hubs.delete(id);
+    this.#opts.onCount?.(this.#hubs.size);
+  }
+}

@@ -1,0 +1,128 @@
+// A stream hub's window on the live feed: the most recent batches, consecutive by seq_num,
+// bounded in batches and content bytes. A subscriber whose cursor lies in the window reads from
+// it; one whose cursor fell below it has to catch up elsewhere. Pure: no I/O.
+import type { Position__Output } from "../../gen/nova/v1/Position.ts";
+import type { Record__Output } from "../../gen/nova/v1/Record.ts";
+import { SharedEncodings } from "./shared-encodings.ts";
+
+export interface RingEntry {
+  /** The first record's seq_num. */
+  readonly first: bigint;
+  /** The seq_num after the last record. */
+  readonly end: bigint;
+  readonly records: Record__Output[];
+  readonly tail: Position__Output | null;
+  readonly bytes: number;
+  /** The batch's JSON, made once per format and int64 mode for every subscriber. */
+  readonly encodings: SharedEncodings;
+}
+
+export interface RingLimits {
+  maxBatches: number;
+  maxBytes: number;
+}
+
+export class HubRing {
+  readonly #limits: RingLimits;
+  #entries: RingEntry[] = [];
+  #head = 0;
+  #start = 0n;
+  #next = 0n;
+  #bytes = 0;
+
+  constructor(limits: RingLimits, next = 0n) {
+    this.#limits = limits;
+    this.reset(next);
+  }
+
+  /** The oldest seq_num the window still holds (== next when empty). */
+  get start(): bigint {
+    return this.#start;
+  }
+
+  /** The seq_num after the newest record. */
+  get next(): bigint {
+    return this.#next;
+  }
+
+  get size(): number {
+    return this.#entries.length - this.#head;
+  }
+
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** Empties the window, which then begins at `next`. */
+  reset(next: bigint): void {
+    this.#entries = [];
+    this.#head = 0;
+    this.#start = next;
+    this.#next = next;
+    this.#bytes = 0;
+  }
+
+  /** Whether a subscriber at `seq` can read from here: inside the window or at its head. */
+  contains(seq: bigint): boolean {
+    return seq >= this.#start && seq <= this.#next;
+  }
+
+  /**
+   * Adds the next batch (its first record must be `next`), then drops the oldest batches while
+   * the window is over a bound, always keeping the newest.
+   */
+  push(
+    records: Record__Output[],
+    tail: Position__Output | null,
+    sizeOf: (r: Record__Output) => number,
+  ): RingEntry {
+    const head = records[0];
+    if (!head) throw new Error("a ring entry needs records");
+    const first = BigInt(head.seq_num);
+    if (first !== this.#next) {
+      throw new Error(`batch starts at ${first}, the ring expects ${this.#next}`);
+    }
+    let bytes = 0;
+    for (const r of records) bytes += sizeOf(r);
+    const entry: RingEntry = {
+      first,
+      end: first + BigInt(records.length),
+      records,
+      tail,
+      bytes,
+      encodings: new SharedEncodings(),
+    };
+    this.#entries.push(entry);
+    this.#next = entry.end;
+    this.#bytes += bytes;
+    while (
+      this.size > 1 &&
+      (this.size > this.#limits.maxBatches || this.#bytes > this.#limits.maxBytes)
+    ) {
+      const old = this.#entries[this.#head++] as RingEntry;
+      this.#bytes -= old.bytes;
+      this.#start = old.end;
+    }
+    // Compact now and then so the array does not keep what was dropped.
+    if (this.#head > 64 && this.#head * 2 > this.#entries.length) {
+      this.#entries = this.#entries.slice(this.#head);
+      this.#head = 0;
+    }
+    return entry;
+  }
+
+  /** The batch that holds `seq`, if the window does. */
+  find(seq: bigint): RingEntry | undefined {
+    if (seq < this.#start || seq >= this.#next) return undefined;
+    let lo = this.#head;
+    let hi = this.#entries.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const e = this.#entries[mid] as RingEntry;
+      if (seq < e.first) hi = mid - 1;
+      else if (seq >= e.end) lo = mid + 1;
+      else return e;
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,30 @@
+// Encode once, write many: a live batch's SSE event, less its per-subscriber head (the resume
+// id), made once per (format, int64 mode) and written as the same bytes to every subscriber.
+import type { Position__Output } from "../../gen/nova/v1/Position.ts";
+import type { Record__Output } from "../../gen/nova/v1/Record.ts";
+import type { Int64Mode, RecordFormat } from "../json/index.ts";
+import { batchEventRest, positionText, recordsJsonBytes } from "../json/index.ts";
+
+export class SharedEncodings {
+  /** null: some record cannot be shown in that mode, so each subscriber frames its own. */
+  readonly #byMode = new Map<string, Buffer | null>();
+
+  /** The event's bytes after `batchEventHead`, or undefined when they cannot be shared. */
+  rest(
+    records: readonly Record__Output[],
+    tail: Position__Output | null,
+    format: RecordFormat,
+    int64: Int64Mode,
+  ): Buffer | undefined {
+    const mode = `${format}/${int64}`;
+    const known = this.#byMode.get(mode);
+    if (known !== undefined) return known ?? undefined;
+    const { json, written, failure } = recordsJsonBytes(records, format, int64);
+    const rest =
+      failure === undefined && written === records.length
+        ? batchEventRest(json, positionText(tail, int64))
+        : null;
+    this.#byMode.set(mode, rest);
+    return rest ?? undefined;
+  }
+}

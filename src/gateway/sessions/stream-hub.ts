@@ -1,0 +1,234 @@
+// One stream's live hub: a single upstream feed from the tail (the fleet's Subscribe with
+// failover), shared by every subscriber of the stream in this gateway. The feed never waits for
+// a subscriber: batches go into a bounded window (hub-ring.ts) that each subscriber reads at its
+// own pace; one that falls out of the window leaves `follow` and catches up elsewhere. The feed
+// runs on the credentials of one of its subscribers; a refusal of those (an expired token) moves
+// it to another's, and each subscriber is authorized on its own before it attaches.
+import { status } from "@grpc/grpc-js";
+import { contentBytes } from "../../contract/codec/index.ts";
+import type { Position__Output } from "../../gen/nova/v1/Position.ts";
+import { unavailable } from "../errors/index.ts";
+import { StarCallError } from "../upstream/index.ts";
+import { HubRing, type RingLimits } from "./hub-ring.ts";
+import type { Cursor, SourceBatch } from "./source.ts";
+
+/** The upstream feed from a cursor, on one credential. */
+export type HubFeed = (
+  cursor: Cursor,
+  signal: AbortSignal,
+  authorization: string | undefined,
+) => AsyncIterable<SourceBatch>;
+
+/** One reader of a hub, with its own credentials and its own end (its token's expiry). */
+export class HubSubscriber {
+  readonly authorization: string | undefined;
+  readonly #ended = new AbortController();
+
+  constructor(authorization: string | undefined) {
+    this.authorization = authorization;
+  }
+
+  /** Aborts when this subscriber must stop, with the reason to tell its client. */
+  get signal(): AbortSignal {
+    return this.#ended.signal;
+  }
+
+  end(reason: unknown): void {
+    if (!this.#ended.signal.aborted) this.#ended.abort(reason);
+  }
+}
+
+export class StreamHub {
+  readonly #feed: HubFeed;
+  readonly #ring: HubRing;
+  readonly #stop = new AbortController();
+  readonly #subscribers = new Set<HubSubscriber>();
+  /** Credentials a star refused for this stream: the feed does not go back to them. */
+  readonly #refused = new Set<string | undefined>();
+  readonly #ready: Promise<void>;
+  #readyResolve!: () => void;
+  #readyReject!: (err: unknown) => void;
+  #live = false;
+  #tail: Position__Output | null = null;
+  #failure: unknown;
+  #waiters = new Set<() => void>();
+  readonly #onEnd: (hub: StreamHub) => void;
+
+  constructor(
+    feed: HubFeed,
+    ring: RingLimits,
+    opener: HubSubscriber,
+    onEnd: (hub: StreamHub) => void,
+  ) {
+    this.#feed = feed;
+    this.#ring = new HubRing(ring);
+    this.#onEnd = onEnd;
+    this.#ready = new Promise<void>((resolve, reject) => {
+      this.#readyResolve = resolve;
+      this.#readyReject = reject;
+    });
+    this.#ready.catch(() => {});
+    void this.#pump(opener.authorization);
+  }
+
+  /** Resolves once the feed has its first frame (the window starts there); rejects if it fails. */
+  get ready(): Promise<void> {
+    return this.#ready;
+  }
+
+  get ended(): boolean {
+    return this.#failure !== undefined;
+  }
+
+  /** Whether a subscriber at `seq` can follow the hub from there. */
+  contains(seq: bigint): boolean {
+    return this.#live && this.#failure === undefined && this.#ring.contains(seq);
+  }
+
+  /** The seq_num after the newest record the hub holds: where a tail subscriber starts. */
+  get next(): bigint {
+    return this.#ring.next;
+  }
+
+  get subscribers(): number {
+    return this.#subscribers.size;
+  }
+
+  attach(sub: HubSubscriber): void {
+    this.#subscribers.add(sub);
+  }
+
+  detach(sub: HubSubscriber): void {
+    this.#subscribers.delete(sub);
+  }
+
+  /** Stops the feed; subscribers still following end as if the star had gone. */
+  close(): void {
+    this.#fail(unavailable("the subscription's hub closed; retry"));
+    this.#stop.abort(new Error("the hub closed"));
+  }
+
+  /**
+   * The batches from `seq` (inside the window) on, the head's arrival marked once by a batch
+   * without records. Returns the cursor when the subscriber falls out of the window.
+   */
+  async *follow(
+    sub: HubSubscriber,
+    seq: bigint,
+    signal: AbortSignal,
+  ): AsyncGenerator<SourceBatch, bigint> {
+    let atHead = false;
+    for (;;) {
+      signal.throwIfAborted();
+      if (sub.signal.aborted) throw sub.signal.reason;
+      if (this.#failure !== undefined) throw this.#failure;
+      if (seq < this.#ring.start) return seq;
+      const entry = this.#ring.find(seq);
+      if (entry) {
+        atHead = false;
+        const whole = entry.first === seq;
+        const batch: SourceBatch = whole
+          ? { records: entry.records, tail: entry.tail, shared: entry.encodings }
+          : { records: entry.records.slice(Number(seq - entry.first)), tail: entry.tail };
+        seq = entry.end;
+        yield batch;
+        continue;
+      }
+      if (!atHead) {
+        atHead = true;
+        yield { records: [], tail: this.#tail };
+        continue;
+      }
+      await this.#changed(sub, signal);
+    }
+  }
+
+  /** Resolves once the hub holds records up to `seq` (or it failed, or the wait was aborted). */
+  async reach(seq: bigint, sub: HubSubscriber, signal: AbortSignal): Promise<void> {
+    while (
+      this.#failure === undefined &&
+      this.#ring.next < seq &&
+      !signal.aborted &&
+      !sub.signal.aborted
+    ) {
+      await this.#changed(sub, signal);
+    }
+  }
+
+  async #pump(authorization: string | undefined): Promise<void> {
+    let cursor: Cursor = { start: {}, clamp: false };
+    let credential = authorization;
+    for (;;) {
+      try {
+        for await (const batch of this.#feed(cursor, this.#stop.signal, credential)) {
+          this.#take(batch);
+          if (this.#live) cursor = { start: { seq_num: this.#ring.next.toString() }, clamp: false };
+        }
+        throw unavailable("the subscription ended; retry");
+      } catch (err) {
+        if (this.#stop.signal.aborted) return;
+        const other = refusedCredentials(err) ? this.#otherCredential(credential) : undefined;
+        if (other === undefined) return this.#fail(err);
+        this.#refused.add(credential);
+        credential = other.value;
+      }
+    }
+  }
+
+  #take(batch: SourceBatch): void {
+    if (batch.tail) this.#tail = batch.tail;
+    const head = batch.records[0];
+    if (!this.#live) {
+      this.#live = true;
+      this.#ring.reset(head ? BigInt(head.seq_num) : BigInt(batch.tail?.seq_num ?? "0"));
+      this.#readyResolve();
+    }
+    if (!head) return;
+    this.#ring.push(batch.records, batch.tail, contentBytes);
+    this.#wake();
+  }
+
+  #otherCredential(failed: string | undefined): { value: string | undefined } | undefined {
+    for (const sub of this.#subscribers) {
+      const c = sub.authorization;
+      if (c !== failed && !this.#refused.has(c) && !sub.signal.aborted) return { value: c };
+    }
+    return undefined;
+  }
+
+  #fail(err: unknown): void {
+    if (this.#failure !== undefined) return;
+    this.#failure = err;
+    this.#readyReject(err);
+    this.#wake();
+    this.#onEnd(this);
+  }
+
+  #changed(sub: HubSubscriber, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        this.#waiters.delete(done);
+        signal.removeEventListener("abort", done);
+        sub.signal.removeEventListener("abort", done);
+        resolve();
+      };
+      this.#waiters.add(done);
+      signal.addEventListener("abort", done, { once: true });
+      sub.signal.addEventListener("abort", done, { once: true });
+    });
+  }
+
+  #wake(): void {
+    const waiters = this.#waiters;
+    this.#waiters = new Set();
+    for (const w of waiters) w();
+  }
+}
+
+/** The star refused the feed's credentials (expired, or without read on the stream). */
+function refusedCredentials(err: unknown): boolean {
+  return (
+    err instanceof StarCallError &&
+    (err.code === status.UNAUTHENTICATED || err.code === status.PERMISSION_DENIED)
+  );
+}
