@@ -65,7 +65,7 @@ export const fencingTokenMismatch = (installed: boolean) =>
  * stored, with when the same batch would go through.
  */
 export const throughputExceeded = (
-  limitBytesPerSecond: number,
+  limitBytesPerSecond: number | string,
   retryAfterMs: number,
   maxWaitMs: number,
 ) =>

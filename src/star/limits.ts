@@ -42,6 +42,11 @@ export interface StarLimits {
   followerViews: number;
   /** Deadline of a call passed on to the stream's leader, when the caller set none shorter. */
   forwardDeadlineMs: number;
+  /**
+   * The longest a stream's throughput cap (throughput_max_bytes_per_second) may hold an append
+   * before it is committed; an append it would hold longer is refused with RESOURCE_EXHAUSTED.
+   */
+  throughputMaxWaitMs: number;
 }
 
 export const DEFAULT_LIMITS: StarLimits = {
@@ -62,4 +67,5 @@ export const DEFAULT_LIMITS: StarLimits = {
   descriptorTtlMs: 1000,
   followerViews: 4096,
   forwardDeadlineMs: 30_000,
+  throughputMaxWaitMs: 2000,
 };

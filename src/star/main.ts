@@ -84,6 +84,13 @@ const flags = defineFlags({
     min: 1,
     help: "the most entries one ReadPlan answers (a request's limit is clamped to it)",
   },
+  "throughput-max-wait-ms": {
+    type: "int",
+    default: DEFAULT_LIMITS.throughputMaxWaitMs,
+    min: 0,
+    max: 30_000,
+    help: "the longest a stream's throughput_max_bytes_per_second may hold an append; one it would hold longer is refused (429 resource_exhausted at the gateway)",
+  },
   "log-level": { type: "string", default: "info", help: "pino log level (logs go to stderr)" },
   "signing-key": {
     type: "string",
@@ -163,6 +170,7 @@ const star = await startStar({
     maxSessions: opts.maxSessions,
     maxSubscriptions: opts.maxSubscriptions,
     chunkCacheBytes: opts.chunkCacheMb * 1024 * 1024,
+    throughputMaxWaitMs: opts.throughputMaxWaitMs,
   },
 });
 logger.info({ star: star.id, address: star.address, storage: storage.endpoint }, "star ready");

@@ -54,7 +54,9 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     ttlMs: fleet.size > 1 ? limits.descriptorTtlMs : Number.POSITIVE_INFINITY,
   });
   const chunks = new ChunkStore(options.store, limits.chunkCacheBytes);
-  const registry = new StreamRegistry(catalog, chunks);
+  const registry = new StreamRegistry(catalog, chunks, {
+    throughputMaxWaitMs: limits.throughputMaxWaitMs,
+  });
   const peers = new Peers();
   const tasks = new Set<Promise<void>>();
   const ctx: StarContext = {

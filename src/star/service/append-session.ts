@@ -125,7 +125,12 @@ class Session implements SessionHandle {
         })
         .then(
           (ok) => ({ ok }),
-          (err: unknown) => ({ err }),
+          (err: unknown) => {
+            // The session ends on this batch: later frames are not submitted (a throughput
+            // refusal is known at once, before the batches ahead of it are acked).
+            if (!seqNumMismatchOf(err)) this.#poisoned = true;
+            return { err };
+          },
         );
     } catch (err) {
       this.#poisoned = true;

@@ -3,22 +3,24 @@ import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import type { StarError } from "../errors.ts";
 import type { Catalog } from "../storage/catalog.ts";
 import type { ChunkStore } from "../storage/chunk-store.ts";
-import { StreamLog } from "./stream-log.ts";
+import { StreamLog, type StreamLogOptions } from "./stream-log.ts";
 
 export class StreamRegistry {
   readonly #catalog: Catalog;
   readonly #chunks: ChunkStore;
+  readonly #options: StreamLogOptions;
   readonly #logs = new Map<string, Promise<StreamLog>>();
 
-  constructor(catalog: Catalog, chunks: ChunkStore) {
+  constructor(catalog: Catalog, chunks: ChunkStore, options: StreamLogOptions) {
     this.#catalog = catalog;
     this.#chunks = chunks;
+    this.#options = options;
   }
 
   open(descriptor: Stream__Output): Promise<StreamLog> {
     let log = this.#logs.get(descriptor.stream_id);
     if (!log) {
-      log = StreamLog.open(descriptor, this.#catalog, this.#chunks);
+      log = StreamLog.open(descriptor, this.#catalog, this.#chunks, this.#options);
       this.#logs.set(descriptor.stream_id, log);
       log.catch(() => this.#logs.delete(descriptor.stream_id));
     }

@@ -1,9 +1,12 @@
 // StreamLog, the group-commit and fencing state machine, over the in-memory object store:
 // sequencing, group commit (one flush in flight), match and fencing refusals in order, Fence
-// after the batches queued before it, recovery on reopen, an ambiguous write, and close.
+// after the batches queued before it, recovery on reopen, an ambiguous write, and close; the
+// throughput cap on a clock the tests move: bursts held in order, refusals past the bound,
+// fences behind held batches, close, rate 0 and a rate changed live.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { status } from "@grpc/grpc-js";
+import { findDetail } from "../../contract/proto/index.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import { createMemoryStore, type ObjectStore } from "../../platform/objstore/index.ts";
 import { validateBatch } from "../append/validate-batch.ts";
@@ -12,15 +15,19 @@ import { DEFAULT_LIMITS } from "../limits.ts";
 import { Catalog } from "../storage/catalog.ts";
 import { ChunkStore } from "../storage/chunk-store.ts";
 import { chunksPrefix } from "../storage/keys.ts";
-import { type AppendAck, StreamLog } from "./stream-log.ts";
+import { type AppendAck, type Clock, StreamLog } from "./stream-log.ts";
 
 function descriptor(overrides: Partial<Stream__Output> = {}): Stream__Output {
   const bucket = newBucket("logs", null, "", 0);
   return { ...newStream(bucket, "k", null, "", "stream-1", 0), ...overrides };
 }
 
-async function open(store: ObjectStore, d: Stream__Output = descriptor()): Promise<StreamLog> {
-  return StreamLog.open(d, new Catalog(store), new ChunkStore(store, 1 << 20));
+async function open(
+  store: ObjectStore,
+  d: Stream__Output = descriptor(),
+  options?: Parameters<typeof StreamLog.open>[3],
+): Promise<StreamLog> {
+  return StreamLog.open(d, new Catalog(store), new ChunkStore(store, 1 << 20), options);
 }
 
 /** A batch of records with these bodies, stamped by arrival. */
@@ -205,4 +212,190 @@ test("a stream's first record keeps a negative stamp; later ones are clamped to 
   assert.deepEqual(again.tail, { seqNum: 2n, timestampMs: -500n });
   const third = await again.append(stamped(-600n, "c"), at(12));
   assert.equal(third.start.timestampMs, -500n);
+});
+
+// ---- the throughput cap ----
+
+/** A clock that moves only when told, firing its due timers in order. */
+class ManualClock implements Clock {
+  #now = 1_000_000;
+  #timers: { at: number; fn: () => void }[] = [];
+
+  now(): number {
+    return this.#now;
+  }
+
+  setTimeout(fn: () => void, ms: number): unknown {
+    const timer = { at: this.#now + ms, fn };
+    this.#timers.push(timer);
+    return timer;
+  }
+
+  clearTimeout(handle: unknown): void {
+    this.#timers = this.#timers.filter((t) => t !== handle);
+  }
+
+  get timers(): number {
+    return this.#timers.length;
+  }
+
+  advance(ms: number): void {
+    this.#now += ms;
+    for (;;) {
+      const due = this.#timers.filter((t) => t.at <= this.#now).sort((a, b) => a.at - b.at)[0];
+      if (!due) return;
+      this.clearTimeout(due);
+      due.fn();
+    }
+  }
+}
+
+/** A stream capped at `rate` bytes a second, paced by `clock`. */
+async function capped(rate: number, clock: Clock, maxWaitMs: number, more = {}) {
+  const d = descriptor({
+    class: "CLASS_EXPRESS",
+    throughput_max_bytes_per_second: String(rate),
+    ...more,
+  });
+  const store = createMemoryStore();
+  return { store, log: await open(store, d, { throughputMaxWaitMs: maxWaitMs, clock }) };
+}
+
+/** Settles `p` into a list of what happened, in order. */
+function track<T>(events: string[], name: string, p: Promise<T>): Promise<T> {
+  p.then(
+    () => events.push(name),
+    () => events.push(`${name} refused`),
+  );
+  return p;
+}
+
+const bytes = (n: number, fill = "x") => batch(fill.repeat(n));
+
+async function bodies(log: StreamLog): Promise<string[]> {
+  const page = await log.read(0n, { maxRecords: 100, maxBytes: 1 << 20 });
+  return page.map((r) => Buffer.from(r.body).toString().slice(0, 1));
+}
+
+test("throughput: a burst over the rate is held and committed in arrival order, none refused", async () => {
+  const clock = new ManualClock();
+  const { log } = await capped(1000, clock, 2000);
+  const events: string[] = [];
+  // 1000 tokens: a and b at once, c 200 ms later, d 600 ms later.
+  const acks = ["a", "b", "c", "d"].map((name) =>
+    track(events, name, log.append(bytes(400, name), at(1))),
+  );
+  await Promise.all(acks.slice(0, 2));
+  assert.deepEqual(events, ["a", "b"]);
+  assert.equal(clock.timers, 1, "one timer for the held batches, not one each");
+  clock.advance(200);
+  await acks[2];
+  clock.advance(400);
+  const all = await Promise.all(acks);
+  assert.deepEqual(events, ["a", "b", "c", "d"]);
+  assert.deepEqual(all.map(range), [
+    [0n, 1n],
+    [1n, 2n],
+    [2n, 3n],
+    [3n, 4n],
+  ]);
+  assert.deepEqual(await bodies(log), ["a", "b", "c", "d"]);
+  assert.equal(clock.timers, 0);
+});
+
+test("throughput: a batch the cap would hold past the bound is refused with ThroughputExceeded, nothing stored", async () => {
+  const clock = new ManualClock();
+  const { log } = await capped(1000, clock, 500);
+  const events: string[] = [];
+  const a = track(events, "a", log.append(bytes(400, "a"), at(1)));
+  const b = track(events, "b", log.append(bytes(400, "b"), at(1)));
+  const c = track(events, "c", log.append(bytes(400, "c"), at(1))); // held 200 ms
+  const d = track(events, "d", log.append(bytes(400, "d"), at(1))); // 600 ms: refused
+  await assert.rejects(d, (err: { code: number; details: string; metadata: never }) => {
+    assert.equal(err.code, status.RESOURCE_EXHAUSTED);
+    assert.match(err.details, /throughput cap \(1000 bytes\/s\).*longer than 500 ms/);
+    assert.deepEqual(findDetail(err.metadata, "ThroughputExceeded"), {
+      limit_bytes_per_second: "1000",
+      retry_after_ms: "100",
+    });
+    return true;
+  });
+  await Promise.all([a, b]);
+  assert.equal(log.tail.seqNum, 2n);
+  // Retried when it said, the refused batch is admitted, held behind c within the bound.
+  clock.advance(100);
+  const again = track(events, "d again", log.append(bytes(400, "d"), at(2)));
+  clock.advance(100);
+  await c;
+  assert.equal(log.tail.seqNum, 3n);
+  assert.deepEqual(await bodies(log), ["a", "b", "c"], "nothing of the refused batch");
+  clock.advance(400);
+  assert.deepEqual(range(await again), [3n, 4n]);
+  assert.deepEqual(events, ["d refused", "a", "b", "c", "d again"]);
+});
+
+test("throughput: a fence behind a held batch applies after it", async () => {
+  const clock = new ManualClock();
+  const { log } = await capped(1000, clock, 5000, {
+    producer_policy: "PRODUCER_POLICY_FENCED",
+  });
+  const events: string[] = [];
+  const a = track(events, "a", log.append(bytes(1000, "a"), { ...at(1), fencingToken: "" }));
+  // Held 500 ms; were the fence applied first, its empty token would no longer match.
+  const b = track(events, "b", log.append(bytes(500, "b"), { ...at(1), fencingToken: "" }));
+  const fenced = track(events, "fence", log.fence("t1"));
+  const c = track(events, "c", log.append(bytes(1, "c"), { ...at(1), fencingToken: "t1" }));
+  await a;
+  assert.deepEqual(events, ["a"]);
+  clock.advance(500);
+  assert.deepEqual(range(await b), [1n, 2n]);
+  assert.equal((await fenced).seqNum, 2n);
+  clock.advance(1000);
+  assert.deepEqual(range(await c), [2n, 3n]);
+  assert.deepEqual(events, ["a", "b", "fence", "c"]);
+  assert.equal(log.fencingToken, "t1");
+});
+
+test("throughput: close fails held batches and fences, and stops the timer", async () => {
+  const clock = new ManualClock();
+  const { log } = await capped(1000, clock, 5000);
+  await log.append(bytes(1000), at(1));
+  const held = log.append(bytes(10), at(1));
+  const fence = log.fence("t");
+  assert.equal(clock.timers, 1);
+  log.close();
+  await assert.rejects(held, (err: { code: number }) => err.code === status.NOT_FOUND);
+  await assert.rejects(fence, (err: { code: number }) => err.code === status.NOT_FOUND);
+  assert.equal(clock.timers, 0);
+  assert.equal(log.tail.seqNum, 1n);
+});
+
+test("throughput: at rate 0 (unlimited) a burst goes straight through", async () => {
+  const clock = new ManualClock();
+  const { log } = await capped(0, clock, 0);
+  const acks = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => log.append(bytes(100_000, String(i % 10)), at(1))),
+  );
+  assert.deepEqual(
+    acks.map((a) => a.start.seqNum),
+    Array.from({ length: 20 }, (_, i) => BigInt(i)),
+  );
+  assert.equal(clock.timers, 0);
+});
+
+test("throughput: a rate changed live applies to the next append, behind what is held", async () => {
+  const clock = new ManualClock();
+  const { log } = await capped(1000, clock, 5000);
+  const events: string[] = [];
+  await track(events, "a", log.append(bytes(1000, "a"), at(1)));
+  const b = track(events, "b", log.append(bytes(500, "b"), at(1))); // held 500 ms
+  log.descriptor = { ...log.descriptor, throughput_max_bytes_per_second: "0" };
+  const c = track(events, "c", log.append(bytes(5000, "c"), at(1)));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(events, ["a"], "c waits behind b");
+  clock.advance(500);
+  await Promise.all([b, c]);
+  assert.deepEqual(events, ["a", "b", "c"]);
+  // Nothing held: unlimited appends go at once.
+  assert.deepEqual(range(await log.append(bytes(1_000_000, "d"), at(2))), [3n, 4n]);
 });

@@ -1,5 +1,6 @@
 // One stream as its leader holds it: the tail, the last timestamp, the trim point, the fencing
-// token and the chunk index, recovered from object storage; appends sequenced and group-
+// token and the chunk index, recovered from object storage; appends paced by the stream's
+// throughput cap (held in order, or refused past the wait bound), then sequenced and group-
 // committed as one chunk per flush (one flush in flight, so chunks never leave gaps); reads
 // served from chunks; waiters woken on every commit.
 import type { ChunkRecord, DecodedChunkRecord } from "../../contract/codec/index.ts";
@@ -11,13 +12,22 @@ import {
   type StarError,
   seqNumMismatch,
   streamNotFound,
+  throughputExceeded,
   unavailable,
 } from "../errors.ts";
+import { DEFAULT_LIMITS } from "../limits.ts";
 import type { Catalog, StreamState } from "../storage/catalog.ts";
 import type { ChunkStore } from "../storage/chunk-store.ts";
 import { ChunkIndex, type ChunkMeta } from "./chunk-index.ts";
 import { extendFromListing } from "./chunk-listing.ts";
 import { type Extent, type ReadBounds, readPage, seqForTimestamp } from "./chunk-reads.ts";
+import {
+  type Admission,
+  admitBatch,
+  admitFence,
+  INITIAL_THROUGHPUT,
+  type ThroughputState,
+} from "./throughput.ts";
 
 export type { ReadBounds } from "./chunk-reads.ts";
 
@@ -44,6 +54,29 @@ export interface SessionHandle {
   supersede(err: StarError): void;
 }
 
+/** The clock the throughput cap is paced by; tests bring their own. */
+export interface Clock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const SYSTEM_CLOCK: Clock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+export interface StreamLogOptions {
+  /** The longest the throughput cap may hold an append; one it would hold longer is refused. */
+  throughputMaxWaitMs: number;
+  clock?: Clock;
+}
+
+const DEFAULT_OPTIONS: StreamLogOptions = {
+  throughputMaxWaitMs: DEFAULT_LIMITS.throughputMaxWaitMs,
+};
+
 type Queued =
   | {
       kind: "batch";
@@ -53,6 +86,12 @@ type Queued =
       reject: (err: unknown) => void;
     }
   | { kind: "fence"; token: string; resolve: (tail: Pos) => void; reject: (err: unknown) => void };
+
+/** An append or fence the throughput cap holds until `releaseMs`. */
+interface Held {
+  item: Queued;
+  releaseMs: number;
+}
 
 interface Sequenced {
   item: Extract<Queued, { kind: "batch" }>;
@@ -79,18 +118,27 @@ export class StreamLog {
   #closed: StarError | undefined;
   #waiters = new Set<() => void>();
   readonly sessions = new Set<SessionHandle>();
+  readonly #maxWaitMs: number;
+  readonly #clock: Clock;
+  #throughput: ThroughputState = INITIAL_THROUGHPUT;
+  /** Appends and fences the throughput cap holds, in arrival order (release times never fall). */
+  #held: Held[] = [];
+  #releaseTimer: unknown;
 
   private constructor(
     descriptor: Stream__Output,
     catalog: Catalog,
     chunks: ChunkStore,
     state: StreamState,
+    options: StreamLogOptions,
   ) {
     this.descriptor = descriptor;
     this.#catalog = catalog;
     this.#chunks = chunks;
     this.#state = state;
     this.#trim = BigInt(state.trim_seq_num);
+    this.#maxWaitMs = options.throughputMaxWaitMs;
+    this.#clock = options.clock ?? SYSTEM_CLOCK;
   }
 
   /** Recovers a stream from storage: its chunk listing, trim point and fencing token. */
@@ -98,12 +146,14 @@ export class StreamLog {
     descriptor: Stream__Output,
     catalog: Catalog,
     chunks: ChunkStore,
+    options: StreamLogOptions = DEFAULT_OPTIONS,
   ): Promise<StreamLog> {
     const log = new StreamLog(
       descriptor,
       catalog,
       chunks,
       await catalog.getState(descriptor.stream_id),
+      options,
     );
     await log.#recoverChunks();
     return log;
@@ -141,19 +191,75 @@ export class StreamLog {
 
   // ---- appends ----
 
+  /**
+   * Appends a batch once the stream's throughput cap admits it: at once, or held behind what
+   * came before it; refused (RESOURCE_EXHAUSTED with ThroughputExceeded, nothing stored) when
+   * the cap would hold it longer than the wait bound.
+   */
   append(batch: ValidBatch, options: AppendOptions): Promise<AppendAck> {
     if (this.#closed) return Promise.reject(this.#closed);
     return new Promise((resolve, reject) => {
-      this.#enqueue({ kind: "batch", batch, options, resolve, reject });
+      this.#pace({ kind: "batch", batch, options, resolve, reject });
     });
   }
 
   /** Installs, rotates or clears the fencing token after every batch queued before it. */
   fence(token: string): Promise<Pos> {
     if (this.#closed) return Promise.reject(this.#closed);
-    return new Promise((resolve, reject) =>
-      this.#enqueue({ kind: "fence", token, resolve, reject }),
-    );
+    return new Promise((resolve, reject) => this.#pace({ kind: "fence", token, resolve, reject }));
+  }
+
+  /** The throughput cap: queues the item now, holds it until its release, or refuses it. */
+  #pace(item: Queued): void {
+    const now = this.#clock.now();
+    let admission: Extract<Admission, { admitted: true }>;
+    if (item.kind === "batch") {
+      // Read each time: a reconfigured descriptor applies from the next append on.
+      const limit = this.descriptor.throughput_max_bytes_per_second;
+      const rate = Number(limit);
+      const asked = admitBatch(this.#throughput, {
+        rate,
+        bytes: item.batch.contentBytes,
+        nowMs: now,
+        maxWaitMs: this.#maxWaitMs,
+      });
+      if (!asked.admitted) {
+        item.reject(throughputExceeded(limit, asked.retryAfterMs, this.#maxWaitMs));
+        return;
+      }
+      admission = asked;
+    } else {
+      admission = admitFence(this.#throughput, now);
+    }
+    this.#throughput = admission.state;
+    if (this.#held.length === 0 && admission.delayMs <= 0) {
+      this.#enqueue(item);
+      return;
+    }
+    this.#held.push({ item, releaseMs: admission.releaseMs });
+    this.#armRelease();
+  }
+
+  /** One timer, for the oldest held item: release times never fall along the FIFO. */
+  #armRelease(): void {
+    const head = this.#held[0];
+    if (this.#releaseTimer !== undefined || !head) return;
+    const delay = Math.max(0, Math.ceil(head.releaseMs - this.#clock.now()));
+    this.#releaseTimer = this.#clock.setTimeout(() => {
+      this.#releaseTimer = undefined;
+      this.#releaseDue();
+    }, delay);
+  }
+
+  #releaseDue(): void {
+    if (this.#closed) return;
+    const now = this.#clock.now();
+    let released = 0;
+    while (released < this.#held.length && (this.#held[released] as Held).releaseMs <= now) {
+      released++;
+    }
+    for (const held of this.#held.splice(0, released)) this.#enqueue(held.item);
+    this.#armRelease();
   }
 
   #enqueue(item: Queued): void {
@@ -411,6 +517,9 @@ export class StreamLog {
     if (this.#closed) return;
     this.#closed = reason;
     clearTimeout(this.#timer);
+    if (this.#releaseTimer !== undefined) this.#clock.clearTimeout(this.#releaseTimer);
+    this.#releaseTimer = undefined;
+    for (const held of this.#held.splice(0)) held.item.reject(reason);
     for (const item of this.#queue.splice(0)) item.reject(reason);
     for (const s of this.sessions) s.supersede(reason);
     this.#wake();
