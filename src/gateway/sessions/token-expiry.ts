@@ -15,5 +15,6 @@ export function tokenExpiresAtMs(authorization: string | undefined): number | un
     return undefined;
   }
   const exp = (claims as { exp?: unknown } | null)?.exp;
-  return typeof exp === "number" && Number.isFinite(exp) ? exp * 1000 : undefined;
+  // Seconds with milliseconds as the fraction (how stars issue them): round off the float error.
+  return typeof exp === "number" && Number.isFinite(exp) ? Math.round(exp * 1000) : undefined;
 }

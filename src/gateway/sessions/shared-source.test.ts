@@ -1,0 +1,282 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import fc from "fast-check";
+import { waitFor } from "../../../test/harness/wait.ts";
+import { HubRegistry } from "./hub-registry.ts";
+import type { RingLimits } from "./hub-ring.ts";
+import { ModelStream } from "./model-stream.test-helper.ts";
+import { type HubEvents, sharedSource } from "./shared-source.ts";
+import type { BatchSource, Cursor, SourceBatch } from "./source.ts";
+
+/** A reader that pulls only when told: one that is not told is a slow reader. */
+class Reader {
+  readonly seqs: number[] = [];
+  readonly #stop = new AbortController();
+  readonly #it: AsyncIterator<SourceBatch>;
+  error: unknown;
+  /** The first seq_num it reads: its cursor, or the tail it found. */
+  first = 0;
+  left = false;
+
+  private constructor(source: BatchSource, cursor: Cursor) {
+    this.#it = source(cursor, this.#stop.signal)[Symbol.asyncIterator]();
+  }
+
+  /** Starts reading, as an SSE session does: its first batch is in (at the tail, an empty one). */
+  static async open(source: BatchSource, cursor: Cursor): Promise<Reader> {
+    const r = new Reader(source, cursor);
+    const batch = await r.pullOne();
+    const head = batch?.records[0];
+    r.first = head ? Number(head.seq_num) : Number(batch?.tail?.seq_num ?? -1);
+    return r;
+  }
+
+  /** Pulls until it has seen every record below `until`. */
+  async readTo(until: number): Promise<void> {
+    while ((this.seqs[this.seqs.length - 1] ?? this.first - 1) < until - 1) {
+      const step = await this.#it.next();
+      if (step.done) throw new Error("the source ended");
+      for (const r of step.value.records) this.seqs.push(Number(r.seq_num));
+    }
+  }
+
+  /** Pulls one batch, noting an error instead of throwing it. */
+  async pullOne(): Promise<SourceBatch | undefined> {
+    try {
+      const step = await this.#it.next();
+      if (step.done) return undefined;
+      for (const r of step.value.records) this.seqs.push(Number(r.seq_num));
+      return step.value;
+    } catch (err) {
+      this.error = err;
+      return undefined;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.left = true;
+    this.#stop.abort(new Error("reader stopped"));
+    await this.#it.return?.().catch(() => {});
+  }
+}
+
+function setup(ring: RingLimits = { maxBatches: 3, maxBytes: 1 << 20 }) {
+  const model = new ModelStream();
+  const counts = { hit: 0, miss: 0, detached: 0, attached: 0 };
+  const events: HubEvents = {
+    joined: (hit) => {
+      counts[hit ? "hit" : "miss"]++;
+    },
+    detached: () => {
+      counts.detached++;
+    },
+    attached: (d) => {
+      counts.attached += d;
+    },
+  };
+  const registry = new HubRegistry({
+    ring,
+    lingerMs: 0,
+    feed: () => (cursor, signal, authorization) => model.feed(authorization)(cursor, signal),
+  });
+  const source = (authorization?: string) =>
+    sharedSource({
+      registry,
+      upstream: model.upstream(),
+      bucket: "b",
+      key: "k",
+      authorization,
+      behind: model.feed(authorization),
+      events,
+    });
+  return { model, registry, source, counts };
+}
+
+const at = (seq: number): Cursor => ({ start: { seq_num: String(seq) }, clamp: false });
+const TAIL: Cursor = { start: {}, clamp: false };
+const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
+
+test("readers at any position, joining, lagging and leaving while appends run, each see every record once, in order", async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(
+        fc.oneof(
+          fc.record({ op: fc.constant("append" as const), n: fc.integer({ min: 1, max: 3 }) }),
+          fc.record({ op: fc.constant("join" as const), back: fc.integer({ min: -1, max: 12 }) }),
+          fc.record({ op: fc.constant("read" as const), who: fc.nat() }),
+          fc.record({ op: fc.constant("leave" as const), who: fc.nat() }),
+        ),
+        { maxLength: 40 },
+      ),
+      async (ops) => {
+        const { model, registry, source } = setup();
+        model.append(2);
+        const readers: Reader[] = [];
+        const live = () => readers.filter((r) => !r.left);
+        try {
+          for (const o of ops) {
+            if (o.op === "append") model.append(o.n);
+            else if (o.op === "join") {
+              const len = model.records.length;
+              // back -1: from the tail; else that many records back (at most to seq 0).
+              const first = o.back < 0 ? len : Math.max(0, len - o.back);
+              const r = await Reader.open(source(), o.back < 0 ? TAIL : at(first));
+              assert.equal(r.first, first);
+              readers.push(r);
+            } else {
+              const r = live()[o.who % Math.max(1, live().length)];
+              if (!r) continue;
+              if (o.op === "read") await r.readTo(model.records.length);
+              else {
+                await r.stop();
+                assert.deepEqual(r.seqs, range(r.first, r.first + r.seqs.length));
+              }
+            }
+          }
+          model.append(1);
+          const len = model.records.length;
+          for (const r of live()) {
+            await r.readTo(len);
+            assert.deepEqual(r.seqs, range(r.first, len));
+          }
+        } finally {
+          for (const r of readers) await r.stop();
+        }
+        await waitFor(() => model.open === 0 && registry.size === 0, {
+          message: "every upstream call closed",
+        });
+      },
+    ),
+    { numRuns: 40 },
+  );
+});
+
+test("readers at the tail share one upstream Subscribe, whatever their number", async () => {
+  const { model, source, registry, counts } = setup();
+  model.append(1);
+  const readers = await Promise.all(Array.from({ length: 50 }, () => Reader.open(source(), TAIL)));
+  model.append(3);
+  await Promise.all(readers.map((r) => r.readTo(4)));
+  assert.equal(model.opened, 1);
+  assert.equal(counts.hit, 50);
+  assert.equal(counts.attached, 50);
+  for (const r of readers) assert.deepEqual(r.seqs, [1, 2, 3]);
+  for (const r of readers) await r.stop();
+  await waitFor(() => model.open === 0 && registry.size === 0, { message: "hub closed" });
+  assert.equal(counts.attached, 0);
+});
+
+test("a reader behind the window catches up on its own source and joins the hub", async () => {
+  const { model, source, counts } = setup();
+  const opener = await Reader.open(source(), TAIL);
+  model.append(1);
+  await opener.readTo(1);
+  for (let i = 0; i < 10; i++) {
+    model.append(1);
+    await opener.readTo(model.records.length);
+  }
+  const behind = await Reader.open(source(), at(0));
+  await behind.readTo(11);
+  assert.equal(counts.miss, 1, "it started behind the window");
+  assert.equal(model.open, 1, "its own Subscribe ended once it joined");
+  model.append(2);
+  await behind.readTo(13);
+  assert.deepEqual(behind.seqs, range(0, 13));
+  assert.equal(model.open, 1);
+  await opener.stop();
+  await behind.stop();
+});
+
+test("a slow reader falls out of the window, catches up on its own and rejoins without a gap", async () => {
+  const { model, source, counts } = setup({ maxBatches: 2, maxBytes: 1 << 20 });
+  const fast = await Reader.open(source(), TAIL);
+  const slow = await Reader.open(source(), TAIL);
+  model.append(1);
+  await fast.readTo(1);
+  await slow.readTo(1);
+  for (let i = 0; i < 8; i++) {
+    model.append(2);
+    await fast.readTo(model.records.length);
+  }
+  await slow.readTo(model.records.length);
+  assert.equal(counts.detached, 1);
+  assert.deepEqual(slow.seqs, range(0, 17));
+  model.append(1);
+  await slow.readTo(18);
+  assert.deepEqual(slow.seqs, range(0, 18));
+  await waitFor(() => model.open === 1, { message: "the slow reader's own Subscribe ended" });
+  await fast.stop();
+  await slow.stop();
+});
+
+test("a reader the star refuses gets the refusal and nothing the hub holds", async () => {
+  const { model, source } = setup();
+  const ok = await Reader.open(source("Bearer good"), TAIL);
+  model.append(2);
+  await ok.readTo(2);
+  model.refuse("Bearer bad");
+  const bad = await Reader.open(source("Bearer bad"), at(0));
+  assert.match(String(bad.error), /UNAUTHENTICATED/);
+  assert.deepEqual(bad.seqs, []);
+  model.append(1);
+  await ok.readTo(3);
+  await ok.stop();
+});
+
+test("when the hub's credential is refused it moves to another reader's, with no gap", async () => {
+  const { model, source } = setup();
+  const first = await Reader.open(source("Bearer first"), TAIL);
+  model.append(1);
+  await first.readTo(1);
+  const second = await Reader.open(source("Bearer second"), TAIL);
+  model.refuse("Bearer first");
+  model.append(2);
+  await second.readTo(3);
+  assert.deepEqual(second.seqs, [1, 2]);
+  assert.equal(model.open, 1);
+  await first.stop();
+  await second.stop();
+});
+
+test("a reader whose token expires is ended; the others go on", async () => {
+  const { model, source } = setup();
+  const claims = Buffer.from(JSON.stringify({ exp: (Date.now() + 3000) / 1000 })).toString(
+    "base64url",
+  );
+  const expiring = await Reader.open(source(`Bearer h.${claims}.s`), TAIL);
+  const other = await Reader.open(source("Bearer other"), TAIL);
+  model.append(1);
+  await expiring.readTo(1);
+  await other.readTo(1);
+  for (;;) {
+    const batch = await expiring.pullOne();
+    if (batch === undefined) break;
+  }
+  assert.match(String((expiring.error as Error).message), /token has expired/);
+  model.append(1);
+  await other.readTo(2);
+  await other.stop();
+});
+
+test("a stream deleted under the hub ends every reader with NOT_FOUND", async () => {
+  const { model, source, registry } = setup();
+  const a = await Reader.open(source(), TAIL);
+  const b = await Reader.open(source(), TAIL);
+  model.append(1);
+  await a.readTo(1);
+  await b.readTo(1);
+  model.delete();
+  while (await a.pullOne());
+  while (await b.pullOne());
+  assert.match(String(a.error), /NOT_FOUND/);
+  assert.match(String(b.error), /NOT_FOUND/);
+  assert.equal(registry.size, 0);
+});
+
+test("a stream that does not exist is left to the reader's own Subscribe", async () => {
+  const { model, source } = setup();
+  model.delete();
+  const r = await Reader.open(source(), TAIL);
+  assert.match(String(r.error), /NOT_FOUND.*no such stream/);
+  assert.equal(model.checks, 1);
+});
