@@ -228,7 +228,7 @@ const app = await buildApp({
         ring: { ...DEFAULT_HUB_RING, maxBytes: opts.hubRingMb * 1024 * 1024 },
         lingerMs: opts.hubLingerMs,
       }
-    : undefined,
+    : false,
 });
 const url = await app.listen({ host: opts.host, port: opts.port });
 let stopping = false;

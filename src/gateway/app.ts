@@ -27,6 +27,7 @@ import {
 } from "./routes/index.ts";
 import {
   DEFAULT_FAILOVER_MS,
+  DEFAULT_HUB_SETTINGS,
   type HubSettings,
   type SseTiming,
   sseTiming,
@@ -65,8 +66,11 @@ export interface AppOptions {
    * settings (the caller closes it); absent: every read goes through the stars.
    */
   reads?: ReadService;
-  /** Readers of a stream share one upstream Subscribe through a hub; absent: one each. */
-  hubs?: HubSettings | undefined;
+  /**
+   * Readers of a stream share one upstream Subscribe through a hub (default settings when
+   * absent); false: every reader has its own.
+   */
+  hubs?: HubSettings | false;
 }
 
 export const DEFAULT_SLOW_CONSUMER_MS = 30_000;
@@ -148,7 +152,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       maxSessionBytes: opts.ndjsonSessionBytes ?? DEFAULT_NDJSON_SESSION_BYTES,
     },
     sseTiming: opts.sseTiming ?? sseTiming(opts.ssePingMs),
-    hubs: opts.hubs,
+    hubs: opts.hubs === false ? undefined : (opts.hubs ?? DEFAULT_HUB_SETTINGS),
   });
   await app.register(tokenRoutes, { upstream: opts.upstream });
   return app;

@@ -10,7 +10,7 @@ import type { CallOptions, Upstream } from "../upstream/index.ts";
 import type { Bounds } from "./bounds.ts";
 import { withCatchUp } from "./catch-up-source.ts";
 import { fleetSource } from "./fleet-source.ts";
-import { HubRegistry } from "./hub-registry.ts";
+import { DEFAULT_HUB_LINGER_MS, DEFAULT_HUB_RING, HubRegistry } from "./hub-registry.ts";
 import type { RingLimits } from "./hub-ring.ts";
 import { longPoll } from "./long-poll.ts";
 import { sharedSource } from "./shared-source.ts";
@@ -145,6 +145,11 @@ export interface HubSettings {
   /** How long a hub outlives its last subscriber. */
   lingerMs: number;
 }
+
+export const DEFAULT_HUB_SETTINGS: HubSettings = {
+  ring: DEFAULT_HUB_RING,
+  lingerMs: DEFAULT_HUB_LINGER_MS,
+};
 
 /** The gateway's hubs, each fed by the fleet's Subscribe with failover on one credential. */
 export function createHubs(
