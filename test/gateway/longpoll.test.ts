@@ -21,7 +21,7 @@ test("wait returns as soon as a record is appended", async () => {
   await append(gw.base, s, ["old"]);
   const started = performance.now();
   const polling = http(gw.base, "GET", `${s}/records?seq_num=1&wait=60`);
-  // The poll is parked on the stream (it holds an upstream Subscribe) before the append.
+  // The poll is parked on the stream (its hub holds an upstream Subscribe) before the append.
   await waitFor(
     async () => (await metric(gw.base, "nova_gateway_upstream_subscribe_calls")) === 1,
     {
@@ -41,7 +41,11 @@ test("wait returns as soon as a record is appended", async () => {
   );
   assert.equal(res.json.tail.seq_num, 3);
   assert.ok(elapsed < 60_000, `returned after ${elapsed} ms`);
-  assert.equal(await metric(gw.base, "nova_gateway_upstream_subscribe_calls"), 0);
+  // The stream's hub outlives its last reader by the linger (5 s), then its call ends.
+  await waitFor(
+    async () => (await metric(gw.base, "nova_gateway_upstream_subscribe_calls")) === 0,
+    { message: "the hub's upstream call to end" },
+  );
 });
 
 test("wait=1 at the tail returns empty, with the tail, when its second is up", async () => {
