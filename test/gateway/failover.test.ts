@@ -57,19 +57,26 @@ async function appendExactlyOnce(path: string, seq: number): Promise<void> {
   );
 }
 
-test("SIGKILL and restart of the star during a subscription: no gap, no duplicate", async () => {
+test("SIGKILL and restart of the star under a shared subscription: no gap, no duplicate for any reader", async () => {
   const path = await newStream(gw.base);
   const total = 90;
-  const sse = await openSse(`${gw.base}${path}/records?seq_num=0&count=${total}`);
-  assert.equal(sse.status, 200);
-  const received: [number, string][] = [];
-  const events: string[] = [];
-  const reading = (async () => {
-    for await (const e of sse.events) {
-      events.push(e.event);
-      received.push(...recordsOf([e]));
-    }
-  })();
+  // Three readers of one stream share its hub, and so its one upstream Subscribe.
+  const readers = await Promise.all(
+    [0, 1, 2].map(async () => {
+      const sse = await openSse(`${gw.base}${path}/records?seq_num=0&count=${total}`);
+      assert.equal(sse.status, 200);
+      const received: [number, string][] = [];
+      const events: string[] = [];
+      const reading = (async () => {
+        for await (const e of sse.events) {
+          events.push(e.event);
+          received.push(...recordsOf([e]));
+        }
+      })();
+      return { received, events, reading };
+    }),
+  );
+  assert.equal(await metric(gw.base, "nova_gateway_upstream_subscribe_calls"), 1);
 
   for (let seq = 0; seq < total; seq++) {
     if (seq === 30 || seq === 60) {
@@ -83,12 +90,14 @@ test("SIGKILL and restart of the star during a subscription: no gap, no duplicat
     }
     await appendExactlyOnce(path, seq);
   }
-  await reading;
-  assert.deepEqual(
-    received,
-    Array.from({ length: total }, (_, i) => [i, String(i)]),
-  );
-  assert.equal(events.at(-1), "done");
-  assert.ok(!events.includes("error"), events.join(","));
+  for (const { received, events, reading } of readers) {
+    await reading;
+    assert.deepEqual(
+      received,
+      Array.from({ length: total }, (_, i) => [i, String(i)]),
+    );
+    assert.equal(events.at(-1), "done");
+    assert.ok(!events.includes("error"), events.join(","));
+  }
   await waitFor(async () => (await metric(gw.base, "nova_gateway_upstream_subscribe_calls")) === 0);
 });
