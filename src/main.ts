@@ -15,6 +15,7 @@ import {
   DEFAULT_HUB_RING,
   DEFAULT_MAX_WAIT_S,
   DEFAULT_NDJSON_SESSION_BYTES,
+  DEFAULT_READ_GRANT_MS,
   DEFAULT_READPLAN_SETTINGS,
   DEFAULT_SLOW_CONSUMER_MS,
   DEFAULT_SSE_PING_MS,
@@ -111,6 +112,12 @@ const flags = defineFlags({
     default: DEFAULT_HUB_LINGER_MS,
     min: 0,
     help: "how long a hub and its upstream Subscribe outlive the stream's last reader, ms",
+  },
+  "read-grant-ms": {
+    type: "int",
+    default: DEFAULT_READ_GRANT_MS,
+    min: 0,
+    help: "with shared subscriptions, how long a star's yes to one credential reading one stream is remembered (never past the token's expiry), so readers on one token cost one check; 0 checks every reader, ms",
   },
   "cors-origins": { type: "list", default: [], help: "origins allowed by CORS (none: CORS off)" },
   readplan: {
@@ -227,6 +234,7 @@ const app = await buildApp({
     ? {
         ring: { ...DEFAULT_HUB_RING, maxBytes: opts.hubRingMb * 1024 * 1024 },
         lingerMs: opts.hubLingerMs,
+        readGrantMs: opts.readGrantMs,
       }
     : false,
 });

@@ -2,5 +2,10 @@
 export * from "./app.ts";
 export { createReadService, DEFAULT_READPLAN_SETTINGS } from "./history/index.ts";
 export { createMetrics, DEFAULT_DRAIN_DELAY_MS, Drain, metricsObserver } from "./http/index.ts";
-export { DEFAULT_HUB_LINGER_MS, DEFAULT_HUB_RING, DEFAULT_SSE_PING_MS } from "./sessions/index.ts";
+export {
+  DEFAULT_HUB_LINGER_MS,
+  DEFAULT_HUB_RING,
+  DEFAULT_READ_GRANT_MS,
+  DEFAULT_SSE_PING_MS,
+} from "./sessions/index.ts";
 export { FleetClient, fleetUpstream } from "./upstream/index.ts";

@@ -21,6 +21,7 @@ import type { HubSettings, SseTiming } from "../sessions/index.ts";
 import {
   createHubs,
   isNdjson,
+  ReadGrants,
   serveAppendSession,
   serveLongPoll,
   serveSse,
@@ -56,11 +57,13 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
   const hubs =
     opts.hubs && createHubs({ upstream, metrics, failoverMs: opts.failoverMs }, opts.hubs);
   if (hubs) app.addHook("onClose", () => hubs.closeAll());
+  const grants = opts.hubs && new ReadGrants(opts.hubs.readGrantMs);
   const subscribeDeps = {
     upstream,
     metrics,
     sessions,
     hubs,
+    grants,
     slowConsumerMs: opts.slowConsumerMs,
     failoverMs: opts.failoverMs,
     maxWaitS: opts.maxWaitS,

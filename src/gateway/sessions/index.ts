@@ -2,5 +2,6 @@
 export * from "./fleet-source.ts";
 export { DEFAULT_HUB_LINGER_MS, DEFAULT_HUB_RING } from "./hub-registry.ts";
 export * from "./ndjson-http.ts";
+export { DEFAULT_READ_GRANT_MS, ReadGrants } from "./read-grants.ts";
 export * from "./sse-session.ts";
 export * from "./subscribe-http.ts";

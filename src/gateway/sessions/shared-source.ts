@@ -9,6 +9,7 @@ import { HttpError, unavailable } from "../errors/index.ts";
 import type { Upstream } from "../upstream/index.ts";
 import { StarCallError } from "../upstream/index.ts";
 import type { HubRegistry } from "./hub-registry.ts";
+import type { ReadGrants } from "./read-grants.ts";
 import type { BatchSource, Cursor, SourceBatch } from "./source.ts";
 import { HubSubscriber, type StreamHub } from "./stream-hub.ts";
 import { tokenExpiresAtMs } from "./token-expiry.ts";
@@ -31,6 +32,8 @@ export interface SharedSourceOptions {
   authorization?: string | undefined;
   /** The subscriber's own source, for catching up to the window (history, then Subscribe). */
   behind: BatchSource;
+  /** Reads a star granted lately to this very credential: no CheckTail for those. */
+  grants?: ReadGrants | undefined;
   events?: HubEvents;
 }
 
@@ -140,12 +143,11 @@ async function* catchUp(
  * reads anything a hub holds. False: the stream does not exist.
  */
 async function authorize(opts: SharedSourceOptions, signal: AbortSignal): Promise<boolean> {
+  const { bucket, key, authorization, grants } = opts;
+  if (grants?.has(authorization, bucket, key)) return true;
   try {
-    await opts.upstream.unary(
-      "CheckTail",
-      { bucket: opts.bucket, key: opts.key },
-      { bucket: opts.bucket, key: opts.key, authorization: opts.authorization, signal },
-    );
+    await opts.upstream.unary("CheckTail", { bucket, key }, { bucket, key, authorization, signal });
+    grants?.add(authorization, bucket, key);
     return true;
   } catch (err) {
     if (err instanceof StarCallError && err.code === status.NOT_FOUND) return false;

@@ -13,6 +13,7 @@ import { fleetSource } from "./fleet-source.ts";
 import { DEFAULT_HUB_LINGER_MS, DEFAULT_HUB_RING, HubRegistry } from "./hub-registry.ts";
 import type { RingLimits } from "./hub-ring.ts";
 import { longPoll } from "./long-poll.ts";
+import { DEFAULT_READ_GRANT_MS, type ReadGrants } from "./read-grants.ts";
 import { sharedSource } from "./shared-source.ts";
 import type { BatchSource, Cursor, SourceBatch } from "./source.ts";
 import { SseSession, type SseTiming } from "./sse-session.ts";
@@ -32,6 +33,8 @@ export interface SubscribeDeps {
   history?: HistorySource | undefined;
   /** Shared subscriptions: one hub per stream; absent: every reader has its own Subscribe. */
   hubs?: HubRegistry | undefined;
+  /** Reads stars granted lately, per credential (with hubs). */
+  grants?: ReadGrants | undefined;
 }
 
 /** A read request as the route parsed it. */
@@ -144,11 +147,14 @@ export interface HubSettings {
   ring: RingLimits;
   /** How long a hub outlives its last subscriber. */
   lingerMs: number;
+  /** How long a star's yes to one credential reading one stream is remembered; 0: not at all. */
+  readGrantMs: number;
 }
 
 export const DEFAULT_HUB_SETTINGS: HubSettings = {
   ring: DEFAULT_HUB_RING,
   lingerMs: DEFAULT_HUB_LINGER_MS,
+  readGrantMs: DEFAULT_READ_GRANT_MS,
 };
 
 /** The gateway's hubs, each fed by the fleet's Subscribe with failover on one credential. */
@@ -184,6 +190,7 @@ function shared(own: BatchSource, parts: ReadParts, deps: SubscribeDeps): BatchS
     key: parts.key,
     authorization: parts.call.authorization,
     behind: own,
+    grants: deps.grants,
     events: {
       joined: (hit) => m.hubJoins.inc({ result: hit ? "hit" : "miss" }),
       detached: () => m.hubDetaches.inc(),

@@ -1,0 +1,49 @@
+// Which credentials a star let read which stream, remembered for a short while so that a burst
+// of readers on one token (long-polls in a loop, EventSources reconnecting) costs one CheckTail,
+// not one each. A grant is only ever used for the exact credential it was made for, never past
+// that token's expiry, and the map is bounded (the oldest grant goes first).
+import { tokenExpiresAtMs } from "./token-expiry.ts";
+
+export const DEFAULT_READ_GRANT_MS = 10_000;
+export const MAX_READ_GRANTS = 10_000;
+
+export class ReadGrants {
+  readonly #ttlMs: number;
+  readonly #max: number;
+  readonly #until = new Map<string, number>();
+
+  /** `ttlMs` 0 remembers nothing: every reader is checked with a star. */
+  constructor(ttlMs: number, max = MAX_READ_GRANTS) {
+    this.#ttlMs = ttlMs;
+    this.#max = max;
+  }
+
+  get size(): number {
+    return this.#until.size;
+  }
+
+  has(authorization: string | undefined, bucket: string, key: string, now = Date.now()): boolean {
+    const id = grantId(authorization, bucket, key);
+    const until = this.#until.get(id);
+    if (until === undefined) return false;
+    if (now < until) return true;
+    this.#until.delete(id);
+    return false;
+  }
+
+  add(authorization: string | undefined, bucket: string, key: string, now = Date.now()): void {
+    if (this.#ttlMs <= 0) return;
+    const until = Math.min(now + this.#ttlMs, tokenExpiresAtMs(authorization) ?? Infinity);
+    if (until <= now) return;
+    const id = grantId(authorization, bucket, key);
+    this.#until.delete(id);
+    while (this.#until.size >= this.#max) {
+      const oldest = this.#until.keys().next().value as string;
+      this.#until.delete(oldest);
+    }
+    this.#until.set(id, until);
+  }
+}
+
+const grantId = (authorization: string | undefined, bucket: string, key: string) =>
+  JSON.stringify([authorization ?? null, bucket, key]);
