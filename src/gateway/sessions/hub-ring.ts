@@ -4,6 +4,7 @@
 import type { Position__Output } from "../../gen/nova/v1/Position.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
 import { SharedEncodings } from "./shared-encodings.ts";
+import type { SourceBatch } from "./source.ts";
 
 export interface RingEntry {
   /** The first record's seq_num. */
@@ -13,8 +14,8 @@ export interface RingEntry {
   readonly records: Record__Output[];
   readonly tail: Position__Output | null;
   readonly bytes: number;
-  /** The batch's JSON, made once per format and int64 mode for every subscriber. */
-  readonly encodings: SharedEncodings;
+  /** What every reader that reads the whole batch gets: one object, its JSON made once. */
+  readonly batch: SourceBatch;
 }
 
 export interface RingLimits {
@@ -90,7 +91,7 @@ export class HubRing {
       records,
       tail,
       bytes,
-      encodings: new SharedEncodings(),
+      batch: { records, tail, shared: new SharedEncodings() },
     };
     this.#entries.push(entry);
     this.#next = entry.end;

@@ -51,7 +51,7 @@ export class StreamHub {
   #live = false;
   #tail: Position__Output | null = null;
   #failure: unknown;
-  #waiters = new Set<() => void>();
+  #waiters = new Set<Wakeup>();
   readonly #onEnd: (hub: StreamHub) => void;
 
   constructor(
@@ -118,40 +118,50 @@ export class StreamHub {
     signal: AbortSignal,
   ): AsyncGenerator<SourceBatch, bigint> {
     let atHead = false;
-    for (;;) {
-      signal.throwIfAborted();
-      if (sub.signal.aborted) throw sub.signal.reason;
-      if (this.#failure !== undefined) throw this.#failure;
-      if (seq < this.#ring.start) return seq;
-      const entry = this.#ring.find(seq);
-      if (entry) {
-        atHead = false;
-        const whole = entry.first === seq;
-        const batch: SourceBatch = whole
-          ? { records: entry.records, tail: entry.tail, shared: entry.encodings }
-          : { records: entry.records.slice(Number(seq - entry.first)), tail: entry.tail };
-        seq = entry.end;
-        yield batch;
-        continue;
+    const wakeup = new Wakeup([signal, sub.signal]);
+    try {
+      for (;;) {
+        signal.throwIfAborted();
+        if (sub.signal.aborted) throw sub.signal.reason;
+        if (this.#failure !== undefined) throw this.#failure;
+        if (seq < this.#ring.start) return seq;
+        const entry = this.#ring.find(seq);
+        if (entry) {
+          atHead = false;
+          const batch: SourceBatch =
+            entry.first === seq
+              ? entry.batch
+              : { records: entry.records.slice(Number(seq - entry.first)), tail: entry.tail };
+          seq = entry.end;
+          yield batch;
+          continue;
+        }
+        if (!atHead) {
+          atHead = true;
+          yield { records: [], tail: this.#tail };
+          continue;
+        }
+        await this.#changed(wakeup);
       }
-      if (!atHead) {
-        atHead = true;
-        yield { records: [], tail: this.#tail };
-        continue;
-      }
-      await this.#changed(sub, signal);
+    } finally {
+      wakeup.dispose();
     }
   }
 
   /** Resolves once the hub holds records up to `seq` (or it failed, or the wait was aborted). */
   async reach(seq: bigint, sub: HubSubscriber, signal: AbortSignal): Promise<void> {
-    while (
-      this.#failure === undefined &&
-      this.#ring.next < seq &&
-      !signal.aborted &&
-      !sub.signal.aborted
-    ) {
-      await this.#changed(sub, signal);
+    const wakeup = new Wakeup([signal, sub.signal]);
+    try {
+      while (
+        this.#failure === undefined &&
+        this.#ring.next < seq &&
+        !signal.aborted &&
+        !sub.signal.aborted
+      ) {
+        await this.#changed(wakeup);
+      }
+    } finally {
+      wakeup.dispose();
     }
   }
 
@@ -204,24 +214,49 @@ export class StreamHub {
     this.#onEnd(this);
   }
 
-  #changed(sub: HubSubscriber, signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        this.#waiters.delete(done);
-        signal.removeEventListener("abort", done);
-        sub.signal.removeEventListener("abort", done);
-        resolve();
-      };
-      this.#waiters.add(done);
-      signal.addEventListener("abort", done, { once: true });
-      sub.signal.addEventListener("abort", done, { once: true });
-    });
+  async #changed(wakeup: Wakeup): Promise<void> {
+    const next = wakeup.next();
+    this.#waiters.add(wakeup);
+    await next;
+    this.#waiters.delete(wakeup);
   }
 
   #wake(): void {
     const waiters = this.#waiters;
     this.#waiters = new Set();
-    for (const w of waiters) w();
+    for (const w of waiters) w.fire();
+  }
+}
+
+/**
+ * A reader's wait for the hub's next change, also ended when the reader must stop. Made once
+ * per follow, not per batch: listening on an AbortSignal costs more than the wait itself.
+ */
+class Wakeup {
+  readonly #signals: AbortSignal[];
+  #resolve: (() => void) | undefined;
+  readonly #onAbort = () => this.fire();
+
+  constructor(signals: AbortSignal[]) {
+    this.#signals = signals;
+    for (const s of signals) s.addEventListener("abort", this.#onAbort, { once: true });
+  }
+
+  next(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#resolve = resolve;
+    });
+  }
+
+  fire(): void {
+    const resolve = this.#resolve;
+    this.#resolve = undefined;
+    resolve?.();
+  }
+
+  dispose(): void {
+    for (const s of this.#signals) s.removeEventListener("abort", this.#onAbort);
+    this.fire();
   }
 }
 
