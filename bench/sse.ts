@@ -1,220 +1,656 @@
-// `npm run bench:sse`: SSE fan-out through the gateway (`src/main.ts` as a child process, a fresh
-// one per row so its RSS baseline is clean, in front of one star process). For 100, 1000 and
-// 5000 subscribers, all on one stream and spread over 100 streams: the append's own latency
-// (start to ack), the latency from starting an append to each subscriber's event (p50, p99, max
-// over every subscriber and record), and the gateway's RSS growth per subscriber. Prints a
-// table; no thresholds. BENCH_SIZES=100,1000 and BENCH_ROUNDS=20 change the matrix.
-
-import { mkdtemp, rm } from "node:fs/promises";
-import { Agent, get, type IncomingMessage } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { request } from "undici";
-import { type GatewayProcess, gatewayProcess } from "../test/harness/gateway.ts";
+// `npm run bench:sse`: SSE fan-out through the gateway, with subscribers held by separate client
+// processes (bench/sse-subscribers.ts, BENCH_WORKERS of them, default 4) and, when nginx and its
+// nchan module are installed, the same load on nginx + nchan as an anchor.
+//
+// The matrix: BENCH_SIZES subscribers (default 1000,10000), all on 1 stream and spread over 100
+// streams (subscriber i on stream i mod 100); for each, the gateway with --subscribe-sharing=on
+// and =off, then nchan (one channel per stream). Every row gets fresh processes: a star
+// (`src/star/main.ts --data-dir`), a gateway (`src/main.ts`) in front of it, or an nginx, so RSS
+// baselines are clean. A row: WARMUP_ROUNDS rounds of appends with no subscriber (the idle
+// append latency), then the subscribers connect (each from the tail; a nova subscriber is ready
+// at its caught-up `event: ping`), then BENCH_ROUNDS (default 20) rounds at 10/s, each appending
+// one 1 KiB record to every stream at once (POST .../records through the gateway, or POST to
+// nchan's publisher location), one round after the previous one's acks.
+//
+// Printed per row: the append latency p50 (start to ack) without and with subscribers; the
+// latency from an append's start to each subscriber's event, p50/p99/max over every (subscriber,
+// record); records missed or seen twice; the server's RSS growth per subscriber (VmRSS of the
+// gateway, or of the nginx worker, after connecting minus before); the gateway's
+// nova_gateway_upstream_subscribe_calls while connected; the CPU seconds (utime + stime) of the
+// star and of the gateway (or nginx worker) from before connecting until the last delivery.
+// Then a table of every row, sharing on, off and nchan next to each other. No thresholds.
+//
+// Every process runs with its file-descriptor limit raised (`ulimit -n 65536`, or the hard limit
+// when that is lower): a subscriber is a socket in the gateway (or nginx) and in a worker.
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { accessSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { Pool } from "undici";
 import { metric } from "../test/harness/metrics.ts";
-import { startStarProcess } from "../test/harness/star-process.ts";
+import { freePort } from "../test/harness/ports.ts";
+import { type RunningProcess, startProcess } from "../test/harness/process.ts";
+import { type StarProcess, startStarProcess } from "../test/harness/star-process.ts";
 
-const SIZES = (process.env.BENCH_SIZES ?? "100,1000,5000").split(",").map(Number);
+const SIZES = (process.env.BENCH_SIZES ?? "1000,10000").split(",").map(Number);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
-/** Subscribers connecting at once (a burst of thousands overflows the listen backlog). */
-const CONNECT_CONCURRENCY = 200;
-const ROUND_TIMEOUT_MS = 60_000;
+const WORKERS = Number(process.env.BENCH_WORKERS ?? 4);
+const LAYOUTS = [1, 100];
+const WARMUP_ROUNDS = 10;
+const INTERVAL_MS = 100;
+const RECORD_BYTES = 1024;
+/** Subscribers each worker connects at once (a burst of thousands overflows the listen backlog). */
+const CONNECT_CONCURRENCY = 100;
+const CONNECT_TIMEOUT_MS = 180_000;
+/** After the last round, how long the subscribers may go without a record, and in all. */
+const DELIVERY_IDLE_MS = 15_000;
+const DELIVERY_CAP_MS = 240_000;
+const WANT_FDS = 65536;
+const NGINX = process.env.BENCH_NGINX ?? "/usr/sbin/nginx";
+const NCHAN = "/usr/lib/nginx/modules/ngx_nchan_module.so";
+const TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim());
+const ULIMIT = `ulimit -n ${WANT_FDS} 2>/dev/null || ulimit -n hard`;
+/** The limit every process of the bench gets. */
+const FD_LIMIT = Number(
+  execFileSync("bash", ["-c", `${ULIMIT}; ulimit -n`])
+    .toString()
+    .trim(),
+);
 
-const dir = await mkdtemp(join(tmpdir(), "nova-bench-sse-"));
-const star = await startStarProcess(["--data-dir", dir]);
-let gw: GatewayProcess;
-const agent = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
+type System = "on" | "off" | "nchan";
 
-/** One SSE connection that notes when each seq_num arrives (from the batch ids). */
-class Subscriber {
-  readonly arrivals = new Float64Array(ROUNDS).fill(Number.NaN);
-  #res: IncomingMessage | undefined;
-  #buffer = "";
-  #next = 0;
-  #caughtUp: () => void = () => {};
-  readonly caughtUp = new Promise<void>((resolve) => {
-    this.#caughtUp = resolve;
-  });
-
-  readonly url: string;
-
-  constructor(url: string) {
-    this.url = url;
-  }
-
-  open(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const req = get(this.url, { agent, headers: { accept: "text/event-stream" } }, (res) => {
-        this.#res = res;
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => this.#onData(chunk));
-        res.on("error", () => {});
-        resolve();
-      });
-      req.on("error", reject);
-    });
-  }
-
-  get seen(): number {
-    return this.#next;
-  }
-
-  close(): void {
-    this.#res?.destroy();
-  }
-
-  #onData(chunk: string): void {
-    const now = performance.now();
-    this.#buffer += chunk;
-    const lines = this.#buffer.split("\n");
-    this.#buffer = lines.pop() ?? "";
-    for (const line of lines) {
-      if (line === "event: ping") this.#caughtUp();
-      if (!line.startsWith("id: ")) continue;
-      // id: <last seq_num>,<count>,<bytes>: every record up to it has arrived.
-      const last = Number(line.slice(4, line.indexOf(",")));
-      for (; this.#next <= last && this.#next < ROUNDS; this.#next++)
-        this.arrivals[this.#next] = now;
-    }
-  }
+interface Row {
+  subscribers: number;
+  streams: number;
+  system: System;
+  failed?: string;
+  connectS?: number;
+  roundsPerS?: number;
+  appendIdleP50?: number;
+  appendP50?: number;
+  event?: { p50: number; p99: number; max: number };
+  missed?: number;
+  repeated?: number;
+  kibPerSubscriber?: number;
+  upstreamCalls?: number;
+  starCpuS?: number;
+  serverCpuS?: number;
+  clientCpuS?: number;
 }
 
-async function post(path: string, body: unknown): Promise<number> {
-  const res = await request(`${gw.base}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const text = await res.body.text();
-  if (res.statusCode >= 300) throw new Error(`${path}: ${res.statusCode} ${text}`);
-  return performance.now();
+const wallNow = () => performance.timeOrigin + performance.now();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function withFdLimit(command: string, args: string[]): [string, string[]] {
+  return ["bash", ["-c", `${ULIMIT}; exec "$0" "$@"`, command, ...args]];
 }
 
-async function inBatches<T>(items: T[], size: number, fn: (item: T) => Promise<unknown>) {
-  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(fn));
+/** A process's resident set size, KiB (VmRSS). */
+function rssKib(pid: number): number {
+  return Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
 }
 
-async function waitUntil(cond: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + ROUND_TIMEOUT_MS;
-  while (!cond()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
+/** How many file descriptors a process has open. */
+function fdCount(pid: number): number {
+  return readdirSync(`/proc/${pid}/fd`).length;
+}
+
+/** A process's CPU time so far, s (utime + stime). */
+function cpuS(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / TICKS;
 }
 
 function quantile(sorted: Float64Array, q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 }
 
-const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
+function exists(path: string): boolean {
+  try {
+    accessSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// ---- the subscriber processes -------------------------------------------------------------
+
+const workerChildren = new Set<ChildProcess>();
+/** Temp dirs of rows in progress, removed also when the bench is interrupted. */
+const tempDirs = new Set<string>();
+function cleanUp(): void {
+  killWorkers();
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+}
+function killWorkers(): void {
+  for (const child of workerChildren) {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+    } catch {}
+  }
+  workerChildren.clear();
+}
+process.on("exit", cleanUp);
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    process.exit(130);
+  });
+}
+
+interface Report {
+  arrivals: Float64Array;
+  failed: number;
+  ended: number;
+  repeated: number;
+  extra: number;
+  errors: string[];
+  gaveUp: boolean;
+  cpuS: number;
+}
+
+class SubscriberProcess {
+  readonly child: ChildProcess;
+  readonly #messages: Record<string, unknown>[] = [];
+  #wake: () => void = () => {};
+  #exited = false;
+
+  constructor() {
+    const [command, args] = withFdLimit(process.execPath, [
+      resolve(import.meta.dirname, "sse-subscribers.ts"),
+    ]);
+    this.child = spawn(command, args, { detached: true, stdio: ["pipe", "pipe", "inherit"] });
+    workerChildren.add(this.child);
+    const lines = createInterface({ input: this.child.stdout as NodeJS.ReadableStream });
+    lines.on("line", (line) => {
+      this.#messages.push(JSON.parse(line) as Record<string, unknown>);
+      this.#wake();
+    });
+    this.child.once("exit", () => {
+      this.#exited = true;
+      this.#wake();
+    });
+  }
+
+  send(cmd: object): void {
+    this.child.stdin?.write(`${JSON.stringify(cmd)}\n`);
+  }
+
+  async next(type: string, timeoutMs: number): Promise<Record<string, unknown>> {
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      const i = this.#messages.findIndex((m) => m.type === type);
+      if (i >= 0) return this.#messages.splice(i, 1)[0] as Record<string, unknown>;
+      if (this.#exited) throw new Error(`a subscriber process exited before its ${type}`);
+      const left = deadline - performance.now();
+      if (left <= 0) throw new Error(`no ${type} from a subscriber process in ${timeoutMs} ms`);
+      await new Promise<void>((wake) => {
+        const timer = setTimeout(wake, left);
+        this.#wake = () => {
+          clearTimeout(timer);
+          wake();
+        };
+      });
+    }
+  }
+
+  async report(): Promise<Report> {
+    this.send({ cmd: "await", idleMs: DELIVERY_IDLE_MS, capMs: DELIVERY_CAP_MS });
+    const m = await this.next("report", DELIVERY_CAP_MS + 30_000);
+    const bytes = Buffer.from(m.arrivals as string, "base64");
+    return {
+      arrivals: new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8),
+      failed: m.failed as number,
+      ended: m.ended as number,
+      repeated: m.repeated as number,
+      extra: m.extra as number,
+      errors: m.errors as string[],
+      gaveUp: m.gaveUp as boolean,
+      cpuS: m.cpuS as number,
+    };
+  }
+
+  kill(): void {
+    try {
+      if (this.child.pid !== undefined) process.kill(-this.child.pid, "SIGKILL");
+    } catch {}
+    workerChildren.delete(this.child);
+  }
+}
+
+// ---- the systems under test -----------------------------------------------------------------
+
+/** What a row drives: a gateway over a star, or nginx + nchan. */
+interface Target {
+  /** The process whose RSS and CPU count as the server's. */
+  serverPid(): number;
+  starPid: number | undefined;
+  /** Creates the streams (channels need nothing). */
+  setup(streams: number): Promise<void>;
+  /** The SSE URL of stream i. */
+  subscribeUrl(i: number): string;
+  /** Appends one record to stream i; `tag` starts its body. */
+  append(i: number, tag: string): Promise<void>;
+  /** Called once every subscriber is ready: waits until the server counts them, says what it has. */
+  connected(subscribers: number): Promise<{ upstreamCalls?: number; note: string }>;
+  close(): Promise<void>;
+}
+
+function body(tag: string): string {
+  return tag + "x".repeat(RECORD_BYTES - tag.length);
+}
 
 let scenario = 0;
-async function run(subscribers: number, streamCount: number): Promise<string> {
-  gw = await gatewayProcess([star.address]);
+
+async function novaTarget(sharing: "on" | "off", subscribers: number): Promise<Target> {
+  const dir = await mkdtemp(join(tmpdir(), "nova-bench-sse-"));
+  tempDirs.add(dir);
+  let star: StarProcess | undefined;
+  let gateway: RunningProcess | undefined;
+  let pool: Pool | undefined;
+  const close = async () => {
+    await pool?.close();
+    await gateway?.kill("SIGTERM");
+    star?.client.close();
+    await star?.proc.kill("SIGTERM");
+    await rm(dir, { recursive: true, force: true });
+    tempDirs.delete(dir);
+  };
   try {
-    return await measure(subscribers, streamCount);
-  } finally {
-    await gw.close();
+    // Without sharing every subscriber is a Subscribe at the star: its cap must hold them.
+    star = await startStarProcess(["--data-dir", dir], {
+      args: ["--max-subscriptions", String(Math.max(10_000, 2 * subscribers))],
+    });
+    const [command, args] = withFdLimit(process.execPath, [
+      resolve("src/main.ts"),
+      ...["--port", "0", "--stars", star.address, "--log-level", "warn"],
+      ...["--drain-delay-ms", "0", `--subscribe-sharing=${sharing}`],
+    ]);
+    gateway = await startProcess({
+      command,
+      args,
+      readyLine: /^nova-gateway listening on (http:\/\/\S+)$/,
+    });
+    const base = gateway.match[1] as string;
+    const gatewayPid = gateway.child.pid as number;
+    pool = new Pool(base, { connections: 128 });
+    const client = pool;
+    const bucket = `bench-${++scenario}`;
+    const post = async (path: string, payload: unknown) => {
+      const res = await client.request({
+        method: "POST",
+        path,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(payload),
+      });
+      const text = await res.body.text();
+      if (res.statusCode >= 300) throw new Error(`POST ${path}: ${res.statusCode} ${text}`);
+    };
+    const streamPath = (i: number) => `/v1/buckets/${bucket}/streams/s${i}`;
+    const starPid = star.proc.child.pid as number;
+    return {
+      serverPid: () => gatewayPid,
+      starPid,
+      async setup(streams) {
+        await post("/v1/buckets", { name: bucket });
+        for (let i = 0; i < streams; i += 20) {
+          await Promise.all(
+            Array.from({ length: Math.min(20, streams - i) }, (_, j) =>
+              post(`/v1/buckets/${bucket}/streams`, { key: `s${i + j}` }),
+            ),
+          );
+        }
+      },
+      subscribeUrl: (i) => `${base}${streamPath(i)}/records?seq_num=${WARMUP_ROUNDS}`,
+      append: (i, tag) => post(`${streamPath(i)}/records`, { records: [{ body: body(tag) }] }),
+      async connected() {
+        const [calls, hubs, hubSubscribers] = await Promise.all([
+          metric(base, "nova_gateway_upstream_subscribe_calls"),
+          metric(base, "nova_gateway_hubs"),
+          metric(base, "nova_gateway_hub_subscribers"),
+        ]);
+        return { upstreamCalls: calls, note: `hubs ${hubs}, hub subscribers ${hubSubscribers}` };
+      },
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
   }
 }
 
-async function measure(subscribers: number, streamCount: number): Promise<string> {
-  const bucket = `bench-${++scenario}`;
-  await post("/v1/buckets", { name: bucket });
-  const streams = Array.from(
-    { length: streamCount },
-    (_, i) => `/v1/buckets/${bucket}/streams/s${i}`,
-  );
-  await inBatches(streams, 20, (s) =>
-    post(`/v1/buckets/${bucket}/streams`, { key: s.split("/").at(-1) }),
-  );
-
-  const baseline = gw.rss();
-  const subs = Array.from(
-    { length: subscribers },
-    (_, i) => new Subscriber(`${gw.base}${streams[i % streamCount]}/records?seq_num=0`),
-  );
-  const connectStart = performance.now();
-  await inBatches(subs, CONNECT_CONCURRENCY, async (s) => {
-    await s.open();
-    await s.caughtUp;
-  });
-  const connectMs = performance.now() - connectStart;
-  const open = gw.rss();
-  let peak = open;
-
-  // Each round appends one record to every stream and waits for every subscriber to get it.
-  const started = streams.map(() => new Float64Array(ROUNDS));
-  const acked = streams.map(() => new Float64Array(ROUNDS));
-  for (let round = 0; round < ROUNDS; round++) {
-    await Promise.all(
-      streams.map(async (s, i) => {
-        (started[i] as Float64Array)[round] = performance.now();
-        (acked[i] as Float64Array)[round] = await post(`${s}/records`, {
-          records: [{ body: `r${round}` }],
-        });
-      }),
-    );
-    await waitUntil(() => subs.every((s) => s.seen > round), `round ${round}`);
-    peak = Math.max(peak, gw.rss());
-  }
-
-  const appends = new Float64Array(streamCount * ROUNDS);
-  started.forEach((t0, i) => {
-    const ack = acked[i] as Float64Array;
-    for (let r = 0; r < ROUNDS; r++)
-      appends[i * ROUNDS + r] = (ack[r] as number) - (t0[r] as number);
-  });
-  appends.sort();
-  const events = new Float64Array(subscribers * ROUNDS);
-  subs.forEach((s, i) => {
-    const t0 = started[i % streamCount] as Float64Array;
-    for (let r = 0; r < ROUNDS; r++) {
-      events[i * ROUNDS + r] = (s.arrivals[r] as number) - (t0[r] as number);
+async function nchanTarget(subscribers: number): Promise<Target> {
+  const dir = await mkdtemp(join(tmpdir(), "nova-bench-nchan-"));
+  tempDirs.add(dir);
+  let nginx: RunningProcess | undefined;
+  let pool: Pool | undefined;
+  const close = async () => {
+    await pool?.close();
+    await nginx?.kill("SIGTERM");
+    await rm(dir, { recursive: true, force: true });
+    tempDirs.delete(dir);
+  };
+  try {
+    const port = await freePort();
+    const config = `
+load_module ${NCHAN};
+worker_processes 1;
+worker_rlimit_nofile ${FD_LIMIT};
+daemon off;
+master_process on;
+error_log ${dir}/error.log warn;
+pid ${dir}/nginx.pid;
+events { worker_connections ${Math.min(FD_LIMIT - 100, subscribers + 1024)}; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  server {
+    listen 127.0.0.1:${port} backlog=4096;
+    location ~ ^/pub/(\\w+)$ {
+      nchan_publisher;
+      nchan_channel_id $1;
+      nchan_message_buffer_length 64;
     }
-  });
-  events.sort();
-  for (const s of subs) s.close();
-  const drained = performance.now() + ROUND_TIMEOUT_MS;
-  while ((await metric(gw.base, "nova_gateway_upstream_subscribe_calls")) > 0) {
-    if (performance.now() > drained) throw new Error("upstream calls did not end");
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    location ~ ^/sub/(\\w+)$ {
+      nchan_subscriber eventsource;
+      nchan_channel_id $1;
+      nchan_subscriber_first_message newest;
+    }
   }
-  return [
-    String(subscribers).padStart(11),
-    (streamCount === 1 ? "1 stream" : `${streamCount} streams`).padStart(11),
-    (connectMs / 1000).toFixed(1).padStart(10),
-    quantile(appends, 0.5).toFixed(1).padStart(10),
-    quantile(events, 0.5).toFixed(1).padStart(8),
-    quantile(events, 0.99).toFixed(1).padStart(8),
-    (events[events.length - 1] ?? Number.NaN).toFixed(1).padStart(8),
-    mib(baseline).padStart(9),
-    mib(peak).padStart(9),
-    ((peak - baseline) / subscribers / 1024).toFixed(1).padStart(13),
-  ].join(" ");
 }
-
-try {
-  console.log(
-    `SSE fan-out through the gateway: ${ROUNDS} records per stream; event latency from the append's start`,
-  );
-  console.log(
-    "subscribers     layout  connect s  append p50   p50 ms   p99 ms   max ms  RSS0 MiB  peak MiB  KiB/subscriber",
-  );
-  for (const n of SIZES) {
-    for (const streamCount of [1, 100]) {
+`;
+    const file = join(dir, "nginx.conf");
+    await writeFile(file, config);
+    const nginxArgs = `-p "${dir}" -c "${file}" -e "${dir}/error.log"`;
+    nginx = await startProcess({
+      command: "bash",
+      args: [
+        "-c",
+        `${ULIMIT}; ${NGINX} -q -t ${nginxArgs} && echo ready && exec ${NGINX} ${nginxArgs}`,
+      ],
+      readyLine: /^ready$/,
+    });
+    const master = nginx.child.pid as number;
+    const base = `http://127.0.0.1:${port}`;
+    pool = new Pool(base, { connections: 128 });
+    const client = pool;
+    const channelInfo = async (i: number) => {
+      const res = await client.request({
+        method: "GET",
+        path: `/pub/c${i}`,
+        headers: { accept: "text/json" },
+      });
+      const text = await res.body.text();
+      return res.statusCode === 200 ? (JSON.parse(text) as { subscribers: number }) : undefined;
+    };
+    // The master is up once it answers; its one worker is its child.
+    for (let tries = 0; ; tries++) {
       try {
-        console.log(await run(n, streamCount));
+        await channelInfo(0);
+        break;
       } catch (err) {
-        console.log(
-          `${String(n).padStart(11)} ${String(streamCount).padStart(11)}  failed: ${String(err)}`,
-        );
+        if (tries > 100) throw err;
+        await sleep(50);
       }
     }
+    const worker = Number(
+      readFileSync(`/proc/${master}/task/${master}/children`, "utf8").trim().split(" ")[0],
+    );
+    let streamCount = 0;
+    return {
+      serverPid: () => worker,
+      starPid: undefined,
+      async setup(streams) {
+        streamCount = streams;
+      },
+      subscribeUrl: (i) => `${base}/sub/c${i}`,
+      async append(i, tag) {
+        const res = await client.request({
+          method: "POST",
+          path: `/pub/c${i}`,
+          headers: { "content-type": "text/plain" },
+          body: body(tag),
+        });
+        const text = await res.body.text();
+        if (res.statusCode >= 300) throw new Error(`nchan publish: ${res.statusCode} ${text}`);
+      },
+      async connected(want) {
+        // Every subscriber has its first bytes; wait until nchan counts them all.
+        let have = 0;
+        for (let tries = 0; tries < 100; tries++) {
+          const infos = await Promise.all(
+            Array.from({ length: streamCount }, (_, i) => channelInfo(i)),
+          );
+          have = infos.reduce((sum, info) => sum + (info?.subscribers ?? 0), 0);
+          if (have >= want) break;
+          await sleep(100);
+        }
+        return { note: `nchan counts ${have} subscribers` };
+      },
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
   }
-} finally {
-  agent.destroy();
-  star.client.close();
-  await star.proc.kill("SIGTERM");
-  await rm(dir, { recursive: true, force: true });
 }
+
+// ---- one row ----------------------------------------------------------------------------------
+
+/** ROUNDS rounds at 10/s, each one append to every stream; the start and ack time of each. */
+async function appendRounds(target: Target, streams: number, rounds: number, tag: string) {
+  const started = Array.from({ length: streams }, () => new Float64Array(rounds));
+  const acked = Array.from({ length: streams }, () => new Float64Array(rounds));
+  const t0 = performance.now();
+  let lastStart = t0;
+  for (let r = 0; r < rounds; r++) {
+    const due = t0 + r * INTERVAL_MS - performance.now();
+    if (due > 0) await sleep(due);
+    lastStart = performance.now();
+    await Promise.all(
+      Array.from({ length: streams }, async (_, i) => {
+        (started[i] as Float64Array)[r] = wallNow();
+        await target.append(i, `${tag}${r}:`);
+        (acked[i] as Float64Array)[r] = wallNow();
+      }),
+    );
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  /** Rounds started per second (10 when no round overran its 100 ms). */
+  const rate = rounds > 1 ? ((rounds - 1) * 1000) / (lastStart - t0) : Number.NaN;
+  const latencies = new Float64Array(streams * rounds);
+  for (let i = 0; i < streams; i++) {
+    for (let r = 0; r < rounds; r++) {
+      latencies[i * rounds + r] =
+        ((acked[i] as Float64Array)[r] as number) - ((started[i] as Float64Array)[r] as number);
+    }
+  }
+  return { started, latencies: latencies.sort(), seconds, rate };
+}
+
+async function row(subscribers: number, streams: number, system: System): Promise<Row> {
+  const result: Row = { subscribers, streams, system };
+  const target =
+    system === "nchan" ? await nchanTarget(subscribers) : await novaTarget(system, subscribers);
+  const workers: SubscriberProcess[] = [];
+  try {
+    await target.setup(streams);
+    const idle = await appendRounds(target, streams, WARMUP_ROUNDS, "w");
+    result.appendIdleP50 = quantile(idle.latencies, 0.5);
+
+    const workerCount = Math.max(1, Math.min(WORKERS, subscribers));
+    for (let w = 0; w < workerCount; w++) workers.push(new SubscriberProcess());
+    // Subscriber i is on stream i mod streams, held by worker i mod workerCount.
+    const shares = workers.map((_, w) => {
+      const ids: number[] = [];
+      for (let i = w; i < subscribers; i += workerCount) ids.push(i);
+      return ids;
+    });
+    await sleep(500);
+    const serverPid = target.serverPid();
+    const rss0 = rssKib(serverPid);
+    const fds0 = fdCount(serverPid);
+    const cpu0 = { star: target.starPid ? cpuS(target.starPid) : 0, server: cpuS(serverPid) };
+    const connectStart = performance.now();
+    workers.forEach((worker, w) => {
+      worker.send({
+        cmd: "connect",
+        kind: system === "nchan" ? "nchan" : "nova",
+        urls: (shares[w] as number[]).map((i) => target.subscribeUrl(i % streams)),
+        rounds: ROUNDS,
+        first: WARMUP_ROUNDS,
+        concurrency: CONNECT_CONCURRENCY,
+      });
+    });
+    const connected = await Promise.all(
+      workers.map((worker) => worker.next("connected", CONNECT_TIMEOUT_MS)),
+    );
+    result.connectS = (performance.now() - connectStart) / 1000;
+    const ready = connected.reduce((sum, m) => sum + (m.ready as number), 0);
+    const state = await target.connected(ready);
+    result.upstreamCalls = state.upstreamCalls;
+    await sleep(500);
+    const rss1 = rssKib(serverPid);
+    const fds1 = fdCount(serverPid);
+    result.kibPerSubscriber = (rss1 - rss0) / subscribers;
+
+    const live = await appendRounds(target, streams, ROUNDS, "r");
+    result.appendP50 = quantile(live.latencies, 0.5);
+    result.roundsPerS = live.rate;
+    const reports = await Promise.all(workers.map((w) => w.report()));
+    result.starCpuS = target.starPid ? cpuS(target.starPid) - cpu0.star : undefined;
+    result.serverCpuS = cpuS(serverPid) - cpu0.server;
+
+    const events = new Float64Array(subscribers * ROUNDS);
+    let n = 0;
+    let missed = 0;
+    reports.forEach((report, w) => {
+      (shares[w] as number[]).forEach((i, k) => {
+        const started = live.started[i % streams] as Float64Array;
+        for (let r = 0; r < ROUNDS; r++) {
+          const at = report.arrivals[k * ROUNDS + r] as number;
+          if (Number.isNaN(at)) missed++;
+          else events[n++] = at - (started[r] as number);
+        }
+      });
+    });
+    const sorted = events.subarray(0, n).sort();
+    result.event = {
+      p50: quantile(sorted, 0.5),
+      p99: quantile(sorted, 0.99),
+      max: sorted[n - 1] ?? Number.NaN,
+    };
+    result.missed = missed;
+    result.repeated = reports.reduce((sum, r) => sum + r.repeated, 0);
+    result.clientCpuS = reports.reduce((sum, r) => sum + r.cpuS, 0);
+    const sum = (key: "failed" | "ended" | "extra") => reports.reduce((s, r) => s + r[key], 0);
+    const errors = reports.flatMap((r) => r.errors);
+    console.log(
+      `  ${label(result)}: ${ready}/${subscribers} ready in ${result.connectS.toFixed(1)} s ` +
+        `(${sum("failed")} failed, ${sum("ended")} ended later, ${sum("extra")} unexpected records); ` +
+        `${state.note}; server RSS ${(rss0 / 1024).toFixed(0)} -> ${(rss1 / 1024).toFixed(0)} MiB, ` +
+        `open fds ${fds0} -> ${fds1}; ` +
+        `${ROUNDS} rounds took ${live.seconds.toFixed(1)} s; load average ${loadavg()[0]?.toFixed(2)}`,
+    );
+    if (reports.some((r) => r.gaveUp)) {
+      console.log(
+        `    stopped waiting for records: none for ${DELIVERY_IDLE_MS / 1000} s, or ${DELIVERY_CAP_MS / 1000} s in all`,
+      );
+    }
+    for (const e of errors.slice(0, 5)) console.log(`    ${e}`);
+    return result;
+  } finally {
+    for (const w of workers) w.kill();
+    await target.close();
+  }
+}
+
+// ---- the table --------------------------------------------------------------------------------
+
+function label(r: Row): string {
+  const layout = r.streams === 1 ? "1 stream" : `${r.streams} streams`;
+  const system = r.system === "nchan" ? "nchan" : `sharing ${r.system}`;
+  return `${r.subscribers} subscribers, ${layout}, ${system}`;
+}
+
+const COLUMNS: [string, number, (r: Row) => string][] = [
+  ["subscribers", 11, (r) => String(r.subscribers)],
+  ["streams", 7, (r) => String(r.streams)],
+  ["system", 11, (r) => (r.system === "nchan" ? "nchan" : `sharing ${r.system}`)],
+  ["connect s", 9, (r) => fixed(r.connectS, 1)],
+  ["rounds/s", 8, (r) => fixed(r.roundsPerS, 1)],
+  ["append p50 idle", 15, (r) => fixed(r.appendIdleP50, 1)],
+  ["append p50 subs", 15, (r) => fixed(r.appendP50, 1)],
+  ["event p50", 9, (r) => fixed(r.event?.p50, 1)],
+  ["p99", 7, (r) => fixed(r.event?.p99, 1)],
+  ["max", 7, (r) => fixed(r.event?.max, 1)],
+  ["missed", 6, (r) => fixed(r.missed, 0)],
+  ["repeated", 8, (r) => fixed(r.repeated, 0)],
+  ["KiB/sub", 7, (r) => fixed(r.kibPerSubscriber, 1)],
+  ["upstream calls", 14, (r) => fixed(r.upstreamCalls, 0)],
+  ["star CPU s", 10, (r) => fixed(r.starCpuS, 2)],
+  ["server CPU s", 12, (r) => fixed(r.serverCpuS, 2)],
+  ["client CPU s", 12, (r) => fixed(r.clientCpuS, 2)],
+];
+
+function fixed(value: number | undefined, digits: number): string {
+  return value === undefined ? "-" : value.toFixed(digits);
+}
+
+function line(r: Row): string {
+  if (r.failed !== undefined) {
+    return `${COLUMNS.slice(0, 3)
+      .map(([, w, f]) => f(r).padStart(w))
+      .join("  ")}  failed: ${r.failed}`;
+  }
+  return COLUMNS.map(([, w, f]) => f(r).padStart(w)).join("  ");
+}
+
+const header = COLUMNS.map(([name, w]) => name.padStart(w)).join("  ");
+
+const nchan = exists(NGINX) && exists(NCHAN);
+const systems: System[] = nchan ? ["on", "off", "nchan"] : ["on", "off"];
+console.log(
+  `SSE fan-out: ${ROUNDS} rounds at 10/s of one ${RECORD_BYTES} B record to every stream; ` +
+    `subscribers held by ${WORKERS} client processes; fd limit ${FD_LIMIT}`,
+);
+if (!nchan) console.log(`nchan rows skipped: ${NGINX} or ${NCHAN} is missing`);
+if (FD_LIMIT < Math.max(...SIZES) + 1024) {
+  console.log(`fd limit ${FD_LIMIT} is below the largest size plus 1024: rows may fail`);
+}
+const rows: Row[] = [];
+for (const subscribers of SIZES) {
+  for (const streams of LAYOUTS) {
+    for (const system of systems) {
+      let r: Row;
+      try {
+        r = await row(subscribers, streams, system);
+      } catch (err) {
+        r = { subscribers, streams, system, failed: String(err).split("\n")[0] };
+        console.log(`  ${label(r)}: failed: ${String(err)}`);
+      }
+      rows.push(r);
+    }
+  }
+}
+console.log();
+console.log(
+  "latencies in ms: append p50 = start to ack with no subscriber (idle) and with them connected;",
+);
+console.log(
+  "event = an append's start to its arrival at a subscriber, over every (subscriber, record);",
+);
+console.log(
+  "KiB/sub = server RSS growth per subscriber (gateway, or nginx worker); upstream calls = " +
+    "nova_gateway_upstream_subscribe_calls while connected;",
+);
+console.log(
+  "CPU s = utime + stime from before connecting to the last delivery (server: gateway or nginx " +
+    "worker; client: the subscriber processes from their start, in all)",
+);
+console.log(header);
+for (const r of rows) console.log(line(r));
+process.exit(0);
