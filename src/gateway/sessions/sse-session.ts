@@ -35,9 +35,6 @@ export interface SseOutput {
   end(): void;
   destroy(): void;
   once(event: "drain" | "close", listener: () => void): unknown;
-  /** Holds writes until uncork, so an event's head and its shared rest leave as one. */
-  cork?(): void;
-  uncork?(): void;
   off(event: "drain" | "close", listener: () => void): unknown;
   readonly writableNeedDrain: boolean;
   readonly writableFinished: boolean;
@@ -388,7 +385,6 @@ export class SseSession {
   #write(chunks: Chunk[]): void {
     if (chunks.length === 0) return;
     const out = this.#out as SseOutput;
-    out.cork?.();
     for (const chunk of chunks) {
       if (typeof chunk === "string") out.write(chunk);
       else if ("shared" in chunk) out.write(chunk.shared);
@@ -397,7 +393,6 @@ export class SseSession {
           if (!err) responseBuffers.give(chunk);
         });
     }
-    out.uncork?.();
     this.#lastWrite = Date.now();
     this.#pingDelay = this.#timing.pingMs();
   }
