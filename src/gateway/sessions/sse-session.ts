@@ -94,10 +94,10 @@ export interface SseSessionOptions {
 }
 
 /**
- * An event's text, or its UTF-8 (a batch, written as bytes from the response pool), or bytes
- * shared with other subscribers (a hub's batch), which are never given back to the pool.
+ * An event's text, or its UTF-8: a batch in a buffer from the response pool (given back once
+ * written), or in one of its own (a hub batch's head and shared rest).
  */
-type Chunk = string | Uint8Array | { shared: Uint8Array };
+type Chunk = string | Uint8Array | { unpooled: Uint8Array };
 
 interface Next {
   seq_num: bigint;
@@ -298,7 +298,12 @@ export class SseSession {
       this.#lastId = { seq_num: BigInt(last.seq_num), ...this.#tally };
       this.#next = { seq_num: BigInt(last.seq_num) + 1n, timestamp_ms: last.timestamp_ms };
       this.#idleSince = Date.now();
-      const chunks: Chunk[] = [batchEventHead(this.#lastId), { shared }];
+      // One buffer per event (the head is ASCII): a single piece for the socket to send.
+      const head = batchEventHead(this.#lastId);
+      const event = Buffer.allocUnsafe(head.length + shared.length);
+      event.write(head, 0, "latin1");
+      event.set(shared, head.length);
+      const chunks: Chunk[] = [{ unpooled: event }];
       return cut.done
         ? { chunks: [...chunks, this.#doneEvent()], ends: true }
         : { chunks, ends: false };
@@ -387,7 +392,7 @@ export class SseSession {
     const out = this.#out as SseOutput;
     for (const chunk of chunks) {
       if (typeof chunk === "string") out.write(chunk);
-      else if ("shared" in chunk) out.write(chunk.shared);
+      else if ("unpooled" in chunk) out.write(chunk.unpooled);
       else
         out.write(chunk, (err) => {
           if (!err) responseBuffers.give(chunk);
