@@ -56,3 +56,34 @@ test("ttl 0 remembers nothing; the map never holds more than its bound, the olde
     ),
   );
 });
+
+test("readers checking together on one credential share one check; a no or a failure is not kept", async () => {
+  const g = new ReadGrants(1000);
+  let asks = 0;
+  let answer: (ok: boolean) => void = () => {};
+  const ask = () => {
+    asks++;
+    return new Promise<boolean>((resolve) => {
+      answer = resolve;
+    });
+  };
+  const together = [1, 2, 3].map(() => g.check("Bearer a", "b", "k", ask));
+  const other = g.check("Bearer b", "b", "k", async () => true);
+  answer(true);
+  assert.deepEqual(await Promise.all(together), [true, true, true]);
+  assert.equal(await other, true);
+  assert.equal(asks, 1);
+  assert.equal(await g.check("Bearer a", "b", "k", ask), true);
+  assert.equal(asks, 1, "granted: no new check");
+
+  const missing = () => Promise.resolve(false);
+  assert.equal(await g.check("Bearer a", "b", "gone", missing), false);
+  assert.ok(!g.has("Bearer a", "b", "gone"));
+  const refused = () => Promise.reject(new Error("PERMISSION_DENIED"));
+  await assert.rejects(
+    Promise.all([g.check("Bearer c", "b", "k", refused), g.check("Bearer c", "b", "k", refused)]),
+    /PERMISSION_DENIED/,
+  );
+  assert.ok(!g.has("Bearer c", "b", "k"));
+  assert.equal(await g.check("Bearer c", "b", "k", async () => true), true, "asked again");
+});

@@ -1,7 +1,8 @@
 // Which credentials a star let read which stream, remembered for a short while so that a burst
 // of readers on one token (long-polls in a loop, EventSources reconnecting) costs one CheckTail,
-// not one each. A grant is only ever used for the exact credential it was made for, never past
-// that token's expiry, and the map is bounded (the oldest grant goes first).
+// not one each; readers arriving together on one credential share the check in flight. A grant
+// is only ever used for the exact credential it was made for, never past that token's expiry,
+// and the map is bounded (the oldest grant goes first).
 import { tokenExpiresAtMs } from "./token-expiry.ts";
 
 export const DEFAULT_READ_GRANT_MS = 10_000;
@@ -11,6 +12,7 @@ export class ReadGrants {
   readonly #ttlMs: number;
   readonly #max: number;
   readonly #until = new Map<string, number>();
+  readonly #asking = new Map<string, Promise<boolean>>();
 
   /** `ttlMs` 0 remembers nothing: every reader is checked with a star. */
   constructor(ttlMs: number, max = MAX_READ_GRANTS) {
@@ -20,6 +22,31 @@ export class ReadGrants {
 
   get size(): number {
     return this.#until.size;
+  }
+
+  /**
+   * Whether a star lets this credential read the stream: a grant, or the answer of the check in
+   * flight for the same credential, or `ask` (true: yes, remembered; false: no such stream).
+   */
+  check(
+    authorization: string | undefined,
+    bucket: string,
+    key: string,
+    ask: () => Promise<boolean>,
+  ): Promise<boolean> {
+    if (this.has(authorization, bucket, key)) return Promise.resolve(true);
+    const id = grantId(authorization, bucket, key);
+    let asking = this.#asking.get(id);
+    if (!asking) {
+      asking = ask()
+        .then((ok) => {
+          if (ok) this.add(authorization, bucket, key);
+          return ok;
+        })
+        .finally(() => this.#asking.delete(id));
+      this.#asking.set(id, asking);
+    }
+    return asking;
   }
 
   has(authorization: string | undefined, bucket: string, key: string, now = Date.now()): boolean {

@@ -67,7 +67,7 @@ async function* subscribe(
     for (;;) {
       const hub = lease.hub;
       try {
-        await ready(hub, signal);
+        await untilAborted(hub.ready, signal);
         const seq = seqOf(at) ?? (isTail(at) ? hub.next : undefined);
         if (seq !== undefined && hub.contains(seq)) {
           events?.joined(true);
@@ -142,25 +142,26 @@ async function* catchUp(
  * Checks the subscriber's own read access with a star (CheckTail on its credentials) before it
  * reads anything a hub holds. False: the stream does not exist.
  */
-async function authorize(opts: SharedSourceOptions, signal: AbortSignal): Promise<boolean> {
+function authorize(opts: SharedSourceOptions, signal: AbortSignal): Promise<boolean> {
   const { bucket, key, authorization, grants } = opts;
-  if (grants?.has(authorization, bucket, key)) return true;
-  try {
-    await opts.upstream.unary("CheckTail", { bucket, key }, { bucket, key, authorization, signal });
-    grants?.add(authorization, bucket, key);
-    return true;
-  } catch (err) {
-    if (err instanceof StarCallError && err.code === status.NOT_FOUND) return false;
-    throw err;
-  }
+  // Not cancelled with this reader: readers on the same credential may be waiting for it too.
+  const ask = () =>
+    opts.upstream.unary("CheckTail", { bucket, key }, { bucket, key, authorization }).then(
+      () => true,
+      (err) => {
+        if (err instanceof StarCallError && err.code === status.NOT_FOUND) return false;
+        throw err;
+      },
+    );
+  return untilAborted(grants ? grants.check(authorization, bucket, key, ask) : ask(), signal);
 }
 
-async function ready(hub: StreamHub, signal: AbortSignal): Promise<void> {
+async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   signal.throwIfAborted();
   let onAbort: (() => void) | undefined;
   try {
-    await Promise.race([
-      hub.ready,
+    return await Promise.race([
+      promise,
       new Promise<never>((_, reject) => {
         onAbort = () => reject(signal.reason);
         signal.addEventListener("abort", onAbort, { once: true });
