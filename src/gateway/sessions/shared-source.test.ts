@@ -280,3 +280,26 @@ test("a stream that does not exist is left to the reader's own Subscribe", async
   assert.match(String(r.error), /NOT_FOUND.*no such stream/);
   assert.equal(model.checks, 1);
 });
+
+test("a joiner at the window's oldest record follows the hub; one just below it catches up first", async () => {
+  const { model, source, counts } = setup({ maxBatches: 2, maxBytes: 1 << 20 });
+  const opener = await Reader.open(source(), TAIL);
+  for (let i = 0; i < 5; i++) {
+    model.append(2);
+    await opener.readTo(model.records.length);
+  }
+  // The window holds the last two batches: seq_nums 6 to 9.
+  const edge = await Reader.open(source(), at(6));
+  assert.deepEqual(counts, { hit: 2, miss: 0, detached: 0, attached: 2 });
+  const below = await Reader.open(source(), at(5));
+  assert.equal(counts.miss, 1);
+  await edge.readTo(10);
+  await below.readTo(10);
+  model.append(1);
+  await edge.readTo(11);
+  await below.readTo(11);
+  assert.deepEqual(edge.seqs, range(6, 11));
+  assert.deepEqual(below.seqs, range(5, 11));
+  assert.equal(counts.hit, 3, "the one below joined once it reached the window");
+  for (const r of [opener, edge, below]) await r.stop();
+});
