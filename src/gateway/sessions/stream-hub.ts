@@ -194,7 +194,19 @@ export class StreamHub {
       this.#readyResolve();
     }
     if (!head) return;
-    this.#ring.push(batch.records, batch.tail, contentBytes);
+    let records = batch.records;
+    const first = BigInt(head.seq_num);
+    const next = this.#ring.next;
+    if (first > next) {
+      // A trim moved the stream past the feed's cursor while it re-subscribed: the window
+      // starts again there, and a reader below it catches up on its own (the star skips the
+      // trimmed records for it too).
+      this.#ring.reset(first);
+    } else if (first < next) {
+      records = records.slice(Number(next - first));
+      if (records.length === 0) return;
+    }
+    this.#ring.push(records, batch.tail, contentBytes);
     this.#wake();
   }
 
