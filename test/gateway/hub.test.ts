@@ -173,7 +173,7 @@ describe("shared subscriptions", () => {
   test("many long-polls at the tail wait on one upstream call and all answer the next record; the next round costs no check", async () => {
     const s = await newStream(gw.base);
     await append(gw.base, s, ["0"]);
-    const n = 300;
+    const n = 1000;
     const checks = () =>
       metric(gw.base, "nova_gateway_upstream_calls_total", '{verb="CheckTail",code="OK"}');
     const round = async (seq: number) => {
