@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import type { Record__Output } from "../../gen/nova/v1/Record.ts";
 import { stringifyJsonExact } from "./json-exact.ts";
 import { positionText, readBatchToJson, recordsJsonBytes } from "./record-json.ts";
+import { servedRecord, uint64Decimal } from "./served-records.test-helper.ts";
 import { formatEventId } from "./sse-event-id.ts";
 import {
   batchEventBytes,
@@ -82,27 +82,12 @@ test("sseEvent writes what splitting every event into data lines writes", () => 
   );
 });
 
-const bytes = fc.oneof(
-  fc.uint8Array({ maxLength: 24 }).map((b) => Buffer.from(b)),
-  fc.string({ unit: "binary", maxLength: 24 }).map((t) => Buffer.from(t, "utf8")),
-);
-const decimal = fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }).map(String);
-const served: fc.Arbitrary<Record__Output> = fc.record(
-  {
-    seq_num: decimal,
-    timestamp_ms: decimal,
-    body: bytes,
-    headers: fc.array(fc.record({ name: bytes, value: bytes }), { maxLength: 2 }),
-  },
-  { noNullPrototype: true },
-);
-
 test("batchEventBytes is the UTF-8 of the event of the batch's JSON, byte for byte", () => {
   const big = fc.bigInt({ min: 0n, max: 2n ** 64n - 1n });
   fc.assert(
     fc.property(
-      fc.array(served, { maxLength: 5 }),
-      fc.record({ seq_num: decimal, timestamp_ms: decimal }),
+      fc.array(servedRecord, { maxLength: 5 }),
+      fc.record({ seq_num: uint64Decimal, timestamp_ms: uint64Decimal }),
       fc.record({ seq_num: big, count: big, bytes: big }),
       fc.constantFrom("raw" as const, "base64" as const),
       fc.constantFrom("number" as const, "string" as const),

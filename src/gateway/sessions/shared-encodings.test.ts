@@ -1,24 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import type { Record__Output } from "../../gen/nova/v1/Record.ts";
 import { batchEventBytes, batchEventHead, positionText, recordsJsonBytes } from "../json/index.ts";
+import { servedRecord, uint64Decimal } from "../json/served-records.test-helper.ts";
 import { SharedEncodings } from "./shared-encodings.ts";
 
-const bytes = fc.oneof(
-  fc.uint8Array({ maxLength: 24 }).map((b) => Buffer.from(b)),
-  fc.string({ unit: "binary", maxLength: 24 }).map((t) => Buffer.from(t, "utf8")),
-);
-const decimal = fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }).map(String);
-const record: fc.Arbitrary<Record__Output> = fc.record(
-  {
-    seq_num: decimal,
-    timestamp_ms: decimal,
-    body: bytes,
-    headers: fc.array(fc.record({ name: bytes, value: bytes }), { maxLength: 2 }),
-  },
-  { noNullPrototype: true },
-);
 const big = fc.bigInt({ min: 0n, max: 2n ** 64n - 1n });
 const format = fc.constantFrom("raw" as const, "base64" as const);
 const mode = fc.constantFrom("number" as const, "string" as const);
@@ -26,8 +12,8 @@ const mode = fc.constantFrom("number" as const, "string" as const);
 test("a subscriber's head plus the shared rest is the event it would have framed alone, byte for byte", () => {
   fc.assert(
     fc.property(
-      fc.array(record, { minLength: 1, maxLength: 5 }),
-      fc.record({ seq_num: decimal, timestamp_ms: decimal }),
+      fc.array(servedRecord, { minLength: 1, maxLength: 5 }),
+      fc.record({ seq_num: uint64Decimal, timestamp_ms: uint64Decimal }),
       fc.array(fc.record({ seq_num: big, count: big, bytes: big }), { minLength: 1, maxLength: 3 }),
       fc.array(fc.tuple(format, mode), { minLength: 1, maxLength: 6 }),
       (records, tail, ids, modes) => {
