@@ -5,6 +5,8 @@ import type { Logger } from "pino";
 import { createReadService, type ReadService } from "./history/index.ts";
 import {
   AppendAdmission,
+  type BodyTimeouts,
+  DEFAULT_BODY_TIMEOUTS,
   Drain,
   drainPlugin,
   errorsPlugin,
@@ -40,8 +42,12 @@ export interface AppOptions {
   logger: Logger;
   /** Largest JSON body; the default fits a full 100 MiB batch in base64. */
   bodyLimit: number;
-  /** Bytes of append bodies in flight at once before new ones get 429. */
+  /** Bytes of append bodies in flight at once (counted as they arrive) before a body gets 429. */
   inflightAppendBytes: number;
+  /** Bytes of append bodies one client (credential, else address) may have in flight. */
+  inflightAppendClientBytes?: number;
+  /** How long an append body may stall, and take in all, before it is cut with 408. */
+  bodyTimeouts?: BodyTimeouts;
   corsOrigins: string[];
   /** The shutdown state: /readyz, and `connection: close` once closing; default: serving. */
   drain?: Drain;
@@ -137,7 +143,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.addHook("preClose", () => sessions.drainAll(opts.drainGraceMs ?? DEFAULT_DRAIN_GRACE_MS));
   await app.register(recordRoutes, {
     upstream: opts.upstream,
-    admission: new AppendAdmission(opts.inflightAppendBytes),
+    admission: new AppendAdmission({
+      maxBytes: opts.inflightAppendBytes,
+      clientMaxBytes: opts.inflightAppendClientBytes ?? opts.inflightAppendBytes / 2,
+    }),
+    bodyTimeouts: opts.bodyTimeouts ?? DEFAULT_BODY_TIMEOUTS,
     appendLimits: DEFAULT_APPEND_LIMITS,
     bodyLimit: opts.bodyLimit,
     reads:

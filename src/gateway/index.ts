@@ -1,7 +1,13 @@
 // The gateway as a library: what its composition root (src/main.ts) puts together.
 export * from "./app.ts";
 export { createReadService, DEFAULT_READPLAN_SETTINGS } from "./history/index.ts";
-export { createMetrics, DEFAULT_DRAIN_DELAY_MS, Drain, metricsObserver } from "./http/index.ts";
+export {
+  createMetrics,
+  DEFAULT_BODY_TIMEOUTS,
+  DEFAULT_DRAIN_DELAY_MS,
+  Drain,
+  metricsObserver,
+} from "./http/index.ts";
 export {
   DEFAULT_HUB_LINGER_MS,
   DEFAULT_HUB_RING,

@@ -647,13 +647,14 @@ describe("service", () => {
       const { path } = await newStream();
       const body = JSON.stringify({ records: [{ body: "x".repeat(2000) }] });
       const held = new PassThrough();
-      // Headers go out now; the body is held, so the first append stays in flight.
+      // Headers go out now; the rest of the body is held, so the first append stays in flight.
       const first = request(`${url}${path}/records`, {
         method: "POST",
         headers: { "content-type": "application/json", "content-length": String(body.length) },
         body: held,
       });
-      held.write(body.slice(0, 10));
+      // Bytes count as they arrive: 1500 of them, over the budget (a body alone is admitted).
+      held.write(body.slice(0, 1500));
       // A probe that is admitted is refused as bad JSON, so it never appends.
       const refused = await waitFor(async () => {
         const res = await request(`${url}${path}/records`, {
@@ -668,7 +669,7 @@ describe("service", () => {
       const error = JSON.parse(refused.text);
       assert.equal(error.code, "resource_exhausted");
       assert.equal(error.retryable, true);
-      held.end(body.slice(10));
+      held.end(body.slice(1500));
       const res = await first;
       assert.equal(res.statusCode, 200, await res.body.text());
       const tail = await http("GET", `${path}/records/tail`);

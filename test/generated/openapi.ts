@@ -886,7 +886,7 @@ export interface components {
      *     }
      */
     ErrorBody: {
-      /** @description For programs: bad_json, bad_query, bad_header, bad_path, bad_base64, invalid_argument, unauthenticated, permission_denied, bucket_not_found, stream_not_found, already_exists, conflict, seq_num_mismatch, fencing_token_mismatch, failed_precondition, payload_too_large, unsupported_media_type, range_not_satisfiable, not_utf8, resource_exhausted, cancelled, internal, unimplemented, unavailable, deadline_exceeded. */
+      /** @description For programs: bad_json, bad_query, bad_header, bad_path, bad_base64, invalid_argument, unauthenticated, permission_denied, bucket_not_found, stream_not_found, already_exists, conflict, seq_num_mismatch, fencing_token_mismatch, failed_precondition, request_timeout, payload_too_large, unsupported_media_type, range_not_satisfiable, not_utf8, resource_exhausted, cancelled, internal, unimplemented, unavailable, deadline_exceeded. */
       code: string;
       /** @description For humans. */
       message: string;
@@ -1110,7 +1110,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
+      /** @description resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -1243,7 +1243,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
+      /** @description resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -1357,7 +1357,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
+      /** @description resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -1478,7 +1478,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
+      /** @description resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -1623,7 +1623,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
+      /** @description resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -1743,7 +1743,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
+      /** @description resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -1891,7 +1891,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
+      /** @description resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -2010,7 +2010,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
+      /** @description resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -2136,7 +2136,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
+      /** @description resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -2286,7 +2286,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
+      /** @description resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -2460,7 +2460,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
+      /** @description resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -2590,6 +2590,15 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
+      /** @description request_timeout (retryable, connection: close): the append body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
       /** @description conflict (retryable) or failed_precondition. */
       409: {
         headers: {
@@ -2626,7 +2635,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
+      /** @description resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -2745,7 +2754,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
+      /** @description resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -2893,7 +2902,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
+      /** @description resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -3043,7 +3052,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
+      /** @description resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -3164,7 +3173,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
+      /** @description resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */

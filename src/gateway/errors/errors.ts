@@ -118,6 +118,24 @@ export interface UnavailableOptions {
   outcomeUnknown?: boolean;
 }
 
+/** A request whose body did not arrive in time; its connection cannot be reused. */
+export function requestTimeout(message: string): HttpError {
+  return new HttpError(408, "request_timeout", message, {
+    retryable: true,
+    headers: { connection: "close" },
+  });
+}
+
+/** The same error, with its connection closed: the request's body was left unread. */
+export function closingConnection(err: HttpError): HttpError {
+  return new HttpError(err.status, err.code, err.message, {
+    retryable: err.retryable,
+    fields: err.fields,
+    headers: { ...err.headers, connection: "close" },
+    cause: err.cause,
+  });
+}
+
 export function unavailable(message: string, options: UnavailableOptions = {}): HttpError {
   return new HttpError(503, "unavailable", message, {
     retryable: true,

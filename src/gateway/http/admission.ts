@@ -1,31 +1,109 @@
-// Admission control for appends: the bytes of all in-flight append bodies are bounded. A request
-// is admitted before its body is read (by its content-length, or the body limit when it has
-// none), so one over the budget costs no memory: it gets a retryable 429.
+// Admission control for appends: the bytes of append bodies in flight are bounded, counted as
+// they arrive rather than as declared, so an upload that declared 64 MiB and then stalled holds
+// only what it sent. Three bounds:
+// - the gateway's budget (--inflight-append-mb);
+// - bodies that are not small (declared over SMALL_BODY_BYTES, or of unknown length) may not use
+//   the budget's last eighth (at most 32 MiB): one-record appends always find room beside a flood
+//   of large ones;
+// - one client (its credential, else its address) holds at most --inflight-append-client-mb
+//   across its bodies.
+// Something alone in flight (in the gateway, or of its client) is always admitted, so a body
+// larger than a bound still goes through. Past a bound a body is a retryable 429 at once.
 import { resourceExhausted } from "../errors/index.ts";
+
+export const SMALL_BODY_BYTES = 1024 * 1024;
+const MAX_RESERVE_BYTES = 32 * 1024 * 1024;
+
+export interface AdmissionLimits {
+  /** Append bytes in flight in the gateway. */
+  maxBytes: number;
+  /** Append bytes in flight of one client. */
+  clientMaxBytes: number;
+}
+
+interface Client {
+  held: number;
+  bodies: number;
+}
+
+/** One append body being read: its bytes are taken as they arrive, and given back at its end. */
+export interface BodyTicket {
+  take(bytes: number): void;
+  release(): void;
+}
 
 export class AppendAdmission {
   readonly #max: number;
+  readonly #clientMax: number;
+  readonly #reserve: number;
   #inflight = 0;
+  #large = 0;
+  readonly #clients = new Map<string, Client>();
 
-  constructor(maxBytes: number) {
-    this.#max = maxBytes;
+  constructor(limits: AdmissionLimits | number) {
+    const l = typeof limits === "number" ? { maxBytes: limits, clientMaxBytes: limits } : limits;
+    this.#max = l.maxBytes;
+    this.#clientMax = l.clientMaxBytes;
+    this.#reserve = Math.min(MAX_RESERVE_BYTES, Math.floor(l.maxBytes / 8));
   }
 
   get inflight(): number {
     return this.#inflight;
   }
 
-  /** Reserves `bytes` or throws 429; the first request is always admitted. */
+  /** Clients with a body being read. */
+  get clients(): number {
+    return this.#clients.size;
+  }
+
+  /** Bytes already in hand (an NDJSON line): reserved, or 429; alone in flight, always. */
   acquire(bytes: number): void {
-    if (this.#inflight > 0 && this.#inflight + bytes > this.#max) {
-      throw resourceExhausted(
-        `the gateway has ${this.#inflight} bytes of appends in flight (budget ${this.#max}); retry shortly`,
-      );
-    }
+    if (this.#inflight > 0 && this.#inflight + bytes > this.#max) throw this.#full();
     this.#inflight += bytes;
   }
 
   release(bytes: number): void {
     this.#inflight -= bytes;
+  }
+
+  /** A body about to be read, from `client`, of `declared` bytes (undefined: unknown). */
+  body(client: string, declared: number | undefined): BodyTicket {
+    const large = declared === undefined || declared > SMALL_BODY_BYTES;
+    const owner = this.#clients.get(client) ?? { held: 0, bodies: 0 };
+    owner.bodies++;
+    this.#clients.set(client, owner);
+    let held = 0;
+    let released = false;
+    return {
+      take: (bytes) => {
+        if (released) return;
+        const alone = this.#inflight === held;
+        if (!alone && this.#inflight + bytes > this.#max) throw this.#full();
+        if (!alone && large && this.#large + bytes > this.#max - this.#reserve) throw this.#full();
+        if (owner.held !== held && owner.held + bytes > this.#clientMax) {
+          throw resourceExhausted(
+            `this client has ${owner.held} bytes of appends in flight (at most ${this.#clientMax}); retry once they are done`,
+          );
+        }
+        held += bytes;
+        owner.held += bytes;
+        this.#inflight += bytes;
+        if (large) this.#large += bytes;
+      },
+      release: () => {
+        if (released) return;
+        released = true;
+        owner.held -= held;
+        this.#inflight -= held;
+        if (large) this.#large -= held;
+        if (--owner.bodies === 0) this.#clients.delete(client);
+      },
+    };
+  }
+
+  #full() {
+    return resourceExhausted(
+      `the gateway has ${this.#inflight} bytes of appends in flight (budget ${this.#max}); retry shortly`,
+    );
   }
 }

@@ -1,6 +1,7 @@
 // The HTTP layer's plugins and parts: errors, JSON, metrics, OpenAPI, ops, drain, admission,
 // live sessions, response memory, and the route schemas.
 export * from "./admission.ts";
+export * from "./body-guard.ts";
 export * from "./drain.ts";
 export * from "./errors-plugin.ts";
 export * from "./json.ts";

@@ -2,8 +2,8 @@
 import type { FastifyInstance } from "fastify";
 import type { ReadService } from "../history/index.ts";
 import { serverTiming } from "../history/index.ts";
-import type { AppendAdmission, GatewayMetrics, LiveSessions } from "../http/index.ts";
-import { routeSchemas, sendJsonBytes, takeResponseBuffer } from "../http/index.ts";
+import type { AppendAdmission, BodyTimeouts, GatewayMetrics, LiveSessions } from "../http/index.ts";
+import { guardBody, routeSchemas, sendJsonBytes, takeResponseBuffer } from "../http/index.ts";
 import type { NdjsonLimits, Query } from "../json/index.ts";
 import {
   type AppendLimits,
@@ -33,6 +33,7 @@ import { recordFormat, requestContext, streamAddress } from "./context.ts";
 export interface RecordRoutesOptions {
   upstream: Upstream;
   admission: AppendAdmission;
+  bodyTimeouts: BodyTimeouts;
   appendLimits: AppendLimits;
   bodyLimit: number;
   metrics: GatewayMetrics;
@@ -87,14 +88,17 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
       config,
       schema: routeSchemas.append,
       bodyLimit: opts.bodyLimit,
-      // Admit by declared size before the body is read, and release when the response closes.
-      // An NDJSON session admits each batch as it is sent instead.
+      // Admit the body's bytes as they arrive, cut it if it stalls, and release it all when the
+      // response closes. An NDJSON session admits each batch as it is sent instead.
       preParsing: async (req, reply, payload) => {
         if (isNdjson(req.headers["content-type"])) return payload;
-        const bytes = Number(req.headers["content-length"] ?? opts.bodyLimit);
-        admission.acquire(bytes);
-        reply.raw.once("close", () => admission.release(bytes));
-        return payload;
+        const length = req.headers["content-length"];
+        const ticket = admission.body(
+          req.headers.authorization ?? req.ip,
+          length === undefined ? undefined : Number(length),
+        );
+        reply.raw.once("close", () => ticket.release());
+        return guardBody(payload, ticket, opts.bodyTimeouts);
       },
     },
     async (req, reply) => {

@@ -8,7 +8,7 @@ export const ErrorBody = Type.Object(
       description:
         "For programs: bad_json, bad_query, bad_header, bad_path, bad_base64, invalid_argument, unauthenticated, " +
         "permission_denied, bucket_not_found, stream_not_found, already_exists, conflict, seq_num_mismatch, " +
-        "fencing_token_mismatch, failed_precondition, payload_too_large, unsupported_media_type, " +
+        "fencing_token_mismatch, failed_precondition, request_timeout, payload_too_large, unsupported_media_type, " +
         "range_not_satisfiable, not_utf8, resource_exhausted, cancelled, internal, unimplemented, unavailable, " +
         "deadline_exceeded.",
     }),

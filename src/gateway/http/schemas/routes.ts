@@ -45,9 +45,10 @@ const ERROR_STATUSES = {
   412: "seq_num_mismatch (with `expected_seq_num`) or fencing_token_mismatch (with `token_installed`).",
   413: "payload_too_large: over the body limit or the 100 MiB batch limit (`field` names the record).",
   415: "unsupported_media_type: send Content-Type application/json.",
+  408: "request_timeout (retryable, connection: close): the append body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms.",
   416: "range_not_satisfiable: the start is beyond the tail (`tail`); add clamp=true to read from the tail.",
   422: "not_utf8: a record is not valid UTF-8 (`seq_num`, `field`); read it with format=base64.",
-  429: "resource_exhausted (retryable, Retry-After): too many appends in flight, or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
+  429: "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
   500: "internal.",
   501: "unimplemented: this gateway or the star does not serve it (yet).",
   503: 'unavailable (retryable, Retry-After): no star answered. On an append, `"outcome": "unknown"` when it may have landed.',
@@ -267,7 +268,7 @@ export const routeSchemas = {
           "application/x-ndjson": { schema: { type: "string", description: NDJSON_OUT } },
         },
       },
-      ...errorResponses([404, 409, 412, 413, 415], {
+      ...errorResponses([404, 408, 409, 412, 413, 415], {
         409: "conflict (retryable) or failed_precondition.",
       }),
     },

@@ -1,0 +1,101 @@
+// Append admission against squatters, over real sockets: uploads that declare 64 MiB and then
+// send nothing hold no budget and are cut with 408; one client cannot hold the budget another
+// needs; one-record appends go through beside them all.
+import assert from "node:assert/strict";
+import { connect, type Socket } from "node:net";
+import { after, before, test } from "node:test";
+import { request } from "undici";
+import type { Gateway } from "../harness/gateway.ts";
+import { append, http, newStream } from "../harness/http.ts";
+import { type Stack, startStack } from "../harness/stack.ts";
+import { waitFor } from "../harness/wait.ts";
+
+let stack: Stack<Gateway>;
+let gw: Gateway;
+
+before(async () => {
+  stack = await startStack("nova-admission-", {
+    gateway: {
+      checkResponses: true,
+      bodyLimit: 150 * 1024 * 1024,
+      inflightAppendBytes: 8 * 1024 * 1024,
+      inflightAppendClientBytes: 2 * 1024 * 1024,
+      bodyTimeouts: { idleMs: 1500, totalMs: 20_000 },
+    },
+  });
+  gw = stack.gw;
+});
+after(() => stack?.close());
+
+/** A raw connection that sends a POST's headers (and `body`), then keeps quiet. */
+async function stalledUpload(path: string, declared: number, body = "", token?: string) {
+  const url = new URL(gw.base);
+  const socket: Socket = connect(Number(url.port), url.hostname);
+  await new Promise((resolve) => socket.once("connect", resolve));
+  let answer = "";
+  socket.setEncoding("latin1");
+  socket.on("data", (d: string) => {
+    answer += d;
+  });
+  const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+  socket.on("error", () => {});
+  socket.write(
+    `POST ${path}/records HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\n` +
+      `content-length: ${declared}\r\n${token ? `authorization: Bearer ${token}\r\n` : ""}\r\n${body}`,
+  );
+  return { socket, closed, answer: () => answer };
+}
+
+test("ten stalled 64 MiB uploads hold no budget: one-record appends answer 200, and the uploads are cut with 408", async () => {
+  const stream = await newStream(gw.base);
+  const uploads = await Promise.all(
+    Array.from({ length: 10 }, () => stalledUpload(stream, 64 * 1024 * 1024)),
+  );
+  try {
+    for (let i = 0; i < 20; i++) await append(gw.base, stream, [`r${i}`]);
+    for (const u of uploads) {
+      await u.closed;
+      const text = u.answer();
+      assert.match(text, /^HTTP\/1\.1 408 /);
+      assert.match(text, /\r\nconnection: close\r\n/i);
+      const body = JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4));
+      assert.equal(body.code, "request_timeout");
+      assert.equal(body.retryable, true);
+      assert.match(body.message, /no byte of the request body came for 1500 ms/);
+    }
+    const tail = await http(gw.base, "GET", `${stream}/records/tail`);
+    assert.equal(tail.json.tail.seq_num, 20, "only the one-record appends landed");
+  } finally {
+    for (const u of uploads) u.socket.destroy();
+  }
+});
+
+test("one client cannot hold more than its share: its next body is 429 while another client appends", async () => {
+  const stream = await newStream(gw.base);
+  const mib = "x".repeat(1024 * 1024);
+  // Client A sends 1.5 MiB of each of two 3 MiB bodies and stalls: the second passes its share.
+  const first = await stalledUpload(stream, 3 * 1024 * 1024, mib + mib.slice(0, 512 * 1024), "A");
+  await waitFor(async () => first.answer() === "" && !first.socket.destroyed, { timeoutMs: 500 });
+  const second = await stalledUpload(stream, 3 * 1024 * 1024, mib + mib.slice(0, 512 * 1024), "A");
+  try {
+    await second.closed;
+    const text = second.answer();
+    assert.match(text, /^HTTP\/1\.1 429 /);
+    assert.match(text, /\r\nconnection: close\r\n/i);
+    const body = JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4));
+    assert.equal(body.code, "resource_exhausted");
+    assert.match(body.message, /this client has \d+ bytes of appends in flight/);
+    // Client B (another credential) is not held back by A.
+    const res = await request(`${gw.base}${stream}/records`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer B" },
+      body: JSON.stringify({ records: [{ body: "b" }] }),
+    });
+    assert.equal(res.statusCode, 200, await res.body.text());
+  } finally {
+    first.socket.destroy();
+    second.socket.destroy();
+  }
+  const tail = await http(gw.base, "GET", `${stream}/records/tail`);
+  assert.equal(tail.json.tail.seq_num, 1);
+});
