@@ -12,6 +12,7 @@ import {
   DEFAULT_BODY_TIMEOUTS,
   DEFAULT_DRAIN_DELAY_MS,
   DEFAULT_DRAIN_GRACE_MS,
+  DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_HUB_LINGER_MS,
   DEFAULT_HUB_RING,
   DEFAULT_MAX_WAIT_S,
@@ -77,6 +78,12 @@ const flags = defineFlags({
     default: DEFAULT_BODY_TIMEOUTS.totalMs,
     min: 1,
     help: "an append body that has not all arrived after this long is cut with 408, ms (NDJSON sessions are not bound by it)",
+  },
+  "headers-timeout-ms": {
+    type: "int",
+    default: DEFAULT_HEADERS_TIMEOUT_MS,
+    min: 1,
+    help: "a connection whose request headers have not all arrived after this long gets 408 and is closed (slow-header attacks), ms",
   },
   "slow-consumer-ms": {
     type: "int",
@@ -242,6 +249,7 @@ const app = await buildApp({
   logger,
   bodyLimit: opts.bodyLimitMb * 1024 * 1024,
   inflightAppendBytes: opts.inflightAppendMb * 1024 * 1024,
+  headersTimeoutMs: opts.headersTimeoutMs,
   inflightAppendClientBytes: opts.inflightAppendClientMb * 1024 * 1024,
   bodyTimeouts: { idleMs: opts.bodyIdleMs, totalMs: opts.bodyTimeoutMs },
   corsOrigins: opts.corsOrigins,

@@ -6,6 +6,7 @@ import { createReadService, type ReadService } from "./history/index.ts";
 import {
   AppendAdmission,
   type BodyTimeouts,
+  clientError,
   DEFAULT_BODY_TIMEOUTS,
   Drain,
   drainPlugin,
@@ -65,6 +66,8 @@ export interface AppOptions {
   maxWaitS?: number;
   /** The longest an SSE subscriber waits without a byte (an idle ping then). */
   ssePingMs?: number;
+  /** How long a client may take to send a request's headers (slow-header attacks). */
+  headersTimeoutMs?: number;
   /** Overrides the SSE timing whole (tests). */
   sseTiming?: SseTiming;
   /**
@@ -80,6 +83,11 @@ export interface AppOptions {
 }
 
 export const DEFAULT_SLOW_CONSUMER_MS = 30_000;
+/**
+ * Headers take a legitimate client milliseconds; Node's own bound (60 s, checked every 30 s) let
+ * slow-header connections live for up to 90 s each (docs/operating.md).
+ */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 export const DEFAULT_NDJSON_SESSION_BYTES = 4 * 1024 ** 3;
 export const DEFAULT_DRAIN_GRACE_MS = 10_000;
 /**
@@ -94,6 +102,7 @@ export const DEFAULT_BODY_LIMIT = 150 * 1024 * 1024;
 export const REDACTED_PATHS = ["req.headers.authorization", 'req.query["access_token"]'];
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+  const headersTimeoutMs = opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const app = Fastify({
     // Request lines log the URL, which may carry ?access_token=: logged without its value.
     loggerInstance: opts.logger.child(
@@ -108,6 +117,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     // browser give up on the stream for good.
     return503OnClosing: false,
     frameworkErrors,
+    clientErrorHandler: clientError(headersTimeoutMs),
+    http: {
+      headersTimeout: headersTimeoutMs,
+      // Node checks the timeout on this clock (30 s by default), so it is what bounds it.
+      connectionsCheckingInterval: Math.min(1_000, headersTimeoutMs),
+    },
     // Validation only refuses: Fastify's defaults would coerce "12" to 12 (and big digits to a
     // rounded double), fill in defaults and strip unknown fields, so what a handler saw would
     // differ from what the client sent. Query values and path segments stay strings.

@@ -50,6 +50,8 @@ export const responseCheckPlugin = fp(async (app: FastifyInstance) => {
     if (responses === undefined || responses === null) return payload;
     const byStatus = checks.get(responses as object);
     if (byStatus === undefined) return payload;
+    // 499: the client went away; nobody reads what is sent.
+    if (reply.statusCode === 499) return payload;
     const where = `${req.method} ${req.routeOptions.url} ${reply.statusCode}`;
     const response = byStatus.get(reply.statusCode);
     if (response === undefined) throw mismatch(`${where}: this status is not documented`);

@@ -1,0 +1,78 @@
+// Node's own refusals over raw sockets, before any route: slow headers, headers over Node's size
+// limit, and bytes that are not HTTP/1.1 get the contract's error body, and the connection closes.
+import assert from "node:assert/strict";
+import { connect } from "node:net";
+import { after, before, test } from "node:test";
+import type { Gateway } from "../harness/gateway.ts";
+import { append, newStream } from "../harness/http.ts";
+import { type Stack, startStack } from "../harness/stack.ts";
+
+let stack: Stack<Gateway>;
+let gw: Gateway;
+
+before(async () => {
+  stack = await startStack("nova-client-errors-", { gateway: { headersTimeoutMs: 700 } });
+  gw = stack.gw;
+});
+after(() => stack?.close());
+
+/** Sends `bytes` on a new connection; the whole answer once the gateway closes it. */
+async function raw(
+  bytes: string,
+): Promise<{ status: number; head: string; body: Record<string, unknown> }> {
+  const url = new URL(gw.base);
+  const socket = connect(Number(url.port), url.hostname);
+  socket.setEncoding("latin1");
+  let text = "";
+  socket.on("data", (d: string) => {
+    text += d;
+  });
+  socket.on("error", () => {});
+  socket.write(bytes);
+  await new Promise((resolve) => socket.once("close", resolve));
+  const split = text.indexOf("\r\n\r\n");
+  assert.ok(split > 0, `an answer came: ${JSON.stringify(text)}`);
+  return {
+    status: Number(text.slice(9, 12)),
+    head: text.slice(0, split),
+    body: JSON.parse(text.slice(split + 4)),
+  };
+}
+
+test("headers that do not all arrive in time get 408 request_timeout and the connection closes", async () => {
+  const res = await raw(`POST /v1/buckets HTTP/1.1\r\nhost: x\r\ncontent-type: applic`);
+  assert.equal(res.status, 408);
+  assert.match(res.head, /\r\nconnection: close/i);
+  assert.deepEqual(res.body, {
+    code: "request_timeout",
+    message: "the request's headers did not arrive within 700 ms",
+    retryable: true,
+  });
+});
+
+test("headers over Node's size limit get 431 header_too_large", async () => {
+  const res = await raw(`GET /livez HTTP/1.1\r\nhost: x\r\nx-big: ${"a".repeat(20_000)}\r\n\r\n`);
+  assert.equal(res.status, 431);
+  assert.equal(res.body.code, "header_too_large");
+  assert.equal(res.body.retryable, false);
+  assert.match(String(res.body.message), /over 16384 bytes/);
+});
+
+test("bytes that are not HTTP/1.1 get 400 bad_request, and change nothing", async () => {
+  const stream = await newStream(gw.base);
+  for (const bytes of [
+    "GARBAGE\r\n\r\n",
+    `POST ${stream}/records HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\ncontent-type: application/json\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n`,
+    "GET / HTTP/9.9\r\n\r\n",
+    "GET /livez HTTP/1.1\r\nbad header line\r\n\r\n",
+  ]) {
+    const res = await raw(bytes);
+    assert.equal(res.status, 400, bytes);
+    assert.equal(res.body.code, "bad_request");
+    assert.equal(res.body.retryable, false);
+    assert.match(String(res.body.message), /not valid HTTP\/1\.1 \(HPE_/);
+    assert.match(res.head, /\r\nconnection: close/i);
+  }
+  const ack = await append(gw.base, stream, ["only"]);
+  assert.equal(ack.start.seq_num, 0, "none of them appended");
+});
