@@ -9,7 +9,7 @@ import type { SubscribeResponse__Output } from "../../gen/nova/v1/SubscribeRespo
 import { unavailable } from "../errors/index.ts";
 import type { ReadStart } from "../json/index.ts";
 import type { Upstream } from "../upstream/index.ts";
-import { FleetError, notOwnerLeader, StarCallError } from "../upstream/index.ts";
+import { connectionBroken, FleetError, notOwnerLeader, StarCallError } from "../upstream/index.ts";
 import { type Backoff, backoffDelayMs, DEFAULT_BACKOFF } from "./backoff.ts";
 import { callFrames } from "./grpc-frames.ts";
 import type { BatchSource, Cursor, SourceBatch } from "./source.ts";
@@ -85,20 +85,11 @@ async function* subscribeWithFailover(
   }
 }
 
-/**
- * The connection under the call was torn down (grpc-js reports a GOAWAY or session error with
- * HTTP/2 code 2 as INTERNAL "Received RST_STREAM with code 2"): a Subscribe is a read, so it is
- * safe to take up again from the cursor. See channel-pool.ts for when a star does this.
- */
-function connectionReset(err: StarCallError): boolean {
-  return err.code === status.INTERNAL && /^Received RST_STREAM with code 2\b/.test(err.details);
-}
-
 /** Whether re-subscribing from the cursor elsewhere (or later) may succeed. */
 export function isFailover(err: unknown): boolean {
   if (err instanceof StarCallError) {
     return (
-      err.code === status.UNAVAILABLE || notOwnerLeader(err) !== undefined || connectionReset(err)
+      err.code === status.UNAVAILABLE || notOwnerLeader(err) !== undefined || connectionBroken(err)
     );
   }
   return (

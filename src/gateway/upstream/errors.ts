@@ -109,3 +109,13 @@ export function notOwnerLeader(err: {
   if (err.code !== status.FAILED_PRECONDITION) return undefined;
   return findDetail(err.metadata, "NotOwner")?.leader_address;
 }
+
+/**
+ * The connection under the call was torn down (grpc-js reports a GOAWAY or session error with
+ * HTTP/2 code 2 as INTERNAL "Received RST_STREAM with code 2"), not a star's answer: a read may
+ * be taken up again, and any call is a retryable unavailable (an append's outcome unknown). See
+ * channel-pool.ts for when a star does this.
+ */
+export function connectionBroken(err: StarCallError): boolean {
+  return err.code === status.INTERNAL && /^Received RST_STREAM with code 2\b/.test(err.details);
+}

@@ -1,6 +1,7 @@
 // The star fleet as the rest of the gateway sees it: the Upstream port, the fleet client that
 // implements it, and the failures its calls end with.
 export {
+  connectionBroken,
   FleetError,
   type FleetErrorCode,
   isServiceError,
