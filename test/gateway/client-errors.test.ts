@@ -76,3 +76,55 @@ test("bytes that are not HTTP/1.1 get 400 bad_request, and change nothing", asyn
   const ack = await append(gw.base, stream, ["only"]);
   assert.equal(ack.start.seq_num, 0, "none of them appended");
 });
+
+/** Writes `requests` on one kept-alive connection; the bytes that come back within the wait. */
+async function onOneConnection(requests: string[], until: RegExp): Promise<string> {
+  const url = new URL(gw.base);
+  const socket = connect(Number(url.port), url.hostname);
+  socket.setEncoding("latin1");
+  let text = "";
+  const done = new Promise<void>((resolve) => {
+    socket.on("data", (d: string) => {
+      text += d;
+      if (until.test(text)) resolve();
+    });
+    socket.once("close", () => resolve());
+  });
+  socket.on("error", () => {});
+  for (const r of requests) socket.write(r);
+  const timer = setTimeout(() => socket.destroy(), 10_000);
+  await done;
+  clearTimeout(timer);
+  socket.destroy();
+  return text;
+}
+
+test("HEAD on the records route answers like the GET without a body and opens no session: the connection serves the next request", async () => {
+  const stream = await newStream(gw.base);
+  await append(gw.base, stream, ["a"]);
+  const host = new URL(gw.base).host;
+  for (const head of [
+    `HEAD ${stream}/records HTTP/1.1\r\nhost: ${host}\r\naccept: text/event-stream\r\n\r\n`,
+    `HEAD ${stream}/records?seq_num=1&wait=20 HTTP/1.1\r\nhost: ${host}\r\n\r\n`,
+  ]) {
+    const text = await onOneConnection(
+      [head, `GET ${stream}/records/tail HTTP/1.1\r\nhost: ${host}\r\n\r\n`],
+      /"tail":\{"seq_num":1/,
+    );
+    const [first, ...rest] = text.split(/(?=HTTP\/1\.1 )/);
+    assert.match(first ?? "", /^HTTP\/1\.1 200 /, head);
+    assert.ok(first?.endsWith("\r\n\r\n"), `no body after the head: ${JSON.stringify(first)}`);
+    assert.match(
+      rest.join(""),
+      /^HTTP\/1\.1 200 [^]*"tail":\{"seq_num":1/,
+      "the next request was answered",
+    );
+  }
+  const missing = await onOneConnection(
+    [
+      `HEAD /v1/buckets/nope-bucket/streams/s/records HTTP/1.1\r\nhost: ${host}\r\naccept: text/event-stream\r\n\r\n`,
+    ],
+    /\r\n\r\n/,
+  );
+  assert.match(missing, /^HTTP\/1\.1 404 /);
+});

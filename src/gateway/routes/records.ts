@@ -22,6 +22,7 @@ import {
   createHubs,
   isNdjson,
   ReadGrants,
+  SSE_HEADERS,
   serveAppendSession,
   serveLongPoll,
   serveSse,
@@ -124,11 +125,15 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
     const query = parseReadQuery(req.query as Query);
     const format = recordFormat(req);
     const parts = { ...address, call: ctx.call, query, format, int64: ctx.int64 };
+    // HEAD answers as the GET would, without a body, and never opens a session.
+    const head = req.method === "HEAD";
     if (wantsEventStream(req.headers.accept)) {
       const resume = resumeEventId(req.headers["last-event-id"], req.query as Query);
-      return serveSse(parts, resume, reply, subscribeDeps);
+      if (!head) return serveSse(parts, resume, reply, subscribeDeps);
+      await upstream.unary("CheckTail", address, { ...ctx.call, ...address });
+      return reply.code(200).headers(SSE_HEADERS).send();
     }
-    if (query.wait > 0) {
+    if (query.wait > 0 && !head) {
       return sendJsonBytes(
         reply,
         readBatchJsonBytes(
