@@ -15,6 +15,7 @@ import {
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_HUB_LINGER_MS,
   DEFAULT_HUB_RING,
+  DEFAULT_MAX_CONNECTIONS,
   DEFAULT_MAX_WAIT_S,
   DEFAULT_NDJSON_SESSION_BYTES,
   DEFAULT_READ_GRANT_MS,
@@ -78,6 +79,12 @@ const flags = defineFlags({
     default: DEFAULT_BODY_TIMEOUTS.totalMs,
     min: 1,
     help: "an append body that has not all arrived after this long is cut with 408, ms (NDJSON sessions are not bound by it)",
+  },
+  "max-connections": {
+    type: "int",
+    default: DEFAULT_MAX_CONNECTIONS,
+    min: 1,
+    help: "client connections at once (SSE subscribers included); the one past it gets 503 unavailable and is closed. Keep it below the process's open-file limit (ulimit -n) by about 1000",
   },
   "headers-timeout-ms": {
     type: "int",
@@ -250,6 +257,7 @@ const app = await buildApp({
   bodyLimit: opts.bodyLimitMb * 1024 * 1024,
   inflightAppendBytes: opts.inflightAppendMb * 1024 * 1024,
   headersTimeoutMs: opts.headersTimeoutMs,
+  maxConnections: opts.maxConnections,
   inflightAppendClientBytes: opts.inflightAppendClientMb * 1024 * 1024,
   bodyTimeouts: { idleMs: opts.bodyIdleMs, totalMs: opts.bodyTimeoutMs },
   corsOrigins: opts.corsOrigins,

@@ -8,6 +8,7 @@ import {
   type BodyTimeouts,
   clientError,
   DEFAULT_BODY_TIMEOUTS,
+  DEFAULT_MAX_CONNECTIONS,
   Drain,
   drainPlugin,
   errorsPlugin,
@@ -15,6 +16,7 @@ import {
   type GatewayMetrics,
   jsonPlugin,
   LiveSessions,
+  limitConnections,
   metricsPlugin,
   openapiPlugin,
   opsPlugin,
@@ -66,6 +68,8 @@ export interface AppOptions {
   maxWaitS?: number;
   /** The longest an SSE subscriber waits without a byte (an idle ping then). */
   ssePingMs?: number;
+  /** Client connections at once; the one past it gets 503 and is closed. */
+  maxConnections?: number;
   /** How long a client may take to send a request's headers (slow-header attacks). */
   headersTimeoutMs?: number;
   /** Overrides the SSE timing whole (tests). */
@@ -130,6 +134,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false },
     },
   });
+  limitConnections(app.server, opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
   await app.register(errorsPlugin);
   await app.register(jsonPlugin);
   if (opts.checkResponses) await app.register(responseCheckPlugin);

@@ -5,6 +5,7 @@ export {
   createMetrics,
   DEFAULT_BODY_TIMEOUTS,
   DEFAULT_DRAIN_DELAY_MS,
+  DEFAULT_MAX_CONNECTIONS,
   Drain,
   metricsObserver,
 } from "./http/index.ts";

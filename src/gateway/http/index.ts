@@ -2,6 +2,7 @@
 // live sessions, response memory, and the route schemas.
 export * from "./admission.ts";
 export * from "./body-guard.ts";
+export * from "./connection-limit.ts";
 export * from "./drain.ts";
 export * from "./errors-plugin.ts";
 export * from "./json.ts";

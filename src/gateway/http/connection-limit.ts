@@ -1,0 +1,30 @@
+// At most `max` client connections at once. The one past it gets a 503 in the contract's body and
+// is closed, where Node's own `server.maxConnections` would drop it without a word; each
+// connection costs a socket, its buffers and a file descriptor, so their number is bounded.
+import type { Server } from "node:http";
+import type { Socket } from "node:net";
+
+export const DEFAULT_MAX_CONNECTIONS = 20_000;
+
+export function limitConnections(server: Server, max: number): void {
+  let open = 0;
+  // Before the HTTP server's own listener, so a refused socket is answered and gone first.
+  server.prependListener("connection", (socket: Socket) => {
+    if (open >= max) {
+      const body = JSON.stringify({
+        code: "unavailable",
+        message: `this gateway holds its ${max} connections (--max-connections); retry, or use another gateway`,
+        retryable: true,
+      });
+      socket.on("error", () => {});
+      socket.end(
+        `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json; charset=utf-8\r\n` +
+          `content-length: ${Buffer.byteLength(body)}\r\nretry-after: 1\r\nconnection: close\r\n\r\n${body}`,
+        () => socket.destroy(),
+      );
+      return;
+    }
+    open++;
+    socket.once("close", () => open--);
+  });
+}
