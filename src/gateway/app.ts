@@ -6,6 +6,7 @@ import { createReadService, type ReadService } from "./history/index.ts";
 import {
   AppendAdmission,
   type BodyTimeouts,
+  bodyGuardPlugin,
   clientError,
   DEFAULT_BODY_TIMEOUTS,
   DEFAULT_MAX_CONNECTIONS,
@@ -49,7 +50,7 @@ export interface AppOptions {
   inflightAppendBytes: number;
   /** Bytes of append bodies one client (credential, else address) may have in flight. */
   inflightAppendClientBytes?: number;
-  /** How long an append body may stall, and take in all, before it is cut with 408. */
+  /** How long a request body may stall, and take in all, before it is cut with 408. */
   bodyTimeouts?: BodyTimeouts;
   corsOrigins: string[];
   /** The shutdown state: /readyz, and `connection: close` once closing; default: serving. */
@@ -137,6 +138,14 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   limitConnections(app.server, opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
   await app.register(errorsPlugin);
   await app.register(jsonPlugin);
+  const admission = new AppendAdmission({
+    maxBytes: opts.inflightAppendBytes,
+    clientMaxBytes: opts.inflightAppendClientBytes ?? opts.inflightAppendBytes / 2,
+  });
+  await app.register(bodyGuardPlugin, {
+    admission,
+    timeouts: opts.bodyTimeouts ?? DEFAULT_BODY_TIMEOUTS,
+  });
   if (opts.checkResponses) await app.register(responseCheckPlugin);
   await app.register(openapiPlugin);
   await app.register(metricsPlugin, { metrics: opts.metrics });
@@ -163,11 +172,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.addHook("preClose", () => sessions.drainAll(opts.drainGraceMs ?? DEFAULT_DRAIN_GRACE_MS));
   await app.register(recordRoutes, {
     upstream: opts.upstream,
-    admission: new AppendAdmission({
-      maxBytes: opts.inflightAppendBytes,
-      clientMaxBytes: opts.inflightAppendClientBytes ?? opts.inflightAppendBytes / 2,
-    }),
-    bodyTimeouts: opts.bodyTimeouts ?? DEFAULT_BODY_TIMEOUTS,
+    admission,
     appendLimits: DEFAULT_APPEND_LIMITS,
     bodyLimit: opts.bodyLimit,
     reads:

@@ -99,3 +99,22 @@ test("one client cannot hold more than its share: its next body is 429 while ano
   const tail = await http(gw.base, "GET", `${stream}/records/tail`);
   assert.equal(tail.json.tail.seq_num, 1);
 });
+
+test("a stalled body on any other route is cut with 408 too", async () => {
+  const url = new URL(gw.base);
+  const socket: Socket = connect(Number(url.port), url.hostname);
+  socket.setEncoding("latin1");
+  let text = "";
+  socket.on("data", (d: string) => {
+    text += d;
+  });
+  socket.on("error", () => {});
+  const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+  socket.write(
+    `POST /v1/buckets HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"na`,
+  );
+  await closed;
+  assert.match(text, /^HTTP\/1\.1 408 /);
+  assert.match(text, /\r\nconnection: close\r\n/i);
+  assert.equal(JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4)).code, "request_timeout");
+});

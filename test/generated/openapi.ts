@@ -1216,6 +1216,15 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
+      /** @description request_timeout (retryable, connection: close): the request body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
       /** @description already_exists: the name is taken. */
       409: {
         headers: {
@@ -1596,6 +1605,15 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
+      /** @description request_timeout (retryable, connection: close): the request body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
       /** @description already_exists, conflict (retryable) or failed_precondition. */
       409: {
         headers: {
@@ -1857,6 +1875,15 @@ export interface operations {
       };
       /** @description bucket_not_found. */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description request_timeout (retryable, connection: close): the request body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms. */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -2259,6 +2286,15 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
+      /** @description request_timeout (retryable, connection: close): the request body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
       /** @description already_exists, conflict (retryable) or failed_precondition. */
       409: {
         headers: {
@@ -2590,7 +2626,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description request_timeout (retryable, connection: close): the append body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms. */
+      /** @description request_timeout (retryable, connection: close): the request body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms. */
       408: {
         headers: {
           [name: string]: unknown;
@@ -2875,6 +2911,15 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
+      /** @description request_timeout (retryable, connection: close): the request body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
       /** @description already_exists, conflict (retryable) or failed_precondition. */
       409: {
         headers: {
@@ -3025,6 +3070,15 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
+      /** @description request_timeout (retryable, connection: close): the request body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
       /** @description already_exists, conflict (retryable) or failed_precondition. */
       409: {
         headers: {
@@ -3148,6 +3202,15 @@ export interface operations {
       };
       /** @description permission_denied: the token does not grant this. */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description request_timeout (retryable, connection: close): the request body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms. */
+      408: {
         headers: {
           [name: string]: unknown;
         };

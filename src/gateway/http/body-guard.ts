@@ -1,10 +1,21 @@
-// An append body as it arrives: its bytes are taken from admission chunk by chunk, and it is cut
-// with a 408 when it stalls (no byte for `idleMs`) or takes longer than `totalMs` in all, so a
-// client that sends headers and then nothing holds neither budget nor a slot for long. A body
-// cut midway leaves the connection unusable: its error says `connection: close`.
+// Every request body as it arrives (NDJSON append sessions aside, which have their own rules):
+// cut with a 408 when it stalls (no byte for `idleMs`) or takes longer than `totalMs` in all, so a
+// client that sends headers and then nothing holds no slot for long; and for a route that admits
+// appends (`config.admitsAppend`), its bytes taken from admission chunk by chunk. A body cut
+// midway leaves the connection unusable: its error says `connection: close`.
 import { type Readable, Transform } from "node:stream";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import fp from "fastify-plugin";
 import { closingConnection, HttpError, requestTimeout } from "../errors/index.ts";
-import type { BodyTicket } from "./admission.ts";
+import { isNdjson } from "../json/index.ts";
+import type { AppendAdmission, BodyTicket } from "./admission.ts";
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** The route's JSON bodies are appends: their bytes count against the append budget. */
+    admitsAppend?: boolean;
+  }
+}
 
 export interface BodyTimeouts {
   /** The longest a body may go without a byte. */
@@ -15,11 +26,39 @@ export interface BodyTimeouts {
 
 export const DEFAULT_BODY_TIMEOUTS: BodyTimeouts = { idleMs: 10_000, totalMs: 60_000 };
 
-export function guardBody(payload: Readable, ticket: BodyTicket, timeouts: BodyTimeouts): Readable {
+export const bodyGuardPlugin = fp(
+  async (app: FastifyInstance, opts: { admission: AppendAdmission; timeouts: BodyTimeouts }) => {
+    app.addHook("preParsing", async (req, reply, payload) => {
+      if (!hasBody(req) || isNdjson(req.headers["content-type"])) return payload;
+      let ticket: BodyTicket | undefined;
+      if (req.routeOptions.config?.admitsAppend) {
+        const length = req.headers["content-length"];
+        const t = opts.admission.body(
+          req.headers.authorization ?? req.ip,
+          length === undefined ? undefined : Number(length),
+        );
+        reply.raw.once("close", () => t.release());
+        ticket = t;
+      }
+      return guardBody(payload, opts.timeouts, ticket);
+    });
+  },
+);
+
+function hasBody(req: FastifyRequest): boolean {
+  const length = req.headers["content-length"];
+  return req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+}
+
+export function guardBody(
+  payload: Readable,
+  timeouts: BodyTimeouts,
+  ticket?: BodyTicket,
+): Readable {
   const guard = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       try {
-        ticket.take(chunk.length);
+        ticket?.take(chunk.length);
       } catch (err) {
         done(err instanceof HttpError ? closingConnection(err) : (err as Error));
         return;

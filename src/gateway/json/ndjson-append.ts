@@ -16,6 +16,11 @@ import {
 
 export const NDJSON_TYPE = "application/x-ndjson";
 
+/** Whether a request's body is an NDJSON append session. */
+export function isNdjson(contentType: string | undefined): boolean {
+  return contentType?.split(";")[0]?.trim().toLowerCase() === NDJSON_TYPE;
+}
+
 /**
  * Why a session's response ended: `done` (the body ended and every batch was answered),
  * `error` (a batch's error line ended it), `draining` (the gateway is shutting down: batches

@@ -2,14 +2,15 @@
 import type { FastifyInstance } from "fastify";
 import type { ReadService } from "../history/index.ts";
 import { serverTiming } from "../history/index.ts";
-import type { AppendAdmission, BodyTimeouts, GatewayMetrics, LiveSessions } from "../http/index.ts";
-import { guardBody, routeSchemas, sendJsonBytes, takeResponseBuffer } from "../http/index.ts";
+import type { AppendAdmission, GatewayMetrics, LiveSessions } from "../http/index.ts";
+import { routeSchemas, sendJsonBytes, takeResponseBuffer } from "../http/index.ts";
 import type { NdjsonLimits, Query } from "../json/index.ts";
 import {
   type AppendLimits,
   appendAckToJson,
   appendInputFromJson,
   fenceBodyFromJson,
+  isNdjson,
   NDJSON_TYPE,
   parseReadQuery,
   readBatchJsonBytes,
@@ -20,7 +21,6 @@ import {
 import type { HubSettings, SseTiming } from "../sessions/index.ts";
 import {
   createHubs,
-  isNdjson,
   ReadGrants,
   SSE_HEADERS,
   serveAppendSession,
@@ -33,8 +33,8 @@ import { recordFormat, requestContext, streamAddress } from "./context.ts";
 
 export interface RecordRoutesOptions {
   upstream: Upstream;
+  /** NDJSON sessions admit each line; JSON bodies are admitted as they arrive (http/body-guard). */
   admission: AppendAdmission;
-  bodyTimeouts: BodyTimeouts;
   appendLimits: AppendLimits;
   bodyLimit: number;
   metrics: GatewayMetrics;
@@ -86,21 +86,9 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
   app.post(
     `${base}/records`,
     {
-      config,
+      config: { ...config, admitsAppend: true },
       schema: routeSchemas.append,
       bodyLimit: opts.bodyLimit,
-      // Admit the body's bytes as they arrive, cut it if it stalls, and release it all when the
-      // response closes. An NDJSON session admits each batch as it is sent instead.
-      preParsing: async (req, reply, payload) => {
-        if (isNdjson(req.headers["content-type"])) return payload;
-        const length = req.headers["content-length"];
-        const ticket = admission.body(
-          req.headers.authorization ?? req.ip,
-          length === undefined ? undefined : Number(length),
-        );
-        reply.raw.once("close", () => ticket.release());
-        return guardBody(payload, ticket, opts.bodyTimeouts);
-      },
     },
     async (req, reply) => {
       const ctx = requestContext(req, reply);

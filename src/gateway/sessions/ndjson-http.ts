@@ -61,10 +61,6 @@ function bodyOver(body: IncomingMessage): Promise<void> {
   });
 }
 
-export function isNdjson(contentType: string | undefined): boolean {
-  return contentType?.split(";")[0]?.trim().toLowerCase() === NDJSON_TYPE;
-}
-
 /** One object for every session: Fastify caches a compiled validator per schema object. */
 const APPEND_INPUT = { $ref: "AppendInput#" };
 

@@ -45,7 +45,7 @@ const ERROR_STATUSES = {
   412: "seq_num_mismatch (with `expected_seq_num`) or fencing_token_mismatch (with `token_installed`).",
   413: "payload_too_large: over the body limit or the 100 MiB batch limit (`field` names the record).",
   415: "unsupported_media_type: send Content-Type application/json.",
-  408: "request_timeout (retryable, connection: close): the append body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms.",
+  408: "request_timeout (retryable, connection: close): the request body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms.",
   416: "range_not_satisfiable: the start is beyond the tail (`tail`); add clamp=true to read from the tail.",
   422: "not_utf8: a record is not valid UTF-8 (`seq_num`, `field`); read it with format=base64.",
   429: "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
@@ -134,7 +134,7 @@ export const routeSchemas = {
     body: json(ref("CreateBucketBody")),
     response: {
       201: ref("Bucket", "The bucket created."),
-      ...errorResponses([409, 413, 415], { 409: "already_exists: the name is taken." }),
+      ...errorResponses([408, 409, 413, 415], { 409: "already_exists: the name is taken." }),
     },
   },
   getBucket: {
@@ -157,7 +157,7 @@ export const routeSchemas = {
     body: json(ref("BucketConfig")),
     response: {
       200: ref("Bucket", "The bucket as reconfigured."),
-      ...errorResponses([404, 409, 413, 415], { 404: "bucket_not_found." }),
+      ...errorResponses([404, 408, 409, 413, 415], { 404: "bucket_not_found." }),
     },
   },
   deleteBucket: {
@@ -201,7 +201,7 @@ export const routeSchemas = {
     body: json(ref("CreateStreamBody")),
     response: {
       201: ref("Stream", "The stream created."),
-      ...errorResponses([404, 409, 413, 415], {
+      ...errorResponses([404, 408, 409, 413, 415], {
         404: "bucket_not_found.",
         409: "already_exists: the key is taken.",
       }),
@@ -227,7 +227,7 @@ export const routeSchemas = {
     body: json(ref("StreamReconfiguration")),
     response: {
       200: ref("Stream", "The stream as reconfigured."),
-      ...errorResponses([404, 409, 413, 415]),
+      ...errorResponses([404, 408, 409, 413, 415]),
     },
   },
   deleteStream: {
@@ -319,7 +319,7 @@ export const routeSchemas = {
     body: json(ref("TrimBody")),
     response: {
       204: noContent("Trimmed."),
-      ...errorResponses([404, 409, 413, 415]),
+      ...errorResponses([404, 408, 409, 413, 415]),
     },
   },
   fence: {
@@ -332,7 +332,7 @@ export const routeSchemas = {
     params: StreamParams,
     querystring: Int64Query,
     body: json(ref("FenceBody")),
-    response: { 200: ref("FenceResponse"), ...errorResponses([404, 409, 413, 415]) },
+    response: { 200: ref("FenceResponse"), ...errorResponses([404, 408, 409, 413, 415]) },
   },
   exchangeToken: {
     operationId: "exchangeToken",
@@ -344,7 +344,7 @@ export const routeSchemas = {
     body: json(ref("TokenRequest")),
     response: {
       200: ref("TokenResponse"),
-      ...errorResponses([413, 415], { 401: "unauthenticated: unknown key or wrong secret." }),
+      ...errorResponses([408, 413, 415], { 401: "unauthenticated: unknown key or wrong secret." }),
     },
   },
   livez: {
