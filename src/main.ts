@@ -72,13 +72,13 @@ const flags = defineFlags({
     type: "int",
     default: DEFAULT_BODY_TIMEOUTS.idleMs,
     min: 1,
-    help: "an append body that sends no byte for this long is cut with 408, ms",
+    help: "a request body that sends no byte for this long is cut with 408, ms (NDJSON sessions are not bound by it)",
   },
   "body-timeout-ms": {
     type: "int",
     default: DEFAULT_BODY_TIMEOUTS.totalMs,
     min: 1,
-    help: "an append body that has not all arrived after this long is cut with 408, ms (NDJSON sessions are not bound by it)",
+    help: "a request body that has not all arrived after this long is cut with 408, ms (NDJSON sessions are not bound by it)",
   },
   "max-connections": {
     type: "int",
