@@ -132,12 +132,22 @@ export async function serveLongPoll(parts: ReadParts, deps: SubscribeDeps): Prom
 }
 
 function source(parts: ReadParts, deps: SubscribeDeps): BatchSource {
+  return fleetSubscribe(deps, parts.bucket, parts.key, parts.call.authorization);
+}
+
+/** The fleet's Subscribe with failover for one stream and credential, counted in /metrics. */
+function fleetSubscribe(
+  deps: Pick<SubscribeDeps, "upstream" | "metrics" | "failoverMs">,
+  bucket: string,
+  key: string,
+  authorization: string | undefined,
+): BatchSource {
   const gauge = deps.metrics.upstreamSubscribes;
   return fleetSource({
     upstream: deps.upstream,
-    bucket: parts.bucket,
-    key: parts.key,
-    authorization: parts.call.authorization,
+    bucket,
+    key,
+    authorization,
     failoverMs: deps.failoverMs,
     calls: { opened: () => gauge.inc(), closed: () => gauge.dec() },
   });
@@ -162,20 +172,12 @@ export function createHubs(
   deps: Pick<SubscribeDeps, "upstream" | "metrics" | "failoverMs">,
   settings: HubSettings,
 ): HubRegistry {
-  const gauge = deps.metrics.upstreamSubscribes;
   return new HubRegistry({
     ring: settings.ring,
     lingerMs: settings.lingerMs,
     onCount: (n) => deps.metrics.hubs.set(n),
     feed: (bucket, key) => (cursor, signal, authorization) =>
-      fleetSource({
-        upstream: deps.upstream,
-        bucket,
-        key,
-        authorization,
-        failoverMs: deps.failoverMs,
-        calls: { opened: () => gauge.inc(), closed: () => gauge.dec() },
-      })(cursor, signal),
+      fleetSubscribe(deps, bucket, key, authorization)(cursor, signal),
   });
 }
 
