@@ -2,11 +2,11 @@
 // send nothing hold no budget and are cut with 408; one client cannot hold the budget another
 // needs; one-record appends go through beside them all.
 import assert from "node:assert/strict";
-import { connect, type Socket } from "node:net";
 import { after, before, test } from "node:test";
 import { request } from "undici";
 import type { Gateway } from "../harness/gateway.ts";
 import { append, http, newStream } from "../harness/http.ts";
+import { openRaw } from "../harness/raw-socket.ts";
 import { type Stack, startStack } from "../harness/stack.ts";
 import { waitFor } from "../harness/wait.ts";
 
@@ -29,21 +29,12 @@ after(() => stack?.close());
 
 /** A raw connection that sends a POST's headers (and `body`), then keeps quiet. */
 async function stalledUpload(path: string, declared: number, body = "", token?: string) {
-  const url = new URL(gw.base);
-  const socket: Socket = connect(Number(url.port), url.hostname);
-  await new Promise((resolve) => socket.once("connect", resolve));
-  let answer = "";
-  socket.setEncoding("latin1");
-  socket.on("data", (d: string) => {
-    answer += d;
-  });
-  const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
-  socket.on("error", () => {});
-  socket.write(
-    `POST ${path}/records HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\n` +
+  const c = await openRaw(gw.base);
+  c.socket.write(
+    `POST ${path}/records HTTP/1.1\r\nhost: ${new URL(gw.base).host}\r\ncontent-type: application/json\r\n` +
       `content-length: ${declared}\r\n${token ? `authorization: Bearer ${token}\r\n` : ""}\r\n${body}`,
   );
-  return { socket, closed, answer: () => answer };
+  return { socket: c.socket, closed: c.closed, answer: c.text };
 }
 
 test("ten stalled 64 MiB uploads hold no budget: one-record appends answer 200, and the uploads are cut with 408", async () => {
@@ -101,19 +92,12 @@ test("one client cannot hold more than its share: its next body is 429 while ano
 });
 
 test("a stalled body on any other route is cut with 408 too", async () => {
-  const url = new URL(gw.base);
-  const socket: Socket = connect(Number(url.port), url.hostname);
-  socket.setEncoding("latin1");
-  let text = "";
-  socket.on("data", (d: string) => {
-    text += d;
-  });
-  socket.on("error", () => {});
-  const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
-  socket.write(
-    `POST /v1/buckets HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"na`,
+  const c = await openRaw(gw.base);
+  c.socket.write(
+    `POST /v1/buckets HTTP/1.1\r\nhost: ${new URL(gw.base).host}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"na`,
   );
-  await closed;
+  await c.closed;
+  const text = c.text();
   assert.match(text, /^HTTP\/1\.1 408 /);
   assert.match(text, /\r\nconnection: close\r\n/i);
   assert.equal(JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4)).code, "request_timeout");

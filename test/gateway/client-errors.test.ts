@@ -1,10 +1,10 @@
 // Node's own refusals over raw sockets, before any route: slow headers, headers over Node's size
 // limit, and bytes that are not HTTP/1.1 get the contract's error body, and the connection closes.
 import assert from "node:assert/strict";
-import { connect } from "node:net";
 import { after, before, test } from "node:test";
 import type { Gateway } from "../harness/gateway.ts";
 import { append, newStream } from "../harness/http.ts";
+import { openRaw, parseAnswer } from "../harness/raw-socket.ts";
 import { type Stack, startStack } from "../harness/stack.ts";
 
 let stack: Stack<Gateway>;
@@ -20,23 +20,12 @@ after(() => stack?.close());
 async function raw(
   bytes: string,
 ): Promise<{ status: number; head: string; body: Record<string, unknown> }> {
-  const url = new URL(gw.base);
-  const socket = connect(Number(url.port), url.hostname);
-  socket.setEncoding("latin1");
-  let text = "";
-  socket.on("data", (d: string) => {
-    text += d;
-  });
-  socket.on("error", () => {});
-  socket.write(bytes);
-  await new Promise((resolve) => socket.once("close", resolve));
-  const split = text.indexOf("\r\n\r\n");
-  assert.ok(split > 0, `an answer came: ${JSON.stringify(text)}`);
-  return {
-    status: Number(text.slice(9, 12)),
-    head: text.slice(0, split),
-    body: JSON.parse(text.slice(split + 4)),
-  };
+  const c = await openRaw(gw.base);
+  c.socket.write(bytes);
+  await c.closed;
+  const text = c.text();
+  assert.ok(text.indexOf("\r\n\r\n") > 0, `an answer came: ${JSON.stringify(text)}`);
+  return parseAnswer(text);
 }
 
 test("headers that do not all arrive in time get 408 request_timeout and the connection closes", async () => {
@@ -79,24 +68,19 @@ test("bytes that are not HTTP/1.1 get 400 bad_request, and change nothing", asyn
 
 /** Writes `requests` on one kept-alive connection; the bytes that come back within the wait. */
 async function onOneConnection(requests: string[], until: RegExp): Promise<string> {
-  const url = new URL(gw.base);
-  const socket = connect(Number(url.port), url.hostname);
-  socket.setEncoding("latin1");
-  let text = "";
+  const c = await openRaw(gw.base);
   const done = new Promise<void>((resolve) => {
-    socket.on("data", (d: string) => {
-      text += d;
-      if (until.test(text)) resolve();
+    c.socket.on("data", () => {
+      if (until.test(c.text())) resolve();
     });
-    socket.once("close", () => resolve());
+    void c.closed.then(() => resolve());
   });
-  socket.on("error", () => {});
-  for (const r of requests) socket.write(r);
-  const timer = setTimeout(() => socket.destroy(), 10_000);
+  for (const r of requests) c.socket.write(r);
+  const timer = setTimeout(() => c.socket.destroy(), 10_000);
   await done;
   clearTimeout(timer);
-  socket.destroy();
-  return text;
+  c.socket.destroy();
+  return c.text();
 }
 
 test("HEAD on the records route answers like the GET without a body and opens no session: the connection serves the next request", async () => {

@@ -1,9 +1,9 @@
 // --max-connections over raw sockets: the connection past the limit gets a 503 in the
 // contract's body and is closed; once one closes, the next is served.
 import assert from "node:assert/strict";
-import { connect, type Socket } from "node:net";
 import { after, before, test } from "node:test";
 import type { Gateway } from "../harness/gateway.ts";
+import { openRaw } from "../harness/raw-socket.ts";
 import { type Stack, startStack } from "../harness/stack.ts";
 import { waitFor } from "../harness/wait.ts";
 
@@ -16,19 +16,7 @@ before(async () => {
 });
 after(() => stack?.close());
 
-async function open(): Promise<{ socket: Socket; text: () => string; closed: Promise<void> }> {
-  const url = new URL(gw.base);
-  const socket = connect(Number(url.port), url.hostname);
-  socket.setEncoding("latin1");
-  let text = "";
-  socket.on("data", (d: string) => {
-    text += d;
-  });
-  socket.on("error", () => {});
-  const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
-  await new Promise((resolve) => socket.once("connect", resolve));
-  return { socket, text: () => text, closed };
-}
+const open = () => openRaw(gw.base);
 
 const livez = (host: string) => `GET /livez HTTP/1.1\r\nhost: ${host}\r\n\r\n`;
 
