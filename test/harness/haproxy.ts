@@ -47,6 +47,10 @@ backend gateways
   option httpchk
   http-check send meth GET uri /readyz
   http-check expect status 200
+  # Checks run every 200 ms so the tests are quick; without this their timeout would be those
+  # 200 ms too, and a gateway answering /readyz a little late on a loaded machine would be
+  # marked down. Users' checks (inter 2s, as in the README) get 2 s the same way.
+  timeout check 2s
 ${opts.servers.map((p, i) => `  server g${i} 127.0.0.1:${p} check inter 200ms fall 2 rise 2`).join("\n")}
 
 listen stats
