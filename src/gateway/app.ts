@@ -142,10 +142,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     maxBytes: opts.inflightAppendBytes,
     clientMaxBytes: opts.inflightAppendClientBytes ?? opts.inflightAppendBytes / 2,
   });
-  await app.register(bodyGuardPlugin, {
-    admission,
-    timeouts: opts.bodyTimeouts ?? DEFAULT_BODY_TIMEOUTS,
-  });
+  const bodyTimeouts = opts.bodyTimeouts ?? DEFAULT_BODY_TIMEOUTS;
+  await app.register(bodyGuardPlugin, { admission, timeouts: bodyTimeouts });
   if (opts.checkResponses) await app.register(responseCheckPlugin);
   await app.register(openapiPlugin);
   await app.register(metricsPlugin, { metrics: opts.metrics });
@@ -186,6 +184,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       maxLineBytes: opts.bodyLimit,
       maxSessionBytes: opts.ndjsonSessionBytes ?? DEFAULT_NDJSON_SESSION_BYTES,
     },
+    bodyTimeouts,
     sseTiming: opts.sseTiming ?? sseTiming(opts.ssePingMs),
     hubs: opts.hubs === false ? undefined : (opts.hubs ?? DEFAULT_HUB_SETTINGS),
   });

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from "fastify";
 import type { ReadService } from "../history/index.ts";
 import { serverTiming } from "../history/index.ts";
-import type { AppendAdmission, GatewayMetrics, LiveSessions } from "../http/index.ts";
+import type { AppendAdmission, BodyTimeouts, GatewayMetrics, LiveSessions } from "../http/index.ts";
 import { routeSchemas, sendJsonBytes, takeResponseBuffer } from "../http/index.ts";
 import type { NdjsonLimits, Query } from "../json/index.ts";
 import {
@@ -45,6 +45,8 @@ export interface RecordRoutesOptions {
   /** The longest a long-poll (`wait`) waits, whatever it asks for. */
   maxWaitS: number;
   ndjsonLimits: NdjsonLimits;
+  /** After an NDJSON session that stopped early, how long the rest of its body may take. */
+  bodyTimeouts: BodyTimeouts;
   sseTiming?: SseTiming;
   /** Unary reads and SSE catch-up: settled history from object storage, the rest from stars. */
   reads: ReadService;
@@ -79,6 +81,7 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
     admission,
     appendLimits: opts.appendLimits,
     lineLimits: opts.ndjsonLimits,
+    bodyTimeouts: opts.bodyTimeouts,
   };
   // An NDJSON body is left unread: the session reads the request line by line.
   app.addContentTypeParser(NDJSON_TYPE, (_req, _payload, done) => done(null, undefined));

@@ -2,7 +2,7 @@
 // Content-Type: application/x-ndjson, answered with one NDJSON line per batch and an end line.
 import type { IncomingMessage } from "node:http";
 import type { FastifyReply } from "fastify";
-import type { AppendAdmission, GatewayMetrics, LiveSessions } from "../http/index.ts";
+import type { AppendAdmission, BodyTimeouts, GatewayMetrics, LiveSessions } from "../http/index.ts";
 import { takeOverResponse, validationError } from "../http/index.ts";
 import type {
   AppendLimits,
@@ -22,6 +22,8 @@ export interface AppendSessionDeps {
   admission: AppendAdmission;
   appendLimits: AppendLimits;
   lineLimits: NdjsonLimits;
+  /** How long the unread rest of a body may take to arrive once a session stopped early. */
+  bodyTimeouts: BodyTimeouts;
 }
 
 export interface AppendParts {
@@ -33,16 +35,25 @@ export interface AppendParts {
 }
 
 /**
- * A session that stopped reading early (an error line, a refused open, draining): the rest of
- * the body is discarded, as Node does for an unread one, and since the connection cannot carry
- * another request before a body the client may never finish (undici stops sending it once the
- * response is complete), our side of it closes once the response is out.
+ * A session that stopped reading early (an error line, draining) has sent its whole response
+ * while the client may still be sending: the rest of the body is read and dropped, so that once
+ * it ends the connection carries the next request. A client that neither finishes nor sends
+ * (undici stops sending once the response is complete) has its connection closed after the body
+ * timeouts; no request can follow on it, so none is lost unanswered.
  */
-function closeAfterResponse(body: IncomingMessage, reply: FastifyReply): void {
-  body.resume();
+function discardRest(body: IncomingMessage, timeouts: BodyTimeouts): void {
   const socket = body.socket;
-  if (reply.raw.writableFinished) socket.end();
-  else reply.raw.once("finish", () => socket.end());
+  const close = () => socket.destroy();
+  const idle = setTimeout(close, timeouts.idleMs);
+  const total = setTimeout(close, timeouts.totalMs);
+  const stop = () => {
+    clearTimeout(idle);
+    clearTimeout(total);
+  };
+  body.on("data", () => idle.refresh());
+  body.once("end", stop);
+  socket.once("close", stop);
+  body.resume();
 }
 
 /** Resolves once the request body has ended or its connection is gone. */
@@ -113,8 +124,16 @@ export async function serveAppendSession(
   deps.sessions.track({ drain: () => session.drain(), destroy: () => socket.destroy() }, settled);
   try {
     await done;
+  } catch (err) {
+    // Refused before its response began, with more of the body to come: the refusal says the
+    // connection closes, rather than waiting for a body the client may go on sending.
+    if (!body.readableEnded && !reply.raw.headersSent) {
+      reply.header("connection", "close");
+      body.resume();
+    }
+    throw err;
   } finally {
     deps.metrics.sessions.dec({ kind: "ndjson" });
-    if (!body.readableEnded) closeAfterResponse(body, reply);
+    if (!body.readableEnded && reply.raw.headersSent) discardRest(body, deps.bodyTimeouts);
   }
 }
