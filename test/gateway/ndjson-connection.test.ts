@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Gateway } from "../harness/gateway.ts";
 import { http, newStream } from "../harness/http.ts";
-import { openRaw, type RawConnection } from "../harness/raw-socket.ts";
+import { openRaw, type RawConnection, readAnswers } from "../harness/raw-socket.ts";
 import { type Stack, startStack } from "../harness/stack.ts";
 import { waitFor } from "../harness/wait.ts";
 
@@ -35,31 +35,8 @@ function sessionHead(path: string): string {
   );
 }
 
-/** The answers on a connection so far: each response's status line, head and body text. */
-function answers(c: RawConnection): { status: number; head: string; body: string }[] {
-  const out = [];
-  let rest = c.text();
-  while (rest.length > 0) {
-    const split = rest.indexOf("\r\n\r\n");
-    if (split < 0) break;
-    const head = rest.slice(0, split);
-    let body = "";
-    let next = split + 4;
-    const length = /content-length: (\d+)/i.exec(head);
-    if (length) {
-      body = rest.slice(next, next + Number(length[1]));
-      next += Number(length[1]);
-    } else {
-      const end = rest.indexOf(`\r\n${LAST_CHUNK}`, next);
-      if (end < 0) break;
-      body = rest.slice(next, end);
-      next = end + 2 + LAST_CHUNK.length;
-    }
-    out.push({ status: Number(head.slice(9, 12)), head, body });
-    rest = rest.slice(next);
-  }
-  return out;
-}
+/** The answers on a connection so far (its requests are all POSTs and GETs). */
+const answers = (c: RawConnection) => readAnswers(c.text(), []).answers;
 
 async function tail(path: string): Promise<number> {
   return (await http(gw.base, "GET", `${path}/records/tail`)).json.tail.seq_num;

@@ -38,3 +38,82 @@ export function parseAnswer(text: string): {
     body: JSON.parse(text.slice(split + 4)),
   };
 }
+
+/** One response read off a connection. */
+export interface Answer {
+  status: number;
+  /** The status line and header lines, without the blank line. */
+  head: string;
+  /** Header names in lower case; the last value of a repeated header. */
+  headers: Record<string, string>;
+  /** The body as latin1 text, de-chunked. */
+  body: string;
+}
+
+/**
+ * The complete responses in `text`, read in order as the answers to requests whose methods are
+ * `methods` (a HEAD answer has no body); what follows them is `rest`. A response closed by the
+ * end of the connection (no length, not chunked) is complete only when `closed`.
+ */
+export function readAnswers(
+  text: string,
+  methods: readonly string[],
+  closed = false,
+): { answers: Answer[]; rest: string } {
+  const answers: Answer[] = [];
+  let at = 0;
+  for (;;) {
+    const split = text.indexOf("\r\n\r\n", at);
+    if (split < 0) break;
+    const head = text.slice(at, split);
+    const headers: Record<string, string> = {};
+    for (const line of head.split("\r\n").slice(1)) {
+      const colon = line.indexOf(":");
+      if (colon > 0) headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
+    }
+    const status = Number(head.slice(9, 12));
+    let next = split + 4;
+    let body = "";
+    const bodiless =
+      methods[answers.length] === "HEAD" || status === 204 || status === 304 || status < 200;
+    if (bodiless) {
+      // Nothing follows the head.
+    } else if (/chunked/i.test(headers["transfer-encoding"] ?? "")) {
+      const chunks = dechunk(text, next);
+      if (!chunks) break;
+      body = chunks.body;
+      next = chunks.next;
+    } else if (headers["content-length"] !== undefined) {
+      const length = Number(headers["content-length"]);
+      if (text.length < next + length) break;
+      body = text.slice(next, next + length);
+      next += length;
+    } else {
+      if (!closed) break;
+      body = text.slice(next);
+      next = text.length;
+    }
+    answers.push({ status, head, headers, body });
+    at = next;
+  }
+  return { answers, rest: text.slice(at) };
+}
+
+function dechunk(text: string, from: number): { body: string; next: number } | undefined {
+  let at = from;
+  let body = "";
+  for (;;) {
+    const eol = text.indexOf("\r\n", at);
+    if (eol < 0) return undefined;
+    const size = Number.parseInt(text.slice(at, eol), 16);
+    at = eol + 2;
+    if (size === 0) {
+      // Trailers, then a blank line.
+      const end = text.indexOf("\r\n\r\n", at - 2);
+      return end < 0 ? undefined : { body, next: end + 4 };
+    }
+    if (text.length < at + size + 2) return undefined;
+    body += text.slice(at, at + size);
+    at += size + 2;
+  }
+}
