@@ -21,7 +21,9 @@ import {
   metricsPlugin,
   openapiPlugin,
   opsPlugin,
+  pipelineOrderPlugin,
   responseCheckPlugin,
+  watchExchanges,
 } from "./http/index.ts";
 import { DEFAULT_APPEND_LIMITS } from "./json/index.ts";
 import {
@@ -136,7 +138,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     },
   });
   limitConnections(app.server, opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
+  watchExchanges(app.server);
   await app.register(errorsPlugin);
+  await app.register(pipelineOrderPlugin);
   await app.register(jsonPlugin);
   const admission = new AppendAdmission({
     maxBytes: opts.inflightAppendBytes,

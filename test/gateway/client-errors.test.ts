@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Gateway } from "../harness/gateway.ts";
 import { append, newStream } from "../harness/http.ts";
-import { openRaw, parseAnswer } from "../harness/raw-socket.ts";
+import { openRaw, parseAnswer, readAnswers } from "../harness/raw-socket.ts";
 import { type Stack, startStack } from "../harness/stack.ts";
 
 let stack: Stack<Gateway>;
@@ -111,4 +111,46 @@ test("HEAD on the records route answers like the GET without a body and opens no
     /\r\n\r\n/,
   );
   assert.match(missing, /^HTTP\/1\.1 404 /);
+});
+
+test("a malformed request pipelined behind valid ones is refused after they are answered, never in their place", async () => {
+  const stream = await newStream(gw.base);
+  const host = new URL(gw.base).host;
+  const body = JSON.stringify({ records: [{ body: "kept" }] });
+  const c = await openRaw(gw.base);
+  c.socket.write(
+    `POST ${stream}/records HTTP/1.1\r\nhost: ${host}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}` +
+      `GET /livez HTTP/1.1\r\nhost: ${host}\r\n\r\n` +
+      `GET /${"a".repeat(20_000)} HTTP/1.1\r\nhost: ${host}\r\n\r\n`,
+  );
+  await c.closed;
+  const { answers } = readAnswers(c.text(), ["POST", "GET", "GET"], true);
+  assert.deepEqual(
+    answers.map((a) => a.status),
+    [200, 200, 431],
+  );
+  assert.equal(JSON.parse(answers[0]?.body ?? "").end.seq_num, 1);
+  assert.equal(JSON.parse(answers[2]?.body ?? "").code, "header_too_large");
+  assert.match(answers[2]?.head ?? "", /\r\nconnection: close/i);
+});
+
+test("a request pipelined behind an answer that closes the connection is not carried out", async () => {
+  const stream = await newStream(gw.base);
+  const host = new URL(gw.base).host;
+  const body = JSON.stringify({ records: [{ body: "never" }] });
+  const c = await openRaw(gw.base);
+  c.socket.write(
+    `POST ${stream}/records HTTP/1.1\r\nhost: ${host}\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\nno` +
+      `POST ${stream}/records HTTP/1.1\r\nhost: ${host}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+  );
+  await c.closed;
+  const { answers } = readAnswers(c.text(), ["POST", "POST"], true);
+  assert.deepEqual(
+    answers.map((a) => [a.status, a.headers.connection]),
+    [[400, "close"]],
+  );
+  // Were the second append carried out unanswered, it would have landed by the time a later
+  // append on another connection is acked: appends to a stream are ordered.
+  const ack = await append(gw.base, stream, ["after"]);
+  assert.equal(ack.start.seq_num, 0);
 });

@@ -1,10 +1,8 @@
 // Every failure leaves as the contract's error body { code, message, retryable, ...fields }
-// with the right status: Node's and Fastify's own refusals (malformed requests, slow headers,
-// size, media type, schema, unknown route) here,
+// with the right status: Fastify's own refusals (size, media type, schema, unknown route) here,
+// Node's parser refusals in client-error.ts,
 // everything else as the error model maps it (errors/: HttpErrors, star statuses by the table
 // in docs/http-api.md, fleet failures).
-import { maxHeaderSize, STATUS_CODES } from "node:http";
-import type { Duplex } from "node:stream";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import {
@@ -48,6 +46,10 @@ function requestError(err: unknown, ctx: GrpcErrorContext = {}, req?: FastifyReq
       // The client left while its body was being read: nobody to answer, nothing to log.
       return new HttpError(499, "cancelled", "the client went away before its request was read");
   }
+  if (e?.name === "AbortError" && req?.raw.socket.destroyed) {
+    // The client left while a star was being asked, and the call was cancelled with it.
+    return new HttpError(499, "cancelled", "the client went away before its answer was ready");
+  }
   if (e?.validation) {
     const part = (e.validationContext ?? "body") as RequestPart;
     return validationError(e.validation, part, req && requestPart(req, part));
@@ -64,44 +66,6 @@ function acceptedMediaTypes(req?: FastifyRequest): string[] {
 
 function requestPart(req: FastifyRequest, part: RequestPart): unknown {
   return part === "querystring" ? req.query : req[part];
-}
-
-/**
- * Node's own refusals, before Fastify sees a request (its `clientErrorHandler` option): headers
- * that do not arrive in time, headers over Node's size limit, anything that is not HTTP/1.1.
- * The answer is the contract's body, and the connection closes: its bytes cannot be trusted.
- */
-export function clientError(headersTimeoutMs: number) {
-  return (err: NodeJS.ErrnoException, socket: Duplex): void => {
-    if (err.code === "ECONNRESET" || socket.destroyed) return;
-    const http =
-      err.code === "ERR_HTTP_REQUEST_TIMEOUT"
-        ? new HttpError(
-            408,
-            "request_timeout",
-            `the request's headers did not arrive within ${headersTimeoutMs} ms`,
-            { retryable: true },
-          )
-        : err.code === "HPE_HEADER_OVERFLOW"
-          ? new HttpError(
-              431,
-              "header_too_large",
-              `the request line and headers are over ${maxHeaderSize} bytes`,
-            )
-          : new HttpError(
-              400,
-              "bad_request",
-              `the request is not valid HTTP/1.1 (${err.code ?? "parse error"}); nothing was done`,
-            );
-    const body = JSON.stringify(errorBody(http));
-    if (socket.writable) {
-      socket.write(
-        `HTTP/1.1 ${http.status} ${STATUS_CODES[http.status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-          `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-      );
-    }
-    socket.destroy();
-  };
 }
 
 /** Fastify's refusals before routing, for its `frameworkErrors` option. */

@@ -2,6 +2,7 @@
 // live sessions, response memory, and the route schemas.
 export * from "./admission.ts";
 export * from "./body-guard.ts";
+export * from "./client-error.ts";
 export * from "./connection-limit.ts";
 export * from "./drain.ts";
 export * from "./errors-plugin.ts";
@@ -10,6 +11,7 @@ export * from "./live-sessions.ts";
 export * from "./metrics.ts";
 export * from "./openapi.ts";
 export * from "./ops.ts";
+export * from "./pipeline-order.ts";
 export * from "./raw-response.ts";
 export * from "./response-buffers.ts";
 export * from "./response-check.ts";

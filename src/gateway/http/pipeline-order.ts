@@ -1,0 +1,33 @@
+// HTTP/1.1 pipelining, in order: Node reads every pipelined request at once and hands each to
+// Fastify as it is parsed, so a request could be carried out while the one before it is still
+// being answered, even when that answer closes the connection (`connection: close`: a body that
+// did not parse, a timeout, draining), and then its own answer would be lost with the
+// connection. RFC 9112 (9.6) forbids processing anything after a close; here each request waits
+// for the answer before it, and one after a closing answer is never carried out.
+import type { ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import type { FastifyInstance } from "fastify";
+import fp from "fastify-plugin";
+
+/** The response of the last request that began on each connection. */
+const lastResponse = new WeakMap<Socket, ServerResponse>();
+
+export const pipelineOrderPlugin = fp(async (app: FastifyInstance) => {
+  app.addHook("onRequest", async (req, reply) => {
+    const socket = req.raw.socket;
+    const before = lastResponse.get(socket);
+    lastResponse.set(socket, reply.raw);
+    if (before === undefined || before.writableFinished) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        before.off("finish", done);
+        before.off("close", done);
+        resolve();
+      };
+      before.once("finish", done);
+      before.once("close", done);
+    });
+    // A closing answer has Node end the connection as the answer finishes, before this runs.
+    if (!before.writableFinished || socket.writableEnded || socket.destroyed) reply.hijack();
+  });
+});
