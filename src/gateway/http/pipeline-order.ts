@@ -17,17 +17,20 @@ export const pipelineOrderPlugin = fp(async (app: FastifyInstance) => {
     const socket = req.raw.socket;
     const before = lastResponse.get(socket);
     lastResponse.set(socket, reply.raw);
-    if (before === undefined || before.writableFinished) return;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        before.off("finish", done);
-        before.off("close", done);
-        resolve();
-      };
-      before.once("finish", done);
-      before.once("close", done);
-    });
-    // A closing answer has Node end the connection as the answer finishes, before this runs.
-    if (!before.writableFinished || socket.writableEnded || socket.destroyed) reply.hijack();
+    if (before !== undefined && !before.writableFinished) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          before.off("finish", done);
+          before.off("close", done);
+          resolve();
+        };
+        before.once("finish", done);
+        before.once("close", done);
+      });
+    }
+    // A closing answer has Node end the connection as it finishes: whatever was read after it,
+    // now or later, is not carried out.
+    const cut = before !== undefined && !before.writableFinished;
+    if (cut || socket.writableEnded || socket.destroyed) reply.hijack();
   });
 });
