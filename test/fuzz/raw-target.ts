@@ -14,6 +14,8 @@ export class RawFuzzTarget {
   readonly #bucket: string;
   #streams = 0;
   #current: { path: string; tail: number } | undefined;
+  /** The script run before on the current stream: what might have landed late. */
+  #before: RawScript | undefined;
 
   constructor(base: string, bucket: string) {
     this.#base = base;
@@ -29,6 +31,7 @@ export class RawFuzzTarget {
   /** Runs one script and checks it, the stream's tail included; throws what it broke. */
   async run(script: RawScript): Promise<ConnectionResult> {
     const current = this.#current ?? { path: await this.#freshStream(), tail: SEEDED };
+    const before = this.#current === undefined ? undefined : this.#before;
     this.#current = undefined;
     const result = await runScript(this.#base, script, current.path);
     const now = await this.#tail(current.path);
@@ -36,9 +39,11 @@ export class RawFuzzTarget {
     const moved = now - current.tail;
     assert.ok(
       moved >= result.acked && moved <= result.acked + result.unseen,
-      `the tail moved by ${moved}; ${result.acked} records were acked, ${result.unseen} more may have landed unseen`,
+      `the tail moved by ${moved}; ${result.acked} records were acked, ${result.unseen} more may have landed unseen` +
+        (before ? `; the run before on this stream: ${JSON.stringify(before)}` : ""),
     );
     if (result.unseen === 0) this.#current = { path: current.path, tail: now };
+    this.#before = script;
     return result;
   }
 

@@ -112,6 +112,13 @@ export async function serveAppendSession(
   deps.metrics.sessions.inc({ kind: "ndjson" });
   const done = (async () => {
     await session.open();
+    if (socket.destroyed) {
+      // Refused (a malformed body, answered by Node's parser) or gone while the session opened:
+      // nothing is submitted, so the refusal's "nothing was done" holds; the call is cancelled
+      // with the request.
+      reply.hijack();
+      return;
+    }
     const out = takeOverResponse(reply, 200, {
       "content-type": NDJSON_TYPE,
       "cache-control": "no-store",
