@@ -4,6 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { createReadService, type ReadService } from "./history/index.ts";
 import {
+  APPEND_MEMORY_FACTOR,
   AppendAdmission,
   type BodyTimeouts,
   bodyGuardPlugin,
@@ -48,9 +49,12 @@ export interface AppOptions {
   logger: Logger;
   /** Largest JSON body; the default fits a full 100 MiB batch in base64. */
   bodyLimit: number;
-  /** Bytes of append bodies in flight at once (counted as they arrive) before a body gets 429. */
+  /**
+   * Memory append bodies in flight may hold before a body gets 429: each counts
+   * APPEND_MEMORY_FACTOR times its bytes, as they arrive.
+   */
   inflightAppendBytes: number;
-  /** Bytes of append bodies one client (credential, else address) may have in flight. */
+  /** The same, for one client (credential, else address). */
   inflightAppendClientBytes?: number;
   /** How long a request body may stall, and take in all, before it is cut with 408. */
   bodyTimeouts?: BodyTimeouts;
@@ -143,8 +147,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(pipelineOrderPlugin);
   await app.register(jsonPlugin);
   const admission = new AppendAdmission({
-    maxBytes: opts.inflightAppendBytes,
-    clientMaxBytes: opts.inflightAppendClientBytes ?? opts.inflightAppendBytes / 2,
+    maxBytes: Math.floor(opts.inflightAppendBytes / APPEND_MEMORY_FACTOR),
+    clientMaxBytes: Math.floor(
+      (opts.inflightAppendClientBytes ?? opts.inflightAppendBytes / 2) / APPEND_MEMORY_FACTOR,
+    ),
   });
   const bodyTimeouts = opts.bodyTimeouts ?? DEFAULT_BODY_TIMEOUTS;
   await app.register(bodyGuardPlugin, { admission, timeouts: bodyTimeouts });

@@ -18,8 +18,9 @@ before(async () => {
     gateway: {
       checkResponses: true,
       bodyLimit: 150 * 1024 * 1024,
-      inflightAppendBytes: 8 * 1024 * 1024,
-      inflightAppendClientBytes: 2 * 1024 * 1024,
+      // Memory: bodies of 8 MiB in flight, 2 MiB of one client (APPEND_MEMORY_FACTOR is 4).
+      inflightAppendBytes: 32 * 1024 * 1024,
+      inflightAppendClientBytes: 8 * 1024 * 1024,
       bodyTimeouts: { idleMs: 1500, totalMs: 20_000 },
     },
   });
@@ -75,7 +76,10 @@ test("one client cannot hold more than its share: its next body is 429 while ano
     assert.match(text, /\r\nconnection: close\r\n/i);
     const body = JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4));
     assert.equal(body.code, "resource_exhausted");
-    assert.match(body.message, /this client has \d+ bytes of appends in flight/);
+    assert.match(
+      body.message,
+      /this client has \d+ bytes of append bodies in flight \(at most 2097152,/,
+    );
     // Client B (another credential) is not held back by A.
     const res = await request(`${gw.base}${stream}/records`, {
       method: "POST",

@@ -12,6 +12,13 @@
 import { resourceExhausted } from "../errors/index.ts";
 
 export const SMALL_BODY_BYTES = 1024 * 1024;
+/**
+ * The memory an append body holds, over its size, while it is in flight: the body as it arrives
+ * and joined, the parsed JSON, the decoded records, and the gRPC message. The budgets
+ * (--inflight-append-mb) are memory; bodies are admitted by their size, against a quarter of
+ * them. Measured with `npm run bench:flood` (docs/operating.md).
+ */
+export const APPEND_MEMORY_FACTOR = 4;
 const MAX_RESERVE_BYTES = 32 * 1024 * 1024;
 
 export interface AdmissionLimits {
@@ -82,7 +89,7 @@ export class AppendAdmission {
         if (!alone && large && this.#large + bytes > this.#max - this.#reserve) throw this.#full();
         if (owner.held !== held && owner.held + bytes > this.#clientMax) {
           throw resourceExhausted(
-            `this client has ${owner.held} bytes of appends in flight (at most ${this.#clientMax}); retry once they are done`,
+            `this client has ${owner.held} bytes of append bodies in flight (at most ${this.#clientMax}, a quarter of --inflight-append-client-mb); retry once they are done`,
           );
         }
         held += bytes;
@@ -103,7 +110,7 @@ export class AppendAdmission {
 
   #full() {
     return resourceExhausted(
-      `the gateway has ${this.#inflight} bytes of appends in flight (budget ${this.#max}); retry shortly`,
+      `the gateway has ${this.#inflight} bytes of append bodies in flight (at most ${this.#max}, a quarter of --inflight-append-mb); retry shortly`,
     );
   }
 }
