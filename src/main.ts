@@ -3,6 +3,8 @@
 // SIGTERM and SIGINT.
 import { mkdir } from "node:fs/promises";
 import { resolve } from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import pino from "pino";
 import {
   buildApp,
@@ -29,6 +31,7 @@ import {
   REDACTED_PATHS,
 } from "./gateway/index.ts";
 import { defineFlags, parseProcessFlags } from "./platform/cli/index.ts";
+import { GarbageNudge } from "./platform/memory/index.ts";
 import { type OpenStorage, openStorage, type RunningStar, startStar } from "./star/index.ts";
 
 const flags = defineFlags({
@@ -60,13 +63,19 @@ const flags = defineFlags({
     type: "int",
     default: 512,
     min: 1,
-    help: "append bytes in flight before 429, MiB",
+    help: "memory append bodies in flight may hold before 429, MiB; a body counts 4 times its size (body, parsed JSON, decoded records, gRPC message)",
   },
   "inflight-append-client-mb": {
     type: "int",
     default: 256,
     min: 1,
-    help: "append bytes in flight of one client (its credential, else its address) before 429, MiB",
+    help: "the same, for one client (its credential, else its address), MiB",
+  },
+  "gc-slack-mb": {
+    type: "int",
+    default: 64,
+    min: 0,
+    help: "JS heap and buffer memory that may pile up past its level after the last full garbage collection before the gateway asks V8 for one, MiB (0: leave it to V8)",
   },
   "body-idle-ms": {
     type: "int",
@@ -276,6 +285,7 @@ const app = await buildApp({
     : false,
 });
 const url = await app.listen({ host: opts.host, port: opts.port });
+const nudge = opts.gcSlackMb > 0 ? startGarbageNudge(opts.gcSlackMb * 1024 * 1024) : undefined;
 let stopping = false;
 const stop = async (signal: NodeJS.Signals) => {
   // Ctrl-C, or a second signal, skips what is left of the drain delay.
@@ -284,12 +294,32 @@ const stop = async (signal: NodeJS.Signals) => {
   stopping = true;
   logger.info({ signal, drainDelayMs: signal === "SIGINT" ? 0 : opts.drainDelayMs }, "draining");
   await drain.shutDown(app, opts.drainDelayMs, opts.drainGraceMs);
+  nudge?.stop();
   await reads.close();
   fleet.close();
   await star?.close();
   await storage?.close();
   process.exit(0);
 };
+/** Full collections when dead buffers pile up (platform/memory/garbage-nudge.ts). */
+function startGarbageNudge(slackBytes: number): GarbageNudge {
+  // Node gives a script gc() only with --expose-gc; with the flag set, a new context has it.
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as (options: { type: "major"; execution: "async" }) => unknown;
+  const nudge = new GarbageNudge({
+    slackBytes,
+    intervalMs: 1000,
+    quietLooks: 10,
+    measure: () => {
+      const m = process.memoryUsage();
+      return m.heapUsed + m.external;
+    },
+    collect: () => void gc({ type: "major", execution: "async" }),
+  });
+  nudge.start();
+  return nudge;
+}
+
 process.on("SIGTERM", () => void stop("SIGTERM"));
 process.on("SIGINT", () => void stop("SIGINT"));
 // Ready only once the signal handlers are in: a supervisor may stop us as soon as it reads this.

@@ -1,0 +1,84 @@
+// Asks V8 for a full collection once garbage has piled up. V8 collects the JS heap as it
+// allocates, but the memory of dead Buffers (append bodies, decoded records, gRPC messages) is
+// given back only when a full collection finds their owners dead, and V8 starts one late, or,
+// once the traffic that made them has stopped, never: after an append flood a gateway held
+// 812 MiB of dead buffers until a collection was forced (docs/operating.md). Every look (the
+// timer's, each `intervalMs`) measures the JS heap and external memory in use, and starts a
+// collection (concurrent marking: no long pause)
+// - when it grew more than `slackBytes` past the level the last collection left (growth), or
+// - when, `quietLooks` looks after the last collection, it is still more than `slackBytes` over
+//   the lowest level ever seen, and not where such a collection left it before (leftovers: what
+//   a burst left behind once it ended, which no growth will reveal).
+
+export interface GarbageNudgeOptions {
+  slackBytes: number;
+  intervalMs: number;
+  /** Looks after a collection before leftovers are collected. */
+  quietLooks: number;
+  /** Heap in use plus external memory, in bytes. */
+  measure: () => number;
+  /** Starts a full collection. */
+  collect: () => void;
+}
+
+export class GarbageNudge {
+  readonly #opts: GarbageNudgeOptions;
+  /** The lowest level since the last collection (set by the first look after it). */
+  #floor: number;
+  /** The lowest level ever seen. */
+  #base: number;
+  /** The level at the last collection for leftovers, which the same level does not repeat. */
+  #leftoverAt = Number.NaN;
+  #looksSince = 1;
+  #timer: NodeJS.Timeout | undefined;
+  #collections = 0;
+
+  constructor(opts: GarbageNudgeOptions) {
+    this.#opts = opts;
+    this.#floor = opts.measure();
+    this.#base = this.#floor;
+  }
+
+  /** Collections started so far. */
+  get collections(): number {
+    return this.#collections;
+  }
+
+  start(): void {
+    this.#timer ??= setInterval(() => this.look(), this.#opts.intervalMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** One look: measures, and starts a collection for growth or leftovers. */
+  look(): void {
+    const now = this.#opts.measure();
+    const { slackBytes, quietLooks } = this.#opts;
+    this.#looksSince++;
+    this.#base = Math.min(this.#base, now);
+    if (this.#looksSince === 1) this.#floor = now;
+    this.#floor = Math.min(this.#floor, now);
+    if (now - this.#floor > slackBytes) {
+      this.#collect();
+      return;
+    }
+    const leftovers =
+      this.#looksSince > quietLooks &&
+      now - this.#base > slackBytes &&
+      !(Math.abs(now - this.#leftoverAt) <= slackBytes / 2);
+    if (leftovers) {
+      this.#leftoverAt = now;
+      this.#collect();
+    }
+  }
+
+  #collect(): void {
+    this.#looksSince = 0;
+    this.#collections++;
+    this.#opts.collect();
+  }
+}
