@@ -1,0 +1,64 @@
+// One of the client processes `bench/append-flood.ts` spawns. Arguments: the append URL, the
+// role (`flood`: `--concurrency` loops of appends of `--batch-mib` MiB of bytes sent as base64
+// (records of 768 KiB); `small`: one loop of one-record appends of 16 bytes), and `--seconds`. At the end
+// it prints one JSON line: appends acked, 429s and other failures, and every acked append's
+// latency in ms.
+import { parseArgs } from "node:util";
+import { Pool } from "undici";
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    role: { type: "string", default: "small" },
+    concurrency: { type: "string", default: "1" },
+    "batch-mib": { type: "string", default: "6" },
+    seconds: { type: "string", default: "30" },
+  },
+});
+const url = new URL(positionals[0] ?? "");
+const flood = values.role === "flood";
+// A record holds at most 1 MiB: a batch is records of 768 KiB.
+const RECORD_BYTES = 768 * 1024;
+const record = { body: Buffer.alloc(RECORD_BYTES, 7).toString("base64") };
+const count = Math.round((Number(values["batch-mib"]) * 2 ** 20) / RECORD_BYTES);
+const body = JSON.stringify(
+  flood
+    ? { records: Array.from({ length: count }, () => record) }
+    : { records: [{ body: "c21hbGwgYXBwZW5kIQ==" }] },
+);
+const pool = new Pool(url.origin, { connections: Number(values.concurrency) });
+const deadline = performance.now() + Number(values.seconds) * 1000;
+const latencies: number[] = [];
+let refused = 0;
+let failed = 0;
+
+await Promise.all(
+  Array.from({ length: Number(values.concurrency) }, async () => {
+    while (performance.now() < deadline) {
+      const t0 = performance.now();
+      try {
+        const res = await pool.request({
+          method: "POST",
+          path: `${url.pathname}?format=base64`,
+          headers: { "content-type": "application/json" },
+          body,
+        });
+        const text = await res.body.text();
+        if (res.statusCode !== 200 && res.statusCode !== 429 && failed === 0)
+          console.error(text.slice(0, 300));
+        if (res.statusCode === 200) latencies.push(performance.now() - t0);
+        else if (res.statusCode === 429) {
+          refused++;
+          // As a client honouring Retry-After would, without its whole second.
+          await new Promise((r) => setTimeout(r, 50));
+        } else {
+          if (failed++ === 0) console.error(`append answered ${res.statusCode}`);
+        }
+      } catch (err) {
+        if (failed++ === 0) console.error(`append failed: ${String(err)}`);
+      }
+    }
+  }),
+);
+await pool.close();
+console.log(JSON.stringify({ acked: latencies.length, refused, failed, latencies }));
