@@ -10,6 +10,7 @@ import {
   createReadService,
   DEFAULT_BODY_LIMIT,
   DEFAULT_BODY_TIMEOUTS,
+  DEFAULT_COMPRESS_MIN_BYTES,
   DEFAULT_DRAIN_DELAY_MS,
   DEFAULT_DRAIN_GRACE_MS,
   DEFAULT_HEADERS_TIMEOUT_MS,
@@ -152,6 +153,17 @@ const flags = defineFlags({
     min: 0,
     help: "with shared subscriptions, how long a star's yes to one credential reading one stream is remembered (never past the token's expiry), so readers on one token cost one check; 0 checks every reader, ms",
   },
+  compression: {
+    type: "bool",
+    default: true,
+    help: "compress JSON responses (pages, lists) by the client's Accept-Encoding: zstd, br or gzip; --compression=off sends them as they are (SSE and NDJSON are never compressed)",
+  },
+  "compress-min-bytes": {
+    type: "int",
+    default: DEFAULT_COMPRESS_MIN_BYTES,
+    min: 0,
+    help: "responses smaller than this are sent uncompressed, bytes",
+  },
   "cors-origins": { type: "list", default: [], help: "origins allowed by CORS (none: CORS off)" },
   readplan: {
     type: "bool",
@@ -267,6 +279,7 @@ const app = await buildApp({
   slowConsumerMs: opts.slowConsumerMs,
   ndjsonSessionBytes: opts.ndjsonSessionMb * 1024 * 1024,
   drainGraceMs: opts.drainGraceMs,
+  compression: opts.compression && { minBytes: opts.compressMinBytes },
   hubs: opts.subscribeSharing
     ? {
         ring: { ...DEFAULT_HUB_RING, maxBytes: opts.hubRingMb * 1024 * 1024 },

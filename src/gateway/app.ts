@@ -7,8 +7,11 @@ import {
   AppendAdmission,
   type BodyTimeouts,
   bodyGuardPlugin,
+  type CompressionSettings,
   clientError,
+  compressionPlugin,
   DEFAULT_BODY_TIMEOUTS,
+  DEFAULT_COMPRESS_MIN_BYTES,
   DEFAULT_MAX_CONNECTIONS,
   Drain,
   drainPlugin,
@@ -85,6 +88,8 @@ export interface AppOptions {
    * absent); false: every reader has its own.
    */
   hubs?: HubSettings | false;
+  /** JSON responses compressed by Accept-Encoding (default settings when absent); false: none. */
+  compression?: CompressionSettings | false;
 }
 
 export const DEFAULT_SLOW_CONSUMER_MS = 30_000;
@@ -138,6 +143,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   limitConnections(app.server, opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
   await app.register(errorsPlugin);
   await app.register(jsonPlugin);
+  // Before the routes: the plugin adds its hook to each route as it is declared.
+  if (opts.compression !== false) {
+    await app.register(
+      compressionPlugin,
+      opts.compression ?? { minBytes: DEFAULT_COMPRESS_MIN_BYTES },
+    );
+  }
   const admission = new AppendAdmission({
     maxBytes: opts.inflightAppendBytes,
     clientMaxBytes: opts.inflightAppendClientBytes ?? opts.inflightAppendBytes / 2,

@@ -1,7 +1,8 @@
-// The HTTP layer's plugins and parts: errors, JSON, metrics, OpenAPI, ops, drain, admission,
+// The HTTP layer's plugins and parts: errors, JSON, compression, metrics, OpenAPI, ops, drain, admission,
 // live sessions, response memory, and the route schemas.
 export * from "./admission.ts";
 export * from "./body-guard.ts";
+export * from "./compression.ts";
 export * from "./connection-limit.ts";
 export * from "./drain.ts";
 export * from "./errors-plugin.ts";
