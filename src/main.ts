@@ -1,7 +1,7 @@
 // `npm start`: the gateway. With no --stars it embeds a star and object storage under
-// --data-dir; it prints `nova-gateway listening on http://HOST:PORT` when ready, and drains on
+// --data-dir; it prints `nova-gateway listening on http(s)://HOST:PORT` when ready, and drains on
 // SIGTERM and SIGINT.
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import pino from "pino";
 import {
@@ -13,6 +13,7 @@ import {
   DEFAULT_COMPRESS_MIN_BYTES,
   DEFAULT_DRAIN_DELAY_MS,
   DEFAULT_DRAIN_GRACE_MS,
+  DEFAULT_H2_MAX_STREAMS,
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_HUB_LINGER_MS,
   DEFAULT_HUB_RING,
@@ -40,6 +41,17 @@ const flags = defineFlags({
     min: 0,
     max: 65535,
     help: "port to listen on (0 picks a free one)",
+  },
+  "tls-cert": {
+    type: "string",
+    help: "PEM certificate chain file: serve TLS, ALPN offering h2 and http/1.1 (with --tls-key); unset: cleartext HTTP/1.1 and h2c on one port",
+  },
+  "tls-key": { type: "string", help: "PEM private key file of --tls-cert" },
+  "h2-max-streams": {
+    type: "int",
+    default: DEFAULT_H2_MAX_STREAMS,
+    min: 1,
+    help: "concurrent streams of one HTTP/2 connection (each SSE subscription and request is one)",
   },
   "data-dir": {
     type: "string",
@@ -219,6 +231,14 @@ const logger = pino(
   pino.destination(2),
 );
 logger.info({ node: process.version }, "nova-gateway starting");
+if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined)) {
+  process.stderr.write("nova-gateway: --tls-cert and --tls-key go together\n");
+  process.exit(2);
+}
+const tls =
+  opts.tlsCert && opts.tlsKey
+    ? { cert: await readFile(opts.tlsCert), key: await readFile(opts.tlsKey) }
+    : undefined;
 
 let storage: OpenStorage | undefined;
 let star: RunningStar | undefined;
@@ -269,6 +289,8 @@ const app = await buildApp({
   bodyLimit: opts.bodyLimitMb * 1024 * 1024,
   inflightAppendBytes: opts.inflightAppendMb * 1024 * 1024,
   headersTimeoutMs: opts.headersTimeoutMs,
+  ...(tls ? { tls } : {}),
+  h2MaxStreams: opts.h2MaxStreams,
   maxConnections: opts.maxConnections,
   inflightAppendClientBytes: opts.inflightAppendClientMb * 1024 * 1024,
   bodyTimeouts: { idleMs: opts.bodyIdleMs, totalMs: opts.bodyTimeoutMs },
@@ -288,7 +310,11 @@ const app = await buildApp({
       }
     : false,
 });
-const url = await app.listen({ host: opts.host, port: opts.port });
+// Fastify names the scheme after its own TLS option, which the gateway's listener does not use.
+const url = (await app.listen({ host: opts.host, port: opts.port })).replace(
+  /^http:/,
+  tls ? "https:" : "http:",
+);
 let stopping = false;
 const stop = async (signal: NodeJS.Signals) => {
   // Ctrl-C, or a second signal, skips what is left of the drain delay.

@@ -68,7 +68,8 @@ function requestPart(req: FastifyRequest, part: RequestPart): unknown {
 
 /**
  * Node's own refusals, before Fastify sees a request (its `clientErrorHandler` option): headers
- * that do not arrive in time, headers over Node's size limit, anything that is not HTTP/1.1.
+ * that do not arrive in time, headers over Node's size limit, anything that is not HTTP/1.1 (nor
+ * HTTP/2, which the listener hands to its own server).
  * The answer is the contract's body, and the connection closes: its bytes cannot be trusted.
  */
 export function clientError(headersTimeoutMs: number) {
@@ -91,7 +92,7 @@ export function clientError(headersTimeoutMs: number) {
           : new HttpError(
               400,
               "bad_request",
-              `the request is not valid HTTP/1.1 (${err.code ?? "parse error"}); nothing was done`,
+              `the request is not valid HTTP/1.1, nor does it open with the HTTP/2 preface (${err.code ?? "parse error"}); nothing was done`,
             );
     const body = JSON.stringify(errorBody(http));
     if (socket.writable) {

@@ -1,4 +1,4 @@
-// The HTTP layer's plugins and parts: errors, JSON, compression, metrics, OpenAPI, ops, drain, admission,
+// The HTTP layer's plugins and parts: the listener (HTTP/1.1, h2c, TLS), errors, JSON, compression, metrics, OpenAPI, ops, drain, admission,
 // live sessions, response memory, and the route schemas.
 export * from "./admission.ts";
 export * from "./body-guard.ts";
@@ -7,6 +7,7 @@ export * from "./connection-limit.ts";
 export * from "./drain.ts";
 export * from "./errors-plugin.ts";
 export * from "./json.ts";
+export * from "./listener.ts";
 export * from "./live-sessions.ts";
 export * from "./metrics.ts";
 export * from "./openapi.ts";
