@@ -59,7 +59,10 @@ test("bytes that are not HTTP/1.1 get 400 bad_request, and change nothing", asyn
     assert.equal(res.status, 400, bytes);
     assert.equal(res.body.code, "bad_request");
     assert.equal(res.body.retryable, false);
-    assert.match(String(res.body.message), /not valid HTTP\/1\.1 \(HPE_/);
+    assert.match(
+      String(res.body.message),
+      /not valid HTTP\/1\.1, nor does it open with the HTTP\/2 preface \(HPE_/,
+    );
     assert.match(res.head, /\r\nconnection: close/i);
   }
   const ack = await append(gw.base, stream, ["only"]);
