@@ -39,6 +39,15 @@ test("headers that do not all arrive in time get 408 request_timeout and the con
   });
 });
 
+test("a connection that sends nothing, or part of the HTTP/2 preface, gets 408 too", async () => {
+  for (const bytes of ["", "PRI * HTTP/2.0\r\n"]) {
+    const res = await raw(bytes);
+    assert.equal(res.status, 408, JSON.stringify(bytes));
+    assert.equal(res.body.code, "request_timeout");
+    assert.match(res.head, /\r\nconnection: close/i);
+  }
+});
+
 test("headers over Node's size limit get 431 header_too_large", async () => {
   const res = await raw(`GET /livez HTTP/1.1\r\nhost: x\r\nx-big: ${"a".repeat(20_000)}\r\n\r\n`);
   assert.equal(res.status, 431);

@@ -74,11 +74,19 @@ export function gatewayServer(handler: Handler, settings: ListenerSettings): Gat
   } else {
     front.on("connection", (socket: net.Socket) => {
       // A connection refused by the connection limit is already answered.
-      if (!socket.writableEnded) route(socket, h1, h2, settings.headersTimeoutMs);
+      if (!socket.writableEnded) route(socket, h1, h2, settings.headersTimeoutMs, timedOut);
     });
   }
   // Fastify answers Node's refusals (clientErrorHandler) on the server it was given.
   h1.on("clientError", (err, socket) => front.emit("clientError", err, socket));
+  // A connection still silent at the headers timeout is answered as HTTP/1.1 answers slow
+  // headers (408), within the same bound rather than after a second one.
+  const timedOut = (socket: net.Socket) => {
+    const err = Object.assign(new Error("no request within the headers timeout"), {
+      code: "ERR_HTTP_REQUEST_TIMEOUT",
+    });
+    front.emit("clientError", err, socket);
+  };
   // The http.Server tracks its connections (headers timeout, closeAllConnections) once listening.
   front.on("listening", () => h1.emit("listening"));
 
@@ -102,12 +110,21 @@ export function gatewayServer(handler: Handler, settings: ListenerSettings): Gat
 
 /**
  * Hands a cleartext connection to h2 when its first bytes are the HTTP/2 preface, else to h1,
- * with the bytes read put back. Only a client that sends part of the preface and stops is
- * waited for (up to the headers timeout, then h1 answers it).
+ * with the bytes read put back. A client that sends nothing, or part of the preface, and stops is
+ * waited for up to the headers timeout, then answered 408.
  */
-function route(socket: net.Socket, h1: http.Server, h2: http2.Http2Server, timeoutMs: number) {
+function route(
+  socket: net.Socket,
+  h1: http.Server,
+  h2: http2.Http2Server,
+  timeoutMs: number,
+  timedOut: (socket: net.Socket) => void,
+) {
   let seen = Buffer.alloc(0);
-  const timer = setTimeout(() => hand(h1), timeoutMs);
+  const timer = setTimeout(() => {
+    socket.off("readable", onReadable);
+    timedOut(socket);
+  }, timeoutMs);
   const gone = () => {
     clearTimeout(timer);
     socket.destroy();
