@@ -225,20 +225,25 @@ const flags = defineFlags({
 });
 
 const opts = parseProcessFlags(flags, "nova-gateway", "The nova HTTP/JSON gateway.");
+const refuse = (message: string): never => {
+  process.stderr.write(`nova-gateway: ${message}\n`);
+  process.exit(2);
+};
+if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined)) {
+  refuse("--tls-cert and --tls-key go together");
+}
+const pem = (flag: string, file: string) =>
+  readFile(file).catch((err: Error) => refuse(`${flag} ${file}: ${err.message}`));
+const tls =
+  opts.tlsCert && opts.tlsKey
+    ? { cert: await pem("--tls-cert", opts.tlsCert), key: await pem("--tls-key", opts.tlsKey) }
+    : undefined;
 // Logs go to stderr, so stdout carries only the ready line.
 const logger = pino(
   { level: opts.logLevel, redact: { paths: REDACTED_PATHS, censor: "[redacted]" } },
   pino.destination(2),
 );
 logger.info({ node: process.version }, "nova-gateway starting");
-if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined)) {
-  process.stderr.write("nova-gateway: --tls-cert and --tls-key go together\n");
-  process.exit(2);
-}
-const tls =
-  opts.tlsCert && opts.tlsKey
-    ? { cert: await readFile(opts.tlsCert), key: await readFile(opts.tlsKey) }
-    : undefined;
 
 let storage: OpenStorage | undefined;
 let star: RunningStar | undefined;

@@ -106,7 +106,7 @@ export const DEFAULT_SLOW_CONSUMER_MS = 30_000;
  */
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 /** Longer than a balancer's own keep-alive timeout, so the balancer closes idle connections first. */
-export const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 export const DEFAULT_NDJSON_SESSION_BYTES = 4 * 1024 ** 3;
 export const DEFAULT_DRAIN_GRACE_MS = 10_000;
 /**

@@ -8,7 +8,7 @@ import http2 from "node:http2";
 import { after, before, describe, test } from "node:test";
 import { promisify } from "node:util";
 import openapi from "../../openapi/openapi.json" with { type: "json" };
-import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
+import { type Gateway, gatewayProcess, inProcessGateway } from "../harness/gateway.ts";
 import { openRaw, parseAnswer } from "../harness/raw-socket.ts";
 import { type Stack, startStack } from "../harness/stack.ts";
 import { systemTool } from "../harness/system-tool.ts";
@@ -197,6 +197,17 @@ describe("HTTP/2", { skip }, () => {
   test("every route over h2c, curl --http2-prior-knowledge", async () => {
     const send = curlClient(stack.gw.base, ["--http2-prior-knowledge"], "HTTP/2");
     assert.deepEqual([...(await everyRoute(send))].sort(), [...OPERATIONS].sort());
+  });
+
+  test("the gateway process serves TLS from --tls-cert and --tls-key files", async (t) => {
+    const gw = await gatewayProcess(
+      [stack.star.address],
+      ["--tls-cert", cert.certFile, "--tls-key", cert.keyFile],
+    );
+    t.after(() => gw.close());
+    assert.match(gw.base, /^https:\/\/127\.0\.0\.1:\d+$/);
+    const send = curlClient(gw.base, ["--http2", "--cacert", cert.certFile], "HTTP/2");
+    assert.equal((await send("GET", "/readyz")).status, 200);
   });
 
   test("a malformed preface is answered 400 in the contract's body; other sessions go on", async () => {
