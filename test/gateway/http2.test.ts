@@ -6,8 +6,10 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import http2 from "node:http2";
 import { after, before, describe, test } from "node:test";
+import tls from "node:tls";
 import { promisify } from "node:util";
 import openapi from "../../openapi/openapi.json" with { type: "json" };
+import { DEFAULT_H2_MAX_STREAMS } from "../../src/gateway/http/index.ts";
 import { type Gateway, gatewayProcess, inProcessGateway } from "../harness/gateway.ts";
 import { openRaw, parseAnswer } from "../harness/raw-socket.ts";
 import { type Stack, startStack } from "../harness/stack.ts";
@@ -208,6 +210,42 @@ describe("HTTP/2", { skip }, () => {
     assert.match(gw.base, /^https:\/\/127\.0\.0\.1:\d+$/);
     const send = curlClient(gw.base, ["--http2", "--cacert", cert.certFile], "HTTP/2");
     assert.equal((await send("GET", "/readyz")).status, 200);
+  });
+
+  test("an h2 connection is told its stream limit (--h2-max-streams)", async () => {
+    const session = http2.connect(stack.gw.base);
+    session.on("error", () => {});
+    try {
+      const settings = await new Promise<http2.Settings>((resolve) =>
+        session.once("remoteSettings", resolve),
+      );
+      assert.equal(settings.maxConcurrentStreams, DEFAULT_H2_MAX_STREAMS);
+    } finally {
+      session.close();
+    }
+  });
+
+  test("with TLS, the connection past --max-connections is closed before its handshake", async (t) => {
+    const limited = await inProcessGateway([stack.star.address], { tls: cert, maxConnections: 1 });
+    t.after(() => limited.close());
+    const url = new URL(limited.base);
+    const open = () => {
+      const socket = tls.connect({ host: url.hostname, port: Number(url.port), ca: cert.cert });
+      socket.on("error", () => {});
+      return {
+        socket,
+        outcome: new Promise<string>((resolve) => {
+          socket.once("secureConnect", () => resolve("handshake"));
+          socket.once("close", () => resolve("closed"));
+        }),
+      };
+    };
+    const first = open();
+    assert.equal(await first.outcome, "handshake");
+    const second = open();
+    assert.equal(await second.outcome, "closed");
+    first.socket.destroy();
+    second.socket.destroy();
   });
 
   test("a malformed preface is answered 400 in the contract's body; other sessions go on", async () => {
