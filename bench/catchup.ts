@@ -7,7 +7,8 @@
 // with --readplan-urls object, the gateway with --s3-endpoint), and off (--readplan=off: every
 // page a Read). Every part is its own process: the object store (s3rver), the stars, the
 // gateways, and the client, which is curl (the cheapest real client: the machine has 2 cores).
-// Prints MB/s of record content, records/s, and the CPU seconds (utime + stime from
+// Prints MB/s of record content, records/s, the bytes on the wire (response bodies as sent,
+// compressed or not), and the CPU seconds (utime + stime from
 // /proc/PID/stat) of the star serving the gateway, of the gateway, of the store and of the
 // client, with the ratios to the star path, and the load average. No thresholds. Each row starts
 // once the processes are idle. BENCH_CATCHUP_ROUNDS (default 2) repeats the three; the ratios
@@ -16,6 +17,11 @@
 // in DIR/<path>, written when it exits); NODE_OPTIONS may not carry --cpu-prof.
 // BENCH_CATCHUP_PATHS (default presigned,raw,star) and BENCH_CATCHUP_MODES (default pages,sse)
 // pick what is measured.
+// BENCH_CATCHUP_ENCODINGS (default gzip,br,zstd) adds page rows of the first path measured
+// asked for with `accept-encoding: ENC` (path "presigned+gzip"...): bytes on the wire and CPU
+// with and without compression side by side (curl decodes, so its CPU includes decompressing).
+// BENCH_CATCHUP_CONTENT=json writes varied JSON log lines as the records (default: 1 KiB of
+// "x" each, which compresses about a thousandfold and says nothing about compression).
 // BENCH_CATCHUP_BASELINE=DIR adds the presigned and star paths served by the gateway of the
 // checkout in DIR (rows "presigned@base", "star@base"): a before/after under the same load.
 import { execSync, spawn } from "node:child_process";
@@ -40,6 +46,42 @@ const PROFILE_DIR = process.env.BENCH_CATCHUP_CPU_PROF;
 const BASELINE = process.env.BENCH_CATCHUP_BASELINE;
 const MODES = (process.env.BENCH_CATCHUP_MODES ?? "pages,sse").split(",") as ("pages" | "sse")[];
 const PATHS = new Set((process.env.BENCH_CATCHUP_PATHS ?? "presigned,raw,star").split(","));
+const ENCODINGS = (process.env.BENCH_CATCHUP_ENCODINGS ?? "gzip,br,zstd")
+  .split(",")
+  .filter((e) => e !== "");
+const CONTENT = process.env.BENCH_CATCHUP_CONTENT ?? "x";
+
+/**
+ * Record `i`'s body: 1 KiB of "x", or (BENCH_CATCHUP_CONTENT=json) JSON log lines with
+ * varied fields (ids, hex trace ids, latencies) from a fixed seed, about as compressible as
+ * a real stream of application logs.
+ */
+function recordBody(i: number): Buffer {
+  if (CONTENT !== "json") return Buffer.alloc(RECORD_BYTES, "x");
+  let seed = i * 2654435761 + 1;
+  const rand = (n: number) => {
+    seed = (seed * 1103515245 + 12345) >>> 0;
+    return seed % n;
+  };
+  const words = ["GET", "POST", "orders", "users", "cart", "served", "cache", "miss", "retry"];
+  let text = "";
+  while (text.length < RECORD_BYTES) {
+    text += `${JSON.stringify({
+      ts: 1_780_000_000_000 + i * 7 + rand(5),
+      level: ["info", "info", "info", "warn", "error"][rand(5)],
+      service: `svc-${rand(12)}`,
+      trace:
+        rand(2 ** 31)
+          .toString(16)
+          .padStart(8, "0") + rand(2 ** 31).toString(16),
+      user: rand(100_000),
+      path: `/api/v1/${words[rand(words.length)]}/${rand(10_000)}`,
+      latency_ms: rand(2_000) / 10,
+      msg: `${words[rand(words.length)]} ${words[rand(words.length)]} ${words[rand(words.length)]}`,
+    })}\n`;
+  }
+  return Buffer.from(text.slice(0, RECORD_BYTES));
+}
 
 /** `node --cpu-prof` flags for a process named `name`, when BENCH_CATCHUP_CPU_PROF is set. */
 function profileFlags(name: string): string[] {
@@ -143,7 +185,7 @@ async function curlScript(script: string): Promise<{ out: string; cpu: number }>
  * previous one ended, one curl process over one kept-alive connection. Every page must be 200
  * and hold at least PER_BATCH records' content (count caps it at PER_BATCH).
  */
-async function pages(base: string): Promise<Measured> {
+async function pages(base: string, encoding?: string): Promise<Measured> {
   const config = join(dir, "pages.curl");
   const lines: string[] = [];
   for (let n = 0; n < TOTAL; n += PER_BATCH) {
@@ -152,7 +194,7 @@ async function pages(base: string): Promise<Measured> {
   writeFileSync(config, `${lines.join("\n")}\n`);
   const t0 = performance.now();
   const { out, cpu } = await curlScript(
-    `curl -sS --config '${config}' -w '%{http_code} %{size_download} %header{server-timing}\\n'`,
+    `curl -sS --config '${config}' ${encoding ? `--compressed -H 'accept-encoding: ${encoding}'` : ""} -w '%{http_code} %{size_download} %header{content-encoding}. %header{server-timing}\\n'`,
   );
   const seconds = (performance.now() - t0) / 1000;
   const timing = new Map<string, number>();
@@ -160,8 +202,11 @@ async function pages(base: string): Promise<Measured> {
   const answers = out.split("\n");
   if (answers.length !== BATCHES) throw new Error(`${answers.length} pages answered`);
   for (const answer of answers) {
-    const [code, size, ...serverTiming] = answer.split(" ");
-    if (code !== "200" || !(Number(size) >= PER_BATCH * RECORD_BYTES)) {
+    const [code, size, contentEncoding, ...serverTiming] = answer.split(" ");
+    const whole = encoding
+      ? contentEncoding === `${encoding}.`
+      : contentEncoding === "." && Number(size) >= PER_BATCH * RECORD_BYTES;
+    if (code !== "200" || !whole) {
       throw new Error(`a page answered ${answer}`);
     }
     responseBytes += Number(size);
@@ -225,15 +270,16 @@ try {
 
   await call(star.client, "CreateBucket", { name: "bench" });
   await call(star.client, "CreateStream", { bucket: "bench", key: "history" });
-  const body = Buffer.alloc(RECORD_BYTES, "x");
-  const batch = Array.from({ length: PER_BATCH }, () => ({ body }));
   const w0 = performance.now();
   for (let b = 0; b < BATCHES; b++) {
-    await call(star.client, "Append", { bucket: "bench", key: "history", records: batch });
+    const records = Array.from({ length: PER_BATCH }, (_, i) => ({
+      body: recordBody(b * PER_BATCH + i),
+    }));
+    await call(star.client, "Append", { bucket: "bench", key: "history", records });
   }
   const writeS = (performance.now() - w0) / 1000;
   console.log(
-    `wrote ${CONTENT_MB.toFixed(0)} MiB of history: ${TOTAL} records of ${RECORD_BYTES} B in ${BATCHES} chunks, ${(CONTENT_MB / writeS).toFixed(1)} MB/s`,
+    `wrote ${CONTENT_MB.toFixed(0)} MiB of history: ${TOTAL} records of ${RECORD_BYTES} B (${CONTENT === "json" ? "JSON log lines" : '"x"'}) in ${BATCHES} chunks, ${(CONTENT_MB / writeS).toFixed(1)} MB/s`,
   );
 
   // Started once the history is written: it finds the stream in the store.
@@ -266,16 +312,17 @@ try {
     path: string,
     gateway: { base: string; proc: RunningProcess },
     serving: RunningProcess,
+    encoding?: string,
   ): Promise<Omit<Row, "round">> => {
     await settle([serving, gateway.proc, store.proc]);
     const before = [cpuSeconds(serving), cpuSeconds(gateway.proc), cpuSeconds(store.proc)];
     const { seconds, responseBytes, client, timing } =
-      mode === "pages" ? await pages(gateway.base) : await subscription(gateway.base);
+      mode === "pages" ? await pages(gateway.base, encoding) : await subscription(gateway.base);
     const after = [cpuSeconds(serving), cpuSeconds(gateway.proc), cpuSeconds(store.proc)];
     const used = after.map((v, i) => v - (before[i] as number));
     return {
       mode,
-      path,
+      path: encoding ? `${path}+${encoding}` : path,
       seconds,
       star: used[0] as number,
       gateway: used[1] as number,
@@ -289,11 +336,21 @@ try {
   const rows: Row[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     for (const mode of MODES) {
+      let first = true;
       const add = async (
         path: string,
         gateway: Parameters<typeof measure>[2],
         serving: RunningProcess,
-      ) => rows.push({ ...(await measure(mode, path, gateway, serving)), round: r });
+      ) => {
+        rows.push({ ...(await measure(mode, path, gateway, serving)), round: r });
+        // Compression costs the same whichever path the page came from: measured on one.
+        if (mode === "pages" && first) {
+          for (const encoding of ENCODINGS) {
+            rows.push({ ...(await measure(mode, path, gateway, serving, encoding)), round: r });
+          }
+        }
+        first = false;
+      };
       if (PATHS.has("presigned")) await add("presigned", presigned, star.proc);
       if (PATHS.has("raw")) await add("raw", raw, rawStar.proc);
       if (PATHS.has("star")) await add("star", off, star.proc);
@@ -307,19 +364,20 @@ try {
       .join(" ")}`,
   );
   console.log(
-    "mode   path             seconds   MB/s   records/s   response MB/s   star CPU s   gateway CPU s   store CPU s   client CPU s",
+    "mode   path              seconds   MB/s   records/s   wire MiB   wire MB/s   star CPU s   gateway CPU s   store CPU s   client CPU s",
   );
   for (const row of rows) {
     console.log(
       [
         row.mode.padEnd(7),
-        row.path.padEnd(15),
+        row.path.padEnd(16),
         row.seconds.toFixed(1).padStart(8),
         (CONTENT_MB / row.seconds).toFixed(1).padStart(7),
         Math.round(TOTAL / row.seconds)
           .toString()
           .padStart(12),
-        (row.responseBytes / 1024 / 1024 / row.seconds).toFixed(1).padStart(16),
+        (row.responseBytes / 1024 / 1024).toFixed(1).padStart(11),
+        (row.responseBytes / 1024 / 1024 / row.seconds).toFixed(1).padStart(12),
         row.star.toFixed(2).padStart(13),
         row.gateway.toFixed(2).padStart(16),
         row.store.toFixed(2).padStart(14),
@@ -343,7 +401,8 @@ try {
     const starSeconds = avg(mode, "star", (r) => r.seconds);
     const starCpu = avg(mode, "star", (r) => r.star);
     const paths = ["presigned", "raw", ...(BASELINE ? ["presigned@base", "star@base"] : [])];
-    for (const path of paths.filter((p) => PATHS.has(p.replace("@base", "")))) {
+    const compared = PATHS.has("star") ? paths : [];
+    for (const path of compared.filter((p) => PATHS.has(p.replace("@base", "")))) {
       const cpu = avg(mode, path, (r) => r.star);
       const speedup = starSeconds / avg(mode, path, (r) => r.seconds);
       const byRound = Array.from({ length: ROUNDS }, (_, round) => {
@@ -355,6 +414,16 @@ try {
         `${mode}: ${path} vs star: ${speedup.toFixed(2)}x the throughput (${byRound.join(", ")}); star CPU ${cpu.toFixed(2)} s vs ${starCpu.toFixed(2)} s (ratio ${(cpu / starCpu).toFixed(3)})`,
       );
     }
+  }
+  const plain = rows.find((r) => r.mode === "pages")?.path ?? "";
+  for (const encoding of plain ? ENCODINGS : []) {
+    const path = `${plain}+${encoding}`;
+    const mib = (p: string) => avg("pages", p, (r) => r.responseBytes) / 1024 / 1024;
+    const gw = (p: string) => avg("pages", p, (r) => r.gateway);
+    const client = (p: string) => avg("pages", p, (r) => r.client);
+    console.log(
+      `pages: ${path} vs ${plain}: ${mib(path).toFixed(1)} MiB on the wire vs ${mib(plain).toFixed(1)} (ratio ${(mib(path) / mib(plain)).toFixed(3)}); gateway CPU ${gw(path).toFixed(2)} s vs ${gw(plain).toFixed(2)} s; client CPU ${client(path).toFixed(2)} s vs ${client(plain).toFixed(2)} s`,
+    );
   }
 } finally {
   for (const stop of stopping.reverse()) await stop().catch(() => undefined);

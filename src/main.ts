@@ -1,7 +1,7 @@
 // `npm start`: the gateway. With no --stars it embeds a star and object storage under
-// --data-dir; it prints `nova-gateway listening on http://HOST:PORT` when ready, and drains on
+// --data-dir; it prints `nova-gateway listening on http(s)://HOST:PORT` when ready, and drains on
 // SIGTERM and SIGINT.
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -12,8 +12,10 @@ import {
   createReadService,
   DEFAULT_BODY_LIMIT,
   DEFAULT_BODY_TIMEOUTS,
+  DEFAULT_COMPRESS_MIN_BYTES,
   DEFAULT_DRAIN_DELAY_MS,
   DEFAULT_DRAIN_GRACE_MS,
+  DEFAULT_H2_MAX_STREAMS,
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_HUB_LINGER_MS,
   DEFAULT_HUB_RING,
@@ -42,6 +44,17 @@ const flags = defineFlags({
     min: 0,
     max: 65535,
     help: "port to listen on (0 picks a free one)",
+  },
+  "tls-cert": {
+    type: "string",
+    help: "PEM certificate chain file: serve TLS, ALPN offering h2 and http/1.1 (with --tls-key); unset: cleartext HTTP/1.1 and h2c on one port",
+  },
+  "tls-key": { type: "string", help: "PEM private key file of --tls-cert" },
+  "h2-max-streams": {
+    type: "int",
+    default: DEFAULT_H2_MAX_STREAMS,
+    min: 1,
+    help: "concurrent streams of one HTTP/2 connection (each SSE subscription and request is one)",
   },
   "data-dir": {
     type: "string",
@@ -161,6 +174,17 @@ const flags = defineFlags({
     min: 0,
     help: "with shared subscriptions, how long a star's yes to one credential reading one stream is remembered (never past the token's expiry), so readers on one token cost one check; 0 checks every reader, ms",
   },
+  compression: {
+    type: "bool",
+    default: true,
+    help: "compress JSON responses (pages, lists) by the client's Accept-Encoding: zstd, br or gzip; --compression=off sends them as they are (SSE and NDJSON are never compressed)",
+  },
+  "compress-min-bytes": {
+    type: "int",
+    default: DEFAULT_COMPRESS_MIN_BYTES,
+    min: 0,
+    help: "responses smaller than this are sent uncompressed, bytes",
+  },
   "cors-origins": { type: "list", default: [], help: "origins allowed by CORS (none: CORS off)" },
   readplan: {
     type: "bool",
@@ -210,6 +234,19 @@ const flags = defineFlags({
 });
 
 const opts = parseProcessFlags(flags, "nova-gateway", "The nova HTTP/JSON gateway.");
+const refuse = (message: string): never => {
+  process.stderr.write(`nova-gateway: ${message}\n`);
+  process.exit(2);
+};
+if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined)) {
+  refuse("--tls-cert and --tls-key go together");
+}
+const pem = (flag: string, file: string) =>
+  readFile(file).catch((err: Error) => refuse(`${flag} ${file}: ${err.message}`));
+const tls =
+  opts.tlsCert && opts.tlsKey
+    ? { cert: await pem("--tls-cert", opts.tlsCert), key: await pem("--tls-key", opts.tlsKey) }
+    : undefined;
 // Logs go to stderr, so stdout carries only the ready line.
 const logger = pino(
   { level: opts.logLevel, redact: { paths: REDACTED_PATHS, censor: "[redacted]" } },
@@ -266,6 +303,8 @@ const app = await buildApp({
   bodyLimit: opts.bodyLimitMb * 1024 * 1024,
   inflightAppendBytes: opts.inflightAppendMb * 1024 * 1024,
   headersTimeoutMs: opts.headersTimeoutMs,
+  ...(tls ? { tls } : {}),
+  h2MaxStreams: opts.h2MaxStreams,
   maxConnections: opts.maxConnections,
   inflightAppendClientBytes: opts.inflightAppendClientMb * 1024 * 1024,
   bodyTimeouts: { idleMs: opts.bodyIdleMs, totalMs: opts.bodyTimeoutMs },
@@ -276,6 +315,7 @@ const app = await buildApp({
   slowConsumerMs: opts.slowConsumerMs,
   ndjsonSessionBytes: opts.ndjsonSessionMb * 1024 * 1024,
   drainGraceMs: opts.drainGraceMs,
+  compression: opts.compression && { minBytes: opts.compressMinBytes },
   hubs: opts.subscribeSharing
     ? {
         ring: { ...DEFAULT_HUB_RING, maxBytes: opts.hubRingMb * 1024 * 1024 },
@@ -284,7 +324,11 @@ const app = await buildApp({
       }
     : false,
 });
-const url = await app.listen({ host: opts.host, port: opts.port });
+// Fastify names the scheme after its own TLS option, which the gateway's listener does not use.
+const url = (await app.listen({ host: opts.host, port: opts.port })).replace(
+  /^http:/,
+  tls ? "https:" : "http:",
+);
 const nudge = opts.gcSlackMb > 0 ? startGarbageNudge(opts.gcSlackMb * 1024 * 1024) : undefined;
 let stopping = false;
 const stop = async (signal: NodeJS.Signals) => {

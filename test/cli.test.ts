@@ -49,6 +49,18 @@ test("the star needs exactly one of --data-dir and --s3-endpoint", () => {
   }
 });
 
+test("the gateway takes --tls-cert and --tls-key together, from files it can read", () => {
+  const half = run("src/main.ts", ["--tls-cert", "cert.pem"]);
+  assert.equal(half.code, 2);
+  assert.match(half.stderr, /--tls-cert and --tls-key go together/);
+  const missing = run("src/main.ts", [], {
+    NOVA_TLS_CERT: "/nonexistent/cert.pem",
+    NOVA_TLS_KEY: "/nonexistent/key.pem",
+  });
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /--tls-cert \/nonexistent\/cert\.pem: ENOENT/);
+});
+
 test("the gateway refuses a port out of range", () => {
   const r = run("src/main.ts", ["--port", "70000"]);
   assert.equal(r.code, 2);

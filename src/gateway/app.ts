@@ -1,4 +1,5 @@
 // The gateway as a Fastify app: every concern a plugin, registered here in one place.
+import type { Server } from "node:http";
 import cors from "@fastify/cors";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
@@ -8,23 +9,28 @@ import {
   AppendAdmission,
   type BodyTimeouts,
   bodyGuardPlugin,
+  type CompressionSettings,
   clientError,
+  compressionPlugin,
   DEFAULT_BODY_TIMEOUTS,
+  DEFAULT_COMPRESS_MIN_BYTES,
+  DEFAULT_H2_MAX_STREAMS,
   DEFAULT_MAX_CONNECTIONS,
   Drain,
   drainPlugin,
   errorsPlugin,
   frameworkErrors,
   type GatewayMetrics,
+  gatewayServer,
   jsonPlugin,
   LiveSessions,
   limitConnections,
   metricsPlugin,
+  noteExchanges,
   openapiPlugin,
   opsPlugin,
   pipelineOrderPlugin,
   responseCheckPlugin,
-  watchExchanges,
 } from "./http/index.ts";
 import { DEFAULT_APPEND_LIMITS } from "./json/index.ts";
 import {
@@ -79,6 +85,10 @@ export interface AppOptions {
   maxConnections?: number;
   /** How long a client may take to send a request's headers (slow-header attacks). */
   headersTimeoutMs?: number;
+  /** PEM certificate chain and key: TLS with ALPN h2 and http/1.1; absent: HTTP/1.1 and h2c. */
+  tls?: { cert: Buffer; key: Buffer };
+  /** Concurrent streams of one HTTP/2 connection. */
+  h2MaxStreams?: number;
   /** Overrides the SSE timing whole (tests). */
   sseTiming?: SseTiming;
   /**
@@ -91,6 +101,8 @@ export interface AppOptions {
    * absent); false: every reader has its own.
    */
   hubs?: HubSettings | false;
+  /** JSON responses compressed by Accept-Encoding (default settings when absent); false: none. */
+  compression?: CompressionSettings | false;
 }
 
 export const DEFAULT_SLOW_CONSUMER_MS = 30_000;
@@ -99,6 +111,8 @@ export const DEFAULT_SLOW_CONSUMER_MS = 30_000;
  * slow-header connections live for up to 90 s each (docs/operating.md).
  */
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+/** Longer than a balancer's own keep-alive timeout, so the balancer closes idle connections first. */
+const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 export const DEFAULT_NDJSON_SESSION_BYTES = 4 * 1024 ** 3;
 export const DEFAULT_DRAIN_GRACE_MS = 10_000;
 /**
@@ -129,11 +143,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: false,
     frameworkErrors,
     clientErrorHandler: clientError(headersTimeoutMs),
-    http: {
-      headersTimeout: headersTimeoutMs,
-      // Node checks the timeout on this clock (30 s by default), so it is what bounds it.
-      connectionsCheckingInterval: Math.min(1_000, headersTimeoutMs),
-    },
+    serverFactory: (handler) =>
+      gatewayServer(noteExchanges(handler), {
+        ...(opts.tls ? { tls: opts.tls } : {}),
+        headersTimeoutMs,
+        keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS,
+        h2MaxStreams: opts.h2MaxStreams ?? DEFAULT_H2_MAX_STREAMS,
+      }) as unknown as Server,
     // Validation only refuses: Fastify's defaults would coerce "12" to 12 (and big digits to a
     // rounded double), fill in defaults and strip unknown fields, so what a handler saw would
     // differ from what the client sent. Query values and path segments stay strings.
@@ -142,10 +158,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     },
   });
   limitConnections(app.server, opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
-  watchExchanges(app.server);
   await app.register(errorsPlugin);
   await app.register(pipelineOrderPlugin);
   await app.register(jsonPlugin);
+  // Before the routes: the plugin adds its hook to each route as it is declared.
+  if (opts.compression !== false) {
+    await app.register(
+      compressionPlugin,
+      opts.compression ?? { minBytes: DEFAULT_COMPRESS_MIN_BYTES },
+    );
+  }
   const admission = new AppendAdmission({
     maxBytes: Math.floor(opts.inflightAppendBytes / APPEND_MEMORY_FACTOR),
     clientMaxBytes: Math.floor(

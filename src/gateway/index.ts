@@ -4,7 +4,9 @@ export { createReadService, DEFAULT_READPLAN_SETTINGS } from "./history/index.ts
 export {
   createMetrics,
   DEFAULT_BODY_TIMEOUTS,
+  DEFAULT_COMPRESS_MIN_BYTES,
   DEFAULT_DRAIN_DELAY_MS,
+  DEFAULT_H2_MAX_STREAMS,
   DEFAULT_MAX_CONNECTIONS,
   Drain,
   metricsObserver,

@@ -39,6 +39,15 @@ test("headers that do not all arrive in time get 408 request_timeout and the con
   });
 });
 
+test("a connection that sends nothing, or part of the HTTP/2 preface, gets 408 too", async () => {
+  for (const bytes of ["", "PRI * HTTP/2.0\r\n"]) {
+    const res = await raw(bytes);
+    assert.equal(res.status, 408, JSON.stringify(bytes));
+    assert.equal(res.body.code, "request_timeout");
+    assert.match(res.head, /\r\nconnection: close/i);
+  }
+});
+
 test("headers over Node's size limit get 431 header_too_large", async () => {
   const res = await raw(`GET /livez HTTP/1.1\r\nhost: x\r\nx-big: ${"a".repeat(20_000)}\r\n\r\n`);
   assert.equal(res.status, 431);
@@ -59,7 +68,10 @@ test("bytes that are not HTTP/1.1 get 400 bad_request, and change nothing", asyn
     assert.equal(res.status, 400, bytes);
     assert.equal(res.body.code, "bad_request");
     assert.equal(res.body.retryable, false);
-    assert.match(String(res.body.message), /not valid HTTP\/1\.1 \(HPE_/);
+    assert.match(
+      String(res.body.message),
+      /not valid HTTP\/1\.1, nor does it open with the HTTP\/2 preface \(HPE_/,
+    );
     assert.match(res.head, /\r\nconnection: close/i);
   }
   const ack = await append(gw.base, stream, ["only"]);

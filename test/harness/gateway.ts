@@ -64,7 +64,9 @@ export async function inProcessGateway(
     corsOrigins: [],
     ...appOptions,
   });
-  const base = await app.listen({ host: "127.0.0.1", port });
+  // Fastify names the scheme after its own TLS option, which the gateway's listener does not use.
+  const listening = await app.listen({ host: "127.0.0.1", port });
+  const base = appOptions.tls ? listening.replace(/^http:/, "https:") : listening;
   return {
     base,
     metrics,
@@ -106,7 +108,7 @@ export async function gatewayProcess(
   const proc = await startProcess({
     command,
     args: argv,
-    readyLine: /^nova-gateway listening on (http:\/\/\S+)$/,
+    readyLine: /^nova-gateway listening on (https?:\/\/\S+)$/,
   });
   const pid = proc.child.pid as number;
   return {

@@ -14,6 +14,11 @@ export interface HaproxyOptions {
   servers: number[];
   timeoutMs: number;
   dir: string;
+  /**
+   * Send traffic to the gateways as cleartext HTTP/2 (h2c) on their HTTP/1.1 port; health checks
+   * stay HTTP/1.1 (HAProxy 2.6's h2 checks fail with "Socket error" against any h2c server).
+   */
+  h2c?: boolean;
 }
 
 export interface Haproxy {
@@ -51,7 +56,7 @@ backend gateways
   # 200 ms too, and a gateway answering /readyz a little late on a loaded machine would be
   # marked down. Users' checks (inter 2s, as in the README) get 2 s the same way.
   timeout check 2s
-${opts.servers.map((p, i) => `  server g${i} 127.0.0.1:${p} check inter 200ms fall 2 rise 2`).join("\n")}
+${opts.servers.map((p, i) => `  server g${i} 127.0.0.1:${p} check inter 200ms fall 2 rise 2${opts.h2c ? " proto h2 check-proto h1" : ""}`).join("\n")}
 
 listen stats
   bind 127.0.0.1:${statsPort}

@@ -1,13 +1,8 @@
 // Node's own refusals, before Fastify sees a request (Fastify's `clientErrorHandler` option):
-// headers that do not arrive in time, headers over the size limit, bytes that are not HTTP/1.1.
+// headers that do not arrive in time, headers over the size limit, bytes that are not HTTP/1.1
+// (nor HTTP/2, which the listener hands to its own server).
 // The answer is the contract's body and the connection closes: its bytes cannot be trusted.
-import {
-  type IncomingMessage,
-  maxHeaderSize,
-  type Server,
-  type ServerResponse,
-  STATUS_CODES,
-} from "node:http";
+import { type IncomingMessage, maxHeaderSize, type ServerResponse, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import { errorBody, HttpError } from "../errors/index.ts";
 
@@ -18,11 +13,17 @@ const refused = new WeakSet<Duplex>();
 /** The last request whose head was read on each connection, and its response. */
 const lastExchange = new WeakMap<Duplex, { req: IncomingMessage; res: ServerResponse }>();
 
-/** Lets a refusal tell bad bytes in a request's body from bad bytes after it. */
-export function watchExchanges(server: Server): void {
-  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
-    lastExchange.set(req.socket, { req, res });
-  });
+/**
+ * Notes each HTTP/1.1 request as its head is read (wrapping the server's request handler), so a
+ * refusal can tell bad bytes in a request's body from bad bytes after it.
+ */
+export function noteExchanges<Req extends IncomingMessage, Res extends ServerResponse>(
+  handler: (req: Req, res: Res) => void,
+): (req: Req, res: Res) => void {
+  return (req, res) => {
+    if (req.httpVersionMajor === 1) lastExchange.set(req.socket, { req, res });
+    handler(req, res);
+  };
 }
 
 export function clientError(headersTimeoutMs: number) {
@@ -58,7 +59,7 @@ function refusal(err: NodeJS.ErrnoException, headersTimeoutMs: number): HttpErro
       return new HttpError(
         400,
         "bad_request",
-        `the request is not valid HTTP/1.1 (${err.code ?? "parse error"}); nothing was done`,
+        `the request is not valid HTTP/1.1, nor does it open with the HTTP/2 preface (${err.code ?? "parse error"}); nothing was done`,
       );
   }
 }

@@ -1,8 +1,10 @@
 // At most `max` client connections at once. The one past it gets a 503 in the contract's body and
 // is closed, where Node's own `server.maxConnections` would drop it without a word; each
 // connection costs a socket, its buffers and a file descriptor, so their number is bounded.
-import type { Server } from "node:http";
-import type { Socket } from "node:net";
+// With TLS the refused connection is closed before its handshake: nothing can be said on it
+// that the client would read without paying for one.
+import type { Server, Socket } from "node:net";
+import { Server as TlsServer } from "node:tls";
 
 export const DEFAULT_MAX_CONNECTIONS = 20_000;
 
@@ -10,6 +12,10 @@ export function limitConnections(server: Server, max: number): void {
   let open = 0;
   // Before the HTTP server's own listener, so a refused socket is answered and gone first.
   server.prependListener("connection", (socket: Socket) => {
+    if (open >= max && server instanceof TlsServer) {
+      socket.destroy();
+      return;
+    }
     if (open >= max) {
       const body = JSON.stringify({
         code: "unavailable",

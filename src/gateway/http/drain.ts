@@ -5,7 +5,7 @@
 // alive connection is answered, never dropped under the client), long-lived sessions end (SSE
 // with a jittered `retry:`, NDJSON after their in-flight batches), the listener closes, and
 // requests in flight get the grace period to finish.
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 
 /**
@@ -64,14 +64,14 @@ export class Drain {
 }
 
 /**
- * Adds `connection: close` to every response once the gateway is closing: at the request's start
- * for sessions that take the response over, and before sending for everything else.
+ * Adds `connection: close` to every HTTP/1.1 response once the gateway is closing: at the
+ * request's start for sessions that take the response over, and before sending for everything
+ * else. HTTP/2 has no such header: closing the listener sends its sessions GOAWAY.
  */
 export const drainPlugin = fp(async (app: FastifyInstance, opts: { drain: Drain }) => {
-  app.addHook("onRequest", async (_req, reply) => {
-    if (opts.drain.closing) reply.header("connection", "close");
-  });
-  app.addHook("onSend", async (_req, reply) => {
-    if (opts.drain.closing) reply.header("connection", "close");
-  });
+  const closeAfter = async (req: FastifyRequest, reply: FastifyReply) => {
+    if (opts.drain.closing && req.raw.httpVersionMajor === 1) reply.header("connection", "close");
+  };
+  app.addHook("onRequest", closeAfter);
+  app.addHook("onSend", closeAfter);
 });

@@ -1,12 +1,15 @@
-// The HTTP layer's plugins and parts: errors, JSON, metrics, OpenAPI, ops, drain, admission,
-// live sessions, response memory, and the route schemas.
+// The HTTP layer's plugins and parts: the listener (HTTP/1.1, h2c, TLS), errors, JSON,
+// compression, metrics, OpenAPI, ops, drain, admission, live sessions, response memory, and the
+// route schemas.
 export * from "./admission.ts";
 export * from "./body-guard.ts";
 export * from "./client-error.ts";
+export * from "./compression.ts";
 export * from "./connection-limit.ts";
 export * from "./drain.ts";
 export * from "./errors-plugin.ts";
 export * from "./json.ts";
+export * from "./listener.ts";
 export * from "./live-sessions.ts";
 export * from "./metrics.ts";
 export * from "./openapi.ts";

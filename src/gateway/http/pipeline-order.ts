@@ -14,6 +14,8 @@ const lastResponse = new WeakMap<Socket, ServerResponse>();
 
 export const pipelineOrderPlugin = fp(async (app: FastifyInstance) => {
   app.addHook("onRequest", async (req, reply) => {
+    // HTTP/2 streams of one connection are independent: only HTTP/1.1 pipelines.
+    if (req.raw.httpVersionMajor !== 1) return;
     const socket = req.raw.socket;
     const before = lastResponse.get(socket);
     lastResponse.set(socket, reply.raw);

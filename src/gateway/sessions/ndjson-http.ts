@@ -134,13 +134,16 @@ export async function serveAppendSession(
   } catch (err) {
     // Refused before its response began, with more of the body to come: the refusal says the
     // connection closes, rather than waiting for a body the client may go on sending.
-    if (!body.readableEnded && !reply.raw.headersSent) {
+    if (body.httpVersionMajor === 1 && !body.readableEnded && !reply.raw.headersSent) {
       reply.header("connection", "close");
       body.resume();
     }
     throw err;
   } finally {
     deps.metrics.sessions.dec({ kind: "ndjson" });
-    if (!body.readableEnded && reply.raw.headersSent) discardRest(body, deps.bodyTimeouts);
+    // An HTTP/2 stream ends with its response; only HTTP/1.1 shares the connection with what follows.
+    if (body.httpVersionMajor === 1 && !body.readableEnded && reply.raw.headersSent) {
+      discardRest(body, deps.bodyTimeouts);
+    }
   }
 }

@@ -1,0 +1,152 @@
+// One listener for every protocol the gateway speaks, as Fastify's server (its serverFactory).
+// Without a certificate: HTTP/1.1, and cleartext HTTP/2 (h2c, prior knowledge) on the same port,
+// told apart by the first bytes (a connection that opens with the HTTP/2 preface is h2c). With
+// one: TLS whose ALPN offers h2 and http/1.1. The listener only picks; Node's own servers serve,
+// each handed the socket: an http.Server (its headers and keep-alive timeouts and its clientError
+// answers as before) and an http2 server (stream limit, GOAWAY on close).
+import http from "node:http";
+import http2 from "node:http2";
+import net from "node:net";
+import tls from "node:tls";
+
+const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+
+/**
+ * Browsers open an EventSource per stream, each an HTTP/2 stream; nginx allows 128, Go 250.
+ * Node's own default is unbounded.
+ */
+export const DEFAULT_H2_MAX_STREAMS = 100;
+
+export interface ListenerSettings {
+  /** PEM certificate chain and key: TLS with ALPN h2 and http/1.1; absent: cleartext. */
+  tls?: { cert: Buffer; key: Buffer };
+  /** HTTP/1.1 headers, the TLS handshake, and the first bytes that tell h2c from HTTP/1.1. */
+  headersTimeoutMs: number;
+  /** An idle HTTP/1.1 connection, and an idle HTTP/2 session, close after this. */
+  keepAliveTimeoutMs: number;
+  /** Concurrent streams of one HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS). */
+  h2MaxStreams: number;
+}
+
+type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+/** The listener with what Fastify and the drain call on an http.Server. */
+export type GatewayServer = net.Server & {
+  closeAllConnections(): void;
+  closeIdleConnections(): void;
+};
+
+export function gatewayServer(handler: Handler, settings: ListenerSettings): GatewayServer {
+  const h1 = http.createServer(
+    {
+      headersTimeout: settings.headersTimeoutMs,
+      // Node checks the timeout on this clock (30 s by default), so it is what bounds it.
+      connectionsCheckingInterval: Math.min(1_000, settings.headersTimeoutMs),
+      keepAliveTimeout: settings.keepAliveTimeoutMs,
+      // Sessions (SSE, NDJSON) are long requests; bodies have their own timeouts (body-guard).
+      requestTimeout: 0,
+    },
+    handler,
+  );
+  const h2 = http2.createServer(
+    { settings: { maxConcurrentStreams: settings.h2MaxStreams } },
+    handler as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
+  );
+  const sessions = new Set<http2.ServerHttp2Session>();
+  h2.on("session", (session: http2.ServerHttp2Session) => {
+    sessions.add(session);
+    session.once("close", () => sessions.delete(session));
+    session.setTimeout(settings.keepAliveTimeoutMs, () => session.close());
+  });
+
+  const front: net.Server = settings.tls
+    ? tls.createServer({
+        cert: settings.tls.cert,
+        key: settings.tls.key,
+        ALPNProtocols: ["h2", "http/1.1"],
+        handshakeTimeout: settings.headersTimeoutMs,
+      })
+    : net.createServer();
+  if (settings.tls) {
+    front.on("secureConnection", (socket: tls.TLSSocket) => {
+      (socket.alpnProtocol === "h2" ? h2 : h1).emit("connection", socket);
+    });
+  } else {
+    front.on("connection", (socket: net.Socket) => {
+      // A connection refused by the connection limit is already answered.
+      if (!socket.writableEnded) route(socket, h1, h2, settings.headersTimeoutMs, timedOut);
+    });
+  }
+  // Fastify answers Node's refusals (clientErrorHandler) on the server it was given.
+  h1.on("clientError", (err, socket) => front.emit("clientError", err, socket));
+  // A connection still silent at the headers timeout is answered as HTTP/1.1 answers slow
+  // headers (408), within the same bound rather than after a second one.
+  const timedOut = (socket: net.Socket) => {
+    const err = Object.assign(new Error("no request within the headers timeout"), {
+      code: "ERR_HTTP_REQUEST_TIMEOUT",
+    });
+    front.emit("clientError", err, socket);
+  };
+  // The http.Server tracks its connections (headers timeout, closeAllConnections) once listening.
+  front.on("listening", () => h1.emit("listening"));
+
+  return Object.assign(front, {
+    close(this: net.Server, done?: (err?: Error) => void) {
+      net.Server.prototype.close.call(this, done);
+      // Idle HTTP/1.1 connections close; HTTP/2 sessions get GOAWAY, their streams finish.
+      h1.close();
+      h2.close();
+      return this;
+    },
+    closeIdleConnections() {
+      h1.closeIdleConnections();
+    },
+    closeAllConnections() {
+      h1.closeAllConnections();
+      for (const session of sessions) session.destroy();
+    },
+  });
+}
+
+/**
+ * Hands a cleartext connection to h2 when its first bytes are the HTTP/2 preface, else to h1,
+ * with the bytes read put back. A client that sends nothing, or part of the preface, and stops is
+ * waited for up to the headers timeout, then answered 408.
+ */
+function route(
+  socket: net.Socket,
+  h1: http.Server,
+  h2: http2.Http2Server,
+  timeoutMs: number,
+  timedOut: (socket: net.Socket) => void,
+) {
+  let seen = Buffer.alloc(0);
+  const timer = setTimeout(() => {
+    socket.off("readable", onReadable);
+    timedOut(socket);
+  }, timeoutMs);
+  const gone = () => {
+    clearTimeout(timer);
+    socket.destroy();
+  };
+  const onReadable = () => {
+    for (let chunk = socket.read(); chunk !== null; chunk = socket.read()) {
+      seen = Buffer.concat([seen, chunk]);
+    }
+    const n = Math.min(seen.length, PREFACE.length);
+    const prefix = seen.subarray(0, n).equals(PREFACE.subarray(0, n));
+    if (prefix && n < PREFACE.length) return;
+    hand(prefix ? h2 : h1);
+  };
+  const hand = (server: net.Server) => {
+    clearTimeout(timer);
+    socket.off("readable", onReadable);
+    socket.off("error", gone);
+    socket.off("end", gone);
+    if (seen.length > 0) socket.unshift(seen);
+    server.emit("connection", socket);
+  };
+  socket.on("readable", onReadable);
+  socket.on("error", gone);
+  socket.on("end", gone);
+}
