@@ -162,7 +162,7 @@ test("isSubset: a wider scope allows everything a subset allows", () => {
   assert.ok(isSubset(parseScope("nova:read:bk1/x* nova:append:bk1/y*"), key));
   assert.ok(!isSubset(parseScope("nova:append:bk2"), key));
   assert.ok(!isSubset(parseScope("nova:*:bk1"), key));
-  // "*" is the five actions: granted one by one, it is still covered.
+  // "*" is the six actions: granted one by one, it is still covered.
   assert.ok(
     isSubset(parseScope("nova:*:bk1"), parseScope(ACTIONS.map((a) => `nova:${a}`).join(" "))),
   );
