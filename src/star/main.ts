@@ -91,6 +91,43 @@ const flags = defineFlags({
     max: 30_000,
     help: "the longest a stream's throughput_max_bytes_per_second may hold an append; one it would hold longer is refused (429 resource_exhausted at the gateway)",
   },
+  "log-commit-interval-ms": {
+    type: "int",
+    default: DEFAULT_LIMITS.logCommitIntervalMs,
+    min: 0,
+    max: 10_000,
+    help: "the least time between two log-object PUTs: each holds every stream's commits since the last (docs/storage-layout.md)",
+  },
+  "log-object-max-mb": {
+    type: "int",
+    default: DEFAULT_LIMITS.logObjectMaxBytes >> 20,
+    min: 1,
+    help: "a log object takes waiting commits up to about this many MiB; the rest go in the next",
+  },
+  "settle-chunk-kb": {
+    type: "int",
+    default: DEFAULT_LIMITS.settleChunkBytes >> 10,
+    min: 1,
+    help: "a stream settles its acked records into a chunk object once it holds this many KiB",
+  },
+  "settle-max-age-ms": {
+    type: "int",
+    default: DEFAULT_LIMITS.settleMaxAgeMs,
+    min: 0,
+    help: "a quiet stream settles once its oldest unsettled record was acked this long ago",
+  },
+  "settle-interval-ms": {
+    type: "int",
+    default: DEFAULT_LIMITS.settleIntervalMs,
+    min: 10,
+    help: "how often the settler looks for streams to settle",
+  },
+  "settle-max-unsettled-mb": {
+    type: "int",
+    default: DEFAULT_LIMITS.maxUnsettledBytes >> 20,
+    min: 0,
+    help: "unsettled records kept in memory, MiB over all streams, before the largest streams settle",
+  },
   "log-level": { type: "string", default: "info", help: "pino log level (logs go to stderr)" },
   "signing-key": {
     type: "string",
@@ -171,6 +208,12 @@ const star = await startStar({
     maxSubscriptions: opts.maxSubscriptions,
     chunkCacheBytes: opts.chunkCacheMb * 1024 * 1024,
     throughputMaxWaitMs: opts.throughputMaxWaitMs,
+    logCommitIntervalMs: opts.logCommitIntervalMs,
+    logObjectMaxBytes: opts.logObjectMaxMb * 1024 * 1024,
+    settleChunkBytes: opts.settleChunkKb * 1024,
+    settleMaxAgeMs: opts.settleMaxAgeMs,
+    settleIntervalMs: opts.settleIntervalMs,
+    maxUnsettledBytes: opts.settleMaxUnsettledMb * 1024 * 1024,
   },
 });
 logger.info({ star: star.id, address: star.address, storage: storage.endpoint }, "star ready");

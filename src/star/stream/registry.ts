@@ -32,10 +32,12 @@ export class StreamRegistry {
     return this.#logs.get(streamId)?.catch(() => undefined);
   }
 
+  /** Ends a deleted stream's life here: its log entries need no settling any more. */
   async close(streamId: string, reason?: StarError): Promise<void> {
     const log = await this.peek(streamId);
     this.#logs.delete(streamId);
     log?.close(reason);
+    this.#options.wal.forget(streamId);
   }
 
   async openLogs(): Promise<StreamLog[]> {
@@ -43,8 +45,10 @@ export class StreamRegistry {
     return settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
   }
 
+  /** Shutdown: unsettled records stay in the log objects, replayed at the next start. */
   async closeAll(reason: StarError): Promise<void> {
     for (const log of await this.openLogs()) log.close(reason);
     this.#logs.clear();
+    this.#options.wal.close();
   }
 }
