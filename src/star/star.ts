@@ -60,24 +60,34 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     ttlMs: fleet.size > 1 ? limits.descriptorTtlMs : Number.POSITIVE_INFINITY,
   });
   const chunks = new ChunkStore(store, limits.chunkCacheBytes);
-  // Before anything is served: what the last run acked and had not settled goes into chunks.
-  const replayed = await replayLog(
-    store,
-    catalog,
-    chunks,
-    options.id,
-    limits.settleChunkBytes,
-    log,
-  );
-  const wal = new CommitLog(store, options.id, replayed.next, {
+  const wal = new CommitLog(store, options.id, {
     commitIntervalMs: limits.logCommitIntervalMs,
     maxObjectBytes: limits.logObjectMaxBytes,
   });
-  const registry = new StreamRegistry(catalog, chunks, {
-    throughputMaxWaitMs: limits.throughputMaxWaitMs,
-    wal,
-    settleChunkBytes: limits.settleChunkBytes,
-  });
+  // Before a stream is opened: what the last run acked and had not settled goes into chunks.
+  // Started at once; a failure (storage down) is retried by the next open.
+  let replaying: Promise<void> | undefined;
+  const replayed = () => {
+    replaying ??= replayLog(store, catalog, chunks, options.id, limits.settleChunkBytes, log).then(
+      (r) => wal.begin(r.next),
+      (err: unknown) => {
+        replaying = undefined;
+        throw err;
+      },
+    );
+    return replaying;
+  };
+  replayed().catch((err: unknown) => log.warn({ err }, "log replay failed; retried on first use"));
+  const registry = new StreamRegistry(
+    catalog,
+    chunks,
+    {
+      throughputMaxWaitMs: limits.throughputMaxWaitMs,
+      wal,
+      settleChunkBytes: limits.settleChunkBytes,
+    },
+    replayed,
+  );
   const settler = new Settler(
     registry,
     wal,

@@ -10,17 +10,28 @@ export class StreamRegistry {
   readonly #chunks: ChunkStore;
   readonly #options: StreamLogOptions;
   readonly #logs = new Map<string, Promise<StreamLog>>();
+  readonly #replayed: () => Promise<void>;
 
-  constructor(catalog: Catalog, chunks: ChunkStore, options: StreamLogOptions) {
+  /** `replayed`: resolves once the star's log from its last run is settled (retried on failure). */
+  constructor(
+    catalog: Catalog,
+    chunks: ChunkStore,
+    options: StreamLogOptions,
+    replayed: () => Promise<void>,
+  ) {
     this.#catalog = catalog;
     this.#chunks = chunks;
     this.#options = options;
+    this.#replayed = replayed;
   }
 
+  /** Opens a stream this star leads, once its log is replayed (so its chunks hold every ack). */
   open(descriptor: Stream__Output): Promise<StreamLog> {
     let log = this.#logs.get(descriptor.stream_id);
     if (!log) {
-      log = StreamLog.open(descriptor, this.#catalog, this.#chunks, this.#options);
+      log = this.#replayed().then(() =>
+        StreamLog.open(descriptor, this.#catalog, this.#chunks, this.#options),
+      );
       this.#logs.set(descriptor.stream_id, log);
       log.catch(() => this.#logs.delete(descriptor.stream_id));
     }

@@ -26,8 +26,11 @@ function descriptor(overrides: Partial<Stream__Output> = {}): Stream__Output {
   return { ...newStream(bucket, "k", null, "", "stream-1", 0), ...overrides };
 }
 
-const newWal = (store: ObjectStore, next = 0n) =>
-  new CommitLog(store, "star", next, { commitIntervalMs: 0, maxObjectBytes: 1 << 20 });
+function newWal(store: ObjectStore, next = 0n): CommitLog {
+  const wal = new CommitLog(store, "star", { commitIntervalMs: 0, maxObjectBytes: 1 << 20 });
+  wal.begin(next);
+  return wal;
+}
 
 async function open(
   store: ObjectStore,

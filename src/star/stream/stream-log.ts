@@ -190,7 +190,7 @@ export class StreamLog {
     return log;
   }
 
-  /** The star replayed its log before serving, so the chunks hold every acked record. */
+  /** The star replayed its log before opening any stream: the chunks hold every acked record. */
   async #recoverChunks(): Promise<void> {
     await extendFromListing(this.#chunks.store, this.descriptor.stream_id, this.#index);
     const last = this.#index.last();

@@ -34,7 +34,8 @@ export class CommitLog {
   readonly #store: ObjectStore;
   readonly #starId: string;
   readonly #options: CommitLogOptions;
-  #next: bigint;
+  /** Set by `begin` once replay has found the numbers in storage. */
+  #next: bigint | undefined;
   #waiting: Waiting[] = [];
   #waitingBytes = 0;
   #writing = false;
@@ -50,12 +51,15 @@ export class CommitLog {
   /** Log objects written since the start. */
   puts = 0;
 
-  /** `next`: the number of the first log object to write (above any in storage). */
-  constructor(store: ObjectStore, starId: string, next: bigint, options: CommitLogOptions) {
+  constructor(store: ObjectStore, starId: string, options: CommitLogOptions) {
     this.#store = store;
     this.#starId = starId;
-    this.#next = next;
     this.#options = options;
+  }
+
+  /** `next`: the number of the first log object to write, above every one in storage. */
+  begin(next: bigint): void {
+    this.#next = next;
   }
 
   /** Log objects in storage: written and not yet deleted. */
@@ -66,6 +70,7 @@ export class CommitLog {
   /** Resolves once a log object holding the entry is durable; rejects when its PUT failed. */
   append(entry: LogEntry, storedBytes: number): Promise<void> {
     if (this.#closed) return Promise.reject(unavailable("the star is shutting down"));
+    if (this.#next === undefined) throw new Error("the commit log was not begun (replay first)");
     return new Promise((resolve, reject) => {
       this.#waiting.push({ entry, bytes: storedBytes, resolve, reject });
       this.#waitingBytes += storedBytes;
@@ -104,7 +109,8 @@ export class CommitLog {
         await this.#store.delete(this.#abandoned);
         this.#abandoned = [];
       }
-      const key = logKey(this.#starId, this.#next++);
+      const key = logKey(this.#starId, this.#next as bigint);
+      this.#next = (this.#next as bigint) + 1n;
       try {
         await this.#store.put(key, encodeLogObject(taken.map((t) => t.entry)));
       } catch (err) {

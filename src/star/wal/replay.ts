@@ -1,5 +1,5 @@
-// Replay when a star starts (docs/storage-layout.md, "Recovery"): before it serves anything,
-// every log object it wrote is read back, each live stream's records past the end of its chunks
+// Replay when a star starts (docs/storage-layout.md, "Recovery"): before it opens any stream it
+// leads, every log object it wrote is read back, each live stream's records past the end of its chunks
 // are settled into chunk objects, and then the log objects are deleted. A kill at any point
 // leaves either the log object or the chunk (or both): a second replay skips what a chunk
 // already holds, so nothing is lost or written twice.
