@@ -84,7 +84,7 @@ test("parseScope refuses everything outside the grammar, saying why", () => {
     ["nova", /not a grant/],
     ["NOVA:read:*", /not a grant/],
     ["nova:read:*:x", /not a grant/],
-    ["nova:write:*", /action is one of read, append, create, trim, admin or "\*"/],
+    ["nova:write:*", /action is one of read, append, create, trim, admin, node or "\*"/],
     ["nova:Read:*", /action/],
     ["nova::*", /action/],
     ["nova:read:", /resource/],
