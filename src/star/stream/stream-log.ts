@@ -471,7 +471,8 @@ export class StreamLog {
       });
     }
     this.#wake();
-    // A read-sized chunk's worth: settle now rather than at the next settler round.
+    // A read-sized chunk's worth: settle now rather than at the next settler round (which
+    // retries, and logs, a failure of this one).
     if (this.#unsettledBytes >= this.#settleChunkBytes) void this.settle().catch(() => undefined);
   }
 
@@ -495,18 +496,11 @@ export class StreamLog {
       this.#unsettled.length > 0 &&
       (this.#unsettled[0] as DecodedChunkRecord).seqNum < target
     ) {
+      // A deleted stream settles nothing more (a star shutting down may finish its chunk).
       if (this.#closed && this.#closed.code !== status.UNAVAILABLE) return done;
-      let n = this.#retryCount ?? 0;
-      let bytes = 0;
-      if (n === 0) {
-        while (n < this.#unsettled.length && (n === 0 || bytes < this.#settleChunkBytes)) {
-          bytes += contentBytes(this.#unsettled[n] as DecodedChunkRecord);
-          n++;
-        }
-      } else {
-        for (let i = 0; i < n; i++) bytes += contentBytes(this.#unsettled[i] as DecodedChunkRecord);
-      }
+      const n = this.#retryCount ?? this.#nextChunkCount();
       const part = this.#unsettled.slice(0, n);
+      const bytes = part.reduce((sum, r) => sum + contentBytes(r), 0);
       this.#retryCount = n;
       const { meta } = await this.#chunks.write(
         streamId,
@@ -529,6 +523,17 @@ export class StreamLog {
       done.chunks++;
     }
     return done;
+  }
+
+  /** Records for the next chunk: at least one, then while under the read-sized chunk bytes. */
+  #nextChunkCount(): number {
+    let n = 0;
+    let bytes = 0;
+    while (n < this.#unsettled.length && (n === 0 || bytes < this.#settleChunkBytes)) {
+      bytes += contentBytes(this.#unsettled[n] as DecodedChunkRecord);
+      n++;
+    }
+    return n;
   }
 
   // ---- trim and retention ----

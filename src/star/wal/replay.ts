@@ -86,6 +86,6 @@ async function replayStream(
     await chunks.write(streamId, (part[0] as DecodedChunkRecord).seqNum, part, bytes);
     start = end;
   }
-  if (records.length > 0) log.info({ streamId, records: records.length }, "stream replayed");
+  if (records.length > 0) log.debug({ streamId, records: records.length }, "stream replayed");
   return records.length;
 }
