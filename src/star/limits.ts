@@ -51,6 +51,8 @@ export interface StarLimits {
   logCommitIntervalMs: number;
   /** A log object takes waiting commits up to about this many stored bytes. */
   logObjectMaxBytes: number;
+  /** Log-object PUTs in flight at once (each still at least the commit interval after the last). */
+  logPutsInFlight: number;
   /** A stream settles once it holds this many unsettled content bytes: chunks sized for reads. */
   settleChunkBytes: number;
   /** A quiet stream settles once its oldest unsettled record was acked this long ago. */
@@ -82,6 +84,7 @@ export const DEFAULT_LIMITS: StarLimits = {
   throughputMaxWaitMs: 2000,
   logCommitIntervalMs: 10,
   logObjectMaxBytes: 16 * 1024 * 1024,
+  logPutsInFlight: 4,
   settleChunkBytes: 1024 * 1024,
   settleMaxAgeMs: 30_000,
   settleIntervalMs: 1000,

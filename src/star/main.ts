@@ -104,6 +104,13 @@ const flags = defineFlags({
     min: 1,
     help: "a log object takes waiting commits up to about this many MiB; the rest go in the next",
   },
+  "log-puts-in-flight": {
+    type: "int",
+    default: DEFAULT_LIMITS.logPutsInFlight,
+    min: 1,
+    max: 64,
+    help: "log-object PUTs in flight at once, each still at least the commit interval after the last",
+  },
   "settle-chunk-kb": {
     type: "int",
     default: DEFAULT_LIMITS.settleChunkBytes >> 10,
@@ -210,6 +217,7 @@ const star = await startStar({
     throughputMaxWaitMs: opts.throughputMaxWaitMs,
     logCommitIntervalMs: opts.logCommitIntervalMs,
     logObjectMaxBytes: opts.logObjectMaxMb * 1024 * 1024,
+    logPutsInFlight: opts.logPutsInFlight,
     settleChunkBytes: opts.settleChunkKb * 1024,
     settleMaxAgeMs: opts.settleMaxAgeMs,
     settleIntervalMs: opts.settleIntervalMs,

@@ -63,6 +63,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
   const wal = new CommitLog(store, options.id, {
     commitIntervalMs: limits.logCommitIntervalMs,
     maxObjectBytes: limits.logObjectMaxBytes,
+    maxPutsInFlight: limits.logPutsInFlight,
   });
   // Before a stream is opened: what the last run acked and had not settled goes into chunks.
   // Started at once; a failure (storage down) is retried by the next open.

@@ -27,7 +27,11 @@ function descriptor(overrides: Partial<Stream__Output> = {}): Stream__Output {
 }
 
 function newWal(store: ObjectStore, next = 0n): CommitLog {
-  const wal = new CommitLog(store, "star", { commitIntervalMs: 0, maxObjectBytes: 1 << 20 });
+  const wal = new CommitLog(store, "star", {
+    commitIntervalMs: 0,
+    maxObjectBytes: 1 << 20,
+    maxPutsInFlight: 1,
+  });
   wal.begin(next);
   return wal;
 }

@@ -1,8 +1,9 @@
 // The star-wide write-ahead log on object storage (docs/storage-layout.md, "Log objects"): the
 // batches every stream this star leads commits within one commit interval go into one log
 // object, PUT once; each stream's commit resolves only after that PUT succeeded, so object-store
-// writes follow the interval, not the number of streams. One PUT is in flight at a time, and a
-// stream has at most one commit waiting (its log flushes one at a time), so what waits here is
+// writes follow the interval, not the number of streams. A few PUTs may be in flight at once, so
+// one slow PUT does not hold the next interval's commits; a stream is never in two of them (its
+// log flushes one commit at a time), so its entries stay in log order, and what waits here is
 // bounded by the streams led times their batch limit. A log object is deleted once every
 // stream in it has settled its records into chunk objects (or was deleted).
 import { encodeLogObject, type LogEntry } from "../../contract/codec/index.ts";
@@ -15,6 +16,8 @@ export interface CommitLogOptions {
   commitIntervalMs: number;
   /** Entries taken into one log object, by their records' stored bytes; at least one. */
   maxObjectBytes: number;
+  /** Log PUTs in flight at once. */
+  maxPutsInFlight: number;
 }
 
 interface Waiting {
@@ -38,7 +41,7 @@ export class CommitLog {
   #next: bigint | undefined;
   #waiting: Waiting[] = [];
   #waitingBytes = 0;
-  #writing = false;
+  #inFlight = 0;
   #timer: NodeJS.Timeout | undefined;
   #lastPutAt = Number.NEGATIVE_INFINITY;
   /** Log objects whose PUT failed (it may still have landed): deleted before the next PUT. */
@@ -79,7 +82,8 @@ export class CommitLog {
   }
 
   #kick(): void {
-    if (this.#writing || this.#waiting.length === 0 || this.#closed) return;
+    if (this.#inFlight >= this.#options.maxPutsInFlight) return;
+    if (this.#waiting.length === 0 || this.#closed) return;
     const wait = this.#lastPutAt + this.#options.commitIntervalMs - Date.now();
     if (wait > 0 && this.#waitingBytes < this.#options.maxObjectBytes) {
       this.#timer ??= setTimeout(() => {
@@ -94,7 +98,7 @@ export class CommitLog {
   }
 
   async #write(): Promise<void> {
-    this.#writing = true;
+    this.#inFlight++;
     this.#lastPutAt = Date.now();
     let n = 0;
     let bytes = 0;
@@ -133,7 +137,7 @@ export class CommitLog {
     } catch (err) {
       for (const t of taken) t.reject(err);
     } finally {
-      this.#writing = false;
+      this.#inFlight--;
       this.#kick();
     }
   }
@@ -157,21 +161,27 @@ export class CommitLog {
     this.settled(streamId, 2n ** 64n);
   }
 
-  /** Deletes the log objects whose entries are all settled; a failure is retried next call. */
+  /**
+   * Deletes the log objects whose entries are all settled; one run at a time, which takes what
+   * is added while it runs. A failure leaves them for the next call (the settler's next round).
+   */
   deleteSettled(): Promise<void> {
-    this.#deleting ??= this.#deleteLoop().finally(() => {
-      this.#deleting = undefined;
-    });
-    return this.#deleting.catch(() => undefined);
-  }
-
-  async #deleteLoop(): Promise<void> {
-    while (this.#deletable.length > 0) {
-      const batch = this.#deletable.slice(0, 1000);
-      await this.#store.delete(batch);
-      this.#deletable.splice(0, batch.length);
-      this.#outstanding -= batch.length;
+    // With nothing to delete the run would end before it is stored, and stay stored forever.
+    if (!this.#deleting && this.#deletable.length > 0) {
+      this.#deleting = (async () => {
+        try {
+          while (this.#deletable.length > 0) {
+            const batch = this.#deletable.slice(0, 1000);
+            await this.#store.delete(batch);
+            this.#deletable.splice(0, batch.length);
+            this.#outstanding -= batch.length;
+          }
+        } finally {
+          this.#deleting = undefined;
+        }
+      })();
     }
+    return (this.#deleting ?? Promise.resolve()).catch(() => undefined);
   }
 
   /** Fails what waits: the star is stopping, and no PUT will carry it. */
