@@ -1,13 +1,17 @@
 // The many-streams matrix of `npm run bench:star` (BENCH_ONLY=streams): N streams, each appended
 // one 1 KiB record at a fixed rate (open loop: an append is sent on schedule whether or not the
-// stream's last one was acked, up to BENCH_STREAMS_OUTSTANDING per stream), on s3rver. Reports
-// ack p50/p99, the appends/s achieved against the rate asked, object-store PUTs/s and the star's
-// CPU. s3rver runs in a process of its own (bench/counting-store.ts) behind a loopback proxy that
-// counts PUTs, so the star's CPU is its own and the store's is shown beside it. Extra star flags:
-// BENCH_STAR_ARGS (space-separated).
+// stream's last one was acked, up to BENCH_STREAMS_OUTSTANDING per stream), through one
+// AppendSession per stream (BENCH_STREAMS_VIA=append: unary Appends, dearer for this client), on
+// s3rver. Reports ack p50/p99, the appends/s achieved against the rate asked, object-store PUTs/s
+// and the star's CPU. s3rver runs in a process of its own (bench/counting-store.ts) behind a
+// loopback proxy that counts PUTs, so the star's CPU is its own and the store's is shown beside
+// it. Extra star flags: BENCH_STAR_ARGS (space-separated).
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ClientDuplexStream } from "@grpc/grpc-js";
+import type { AppendSessionRequest } from "../src/gen/nova/v1/AppendSessionRequest.ts";
+import type { AppendSessionResponse__Output } from "../src/gen/nova/v1/AppendSessionResponse.ts";
 import { call } from "../test/harness/grpc.ts";
 import { nodeArgs, startProcess } from "../test/harness/process.ts";
 import { s3Storage, startStarProcess } from "../test/harness/star-process.ts";
@@ -15,6 +19,8 @@ import { s3Storage, startStarProcess } from "../test/harness/star-process.ts";
 const SECONDS = Number(process.env.BENCH_STREAMS_SECONDS ?? 20);
 const OUTSTANDING = Number(process.env.BENCH_STREAMS_OUTSTANDING ?? 50);
 const STAR_ARGS = (process.env.BENCH_STAR_ARGS ?? "").split(" ").filter((a) => a !== "");
+/** How producers append: one AppendSession per stream (cheaper for the client), or unary Append. */
+const VIA = process.env.BENCH_STREAMS_VIA === "append" ? "append" : "session";
 const RECORD = Buffer.alloc(1024, 120);
 const MATRIX: [streams: number, perSecond: number][] = [
   [1, 10],
@@ -47,7 +53,7 @@ export async function manyStreams(): Promise<void> {
   try {
     await call(client, "CreateBucket", { name: "many" });
     console.log(
-      `\nmany streams, one 1 KiB record per append, ${SECONDS} s per row, star flags: ${STAR_ARGS.join(" ") || "(defaults)"}`,
+      `\nmany streams, one 1 KiB record per append (${VIA === "session" ? "an AppendSession per stream" : "unary Append"}), ${SECONDS} s per row, star flags: ${STAR_ARGS.join(" ") || "(defaults)"}`,
     );
     console.log(
       "streams  rate/s  asked/s  acked/s   p50 ms   p99 ms   PUTs/s  star CPU %  store CPU %  skipped",
@@ -60,6 +66,27 @@ export async function manyStreams(): Promise<void> {
       let asked = 0;
       const inFlight = new Map<string, number>();
       const pending = new Set<Promise<void>>();
+      // Per stream (sessions): when each batch still waiting for its ack was sent, in order.
+      const sentAt = new Map<string, number[]>();
+      const sessions = new Map<
+        string,
+        ClientDuplexStream<AppendSessionRequest, AppendSessionResponse__Output>
+      >();
+      if (VIA === "session") {
+        for (const key of keys) {
+          const session = client.AppendSession();
+          const queue: number[] = [];
+          sentAt.set(key, queue);
+          session.on("data", (m: AppendSessionResponse__Output) => {
+            if (!m.ack) return;
+            const sent = queue.shift();
+            if (m.ack.appended && sent !== undefined) latencies.push(performance.now() - sent);
+          });
+          session.on("error", () => undefined);
+          session.write({ open: { bucket: "many", key } });
+          sessions.set(key, session);
+        }
+      }
       const cpu0 = await cpuSeconds(pid);
       const puts0 = await puts();
       const storeCpu0 = await cpuSeconds(storePid);
@@ -68,6 +95,17 @@ export async function manyStreams(): Promise<void> {
       const timers: NodeJS.Timeout[] = [];
       const send = (key: string) => {
         asked++;
+        const queue = sentAt.get(key);
+        const session = sessions.get(key);
+        if (queue && session) {
+          if (queue.length >= OUTSTANDING) {
+            skipped++;
+            return;
+          }
+          queue.push(performance.now());
+          session.write({ batch: { records: [{ body: RECORD }] } });
+          return;
+        }
         const outstanding = inFlight.get(key) ?? 0;
         if (outstanding >= OUTSTANDING) {
           skipped++;
@@ -105,6 +143,16 @@ export async function manyStreams(): Promise<void> {
       const storeCpu = (await cpuSeconds(storePid)) - storeCpu0;
       const acked = latencies.length;
       await Promise.allSettled(pending);
+      await Promise.all(
+        [...sessions.values()].map(
+          (session) =>
+            new Promise<void>((resolve) => {
+              session.on("end", resolve);
+              session.on("error", () => resolve());
+              session.end();
+            }),
+        ),
+      );
       latencies.sort((a, b) => a - b);
       console.log(
         [
