@@ -84,7 +84,7 @@ export const DEFAULT_LIMITS: StarLimits = {
   throughputMaxWaitMs: 2000,
   logCommitIntervalMs: 10,
   logObjectMaxBytes: 16 * 1024 * 1024,
-  logPutsInFlight: 4,
+  logPutsInFlight: 1,
   settleChunkBytes: 1024 * 1024,
   settleMaxAgeMs: 30_000,
   settleIntervalMs: 1000,
