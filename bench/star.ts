@@ -1,9 +1,10 @@
 // `npm run bench:star`: append throughput of one star process (embedded s3rver) for 1 KiB
 // records, batches of 1 and 100, 1/8/64 concurrent producers, EXPRESS and STANDARD; then
 // Subscribe delivery latency measured from the append ack; then ReadPlan: the time to plan a
-// large history (BENCH_READPLAN_MB, default 1024 MiB, written in 1 MiB batches, one chunk
-// each) and the raw fetch-and-decode throughput of its chunks from s3rver. Prints tables; no
-// thresholds. BENCH_ONLY=append|subscribe|readplan runs one section.
+// large history (BENCH_READPLAN_MB, default 1024 MiB, written in 1 MiB batches, settled one
+// chunk each) and the raw fetch-and-decode throughput of its chunks from s3rver. Prints tables; no
+// thresholds. Then the many-streams matrix (bench/many-streams.ts). BENCH_ONLY=append|subscribe|
+// readplan|streams runs one section.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,8 +12,9 @@ import { request } from "undici";
 import { decodeChunk } from "../src/contract/codec/chunk.ts";
 import type { ReadPlanEntry__Output } from "../src/gen/nova/v1/ReadPlanEntry.ts";
 import type { SubscribeResponse__Output } from "../src/gen/nova/v1/SubscribeResponse.ts";
-import { call } from "../test/harness/grpc.ts";
+import { call, settleStar } from "../test/harness/grpc.ts";
 import { startStarProcess } from "../test/harness/star-process.ts";
+import { manyStreams } from "./many-streams.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const RECORD = Buffer.alloc(1024, 120);
@@ -34,6 +36,7 @@ try {
   await star.proc.kill("SIGTERM");
   await rm(dir, { recursive: true, force: true });
 }
+if (runs("streams")) await manyStreams();
 
 async function appendThroughput(): Promise<void> {
   console.log(`star append throughput, 1 KiB records, ${SECONDS} s per row`);
@@ -134,6 +137,8 @@ async function readPlanBench(): Promise<void> {
       }
     }),
   );
+  // Each 1 MiB commit settles into its chunk as it is acked; SettleStar makes sure of the last.
+  await settleStar(star.address);
   const writeS = (performance.now() - t0) / 1000;
   const totalMB = (batches * batchBytes) / 1e6;
   console.log(

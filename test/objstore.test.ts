@@ -71,6 +71,36 @@ describe("s3rver as the star's store", () => {
     assert.deepEqual(await get.get("seg/0001"), Buffer.from("kept"));
   });
 
+  test("a PUT racing the delete of the last object under its prefix lands, and the server lives", async (t) => {
+    // Its own process: the failure this guards against took the whole process down.
+    const dir = await tempDir(t);
+    const [node, cliArgs] = nodeArgs("src/platform/objstore/main.ts", []);
+    const server = await startProcess({
+      command: node,
+      args: [...cliArgs, "--port", "0", "--data-dir", dir, "--bucket", "race"],
+      readyLine: /^(http:\/\/127\.0\.0\.1:\d+)$/,
+    });
+    const store = createS3Store({
+      endpoint: server.match[1] as string,
+      bucket: "race",
+      maxAttempts: 1,
+    });
+    t.after(async () => {
+      store.close();
+      await server.kill();
+    });
+    for (let i = 0; i < 200; i++) {
+      await store.put(`log/${i}`, Buffer.from("old"));
+      await Promise.all([
+        store.delete([`log/${i}`]),
+        store.put(`log/${i + 1}`, Buffer.from("new")),
+      ]);
+      assert.deepEqual(await store.get(`log/${i + 1}`), Buffer.from("new"));
+      await store.delete([`log/${i + 1}`]);
+    }
+    assert.deepEqual(await store.list("log/"), { objects: [] });
+  });
+
   test("multi-object delete takes keys verbatim: numbers, spaces at the ends", async (t) => {
     const store = createS3Store({ endpoint: s3url(), bucket: "fixes" });
     t.after(() => store.close());

@@ -7,14 +7,22 @@ import type { KeyedLock } from "./keyed-lock.ts";
 import type { StarLimits } from "./limits.ts";
 import type { Catalog } from "./storage/catalog.ts";
 import type { ChunkStore } from "./storage/chunk-store.ts";
+import type { StoreCounts } from "./storage/counting-store.ts";
 import type { Followers } from "./stream/follower-view.ts";
 import type { StreamRegistry } from "./stream/registry.ts";
+import type { CommitLog } from "./wal/commit-log.ts";
+import type { Settler } from "./wal/settler.ts";
 
 export interface StarContext {
   readonly id: string;
   readonly catalog: Catalog;
   readonly chunks: ChunkStore;
   readonly registry: StreamRegistry;
+  /** The star's write-ahead log, and the settling of it into chunk objects. */
+  readonly wal: CommitLog;
+  readonly settler: Settler;
+  /** Requests to the object store since the start. */
+  readonly storeCounts: StoreCounts;
   readonly locks: KeyedLock;
   readonly limits: StarLimits;
   readonly log: Logger;

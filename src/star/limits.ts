@@ -47,6 +47,20 @@ export interface StarLimits {
    * before it is committed; an append it would hold longer is refused with RESOURCE_EXHAUSTED.
    */
   throughputMaxWaitMs: number;
+  /** The least time between the starts of two log-object PUTs (docs/storage-layout.md). */
+  logCommitIntervalMs: number;
+  /** A log object takes waiting commits up to about this many stored bytes. */
+  logObjectMaxBytes: number;
+  /** Log-object PUTs in flight at once (each still at least the commit interval after the last). */
+  logPutsInFlight: number;
+  /** A stream settles once it holds this many unsettled content bytes: chunks sized for reads. */
+  settleChunkBytes: number;
+  /** A quiet stream settles once its oldest unsettled record was acked this long ago. */
+  settleMaxAgeMs: number;
+  /** How often the settler looks for streams to settle (and retries deleting log objects). */
+  settleIntervalMs: number;
+  /** Unsettled content bytes kept in memory, all streams together, before the largest settle. */
+  maxUnsettledBytes: number;
 }
 
 export const DEFAULT_LIMITS: StarLimits = {
@@ -68,4 +82,11 @@ export const DEFAULT_LIMITS: StarLimits = {
   followerViews: 4096,
   forwardDeadlineMs: 30_000,
   throughputMaxWaitMs: 2000,
+  logCommitIntervalMs: 10,
+  logObjectMaxBytes: 16 * 1024 * 1024,
+  logPutsInFlight: 1,
+  settleChunkBytes: 1024 * 1024,
+  settleMaxAgeMs: 30_000,
+  settleIntervalMs: 1000,
+  maxUnsettledBytes: 256 * 1024 * 1024,
 };

@@ -13,11 +13,16 @@ import { Peers } from "./fleet/peers.ts";
 import { KeyedLock } from "./keyed-lock.ts";
 import { DEFAULT_LIMITS, type StarLimits } from "./limits.ts";
 import { dataPlaneHandlers } from "./service/dataplane.ts";
+import { settleStar, starStats } from "./service/settle-star.ts";
 import { unary } from "./service/unary.ts";
 import { Catalog } from "./storage/catalog.ts";
 import { ChunkStore } from "./storage/chunk-store.ts";
+import { countingStore } from "./storage/counting-store.ts";
 import { Followers } from "./stream/follower-view.ts";
 import { StreamRegistry } from "./stream/registry.ts";
+import { CommitLog } from "./wal/commit-log.ts";
+import { replayLog } from "./wal/replay.ts";
+import { Settler } from "./wal/settler.ts";
 
 export interface StarOptions {
   id: string;
@@ -49,14 +54,51 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
   let fleet = options.fleet
     ? new Fleet(options.id, options.fleet)
     : Fleet.single(options.id, options.listen);
+  const { store, counts } = countingStore(options.store);
   // A fleet of one is the only writer of its descriptors: its cache never goes stale.
-  const catalog = new Catalog(options.store, {
+  const catalog = new Catalog(store, {
     ttlMs: fleet.size > 1 ? limits.descriptorTtlMs : Number.POSITIVE_INFINITY,
   });
-  const chunks = new ChunkStore(options.store, limits.chunkCacheBytes);
-  const registry = new StreamRegistry(catalog, chunks, {
-    throughputMaxWaitMs: limits.throughputMaxWaitMs,
+  const chunks = new ChunkStore(store, limits.chunkCacheBytes);
+  const wal = new CommitLog(store, options.id, {
+    commitIntervalMs: limits.logCommitIntervalMs,
+    maxObjectBytes: limits.logObjectMaxBytes,
+    maxPutsInFlight: limits.logPutsInFlight,
   });
+  // Before a stream is opened: what the last run acked and had not settled goes into chunks.
+  // Started at once; a failure (storage down) is retried by the next open.
+  let replaying: Promise<void> | undefined;
+  const replayed = () => {
+    replaying ??= replayLog(store, catalog, chunks, options.id, limits.settleChunkBytes, log).then(
+      (r) => wal.begin(r.next),
+      (err: unknown) => {
+        replaying = undefined;
+        throw err;
+      },
+    );
+    return replaying;
+  };
+  replayed().catch((err: unknown) => log.warn({ err }, "log replay failed; retried on first use"));
+  const registry = new StreamRegistry(
+    catalog,
+    chunks,
+    {
+      throughputMaxWaitMs: limits.throughputMaxWaitMs,
+      wal,
+      settleChunkBytes: limits.settleChunkBytes,
+    },
+    replayed,
+  );
+  const settler = new Settler(
+    registry,
+    wal,
+    {
+      chunkBytes: limits.settleChunkBytes,
+      maxAgeMs: limits.settleMaxAgeMs,
+      maxUnsettledBytes: limits.maxUnsettledBytes,
+    },
+    log,
+  );
   const peers = new Peers();
   const tasks = new Set<Promise<void>>();
   const ctx: StarContext = {
@@ -64,6 +106,9 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     catalog,
     chunks,
     registry,
+    wal,
+    settler,
+    storeCounts: counts,
     locks: new KeyedLock(),
     limits,
     log,
@@ -93,6 +138,8 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
         await options.store.list("meta/", { limit: 1 });
         return { star_id: options.id, ready: true, members: fleet.describe() };
       }),
+      SettleStar: unary(log, () => settleStar(ctx)),
+      StarStats: unary(log, () => starStats(ctx)),
     }),
   );
   const port = await new Promise<number>((resolve, reject) => {
@@ -114,12 +161,17 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     });
   }, options.retentionIntervalMs ?? 5_000);
   retention.unref();
+  const settling = setInterval(() => {
+    ctx.background("settling", () => settler.round());
+  }, limits.settleIntervalMs);
+  settling.unref();
 
   return {
     id: options.id,
     address: `${host}:${port}`,
     async close() {
       clearInterval(retention);
+      clearInterval(settling);
       ctx.followers.close();
       await registry.closeAll(
         unavailable(`star ${options.id} is shutting down; reconnect elsewhere`),

@@ -4,6 +4,8 @@ import * as grpc from "@grpc/grpc-js";
 import type { RequestOf, ResponseOf, UnaryMethod } from "../../src/contract/proto/index.ts";
 import { GRPC_MESSAGE_LIMIT, nova } from "../../src/contract/proto/index.ts";
 import type { DataPlaneServiceClient } from "../../src/gen/nova/v1/DataPlaneService.ts";
+import type { SettleStarResponse__Output } from "../../src/gen/nova/v1/SettleStarResponse.ts";
+import type { StarStatsResponse__Output } from "../../src/gen/nova/v1/StarStatsResponse.ts";
 
 export function dataPlaneClient(address: string): DataPlaneServiceClient {
   return new nova.DataPlaneService(address, grpc.credentials.createInsecure(), {
@@ -37,4 +39,34 @@ export function call<K extends UnaryMethod>(
       err ? reject(err) : resolve(res as ResponseOf<K>),
     );
   });
+}
+
+/** One admin-plane call to the star at `address`, on a channel of its own. */
+function adminCall<T>(
+  address: string,
+  method: "SettleStar" | "StarStats",
+  metadata: grpc.Metadata,
+): Promise<T> {
+  const client = new nova.AdminPlaneService(address, grpc.credentials.createInsecure());
+  return new Promise<T>((resolve, reject) => {
+    const fn = (client as unknown as Record<string, (...args: unknown[]) => unknown>)[method];
+    fn?.call(client, {}, metadata, (err: grpc.ServiceError | null, res?: unknown) =>
+      err ? reject(err) : resolve(res as T),
+    );
+  }).finally(() => client.close());
+}
+
+/** SettleStar: everything the star acked so far is in chunk objects when it answers. */
+export function settleStar(
+  address: string,
+  metadata = new grpc.Metadata(),
+): Promise<SettleStarResponse__Output> {
+  return adminCall(address, "SettleStar", metadata);
+}
+
+export function starStats(
+  address: string,
+  metadata = new grpc.Metadata(),
+): Promise<StarStatsResponse__Output> {
+  return adminCall(address, "StarStats", metadata);
 }

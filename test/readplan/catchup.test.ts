@@ -43,7 +43,7 @@ before(async () => {
   star = await startStarProcess(s3Storage(objstore.url));
   ({ on, off } = await onOffGateways([star.address]));
   await createStream(star.client, bucket, "history");
-  await appendBatches(star.client, bucket, "history", 0, BATCHES, PER_BATCH, stamp);
+  await appendBatches(star, bucket, "history", 0, BATCHES, PER_BATCH, stamp);
 });
 
 after(async () => {
@@ -103,7 +103,7 @@ describe("unary reads", () => {
   test("a client paging through history is read ahead of; a first page or a jump is not", async () => {
     const key = "paged";
     await call(star.client, "CreateStream", { bucket, key });
-    await appendBatches(star.client, bucket, key, 0, 10, PER_BATCH, stamp);
+    await appendBatches(star, bucket, key, 0, 10, PER_BATCH, stamp);
     const pagedPath = `/v1/buckets/${bucket}/streams/${key}/records`;
     const fetches0 = await count(on.metrics.readplan.fetches, {});
     const fetchesReach = (n: number) =>
@@ -171,7 +171,7 @@ describe("SSE", () => {
     const key = "live";
     const sseBucket = `${bucket}-sse`;
     await createStream(star.client, sseBucket, key);
-    let tail = await appendBatches(star.client, sseBucket, key, 0, 20, 500, stamp);
+    let tail = await appendBatches(star, sseBucket, key, 0, 20, 500, stamp);
     const fromStore = await count(on.metrics.readplan.records, { source: "objstore" });
     const sse = await openSse(
       `${on.base}/v1/buckets/${sseBucket}/streams/${key}/records?seq_num=0`,
@@ -180,7 +180,7 @@ describe("SSE", () => {
       assert.equal(sse.status, 200);
       const appending = (async () => {
         for (let b = 0; b < 20; b++) {
-          tail = await appendBatches(star.client, sseBucket, key, tail, 1, 50, () => stamp(20 + b));
+          tail = await appendBatches(star, sseBucket, key, tail, 1, 50, () => stamp(20 + b));
         }
       })();
       const target = 20 * 500 + 20 * 50;

@@ -110,7 +110,7 @@ after(async () => {
 /** A stream of three chunks of 100 records; returns its records path. */
 async function threeChunks(star: StarProcess, bucket: string): Promise<string> {
   await createStream(star.client, bucket, "s");
-  await appendBatches(star.client, bucket, "s", 0, 3, 100, (b) => Date.now() - 1000 + b);
+  await appendBatches(star, bucket, "s", 0, 3, 100, (b) => Date.now() - 1000 + b);
   return `/v1/buckets/${bucket}/streams/s/records`;
 }
 

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import type { DataPlaneServiceClient } from "../../src/gen/nova/v1/DataPlaneService.ts";
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
-import { call } from "../harness/grpc.ts";
+import { call, settleStar } from "../harness/grpc.ts";
 import { nodeArgs, type RunningProcess, startProcess } from "../harness/process.ts";
 
 export interface Objstore {
@@ -63,11 +63,12 @@ export function testRecord(i: number) {
 }
 
 /**
- * Appends `batches` batches of `perBatch` records straight to the star, one chunk each, batch
- * `b` stamped `stampOf(b)`. Returns the next seq_num.
+ * Appends `batches` batches of `perBatch` records straight to the star, each settled into a
+ * chunk of its own (SettleStar after it), batch `b` stamped `stampOf(b)`. Returns the next
+ * seq_num.
  */
 export async function appendBatches(
-  client: DataPlaneServiceClient,
+  star: { client: DataPlaneServiceClient; address: string },
   bucket: string,
   key: string,
   first: number,
@@ -81,8 +82,9 @@ export async function appendBatches(
       ...testRecord(next + i),
       timestamp_ms: String(stampOf(b)),
     }));
-    const ack = await call(client, "Append", { bucket, key, records });
+    const ack = await call(star.client, "Append", { bucket, key, records });
     assert.equal(ack.start?.seq_num, String(next));
+    await settleStar(star.address);
     next += perBatch;
   }
   return next;

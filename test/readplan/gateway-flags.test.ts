@@ -26,7 +26,7 @@ before(async () => {
     args: ["--readplan-urls", "object"],
   });
   await createStream(star.client, bucket, "s");
-  await appendBatches(star.client, bucket, "s", 0, 3, 50, (b) => Date.now() - 1000 + b);
+  await appendBatches(star, bucket, "s", 0, 3, 50, (b) => Date.now() - 1000 + b);
 });
 
 after(async () => {

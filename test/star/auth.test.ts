@@ -13,7 +13,7 @@ import type { ExchangeTokenRequest } from "../../src/gen/nova/v1/ExchangeTokenRe
 import { type RunningS3rver, startS3rver } from "../../src/platform/objstore/index.ts";
 import { parseScope } from "../../src/star/auth/scope.ts";
 import { issueToken } from "../../src/star/auth/tokens.ts";
-import { dataPlaneClient } from "../harness/grpc.ts";
+import { dataPlaneClient, settleStar, starStats } from "../harness/grpc.ts";
 import { nodeArgs, startProcess } from "../harness/process.ts";
 import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
 import { tempDir } from "../harness/tmp.ts";
@@ -24,6 +24,7 @@ const API_KEYS = [
   "ops ops-secret nova:*:*",
   "reader reader-secret nova:read:*",
   "writer writer-secret nova:read:* nova:append:* nova:create:*",
+  "node node-secret nova:node",
 ];
 /** Given in --api-keys-file, so the file path is exercised too. */
 const FILE_KEYS = "# keys for the prefix tests\nlogs logs-secret nova:*:auth-pre/in%2F*\n";
@@ -431,6 +432,30 @@ describe("a star with a signing key", () => {
       refused(grpc.status.PERMISSION_DENIED, /does not allow admin on this star's admin plane/),
     );
     assert.equal((await health(admin, ops)).ready, true);
+  });
+
+  test("SettleStar accepts nova:admin or nova:node (seed 004); nova:node opens nothing else", async () => {
+    const node = await exchange({ key_id: "node", secret: "node-secret", scope: "nova:node" });
+    const writer = await exchange({ key_id: "writer", secret: "writer-secret", bucket: "auth-a" });
+    await assert.rejects(settleStar(star.address), refused(grpc.status.UNAUTHENTICATED, /token/));
+    await assert.rejects(
+      settleStar(star.address, bearer(writer)),
+      refused(grpc.status.PERMISSION_DENIED, /neither admin nor node/),
+    );
+    await callAs(ops, "Append", { bucket: "auth-a", key: "s", ...rec("to settle") });
+    const settled = await settleStar(star.address, bearer(node));
+    assert.ok(settled.streams.some((s) => s.bucket === "auth-a" && s.key === "s"));
+    await settleStar(star.address, bearer(ops));
+    await assert.rejects(health(admin, node), refused(grpc.status.PERMISSION_DENIED, /admin/));
+    await assert.rejects(
+      starStats(star.address, bearer(node)),
+      refused(grpc.status.PERMISSION_DENIED, /admin/),
+    );
+    assert.equal((await starStats(star.address, bearer(ops))).unsettled_records, "0");
+    await assert.rejects(
+      callAs(node, "Read", { bucket: "auth-a", key: "s", seq_num: "0" }),
+      refused(grpc.status.PERMISSION_DENIED, /read/),
+    );
   });
 });
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { status } from "@grpc/grpc-js";
 import { findDetail } from "../../src/contract/proto/index.ts";
-import { call } from "../harness/grpc.ts";
+import { call, settleStar } from "../harness/grpc.ts";
 import { waitFor } from "../harness/wait.ts";
 import { type StarFixture, startStarFixture, uniqueBucket } from "./fixture.ts";
 
@@ -525,12 +525,14 @@ describe("retention and reclaim", () => {
       key: "s",
       config: { retention_max_bytes: "250" },
     });
+    // Settled one append at a time: one chunk each.
     for (let i = 0; i < 5; i++) {
       await call(f.client, "Append", {
         bucket,
         key: "s",
         records: [{ body: Buffer.alloc(100, i) }],
       });
+      await settleStar(f.star.address);
     }
     await waitFor(
       async () =>
@@ -545,8 +547,10 @@ describe("retention and reclaim", () => {
 
   test("trim reclaims chunks wholly below the trim point, keeping the newest", async () => {
     const bucket = await bucketWithStream();
-    for (let i = 0; i < 4; i++)
+    for (let i = 0; i < 4; i++) {
       await call(f.client, "Append", { bucket, key: "s", records: [rec(`${i}`)] });
+      await settleStar(f.star.address);
+    }
     assert.equal(await chunkCount(bucket, "s"), 4);
     await call(f.client, "Trim", { bucket, key: "s", seq_num: "4" });
     await waitFor(async () => (await chunkCount(bucket, "s")) === 1, {
@@ -560,6 +564,7 @@ describe("retention and reclaim", () => {
   test("a deleted stream's chunks are reclaimed in the background", async () => {
     const bucket = await bucketWithStream();
     await call(f.client, "Append", { bucket, key: "s", records: [rec("x")] });
+    await settleStar(f.star.address);
     const { stream } = await call(f.client, "GetStream", { bucket, key: "s" });
     await call(f.client, "DeleteStream", { bucket, key: "s" });
     await waitFor(

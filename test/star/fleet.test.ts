@@ -18,7 +18,7 @@ import type { SubscribeResponse__Output } from "../../src/gen/nova/v1/SubscribeR
 import { type RunningS3rver, startS3rver } from "../../src/platform/objstore/index.ts";
 import { Fleet, type Member } from "../../src/star/fleet/members.ts";
 import { fleetMembers, keyLedBy as ledBy, startMember as startStar } from "../harness/fleet.ts";
-import { call, refusal } from "../harness/grpc.ts";
+import { call, refusal, settleStar } from "../harness/grpc.ts";
 import { nodeArgs } from "../harness/process.ts";
 import { type StarProcess, s3Storage } from "../harness/star-process.ts";
 import { waitFor } from "../harness/wait.ts";
@@ -323,6 +323,9 @@ describe("reads on every member", () => {
       await call(client(leader), "CreateStream", { bucket, key });
       for (let i = 0; i < N; i += 50) {
         await call(client(leader), "Append", { bucket, key, records: records(50, i, base) });
+        // The first half settled one append per chunk, the rest unsettled in the leader's log:
+        // every read below crosses the boundary.
+        if (i < N / 2) await settleStar((stars.get(leader) as StarProcess).address);
       }
     }
   });
@@ -373,8 +376,8 @@ describe("reads on every member", () => {
       const s = { bucket, key: keys.get(leader) as string };
       for (const start of [
         { seq_num: "0" },
-        { seq_num: "301" },
-        { timestamp_ms: String(base + 444) },
+        { seq_num: "101" },
+        { timestamp_ms: String(base + 144) },
       ]) {
         const plans = await Promise.all(
           NAMES.map((n) => call(client(n), "ReadPlan", { ...s, ...start })),
@@ -387,6 +390,14 @@ describe("reads on every member", () => {
         }));
         assert.ok((normal[0]?.entries.length ?? 0) > 1);
         for (const p of normal) assert.deepEqual(p, normal[0], JSON.stringify(start));
+        // Only settled records are vended: the plan ends where the settled half ends.
+        assert.equal(normal[0]?.vended_until, String(N / 2));
+      }
+      // From the unsettled half, no member vends anything: the rest is read through Read.
+      for (const n of NAMES) {
+        const plan = await call(client(n), "ReadPlan", { ...s, seq_num: String(N / 2 + 1) });
+        assert.deepEqual(plan.entries, [], n);
+        assert.equal(plan.vended_until, undefined, n);
       }
     }
   });

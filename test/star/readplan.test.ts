@@ -28,7 +28,7 @@ import {
   type RunningS3rver,
   startS3rver,
 } from "../../src/platform/objstore/index.ts";
-import { call, refusal } from "../harness/grpc.ts";
+import { call, refusal, settleStar } from "../harness/grpc.ts";
 import { type StarProcess, s3Storage, startStarProcess } from "../harness/star-process.ts";
 import { waitFor } from "../harness/wait.ts";
 
@@ -88,6 +88,8 @@ before(async () => {
           };
         }),
       });
+      // One chunk per batch: settled before the next.
+      await settleStar(star.address);
     }
   }
 });

@@ -5,7 +5,7 @@ import { findDetail } from "../../src/contract/proto/index.ts";
 import type { AppendSessionRequest } from "../../src/gen/nova/v1/AppendSessionRequest.ts";
 import type { AppendSessionResponse__Output } from "../../src/gen/nova/v1/AppendSessionResponse.ts";
 import type { SubscribeResponse__Output } from "../../src/gen/nova/v1/SubscribeResponse.ts";
-import { call } from "../harness/grpc.ts";
+import { call, starStats } from "../harness/grpc.ts";
 import { waitFor } from "../harness/wait.ts";
 import { type StarFixture, startStarFixture, uniqueBucket } from "./fixture.ts";
 
@@ -94,9 +94,10 @@ describe("AppendSession", () => {
   });
 
   test("the window holds the star to at most that many batches in flight", async () => {
-    // With a 2-batch window and a slow group commit, no chunk can hold more than 2 batches;
-    // without the window all 40 would be read at once and committed in a few chunks.
+    // With a 2-batch window and a slow group commit, no commit can hold more than 2 batches;
+    // without the window all 40 would be read at once and committed in a few log objects.
     const bucket = await freshStream({ batch_max_delay_ms: 60, batch_max_bytes: String(64 << 20) });
+    const before = Number((await starStats(f.star.address)).log_objects_written);
     const session = f.client.AppendSession();
     const { frames, ended } = collect(session);
     session.write({ open: { bucket, key: "s" } });
@@ -104,9 +105,8 @@ describe("AppendSession", () => {
     session.end();
     assert.equal(await ended, null);
     assert.equal(frames.filter((m) => m.ack?.appended).length, 40);
-    const { stream } = await call(f.client, "GetStream", { bucket, key: "s" });
-    const chunks = await f.store.list(`chunks/${stream?.stream_id}/`);
-    assert.ok(chunks.objects.length >= 20, `${chunks.objects.length} chunks for 40 batches`);
+    const written = Number((await starStats(f.star.address)).log_objects_written) - before;
+    assert.ok(written >= 20, `${written} log objects for 40 batches`);
   });
 
   test("the session cap answers RESOURCE_EXHAUSTED", async () => {

@@ -1,4 +1,6 @@
-// The storage formats: the stored-record codec, CRC-32C and the chunk layout (docs/storage-layout.md).
+// The storage formats: the stored-record codec, CRC-32C, the chunk layout and the log object
+// (docs/storage-layout.md).
 export * from "./chunk.ts";
 export * from "./errors.ts";
+export * from "./log-object.ts";
 export * from "./stored-record.ts";

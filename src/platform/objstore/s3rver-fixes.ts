@@ -4,11 +4,15 @@
 // - its multi-object delete parses keys as XML values: "0001" becomes the number 1 (a 500),
 //   " x " is trimmed to "x" (silently not deleted), and multi-byte characters split across
 //   chunks are mangled; its parallel deletes race on removing emptied directories;
-// - a range read of an empty object announces one byte and sends none (the client sees a reset).
+// - a range read of an empty object announces one byte and sends none (the client sees a reset);
+// - a delete removes the directories it empties, so a PUT under the same prefix that made its
+//   directory a moment before writes into nothing: its file stream fails with no listener and
+//   takes the process down (S3 has no directories: deletes here leave them, empty).
 // Not patched: a truncated ListObjectsV2 page fails with a 500, as its continuation token needs
 // DES, which Node 17+ (OpenSSL 3) lacks: the S3 store lists with V1 markers instead. Keys with
 // empty or "."/".." path segments alias other keys ("a//b" is "a/b").
 import { type Dirent, readdirSync } from "node:fs";
+import { unlink } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import type S3rver from "s3rver";
@@ -163,6 +167,15 @@ export function fixS3rver(server: S3rver): void {
   objectController.deleteMultipleObjects = deleteMultipleObjects;
   const store = storeOf(server);
   store.listObjects = (bucket, options) => listObjects(store, bucket, options);
+  store.deleteObject = async (bucket, key) => {
+    await Promise.all(
+      ["object", "object.md5", "metadata.json"].map((resource) =>
+        unlink(store.getResourcePath(bucket, key, resource)).catch((err: NodeJS.ErrnoException) => {
+          if (err.code !== "ENOENT") throw err;
+        }),
+      ),
+    );
+  };
   const getObject = store.getObject.bind(store);
   store.getObject = async (bucket, key, options) => {
     const object = await getObject(bucket, key, options);

@@ -41,22 +41,41 @@ const onBucket = (action: Action, r: { name: string }): Need => ({
 /** Every admin verb targets this one star, and needs nova:admin on everything. */
 const ADMIN: Need = { action: "admin", resource: {}, what: "this star's admin plane" };
 
-/** The admin plane with nova:admin required of every verb; unchanged when auth is off. */
+/** SettleStar also admits nova:node (seed 004): a member or tooling that only settles. */
+function checkAdminOrNode(auth: StarAuth, metadata: Metadata): void {
+  const { scope } = auth.authenticate(metadata);
+  if (!allows(scope, "admin", {}) && !allows(scope, "node", {})) {
+    throw permissionDenied("the token's scope allows neither admin nor node on this star");
+  }
+}
+
+/** The admin plane with each verb's check in front; unchanged when auth is off. */
 export function guardAdminHandlers(
   auth: StarAuth | undefined,
   h: AdminPlaneServiceHandlers,
 ): AdminPlaneServiceHandlers {
   if (!auth) return h;
-  return {
-    Health: (call, callback) => {
+  const guarded = <Req, Res>(
+    handler: handleUnaryCall<Req, Res>,
+    check: (metadata: Metadata) => void,
+  ): handleUnaryCall<Req, Res> => {
+    return (call, callback) => {
       try {
-        auth.check(call.metadata, ADMIN);
+        check(call.metadata);
       } catch (err) {
         callback(toServiceError(err));
         return;
       }
-      h.Health(call, callback);
-    },
+      handler(call, callback);
+    };
+  };
+  const admin = (metadata: Metadata) => {
+    auth.check(metadata, ADMIN);
+  };
+  return {
+    Health: guarded(h.Health, admin),
+    StarStats: guarded(h.StarStats, admin),
+    SettleStar: guarded(h.SettleStar, (metadata) => checkAdminOrNode(auth, metadata)),
   };
 }
 

@@ -84,7 +84,7 @@ test("parseScope refuses everything outside the grammar, saying why", () => {
     ["nova", /not a grant/],
     ["NOVA:read:*", /not a grant/],
     ["nova:read:*:x", /not a grant/],
-    ["nova:write:*", /action is one of read, append, create, trim, admin or "\*"/],
+    ["nova:write:*", /action is one of read, append, create, trim, admin, node or "\*"/],
     ["nova:Read:*", /action/],
     ["nova::*", /action/],
     ["nova:read:", /resource/],
@@ -162,7 +162,7 @@ test("isSubset: a wider scope allows everything a subset allows", () => {
   assert.ok(isSubset(parseScope("nova:read:bk1/x* nova:append:bk1/y*"), key));
   assert.ok(!isSubset(parseScope("nova:append:bk2"), key));
   assert.ok(!isSubset(parseScope("nova:*:bk1"), key));
-  // "*" is the five actions: granted one by one, it is still covered.
+  // "*" is the six actions: granted one by one, it is still covered.
   assert.ok(
     isSubset(parseScope("nova:*:bk1"), parseScope(ACTIONS.map((a) => `nova:${a}`).join(" "))),
   );

@@ -2,7 +2,7 @@
 //
 //   scope    = grant *( " " grant )
 //   grant    = "nova:" action [ ":" resource ]      ; no resource means "*"
-//   action   = "read" / "append" / "create" / "trim" / "admin" / "*"
+//   action   = "read" / "append" / "create" / "trim" / "admin" / "node" / "*"
 //   resource = "*" / bucket / bucket "/" prefix "*"
 //   prefix   = 1*( unreserved / pct-encoded )       ; a stream key prefix, canonically encoded
 //
@@ -11,7 +11,8 @@
 // ListStreams, bucket admin) and all its streams; a prefix grant covers only streams.
 import { BUCKET_NAME, MAX_STREAM_KEY_BYTES } from "../../contract/proto/index.ts";
 
-export const ACTIONS = ["read", "append", "create", "trim", "admin"] as const;
+// "node": what a fleet member needs of another (SettleStar), and nothing else.
+export const ACTIONS = ["read", "append", "create", "trim", "admin", "node"] as const;
 export type Action = (typeof ACTIONS)[number];
 
 /** No bucket: every bucket. A prefix: the streams in the bucket whose key starts with it. */
@@ -21,7 +22,7 @@ export interface Resource {
 }
 
 export interface Grant {
-  /** "*": all five actions. */
+  /** "*": all six actions. */
   readonly action: Action | "*";
   readonly resource: Resource;
 }

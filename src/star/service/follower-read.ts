@@ -1,7 +1,8 @@
 // Read on a member that does not lead the stream (docs/fleet.md): the settled records come from
 // the chunks in storage, the rest of the page from the leader's Read. Starts that need the tail
 // (the tail, tail_offset), and timestamps no settled record reaches, are the leader's to
-// resolve. When the leader does not answer, a fresh listing of storage serves what is settled.
+// resolve. When the leader does not answer, storage serves everything it acked: a fresh listing
+// of the settled chunks, then the records still in its log objects.
 
 import { status } from "@grpc/grpc-js";
 import type { DecodedChunkRecord } from "../../contract/codec/index.ts";
@@ -22,6 +23,8 @@ import { MissingChunkError } from "../storage/chunk-store.ts";
 import { type Extent, type ReadBounds, readPage, seqForTimestamp } from "../stream/chunk-reads.ts";
 import type { FollowerView } from "../stream/follower-view.ts";
 import type { Pos } from "../stream/stream-log.ts";
+import { continueFrom } from "../wal/log-continuation.ts";
+import { streamEntries } from "../wal/log-objects.ts";
 import { position, record } from "./wire.ts";
 
 type WireRecord = ReturnType<typeof record> | Record__Output;
@@ -98,15 +101,29 @@ export async function followerRead(
     return await leaderRead(ctx, leader, view, { ...rest, until_ms: untilMs }, page);
   } catch (err) {
     if (!unreachable(err)) throw err;
-    // The leader is down or restarting: everything it acknowledged is listed in storage.
+    // The leader is down or restarting: everything it acknowledged is in storage, settled or in
+    // its log objects. The log is read first: a replay that settles it meanwhile leaves chunks
+    // the listing after it finds, and the log's records continue from wherever those end.
+    const entries = await streamEntries(ctx.chunks.store, leader.name, stream.stream_id);
     await view.refresh();
-    const extent = await settledExtent(view, 0n);
+    const settled = await settledExtent(view, 0n);
+    const { records: unsettled } = continueFrom(entries, settled.tail);
+    const last = unsettled.at(-1);
+    const tail: Pos = last
+      ? { seqNum: last.seqNum + 1n, timestampMs: last.timestampMs }
+      : view.listedEnd;
+    const extent = { ...settled, tail: tail.seqNum, unsettled };
     if (page.records.length === 0 && next > extent.tail) {
-      if (!req.clamp) throw outOfRange(extent.tail, view.listedEnd.timestampMs);
+      if (!req.clamp) throw outOfRange(extent.tail, tail.timestampMs);
     } else {
-      await fromStorage(ctx, view, next, page);
+      const from = next < extent.trim ? extent.trim : next;
+      page.take(
+        await withRetry(view, extent, (e) =>
+          readPage(ctx.chunks, { ...e, tail: extent.tail, unsettled }, from, page.rest()),
+        ),
+      );
     }
-    return { records: page.records, tail: position(view.listedEnd) };
+    return { records: page.records, tail: position(tail) };
   }
 }
 

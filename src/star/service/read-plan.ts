@@ -10,6 +10,7 @@ import type { ReadPlanResponse } from "../../gen/nova/v1/ReadPlanResponse.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import type { StarContext } from "../context.ts";
 import { invalidArgument, StarError } from "../errors.ts";
+import { callMember } from "../fleet/forward.ts";
 import { liveStream } from "../lifecycle/streams.ts";
 import type { ChunkMeta } from "../stream/chunk-index.ts";
 import { type Extent, seqForTimestamp } from "../stream/chunk-reads.ts";
@@ -29,7 +30,7 @@ export async function readPlan(
   let start: bigint;
   if (req.start === "seq_num") {
     start = BigInt(req.seq_num ?? "0");
-    if (start > extent.tail) {
+    if (start > extent.tail && (await beyondLeadersTail(ctx, stream, start))) {
       if (!req.clamp) {
         // Unlike Read's, this refusal carries no TailDetail: a plan never names the tail.
         throw new StarError(status.OUT_OF_RANGE, "start is beyond the stream's tail");
@@ -59,6 +60,30 @@ export async function readPlan(
     more: plan.more,
     expires_at_unix_ms: String(expiresAt),
   };
+}
+
+/**
+ * Whether `start` lies past the stream's tail. A member that does not lead sees only the settled
+ * chunks, so a start past them asks the leader (a plan from there is empty: Read serves it); a
+ * leader that does not answer leaves the settled end as the tail.
+ */
+async function beyondLeadersTail(
+  ctx: StarContext,
+  stream: Stream__Output,
+  start: bigint,
+): Promise<boolean> {
+  if (ctx.fleet.leads(stream.bucket, stream.key)) return true;
+  const leader = ctx.fleet.leaderOf(stream.bucket, stream.key);
+  try {
+    const { tail } = await callMember(ctx, leader, "CheckTail", {
+      bucket: stream.bucket,
+      key: stream.key,
+    });
+    return start > BigInt(tail?.seq_num ?? "0");
+  } catch (err) {
+    if (err instanceof StarError && err.code === status.UNAVAILABLE) return true;
+    throw err;
+  }
 }
 
 /**

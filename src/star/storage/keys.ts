@@ -56,6 +56,18 @@ export const streamKeyFromObject = (bucket: string, objectKey: string) =>
 export const stateKey = (streamId: string) => `state/${streamId}`;
 export const chunksPrefix = (streamId: string) => `chunks/${streamId}/`;
 
+/** A star's log objects (docs/storage-layout.md), numbered so a listing returns them in order. */
+export const logPrefix = (starId: string) => `log/${starId}/`;
+export const logKey = (starId: string, n: bigint) =>
+  `${logPrefix(starId)}${n.toString().padStart(20, "0")}`;
+
+export function parseLogKey(starId: string, objectKey: string): bigint | undefined {
+  const rest = objectKey.slice(logPrefix(starId).length);
+  return objectKey.startsWith(logPrefix(starId)) && /^\d{20}$/.test(rest)
+    ? BigInt(rest)
+    : undefined;
+}
+
 /** What a chunk's object key says about it, so a listing alone recovers a stream's index. */
 export interface ChunkName {
   firstSeqNum: bigint;

@@ -43,14 +43,14 @@ test("readPage reads on in seq_num order when the index loses its head while a c
   const { chunks, index } = await threeChunks();
   // A trim to 3 and its reclaim land while the first chunk is loading.
   const racing = spliceDuringFirstLoad(chunks, () => index.dropBelow(3n));
-  const page = await readPage(racing, { index, trim: 0n, tail: 9n }, 0n, wide);
+  const page = await readPage(racing, { index, trim: 0n, tail: 9n, unsettled: [] }, 0n, wide);
   assert.deepEqual(seqs(page), [0n, 1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n]);
 });
 
 test("readPage stops where the index ends when it is cleared while a chunk loads", async () => {
   const { chunks, index } = await threeChunks();
   const racing = spliceDuringFirstLoad(chunks, () => index.clear());
-  const page = await readPage(racing, { index, trim: 0n, tail: 9n }, 1n, wide);
+  const page = await readPage(racing, { index, trim: 0n, tail: 9n, unsettled: [] }, 1n, wide);
   assert.deepEqual(seqs(page), [1n, 2n]);
 });
 
@@ -63,7 +63,7 @@ test("readPage does not load the next chunk once the page is full", async () => 
       return chunks.records(meta);
     },
   } as ChunkStore;
-  const page = await readPage(counting, { index, trim: 0n, tail: 9n }, 0n, {
+  const page = await readPage(counting, { index, trim: 0n, tail: 9n, unsettled: [] }, 0n, {
     maxRecords: 3,
     maxBytes: 1 << 20,
   });
@@ -73,9 +73,43 @@ test("readPage does not load the next chunk once the page is full", async () => 
 
 test("seqForTimestamp finds the first record at or after a stamp, above the trim point", async () => {
   const { chunks, index } = await threeChunks();
-  const extent = { index, trim: 0n, tail: 9n };
+  const extent = { index, trim: 0n, tail: 9n, unsettled: [] };
   assert.equal(await seqForTimestamp(chunks, extent, 0n), 0n);
   assert.equal(await seqForTimestamp(chunks, extent, 41n), 5n);
   assert.equal(await seqForTimestamp(chunks, extent, 81n), 9n);
   assert.equal(await seqForTimestamp(chunks, { ...extent, trim: 4n }, 0n), 4n);
+});
+
+/** Records 9..11 acked but not settled, stamped as the chunks' are. */
+const unsettled = [9, 10, 11].map((i) => ({
+  seqNum: BigInt(i),
+  timestampMs: BigInt(10 * i),
+  headers: [],
+  body: Buffer.from(`r${i}`),
+}));
+
+test("readPage reads on from the chunks into the unsettled records, each record once", async () => {
+  const { chunks, index } = await threeChunks();
+  const extent = { index, trim: 0n, tail: 12n, unsettled };
+  assert.deepEqual(seqs(await readPage(chunks, extent, 7n, wide)), [7n, 8n, 9n, 10n, 11n]);
+  assert.deepEqual(seqs(await readPage(chunks, extent, 10n, wide)), [10n, 11n]);
+  assert.deepEqual(seqs(await readPage(chunks, extent, 12n, wide)), []);
+  const cut = { maxRecords: 3, maxBytes: 1 << 20 };
+  assert.deepEqual(seqs(await readPage(chunks, extent, 8n, cut)), [8n, 9n, 10n]);
+  const untilMs = { ...wide, untilMs: 100n };
+  assert.deepEqual(seqs(await readPage(chunks, extent, 8n, untilMs)), [8n, 9n]);
+});
+
+test("readPage of a stream with nothing settled, and a trim point inside the unsettled part", async () => {
+  const chunks = new ChunkStore(createMemoryStore(), 1 << 20);
+  const extent = { index: new ChunkIndex(), trim: 10n, tail: 12n, unsettled };
+  assert.deepEqual(seqs(await readPage(chunks, extent, 0n, wide)), [10n, 11n]);
+  assert.equal(await seqForTimestamp(chunks, extent, 0n), 10n);
+});
+
+test("seqForTimestamp searches the unsettled records when no chunk reaches the stamp", async () => {
+  const { chunks, index } = await threeChunks();
+  const extent = { index, trim: 0n, tail: 12n, unsettled };
+  assert.equal(await seqForTimestamp(chunks, extent, 95n), 10n);
+  assert.equal(await seqForTimestamp(chunks, extent, 111n), 12n);
 });

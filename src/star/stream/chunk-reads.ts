@@ -1,6 +1,8 @@
-// Reading a stream's records out of its chunks, the same way for the leader (its own log) and
-// for a member that follows the stream from storage: one page from a start, and the resolution
-// of a timestamp by search over chunk timestamps (one chunk decoded, never a scan).
+// Reading a stream's records out of its chunks and then its unsettled records, the same way for
+// the leader (its own log, unsettled records in memory) and for a member that follows the stream
+// from storage (unsettled records from a stopped leader's log objects, or none): one page from a
+// start, and the resolution of a timestamp by search over chunk timestamps (one chunk decoded,
+// never a scan).
 import type { DecodedChunkRecord } from "../../contract/codec/index.ts";
 import { contentBytes } from "../../contract/codec/index.ts";
 import { PageRule } from "../../contract/page-rule.ts";
@@ -13,23 +15,31 @@ export interface ReadBounds {
   untilMs?: bigint;
 }
 
-/** A stream's readable extent: records in [trim, tail) that its chunks hold. */
+/** A stream's readable extent: records in [trim, tail), in its chunks and then unsettled. */
 export interface Extent {
   index: ChunkIndex;
   trim: bigint;
   tail: bigint;
+  /** Acked records past the chunks, in order and contiguous. */
+  unsettled: readonly DecodedChunkRecord[];
+}
+
+/** The unsettled record numbered `seq`, if the extent holds it. */
+function unsettledAt(unsettled: readonly DecodedChunkRecord[], seq: bigint) {
+  const first = unsettled[0]?.seqNum;
+  return first === undefined || seq < first ? undefined : unsettled[Number(seq - first)];
 }
 
 /** One page from `start` (raised to the trim point): at least one record when one exists. */
 export async function readPage(
   chunks: ChunkStore,
-  { index, trim, tail }: Extent,
+  { index, trim, tail, unsettled }: Extent,
   start: bigint,
   bounds: ReadBounds,
 ): Promise<DecodedChunkRecord[]> {
   const out: DecodedChunkRecord[] = [];
   const rule = new PageRule(bounds.maxRecords, bounds.maxBytes, bounds.untilMs);
-  const first = index.chunks[0]?.firstSeqNum ?? tail;
+  const first = index.chunks[0]?.firstSeqNum ?? unsettled[0]?.seqNum ?? tail;
   let seq = start < trim ? trim : start;
   if (seq < first) seq = first;
   // Each chunk is found again by seq_num: while a chunk loads, a reclaim or a refreshed listing
@@ -48,7 +58,20 @@ export async function readPage(
     }
     const next = index.findBySeq(seq);
     // A chunk holding fewer records than its name says ends the read instead of looping on it.
-    i = index.chunks[next] === meta ? -1 : next;
+    if (index.chunks[next] === meta) return out;
+    i = next;
+  }
+  // Past the chunks: the unsettled records (a settle meanwhile leaves them valid here).
+  for (
+    let rec = unsettledAt(unsettled, seq);
+    rec && !rule.full;
+    rec = unsettledAt(unsettled, seq)
+  ) {
+    const size = contentBytes(rec);
+    if (!rule.admits(rec.timestampMs, size)) return out;
+    out.push(rec);
+    rule.take(size);
+    seq = rec.seqNum + 1n;
   }
   return out;
 }
@@ -56,7 +79,7 @@ export async function readPage(
 /** The first seq_num at or above the trim point stamped at or after `ts` (the tail if none). */
 export async function seqForTimestamp(
   chunks: ChunkStore,
-  { index, trim, tail }: Extent,
+  { index, trim, tail, unsettled }: Extent,
   ts: bigint,
 ): Promise<bigint> {
   let i = index.findByTimestamp(ts, Math.max(0, index.findBySeq(trim)));
@@ -68,5 +91,6 @@ export async function seqForTimestamp(
     // Found again by seq_num, as readPage does: the index may have been spliced meanwhile.
     i = index.findBySeq(meta.firstSeqNum + BigInt(meta.count));
   }
-  return tail;
+  const hit = unsettled.find((r) => r.timestampMs >= ts && r.seqNum >= trim);
+  return hit ? hit.seqNum : tail;
 }

@@ -78,7 +78,7 @@ export class FollowerView {
     const last = this.#index.last();
     this.#index.dropBelow(last && last.firstSeqNum < trim ? last.firstSeqNum : trim);
     const end = this.listedEnd.seqNum;
-    return { index: this.#index, trim, tail: this.#index.length > 0 ? end : trim };
+    return { index: this.#index, trim, tail: this.#index.length > 0 ? end : trim, unsettled: [] };
   }
 }
 

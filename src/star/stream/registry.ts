@@ -10,17 +10,28 @@ export class StreamRegistry {
   readonly #chunks: ChunkStore;
   readonly #options: StreamLogOptions;
   readonly #logs = new Map<string, Promise<StreamLog>>();
+  readonly #replayed: () => Promise<void>;
 
-  constructor(catalog: Catalog, chunks: ChunkStore, options: StreamLogOptions) {
+  /** `replayed`: resolves once the star's log from its last run is settled (retried on failure). */
+  constructor(
+    catalog: Catalog,
+    chunks: ChunkStore,
+    options: StreamLogOptions,
+    replayed: () => Promise<void>,
+  ) {
     this.#catalog = catalog;
     this.#chunks = chunks;
     this.#options = options;
+    this.#replayed = replayed;
   }
 
+  /** Opens a stream this star leads, once its log is replayed (so its chunks hold every ack). */
   open(descriptor: Stream__Output): Promise<StreamLog> {
     let log = this.#logs.get(descriptor.stream_id);
     if (!log) {
-      log = StreamLog.open(descriptor, this.#catalog, this.#chunks, this.#options);
+      log = this.#replayed().then(() =>
+        StreamLog.open(descriptor, this.#catalog, this.#chunks, this.#options),
+      );
       this.#logs.set(descriptor.stream_id, log);
       log.catch(() => this.#logs.delete(descriptor.stream_id));
     }
@@ -32,10 +43,12 @@ export class StreamRegistry {
     return this.#logs.get(streamId)?.catch(() => undefined);
   }
 
+  /** Ends a deleted stream's life here: its log entries need no settling any more. */
   async close(streamId: string, reason?: StarError): Promise<void> {
     const log = await this.peek(streamId);
     this.#logs.delete(streamId);
     log?.close(reason);
+    this.#options.wal.forget(streamId);
   }
 
   async openLogs(): Promise<StreamLog[]> {
@@ -43,8 +56,10 @@ export class StreamRegistry {
     return settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
   }
 
+  /** Shutdown: unsettled records stay in the log objects, replayed at the next start. */
   async closeAll(reason: StarError): Promise<void> {
     for (const log of await this.openLogs()) log.close(reason);
     this.#logs.clear();
+    this.#options.wal.close();
   }
 }

@@ -1,11 +1,13 @@
 // StreamLog, the group-commit and fencing state machine, over the in-memory object store:
-// sequencing, group commit (one flush in flight), match and fencing refusals in order, Fence
-// after the batches queued before it, recovery on reopen, an ambiguous write, and close; the
+// sequencing, group commit (one flush in flight) into the star's log, match and fencing refusals
+// in order, Fence after the batches queued before it, settling into chunks and reads across the
+// boundary, recovery on reopen after replay, ambiguous log and chunk writes, and close; the
 // throughput cap on a clock the tests move: bursts held in order, refusals past the bound,
 // fences behind held batches, close, rate 0 and a rate changed live.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { status } from "@grpc/grpc-js";
+import pino from "pino";
 import { findDetail } from "../../contract/proto/index.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import { createMemoryStore, type ObjectStore } from "../../platform/objstore/index.ts";
@@ -14,20 +16,37 @@ import { newBucket, newStream } from "../lifecycle/config.ts";
 import { DEFAULT_LIMITS } from "../limits.ts";
 import { Catalog } from "../storage/catalog.ts";
 import { ChunkStore } from "../storage/chunk-store.ts";
-import { chunksPrefix } from "../storage/keys.ts";
-import { type AppendAck, type Clock, StreamLog } from "./stream-log.ts";
+import { chunksPrefix, logPrefix } from "../storage/keys.ts";
+import { CommitLog } from "../wal/commit-log.ts";
+import { replayLog } from "../wal/replay.ts";
+import { type AppendAck, type Clock, StreamLog, type StreamLogOptions } from "./stream-log.ts";
 
 function descriptor(overrides: Partial<Stream__Output> = {}): Stream__Output {
   const bucket = newBucket("logs", null, "", 0);
   return { ...newStream(bucket, "k", null, "", "stream-1", 0), ...overrides };
 }
 
+function newWal(store: ObjectStore, next = 0n): CommitLog {
+  const wal = new CommitLog(store, "star", {
+    commitIntervalMs: 0,
+    maxObjectBytes: 1 << 20,
+    maxPutsInFlight: 1,
+  });
+  wal.begin(next);
+  return wal;
+}
+
 async function open(
   store: ObjectStore,
   d: Stream__Output = descriptor(),
-  options?: Parameters<typeof StreamLog.open>[3],
+  options: Partial<StreamLogOptions> = {},
 ): Promise<StreamLog> {
-  return StreamLog.open(d, new Catalog(store), new ChunkStore(store, 1 << 20), options);
+  return StreamLog.open(d, new Catalog(store), new ChunkStore(store, 1 << 20), {
+    throughputMaxWaitMs: DEFAULT_LIMITS.throughputMaxWaitMs,
+    wal: newWal(store),
+    settleChunkBytes: 1 << 20,
+    ...options,
+  });
 }
 
 /** A batch of records with these bodies, stamped by arrival. */
@@ -55,7 +74,33 @@ async function chunkCount(store: ObjectStore): Promise<number> {
   return (await store.list(chunksPrefix("stream-1"))).objects.length;
 }
 
-test("appends get contiguous seq_nums in order; those queued during a flush commit as one chunk", async () => {
+async function logObjects(store: ObjectStore): Promise<string[]> {
+  return (await store.list(logPrefix("star"))).objects.map((o) => o.key);
+}
+
+/** A store whose PUTs of keys with `prefix` land and then fail, while `failing` says so. */
+function ambiguousPuts(prefix: string) {
+  const inner = createMemoryStore();
+  const state = { failing: false, failed: [] as string[] };
+  const put = async (key: string, body: Uint8Array) => {
+    await inner.put(key, body);
+    if (state.failing && key.startsWith(prefix)) {
+      state.failing = false;
+      state.failed.push(key);
+      throw new Error("connection reset");
+    }
+  };
+  const store = new Proxy(inner, {
+    get(target, name) {
+      if (name === "put") return put;
+      const value = Reflect.get(target, name);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { store, state };
+}
+
+test("appends get contiguous seq_nums in order; those queued during a flush commit as one log entry", async () => {
   const store = createMemoryStore();
   const log = await open(store, descriptor({ class: "CLASS_EXPRESS" }));
   const acks = await Promise.all([
@@ -70,8 +115,10 @@ test("appends get contiguous seq_nums in order; those queued during a flush comm
     [3n, 4n],
     [4n, 7n],
   ]);
-  // The first flush took the first batch alone; the three queued meanwhile went in one chunk.
-  assert.equal(await chunkCount(store), 2);
+  // The first flush took the first batch alone; the three queued meanwhile went in one entry
+  // of the next log object. Nothing is settled yet.
+  assert.equal((await logObjects(store)).length, 2);
+  assert.equal(await chunkCount(store), 0);
   for (const ack of acks) assert.equal(ack.tail.seqNum >= ack.end.seqNum, true);
   assert.deepEqual(log.tail, { seqNum: 7n, timestampMs: 13n });
   const page = await log.read(0n, { maxRecords: 100, maxBytes: 1 << 20 });
@@ -129,15 +176,22 @@ test("a fenced session the new token does not admit is superseded", async () => 
   assert.deepEqual(superseded, ["old"]);
 });
 
-test("a reopened stream recovers its tail, last timestamp, trim point and fencing token", async () => {
+test("after replay, a reopened stream recovers its tail, last timestamp, trim point and fencing token", async () => {
   const store = createMemoryStore();
   const d = descriptor({ class: "CLASS_EXPRESS" });
+  await new Catalog(store).putStream(d);
   const log = await open(store, d);
   await log.append(batch("a", "b"), at(7));
+  await log.settle();
   await log.append(batch("c"), at(9));
   await log.fence("tok");
   assert.equal(await log.trimTo(1n), 1n);
-  const again = await open(store, d);
+  // As after a kill: "c" is only in a log object until replay settles it.
+  const chunks = new ChunkStore(store, 1 << 20);
+  const replayed = await replayLog(store, new Catalog(store), chunks, "star", 1 << 20, silent);
+  assert.equal(replayed.records, 1);
+  assert.deepEqual(await logObjects(store), []);
+  const again = await open(store, d, { wal: newWal(store, replayed.next) });
   assert.deepEqual(again.tail, { seqNum: 3n, timestampMs: 9n });
   assert.equal(again.trimPoint, 1n);
   assert.equal(again.fencingToken, "tok");
@@ -153,34 +207,75 @@ test("the trim point moves up only, and never past the tail", async () => {
   assert.equal(await log.trimTo(99n), 3n);
 });
 
-test("a failed chunk write is UNAVAILABLE with an unknown outcome; the next append re-lists and goes on", async () => {
-  const inner = createMemoryStore();
-  let failNext = false;
-  const put = async (key: string, body: Uint8Array) => {
-    if (failNext && key.startsWith(chunksPrefix("stream-1"))) {
-      failNext = false;
-      throw new Error("connection reset");
-    }
-    return inner.put(key, body);
-  };
-  const store = new Proxy(inner, {
-    get(target, name) {
-      if (name === "put") return put;
-      const value = Reflect.get(target, name);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
+test("a failed log PUT is UNAVAILABLE, never acked; its object is deleted before the next, which takes its seq_nums", async () => {
+  const { store, state } = ambiguousPuts(logPrefix("star"));
   const log = await open(store, descriptor({ class: "CLASS_EXPRESS" }));
   await log.append(batch("a"), at(1));
-  failNext = true;
+  state.failing = true;
   await assert.rejects(
     log.append(batch("lost"), at(2)),
     (err: { code: number; details: string }) =>
       err.code === status.UNAVAILABLE &&
       /append outcome unknown: connection reset/.test(err.details),
   );
+  assert.equal(log.tail.seqNum, 1n);
   const ack = await log.append(batch("b"), at(3));
   assert.deepEqual(range(ack), [1n, 2n]);
+  // The object that landed under the failed PUT is gone: a replay would never see "lost".
+  assert.equal((await logObjects(store)).includes(state.failed[0] as string), false);
+  assert.deepEqual(await bodies(log), ["a", "b"]);
+});
+
+test("settling moves acked records into chunk objects and deletes the log objects they were in", async () => {
+  const store = createMemoryStore();
+  const wal = newWal(store);
+  const log = await open(store, descriptor({ class: "CLASS_EXPRESS" }), { wal });
+  await log.append(batch("a", "b"), at(1));
+  await log.append(batch("c"), at(2));
+  assert.equal((await logObjects(store)).length, 2);
+  assert.deepEqual(log.unsettled.records, 3);
+  const done = await log.settle();
+  assert.deepEqual(done, { records: 3, bytes: 3, chunks: 1 });
+  assert.equal(await chunkCount(store), 1);
+  assert.equal(log.settledEnd, 3n);
+  assert.equal(log.extent.index.length, 1);
+  assert.equal(log.unsettled.records, 0);
+  await log.append(batch("d"), at(3));
+  // Reads run on from the chunk into the record still unsettled.
+  assert.deepEqual(await bodies(log), ["a", "b", "c", "d"]);
+  const page = await log.read(2n, { maxRecords: 100, maxBytes: 1 << 20 });
+  assert.deepEqual(
+    page.map((r) => r.seqNum),
+    [2n, 3n],
+  );
+  // Both log objects of a, b and c are deleted; d's stays.
+  await wal.deleteSettled();
+  assert.equal((await logObjects(store)).length, 1);
+});
+
+test("settled chunks are sized by bytes: a settle of more than a chunk's worth writes several", async () => {
+  const store = createMemoryStore();
+  const log = await open(store, descriptor({ class: "CLASS_EXPRESS" }), { settleChunkBytes: 4 });
+  await log.append(batch("aa", "bb", "cc"), at(1));
+  await log.settle();
+  // 2 + 2 bytes make a chunk; "cc" is the next one.
+  assert.equal(await chunkCount(store), 2);
+  assert.deepEqual(await bodies(log), ["a", "b", "c"]);
+});
+
+test("a settle whose chunk PUT failed writes the same chunk again, so a listing never overlaps", async () => {
+  const { store, state } = ambiguousPuts(chunksPrefix("stream-1"));
+  const log = await open(store, descriptor({ class: "CLASS_EXPRESS" }));
+  await log.append(batch("a"), at(1));
+  state.failing = true;
+  await assert.rejects(log.settle(), /connection reset/);
+  await log.append(batch("b"), at(2));
+  await log.settle();
+  const keys = (await store.list(chunksPrefix("stream-1"))).objects.map((o) => o.key);
+  // The retry wrote exactly the chunk that may have landed ("a"), then "b" after it.
+  assert.equal(keys.length, 2);
+  assert.equal(keys[0], state.failed[0]);
+  assert.deepEqual(await bodies(log), ["a", "b"]);
 });
 
 test("close fails what is queued and wakes waiters; later calls are refused", async () => {
@@ -207,8 +302,9 @@ test("a stream's first record keeps a negative stamp; later ones are clamped to 
   const second = await log.append(stamped(-900n, "b"), at(11));
   assert.equal(second.start.timestampMs, -500n);
   assert.equal(await log.seqForTimestamp(-10_000n), 0n);
-  // Recovered from storage, the floor is the last record's time, not 0.
-  const again = await open(store, d);
+  // Recovered from storage (settled), the floor is the last record's time, not 0.
+  await log.settle();
+  const again = await open(store, d, { wal: newWal(store, 100n) });
   assert.deepEqual(again.tail, { seqNum: 2n, timestampMs: -500n });
   const third = await again.append(stamped(-600n, "c"), at(12));
   assert.equal(third.start.timestampMs, -500n);
@@ -399,3 +495,5 @@ test("throughput: a rate changed live applies to the next append, behind what is
   // Nothing held: unlimited appends go at once.
   assert.deepEqual(range(await log.append(bytes(1_000_000, "d"), at(2))), [3n, 4n]);
 });
+
+const silent = pino({ level: "silent" });

@@ -1,9 +1,16 @@
 // One stream as its leader holds it: the tail, the last timestamp, the trim point, the fencing
 // token and the chunk index, recovered from object storage; appends paced by the stream's
 // throughput cap (held in order, or refused past the wait bound), then sequenced and group-
-// committed as one chunk per flush (one flush in flight, so chunks never leave gaps); reads
-// served from chunks; waiters woken on every commit.
-import type { ChunkRecord, DecodedChunkRecord } from "../../contract/codec/index.ts";
+// committed as one entry of the star's log (one flush in flight, so entries never leave gaps);
+// acked records held in memory until they settle into chunk objects sized for reads; reads
+// served from chunks and then from the unsettled records; waiters woken on every commit.
+
+import { status } from "@grpc/grpc-js";
+import {
+  type ChunkRecord,
+  contentBytes,
+  type DecodedChunkRecord,
+} from "../../contract/codec/index.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import { batchTimestamp, type ValidBatch } from "../append/validate-batch.ts";
 import {
@@ -15,9 +22,9 @@ import {
   throughputExceeded,
   unavailable,
 } from "../errors.ts";
-import { DEFAULT_LIMITS } from "../limits.ts";
 import type { Catalog, StreamState } from "../storage/catalog.ts";
 import type { ChunkStore } from "../storage/chunk-store.ts";
+import type { CommitLog } from "../wal/commit-log.ts";
 import { ChunkIndex, type ChunkMeta } from "./chunk-index.ts";
 import { extendFromListing } from "./chunk-listing.ts";
 import { type Extent, type ReadBounds, readPage, seqForTimestamp } from "./chunk-reads.ts";
@@ -70,12 +77,25 @@ export const SYSTEM_CLOCK: Clock = {
 export interface StreamLogOptions {
   /** The longest the throughput cap may hold an append; one it would hold longer is refused. */
   throughputMaxWaitMs: number;
+  /** The star's log, where every commit is durable before it is acked. */
+  wal: CommitLog;
+  /** A settled chunk holds about this many content bytes (at least one record). */
+  settleChunkBytes: number;
   clock?: Clock;
 }
 
-const DEFAULT_OPTIONS: StreamLogOptions = {
-  throughputMaxWaitMs: DEFAULT_LIMITS.throughputMaxWaitMs,
-};
+/** What one settle moved into chunk objects. */
+export interface Settled {
+  records: number;
+  bytes: number;
+  chunks: number;
+}
+
+/** A commit still (partly) unsettled: where it ends and when it was acked. */
+interface UnsettledCommit {
+  end: bigint;
+  atMs: number;
+}
 
 type Queued =
   | {
@@ -114,7 +134,16 @@ export class StreamLog {
   #flushing = false;
   #timer: NodeJS.Timeout | undefined;
   #firstQueuedAt = 0;
-  #dirty = false;
+  readonly #wal: CommitLog;
+  readonly #settleChunkBytes: number;
+  /** Acked records not yet in a chunk object, in order from the end of the chunks. */
+  #unsettled: DecodedChunkRecord[] = [];
+  #unsettledBytes = 0;
+  #unsettledCommits: UnsettledCommit[] = [];
+  /** Settles run one at a time, in order. */
+  #settleChain: Promise<unknown> = Promise.resolve();
+  /** After a chunk PUT failed (it may have landed), the next settle writes the same chunk. */
+  #retryCount: number | undefined;
   #closed: StarError | undefined;
   #waiters = new Set<() => void>();
   readonly sessions = new Set<SessionHandle>();
@@ -139,6 +168,8 @@ export class StreamLog {
     this.#trim = BigInt(state.trim_seq_num);
     this.#maxWaitMs = options.throughputMaxWaitMs;
     this.#clock = options.clock ?? SYSTEM_CLOCK;
+    this.#wal = options.wal;
+    this.#settleChunkBytes = options.settleChunkBytes;
   }
 
   /** Recovers a stream from storage: its chunk listing, trim point and fencing token. */
@@ -146,7 +177,7 @@ export class StreamLog {
     descriptor: Stream__Output,
     catalog: Catalog,
     chunks: ChunkStore,
-    options: StreamLogOptions = DEFAULT_OPTIONS,
+    options: StreamLogOptions,
   ): Promise<StreamLog> {
     const log = new StreamLog(
       descriptor,
@@ -159,13 +190,12 @@ export class StreamLog {
     return log;
   }
 
+  /** The star replayed its log before opening any stream: the chunks hold every acked record. */
   async #recoverChunks(): Promise<void> {
-    this.#index.clear();
     await extendFromListing(this.#chunks.store, this.descriptor.stream_id, this.#index);
     const last = this.#index.last();
     this.#tail = last ? last.firstSeqNum + BigInt(last.count) : this.#trim;
     this.#lastTimestamp = last ? last.maxTimestampMs : 0n;
-    this.#dirty = false;
   }
 
   get tail(): Pos {
@@ -184,9 +214,23 @@ export class StreamLog {
     return this.#closed !== undefined;
   }
 
-  /** The durable chunks and the readable range now; the index changes with every commit. */
+  /** The settled chunks, the unsettled records and the readable range now. */
   get extent(): Extent {
-    return { index: this.#index, trim: this.#trim, tail: this.#tail };
+    return { index: this.#index, trim: this.#trim, tail: this.#tail, unsettled: this.#unsettled };
+  }
+
+  /** One past the last record in a chunk object. */
+  get settledEnd(): bigint {
+    return this.#unsettled[0]?.seqNum ?? this.#tail;
+  }
+
+  /** Acked records not yet settled: how many, their content bytes, when the oldest was acked. */
+  get unsettled(): { records: number; bytes: number; oldestMs: number | undefined } {
+    return {
+      records: this.#unsettled.length,
+      bytes: this.#unsettledBytes,
+      oldestMs: this.#unsettledCommits[0]?.atMs,
+    };
   }
 
   // ---- appends ----
@@ -298,12 +342,11 @@ export class StreamLog {
     this.#flushing = true;
     let sequenced: Sequenced[] = [];
     try {
-      if (this.#dirty) await this.#recoverChunks();
       sequenced = await this.#sequence();
       if (sequenced.length > 0) await this.#commit(sequenced);
     } catch (err) {
-      // An ambiguous write may or may not have landed: re-list before the next flush.
-      this.#dirty = true;
+      // The log PUT failed: nothing is acked and the tail stays; the star's log deletes the
+      // object (it may have landed) before it writes another.
       const failure = unavailable(
         `append outcome unknown: ${err instanceof Error ? err.message : String(err)}`,
       );
@@ -401,15 +444,22 @@ export class StreamLog {
       for (const r of s.item.batch.records) records.push({ ...r, timestampMs: s.timestampMs });
       bytes += s.item.batch.contentBytes;
     }
-    const { meta } = await this.#chunks.write(
-      this.descriptor.stream_id,
-      first.start,
+    const d = this.descriptor;
+    const entry = {
+      streamId: d.stream_id,
+      bucket: d.bucket,
+      key: d.key,
+      firstSeqNum: first.start,
       records,
-      bytes,
-    );
-    this.#index.push(meta);
+    };
+    await this.#wal.append(entry, bytes);
+    records.forEach((r, i) => {
+      this.#unsettled.push({ ...r, seqNum: first.start + BigInt(i) });
+    });
+    this.#unsettledBytes += bytes;
     const last = sequenced[sequenced.length - 1] as Sequenced;
-    this.#tail = meta.firstSeqNum + BigInt(meta.count);
+    this.#tail = first.start + BigInt(records.length);
+    this.#unsettledCommits.push({ end: this.#tail, atMs: Date.now() });
     this.#lastTimestamp = last.timestampMs;
     const tail = this.tail;
     for (const s of sequenced) {
@@ -421,6 +471,69 @@ export class StreamLog {
       });
     }
     this.#wake();
+    // A read-sized chunk's worth: settle now rather than at the next settler round (which
+    // retries, and logs, a failure of this one).
+    if (this.#unsettledBytes >= this.#settleChunkBytes) void this.settle().catch(() => undefined);
+  }
+
+  // ---- settling ----
+
+  /**
+   * Moves every record acked so far into chunk objects, a read-sized chunk at a time, and tells
+   * the star's log, which deletes a log object once all of it is settled.
+   */
+  settle(): Promise<Settled> {
+    const target = this.#tail;
+    const run = this.#settleChain.then(() => this.#settleUpTo(target));
+    this.#settleChain = run.catch(() => undefined);
+    return run;
+  }
+
+  async #settleUpTo(target: bigint): Promise<Settled> {
+    const done: Settled = { records: 0, bytes: 0, chunks: 0 };
+    const streamId = this.descriptor.stream_id;
+    while (
+      this.#unsettled.length > 0 &&
+      (this.#unsettled[0] as DecodedChunkRecord).seqNum < target
+    ) {
+      // A deleted stream settles nothing more (a star shutting down may finish its chunk).
+      if (this.#closed && this.#closed.code !== status.UNAVAILABLE) return done;
+      const n = this.#retryCount ?? this.#nextChunkCount();
+      const part = this.#unsettled.slice(0, n);
+      const bytes = part.reduce((sum, r) => sum + contentBytes(r), 0);
+      this.#retryCount = n;
+      const { meta } = await this.#chunks.write(
+        streamId,
+        (part[0] as DecodedChunkRecord).seqNum,
+        part,
+        bytes,
+      );
+      this.#retryCount = undefined;
+      this.#index.push(meta);
+      // A new array: an extent taken before keeps the records it had, all still valid.
+      this.#unsettled = this.#unsettled.slice(n);
+      this.#unsettledBytes -= bytes;
+      const settledEnd = meta.firstSeqNum + BigInt(meta.count);
+      while ((this.#unsettledCommits[0]?.end ?? settledEnd + 1n) <= settledEnd) {
+        this.#unsettledCommits.shift();
+      }
+      this.#wal.settled(streamId, settledEnd);
+      done.records += n;
+      done.bytes += bytes;
+      done.chunks++;
+    }
+    return done;
+  }
+
+  /** Records for the next chunk: at least one, then while under the read-sized chunk bytes. */
+  #nextChunkCount(): number {
+    let n = 0;
+    let bytes = 0;
+    while (n < this.#unsettled.length && (n === 0 || bytes < this.#settleChunkBytes)) {
+      bytes += contentBytes(this.#unsettled[n] as DecodedChunkRecord);
+      n++;
+    }
+    return n;
   }
 
   // ---- trim and retention ----
@@ -447,19 +560,31 @@ export class StreamLog {
     if (gone.length > 0) await this.#chunks.delete(gone);
   }
 
-  /** The trim point that age and size retention call for now (chunk granularity for size). */
+  /**
+   * The trim point that age and size retention call for now: chunk granularity in the settled
+   * part, record granularity in the unsettled part.
+   */
   retentionPoint(nowMs: bigint): bigint {
     let point = this.#trim;
     const maxAge = BigInt(this.descriptor.retention_max_age_ms);
     if (maxAge > 0n) {
       const cutoff = nowMs - maxAge;
       const i = this.#index.findByTimestamp(cutoff);
-      const byAge = i < 0 ? this.#tail : (this.#index.chunks[i] as ChunkMeta).firstSeqNum;
+      const young = this.#unsettled.find((r) => r.timestampMs >= cutoff);
+      const byAge =
+        i >= 0 ? (this.#index.chunks[i] as ChunkMeta).firstSeqNum : (young?.seqNum ?? this.#tail);
       if (byAge > point) point = byAge;
     }
     const maxBytes = Number(this.descriptor.retention_max_bytes);
     if (maxBytes > 0) {
       let kept = 0;
+      for (let i = this.#unsettled.length - 1; i >= 0; i--) {
+        const r = this.#unsettled[i] as DecodedChunkRecord;
+        kept += contentBytes(r);
+        if (kept > maxBytes) {
+          return r.seqNum + 1n > point ? r.seqNum + 1n : point;
+        }
+      }
       const chunks = this.#index.chunks;
       for (let i = chunks.length - 1; i >= 0; i--) {
         const c = chunks[i] as ChunkMeta;

@@ -1,0 +1,27 @@
+// Original file: proto/nova/v1/adminplane.proto
+
+import type { Long } from '@grpc/proto-loader';
+
+export interface StarStatsResponse {
+  'unsettled_records'?: (number | string | Long);
+  'unsettled_bytes'?: (number | string | Long);
+  'settle_lag_ms'?: (number | string | Long);
+  'log_objects_outstanding'?: (number | string | Long);
+  'object_store_puts'?: (number | string | Long);
+  'object_store_gets'?: (number | string | Long);
+  'object_store_deletes'?: (number | string | Long);
+  'log_objects_written'?: (number | string | Long);
+  'chunks_settled'?: (number | string | Long);
+}
+
+export interface StarStatsResponse__Output {
+  'unsettled_records': (string);
+  'unsettled_bytes': (string);
+  'settle_lag_ms': (string);
+  'log_objects_outstanding': (string);
+  'object_store_puts': (string);
+  'object_store_gets': (string);
+  'object_store_deletes': (string);
+  'log_objects_written': (string);
+  'chunks_settled': (string);
+}

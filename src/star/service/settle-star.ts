@@ -1,0 +1,58 @@
+// The admin plane's SettleStar and StarStats (docs/storage-layout.md, "Settling"): settle every
+// record this star acked so far, and the figures of its log and settling.
+import type { SettleStarResponse } from "../../gen/nova/v1/SettleStarResponse.ts";
+import type { StarStatsResponse } from "../../gen/nova/v1/StarStatsResponse.ts";
+import type { StarContext } from "../context.ts";
+
+export async function settleStar(ctx: StarContext): Promise<SettleStarResponse> {
+  const settled = await ctx.settler.settleAll();
+  let records = 0;
+  let bytes = 0;
+  let chunks = 0;
+  const streams = settled.map((s) => {
+    records += s.records;
+    bytes += s.bytes;
+    chunks += s.chunks;
+    const d = s.log.descriptor;
+    return {
+      bucket: d.bucket,
+      key: d.key,
+      stream_id: d.stream_id,
+      settled_until: s.log.settledEnd.toString(),
+      records: String(s.records),
+      bytes: String(s.bytes),
+    };
+  });
+  return {
+    streams,
+    records: String(records),
+    bytes: String(bytes),
+    chunks: String(chunks),
+    log_objects_outstanding: String(ctx.wal.outstanding),
+  };
+}
+
+export async function starStats(ctx: StarContext): Promise<StarStatsResponse> {
+  let records = 0;
+  let bytes = 0;
+  let oldest: number | undefined;
+  for (const log of await ctx.registry.openLogs()) {
+    const u = log.unsettled;
+    records += u.records;
+    bytes += u.bytes;
+    if (u.oldestMs !== undefined && (oldest === undefined || u.oldestMs < oldest)) {
+      oldest = u.oldestMs;
+    }
+  }
+  return {
+    unsettled_records: String(records),
+    unsettled_bytes: String(bytes),
+    settle_lag_ms: String(oldest === undefined ? 0 : Math.max(0, ctx.now() - oldest)),
+    log_objects_outstanding: String(ctx.wal.outstanding),
+    object_store_puts: String(ctx.storeCounts.puts),
+    object_store_gets: String(ctx.storeCounts.gets),
+    object_store_deletes: String(ctx.storeCounts.deletes),
+    log_objects_written: String(ctx.wal.puts),
+    chunks_settled: String(ctx.settler.chunks),
+  };
+}

@@ -1,0 +1,144 @@
+// The star's commit log over the in-memory store: commits of many streams share log objects,
+// nothing resolves before its PUT, a failed PUT rejects and its object is gone before the next,
+// PUTs in flight are capped, and settled log objects are deleted.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { decodeLogObject, type LogEntry } from "../../contract/codec/index.ts";
+import { createMemoryStore } from "../../platform/objstore/index.ts";
+import { logPrefix } from "../storage/keys.ts";
+import { CommitLog } from "./commit-log.ts";
+
+const entry = (streamId: string, first: bigint, n = 1): LogEntry => ({
+  streamId,
+  bucket: "b",
+  key: streamId,
+  firstSeqNum: first,
+  records: Array.from({ length: n }, () => ({
+    headers: [],
+    body: Buffer.from("x"),
+    timestampMs: 1n,
+  })),
+});
+
+/** A memory store whose log PUTs wait for `release()`, and fail while `failing` is set. */
+function gatedStore() {
+  const inner = createMemoryStore();
+  const state = { failing: false, inFlight: 0, maxInFlight: 0, gates: [] as (() => void)[] };
+  const store = new Proxy(inner, {
+    get(target, name) {
+      if (name === "put") {
+        return async (key: string, body: Uint8Array) => {
+          state.inFlight++;
+          state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
+          await new Promise<void>((resolve) => state.gates.push(resolve));
+          state.inFlight--;
+          await inner.put(key, body);
+          if (state.failing) throw new Error("connection reset");
+        };
+      }
+      const value = Reflect.get(target, name);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const release = () => {
+    for (const open of state.gates.splice(0)) open();
+  };
+  return { store, state, release };
+}
+
+const keys = async (store: ReturnType<typeof createMemoryStore>) =>
+  (await store.list(logPrefix("s"))).objects.map((o) => o.key);
+
+function newLog(store: ReturnType<typeof createMemoryStore>, maxPutsInFlight = 1) {
+  const log = new CommitLog(store, "s", {
+    commitIntervalMs: 0,
+    maxObjectBytes: 1 << 20,
+    maxPutsInFlight,
+  });
+  log.begin(0n);
+  return log;
+}
+
+test("commits waiting for a PUT go into the next log object together, and resolve only after it", async () => {
+  const { store, release } = gatedStore();
+  const log = newLog(store);
+  let resolved = 0;
+  const first = log.append(entry("a", 0n), 1).then(() => resolved++);
+  await new Promise((r) => setImmediate(r));
+  const rest = ["b", "c", "d"].map((id) => log.append(entry(id, 0n), 1).then(() => resolved++));
+  await new Promise((r) => setImmediate(r));
+  assert.equal(resolved, 0, "nothing resolves before its PUT");
+  release();
+  await first;
+  await new Promise((r) => setImmediate(r));
+  release();
+  await Promise.all(rest);
+  const objects = await keys(store);
+  assert.equal(objects.length, 2);
+  const second = decodeLogObject((await store.get(objects[1] as string)) as Buffer);
+  assert.deepEqual(
+    second.map((e) => e.streamId),
+    ["b", "c", "d"],
+  );
+  assert.equal(log.puts, 2);
+});
+
+test("at most maxPutsInFlight PUTs at once", async () => {
+  const { store, state, release } = gatedStore();
+  const log = newLog(store, 2);
+  const all: Promise<void>[] = [];
+  for (let i = 0; i < 6; i++) {
+    all.push(log.append(entry(`s${i}`, 0n), 1));
+    await new Promise((r) => setImmediate(r));
+  }
+  const timer = setInterval(release, 1);
+  await Promise.all(all);
+  clearInterval(timer);
+  assert.equal(state.maxInFlight, 2);
+});
+
+test("a failed PUT rejects its commits, and its object is deleted before another is written", async () => {
+  const { store, state, release } = gatedStore();
+  const log = newLog(store);
+  state.failing = true;
+  const failed = log.append(entry("a", 0n), 1);
+  release();
+  await assert.rejects(failed, /connection reset/);
+  // The object landed all the same; it is there until the next PUT deletes it.
+  const [abandoned] = await keys(store);
+  state.failing = false;
+  const next = log.append(entry("a", 0n), 1);
+  await new Promise((r) => setImmediate(r));
+  release();
+  await next;
+  assert.equal((await keys(store)).includes(abandoned as string), false);
+  assert.equal((await keys(store)).length, 1);
+});
+
+test("a log object is deleted once every stream in it has settled past its entry", async () => {
+  const { store, release } = gatedStore();
+  const log = newLog(store);
+  const first = log.append(entry("a", 0n), 1);
+  await new Promise((r) => setImmediate(r));
+  // b and c wait for a's PUT, then share the second log object.
+  const shared = [log.append(entry("b", 0n, 3), 3), log.append(entry("c", 5n, 2), 2)];
+  release();
+  await first;
+  await new Promise((r) => setImmediate(r));
+  release();
+  await Promise.all(shared);
+  const [ofA, ofBC] = await keys(store);
+  assert.equal(log.outstanding, 2);
+  log.settled("b", 2n);
+  log.settled("a", 1n);
+  await log.deleteSettled();
+  assert.deepEqual(await keys(store), [ofBC], "a's is gone; b ends at 3, not settled yet");
+  log.settled("b", 3n);
+  await log.deleteSettled();
+  assert.deepEqual(await keys(store), [ofBC], "c is not settled yet");
+  log.forget("c");
+  await log.deleteSettled();
+  assert.deepEqual(await keys(store), []);
+  assert.equal(log.outstanding, 0);
+  assert.ok(ofA !== undefined);
+});

@@ -1,0 +1,54 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import fc from "fast-check";
+import type { DecodedLogEntry } from "../../contract/codec/index.ts";
+import { continueFrom } from "./log-continuation.ts";
+
+/** Entries of one stream covering [0, total) cut at `cuts`, with bodies naming their seq_num. */
+function entries(total: number, cuts: number[]): DecodedLogEntry[] {
+  const bounds = [...new Set([0, ...cuts.filter((c) => c > 0 && c < total), total])].sort(
+    (a, b) => a - b,
+  );
+  return bounds.slice(1).map((end, i) => {
+    const start = bounds[i] as number;
+    return {
+      streamId: "s",
+      bucket: "b",
+      key: "k",
+      firstSeqNum: BigInt(start),
+      records: Array.from({ length: end - start }, (_, j) => ({
+        seqNum: BigInt(start + j),
+        timestampMs: 0n,
+        headers: [],
+        body: Buffer.from(String(start + j)),
+      })),
+    };
+  });
+}
+
+test("property: from any point, exactly the records at and after it, in order, once", () => {
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 1, max: 60 }),
+      fc.array(fc.nat(60), { maxLength: 10 }),
+      fc.nat(70),
+      (total, cuts, from) => {
+        const got = continueFrom(entries(total, cuts), BigInt(from));
+        const want = Array.from({ length: Math.max(0, total - from) }, (_, i) => BigInt(from + i));
+        assert.deepEqual(
+          got.records.map((r) => r.seqNum),
+          want,
+        );
+        assert.equal(got.gapAt, undefined);
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
+
+test("a missing entry stops the continuation at the gap", () => {
+  const es = entries(30, [10, 20]);
+  const got = continueFrom([es[0], es[2]] as DecodedLogEntry[], 0n);
+  assert.equal(got.records.length, 10);
+  assert.equal(got.gapAt, 10n);
+});

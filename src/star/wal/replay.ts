@@ -1,0 +1,91 @@
+// Replay when a star starts (docs/storage-layout.md, "Recovery"): before it opens any stream it
+// leads, every log object it wrote is read back, each live stream's records past the end of its chunks
+// are settled into chunk objects, and then the log objects are deleted. A kill at any point
+// leaves either the log object or the chunk (or both): a second replay skips what a chunk
+// already holds, so nothing is lost or written twice.
+import type { Logger } from "pino";
+import type { DecodedChunkRecord, DecodedLogEntry } from "../../contract/codec/index.ts";
+import { contentBytes } from "../../contract/codec/index.ts";
+import type { ObjectStore } from "../../platform/objstore/index.ts";
+import type { Catalog } from "../storage/catalog.ts";
+import type { ChunkStore } from "../storage/chunk-store.ts";
+import { ChunkIndex } from "../stream/chunk-index.ts";
+import { extendFromListing } from "../stream/chunk-listing.ts";
+import { continueFrom } from "./log-continuation.ts";
+import { readLogObjects } from "./log-objects.ts";
+
+export interface ReplayResult {
+  /** The number for the star's next log object: above every one it found. */
+  next: bigint;
+  objects: number;
+  records: number;
+}
+
+export async function replayLog(
+  store: ObjectStore,
+  catalog: Catalog,
+  chunks: ChunkStore,
+  starId: string,
+  chunkBytes: number,
+  log: Logger,
+): Promise<ReplayResult> {
+  const keys: string[] = [];
+  let next = 0n;
+  const byStream = new Map<string, DecodedLogEntry[]>();
+  for await (const object of readLogObjects(store, starId)) {
+    keys.push(object.key);
+    if (object.number >= next) next = object.number + 1n;
+    for (const e of object.entries) {
+      let list = byStream.get(e.streamId);
+      if (!list) {
+        list = [];
+        byStream.set(e.streamId, list);
+      }
+      list.push(e);
+    }
+  }
+  let records = 0;
+  for (const [streamId, entries] of byStream) {
+    records += await replayStream(catalog, chunks, streamId, entries, chunkBytes, log);
+  }
+  for (let i = 0; i < keys.length; i += 1000) await store.delete(keys.slice(i, i + 1000));
+  if (keys.length > 0) log.info({ objects: keys.length, records }, "log replayed");
+  return { next, objects: keys.length, records };
+}
+
+async function replayStream(
+  catalog: Catalog,
+  chunks: ChunkStore,
+  streamId: string,
+  entries: DecodedLogEntry[],
+  chunkBytes: number,
+  log: Logger,
+): Promise<number> {
+  const first = entries[0] as DecodedLogEntry;
+  const stream = await catalog.getStream(first.bucket, first.key, { fresh: true });
+  // Deleted since (or its key now names another stream): nothing of it is to be kept.
+  if (!stream || stream.stream_id !== streamId || stream.deleted_at_unix_ms !== "0") return 0;
+  const index = new ChunkIndex();
+  await extendFromListing(chunks.store, streamId, index);
+  const last = index.last();
+  const from = last ? last.firstSeqNum + BigInt(last.count) : first.firstSeqNum;
+  const { records, gapAt } = continueFrom(entries, from);
+  if (gapAt !== undefined) {
+    // Every entry is deleted only after it settled, so this is damage, not a state to repair.
+    throw new Error(`log replay: stream ${streamId} has no record ${gapAt} in chunks or log`);
+  }
+  let start = 0;
+  while (start < records.length) {
+    let end = start;
+    let bytes = 0;
+    while (end < records.length && (end === start || bytes < chunkBytes)) {
+      bytes += contentBytes(records[end] as DecodedChunkRecord);
+      end++;
+    }
+    const part = records.slice(start, end);
+    await chunks.write(streamId, (part[0] as DecodedChunkRecord).seqNum, part, bytes);
+    start = end;
+  }
+  if (records.length > 0) log.debug({ streamId, records: records.length }, "stream replayed");
+  return records.length;
+}
