@@ -69,7 +69,15 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
   // Started at once; a failure (storage down) is retried by the next open.
   let replaying: Promise<void> | undefined;
   const replayed = () => {
-    replaying ??= replayLog(store, catalog, chunks, options.id, limits.settleChunkBytes, log).then(
+    replaying ??= replayLog(
+      store,
+      catalog,
+      chunks,
+      options.id,
+      limits.settleChunkBytes,
+      limits.logPutsInFlight,
+      log,
+    ).then(
       (r) => wal.begin(r.next),
       (err: unknown) => {
         replaying = undefined;

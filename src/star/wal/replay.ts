@@ -12,7 +12,7 @@ import type { ChunkStore } from "../storage/chunk-store.ts";
 import { ChunkIndex } from "../stream/chunk-index.ts";
 import { extendFromListing } from "../stream/chunk-listing.ts";
 import { continueFrom } from "./log-continuation.ts";
-import { readLogObjects } from "./log-objects.ts";
+import { type LogObject, readLogObjects, tornToSkip } from "./log-objects.ts";
 
 export interface ReplayResult {
   /** The number for the star's next log object: above every one it found. */
@@ -27,15 +27,25 @@ export async function replayLog(
   chunks: ChunkStore,
   starId: string,
   chunkBytes: number,
+  /** Log PUTs the star may have had in flight when it stopped (--log-puts-in-flight). */
+  putsInFlight: number,
   log: Logger,
 ): Promise<ReplayResult> {
+  const objects: LogObject[] = [];
+  for await (const object of readLogObjects(store, starId)) objects.push(object);
+  for (const torn of tornToSkip(objects, putsInFlight)) {
+    log.warn(
+      { key: torn.key, damage: torn.damage },
+      "torn log object (its PUT was cut short, never acked) dropped",
+    );
+  }
   const keys: string[] = [];
   let next = 0n;
   const byStream = new Map<string, DecodedLogEntry[]>();
-  for await (const object of readLogObjects(store, starId)) {
+  for (const object of objects) {
     keys.push(object.key);
     if (object.number >= next) next = object.number + 1n;
-    for (const e of object.entries) {
+    for (const e of object.entries ?? []) {
       let list = byStream.get(e.streamId);
       if (!list) {
         list = [];
