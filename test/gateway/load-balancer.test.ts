@@ -14,8 +14,9 @@ import { EventSource } from "eventsource";
 import { request } from "undici";
 import { type GatewayProcess, gatewayProcess } from "../harness/gateway.ts";
 import { type Haproxy, startHaproxy } from "../harness/haproxy.ts";
-import { http, newStream } from "../harness/http.ts";
+import { newStream } from "../harness/http.ts";
 import { freePort } from "../harness/ports.ts";
+import { startRestartTraffic } from "../harness/restart-traffic.ts";
 import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
 import { systemTool } from "../harness/system-tool.ts";
 import { waitFor } from "../harness/wait.ts";
@@ -114,68 +115,22 @@ describe("behind HAProxy", () => {
   }, async () => {
     const base = (lb as Haproxy).base;
     const stream = await newStream(base);
-    const subscribers = Array.from({ length: 4 }, () => {
-      const es = new EventSource(`${base}${stream}/records?seq_num=0`);
-      const state = { bodies: [] as string[], failed: false };
-      es.addEventListener("batch", (e) => {
-        for (const r of JSON.parse(e.data).records) state.bodies.push(r.body);
-      });
-      es.addEventListener("error", () => {
-        // A reconnect after a drained session is expected; a refused one closes the source.
-        if (es.readyState === EventSource.CLOSED) state.failed = true;
-      });
-      return { es, state };
-    });
-
-    // Producers append without pause, one record at a time each, through the balancer.
-    const acked = new Map<number, string>();
-    const failures: string[] = [];
-    let producing = true;
-    const producers = Array.from({ length: 32 }, async (_, p) => {
-      for (let i = 0; producing; i++) {
-        const body = `${p}-${i}`;
-        try {
-          const res = await http(base, "POST", `${stream}/records`, { records: [{ body }] });
-          if (res.status === 200) acked.set(Number(res.json.start.seq_num), body);
-          else failures.push(`append ${body}: ${res.status} ${res.text}`);
-        } catch (err) {
-          failures.push(`append ${body}: ${(err as Error).message}`);
-        }
-      }
-    });
+    const traffic = startRestartTraffic(base, stream, { followers: 4, producers: 32 });
     try {
       for (const i of [0, 1, 0, 1]) {
-        const before = acked.size;
-        await waitFor(() => acked.size >= before + 300, { message: "appends before a restart" });
+        const before = traffic.acked;
+        await waitFor(() => traffic.acked >= before + 300, { message: "appends before a restart" });
         await (gateways[i] as GatewayProcess).close();
         await startGateway(i);
         await (lb as Haproxy).waitFor(`g${i}`, "UP");
       }
-      const restarted = acked.size;
-      await waitFor(() => acked.size >= restarted + 300, { message: "appends after the restarts" });
+      const restarted = traffic.acked;
+      await waitFor(() => traffic.acked >= restarted + 300, {
+        message: "appends after the restarts",
+      });
     } finally {
-      producing = false;
-      await Promise.all(producers);
+      await traffic.stopProducers();
     }
-    try {
-      assert.deepEqual(failures, []);
-      const count = acked.size;
-      // Every acked append landed once, at its own seq_num: together they are 0 .. count-1.
-      assert.deepEqual(
-        [...acked.keys()].sort((x, y) => x - y),
-        Array.from({ length: count }, (_, i) => i),
-      );
-      const want = Array.from({ length: count }, (_, i) => acked.get(i) as string);
-      for (const [i, { state }] of subscribers.entries()) {
-        await waitFor(() => state.bodies.length >= count || state.failed, {
-          timeoutMs: 30_000,
-          message: `subscriber ${i} to catch up`,
-        });
-        assert.equal(state.failed, false, `subscriber ${i} gave up`);
-        assert.deepEqual(state.bodies, want, `subscriber ${i}`);
-      }
-    } finally {
-      for (const { es } of subscribers) es.close();
-    }
+    await traffic.check();
   });
 });

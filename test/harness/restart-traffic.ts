@@ -1,0 +1,84 @@
+// Traffic through a balancer while gateways restart behind it: EventSource followers of one
+// stream and producers appending to it without pause; then the check that clients saw no error,
+// no gap and no duplicate.
+import assert from "node:assert/strict";
+import { EventSource } from "eventsource";
+import { http } from "./http.ts";
+import { waitFor } from "./wait.ts";
+
+export interface RestartTraffic {
+  /** Appends acked so far. */
+  readonly acked: number;
+  /** Stops the producers once their appends in flight are answered. */
+  stopProducers(): Promise<void>;
+  /**
+   * After stopProducers: no append failed, the acked ones hold seq_nums 0 .. n-1 once each, and
+   * every follower received exactly them, in order. Closes the followers.
+   */
+  check(): Promise<void>;
+}
+
+export function startRestartTraffic(
+  base: string,
+  stream: string,
+  counts: { followers: number; producers: number },
+): RestartTraffic {
+  const followers = Array.from({ length: counts.followers }, () => {
+    const es = new EventSource(`${base}${stream}/records?seq_num=0`);
+    const state = { bodies: [] as string[], failed: false };
+    es.addEventListener("batch", (e) => {
+      for (const r of JSON.parse(e.data).records) state.bodies.push(r.body);
+    });
+    es.addEventListener("error", () => {
+      // A reconnect after a drained session is expected; a refused one closes the source.
+      if (es.readyState === EventSource.CLOSED) state.failed = true;
+    });
+    return { es, state };
+  });
+  const acked = new Map<number, string>();
+  const failures: string[] = [];
+  let producing = true;
+  const producers = Array.from({ length: counts.producers }, async (_, p) => {
+    for (let i = 0; producing; i++) {
+      const body = `${p}-${i}`;
+      try {
+        const res = await http(base, "POST", `${stream}/records`, { records: [{ body }] });
+        if (res.status === 200) acked.set(Number(res.json.start.seq_num), body);
+        else failures.push(`append ${body}: ${res.status} ${res.text}`);
+      } catch (err) {
+        failures.push(`append ${body}: ${(err as Error).message}`);
+      }
+    }
+  });
+  return {
+    get acked() {
+      return acked.size;
+    },
+    async stopProducers() {
+      producing = false;
+      await Promise.all(producers);
+    },
+    async check() {
+      try {
+        assert.deepEqual(failures, []);
+        const count = acked.size;
+        // Every acked append landed once, at its own seq_num: together they are 0 .. count-1.
+        assert.deepEqual(
+          [...acked.keys()].sort((x, y) => x - y),
+          Array.from({ length: count }, (_, i) => i),
+        );
+        const want = Array.from({ length: count }, (_, i) => acked.get(i) as string);
+        for (const [i, { state }] of followers.entries()) {
+          await waitFor(() => state.bodies.length >= count || state.failed, {
+            timeoutMs: 30_000,
+            message: `subscriber ${i} to catch up`,
+          });
+          assert.equal(state.failed, false, `subscriber ${i} gave up`);
+          assert.deepEqual(state.bodies, want, `subscriber ${i}`);
+        }
+      } finally {
+        for (const { es } of followers) es.close();
+      }
+    },
+  };
+}
