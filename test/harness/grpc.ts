@@ -4,8 +4,11 @@ import * as grpc from "@grpc/grpc-js";
 import type { RequestOf, ResponseOf, UnaryMethod } from "../../src/contract/proto/index.ts";
 import { GRPC_MESSAGE_LIMIT, nova } from "../../src/contract/proto/index.ts";
 import type { DataPlaneServiceClient } from "../../src/gen/nova/v1/DataPlaneService.ts";
+import type { Record__Output } from "../../src/gen/nova/v1/Record.ts";
 import type { SettleStarResponse__Output } from "../../src/gen/nova/v1/SettleStarResponse.ts";
 import type { StarStatsResponse__Output } from "../../src/gen/nova/v1/StarStatsResponse.ts";
+import type { SubscribeRequest } from "../../src/gen/nova/v1/SubscribeRequest.ts";
+import type { SubscribeResponse__Output } from "../../src/gen/nova/v1/SubscribeResponse.ts";
 
 export function dataPlaneClient(address: string): DataPlaneServiceClient {
   return new nova.DataPlaneService(address, grpc.credentials.createInsecure(), {
@@ -69,4 +72,26 @@ export function starStats(
   metadata = new grpc.Metadata(),
 ): Promise<StarStatsResponse__Output> {
   return adminCall(address, "StarStats", metadata);
+}
+
+/** Subscribes and collects records until `until` of them arrived; then cancels. */
+export function subscribeUntil(
+  c: DataPlaneServiceClient,
+  request: SubscribeRequest,
+  until: number,
+): Promise<Record__Output[]> {
+  return new Promise((resolve, reject) => {
+    const got: Record__Output[] = [];
+    const sub = c.Subscribe(request);
+    sub.on("data", (m: SubscribeResponse__Output) => {
+      got.push(...m.records);
+      if (got.length >= until) {
+        sub.cancel();
+        resolve(got);
+      }
+    });
+    sub.on("error", (err: grpc.ServiceError) => {
+      if (err.code !== grpc.status.CANCELLED) reject(err);
+    });
+  });
 }

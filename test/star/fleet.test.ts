@@ -13,12 +13,11 @@ import { findDetail } from "../../src/contract/proto/index.ts";
 import type { DataPlaneServiceClient } from "../../src/gen/nova/v1/DataPlaneService.ts";
 import type { ReadRequest } from "../../src/gen/nova/v1/ReadRequest.ts";
 import type { Record__Output } from "../../src/gen/nova/v1/Record.ts";
-import type { SubscribeRequest } from "../../src/gen/nova/v1/SubscribeRequest.ts";
 import type { SubscribeResponse__Output } from "../../src/gen/nova/v1/SubscribeResponse.ts";
 import { type RunningS3rver, startS3rver } from "../../src/platform/objstore/index.ts";
 import { Fleet, type Member } from "../../src/star/fleet/members.ts";
 import { fleetMembers, keyLedBy as ledBy, startMember as startStar } from "../harness/fleet.ts";
-import { call, refusal, settleStar } from "../harness/grpc.ts";
+import { call, refusal, settleStar, subscribeUntil } from "../harness/grpc.ts";
 import { nodeArgs } from "../harness/process.ts";
 import { type StarProcess, s3Storage } from "../harness/star-process.ts";
 import { waitFor } from "../harness/wait.ts";
@@ -106,28 +105,6 @@ async function readAll(
       seq_num: String(BigInt(last.seq_num) + 1n),
     };
   }
-}
-
-/** Subscribes and collects records until `until` of them arrived; then cancels. */
-function subscribeUntil(
-  c: DataPlaneServiceClient,
-  request: SubscribeRequest,
-  until: number,
-): Promise<Record__Output[]> {
-  return new Promise((resolve, reject) => {
-    const got: Record__Output[] = [];
-    const sub = c.Subscribe(request);
-    sub.on("data", (m: SubscribeResponse__Output) => {
-      got.push(...m.records);
-      if (got.length >= until) {
-        sub.cancel();
-        resolve(got);
-      }
-    });
-    sub.on("error", (err: ServiceError) => {
-      if (err.code !== status.CANCELLED) reject(err);
-    });
-  });
 }
 
 describe("ownership", () => {

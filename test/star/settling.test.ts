@@ -9,13 +9,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { type ServiceError, status } from "@grpc/grpc-js";
 import type { DataPlaneServiceClient } from "../../src/gen/nova/v1/DataPlaneService.ts";
 import type { Record__Output } from "../../src/gen/nova/v1/Record.ts";
-import type { SubscribeResponse__Output } from "../../src/gen/nova/v1/SubscribeResponse.ts";
 import { type RunningS3rver, startS3rver } from "../../src/platform/objstore/index.ts";
 import { inProcessGateway } from "../harness/gateway.ts";
-import { call, settleStar, starStats } from "../harness/grpc.ts";
+import { call, settleStar, starStats, subscribeUntil } from "../harness/grpc.ts";
 import { http } from "../harness/http.ts";
 import { count } from "../harness/metrics.ts";
 import { type StarProcess, s3Storage, startStarProcess } from "../harness/star-process.ts";
@@ -77,28 +75,6 @@ async function readAll(c: DataPlaneServiceClient, bucket: string, key: string) {
     if (page.records.length === 0) return { records: out, tail: page.tail?.seq_num };
     out.push(...page.records);
   }
-}
-
-function subscribeUntil(
-  c: DataPlaneServiceClient,
-  bucket: string,
-  key: string,
-  until: number,
-): Promise<Record__Output[]> {
-  return new Promise((resolve, reject) => {
-    const got: Record__Output[] = [];
-    const sub = c.Subscribe({ bucket, key, seq_num: "0" });
-    sub.on("data", (m: SubscribeResponse__Output) => {
-      got.push(...m.records);
-      if (got.length >= until) {
-        sub.cancel();
-        resolve(got);
-      }
-    });
-    sub.on("error", (err: ServiceError) => {
-      if (err.code !== status.CANCELLED) reject(err);
-    });
-  });
 }
 
 const bodies = (records: { body: Uint8Array }[]) =>
@@ -172,7 +148,10 @@ async function assertRecovered(
       assert.equal(ack.start?.seq_num, String(got.length), `${key}: seq_nums go on at the tail`);
       const all = [...got, `${key}-after`];
 
-      assert.deepEqual(bodies(await subscribeUntil(star.client, bucket, key, all.length)), all);
+      assert.deepEqual(
+        bodies(await subscribeUntil(star.client, { bucket, key, seq_num: "0" }, all.length)),
+        all,
+      );
 
       const viaGateway: string[] = [];
       for (;;) {
