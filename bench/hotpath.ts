@@ -12,7 +12,7 @@ import { planEntry } from "../src/gateway/history/plan-entry.ts";
 import { type VerifiedChunk, verifyChunk } from "../src/gateway/history/verify-chunk.ts";
 import { responseBuffers, takeResponseBuffer } from "../src/gateway/http/response-buffers.ts";
 import { positionText, recordsJsonBytes } from "../src/gateway/json/record-json.ts";
-import { batchEventBytes } from "../src/gateway/json/sse-events.ts";
+import { batchEventBytes, batchEventHead } from "../src/gateway/json/sse-events.ts";
 
 const KEEP = Number(process.env.BENCH_HOTPATH_KEEP ?? 250);
 const CHUNKS = 1024;
@@ -55,8 +55,8 @@ function run(pooled: boolean): { wall: number; cpu: number; bytes: number } {
     if (!served) throw new Error("a chunk just verified serves");
     const records = Array.from({ length: verified.count }, (_, i) => served.record(i));
     const { json } = recordsJsonBytes(records, "raw", "number");
-    const id = { seq_num: 999n, count: 1000n, bytes: 1_024_000n };
-    const event = batchEventBytes(id, json, tail, pooled ? takeResponseBuffer : undefined);
+    const head = batchEventHead("999,1000,1024000");
+    const event = batchEventBytes(head, json, tail, pooled ? takeResponseBuffer : undefined);
     bytes += event.length;
     responseBuffers.give(event);
   }

@@ -9,6 +9,8 @@ export * from "./json-body.ts";
 export * from "./json-exact.ts";
 export * from "./json-scratch.ts";
 export * from "./list-query.ts";
+export * from "./multiplex-event-id.ts";
+export * from "./multiplex-query.ts";
 export * from "./names.ts";
 export * from "./ndjson-append.ts";
 export * from "./ndjson-split.ts";

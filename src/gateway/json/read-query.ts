@@ -1,6 +1,6 @@
 // The Read / Subscribe query string: where to start, the bounds, and the proto ReadRequest fields.
 import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../../contract/proto/index.ts";
-import { badQuery } from "../errors/index.ts";
+import { badQuery, type FieldError } from "../errors/index.ts";
 import {
   INT64,
   type Int64Mode,
@@ -44,42 +44,48 @@ const STARTS = [
   ["tail_offset", UINT64],
 ] as const;
 
-export function parseReadQuery(query: Query): ReadQuery {
+/** The read's query; `err` makes the error for a bad field (a multiplexed stream's own). */
+export function parseReadQuery(query: Query, err: FieldError = badQuery): ReadQuery {
   const given = STARTS.filter(([name]) => queryParam(query, name) !== undefined);
   if (given.length > 1) {
-    throw badQuery(given.map(([name]) => name).join("|"), "give at most one start");
+    throw err(given.map(([name]) => name).join("|"), "give at most one start");
   }
   let start: ReadStart = {};
   const [first] = given;
   if (first !== undefined) {
     const [name, range] = first;
-    start = { [name]: int(query, name, range)?.toString() } as ReadStart;
+    start = { [name]: int(query, name, range, err)?.toString() } as ReadStart;
   }
   const q: ReadQuery = {
     start,
-    clamp: bool(query, "clamp"),
-    wait: Number(int(query, "wait", WAIT) ?? 0n),
+    clamp: bool(query, "clamp", err),
+    wait: parseWait(query, err),
     int64: parseInt64Mode(query),
   };
-  const count = int(query, "count", UINT64);
+  const count = int(query, "count", UINT64, err);
   if (count) q.count = count;
-  const bytes = int(query, "bytes", UINT64);
+  const bytes = int(query, "bytes", UINT64, err);
   if (bytes) q.bytes = bytes;
-  const until = int(query, "until_ms", INT64);
+  const until = int(query, "until_ms", INT64, err);
   if (until !== undefined) q.until_ms = until.toString();
   return q;
 }
 
-function int(query: Query, name: string, range: IntRange): bigint | undefined {
-  const value = queryParam(query, name);
-  return value === undefined ? undefined : readExactInt(value, range, name, badQuery);
+/** `wait`: seconds to wait for records, 0 (the default) to answer at once. */
+export function parseWait(query: Query, err: FieldError = badQuery): number {
+  return Number(int(query, "wait", WAIT, err) ?? 0n);
 }
 
-function bool(query: Query, name: string): boolean {
+function int(query: Query, name: string, range: IntRange, err: FieldError): bigint | undefined {
+  const value = queryParam(query, name);
+  return value === undefined ? undefined : readExactInt(value, range, name, err);
+}
+
+function bool(query: Query, name: string, err: FieldError): boolean {
   const value = queryParam(query, name);
   if (value === undefined || value === "false") return false;
   if (value === "true") return true;
-  throw badQuery(name, `must be "true" or "false", not ${JSON.stringify(value)}`);
+  throw err(name, `must be "true" or "false", not ${JSON.stringify(value)}`);
 }
 
 export interface ReadRequestFields {

@@ -46,11 +46,18 @@ export function resumeEventId(
   header: string | string[] | undefined,
   query: Query,
 ): EventId | undefined {
+  return resumeWith(header, query, parseEventId);
+}
+
+/** The resume point given by header or query, parsed by `parse` (one stream's or multiplexed). */
+export function resumeWith<T>(
+  header: string | string[] | undefined,
+  query: Query,
+  parse: (text: string, field: string, err: FieldError) => T,
+): T | undefined {
   if (Array.isArray(header)) throw badHeader(LAST_EVENT_ID_HEADER, "is given more than once");
-  if (header !== undefined && header !== "") {
-    return parseEventId(header, LAST_EVENT_ID_HEADER, badHeader);
-  }
+  if (header !== undefined && header !== "") return parse(header, LAST_EVENT_ID_HEADER, badHeader);
   const fromQuery = queryParam(query, LAST_EVENT_ID_QUERY);
   if (fromQuery === undefined || fromQuery === "") return undefined;
-  return parseEventId(fromQuery, LAST_EVENT_ID_QUERY, badQuery);
+  return parse(fromQuery, LAST_EVENT_ID_QUERY, badQuery);
 }

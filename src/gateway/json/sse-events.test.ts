@@ -7,6 +7,7 @@ import { servedRecord, uint64Decimal } from "./served-records.test-helper.ts";
 import { formatEventId } from "./sse-event-id.ts";
 import {
   batchEventBytes,
+  batchEventHead,
   doneEvent,
   errorEvent,
   pingEvent,
@@ -96,7 +97,7 @@ test("batchEventBytes is the UTF-8 of the event of the batch's JSON, byte for by
         const shown = records.slice(0, written);
         const json = stringifyJsonExact(readBatchToJson({ records: shown, tail }, format, mode));
         assert.deepEqual(
-          batchEventBytes(id, parts, positionText(tail, mode)),
+          batchEventBytes(batchEventHead(formatEventId(id)), parts, positionText(tail, mode)),
           Buffer.from(sseEvent("batch", json, formatEventId(id)), "utf8"),
         );
       },
@@ -108,7 +109,7 @@ test("events concatenate: each keeps its name, id and data", () => {
   const wire =
     sseRetry(1500) +
     batchEventBytes(
-      { seq_num: 9n, count: 10n, bytes: 300n },
+      batchEventHead("9,10,300"),
       recordsJsonBytes(
         [{ seq_num: "9", timestamp_ms: "1", headers: [], body: Buffer.from("a\nb") }],
         "raw",

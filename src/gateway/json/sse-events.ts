@@ -1,13 +1,13 @@
 // Server-Sent Events on the wire (the WHATWG event-stream format) for the contract's events:
 // `retry`, `batch` (with its resume id), `ping`, `error` and `done`. Data is one line of JSON with
-// exact integers.
+// exact integers. On a multiplexed subscription batch and done name their stream, and ping
+// carries every stream's tail.
 import type { ErrorBody } from "../errors/index.ts";
 import type { ExactInt } from "./integers.ts";
 import { stringifyJsonExact } from "./json-exact.ts";
 import type { ScratchJson } from "./json-scratch.ts";
 import type { PositionJson } from "./position-json.ts";
 import { type Allocate, framedJson } from "./record-json.ts";
-import { type EventId, formatEventId } from "./sse-event-id.ts";
 
 export type SseEventName = "batch" | "ping" | "error" | "done";
 
@@ -34,21 +34,26 @@ export function sseEvent(event: SseEventName, data: string, id?: string): string
 }
 
 /**
- * A ReadBatch's event as bytes: `records` is the records' JSON without the brackets
- * (recordsJsonBytes), with no line break (JSON escapes them), `tail` the tail's (positionText).
+ * A ReadBatch's event as bytes: `head` is from batchEventHead, `records` the records' JSON
+ * without the brackets (recordsJsonBytes), with no line break (JSON escapes them), `tail` the
+ * tail's (positionText).
  */
 export function batchEventBytes(
-  id: EventId,
+  head: string,
   records: ScratchJson,
   tail: string,
   allocate?: Allocate,
 ): Buffer {
-  return framedJson(batchEventHead(id), records, batchEventTail(tail), allocate);
+  return framedJson(head, records, batchEventTail(tail), allocate);
 }
 
-/** A batch event up to its records: the part that differs between subscribers (the id). */
-export function batchEventHead(id: EventId): string {
-  return `event: batch\nid: ${formatEventId(id)}\ndata: {"records":[`;
+/**
+ * A batch event up to its records: the part that differs between subscribers (the id) and, on
+ * a multiplexed subscription, between its streams (the stream's name).
+ */
+export function batchEventHead(id: string, stream?: string): string {
+  const named = stream === undefined ? "" : `"stream":${stringifyJsonExact(stream)},`;
+  return `event: batch\nid: ${id}\ndata: {${named}"records":[`;
 }
 
 /** A batch event after its head, the same for every subscriber: written once, sent to many. */
@@ -64,15 +69,25 @@ export interface PingJson {
   tail: PositionJson;
 }
 
-export function pingEvent(ping: PingJson): string {
-  return sseEvent("ping", stringifyJsonExact(ping));
+/** A multiplexed subscription's ping: every stream's tail, by the stream's name. */
+export interface MultiplexPingJson {
+  timestamp_ms: ExactInt;
+  tails: Record<string, PositionJson>;
+}
+
+/** A ping; a multiplexed one carries the subscription's id, which may have moved with a tail. */
+export function pingEvent(ping: PingJson | MultiplexPingJson, id?: string): string {
+  return sseEvent("ping", stringifyJsonExact(ping), id);
 }
 
 export function errorEvent(body: ErrorBody): string {
   return sseEvent("error", stringifyJsonExact(body));
 }
 
-/** The session's bounds were met; `next` is where a following read would start. */
-export function doneEvent(next: PositionJson): string {
-  return sseEvent("done", stringifyJsonExact({ next }));
+/**
+ * The session's bounds were met (on a multiplexed subscription: the named stream's); `next` is
+ * where a following read would start.
+ */
+export function doneEvent(next: PositionJson, stream?: string): string {
+  return sseEvent("done", stringifyJsonExact(stream === undefined ? { next } : { stream, next }));
 }

@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { batchEventBytes, batchEventHead, positionText, recordsJsonBytes } from "../json/index.ts";
+import {
+  batchEventBytes,
+  batchEventHead,
+  formatEventId,
+  positionText,
+  recordsJsonBytes,
+} from "../json/index.ts";
 import { servedRecord, uint64Decimal } from "../json/served-records.test-helper.ts";
 import { SharedEncodings } from "./shared-encodings.ts";
 
@@ -29,12 +35,13 @@ test("a subscriber's head plus the shared rest is the event it would have framed
           }
           assert.ok(rest);
           for (const id of ids) {
+            const head = batchEventHead(formatEventId(id));
             const alone = batchEventBytes(
-              id,
+              head,
               recordsJsonBytes(records, f, m).json,
               positionText(tail, m),
             );
-            assert.deepEqual(Buffer.concat([Buffer.from(batchEventHead(id)), rest]), alone);
+            assert.deepEqual(Buffer.concat([Buffer.from(head), rest]), alone);
           }
         }
       },
