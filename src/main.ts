@@ -25,6 +25,7 @@ import {
   DEFAULT_READ_GRANT_MS,
   DEFAULT_READPLAN_SETTINGS,
   DEFAULT_SLOW_CONSUMER_MS,
+  DEFAULT_SSE_MAX_STREAMS,
   DEFAULT_SSE_PING_MS,
   Drain,
   FleetClient,
@@ -119,6 +120,12 @@ const flags = defineFlags({
     default: DEFAULT_SLOW_CONSUMER_MS,
     min: 1,
     help: "an SSE client whose socket does not drain for this long gets slow_consumer, ms",
+  },
+  "sse-max-streams": {
+    type: "int",
+    default: DEFAULT_SSE_MAX_STREAMS,
+    min: 1,
+    help: "the most streams one multiplexed SSE subscription (GET /v1/subscribe) may follow; more is 400 bad_query",
   },
   "ndjson-session-mb": {
     type: "int",
@@ -313,6 +320,7 @@ const app = await buildApp({
   maxWaitS: opts.maxWaitS,
   ssePingMs: opts.ssePingMs,
   slowConsumerMs: opts.slowConsumerMs,
+  sseMaxStreams: opts.sseMaxStreams,
   ndjsonSessionBytes: opts.ndjsonSessionMb * 1024 * 1024,
   drainGraceMs: opts.drainGraceMs,
   compression: opts.compression && { minBytes: opts.compressMinBytes },

@@ -71,6 +71,8 @@ export interface AppOptions {
   checkResponses?: boolean;
   /** An SSE client whose socket does not drain for this long gets slow_consumer. */
   slowConsumerMs?: number;
+  /** The most streams one multiplexed subscription (GET /v1/subscribe) may follow. */
+  sseMaxStreams?: number;
   /** Bytes one NDJSON append session may send in all (a line is at most bodyLimit). */
   ndjsonSessionBytes?: number;
   /** How long a subscription re-subscribes without getting a frame before it fails. */
@@ -106,6 +108,11 @@ export interface AppOptions {
 }
 
 export const DEFAULT_SLOW_CONSUMER_MS = 30_000;
+/**
+ * The most streams on one multiplexed SSE response: past a dashboard's needs, and its resume id
+ * (at most 62 bytes a stream, on every event) stays far below header limits.
+ */
+export const DEFAULT_SSE_MAX_STREAMS = 64;
 /**
  * Headers take a legitimate client milliseconds; Node's own bound (60 s, checked every 30 s) let
  * slow-header connections live for up to 90 s each (docs/operating.md).
@@ -219,6 +226,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     bodyTimeouts,
     sseTiming: opts.sseTiming ?? sseTiming(opts.ssePingMs),
     hubs: opts.hubs === false ? undefined : (opts.hubs ?? DEFAULT_HUB_SETTINGS),
+    sseMaxStreams: opts.sseMaxStreams ?? DEFAULT_SSE_MAX_STREAMS,
   });
   await app.register(tokenRoutes, { upstream: opts.upstream });
   return app;

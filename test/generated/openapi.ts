@@ -196,6 +196,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/subscribe": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Subscribe to several streams over one SSE response
+     * @description Several streams on one Server-Sent Events response, for browsers past HTTP/1.1's six connections per origin. Each stream is read as its own subscription would be, with its own start and bounds; the events are those of one stream's subscription, with these differences. `event: batch` data starts with `"stream": "<bucket>/<key>"`; every batch and ping has `id: 0:<next>,<count>,<bytes>;1:...`, one entry per stream in the order of the query: the seq_num it resumes at, and the records and content bytes it delivered so far; `event: ping` carries `{"timestamp_ms", "tails": {"<bucket>/<key>": Position, ...}}`; `event: done` carries `{"stream", "next"}` when that stream's bounds are met; the response ends when every stream is done; `event: error` ends the response; when one stream failed it names it in `stream`, and `last_event_id` resumes every stream. An error known before the first byte is the response's (naming the stream in `stream`). Resume with `Last-Event-ID` or `?last_event_id=`: no gap and no duplicate on any stream; 204 when every stream's bounds are met.
+     */
+    get: operations["subscribe"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/buckets/{bucket}/streams/{key}/records/tail": {
     parameters: {
       query?: never;
@@ -2664,6 +2684,169 @@ export interface operations {
       };
       /** @description unsupported_media_type: send Content-Type application/json. */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          "retry-after"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unimplemented: this gateway or the star does not serve it (yet). */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unavailable (retryable, Retry-After): no star answered. On an append, `"outcome": "unknown"` when it may have landed. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          "retry-after"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description deadline_exceeded (retryable): the star did not answer in time. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  subscribe: {
+    parameters: {
+      query: {
+        /**
+         * @description A stream to follow, repeated for each: `<bucket>/<key>`, then any of `;seq_num=`, `;timestamp_ms=`, `;tail_offset=`, `;count=`, `;bytes=`, `;until_ms=`, `;clamp=` as for one stream's read (none: from the tail). The key is percent-encoded as in a path, inside the query's own encoding (`a;b` is `a%253Bb`). At most --sse-max-streams (64) streams, each named once.
+         * @example [
+         *       "orders/eu",
+         *       "orders/us;seq_num=100;count=500"
+         *     ]
+         */
+        stream: string | string[];
+        /** @description End the subscription (a done event per stream) once every stream has caught up and none got a record for this many seconds (at most 60). */
+        wait?: string;
+        /** @description Record format for header names, values and bodies (wins over the nova-format header). */
+        format?: "raw" | "base64";
+        /** @description How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings. */
+        int64?: "number" | "string";
+        /** @description Multiplexed resume id (`0:next,count,bytes;1:...`, one entry per stream), as Last-Event-ID. */
+        last_event_id?: string;
+      };
+      header?: {
+        /** @description Record format; the format query parameter wins. */
+        "nova-format"?: "raw" | "base64";
+        /** @description Multiplexed resume id (EventSource sends it on reconnect); as ?last_event_id=. */
+        "last-event-id"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A multiplexed Server-Sent Events subscription. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example retry: 1500
+           *
+           *     event: batch
+           *     id: 0:8,1,5;1:100,0,0
+           *     data: {"stream":"orders/eu","records":[{"seq_num":7,"timestamp_ms":1764672000000,"headers":[],"body":"hello"}],"tail":{"seq_num":8,"timestamp_ms":1764672000000}}
+           *
+           *     event: ping
+           *     id: 0:8,1,5;1:100,0,0
+           *     data: {"timestamp_ms":1764672000123,"tails":{"orders/eu":{"seq_num":8,"timestamp_ms":1764672000000},"orders/us":{"seq_num":100,"timestamp_ms":1764671999000}}}
+           */
+          "text/event-stream": string;
+        };
+      };
+      /** @description A resumed subscription whose every stream's bounds are already met. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthenticated: the token is missing, invalid or expired. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description permission_denied: the token does not grant this. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description bucket_not_found or stream_not_found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description range_not_satisfiable: the start is beyond the tail (`tail`); add clamp=true to read from the tail. */
+      416: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description not_utf8: a record is not valid UTF-8 (`seq_num`, `field`); read it with format=base64. */
+      422: {
         headers: {
           [name: string]: unknown;
         };

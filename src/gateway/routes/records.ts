@@ -1,4 +1,5 @@
-// /v1/buckets/{bucket}/streams/{key}/records and its verbs: Append, Read, CheckTail, Trim, Fence.
+// /v1/buckets/{bucket}/streams/{key}/records and its verbs: Append, Read, CheckTail, Trim, Fence;
+// and /v1/subscribe, several streams on one SSE response, on the same hubs as one stream's.
 import type { FastifyInstance } from "fastify";
 import type { ReadService } from "../history/index.ts";
 import { serverTiming } from "../history/index.ts";
@@ -13,8 +14,11 @@ import {
   isNdjson,
   NDJSON_TYPE,
   parseReadQuery,
+  parseStreamSpecs,
+  parseWait,
   readBatchJsonBytes,
   resumeEventId,
+  resumeMultiplexId,
   tailToJson,
   trimBodyFromJson,
 } from "../json/index.ts";
@@ -25,6 +29,7 @@ import {
   SSE_HEADERS,
   serveAppendSession,
   serveLongPoll,
+  serveMultiplexedSse,
   serveSse,
   wantsEventStream,
 } from "../sessions/index.ts";
@@ -52,6 +57,8 @@ export interface RecordRoutesOptions {
   reads: ReadService;
   /** Share one upstream Subscribe per stream among its readers (hubs); absent: one each. */
   hubs?: HubSettings | undefined;
+  /** The most streams one multiplexed subscription may follow. */
+  sseMaxStreams: number;
 }
 
 export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptions) {
@@ -142,6 +149,25 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
       readBatchJsonBytes(page.response, format, ctx.int64, takeResponseBuffer),
     );
   });
+
+  app.get(
+    "/v1/subscribe",
+    { config, schema: routeSchemas.subscribe, exposeHeadRoute: false },
+    async (req, reply) => {
+      const ctx = requestContext(req, reply, true);
+      const query = req.query as Query;
+      const streams = parseStreamSpecs(query, opts.sseMaxStreams);
+      const resume = resumeMultiplexId(req.headers["last-event-id"], query, streams.length);
+      const parts = {
+        streams,
+        call: ctx.call,
+        format: recordFormat(req),
+        int64: ctx.int64,
+        wait: parseWait(query),
+      };
+      return serveMultiplexedSse(parts, resume, reply, subscribeDeps);
+    },
+  );
 
   app.get(
     `${base}/records/tail`,

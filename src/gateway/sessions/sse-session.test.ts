@@ -3,8 +3,15 @@ import { Writable } from "node:stream";
 import { test } from "node:test";
 import { waitFor } from "../../../test/harness/wait.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
+import { HttpError } from "../errors/index.ts";
 import type { Cursor, SourceBatch } from "./source.ts";
-import { SseSession, type SseSessionOptions, type SseTiming } from "./sse-session.ts";
+import { multiplexed } from "./sse-forms.ts";
+import {
+  type MultiplexOptions,
+  SseSession,
+  type SseSessionOptions,
+  type SseTiming,
+} from "./sse-session.ts";
 
 const rec = (seq: number, body = "x", ts = seq): Record__Output => ({
   seq_num: String(seq),
@@ -137,6 +144,7 @@ test("a resumed session starts after its id and stops at the count across reconn
     bounds: { count: 5n },
   });
   assert.equal(await s.start(), "stream");
+  assert.deepEqual(src.cursor, { start: { seq_num: "3" }, clamp: false });
   const out = new FakeOut();
   await s.run(out);
   assert.deepEqual(
@@ -303,4 +311,200 @@ test("raw text that is not UTF-8 fails before the first byte, or after the recor
   );
   assert.equal(events[1]?.data.code, "not_utf8");
   assert.equal(events[1]?.data.seq_num, 1);
+});
+
+function multiplexedSession(sources: FakeSource[], over: Partial<MultiplexOptions> = {}) {
+  const abort = new AbortController();
+  const names = sources.map((_, i) => `b/s${i}`);
+  const s = new SseSession({
+    streams: sources.map((src) => ({
+      source: src.source,
+      cursor: { start: { seq_num: "0" }, clamp: false },
+      bounds: {},
+    })),
+    form: multiplexed(names),
+    format: "raw",
+    int64: "number",
+    slowConsumerMs: 60_000,
+    signal: abort.signal,
+    timing,
+    ...over,
+  });
+  return { s, abort };
+}
+
+test("multiplexed: batches name their stream, every id holds every stream's position, one ping with every tail", async () => {
+  const a = new FakeSource();
+  const b = new FakeSource();
+  a.push(batch([0, 1], 2), caughtUp(2));
+  b.push(caughtUp(7));
+  const { s, abort } = multiplexedSession([a, b]);
+  assert.equal(await s.start(), "stream");
+  const out = new FakeOut();
+  const running = s.run(out);
+  // b caught up at the start (a ping), a right after its history (another).
+  await waitFor(() => out.events().length === 3);
+  b.push(batch([7], 8));
+  await waitFor(() => out.events().length === 4);
+  a.push(batch([2], 3));
+  await waitFor(() => out.events().length === 5);
+  const events = out.events();
+  assert.deepEqual(
+    events.map((e) => [e.event, e.id, e.data.stream]),
+    [
+      ["batch", "0:2,2,2;1:7,0,0", "b/s0"],
+      ["ping", "0:2,2,2;1:7,0,0", undefined],
+      ["ping", "0:2,2,2;1:7,0,0", undefined],
+      ["batch", "0:2,2,2;1:8,1,1", "b/s1"],
+      ["batch", "0:3,3,3;1:8,1,1", "b/s0"],
+    ],
+  );
+  assert.deepEqual(events[1]?.data.tails, {
+    "b/s0": { seq_num: 2, timestamp_ms: 0 },
+    "b/s1": { seq_num: 7, timestamp_ms: 0 },
+  });
+  assert.deepEqual(events[3]?.data.records, [
+    { seq_num: 7, timestamp_ms: 7, headers: [], body: "x" },
+  ]);
+  abort.abort();
+  out.destroy();
+  await running;
+  assert.equal(a.released && b.released, true);
+});
+
+test("multiplexed: a resume starts each stream at its own position, and a stream whose count was met is not read", async () => {
+  const a = new FakeSource();
+  const b = new FakeSource();
+  const c = new FakeSource();
+  a.push(batch([5], 6));
+  c.push(caughtUp(0));
+  const { s, abort } = multiplexedSession([a, b, c], {
+    streams: [a, b, c].map((src, i) => ({
+      source: src.source,
+      cursor: { start: { seq_num: "0" }, clamp: false },
+      bounds: i === 1 ? { count: 2n } : {},
+      resume: [
+        { next: 5n, count: 5n, bytes: 5n },
+        { next: 9n, count: 2n, bytes: 2n },
+        { next: 0n, count: 0n, bytes: 0n },
+      ][i] as { next: bigint; count: bigint; bytes: bigint },
+    })),
+  });
+  assert.equal(await s.start(), "stream");
+  assert.deepEqual(a.cursor, { start: { seq_num: "5" }, clamp: false });
+  assert.equal(b.cursor, undefined, "a met stream opens no upstream call");
+  assert.deepEqual(c.cursor, { start: { seq_num: "0" }, clamp: false });
+  const out = new FakeOut();
+  const running = s.run(out);
+  await waitFor(() => out.events().length === 2);
+  assert.deepEqual(
+    out.events().map((e) => [e.event, e.id]),
+    [
+      ["batch", "0:6,6,6;1:9,2,2;2:0,0,0"],
+      ["ping", "0:6,6,6;1:9,2,2;2:0,0,0"],
+    ],
+  );
+  abort.abort();
+  out.destroy();
+  await running;
+});
+
+test("multiplexed: each stream's done names it; the response ends when every stream is done, and 204 on resume", async () => {
+  const a = new FakeSource();
+  const b = new FakeSource();
+  a.push(batch([0, 1, 2], 3));
+  b.push(caughtUp(0));
+  const streams = (resume?: { next: bigint; count: bigint; bytes: bigint }[]) =>
+    [a, b].map((src, i) => ({
+      source: src.source,
+      cursor: { start: { seq_num: "0" }, clamp: false },
+      bounds: { count: 2n },
+      ...(resume ? { resume: resume[i] as { next: bigint; count: bigint; bytes: bigint } } : {}),
+    }));
+  const { s } = multiplexedSession([a, b], { streams: streams() });
+  await s.start();
+  const out = new FakeOut();
+  const running = s.run(out);
+  await waitFor(() => out.events().length === 3);
+  assert.equal(out.writableFinished, false, "b is not done yet");
+  b.push(batch([0, 1], 2));
+  await running;
+  const events = out.events();
+  assert.deepEqual(
+    events.map((e) => [e.event, e.data.stream]),
+    [
+      ["batch", "b/s0"],
+      ["done", "b/s0"],
+      ["ping", undefined],
+      ["batch", "b/s1"],
+      ["done", "b/s1"],
+    ],
+  );
+  assert.deepEqual(events[1]?.data, { stream: "b/s0", next: { seq_num: 2, timestamp_ms: 1 } });
+  assert.equal(out.writableFinished, true);
+  const last = events.filter((e) => e.event === "batch").at(-1)?.id as string;
+  assert.equal(last, "0:2,2,2;1:2,2,2");
+  const again = multiplexedSession([a, b], {
+    streams: streams([
+      { next: 2n, count: 2n, bytes: 2n },
+      { next: 2n, count: 2n, bytes: 2n },
+    ]),
+  });
+  assert.equal(await again.s.start(), "met");
+});
+
+test("multiplexed: one stream's failure ends the response naming it, with the id that resumes all", async () => {
+  const a = new FakeSource();
+  const b = new FakeSource();
+  a.push(batch([0], 1));
+  b.push(caughtUp(4));
+  const { s } = multiplexedSession([a, b]);
+  await s.start();
+  const out = new FakeOut();
+  const running = s.run(out);
+  b.push(new Error("boom"));
+  await running;
+  const error = out.events().at(-1);
+  assert.equal(error?.event, "error");
+  assert.equal(error?.data.stream, "b/s1");
+  assert.match(error?.data.message, /^b\/s1: /);
+  assert.equal(error?.data.last_event_id, "0:1,1,1;1:4,0,0");
+  assert.equal(a.released, true);
+});
+
+test("multiplexed: a failure before the first byte is the request's error, naming the stream", async () => {
+  const a = new FakeSource();
+  const b = new FakeSource();
+  a.push(caughtUp(0));
+  b.push(new HttpError(404, "stream_not_found", "no such stream"));
+  const { s } = multiplexedSession([a, b]);
+  await assert.rejects(s.start(), (e: HttpError) => {
+    assert.equal(e.status, 404);
+    assert.equal(e.fields.stream, "b/s1");
+    assert.equal(e.message, "b/s1: no such stream");
+    return true;
+  });
+  assert.equal(a.released && b.released, true);
+});
+
+test("multiplexed: a stream that always has a batch ready cannot starve another", async () => {
+  const busy = new FakeSource();
+  const quiet = new FakeSource();
+  busy.push(caughtUp(0));
+  quiet.push(caughtUp(0));
+  const { s, abort } = multiplexedSession([busy, quiet]);
+  await s.start();
+  const out = new FakeOut();
+  const running = s.run(out);
+  for (let i = 0; i < 50; i++) busy.push(batch([i], i + 1));
+  quiet.push(batch([0], 1));
+  await waitFor(() => out.events().some((e) => e.data?.stream === "b/s1"));
+  const order = out
+    .events()
+    .filter((e) => e.event === "batch")
+    .map((e) => e.data.stream);
+  assert.ok(order.indexOf("b/s1") <= 2, `the quiet stream came at ${order.indexOf("b/s1")}`);
+  abort.abort();
+  out.destroy();
+  await running;
 });

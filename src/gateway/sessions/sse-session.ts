@@ -1,32 +1,20 @@
-// One SSE subscription: reads batches from a source, applies the session's bounds (counted
-// across reconnects through the event id), and writes the contract's events to the client with
-// backpressure. While the socket does not drain nothing more is pulled from the source (which
-// pauses the upstream call); a client stalled past the slow-consumer limit gets `error`
-// slow_consumer with its resume id. Pings follow catch-up and idle periods; draining ends the
-// stream with a jittered `retry:`. Whatever ends the session releases the upstream call at once.
+// One SSE subscription to one stream or several (multiplexed): reads batches from each
+// stream's source (a lane), applies each stream's bounds (counted across reconnects through the
+// event id), and writes the contract's events to the client with backpressure. While the socket
+// does not drain nothing more is pulled from any source (which pauses the upstream calls); a
+// client stalled past the slow-consumer limit gets `error` slow_consumer with its resume id.
+// Pings follow catch-up and idle periods; draining ends the stream with a jittered `retry:`.
+// Whatever ends the session releases every upstream call at once.
 
-import { contentBytes } from "../../contract/codec/index.ts";
-import type { Position__Output } from "../../gen/nova/v1/Position.ts";
-import type { Record__Output } from "../../gen/nova/v1/Record.ts";
-import { errorBody, HttpError, toHttpError, unavailable } from "../errors/index.ts";
+import { HttpError, unavailable } from "../errors/index.ts";
 import { responseBuffers, takeResponseBuffer } from "../http/index.ts";
-import type { Int64Mode, RecordFormat, ScratchJson } from "../json/index.ts";
-import {
-  batchEventBytes,
-  batchEventHead,
-  doneEvent,
-  type EventId,
-  errorEvent,
-  formatEventId,
-  pingEvent,
-  positionText,
-  positionToJson,
-  recordsJsonBytes,
-  sseRetry,
-} from "../json/index.ts";
+import type { EventId, Int64Mode, RecordFormat, StreamPosition } from "../json/index.ts";
+import { batchEventBytes, sseRetry } from "../json/index.ts";
 import { jitter } from "./backoff.ts";
-import { type Bounds, boundsMet, cutBatch, type Tally, ZERO_TALLY } from "./bounds.ts";
-import type { BatchSource, Cursor, SourceBatch } from "./source.ts";
+import type { Bounds } from "./bounds.ts";
+import type { BatchSource, Cursor } from "./source.ts";
+import { ONE_STREAM, type SseForm } from "./sse-forms.ts";
+import { type LaneRead, type LaneStep, SseLane } from "./sse-lane.ts";
 
 /** The response as the session uses it (a ServerResponse in the gateway). */
 export interface SseOutput {
@@ -70,6 +58,16 @@ export function sseTiming(pingMs = DEFAULT_SSE_PING_MS): SseTiming {
 
 export const DEFAULT_SSE_TIMING: SseTiming = sseTiming();
 
+/** One stream of a session. */
+export interface SseStream {
+  source: BatchSource;
+  /** Where reading starts, unless the session resumes. */
+  cursor: Cursor;
+  bounds: Bounds;
+  /** Where the session this request resumes left the stream. */
+  resume?: StreamPosition;
+}
+
 export interface SseSessionOptions {
   source: BatchSource;
   cursor: Cursor;
@@ -93,31 +91,40 @@ export interface SseSessionOptions {
   onSlowConsumer?: () => void;
 }
 
+/** A multiplexed session: `streams` instead of one source, and their form. */
+export interface MultiplexOptions
+  extends Omit<SseSessionOptions, "source" | "cursor" | "bounds" | "resume"> {
+  streams: SseStream[];
+  form: SseForm;
+}
+
 /**
  * An event's text, or its UTF-8: a batch in a buffer from the response pool (given back once
  * written), or in one of its own (a hub batch's head and shared rest).
  */
 type Chunk = string | Uint8Array | { unpooled: Uint8Array };
 
-interface Next {
-  seq_num: bigint;
-  timestamp_ms: string;
-}
-
 type Wake = "drain-request";
 
+/** A lane's failure, so that the error event can name its stream. */
+class LaneFailure {
+  readonly lane: SseLane;
+  readonly error: unknown;
+  constructor(lane: SseLane, error: unknown) {
+    this.lane = lane;
+    this.error = error;
+  }
+}
+
 export class SseSession {
-  readonly #opts: SseSessionOptions;
+  readonly #opts: MultiplexOptions;
+  readonly #form: SseForm;
+  readonly #lanes: SseLane[];
   readonly #timing: SseTiming;
-  /** Stops the source: aborted whenever the session ends, however it ends. */
+  /** Stops the sources: aborted whenever the session ends, however it ends. */
   readonly #stop = new AbortController();
-  #it: AsyncIterator<SourceBatch> | undefined;
-  #pending: Promise<IteratorResult<SourceBatch>> | undefined;
-  #tally: Tally;
-  #lastId: EventId | undefined;
-  #next: Next | undefined;
-  #tail: Position__Output | null = null;
-  #caughtUp = false;
+  /** Where the fair turn among lanes with a batch ready starts. */
+  #turn = 0;
   #idleSince = 0;
   #lastWrite = 0;
   #pingDelay = 0;
@@ -128,42 +135,76 @@ export class SseSession {
   #out: SseOutput | undefined;
   #finished = false;
 
-  constructor(opts: SseSessionOptions) {
-    this.#opts = opts;
+  constructor(opts: SseSessionOptions | MultiplexOptions) {
+    this.#opts = "streams" in opts ? opts : oneStream(opts);
+    this.#form = this.#opts.form;
     this.#timing = opts.timing ?? DEFAULT_SSE_TIMING;
-    this.#tally = opts.resume
-      ? { count: opts.resume.count, bytes: opts.resume.bytes }
-      : { ...ZERO_TALLY };
-    this.#lastId = opts.resume;
-    if (opts.resume) this.#next = { seq_num: opts.resume.seq_num + 1n, timestamp_ms: "0" };
+    this.#lanes = this.#opts.streams.map(
+      (s, i) => new SseLane(i, { ...s, format: opts.format, int64: opts.int64 }),
+    );
   }
 
   /**
-   * Reads until there is something to send, before any byte is written: a failure here is the
-   * request's HTTP error. "met": a resumed session whose bounds are already met (answer 204).
+   * Reads until every stream has something to send, before any byte is written: a failure here
+   * is the request's HTTP error. "met": a resumed session whose bounds are all already met
+   * (answer 204).
    */
   async start(): Promise<"stream" | "met"> {
-    const { resume, bounds, signal } = this.#opts;
-    if (resume && boundsMet(bounds, this.#tally)) return "met";
+    const { signal } = this.#opts;
+    for (const lane of this.#lanes) if (lane.metBefore) lane.ended = true;
+    if (this.#live().length === 0) return "met";
     const onAbort = () => this.#stop.abort(signal.reason);
     if (signal.aborted) onAbort();
     signal.addEventListener("abort", onAbort, { once: true });
     this.#stop.signal.addEventListener("abort", () => signal.removeEventListener("abort", onAbort));
+    let failed: SseLane | undefined;
     try {
-      this.#it = this.#opts.source(this.#opts.cursor, this.#stop.signal)[Symbol.asyncIterator]();
-      const first = await this.#it.next();
-      if (first.done) throw unavailable("the subscription ended before it started; retry");
-      const { chunks, ends } = this.#handle(first.value, true);
-      if (resume && ends && this.#lastId === resume) {
+      for (const lane of this.#live()) lane.open(this.#stop.signal);
+      const firsts = (await Promise.all(this.#live().map((lane) => lane.read()))).map((read) => {
+        read.lane.taken();
+        const batch = batchOf(read, "the subscription ended before it started");
+        read.lane.prime(batch);
+        return { lane: read.lane, batch };
+      });
+      const chunks: Chunk[] = [];
+      let delivered = false;
+      let caughtUp = false;
+      for (const { lane, batch } of firsts) {
+        failed = lane;
+        const step = lane.handle(batch, true);
+        failed = undefined;
+        if (step.done) {
+          this.#end(lane);
+          // Its bounds were met by the records the resumed session delivered: nothing to say.
+          if (lane.resumed && !step.delivered) continue;
+        }
+        delivered ||= step.delivered !== undefined;
+        caughtUp ||= step.caughtUp;
+        chunks.push(...this.#events(lane, step));
+        if (step.failure) {
+          this.#first = [
+            ...chunks,
+            this.#form.error(step.failure, this.#lanes, this.#opts.int64, lane),
+          ];
+          this.#firstEnds = true;
+          return "stream";
+        }
+      }
+      const live = this.#live().length > 0;
+      if (!live && !delivered && chunks.length === 0) {
         this.#release();
         return "met";
       }
+      if (caughtUp && live) chunks.push(this.#form.ping(this.#lanes, this.#opts.int64));
       this.#first = chunks;
-      this.#firstEnds = ends;
+      this.#firstEnds = !live;
       return "stream";
     } catch (err) {
       this.#release();
-      throw signal.aborted ? clientGone() : err;
+      if (signal.aborted) throw clientGone();
+      const lane = failed ?? (err instanceof LaneFailure ? err.lane : undefined);
+      const cause = err instanceof LaneFailure ? err.error : err;
+      throw lane ? this.#form.startError(cause, lane) : cause;
     }
   }
 
@@ -179,7 +220,11 @@ export class SseSession {
       if (this.#firstEnds) this.#finish([]);
       else await this.#loop();
     } catch (err) {
-      if (!this.#stop.signal.aborted) this.#finish([this.#errorEvent(err)]);
+      if (!this.#stop.signal.aborted) {
+        const lane = err instanceof LaneFailure ? err.lane : undefined;
+        const cause = err instanceof LaneFailure ? err.error : err;
+        this.#finish([this.#form.error(cause, this.#lanes, this.#opts.int64, lane)]);
+      }
     } finally {
       this.#release();
     }
@@ -202,45 +247,81 @@ export class SseSession {
         if (drained === "slow") return this.#slowConsumer();
         continue;
       }
-      this.#pending ??= this.#pull();
       const waitEnds = this.#waitEnds();
       const pingAt = this.#lastWrite + this.#pingDelay;
       const wakeAt = waitEnds === undefined ? pingAt : Math.min(pingAt, waitEnds);
-      const got = await this.#race(this.#pending, wakeAt - Date.now());
+      const got = await this.#race(wakeAt - Date.now());
       if (got === "timer") {
         // Decided by which deadline the timer was for, not by the clock: a timer may fire a
         // millisecond before Date.now() reaches its deadline.
         if (waitEnds !== undefined && wakeAt === waitEnds) {
-          return this.#finish([this.#doneEvent()]);
+          return this.#finish(this.#live().map((lane) => this.#form.done(lane, this.#opts.int64)));
         }
-        this.#write([pingEvent(this.#ping())]);
+        this.#write([this.#form.ping(this.#lanes, this.#opts.int64)]);
         continue;
       }
       if (got === "drain-request") continue;
-      this.#pending = undefined;
-      const result = got;
-      if (result.done) throw unavailable("the subscription ended; retry");
-      const { chunks, ends } = this.#handle(result.value, false);
-      if (ends) return this.#finish(chunks);
+      const { lane } = got;
+      lane.taken();
+      const step = lane.handle(batchOf(got, "the subscription ended; retry"), false);
+      const chunks = this.#events(lane, step);
+      if (step.failure) {
+        return this.#finish([
+          ...chunks,
+          this.#form.error(step.failure, this.#lanes, this.#opts.int64, lane),
+        ]);
+      }
+      if (step.done) {
+        this.#end(lane);
+        if (this.#live().length === 0) return this.#finish(chunks);
+      }
+      if (step.caughtUp) chunks.push(this.#form.ping(this.#lanes, this.#opts.int64));
       this.#write(chunks);
     }
   }
 
-  #pull(): Promise<IteratorResult<SourceBatch>> {
-    const next = (this.#it as AsyncIterator<SourceBatch>).next();
-    // Raced, and awaited when it wins; an abort's rejection may land after the session ended.
-    next.catch(() => {});
-    return next;
+  /** The events of one lane's step (its batch and done); an error is the caller's. */
+  #events(lane: SseLane, step: LaneStep): Chunk[] {
+    const chunks: Chunk[] = [];
+    if (step.caughtUp) this.#idleSince = Date.now();
+    const { delivered } = step;
+    if (delivered) {
+      this.#idleSince = Date.now();
+      const head = this.#form.batchHead(this.#lanes, lane);
+      if ("rest" in delivered) {
+        // One buffer per event: a single piece for the socket to send.
+        const headBytes = Buffer.byteLength(head);
+        const event = Buffer.allocUnsafe(headBytes + delivered.rest.length);
+        event.write(head, 0, "utf8");
+        event.set(delivered.rest, headBytes);
+        chunks.push({ unpooled: event });
+      } else {
+        chunks.push(batchEventBytes(head, delivered.json, delivered.tail, takeResponseBuffer));
+      }
+    }
+    if (step.done) chunks.push(this.#form.done(lane, this.#opts.int64));
+    return chunks;
   }
 
-  /** The next batch, a timer, or a drain request, whichever comes first. */
-  #race(
-    pending: Promise<IteratorResult<SourceBatch>>,
-    delayMs: number,
-  ): Promise<IteratorResult<SourceBatch> | "timer" | Wake> {
+  #live(): SseLane[] {
+    return this.#lanes.filter((lane) => !lane.ended);
+  }
+
+  #end(lane: SseLane): void {
+    lane.ended = true;
+    lane.release();
+  }
+
+  /** The next read of a live lane, a timer, or a drain request, whichever comes first. */
+  #race(delayMs: number): Promise<LaneRead | "timer" | Wake> {
+    const live = this.#live();
+    // Lanes whose batches are already there win in array order: start the turn elsewhere each
+    // time, so that a busy stream cannot starve the others.
+    const turn = this.#turn++ % live.length;
+    const reads = [...live.slice(turn), ...live.slice(0, turn)].map((lane) => lane.read());
     let timer: NodeJS.Timeout | undefined;
     return Promise.race([
-      pending,
+      ...reads,
       new Promise<"timer">((resolve) => {
         timer = setTimeout(() => resolve("timer"), Math.max(0, delayMs));
       }),
@@ -274,81 +355,8 @@ export class SseSession {
   /** When a caught-up `wait` session ends with nothing new; undefined without one. */
   #waitEnds(): number | undefined {
     const { waitMs } = this.#opts;
-    return this.#caughtUp && waitMs !== undefined ? this.#idleSince + waitMs : undefined;
-  }
-
-  /** The events for one batch, and whether they end the session. */
-  #handle(batch: SourceBatch, first: boolean): { chunks: Chunk[]; ends: boolean } {
-    if (batch.tail) this.#tail = batch.tail;
-    const { records } = batch;
-    const head = records[0];
-    if (!head) {
-      if (!this.#next) this.#next = nextOf(this.#tail);
-      if (this.#caughtUp) return { chunks: [], ends: false };
-      this.#caughtUp = true;
-      this.#idleSince = Date.now();
-      return { chunks: [pingEvent(this.#ping())], ends: false };
-    }
-    if (!this.#next) this.#next = { seq_num: BigInt(head.seq_num), timestamp_ms: "0" };
-    const cut = cutBatch(records, contentBytes, this.#opts.bounds, this.#tally);
-    const shared = cut.take === records.length ? this.#sharedRest(batch) : undefined;
-    if (shared) {
-      const last = records[records.length - 1] as Record__Output;
-      this.#tally = cut.tally;
-      this.#lastId = { seq_num: BigInt(last.seq_num), ...this.#tally };
-      this.#next = { seq_num: BigInt(last.seq_num) + 1n, timestamp_ms: last.timestamp_ms };
-      this.#idleSince = Date.now();
-      // One buffer per event (the head is ASCII): a single piece for the socket to send.
-      const head = batchEventHead(this.#lastId);
-      const event = Buffer.allocUnsafe(head.length + shared.length);
-      event.write(head, 0, "latin1");
-      event.set(shared, head.length);
-      const chunks: Chunk[] = [{ unpooled: event }];
-      return cut.done
-        ? { chunks: [...chunks, this.#doneEvent()], ends: true }
-        : { chunks, ends: false };
-    }
-    const { json, written, failure } = this.#toJson(records.slice(0, cut.take));
-    // A record that cannot be shown fails the request when nothing is sent yet.
-    if (failure && first && written === 0) throw failure;
-    const chunks: Chunk[] = [];
-    const sent = records.slice(0, written);
-    const last = sent[sent.length - 1];
-    if (last) {
-      this.#tally = failure ? addTally(this.#tally, sent) : cut.tally;
-      this.#lastId = { seq_num: BigInt(last.seq_num), ...this.#tally };
-      this.#next = { seq_num: BigInt(last.seq_num) + 1n, timestamp_ms: last.timestamp_ms };
-      this.#idleSince = Date.now();
-      chunks.push(
-        batchEventBytes(
-          this.#lastId,
-          json,
-          positionText(this.#tail, this.#opts.int64),
-          takeResponseBuffer,
-        ),
-      );
-    }
-    if (failure) return { chunks: [...chunks, this.#errorEvent(failure)], ends: true };
-    if (cut.done) return { chunks: [...chunks, this.#doneEvent()], ends: true };
-    return { chunks, ends: false };
-  }
-
-  /** A hub batch's event after its head, made once for every subscriber in this mode. */
-  #sharedRest(batch: SourceBatch): Uint8Array | undefined {
-    if (!batch.shared || !batch.tail) return undefined;
-    return batch.shared.rest(batch.records, batch.tail, this.#opts.format, this.#opts.int64);
-  }
-
-  /** The records as JSON, up to the first that cannot be shown in this format. */
-  #toJson(records: Record__Output[]): { json: ScratchJson; written: number; failure?: HttpError } {
-    const { json, written, failure } = recordsJsonBytes(
-      records,
-      this.#opts.format,
-      this.#opts.int64,
-    );
-    return failure === undefined
-      ? { json, written }
-      : { json, written, failure: toHttpError(failure) };
+    if (waitMs === undefined || !this.#live().every((lane) => lane.caughtUp)) return undefined;
+    return this.#idleSince + waitMs;
   }
 
   #slowConsumer(): void {
@@ -359,31 +367,7 @@ export class SseSession {
       `the client read nothing for ${this.#opts.slowConsumerMs} ms; resume from last_event_id`,
       { retryable: true },
     );
-    this.#finish([this.#errorEvent(err)]);
-  }
-
-  #errorEvent(err: unknown): string {
-    const http = toHttpError(err, { resource: "stream" });
-    const body = errorBody(http, this.#opts.int64);
-    if (this.#lastId) body.last_event_id = formatEventId(this.#lastId);
-    return errorEvent(body);
-  }
-
-  #doneEvent(): string {
-    const next = this.#next ?? nextOf(this.#tail);
-    return doneEvent(
-      positionToJson(
-        { seq_num: next.seq_num.toString(), timestamp_ms: next.timestamp_ms },
-        this.#opts.int64,
-      ),
-    );
-  }
-
-  #ping() {
-    return {
-      timestamp_ms: BigInt(Date.now()),
-      tail: positionToJson(this.#tail, this.#opts.int64),
-    };
+    this.#finish([this.#form.error(err, this.#lanes, this.#opts.int64)]);
   }
 
   /** Writes events; the ping clock runs from the last byte written, so writing nothing keeps it. */
@@ -421,26 +405,31 @@ export class SseSession {
     }
   }
 
-  /** Stops the source and with it the upstream call. */
+  /** Stops every source and with them the upstream calls. */
   #release(): void {
     if (!this.#stop.signal.aborted) this.#stop.abort(new Error("the SSE session ended"));
-    const it = this.#it;
-    this.#it = undefined;
-    it?.return?.().catch(() => {});
+    for (const lane of this.#lanes) lane.release();
   }
+}
+
+/** A one-stream session's options as a session of one lane. */
+function oneStream(opts: SseSessionOptions): MultiplexOptions {
+  const { source, cursor, bounds, resume, ...rest } = opts;
+  const stream: SseStream = { source, cursor, bounds };
+  if (resume)
+    stream.resume = { next: resume.seq_num + 1n, count: resume.count, bytes: resume.bytes };
+  return { ...rest, streams: [stream], form: ONE_STREAM };
+}
+
+/** The read's batch; the end of a source or its failure is thrown as the lane's. */
+function batchOf(read: LaneRead, endedMessage: string) {
+  if ("error" in read) throw new LaneFailure(read.lane, read.error);
+  const { result } = read;
+  if (!result || result.done) throw new LaneFailure(read.lane, unavailable(endedMessage));
+  return result.value;
 }
 
 /** What a request whose client went away ends with (nobody reads it; it keeps logs quiet). */
 export function clientGone(): HttpError {
   return new HttpError(499, "cancelled", "the client went away");
-}
-
-function addTally(tally: Tally, records: Record__Output[]): Tally {
-  let bytes = tally.bytes;
-  for (const r of records) bytes += BigInt(contentBytes(r));
-  return { count: tally.count + BigInt(records.length), bytes };
-}
-
-function nextOf(tail: Position__Output | null): Next {
-  return { seq_num: BigInt(tail?.seq_num ?? "0"), timestamp_ms: tail?.timestamp_ms ?? "0" };
 }

@@ -1,11 +1,19 @@
 // The HTTP side of reading from a subscription: an SSE response (GET .../records with
-// Accept: text/event-stream) and a long-poll read (`wait`), both over the fleet source.
+// Accept: text/event-stream, or several streams multiplexed on GET /v1/subscribe) and a
+// long-poll read (`wait`), all over the fleet source.
 import type { FastifyReply } from "fastify";
 import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../../contract/proto/index.ts";
 import type { HistorySource } from "../history/index.ts";
 import type { GatewayMetrics, LiveSessions } from "../http/index.ts";
 import { takeOverResponse } from "../http/index.ts";
-import type { EventId, Int64Mode, ReadQuery, RecordFormat } from "../json/index.ts";
+import type {
+  EventId,
+  Int64Mode,
+  ReadQuery,
+  RecordFormat,
+  StreamPosition,
+  StreamSpec,
+} from "../json/index.ts";
 import type { CallOptions, Upstream } from "../upstream/index.ts";
 import type { Bounds } from "./bounds.ts";
 import { withCatchUp } from "./catch-up-source.ts";
@@ -15,8 +23,9 @@ import type { RingLimits } from "./hub-ring.ts";
 import { longPoll } from "./long-poll.ts";
 import { DEFAULT_READ_GRANT_MS, type ReadGrants } from "./read-grants.ts";
 import { sharedSource } from "./shared-source.ts";
-import type { BatchSource, Cursor, SourceBatch } from "./source.ts";
-import { SseSession, type SseTiming } from "./sse-session.ts";
+import type { BatchSource, SourceBatch } from "./source.ts";
+import { multiplexed } from "./sse-forms.ts";
+import { SseSession, type SseStream, type SseTiming } from "./sse-session.ts";
 
 export interface SubscribeDeps {
   upstream: Upstream;
@@ -67,26 +76,78 @@ export async function serveSse(
   deps: SubscribeDeps,
 ): Promise<void> {
   const { query } = parts;
-  const cursor: Cursor = resume
-    ? { start: { seq_num: (resume.seq_num + 1n).toString() }, clamp: false }
-    : { start: query.start, clamp: query.clamp };
-  const live = source(parts, deps);
-  const own = deps.history
-    ? withCatchUp(deps.history, live, { ...parts, authorization: parts.call.authorization })
-    : live;
   const session = new SseSession({
-    source: shared(own, parts, deps),
-    cursor,
+    ...sessionOptions(parts, query.wait, deps),
+    source: readerSource(parts, deps),
+    cursor: { start: query.start, clamp: query.clamp },
     bounds: bounds(query),
-    resume,
-    waitMs: query.wait > 0 ? query.wait * 1000 : undefined,
+    ...(resume ? { resume } : {}),
+  });
+  await runSse(session, reply, deps);
+}
+
+/** A multiplexed subscription as the route parsed it. */
+export interface MultiplexParts {
+  streams: StreamSpec[];
+  call: CallOptions;
+  format: RecordFormat;
+  int64: Int64Mode;
+  /** Seconds every stream must be caught up with no new record before the session ends. */
+  wait: number;
+}
+
+/** Serves several streams on one SSE response, each read as its own subscription would be. */
+export async function serveMultiplexedSse(
+  parts: MultiplexParts,
+  resume: StreamPosition[] | undefined,
+  reply: FastifyReply,
+  deps: SubscribeDeps,
+): Promise<void> {
+  const streams = parts.streams.map((spec, i): SseStream => {
+    const { query } = spec;
+    const read: ReadParts = { ...parts, bucket: spec.bucket, key: spec.key, query };
+    const at = resume?.[i];
+    return {
+      source: readerSource(read, deps),
+      cursor: { start: query.start, clamp: query.clamp },
+      bounds: bounds(query),
+      ...(at ? { resume: at } : {}),
+    };
+  });
+  const session = new SseSession({
+    ...sessionOptions(parts, parts.wait, deps),
+    streams,
+    form: multiplexed(parts.streams.map((s) => s.name)),
+  });
+  await runSse(session, reply, deps);
+}
+
+function sessionOptions(
+  parts: Pick<ReadParts, "call" | "format" | "int64">,
+  wait: number,
+  deps: SubscribeDeps,
+) {
+  return {
+    waitMs: wait > 0 ? wait * 1000 : undefined,
     format: parts.format,
     int64: parts.int64,
     slowConsumerMs: deps.slowConsumerMs,
     signal: parts.call.signal ?? new AbortController().signal,
     timing: deps.sseTiming,
     onSlowConsumer: () => deps.metrics.slowConsumers.inc(),
-  });
+  };
+}
+
+/** One reader's source: catch-up from object storage, then the stream's hub or its own Subscribe. */
+function readerSource(parts: ReadParts, deps: SubscribeDeps): BatchSource {
+  const live = source(parts, deps);
+  const own = deps.history
+    ? withCatchUp(deps.history, live, { ...parts, authorization: parts.call.authorization })
+    : live;
+  return shared(own, parts, deps);
+}
+
+async function runSse(session: SseSession, reply: FastifyReply, deps: SubscribeDeps) {
   const socket = reply.request.raw.socket;
   await lifetime(
     deps,

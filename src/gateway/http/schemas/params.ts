@@ -146,6 +146,43 @@ export const ReadHeaders = Type.Object({
   ),
 });
 
+/** A multiplexed subscription: several streams on one SSE response. */
+export const SubscribeQuery = Type.Object(
+  {
+    stream: Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1 })], {
+      description:
+        "A stream to follow, repeated for each: `<bucket>/<key>`, then any of `;seq_num=`, `;timestamp_ms=`, `;tail_offset=`, `;count=`, `;bytes=`, `;until_ms=`, `;clamp=` as for one stream's read (none: from the tail). The key is percent-encoded as in a path, inside the query's own encoding (`a;b` is `a%253Bb`). At most --sse-max-streams (64) streams, each named once.",
+      examples: [["orders/eu", "orders/us;seq_num=100;count=500"]],
+    }),
+    wait: Type.Optional(
+      Type.String({
+        pattern: "^[0-9]{1,2}$",
+        description:
+          "End the subscription (a done event per stream) once every stream has caught up and none got a record for this many seconds (at most 60).",
+      }),
+    ),
+    format,
+    int64,
+    access_token: accessToken,
+    last_event_id: Type.Optional(
+      Type.String({
+        description:
+          "Multiplexed resume id (`0:next,count,bytes;1:...`, one entry per stream), as Last-Event-ID.",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const SubscribeHeaders = Type.Object({
+  "nova-format": novaFormat,
+  "last-event-id": Type.Optional(
+    Type.String({
+      description: "Multiplexed resume id (EventSource sends it on reconnect); as ?last_event_id=.",
+    }),
+  ),
+});
+
 export const CreateHeaders = Type.Object({
   "nova-request-token": Type.Optional(
     Type.String({

@@ -15,6 +15,8 @@ import {
   ReadHeaders,
   ReadQuery,
   StreamParams,
+  SubscribeHeaders,
+  SubscribeQuery,
   TailQuery,
 } from "./params.ts";
 
@@ -95,6 +97,31 @@ const SSE_DESCRIPTION = [
   '`event: done` with `data: {"next": Position}` when count, bytes, until_ms or wait are met, then the stream ends.',
   "Resume with the `Last-Event-ID` header or `?last_event_id=`. Never compressed; `cache-control: no-cache, no-transform`, `x-accel-buffering: no`.",
 ].join(" ");
+
+const MULTIPLEX_DESCRIPTION = [
+  "Several streams on one Server-Sent Events response, for browsers past HTTP/1.1's six connections per origin.",
+  "Each stream is read as its own subscription would be, with its own start and bounds; the events are those of one stream's subscription, with these differences.",
+  '`event: batch` data starts with `"stream": "<bucket>/<key>"`;',
+  "every batch and ping has `id: 0:<next>,<count>,<bytes>;1:...`, one entry per stream in the order of the query: the seq_num it resumes at, and the records and content bytes it delivered so far;",
+  '`event: ping` carries `{"timestamp_ms", "tails": {"<bucket>/<key>": Position, ...}}`;',
+  '`event: done` carries `{"stream", "next"}` when that stream\'s bounds are met; the response ends when every stream is done;',
+  "`event: error` ends the response; when one stream failed it names it in `stream`, and `last_event_id` resumes every stream.",
+  "An error known before the first byte is the response's (naming the stream in `stream`). Resume with `Last-Event-ID` or `?last_event_id=`: no gap and no duplicate on any stream; 204 when every stream's bounds are met.",
+].join(" ");
+
+const MULTIPLEX_EXAMPLE = [
+  "retry: 1500",
+  "",
+  "event: batch",
+  "id: 0:8,1,5;1:100,0,0",
+  'data: {"stream":"orders/eu","records":[{"seq_num":7,"timestamp_ms":1764672000000,"headers":[],"body":"hello"}],"tail":{"seq_num":8,"timestamp_ms":1764672000000}}',
+  "",
+  "event: ping",
+  "id: 0:8,1,5;1:100,0,0",
+  'data: {"timestamp_ms":1764672000123,"tails":{"orders/eu":{"seq_num":8,"timestamp_ms":1764672000000},"orders/us":{"seq_num":100,"timestamp_ms":1764671999000}}}',
+  "",
+  "",
+].join("\n");
 
 const NDJSON_IN =
   "An append session: one AppendInput per line (`\\n`-separated JSON), each line one batch, appended in order.";
@@ -295,6 +322,28 @@ export const routeSchemas = {
       204: noContent(
         "SSE only: a resumed session whose bounds are already met (stops EventSource reconnecting).",
       ),
+      ...errorResponses([404, 416, 422]),
+    },
+  },
+  subscribe: {
+    operationId: "subscribe",
+    summary: "Subscribe to several streams over one SSE response",
+    description: MULTIPLEX_DESCRIPTION,
+    tags: tags.records,
+    security: bearerOrQueryToken,
+    headers: SubscribeHeaders,
+    querystring: SubscribeQuery,
+    response: {
+      200: {
+        description: "A multiplexed Server-Sent Events subscription.",
+        content: {
+          "text/event-stream": {
+            schema: { type: "string", description: MULTIPLEX_DESCRIPTION },
+            example: MULTIPLEX_EXAMPLE,
+          },
+        },
+      },
+      204: noContent("A resumed subscription whose every stream's bounds are already met."),
       ...errorResponses([404, 416, 422]),
     },
   },

@@ -1,0 +1,214 @@
+// One stream of an SSE session: reads its source from a cursor, cuts each batch to the stream's
+// bounds (counted across reconnects), and keeps where the stream is: what it delivered, the
+// next seq_num, the tail, whether it caught up. It makes no events; the session frames what a
+// step delivers in its wire form (one stream, or several multiplexed).
+import { contentBytes } from "../../contract/codec/index.ts";
+import type { Position__Output } from "../../gen/nova/v1/Position.ts";
+import type { Record__Output } from "../../gen/nova/v1/Record.ts";
+import { type HttpError, toHttpError } from "../errors/index.ts";
+import type {
+  EventId,
+  Int64Mode,
+  RecordFormat,
+  ScratchJson,
+  StreamPosition,
+} from "../json/index.ts";
+import { positionText, recordsJsonBytes } from "../json/index.ts";
+import { type Bounds, boundsMet, cutBatch, type Tally, ZERO_TALLY } from "./bounds.ts";
+import type { BatchSource, Cursor, SourceBatch } from "./source.ts";
+
+export interface SseLaneOptions {
+  source: BatchSource;
+  /** Where reading starts, unless the session resumes. */
+  cursor: Cursor;
+  bounds: Bounds;
+  /** Where a resumed session left this stream: the seq_num to read next and what it delivered. */
+  resume?: StreamPosition;
+  format: RecordFormat;
+  int64: Int64Mode;
+}
+
+/** What one batch of a lane delivers. */
+export interface LaneStep {
+  /**
+   * The records delivered: the event's bytes after its head, made once for every reader of a
+   * hub, or the records' JSON and the tail's to frame.
+   */
+  delivered?: { rest: Uint8Array } | { json: ScratchJson; tail: string };
+  /** A record that cannot be shown in this format, after those delivered. */
+  failure?: HttpError;
+  /** The bounds are met: nothing more is delivered on this lane. */
+  done: boolean;
+  /** The lane has caught up with the tail for the first time. */
+  caughtUp: boolean;
+}
+
+/** A lane's next read: a batch, the end of its source, or its failure. Never rejects. */
+export interface LaneRead {
+  lane: SseLane;
+  result?: IteratorResult<SourceBatch>;
+  error?: unknown;
+}
+
+export interface Next {
+  seq_num: bigint;
+  timestamp_ms: string;
+}
+
+export class SseLane {
+  readonly index: number;
+  readonly #opts: SseLaneOptions;
+  #it: AsyncIterator<SourceBatch> | undefined;
+  #pending: Promise<LaneRead> | undefined;
+  #tally: Tally;
+  /** The last record delivered, in this session or the one it resumes. */
+  #last: bigint | undefined;
+  #next: Next | undefined;
+  #tail: Position__Output | null = null;
+  #caughtUp = false;
+  /** Nothing more to deliver: bounds met, or the lane never opened. */
+  ended = false;
+
+  constructor(index: number, opts: SseLaneOptions) {
+    this.index = index;
+    this.#opts = opts;
+    const { resume } = opts;
+    this.#tally = resume ? { count: resume.count, bytes: resume.bytes } : { ...ZERO_TALLY };
+    if (resume) {
+      this.#next = { seq_num: resume.next, timestamp_ms: "0" };
+      if (resume.next > 0n) this.#last = resume.next - 1n;
+    }
+  }
+
+  get resumed(): boolean {
+    return this.#opts.resume !== undefined;
+  }
+
+  /** A resumed lane whose count or bytes were delivered before: it needs no read at all. */
+  get metBefore(): boolean {
+    return this.resumed && boundsMet(this.#opts.bounds, this.#tally);
+  }
+
+  get caughtUp(): boolean {
+    return this.#caughtUp;
+  }
+
+  get tail(): Position__Output | null {
+    return this.#tail;
+  }
+
+  /** The one-stream event id: the last record delivered and the tally, once there is one. */
+  get lastId(): EventId | undefined {
+    return this.#last === undefined ? undefined : { seq_num: this.#last, ...this.#tally };
+  }
+
+  /** Where the lane resumes: known from its first batch on. */
+  get position(): StreamPosition {
+    return { next: this.next.seq_num, ...this.#tally };
+  }
+
+  /** Where a following read would start. */
+  get next(): Next {
+    return this.#next ?? nextOf(this.#tail);
+  }
+
+  /** Starts reading: where the resumed session left the stream, else at the cursor. */
+  open(signal: AbortSignal): void {
+    const { resume, cursor } = this.#opts;
+    const from: Cursor = resume
+      ? { start: { seq_num: resume.next.toString() }, clamp: false }
+      : cursor;
+    this.#it = this.#opts.source(from, signal)[Symbol.asyncIterator]();
+  }
+
+  /** The lane's next read, started once and kept until taken. */
+  read(): Promise<LaneRead> {
+    if (!this.#pending) {
+      const it = this.#it as AsyncIterator<SourceBatch>;
+      this.#pending = it.next().then(
+        (result) => ({ lane: this, result }),
+        (error: unknown) => ({ lane: this, error }),
+      );
+    }
+    return this.#pending;
+  }
+
+  /** Marks the pending read as consumed. */
+  taken(): void {
+    this.#pending = undefined;
+  }
+
+  /**
+   * Learns where the lane starts from its first batch, before any lane's events are made: the
+   * ids of a multiplexed session's first events hold every stream's position, and a stream that
+   * has delivered nothing yet resumes where it starts.
+   */
+  prime(batch: SourceBatch): void {
+    if (batch.tail) this.#tail = batch.tail;
+    const head = batch.records[0];
+    this.#next ??= head ? { seq_num: BigInt(head.seq_num), timestamp_ms: "0" } : nextOf(this.#tail);
+  }
+
+  /** Applies one batch; `first` is the lane's first, before any byte of the response. */
+  handle(batch: SourceBatch, first: boolean): LaneStep {
+    this.prime(batch);
+    const { records } = batch;
+    if (records.length === 0) {
+      if (this.#caughtUp) return { done: false, caughtUp: false };
+      this.#caughtUp = true;
+      return { done: false, caughtUp: true };
+    }
+    const cut = cutBatch(records, contentBytes, this.#opts.bounds, this.#tally);
+    const rest = cut.take === records.length ? this.#sharedRest(batch) : undefined;
+    if (rest) {
+      this.#delivered(records[records.length - 1] as Record__Output, cut.tally);
+      return { delivered: { rest }, done: cut.done, caughtUp: false };
+    }
+    const { json, written, failure } = recordsJsonBytes(
+      records.slice(0, cut.take),
+      this.#opts.format,
+      this.#opts.int64,
+    );
+    const error = failure === undefined ? undefined : toHttpError(failure);
+    // A record that cannot be shown fails the request when nothing is sent yet.
+    if (error && first && written === 0) throw error;
+    const sent = records.slice(0, written);
+    const last = sent[sent.length - 1];
+    const step: LaneStep = { done: !error && cut.done, caughtUp: false };
+    if (last) {
+      this.#delivered(last, error ? addTally(this.#tally, sent) : cut.tally);
+      step.delivered = { json, tail: positionText(this.#tail, this.#opts.int64) };
+    }
+    if (error) step.failure = error;
+    return step;
+  }
+
+  /** Stops the source and with it the upstream call. */
+  release(): void {
+    const it = this.#it;
+    this.#it = undefined;
+    it?.return?.().catch(() => {});
+  }
+
+  #delivered(last: Record__Output, tally: Tally): void {
+    this.#tally = tally;
+    this.#last = BigInt(last.seq_num);
+    this.#next = { seq_num: this.#last + 1n, timestamp_ms: last.timestamp_ms };
+  }
+
+  /** A hub batch's event after its head, made once for every subscriber in this mode. */
+  #sharedRest(batch: SourceBatch): Uint8Array | undefined {
+    if (!batch.shared || !batch.tail) return undefined;
+    return batch.shared.rest(batch.records, batch.tail, this.#opts.format, this.#opts.int64);
+  }
+}
+
+function addTally(tally: Tally, records: Record__Output[]): Tally {
+  let bytes = tally.bytes;
+  for (const r of records) bytes += BigInt(contentBytes(r));
+  return { count: tally.count + BigInt(records.length), bytes };
+}
+
+function nextOf(tail: Position__Output | null): Next {
+  return { seq_num: BigInt(tail?.seq_num ?? "0"), timestamp_ms: tail?.timestamp_ms ?? "0" };
+}
