@@ -4,16 +4,12 @@
 // stream arrive in order; the gateway restarts on the same port and every EventSource resumes
 // by itself with Last-Event-ID, with no gap and no duplicate.
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { type Browser, chromium } from "playwright-core";
 import { Agent, setGlobalDispatcher } from "undici";
+import { type BrowserRig, startBrowserRig } from "../harness/browser.ts";
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
 import { newStream } from "../harness/http.ts";
-import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
 import { systemTool } from "../harness/system-tool.ts";
 import { selfSignedCert, type TestCert } from "../harness/tls.ts";
 
@@ -32,17 +28,14 @@ interface PageState {
 }
 
 describe("Chromium over HTTP/2 with TLS", { skip }, () => {
-  let dir: string | undefined;
-  let star: StarProcess | undefined;
+  let rig: BrowserRig | undefined;
   let gw: Gateway | undefined;
-  let page: Server | undefined;
-  let pageOrigin: string;
-  let browser: Browser | undefined;
   let cert: TestCert;
 
   const startGateway = async (port = 0) => {
+    const { star, pageOrigin } = rig as BrowserRig;
     gw = await inProcessGateway(
-      [(star as StarProcess).address],
+      [star.address],
       { corsOrigins: [pageOrigin], tls: { cert: cert.cert, key: cert.key } },
       port,
     );
@@ -50,43 +43,29 @@ describe("Chromium over HTTP/2 with TLS", { skip }, () => {
   };
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), "nova-browser-h2-"));
-    cert = await selfSignedCert(openssl, dir);
+    rig = await startBrowserRig(
+      "nova-browser-h2-",
+      join(import.meta.dirname, "sse-many-page.html"),
+      chromiumTool.path,
+      ["--ignore-certificate-errors"],
+    );
+    cert = await selfSignedCert(openssl, rig.dir);
     // The test's own requests (making the streams) trust the certificate too.
     setGlobalDispatcher(new Agent({ connect: { ca: cert.cert } }));
-    const html = await readFile(join(import.meta.dirname, "sse-many-page.html"));
-    const server = createServer((_req, res) => {
-      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-      res.end(html);
-    });
-    page = server;
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const address = server.address();
-    pageOrigin = `http://localhost:${typeof address === "object" && address ? address.port : 0}`;
-    star = await startStarProcess(["--data-dir", dir]);
     await startGateway();
-    browser = await chromium.launch({
-      executablePath: chromiumTool.path,
-      args: ["--no-sandbox", "--ignore-certificate-errors"],
-      headless: true,
-    });
   });
   after(async () => {
-    await browser?.close();
     await gw?.close();
-    const server = page;
-    if (server) await new Promise((resolve) => server.close(resolve));
-    star?.client.close();
-    await star?.proc.kill("SIGTERM");
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await rig?.close();
   });
 
   test("20 EventSources on one page, every append in order, resumed across a restart", async () => {
     const gateway = gw as Gateway;
+    const { pageOrigin, browser } = rig as BrowserRig;
     assert.match(gateway.base, /^https:/);
     const streams: string[] = [];
     for (let i = 0; i < STREAMS; i++) streams.push(await newStream(gateway.base));
-    const tab = await (browser as Browser).newPage();
+    const tab = await browser.newPage();
     const pageErrors: string[] = [];
     tab.on("pageerror", (e) => pageErrors.push(String(e)));
     await tab.goto(

@@ -3,15 +3,11 @@
 // It must receive every record in order, and resume by itself when the gateway restarts on the
 // same port (a drain: the final `retry:`, then a dropped connection, then Last-Event-ID).
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { type Browser, chromium } from "playwright-core";
+import { type BrowserRig, startBrowserRig } from "../harness/browser.ts";
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
 import { newStream } from "../harness/http.ts";
-import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
 import { systemTool } from "../harness/system-tool.ts";
 
 const chromiumTool = systemTool("/usr/bin/chromium", "chromium");
@@ -25,47 +21,28 @@ interface PageState {
 }
 
 describe("Chromium", () => {
-  let dir: string | undefined;
-  let star: StarProcess;
+  let rig: BrowserRig | undefined;
   let gw: Gateway | undefined;
-  let page: Server | undefined;
-  let pageOrigin: string;
-  let browser: Browser;
 
   before(async () => {
     if (chromiumTool.skip) return;
-    dir = await mkdtemp(join(tmpdir(), "nova-browser-"));
-    const html = await readFile(join(import.meta.dirname, "sse-page.html"));
-    const server = createServer((_req, res) => {
-      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-      res.end(html);
-    });
-    page = server;
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const address = server.address();
-    pageOrigin = `http://localhost:${typeof address === "object" && address ? address.port : 0}`;
-    star = await startStarProcess(["--data-dir", dir]);
-    gw = await inProcessGateway([star.address], { corsOrigins: [pageOrigin] });
-    browser = await chromium.launch({
-      executablePath: chromiumTool.path,
-      args: ["--no-sandbox"],
-      headless: true,
-    });
+    rig = await startBrowserRig(
+      "nova-browser-",
+      join(import.meta.dirname, "sse-page.html"),
+      chromiumTool.path,
+    );
+    gw = await inProcessGateway([rig.star.address], { corsOrigins: [rig.pageOrigin] });
   });
   after(async () => {
-    await browser?.close();
     await gw?.close();
-    const server = page;
-    if (server) await new Promise((resolve) => server.close(resolve));
-    star?.client.close();
-    await star?.proc.kill("SIGTERM");
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await rig?.close();
   });
 
   test("a cross-origin page appends with fetch and follows with EventSource across a gateway restart", {
     skip: chromiumTool.skip,
   }, async () => {
     const gateway = gw as Gateway;
+    const { star, pageOrigin, browser } = rig as BrowserRig;
     const stream = await newStream(gateway.base);
     const tab = await browser.newPage();
     const pageErrors: string[] = [];
