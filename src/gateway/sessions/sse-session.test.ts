@@ -94,17 +94,22 @@ class FakeOut extends Writable {
 
 const timing: SseTiming = { retryMs: () => 1000, drainRetryMs: () => 777, pingMs: () => 60_000 };
 
+/** What every session in these tests has in common. */
+const common = (abort: AbortController) => ({
+  format: "raw" as const,
+  int64: "number" as const,
+  slowConsumerMs: 60_000,
+  signal: abort.signal,
+  timing,
+});
+
 function session(src: FakeSource, over: Partial<SseSessionOptions> = {}) {
   const abort = new AbortController();
   const s = new SseSession({
     source: src.source,
     cursor: { start: { seq_num: "0" }, clamp: false },
     bounds: {},
-    format: "raw",
-    int64: "number",
-    slowConsumerMs: 60_000,
-    signal: abort.signal,
-    timing,
+    ...common(abort),
     ...over,
   });
   return { s, abort };
@@ -323,11 +328,7 @@ function multiplexedSession(sources: FakeSource[], over: Partial<MultiplexOption
       bounds: {},
     })),
     form: multiplexed(names),
-    format: "raw",
-    int64: "number",
-    slowConsumerMs: 60_000,
-    signal: abort.signal,
-    timing,
+    ...common(abort),
     ...over,
   });
   return { s, abort };
