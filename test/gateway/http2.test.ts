@@ -141,6 +141,14 @@ async function everyRoute(send: Send): Promise<Set<string>> {
   assert.equal(sse.headers["content-type"], "text/event-stream");
   assert.match(sse.text, /event: batch\nid: [^\n]+\ndata: \{"records":\[\{"seq_num":0,/);
   assert.match(sse.text, /event: done\ndata: \{"next":\{"seq_num":2,/);
+  const multiplexed = await call("GET", `/v1/subscribe?stream=${bucket}/s;seq_num=0;count=2`, 200, {
+    headers: { accept: "text/event-stream" },
+  });
+  assert.match(
+    multiplexed.text,
+    /event: batch\nid: 0:2,2,2\ndata: \{"stream":"[^"]+\/s","records":/,
+  );
+  assert.match(multiplexed.text, /event: done\ndata: \{"stream":"[^"]+\/s","next":\{"seq_num":2,/);
   assert.equal(JSON.parse((await call("GET", `${s}/records/tail`, 200)).text).tail.seq_num, 2);
   await call("POST", `${s}/trim`, 204, json({ seq_num: 1 }));
   await call("POST", `${s}/fence`, 200, json({ fencing_token: "t" }));
