@@ -70,12 +70,8 @@ export async function serveSse(
   const cursor: Cursor = resume
     ? { start: { seq_num: (resume.seq_num + 1n).toString() }, clamp: false }
     : { start: query.start, clamp: query.clamp };
-  const live = source(parts, deps);
-  const own = deps.history
-    ? withCatchUp(deps.history, live, { ...parts, authorization: parts.call.authorization })
-    : live;
   const session = new SseSession({
-    source: shared(own, parts, deps),
+    source: readSource(parts, deps),
     cursor,
     bounds: bounds(query),
     resume,
@@ -100,6 +96,21 @@ export async function serveSse(
       await session.run(takeOverResponse(reply, 200, SSE_HEADERS));
     },
   );
+}
+
+/**
+ * What a reading session reads: settled history first (when the gateway reads it), then the
+ * stream's hub (when subscriptions are shared) or the fleet's Subscribe with failover.
+ */
+export function readSource(
+  parts: Pick<ReadParts, "bucket" | "key" | "call">,
+  deps: SubscribeDeps,
+): BatchSource {
+  const live = source(parts, deps);
+  const own = deps.history
+    ? withCatchUp(deps.history, live, { ...parts, authorization: parts.call.authorization })
+    : live;
+  return shared(own, parts, deps);
 }
 
 /** Serves a read with `wait`: the first records within the read's bounds, or none at the wait. */
@@ -131,7 +142,10 @@ export async function serveLongPoll(parts: ReadParts, deps: SubscribeDeps): Prom
   );
 }
 
-function source(parts: ReadParts, deps: SubscribeDeps): BatchSource {
+function source(
+  parts: Pick<ReadParts, "bucket" | "key" | "call">,
+  deps: SubscribeDeps,
+): BatchSource {
   return fleetSubscribe(deps, parts.bucket, parts.key, parts.call.authorization);
 }
 
@@ -182,7 +196,11 @@ export function createHubs(
 }
 
 /** The reader's source through its stream's hub when subscriptions are shared. */
-function shared(own: BatchSource, parts: ReadParts, deps: SubscribeDeps): BatchSource {
+function shared(
+  own: BatchSource,
+  parts: Pick<ReadParts, "bucket" | "key" | "call">,
+  deps: SubscribeDeps,
+): BatchSource {
   if (!deps.hubs) return own;
   const m = deps.metrics;
   return sharedSource({
@@ -215,7 +233,7 @@ function atMost(value: bigint | undefined, max: number): bigint {
 }
 
 /** Runs a session counted in /metrics and drained on shutdown. */
-async function lifetime<T>(
+export async function lifetime<T>(
   deps: SubscribeDeps,
   kind: string,
   handle: { drain(): void; destroy(): void },
