@@ -19,12 +19,15 @@ export class FrameWriter {
   readonly #out: FrameOutput;
   readonly #compression: Compression;
   readonly #stallMs: number;
+  /** Settles when the response closes, finished or not. */
+  readonly closed: Promise<void>;
 
   /** A write the socket has not taken after `stallMs` destroys the response. */
   constructor(out: FrameOutput, compression: Compression, stallMs: number) {
     this.#out = out;
     this.#compression = compression;
     this.#stallMs = stallMs;
+    this.closed = new Promise((resolve) => out.once("close", resolve));
   }
 
   get gone(): boolean {

@@ -42,6 +42,7 @@ export interface S2sReadOptions<R extends { timestamp_ms: string }, T> {
   stop(): void;
 }
 
+/** A timer, or a reason to look again at the session's state (a drain, the client gone). */
 type Wake = "timer" | "drain";
 
 export class S2sReadSession<R extends { timestamp_ms: string }, T> {
@@ -92,7 +93,7 @@ export class S2sReadSession<R extends { timestamp_ms: string }, T> {
           following && this.#opts.waitMs !== undefined ? idleSince + this.#opts.waitMs : undefined;
         const wakeAt = waitEnds === undefined ? beatAt : Math.min(beatAt, waitEnds);
         this.#pending ??= this.#pull();
-        const got = await this.#race(this.#pending, wakeAt - Date.now());
+        const got = await this.#race(this.#pending, wakeAt - Date.now(), writer.closed);
         if (got === "drain") continue;
         if (got === "timer") {
           if (waitEnds !== undefined && wakeAt === waitEnds) return writer.end();
@@ -164,10 +165,12 @@ export class S2sReadSession<R extends { timestamp_ms: string }, T> {
   #race(
     pending: Promise<IteratorResult<ReadSourceBatch<R, T>>>,
     delayMs: number,
+    closed: Promise<void>,
   ): Promise<IteratorResult<ReadSourceBatch<R, T>> | Wake> {
     let timer: NodeJS.Timeout | undefined;
     return Promise.race([
       pending,
+      closed.then(() => "drain" as const),
       new Promise<Wake>((resolve) => {
         timer = setTimeout(() => resolve("timer"), Math.max(0, delayMs));
         this.#wake = resolve;
