@@ -1,13 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { S2_MAX_BATCH_RECORDS } from "../metering.ts";
 import { FakeOutput } from "./frame-output.test-helper.ts";
 import { FrameWriter } from "./frame-output.ts";
-import {
-  READ_BATCH_MAX_RECORDS,
-  type ReadSourceBatch,
-  type S2sReadOptions,
-  S2sReadSession,
-} from "./read-session.ts";
+import { type ReadSourceBatch, type S2sReadOptions, S2sReadSession } from "./read-session.ts";
 
 interface Rec {
   seq_num: number;
@@ -106,7 +102,7 @@ test("a bytes bound counts S2's metering; the first record goes even past it", a
 
 test("a batch past S2's 1000 records goes as several frames", async () => {
   const feed = new Feed();
-  feed.push({ records: recs(0, READ_BATCH_MAX_RECORDS + 1), tail: 1001 });
+  feed.push({ records: recs(0, S2_MAX_BATCH_RECORDS + 1), tail: 1001 });
   const { s, out, writer } = session(feed, { bounds: { count: 1001n } });
   await s.start();
   await s.run(writer);

@@ -1,7 +1,8 @@
 // One s2s read session: batches from the same source an SSE session reads (history catch-up,
 // then the stream's hub or the fleet's Subscribe), cut to the session's bounds and to S2's
-// batch limit, each a ReadBatch frame; while following, heartbeats (ReadBatch with only the
-// tail) so the SDK, which gives up after 20 s without a frame, knows the session is alive.
+// batch limit (1000 records, 1 MiB metered), each a ReadBatch frame; while following,
+// heartbeats (ReadBatch with only the tail) so the SDK, which gives up after 20 s without a
+// frame, knows the session is alive.
 //
 // - The first batch is read before any byte is written: a failure there (404, 416) is the
 //   request's HTTP error; later ones end the session with a terminal frame.
@@ -11,12 +12,9 @@
 // - Draining ends with S2's 503 server_draining, which the SDK retries on a fresh connection.
 // - The source is pulled only once the previous frame was taken by the socket.
 import { type Bounds, cutBatch, type Tally, ZERO_TALLY } from "../../sessions/index.ts";
+import { S2_MAX_BATCH_METERED_BYTES, S2_MAX_BATCH_RECORDS } from "../metering.ts";
 import type { TerminalFrame } from "./frame.ts";
 import type { FrameWriter } from "./frame-output.ts";
-
-/** S2's largest ReadBatch: 1000 records, 1 MiB metered. */
-export const READ_BATCH_MAX_RECORDS = 1000;
-export const READ_BATCH_MAX_BYTES = 1024 * 1024;
 
 /** S2 heartbeats a following session at a random gap of 5 to 15 s, under the SDK's 20 s. */
 export const DEFAULT_HEARTBEAT_MS = { min: 5_000, max: 15_000 };
@@ -137,9 +135,9 @@ export class S2sReadSession<R extends { timestamp_ms: string }, T> {
     while (from < take) {
       let to = from;
       let size = 0;
-      while (to < take && to - from < READ_BATCH_MAX_RECORDS) {
+      while (to < take && to - from < S2_MAX_BATCH_RECORDS) {
         const next = this.#opts.meteredBytes(batch.records[to] as R);
-        if (to > from && size + next > READ_BATCH_MAX_BYTES) break;
+        if (to > from && size + next > S2_MAX_BATCH_METERED_BYTES) break;
         size += next;
         to++;
       }

@@ -9,15 +9,12 @@ import { stringifyJsonExact } from "../../json/index.ts";
 import type { Bounds, Cursor, SubscribeDeps } from "../../sessions/index.ts";
 import { bodyChunks, lifetime, readSource } from "../../sessions/index.ts";
 import type { CallOptions } from "../../upstream/index.ts";
-import {
-  meteredBytes,
-  readBatchToS2,
-  type S2AppendAck,
-  type S2AppendInput,
-  s2Error,
-  s2Wire,
-  toS2Error,
-} from "../index.ts";
+// The S2 face's modules themselves: its index may come to route here.
+import type { S2AppendInput } from "../commands.ts";
+import { s2Error, toS2Error } from "../errors.ts";
+import { meteredBytes } from "../metering.ts";
+import { readBatchToS2, type S2AppendAck } from "../records.ts";
+import { s2Wire } from "../wire.ts";
 import { S2sAppendSession } from "./append-session.ts";
 import { responseCompression } from "./compression.ts";
 import type { TerminalFrame } from "./frame.ts";
