@@ -19,6 +19,18 @@ import type { FrameWriter } from "./frame-output.ts";
 /** S2 heartbeats a following session at a random gap of 5 to 15 s, under the SDK's 20 s. */
 export const DEFAULT_HEARTBEAT_MS = { min: 5_000, max: 15_000 };
 
+/**
+ * How long a caught-up session waits for a record before it ends: S2's `wait` as asked;
+ * unasked, 0 when count, bytes or until bound the read (it ends once caught up), else it
+ * follows without end (undefined).
+ */
+export function sessionWaitMs(waitS: number | undefined, bounds: Bounds): number | undefined {
+  if (waitS !== undefined) return waitS * 1000;
+  const bounded =
+    bounds.count !== undefined || bounds.bytes !== undefined || bounds.untilMs !== undefined;
+  return bounded ? 0 : undefined;
+}
+
 export interface ReadSourceBatch<R, T> {
   records: R[];
   tail: T | null;

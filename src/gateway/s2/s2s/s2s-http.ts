@@ -39,7 +39,7 @@ export interface S2sDeps {
   subscribe: SubscribeDeps;
   admission: AppendAdmission;
   /** One AppendInput done as the unary append route does it (appends, fences, trims). */
-  append(input: S2AppendInput, call: CallOptions): Promise<S2AppendAck>;
+  append(input: S2AppendInput, stream: S2sStream): Promise<S2AppendAck>;
 }
 
 export interface S2sStream {
@@ -71,7 +71,7 @@ export async function serveS2sAppend(
     append: async (input, bytes) => {
       deps.admission.acquire(bytes);
       try {
-        return await deps.append(input, stream.call);
+        return await deps.append(input, stream);
       } finally {
         deps.admission.release(bytes);
       }

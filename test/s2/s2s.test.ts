@@ -1,0 +1,81 @@
+// s2s sessions with S2's own SDK on its default Node transport (s2s over cleartext HTTP/2),
+// against a star in its own process; and raw HTTP/2 clients sending what the SDK never would.
+import assert from "node:assert/strict";
+import http2 from "node:http2";
+import { after, before, test } from "node:test";
+import {
+  AppendInput,
+  AppendRecord,
+  FencingTokenMismatchError,
+  S2,
+  SeqNumMismatchError,
+} from "@s2-dev/streamstore";
+import { s2Wire } from "../../src/gateway/s2/index.ts";
+import { encodeFrame, type Frame, FrameDecoder } from "../../src/gateway/s2/s2s/index.ts";
+import type { Gateway } from "../harness/gateway.ts";
+import { http, newStream } from "../harness/http.ts";
+import { type Stack, startStack } from "../harness/stack.ts";
+import { waitFor } from "../harness/wait.ts";
+import { type StandIn, s2sStandIn } from "./s2s-stand-in.ts";
+
+let stack: Stack<Gateway>;
+let s2s: StandIn;
+
+before(async () => {
+  stack = await startStack("s2s-");
+  s2s = await s2sStandIn([stack.star.address]);
+});
+
+after(async () => {
+  await s2s?.close();
+  await stack?.close();
+});
+
+/** A new basin (nova bucket) with stream "s", and an SDK client for it. */
+async function newBasin(retry: { maxAttempts?: number } = {}) {
+  const path = await newStream(stack.gw.base);
+  const bucket = path.split("/")[3] as string;
+  const client = new S2({
+    accessToken: "unused",
+    endpoints: { account: s2s.base, basin: s2s.base },
+    retry: { maxAttempts: 3, ...retry },
+  });
+  return { path, bucket, stream: client.basin(bucket).stream("s") };
+}
+
+async function tailOf(path: string): Promise<number> {
+  const res = await http(stack.gw.base, "GET", `${path}/records/tail`);
+  assert.equal(res.status, 200, res.text);
+  return Number(res.json.tail.seq_num);
+}
+
+const text = (s: string) => AppendRecord.string({ body: s });
+
+test("an append session with several batches is acked in order, and reads back whole", async () => {
+  const { stream } = await newBasin();
+  try {
+    const session = await stream.appendSession();
+    const tickets = [];
+    for (let b = 0; b < 5; b++) {
+      tickets.push(await session.submit(AppendInput.create([text(`${b}a`), text(`${b}b`)])));
+    }
+    const acks = await Promise.all(tickets.map((t) => t.ack()));
+    await session.close();
+    assert.deepEqual(
+      acks.map((a) => [a.start.seqNum, a.end.seqNum]),
+      [0, 1, 2, 3, 4].map((b) => [2 * b, 2 * b + 2]),
+    );
+    const read = await stream.readSession({
+      start: { from: { seqNum: 0 } },
+      stop: { limits: { count: 10 } },
+    });
+    const bodies: string[] = [];
+    for await (const record of read) bodies.push(record.body);
+    assert.deepEqual(
+      bodies,
+      [0, 1, 2, 3, 4].flatMap((b) => [`${b}a`, `${b}b`]),
+    );
+  } finally {
+    await stream.close();
+  }
+});
