@@ -79,3 +79,77 @@ test("an append session with several batches is acked in order, and reads back w
     await stream.close();
   }
 });
+
+test("a match miss and a fencing miss surface as the SDK's own errors; nothing lands", async () => {
+  const { path, stream } = await newBasin();
+  try {
+    const session = await stream.appendSession();
+    await (await session.submit(AppendInput.create([text("x")]))).ack();
+    const miss = await session.submit(AppendInput.create([text("y")], { matchSeqNum: 5 }));
+    await assert.rejects(
+      miss.ack(),
+      (err) => err instanceof SeqNumMismatchError && err.expectedSeqNum === 1,
+    );
+    await session.close().catch(() => {});
+    const fence = await http(stack.gw.base, "POST", `${path}/fence`, { fencing_token: "mine" });
+    assert.equal(fence.status, 200, fence.text);
+    const fenced = await stream.appendSession();
+    const wrong = await fenced.submit(AppendInput.create([text("z")], { fencingToken: "theirs" }));
+    await assert.rejects(wrong.ack(), FencingTokenMismatchError);
+    await fenced.close().catch(() => {});
+    assert.equal(await tailOf(path), 1);
+  } finally {
+    await stream.close();
+  }
+});
+
+test("a read session follows live appends across a gateway restart, with no gap and no duplicate", async () => {
+  const { path, stream } = await newBasin({ maxAttempts: 50 });
+  const got: number[] = [];
+  const bodies: string[] = [];
+  let stopAppending = false;
+  let appended = 0;
+  const producer = (async () => {
+    // Appends through nova's own gateway, which does not restart, one record at a time.
+    while (!stopAppending) {
+      const res = await http(stack.gw.base, "POST", `${path}/records`, {
+        records: [{ body: `r${appended}` }],
+      });
+      assert.equal(res.status, 200, res.text);
+      appended++;
+    }
+  })();
+  try {
+    const read = await stream.readSession({ start: { from: { seqNum: 0 } } });
+    const reader = (async () => {
+      for await (const record of read) {
+        got.push(record.seqNum);
+        bodies.push(record.body);
+        if (stopAppending && got.length >= appended) break;
+      }
+    })();
+    await waitFor(() => got.length >= 20, { message: "records before the restart" });
+    const port = s2s.port;
+    await s2s.close();
+    s2s = await s2sStandIn([stack.star.address], port);
+    const seen = got.length;
+    await waitFor(() => got.length >= seen + 20, { message: "records after the restart" });
+    stopAppending = true;
+    await producer;
+    await waitFor(() => got.length >= appended, { message: "every record appended" });
+    await read.cancel().catch(() => {});
+    await reader.catch(() => {});
+    assert.deepEqual(
+      got,
+      Array.from({ length: got.length }, (_, i) => i),
+    );
+    assert.deepEqual(
+      bodies,
+      got.map((i) => `r${i}`),
+    );
+  } finally {
+    stopAppending = true;
+    await producer.catch(() => {});
+    await stream.close();
+  }
+});

@@ -128,3 +128,31 @@ test("a reader that does not take its acks stalls the session, and past the limi
   assert.equal(out.destroyed, true);
   assert.deepEqual(out.messages(), ["a"]);
 });
+
+test("draining ends a session waiting for the client's next frame at once", async () => {
+  const out = new FakeOutput();
+  let release: (() => void) | undefined;
+  const never = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  async function* stalled(): AsyncGenerator<Uint8Array> {
+    yield input("a");
+    await never;
+  }
+  const s = new S2sAppendSession<string, string>({
+    chunks: stalled(),
+    writer: new FrameWriter(out, "none", 1_000),
+    decodeInput: (p) => new TextDecoder().decode(p),
+    encodeAck: (a) => text(a),
+    append: async (b) => b,
+    terminal: () => ({ status: 500, body: text("{}") }),
+    draining: () => ({ status: 503, body: text('{"code":"server_draining"}') }),
+  });
+  const running = s.run();
+  await new Promise<void>((resolve) => out.once("wrote", resolve));
+  s.drain();
+  await running;
+  release?.();
+  assert.deepEqual(out.messages(), ["a"]);
+  assert.deepEqual(out.terminal(), { status: 503, body: { code: "server_draining" } });
+});

@@ -33,6 +33,11 @@ export class S2sAppendSession<Batch, Ack> {
   readonly #decoder = new FrameDecoder();
   #ready: Frame[] = [];
   #draining = false;
+  /** Wakes a session waiting for the client's next frame when the gateway drains. */
+  #wake: (() => void) | undefined;
+  readonly #drained = new Promise<"drained">((resolve) => {
+    this.#wake = () => resolve("drained");
+  });
 
   constructor(opts: S2sAppendOptions<Batch, Ack>) {
     this.#opts = opts;
@@ -41,6 +46,7 @@ export class S2sAppendSession<Batch, Ack> {
   /** Stops after the batch in flight; the session ends with server_draining. */
   drain(): void {
     this.#draining = true;
+    this.#wake?.();
   }
 
   /** Runs the session to its end; resolves once the response is ended. */
@@ -50,6 +56,7 @@ export class S2sAppendSession<Batch, Ack> {
       for (;;) {
         if (this.#draining) return await writer.terminal(this.#opts.draining());
         const frame = await this.#nextFrame();
+        if (frame === "drained") continue;
         if (!frame) return writer.end();
         if (frame.terminal) throw new FrameError("a terminal frame is not an append input");
         const payload = decompressPayload(frame.payload, frame.compression);
@@ -62,9 +69,10 @@ export class S2sAppendSession<Batch, Ack> {
     }
   }
 
-  async #nextFrame(): Promise<Frame | undefined> {
+  async #nextFrame(): Promise<Frame | undefined | "drained"> {
     while (this.#ready.length === 0) {
-      const next = await this.#opts.chunks.next();
+      const next = await Promise.race([this.#opts.chunks.next(), this.#drained]);
+      if (next === "drained") return next;
       if (next.done) {
         if (this.#decoder.buffered > 0) throw new FrameError("the body ended inside a frame");
         return undefined;

@@ -12,7 +12,6 @@ export interface FrameOutput {
   once(event: "drain" | "close", listener: () => void): unknown;
   off(event: "drain" | "close", listener: () => void): unknown;
   destroy(): void;
-  readonly destroyed: boolean;
 }
 
 export class FrameWriter {
@@ -21,17 +20,24 @@ export class FrameWriter {
   readonly #stallMs: number;
   /** Settles when the response closes, finished or not. */
   readonly closed: Promise<void>;
+  // Told by 'close': an HTTP/2 response has no `destroyed` of its own.
+  #gone = false;
 
   /** A write the socket has not taken after `stallMs` destroys the response. */
   constructor(out: FrameOutput, compression: Compression, stallMs: number) {
     this.#out = out;
     this.#compression = compression;
     this.#stallMs = stallMs;
-    this.closed = new Promise((resolve) => out.once("close", resolve));
+    this.closed = new Promise((resolve) =>
+      out.once("close", () => {
+        this.#gone = true;
+        resolve();
+      }),
+    );
   }
 
   get gone(): boolean {
-    return this.#out.destroyed;
+    return this.#gone;
   }
 
   /** Frames a protobuf payload; resolves once the socket took it, false when the client is gone. */
@@ -47,12 +53,12 @@ export class FrameWriter {
   }
 
   end(): void {
-    if (!this.#out.destroyed) this.#out.end();
+    if (!this.#gone) this.#out.end();
   }
 
   #write(bytes: Uint8Array): Promise<boolean> {
     const out = this.#out;
-    if (out.destroyed) return Promise.resolve(false);
+    if (this.#gone) return Promise.resolve(false);
     if (out.write(bytes)) return Promise.resolve(true);
     return new Promise((resolve) => {
       const stalled = setTimeout(() => out.destroy(), this.#stallMs);
@@ -60,7 +66,7 @@ export class FrameWriter {
         clearTimeout(stalled);
         out.off("drain", done);
         out.off("close", done);
-        resolve(!out.destroyed);
+        resolve(!this.#gone);
       };
       out.once("drain", done);
       out.once("close", done);
