@@ -119,13 +119,16 @@ test("a read session follows live appends across a gateway restart, with no gap 
       appended++;
     }
   })();
+  const stop = new AbortController();
   try {
-    const read = await stream.readSession({ start: { from: { seqNum: 0 } } });
+    const read = await stream.readSession(
+      { start: { from: { seqNum: 0 } } },
+      { signal: stop.signal },
+    );
     const reader = (async () => {
       for await (const record of read) {
         got.push(record.seqNum);
         bodies.push(record.body);
-        if (stopAppending && got.length >= appended) break;
       }
     })();
     await waitFor(() => got.length >= 20, { message: "records before the restart" });
@@ -137,11 +140,11 @@ test("a read session follows live appends across a gateway restart, with no gap 
     stopAppending = true;
     await producer;
     await waitFor(() => got.length >= appended, { message: "every record appended" });
-    await read.cancel().catch(() => {});
+    stop.abort();
     await reader.catch(() => {});
     assert.deepEqual(
       got,
-      Array.from({ length: got.length }, (_, i) => i),
+      Array.from({ length: appended }, (_, i) => i),
     );
     assert.deepEqual(
       bodies,
@@ -149,7 +152,144 @@ test("a read session follows live appends across a gateway restart, with no gap 
     );
   } finally {
     stopAppending = true;
+    stop.abort();
     await producer.catch(() => {});
+    await stream.close();
+  }
+});
+
+/** One append session on `conn` sending `body` as it is; the answer's status and frames. */
+function rawAppend(
+  conn: http2.ClientHttp2Session,
+  bucket: string,
+  body: Uint8Array,
+): Promise<{ status: number; frames: Frame[] }> {
+  return new Promise((resolve, reject) => {
+    const req = conn.request({
+      ":method": "POST",
+      ":path": "/v1/streams/s/records",
+      "content-type": "s2s/proto",
+      "s2-basin": bucket,
+    });
+    const decoder = new FrameDecoder();
+    const frames: Frame[] = [];
+    let status = 0;
+    req.on("response", (headers) => {
+      status = Number(headers[":status"]);
+    });
+    req.on("data", (chunk: Buffer) => frames.push(...decoder.push(chunk)));
+    req.on("end", () => resolve({ status, frames }));
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+const inputFrame = (bodies: string[]) =>
+  encodeFrame({
+    terminal: false,
+    compression: "none",
+    reconnectAdvised: false,
+    payload: s2Wire.AppendInput.encode({
+      records: bodies.map((b) => ({ headers: [], body: Buffer.from(b) })),
+    }),
+  });
+
+function terminalOf(frames: Frame[]): { status: number; body: unknown } {
+  const last = frames.at(-1);
+  assert.ok(last?.terminal, "the session ends with a terminal frame");
+  return { status: last.status, body: JSON.parse(Buffer.from(last.body).toString()) };
+}
+
+test("bad input ends its session with S2's terminal error; nothing lands, other sessions go on", async () => {
+  const { path, bucket, stream } = await newBasin();
+  const conn = http2.connect(s2s.base);
+  // A follower on its own connection, which must see the good appends and nothing else.
+  const stop = new AbortController();
+  const read = await stream.readSession(
+    { start: { from: { seqNum: 0 } } },
+    { signal: stop.signal },
+  );
+  try {
+    const seen: string[] = [];
+    const follower = (async () => {
+      for await (const record of read) {
+        seen.push(record.body);
+        if (record.body === "last") return;
+      }
+    })();
+    const over = 2 * 1024 * 1024 + 1;
+    const cases: [string, Uint8Array, number, string][] = [
+      ["malformed frame", Uint8Array.of(0, 0, 1, 0x60), 400, "bad_frame"],
+      [
+        "oversized frame",
+        Uint8Array.of(over >>> 16, (over >>> 8) & 0xff, over & 0xff, 0),
+        400,
+        "bad_frame",
+      ],
+      [
+        "bad protobuf",
+        encodeFrame({
+          terminal: false,
+          compression: "none",
+          reconnectAdvised: false,
+          payload: Uint8Array.of(0xff, 0xff),
+        }),
+        400,
+        "bad_proto",
+      ],
+      [
+        "bad gzip",
+        encodeFrame({
+          terminal: false,
+          compression: "gzip",
+          reconnectAdvised: false,
+          payload: Uint8Array.of(1, 2, 3),
+        }),
+        400,
+        "bad_frame",
+      ],
+      ["no records", inputFrame([]), 422, "invalid"],
+      [
+        "a terminal frame from the client",
+        encodeFrame({ terminal: true, status: 200, body: new Uint8Array() }),
+        400,
+        "bad_frame",
+      ],
+    ];
+    for (const [name, bad, status, code] of cases) {
+      const answer = await rawAppend(
+        conn,
+        bucket,
+        Buffer.concat([inputFrame([name]), bad, inputFrame(["never"])]),
+      );
+      assert.equal(answer.status, 200, name);
+      // The input before the bad bytes is acked; the terminal frame follows; nothing after lands.
+      assert.equal(answer.frames.length, 2, name);
+      assert.equal(answer.frames[0]?.terminal, false, name);
+      const terminal = terminalOf(answer.frames);
+      assert.equal(terminal.status, status, name);
+      assert.equal((terminal.body as { code: string }).code, code, name);
+    }
+    // A body that ends inside a frame: nothing can follow it.
+    const cut = await rawAppend(
+      conn,
+      bucket,
+      Buffer.concat([inputFrame(["cut-off frame"]), inputFrame(["never"]).subarray(0, 6)]),
+    );
+    assert.equal(cut.frames.length, 2);
+    assert.deepEqual(terminalOf(cut.frames).status, 400);
+    // The same connection still serves sessions.
+    const good = await rawAppend(conn, bucket, inputFrame(["last"]));
+    assert.deepEqual(
+      good.frames.map((f) => f.terminal),
+      [false],
+    );
+    await follower;
+    assert.deepEqual(seen, [...cases.map(([name]) => name), "cut-off frame", "last"]);
+    assert.equal(await tailOf(path), cases.length + 2);
+  } finally {
+    conn.close();
+    stop.abort();
     await stream.close();
   }
 });

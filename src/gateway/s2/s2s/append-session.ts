@@ -74,7 +74,7 @@ export class S2sAppendSession<Batch, Ack> {
       const next = await Promise.race([this.#opts.chunks.next(), this.#drained]);
       if (next === "drained") return next;
       if (next.done) {
-        if (this.#decoder.buffered > 0) throw new FrameError("the body ended inside a frame");
+        this.#decoder.end();
         return undefined;
       }
       this.#ready = this.#decoder.push(next.value);

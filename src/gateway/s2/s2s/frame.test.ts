@@ -118,17 +118,41 @@ test("the largest frame passes; one byte more is refused on either side", () => 
   );
 });
 
-test("bytes that cannot be a frame are refused, and so is everything after them", () => {
+test("bytes that cannot be a frame are refused, after the frames before them", () => {
+  const good = encodeFrame({
+    terminal: false,
+    compression: "none",
+    reconnectAdvised: false,
+    payload: Uint8Array.of(1),
+  });
   const bad: [string, Uint8Array][] = [
     ["zero length", Uint8Array.of(0, 0, 0)],
     ["compression bits 11", Uint8Array.of(0, 0, 1, 0x60)],
     ["terminal without status", Uint8Array.of(0, 0, 2, 0x80, 1)],
   ];
   for (const [name, wire] of bad) {
-    const decoder = new FrameDecoder();
-    assert.throws(() => decoder.push(wire), FrameError, name);
-    assert.throws(() => decoder.push(Uint8Array.of(0, 0, 1, 0)), FrameError, name);
+    const alone = new FrameDecoder();
+    assert.throws(() => alone.push(wire), FrameError, name);
+    assert.throws(() => alone.push(good), FrameError, name);
+    assert.throws(() => alone.end(), FrameError, name);
+    // In one chunk with a good frame before it: the good frame comes out, the error is held.
+    const after = new FrameDecoder();
+    assert.equal(after.push(Uint8Array.from([...good, ...wire, ...good])).length, 1, name);
+    assert.throws(() => after.end(), FrameError, name);
+    assert.throws(() => after.push(good), FrameError, name);
   }
+});
+
+test("a stream that ends inside a frame is refused at its end; one between frames is not", () => {
+  fc.assert(
+    fc.property(frameArb, fc.nat(), (frame, n) => {
+      const wire = encodeFrame(frame);
+      const decoder = new FrameDecoder();
+      decoder.push(wire.subarray(0, n % wire.length));
+      if (n % wire.length === 0) decoder.end();
+      else assert.throws(() => decoder.end(), FrameError);
+    }),
+  );
 });
 
 test("a status that does not fit 2 bytes is not encoded", () => {

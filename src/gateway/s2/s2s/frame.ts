@@ -73,16 +73,19 @@ export function encodeFrame(frame: Frame): Uint8Array {
 export class FrameDecoder {
   #chunks: Uint8Array[] = [];
   #buffered = 0;
-  #failed = false;
+  #failed: FrameError | undefined;
 
   /** Bytes held that do not yet make a frame. */
   get buffered(): number {
     return this.#buffered;
   }
 
-  /** The frames `chunk` completes; throws FrameError on bytes that cannot be a frame. */
+  /**
+   * The frames `chunk` completes. Bytes that cannot be a frame throw FrameError, but only once
+   * the frames before them were returned: then the error is held for the next push() or end().
+   */
   push(chunk: Uint8Array): Frame[] {
-    if (this.#failed) throw new FrameError("the frame stream already failed");
+    if (this.#failed) throw this.#failed;
     if (chunk.length > 0) {
       this.#chunks.push(chunk);
       this.#buffered += chunk.length;
@@ -95,11 +98,18 @@ export class FrameDecoder {
         frames.push(frame);
       }
     } catch (err) {
-      this.#failed = true;
+      this.#failed = err as FrameError;
       this.#chunks = [];
       this.#buffered = 0;
-      throw err;
+      if (frames.length === 0) throw err;
+      return frames;
     }
+  }
+
+  /** The byte stream ended: throws a held error, or FrameError when it ended inside a frame. */
+  end(): void {
+    if (this.#failed) throw this.#failed;
+    if (this.#buffered > 0) throw new FrameError("the stream ended inside a frame");
   }
 
   #next(): Frame | undefined {

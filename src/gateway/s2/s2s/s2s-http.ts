@@ -17,7 +17,7 @@ import { readBatchToS2, type S2AppendAck } from "../records.ts";
 import { s2Wire } from "../wire.ts";
 import { S2sAppendSession } from "./append-session.ts";
 import { responseCompression } from "./compression.ts";
-import type { TerminalFrame } from "./frame.ts";
+import { FrameError, type TerminalFrame } from "./frame.ts";
 import { FrameWriter } from "./frame-output.ts";
 import { S2sReadSession } from "./read-session.ts";
 
@@ -122,7 +122,8 @@ function frameWriter(reply: FastifyReply, deps: S2sDeps): FrameWriter {
 }
 
 function terminal(err: unknown): Omit<TerminalFrame, "terminal"> {
-  const { status, body } = toS2Error(err, { resource: "stream" });
+  const s2 = err instanceof FrameError ? s2Error("bad_frame", err.message) : err;
+  const { status, body } = toS2Error(s2, { resource: "stream" });
   return { status, body: new TextEncoder().encode(stringifyJsonExact(body)) };
 }
 
