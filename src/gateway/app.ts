@@ -41,9 +41,11 @@ import {
   tokenRoutes,
 } from "./routes/index.ts";
 import {
+  createHubs,
   DEFAULT_FAILOVER_MS,
   DEFAULT_HUB_SETTINGS,
   type HubSettings,
+  ReadGrants,
   type SseTiming,
   sseTiming,
 } from "./sessions/index.ts";
@@ -200,6 +202,14 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // Closing drains the long-lived sessions first (preClose runs before the server closes).
   const sessions = new LiveSessions();
   app.addHook("preClose", () => sessions.drainAll(opts.drainGraceMs ?? DEFAULT_DRAIN_GRACE_MS));
+  const hubSettings = opts.hubs === false ? undefined : (opts.hubs ?? DEFAULT_HUB_SETTINGS);
+  const failoverMs = opts.failoverMs ?? DEFAULT_FAILOVER_MS;
+  // One hub per stream, shared by the readers of both faces (nova's and S2's).
+  const hubs =
+    hubSettings &&
+    createHubs({ upstream: opts.upstream, metrics: opts.metrics, failoverMs }, hubSettings);
+  if (hubs) app.addHook("onClose", () => hubs.closeAll());
+  const grants = hubSettings && new ReadGrants(hubSettings.readGrantMs);
   await app.register(recordRoutes, {
     upstream: opts.upstream,
     admission,
@@ -210,7 +220,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     metrics: opts.metrics,
     sessions,
     slowConsumerMs: opts.slowConsumerMs ?? DEFAULT_SLOW_CONSUMER_MS,
-    failoverMs: opts.failoverMs ?? DEFAULT_FAILOVER_MS,
+    failoverMs,
     maxWaitS: opts.maxWaitS ?? DEFAULT_MAX_WAIT_S,
     ndjsonLimits: {
       maxLineBytes: opts.bodyLimit,
@@ -218,7 +228,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     },
     bodyTimeouts,
     sseTiming: opts.sseTiming ?? sseTiming(opts.ssePingMs),
-    hubs: opts.hubs === false ? undefined : (opts.hubs ?? DEFAULT_HUB_SETTINGS),
+    hubs,
+    grants,
   });
   await app.register(tokenRoutes, { upstream: opts.upstream });
   return app;

@@ -70,12 +70,8 @@ export async function serveSse(
   const cursor: Cursor = resume
     ? { start: { seq_num: (resume.seq_num + 1n).toString() }, clamp: false }
     : { start: query.start, clamp: query.clamp };
-  const live = source(parts, deps);
-  const own = deps.history
-    ? withCatchUp(deps.history, live, { ...parts, authorization: parts.call.authorization })
-    : live;
   const session = new SseSession({
-    source: shared(own, parts, deps),
+    source: subscriptionSource(parts, deps),
     cursor,
     bounds: bounds(query),
     resume,
@@ -88,7 +84,7 @@ export async function serveSse(
     onSlowConsumer: () => deps.metrics.slowConsumers.inc(),
   });
   const socket = reply.request.raw.socket;
-  await lifetime(
+  await trackSession(
     deps,
     "sse",
     { drain: () => session.drain(), destroy: () => socket.destroy() },
@@ -110,7 +106,7 @@ export async function serveLongPoll(parts: ReadParts, deps: SubscribeDeps): Prom
   const signal = parts.call.signal
     ? AbortSignal.any([parts.call.signal, destroy.signal])
     : destroy.signal;
-  return lifetime(
+  return trackSession(
     deps,
     "long_poll",
     { drain: () => drain.abort(), destroy: () => destroy.abort() },
@@ -131,7 +127,25 @@ export async function serveLongPoll(parts: ReadParts, deps: SubscribeDeps): Prom
   );
 }
 
-function source(parts: ReadParts, deps: SubscribeDeps): BatchSource {
+/**
+ * What a subscription reads, as nova's SSE sessions read it: settled history from object storage
+ * first (when on), then the fleet's Subscribe, through the stream's hub when they are shared.
+ */
+export function subscriptionSource(
+  parts: Pick<ReadParts, "bucket" | "key" | "call">,
+  deps: SubscribeDeps,
+): BatchSource {
+  const live = source(parts, deps);
+  const own = deps.history
+    ? withCatchUp(deps.history, live, { ...parts, authorization: parts.call.authorization })
+    : live;
+  return shared(own, parts, deps);
+}
+
+function source(
+  parts: Pick<ReadParts, "bucket" | "key" | "call">,
+  deps: SubscribeDeps,
+): BatchSource {
   return fleetSubscribe(deps, parts.bucket, parts.key, parts.call.authorization);
 }
 
@@ -182,7 +196,11 @@ export function createHubs(
 }
 
 /** The reader's source through its stream's hub when subscriptions are shared. */
-function shared(own: BatchSource, parts: ReadParts, deps: SubscribeDeps): BatchSource {
+function shared(
+  own: BatchSource,
+  parts: Pick<ReadParts, "bucket" | "key" | "call">,
+  deps: SubscribeDeps,
+): BatchSource {
   if (!deps.hubs) return own;
   const m = deps.metrics;
   return sharedSource({
@@ -215,7 +233,7 @@ function atMost(value: bigint | undefined, max: number): bigint {
 }
 
 /** Runs a session counted in /metrics and drained on shutdown. */
-async function lifetime<T>(
+export async function trackSession<T>(
   deps: SubscribeDeps,
   kind: string,
   handle: { drain(): void; destroy(): void },
