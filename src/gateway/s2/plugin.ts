@@ -7,7 +7,7 @@ import { stringifyJsonExact } from "../json/index.ts";
 import type { SubscribeDeps } from "../sessions/index.ts";
 import type { Upstream } from "../upstream/index.ts";
 import { basinRoutes } from "./basins.ts";
-import { toS2Error } from "./errors.ts";
+import { S2HttpError, toS2Error } from "./errors.ts";
 import { s2RecordRoutes } from "./records-routes.ts";
 import { S2S_TYPE } from "./s2s-pending.ts";
 import { s2StreamRoutes } from "./streams.ts";
@@ -25,7 +25,9 @@ export interface S2PluginOptions {
 export async function s2Plugin(app: FastifyInstance, opts: S2PluginOptions) {
   app.setErrorHandler((err, req: FastifyRequest, reply: FastifyReply) => {
     const nova = requestError(err, { resource: req.routeOptions.config?.resource }, req);
-    if (nova.status >= 500) req.log.error({ err }, "request failed");
+    // The face's own 5xx (501 for what nova does not serve) are answers, not failures.
+    if (nova.status >= 500 && !(nova instanceof S2HttpError))
+      req.log.error({ err }, "request failed");
     const s2 = toS2Error(nova);
     reply
       .code(s2.status)
