@@ -11,7 +11,7 @@ import {
 } from "./config.ts";
 import { s2Call } from "./context.ts";
 import { s2Invalid } from "./json.ts";
-import { listPage, PROVISION_RESULT_HEADER, requestToken } from "./listing.ts";
+import { listPage, requestToken, sendProvisioned } from "./listing.ts";
 import { s2Schemas } from "./schemas.ts";
 import { ensureBasin } from "./service.ts";
 
@@ -53,10 +53,7 @@ export async function basinRoutes(app: FastifyInstance, opts: { upstream: Upstre
       requestToken(req),
       s2Call(req, reply),
     );
-    return reply
-      .code(result === "created" ? 201 : 200)
-      .header(PROVISION_RESULT_HEADER, result)
-      .send(bucketToBasinInfo(bucket));
+    return sendProvisioned(reply, result, bucketToBasinInfo(bucket));
   });
 
   app.get("/v1/basins/:basin", { config, schema: s2Schemas.getBasinConfig }, async (req, reply) => {

@@ -1,7 +1,7 @@
 // What S2's list and create routes share: the list query (prefix, start_after, limit up to
 // 1000) as nova's list request, the idempotency header `s2-request-token` (nova's creation
 // token), and the header saying what an ensure did.
-import type { FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { MAX_LIST_LIMIT } from "../../contract/proto/index.ts";
 import { type Query, queryParam, readExactInt } from "../json/index.ts";
 import { s2Error } from "./errors.ts";
@@ -35,4 +35,16 @@ export function listPage(query: unknown): { prefix: string; start_after: string;
 export function requestToken(req: FastifyRequest): string {
   const token = req.headers[REQUEST_TOKEN_HEADER];
   return typeof token === "string" ? token : "";
+}
+
+/** An ensure's answer: 201 when created, else 200, saying which in s2-provision-result. */
+export function sendProvisioned(
+  reply: FastifyReply,
+  result: "created" | "updated" | "noop",
+  body: unknown,
+): FastifyReply {
+  return reply
+    .code(result === "created" ? 201 : 200)
+    .header(PROVISION_RESULT_HEADER, result)
+    .send(body);
 }

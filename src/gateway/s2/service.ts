@@ -100,9 +100,25 @@ export async function readS2Page(
 export type ProvisionResult = "created" | "updated" | "noop";
 
 /**
- * S2's ensure (PUT) of a basin: creates the bucket, or when it exists applies the config given
- * (`updated`; nothing given: `noop`) and answers the bucket as it now is.
+ * S2's ensure (PUT): create; when the resource exists, apply the config given (`updated`) or,
+ * with none given, read it (`noop`); either way answer it as it now is.
  */
+async function provision<T>(
+  resource: "bucket" | "stream",
+  create: () => Promise<T>,
+  update: (() => Promise<T>) | undefined,
+  read: () => Promise<T>,
+): Promise<{ result: ProvisionResult; value: T }> {
+  try {
+    return { result: "created", value: await create() };
+  } catch (err) {
+    if (toHttpError(err, { resource }).code !== "already_exists") throw err;
+  }
+  return update
+    ? { result: "updated", value: await update() }
+    : { result: "noop", value: await read() };
+}
+
 export async function ensureBasin(
   upstream: Upstream,
   name: string,
@@ -110,25 +126,16 @@ export async function ensureBasin(
   creationToken: string,
   call: CallOptions,
 ): Promise<{ result: ProvisionResult; bucket: Bucket__Output }> {
-  try {
-    const res = await upstream.unary(
-      "CreateBucket",
-      { name, config, creation_token: creationToken },
-      call,
-    );
-    return { result: "created", bucket: requireDescriptor(res.bucket) };
-  } catch (err) {
-    if (toHttpError(err, { resource: "bucket" }).code !== "already_exists") throw err;
-  }
-  if (Object.keys(config).length === 0) {
-    const res = await upstream.unary("GetBucket", { name }, call);
-    return { result: "noop", bucket: requireDescriptor(res.bucket) };
-  }
-  const res = await upstream.unary("ReconfigureBucket", { name, config }, call);
-  return { result: "updated", bucket: requireDescriptor(res.bucket) };
+  const given = Object.keys(config).length > 0;
+  const { result, value } = await provision(
+    "bucket",
+    () => upstream.unary("CreateBucket", { name, config, creation_token: creationToken }, call),
+    given ? () => upstream.unary("ReconfigureBucket", { name, config }, call) : undefined,
+    () => upstream.unary("GetBucket", { name }, call),
+  );
+  return { result, bucket: requireDescriptor(value.bucket) };
 }
 
-/** S2's ensure (PUT) of a stream, as ensureBasin. */
 export async function ensureStream(
   upstream: Upstream,
   address: Address,
@@ -137,20 +144,19 @@ export async function ensureStream(
   call: CallOptions,
 ): Promise<{ result: ProvisionResult; stream: Stream__Output }> {
   const route = { ...call, ...address };
-  try {
-    const res = await upstream.unary(
-      "CreateStream",
-      { ...address, config: settings, creation_token: creationToken },
-      route,
-    );
-    return { result: "created", stream: requireDescriptor(res.stream) };
-  } catch (err) {
-    if (toHttpError(err, { resource: "stream" }).code !== "already_exists") throw err;
-  }
-  if (Object.keys(settings).length === 0) {
-    const res = await upstream.unary("GetStream", address, route);
-    return { result: "noop", stream: requireDescriptor(res.stream) };
-  }
-  const res = await upstream.unary("ReconfigureStream", { ...address, config: settings }, route);
-  return { result: "updated", stream: requireDescriptor(res.stream) };
+  const given = Object.keys(settings).length > 0;
+  const { result, value } = await provision(
+    "stream",
+    () =>
+      upstream.unary(
+        "CreateStream",
+        { ...address, config: settings, creation_token: creationToken },
+        route,
+      ),
+    given
+      ? () => upstream.unary("ReconfigureStream", { ...address, config: settings }, route)
+      : undefined,
+    () => upstream.unary("GetStream", address, route),
+  );
+  return { result, stream: requireDescriptor(value.stream) };
 }

@@ -8,7 +8,15 @@
 import type { Position__Output } from "../../gen/nova/v1/Position.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
 import { stringifyJsonExact } from "../json/index.ts";
-import type { BatchSource, Cursor, SourceBatch, SseOutput, SseTiming } from "../sessions/index.ts";
+import {
+  type BatchSource,
+  type Cursor,
+  pullNext,
+  raceNext,
+  type SourceBatch,
+  type SseOutput,
+  type SseTiming,
+} from "../sessions/index.ts";
 import { s2Error, toS2Error } from "./errors.ts";
 import { positionToS2Json, readBatchToS2Json, type S2Format } from "./json.ts";
 import { meteredBytes } from "./metering.ts";
@@ -116,14 +124,16 @@ export class S2SseSession {
         );
       }
       if (out.writableNeedDrain && !(await this.#drained(out))) return;
-      next ??= this.#pull();
+      next ??= pullNext(this.#it as AsyncIterator<SourceBatch>);
       const idleEnd =
         this.#opts.idleEndMs !== undefined && this.#idleSince !== undefined
           ? this.#idleSince + this.#opts.idleEndMs
           : undefined;
       const pingAt = lastWrite + pingDelay;
       const wakeAt = idleEnd === undefined ? pingAt : Math.min(pingAt, idleEnd);
-      const got = await this.#race(next, wakeAt - Date.now());
+      const got = await raceNext(next, wakeAt - Date.now(), "wake", (wake) => {
+        this.#wake = wake;
+      });
       if (got === "timer") {
         if (idleEnd !== undefined && wakeAt === idleEnd) return this.#end(out, DONE);
         write(this.#ping());
@@ -185,32 +195,6 @@ export class S2SseSession {
       tail: positionToS2Json(positionToS2(this.#tail)),
     };
     return `event: ping\ndata: ${stringifyJsonExact(data)}\n\n`;
-  }
-
-  #pull(): Promise<IteratorResult<SourceBatch>> {
-    const next = (this.#it as AsyncIterator<SourceBatch>).next();
-    // Raced, and awaited when it wins; an abort's rejection may land after the session ended.
-    next.catch(() => {});
-    return next;
-  }
-
-  #race(
-    pending: Promise<IteratorResult<SourceBatch>>,
-    delayMs: number,
-  ): Promise<IteratorResult<SourceBatch> | "timer" | "wake"> {
-    let timer: NodeJS.Timeout | undefined;
-    return Promise.race([
-      pending,
-      new Promise<"timer">((resolve) => {
-        timer = setTimeout(() => resolve("timer"), Math.max(0, delayMs));
-      }),
-      new Promise<"wake">((resolve) => {
-        this.#wake = () => resolve("wake");
-      }),
-    ]).finally(() => {
-      clearTimeout(timer);
-      this.#wake = undefined;
-    });
   }
 
   /** Waits for the socket to drain; false when the session ended instead (gone or too slow). */

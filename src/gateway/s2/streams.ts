@@ -11,7 +11,7 @@ import {
 } from "./config.ts";
 import { requestBasin, s2Call, streamOf } from "./context.ts";
 import { s2Invalid } from "./json.ts";
-import { listPage, PROVISION_RESULT_HEADER, requestToken } from "./listing.ts";
+import { listPage, requestToken, sendProvisioned } from "./listing.ts";
 import { s2Schemas } from "./schemas.ts";
 import { ensureStream } from "./service.ts";
 
@@ -65,10 +65,7 @@ export async function s2StreamRoutes(app: FastifyInstance, opts: { upstream: Ups
       requestToken(req),
       s2Call(req, reply),
     );
-    return reply
-      .code(result === "created" ? 201 : 200)
-      .header(PROVISION_RESULT_HEADER, result)
-      .send(streamToStreamInfo(stream));
+    return sendProvisioned(reply, result, streamToStreamInfo(stream));
   });
 
   app.get(
