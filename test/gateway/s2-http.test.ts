@@ -203,6 +203,107 @@ describe("bad input: S2's error shape, nothing appended", () => {
   });
 });
 
+describe("read sessions over SSE", () => {
+  let streams = 0;
+  async function streamWith(records: unknown[]): Promise<string> {
+    const name = `sse-${++streams}`;
+    assert.equal((await http("POST", "/v1/streams", { stream: name }, headers)).status, 201);
+    const res = await http("POST", `/v1/streams/${name}/records`, { records }, headers);
+    assert.equal(res.status, 200, res.text);
+    return name;
+  }
+  async function session(path: string, extra: Record<string, string> = {}) {
+    const res = await request(`${base}${path}`, {
+      headers: { ...headers, accept: "text/event-stream", ...extra },
+    });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers["content-type"], "text/event-stream");
+    return res.body.text();
+  }
+  const batches = (text: string) =>
+    [...text.matchAll(/event: batch\nid: (\S+)\ndata: (.*)\n\n/g)].map((m) => ({
+      id: m[1],
+      bodies: JSON.parse(m[2] as string).records.map((r: { body: string }) => r.body),
+    }));
+
+  test("bytes is a bound in S2's metered bytes, and the id counts them", async () => {
+    // "abcd": 8 + 4 = 12 metered bytes each; 30 takes two.
+    const name = await streamWith([{ body: "abcd" }, { body: "abcd" }, { body: "abcd" }]);
+    const text = await session(`/v1/streams/${name}/records?seq_num=0&bytes=30`);
+    assert.deepEqual(batches(text), [{ id: "1,2,24", bodies: ["abcd", "abcd"] }]);
+    assert.match(text, /data: \[DONE\]\n\n$/);
+  });
+
+  test("Last-Event-ID resumes after the record it names, with the bounds reduced", async () => {
+    const name = await streamWith([{ body: "a" }, { body: "b" }, { body: "c" }, { body: "d" }]);
+    const text = await session(`/v1/streams/${name}/records?seq_num=0&count=3`, {
+      "last-event-id": "0,1,9",
+    });
+    assert.deepEqual(batches(text), [{ id: "2,2,18", bodies: ["b", "c"] }]);
+    assert.match(text, /data: \[DONE\]\n\n$/);
+  });
+
+  test("until stops before the first record at or after it", async () => {
+    // One append each: nova gives a batch's records one time.
+    const name = await streamWith([{ body: "t100", timestamp: 100 }]);
+    for (const t of [200, 300]) {
+      const res = await http(
+        "POST",
+        `/v1/streams/${name}/records`,
+        { records: [{ body: `t${t}`, timestamp: t }] },
+        headers,
+      );
+      assert.equal(res.status, 200, res.text);
+    }
+    const text = await session(`/v1/streams/${name}/records?seq_num=0&until=250`);
+    assert.deepEqual(
+      batches(text).flatMap((b) => b.bodies),
+      ["t100", "t200"],
+    );
+    assert.match(text, /data: \[DONE\]\n\n$/);
+  });
+
+  test("with wait, a caught-up session pings, then ends when nothing came for that long", async () => {
+    const name = await streamWith([{ body: "only" }]);
+    const text = await session(`/v1/streams/${name}/records?seq_num=0&wait=1`);
+    assert.deepEqual(
+      batches(text).flatMap((b) => b.bodies),
+      ["only"],
+    );
+    assert.match(
+      text,
+      /event: ping\ndata: \{"timestamp":\d+,"tail":\{"seq_num":1,"timestamp":\d+\}\}\n\n/,
+    );
+    assert.match(text, /data: \[DONE\]\n\n$/);
+  });
+
+  test("a bad Last-Event-ID is bad_header", async () => {
+    const res = await http("GET", "/v1/streams/s/records", undefined, {
+      ...headers,
+      accept: "text/event-stream",
+      "last-event-id": "x",
+    });
+    assertS2Error(res, 400, "bad_header", /last-event-id/);
+  });
+
+  test("a unary read with wait answers once a record comes", async () => {
+    const name = await streamWith([{ body: "first" }]);
+    const reading = http(
+      "GET",
+      `/v1/streams/${name}/records?seq_num=1&wait=10`,
+      undefined,
+      headers,
+    );
+    await http("POST", `/v1/streams/${name}/records`, { records: [{ body: "second" }] }, headers);
+    const res = await reading;
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(
+      res.json.records.map((r: { body: string }) => r.body),
+      ["second"],
+    );
+  });
+});
+
 describe("S2's curl recipes", { skip: curl.skip }, () => {
   const curlJson = async (args: string[]) => {
     const { stdout } = await run(curl.path, ["-sS", "--fail-with-body", ...args]);
