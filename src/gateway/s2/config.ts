@@ -7,7 +7,6 @@ import type { Bucket__Output } from "../../gen/nova/v1/Bucket.ts";
 import type { BucketConfig } from "../../gen/nova/v1/BucketConfig.ts";
 import type { Class } from "../../gen/nova/v1/Class.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
-import type { StreamConfig } from "../../gen/nova/v1/StreamConfig.ts";
 import type { TimestampingMode } from "../../gen/nova/v1/TimestampingMode.ts";
 import {
   asBoolean,
@@ -21,7 +20,10 @@ import {
 import { s2Error } from "./errors.ts";
 import { s2Invalid } from "./json.ts";
 
-/** The stream settings S2 and nova share, in nova's terms; absent: not given. */
+/**
+ * The stream settings S2 and nova share, in nova's terms (a StreamConfig on create, a
+ * StreamReconfiguration on reconfigure); absent: not given.
+ */
 export interface StreamSettings {
   class?: Class;
   retention_max_age_ms?: string;
@@ -129,10 +131,6 @@ function retention(value: unknown, field: string): string {
   if (age > MAX_AGE_SECONDS)
     throw s2Invalid(fieldPath(field, "age"), `must be at most ${MAX_AGE_SECONDS}`);
   return (age * 1000n).toString();
-}
-
-export function streamConfigFromSettings(s: StreamSettings): StreamConfig {
-  return { ...s };
 }
 
 export function bucketConfigFromSettings(s: StreamSettings): BucketConfig {

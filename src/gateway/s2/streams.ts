@@ -3,12 +3,7 @@
 import type { FastifyInstance } from "fastify";
 import { asObject, checkStreamKey, rejectUnknown, requireDescriptor } from "../json/index.ts";
 import type { Upstream } from "../upstream/index.ts";
-import {
-  streamConfigFromSettings,
-  streamConfigToS2,
-  streamSettingsFromS2,
-  streamToStreamInfo,
-} from "./config.ts";
+import { streamConfigToS2, streamSettingsFromS2, streamToStreamInfo } from "./config.ts";
 import { requestBasin, s2Call, streamOf } from "./context.ts";
 import { s2Invalid } from "./json.ts";
 import { listPage, requestToken, sendProvisioned } from "./listing.ts";
@@ -45,7 +40,7 @@ export async function s2StreamRoutes(app: FastifyInstance, opts: { upstream: Ups
       {
         bucket,
         key,
-        config: streamConfigFromSettings(settings),
+        config: settings,
         creation_token: requestToken(req),
       },
       { ...call, bucket, key },
