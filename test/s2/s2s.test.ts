@@ -12,39 +12,41 @@ import {
 } from "@s2-dev/streamstore";
 import { s2Wire } from "../../src/gateway/s2/index.ts";
 import { encodeFrame, type Frame, FrameDecoder } from "../../src/gateway/s2/s2s/index.ts";
-import type { Gateway } from "../harness/gateway.ts";
+import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
+import { call } from "../harness/grpc.ts";
 import { http, newStream } from "../harness/http.ts";
 import { type Stack, startStack } from "../harness/stack.ts";
 import { waitFor } from "../harness/wait.ts";
-import { type StandIn, s2sStandIn } from "./s2s-stand-in.ts";
 
 let stack: Stack<Gateway>;
-let s2s: StandIn;
+/** The gateway serving now: the stack's, until the restart test starts another on its port. */
+let gw: Gateway;
+let restarted: Gateway | undefined;
 
 before(async () => {
   stack = await startStack("s2s-");
-  s2s = await s2sStandIn([stack.star.address]);
+  gw = stack.gw;
 });
 
 after(async () => {
-  await s2s?.close();
+  await restarted?.close();
   await stack?.close();
 });
 
 /** A new basin (nova bucket) with stream "s", and an SDK client for it. */
 async function newBasin(retry: { maxAttempts?: number } = {}) {
-  const path = await newStream(stack.gw.base);
+  const path = await newStream(gw.base);
   const bucket = path.split("/")[3] as string;
   const client = new S2({
     accessToken: "unused",
-    endpoints: { account: s2s.base, basin: s2s.base },
+    endpoints: { account: gw.base, basin: gw.base },
     retry: { maxAttempts: 3, ...retry },
   });
   return { path, bucket, stream: client.basin(bucket).stream("s") };
 }
 
 async function tailOf(path: string): Promise<number> {
-  const res = await http(stack.gw.base, "GET", `${path}/records/tail`);
+  const res = await http(gw.base, "GET", `${path}/records/tail`);
   assert.equal(res.status, 200, res.text);
   return Number(res.json.tail.seq_num);
 }
@@ -91,7 +93,7 @@ test("a match miss and a fencing miss surface as the SDK's own errors; nothing l
       (err) => err instanceof SeqNumMismatchError && err.expectedSeqNum === 1,
     );
     await session.close().catch(() => {});
-    const fence = await http(stack.gw.base, "POST", `${path}/fence`, { fencing_token: "mine" });
+    const fence = await http(gw.base, "POST", `${path}/fence`, { fencing_token: "mine" });
     assert.equal(fence.status, 200, fence.text);
     const fenced = await stream.appendSession();
     const wrong = await fenced.submit(AppendInput.create([text("z")], { fencingToken: "theirs" }));
@@ -104,18 +106,19 @@ test("a match miss and a fencing miss surface as the SDK's own errors; nothing l
 });
 
 test("a read session follows live appends across a gateway restart, with no gap and no duplicate", async () => {
-  const { path, stream } = await newBasin({ maxAttempts: 50 });
+  const { bucket, stream } = await newBasin({ maxAttempts: 50 });
   const got: number[] = [];
   const bodies: string[] = [];
   let stopAppending = false;
   let appended = 0;
   const producer = (async () => {
-    // Appends through nova's own gateway, which does not restart, one record at a time.
+    // Appends straight to the star, which does not restart, one record at a time.
     while (!stopAppending) {
-      const res = await http(stack.gw.base, "POST", `${path}/records`, {
-        records: [{ body: `r${appended}` }],
+      await call(stack.star.client, "Append", {
+        bucket,
+        key: "s",
+        records: [{ body: Buffer.from(`r${appended}`), headers: [] }],
       });
-      assert.equal(res.status, 200, res.text);
       appended++;
     }
   })();
@@ -132,9 +135,10 @@ test("a read session follows live appends across a gateway restart, with no gap 
       }
     })();
     await waitFor(() => got.length >= 20, { message: "records before the restart" });
-    const port = s2s.port;
-    await s2s.close();
-    s2s = await s2sStandIn([stack.star.address], port);
+    const port = Number(new URL(gw.base).port);
+    await gw.close();
+    restarted = await inProcessGateway([stack.star.address], {}, port);
+    gw = restarted;
     const seen = got.length;
     await waitFor(() => got.length >= seen + 20, { message: "records after the restart" });
     stopAppending = true;
@@ -202,7 +206,7 @@ function terminalOf(frames: Frame[]): { status: number; body: unknown } {
 
 test("bad input ends its session with S2's terminal error; nothing lands, other sessions go on", async () => {
   const { path, bucket, stream } = await newBasin();
-  const conn = http2.connect(s2s.base);
+  const conn = http2.connect(gw.base);
   // A follower on its own connection, which must see the good appends and nothing else.
   const stop = new AbortController();
   const read = await stream.readSession(

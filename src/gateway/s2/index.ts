@@ -5,5 +5,6 @@ export * from "./commands.ts";
 export * from "./errors.ts";
 export * from "./json.ts";
 export * from "./metering.ts";
+export * from "./plugin.ts";
 export * from "./records.ts";
 export * from "./wire.ts";

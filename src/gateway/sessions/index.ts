@@ -2,8 +2,9 @@
 export { bodyChunks } from "./body-chunks.ts";
 export { type Bounds, cutBatch, type Tally, ZERO_TALLY } from "./bounds.ts";
 export * from "./fleet-source.ts";
-export { DEFAULT_HUB_LINGER_MS, DEFAULT_HUB_RING } from "./hub-registry.ts";
+export { DEFAULT_HUB_LINGER_MS, DEFAULT_HUB_RING, type HubRegistry } from "./hub-registry.ts";
 export * from "./ndjson-http.ts";
+export * from "./next-batch.ts";
 export { DEFAULT_READ_GRANT_MS, ReadGrants } from "./read-grants.ts";
 export type { BatchSource, Cursor, SourceBatch } from "./source.ts";
 export * from "./sse-session.ts";

@@ -26,6 +26,7 @@ import {
 } from "../json/index.ts";
 import { jitter } from "./backoff.ts";
 import { type Bounds, boundsMet, cutBatch, type Tally, ZERO_TALLY } from "./bounds.ts";
+import { pullNext, raceNext } from "./next-batch.ts";
 import type { BatchSource, Cursor, SourceBatch } from "./source.ts";
 
 /** The response as the session uses it (a ServerResponse in the gateway). */
@@ -202,11 +203,13 @@ export class SseSession {
         if (drained === "slow") return this.#slowConsumer();
         continue;
       }
-      this.#pending ??= this.#pull();
+      this.#pending ??= pullNext(this.#it as AsyncIterator<SourceBatch>);
       const waitEnds = this.#waitEnds();
       const pingAt = this.#lastWrite + this.#pingDelay;
       const wakeAt = waitEnds === undefined ? pingAt : Math.min(pingAt, waitEnds);
-      const got = await this.#race(this.#pending, wakeAt - Date.now());
+      const got = await raceNext(this.#pending, wakeAt - Date.now(), "drain-request", (wake) => {
+        this.#wakeDrain = wake;
+      });
       if (got === "timer") {
         // Decided by which deadline the timer was for, not by the clock: a timer may fire a
         // millisecond before Date.now() reaches its deadline.
@@ -224,33 +227,6 @@ export class SseSession {
       if (ends) return this.#finish(chunks);
       this.#write(chunks);
     }
-  }
-
-  #pull(): Promise<IteratorResult<SourceBatch>> {
-    const next = (this.#it as AsyncIterator<SourceBatch>).next();
-    // Raced, and awaited when it wins; an abort's rejection may land after the session ended.
-    next.catch(() => {});
-    return next;
-  }
-
-  /** The next batch, a timer, or a drain request, whichever comes first. */
-  #race(
-    pending: Promise<IteratorResult<SourceBatch>>,
-    delayMs: number,
-  ): Promise<IteratorResult<SourceBatch> | "timer" | Wake> {
-    let timer: NodeJS.Timeout | undefined;
-    return Promise.race([
-      pending,
-      new Promise<"timer">((resolve) => {
-        timer = setTimeout(() => resolve("timer"), Math.max(0, delayMs));
-      }),
-      new Promise<Wake>((resolve) => {
-        this.#wakeDrain = resolve;
-      }),
-    ]).finally(() => {
-      clearTimeout(timer);
-      this.#wakeDrain = undefined;
-    });
   }
 
   #awaitDrain(out: SseOutput): Promise<"drained" | "slow" | "closed" | Wake> {

@@ -71,7 +71,7 @@ export async function serveSse(
     ? { start: { seq_num: (resume.seq_num + 1n).toString() }, clamp: false }
     : { start: query.start, clamp: query.clamp };
   const session = new SseSession({
-    source: readSource(parts, deps),
+    source: subscriptionSource(parts, deps),
     cursor,
     bounds: bounds(query),
     resume,
@@ -84,7 +84,7 @@ export async function serveSse(
     onSlowConsumer: () => deps.metrics.slowConsumers.inc(),
   });
   const socket = reply.request.raw.socket;
-  await lifetime(
+  await trackSession(
     deps,
     "sse",
     { drain: () => session.drain(), destroy: () => socket.destroy() },
@@ -98,21 +98,6 @@ export async function serveSse(
   );
 }
 
-/**
- * What a reading session reads: settled history first (when the gateway reads it), then the
- * stream's hub (when subscriptions are shared) or the fleet's Subscribe with failover.
- */
-export function readSource(
-  parts: Pick<ReadParts, "bucket" | "key" | "call">,
-  deps: SubscribeDeps,
-): BatchSource {
-  const live = source(parts, deps);
-  const own = deps.history
-    ? withCatchUp(deps.history, live, { ...parts, authorization: parts.call.authorization })
-    : live;
-  return shared(own, parts, deps);
-}
-
 /** Serves a read with `wait`: the first records within the read's bounds, or none at the wait. */
 export async function serveLongPoll(parts: ReadParts, deps: SubscribeDeps): Promise<SourceBatch> {
   const { query } = parts;
@@ -121,7 +106,7 @@ export async function serveLongPoll(parts: ReadParts, deps: SubscribeDeps): Prom
   const signal = parts.call.signal
     ? AbortSignal.any([parts.call.signal, destroy.signal])
     : destroy.signal;
-  return lifetime(
+  return trackSession(
     deps,
     "long_poll",
     { drain: () => drain.abort(), destroy: () => destroy.abort() },
@@ -140,6 +125,21 @@ export async function serveLongPoll(parts: ReadParts, deps: SubscribeDeps): Prom
         drain: drain.signal,
       }),
   );
+}
+
+/**
+ * What a subscription reads, as nova's SSE sessions read it: settled history from object storage
+ * first (when on), then the fleet's Subscribe, through the stream's hub when they are shared.
+ */
+export function subscriptionSource(
+  parts: Pick<ReadParts, "bucket" | "key" | "call">,
+  deps: SubscribeDeps,
+): BatchSource {
+  const live = source(parts, deps);
+  const own = deps.history
+    ? withCatchUp(deps.history, live, { ...parts, authorization: parts.call.authorization })
+    : live;
+  return shared(own, parts, deps);
 }
 
 function source(
@@ -233,7 +233,7 @@ function atMost(value: bigint | undefined, max: number): bigint {
 }
 
 /** Runs a session counted in /metrics and drained on shutdown. */
-export async function lifetime<T>(
+export async function trackSession<T>(
   deps: SubscribeDeps,
   kind: string,
   handle: { drain(): void; destroy(): void },

@@ -1,15 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { Position__Output } from "../../../gen/nova/v1/Position.ts";
+import type { Record__Output } from "../../../gen/nova/v1/Record.ts";
+import type { SourceBatch } from "../../sessions/index.ts";
 import { S2_MAX_BATCH_RECORDS } from "../metering.ts";
 import { FakeOutput } from "./frame-output.test-helper.ts";
 import { FrameWriter } from "./frame-output.ts";
-import { type ReadSourceBatch, type S2sReadOptions, S2sReadSession } from "./read-session.ts";
+import { type S2sReadOptions, S2sReadSession } from "./read-session.ts";
 
-interface Rec {
-  seq_num: number;
-  timestamp_ms: string;
-}
-type Batch = ReadSourceBatch<Rec, number>;
+type Batch = SourceBatch;
 
 /** A source fed by the test: push batches, or fail it. */
 class Feed implements AsyncIterator<Batch> {
@@ -31,19 +30,26 @@ class Feed implements AsyncIterator<Batch> {
   }
 }
 
-const recs = (from: number, n: number): Rec[] =>
-  Array.from({ length: n }, (_, i) => ({ seq_num: from + i, timestamp_ms: String(from + i) }));
+/** `n` records from `from`, each of `size` body bytes (metered: 8 more). */
+const recs = (from: number, n: number, size = 2): Record__Output[] =>
+  Array.from({ length: n }, (_, i) => ({
+    seq_num: String(from + i),
+    timestamp_ms: String(from + i),
+    body: Buffer.alloc(size),
+    headers: [],
+  }));
 
-function session(feed: Feed, opts: Partial<S2sReadOptions<Rec, number>> = {}) {
+const at = (seq: number): Position__Output => ({ seq_num: String(seq), timestamp_ms: "0" });
+
+function session(feed: Feed, opts: Partial<S2sReadOptions> = {}) {
   const out = new FakeOutput();
-  const s = new S2sReadSession<Rec, number>({
+  const s = new S2sReadSession({
     batches: feed,
     bounds: {},
-    meteredBytes: () => 10,
-    waitMs: undefined,
+    idleEndMs: undefined,
     heartbeatMs: { min: 10, max: 20 },
     encodeBatch: (records, tail) =>
-      new TextEncoder().encode(`${records.map((r) => r.seq_num).join(",")}|${tail}`),
+      new TextEncoder().encode(`${records.map((r) => r.seq_num).join(",")}|${tail?.seq_num}`),
     terminal: (err) => ({
       status: 500,
       body: new TextEncoder().encode(JSON.stringify({ code: (err as Error).message })),
@@ -74,8 +80,8 @@ function frameWhere(out: FakeOutput, pred: (m: string[]) => boolean): Promise<vo
 
 test("a count bound ends the response cleanly at the last record, and stops the source", async () => {
   const feed = new Feed();
-  feed.push({ records: recs(0, 3), tail: 3 });
-  feed.push({ records: recs(3, 3), tail: 6 });
+  feed.push({ records: recs(0, 3), tail: at(3) });
+  feed.push({ records: recs(3, 3), tail: at(6) });
   const { s, out, writer } = session(feed, { bounds: { count: 4n } });
   await s.start();
   await s.run(writer);
@@ -85,24 +91,37 @@ test("a count bound ends the response cleanly at the last record, and stops the 
   assert.equal(feed.stopped, true);
 });
 
-test("a bytes bound counts S2's metering; the first record goes even past it", async () => {
+test("a bytes bound counts S2's metering, strictly: a record past it is not delivered", async () => {
+  // Each record meters 8 + 2 = 10 bytes.
   const feed = new Feed();
-  feed.push({ records: recs(0, 5), tail: 5 });
-  const { s, out, writer } = session(feed, { bounds: { bytes: 25n }, meteredBytes: () => 10 });
+  feed.push({ records: recs(0, 5), tail: at(5) });
+  const { s, out, writer } = session(feed, { bounds: { bytes: 25n } });
   await s.start();
   await s.run(writer);
   assert.deepEqual(out.messages(), ["0,1|5"]);
+  assert.equal(out.terminal(), undefined);
   const one = new Feed();
-  one.push({ records: recs(0, 2), tail: 2 });
-  const small = session(one, { bounds: { bytes: 1n } });
+  one.push({ records: recs(0, 2), tail: at(2) });
+  const small = session(one, { bounds: { bytes: 9n } });
   await small.s.start();
   await small.s.run(small.writer);
-  assert.deepEqual(small.out.messages(), ["0|2"]);
+  assert.deepEqual(small.out.messages(), []);
+  assert.equal(small.out.ended, true);
+});
+
+test("frames hold at most 1 MiB metered", async () => {
+  const feed = new Feed();
+  // Three records of 400 KiB: two fit a frame, the third goes in the next.
+  feed.push({ records: recs(0, 3, 400 * 1024), tail: at(3) });
+  const { s, out, writer } = session(feed, { bounds: { count: 3n } });
+  await s.start();
+  await s.run(writer);
+  assert.deepEqual(out.messages(), ["0,1|3", "2|3"]);
 });
 
 test("a batch past S2's 1000 records goes as several frames", async () => {
   const feed = new Feed();
-  feed.push({ records: recs(0, S2_MAX_BATCH_RECORDS + 1), tail: 1001 });
+  feed.push({ records: recs(0, S2_MAX_BATCH_RECORDS + 1), tail: at(1001) });
   const { s, out, writer } = session(feed, { bounds: { count: 1001n } });
   await s.start();
   await s.run(writer);
@@ -113,9 +132,12 @@ test("a batch past S2's 1000 records goes as several frames", async () => {
 test("caught up with wait 0, the session ends; with a wait, after it", async () => {
   for (const waitMs of [0, 30]) {
     const feed = new Feed();
-    feed.push({ records: recs(0, 2), tail: 2 });
-    feed.push({ records: [], tail: 2 });
-    const { s, out, writer } = session(feed, { waitMs, heartbeatMs: { min: 5_000, max: 5_000 } });
+    feed.push({ records: recs(0, 2), tail: at(2) });
+    feed.push({ records: [], tail: at(2) });
+    const { s, out, writer } = session(feed, {
+      idleEndMs: waitMs,
+      heartbeatMs: { min: 5_000, max: 5_000 },
+    });
     await s.start();
     await s.run(writer);
     assert.deepEqual(out.messages(), ["0,1|2", "|2"]);
@@ -125,12 +147,12 @@ test("caught up with wait 0, the session ends; with a wait, after it", async () 
 
 test("following, heartbeats carry the tail until records come", async () => {
   const feed = new Feed();
-  feed.push({ records: [], tail: 7 });
+  feed.push({ records: [], tail: at(7) });
   const { s, out, writer } = session(feed);
   await s.start();
   const running = s.run(writer);
   await frameWhere(out, (m) => m.filter((x) => x === "|7").length >= 3);
-  feed.push({ records: recs(7, 1), tail: 8 });
+  feed.push({ records: recs(7, 1), tail: at(8) });
   await frameWhere(out, (m) => m.includes("7|8"));
   s.drain();
   await running;
@@ -145,7 +167,7 @@ test("a failure before the first batch is thrown; after it, a terminal frame", a
   await assert.rejects(a.s.start(), /stream_not_found/);
   assert.equal(early.stopped, true);
   const late = new Feed();
-  late.push({ records: recs(0, 1), tail: 1 });
+  late.push({ records: recs(0, 1), tail: at(1) });
   late.push(new Error("unavailable"));
   const b = session(late);
   await b.s.start();
@@ -156,7 +178,7 @@ test("a failure before the first batch is thrown; after it, a terminal frame", a
 
 test("a client gone mid-session stops the source", async () => {
   const feed = new Feed();
-  feed.push({ records: [], tail: 0 });
+  feed.push({ records: [], tail: at(0) });
   const { s, out, writer } = session(feed, { heartbeatMs: { min: 60_000, max: 60_000 } });
   await s.start();
   const running = s.run(writer);

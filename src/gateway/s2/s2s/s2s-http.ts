@@ -1,19 +1,19 @@
-// The HTTP side of s2s sessions: POST and GET .../records with Content-Type: s2s/proto, as S2's
-// SDKs open them on Node (cleartext HTTP/2 or h2 on the gateway's port). The messages, their
-// translation to nova and the errors are the S2 face's, the same the unary routes use.
+// The HTTP side of s2s sessions: POST and GET /v1/streams/{stream}/records with Content-Type:
+// s2s/proto, as S2's SDKs open them on Node (cleartext HTTP/2, or h2, on the gateway's port).
+// The messages, the append path, the read query and the errors are the S2 face's, the same the
+// unary routes and SSE sessions use.
 import type { FastifyReply } from "fastify";
-import type { Record__Output } from "../../../gen/nova/v1/Record.ts";
 import type { AppendAdmission } from "../../http/index.ts";
 import { takeOverResponse } from "../../http/index.ts";
 import { stringifyJsonExact } from "../../json/index.ts";
-import type { Bounds, Cursor, SubscribeDeps } from "../../sessions/index.ts";
-import { bodyChunks, lifetime, readSource } from "../../sessions/index.ts";
-import type { CallOptions } from "../../upstream/index.ts";
-// The S2 face's modules themselves: its index may come to route here.
+import type { SubscribeDeps } from "../../sessions/index.ts";
+import { bodyChunks, subscriptionSource, trackSession } from "../../sessions/index.ts";
+import type { CallOptions, Upstream } from "../../upstream/index.ts";
 import type { S2AppendInput } from "../commands.ts";
 import { s2Error, toS2Error } from "../errors.ts";
-import { meteredBytes } from "../metering.ts";
+import { bounded, type S2ReadQuery } from "../read-query.ts";
 import { readBatchToS2, type S2AppendAck } from "../records.ts";
+import { appendS2 } from "../service.ts";
 import { s2Wire } from "../wire.ts";
 import { S2sAppendSession } from "./append-session.ts";
 import { responseCompression } from "./compression.ts";
@@ -35,11 +35,11 @@ const S2S_HEADERS = {
 };
 
 export interface S2sDeps {
+  upstream: Upstream;
   /** The reads' sources, session metrics and draining, as SSE sessions have them. */
   subscribe: SubscribeDeps;
+  /** Each input's bytes are admitted while it is appended, as an NDJSON line is. */
   admission: AppendAdmission;
-  /** One AppendInput done as the unary append route does it (appends, fences, trims). */
-  append(input: S2AppendInput, stream: S2sStream): Promise<S2AppendAck>;
 }
 
 export interface S2sStream {
@@ -48,11 +48,13 @@ export interface S2sStream {
   call: CallOptions;
 }
 
-export interface S2sRead extends S2sStream {
-  cursor: Cursor;
-  bounds: Bounds;
-  /** Caught up, the session ends after this long without a record; undefined: it follows. */
-  waitMs: number | undefined;
+/**
+ * How long a caught-up session stays for a record: S2's `wait` as asked; unasked, 0 when
+ * count, bytes or until bound the read (it ends once caught up), else for ever (undefined).
+ */
+export function idleEndMs(q: S2ReadQuery): number | undefined {
+  if (q.wait !== undefined) return q.wait * 1000;
+  return bounded(q) ? 0 : undefined;
 }
 
 /** Serves an append session; every outcome, errors included, is a frame of its response. */
@@ -62,16 +64,16 @@ export async function serveS2sAppend(
   deps: S2sDeps,
 ): Promise<void> {
   const req = reply.request.raw;
-  const writer = frameWriter(reply, deps);
+  const { bucket, key, call } = stream;
   const session = new S2sAppendSession<S2AppendInput, S2AppendAck>({
     chunks: bodyChunks(req),
-    writer,
+    writer: frameWriter(reply, deps),
     decodeInput: (payload) => s2Wire.AppendInput.decode(payload),
     encodeAck: (ack) => s2Wire.AppendAck.encode(ack),
     append: async (input, bytes) => {
       deps.admission.acquire(bytes);
       try {
-        return await deps.append(input, stream);
+        return await appendS2(deps.upstream, { bucket, key }, input, call);
       } finally {
         deps.admission.release(bytes);
       }
@@ -80,7 +82,7 @@ export async function serveS2sAppend(
     draining,
   });
   const socket = req.socket;
-  await lifetime(
+  await trackSession(
     deps.subscribe,
     "s2s_append",
     { drain: () => session.drain(), destroy: () => socket.destroy() },
@@ -89,22 +91,32 @@ export async function serveS2sAppend(
 }
 
 /** Serves a read session; errors before its first frame are thrown as the request's. */
-export async function serveS2sRead(read: S2sRead, reply: FastifyReply, deps: S2sDeps) {
+export async function serveS2sRead(
+  stream: S2sStream,
+  q: S2ReadQuery,
+  reply: FastifyReply,
+  deps: S2sDeps,
+): Promise<void> {
   const stop = new AbortController();
-  const signal = read.call.signal ? AbortSignal.any([read.call.signal, stop.signal]) : stop.signal;
-  const batches = readSource(read, deps.subscribe)(read.cursor, signal)[Symbol.asyncIterator]();
-  const session = new S2sReadSession<Record__Output, Parameters<typeof readBatchToS2>[1]>({
-    batches,
-    bounds: read.bounds,
-    meteredBytes,
-    waitMs: read.waitMs,
+  const { signal } = stream.call;
+  const until = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
+  const cursor = { start: q.query.start, clamp: q.query.clamp };
+  const source = subscriptionSource(stream, deps.subscribe)(cursor, until);
+  const session = new S2sReadSession({
+    batches: source[Symbol.asyncIterator](),
+    bounds: {
+      ...(q.count === undefined ? {} : { count: q.count }),
+      ...(q.bytes === undefined ? {} : { bytes: q.bytes }),
+      ...(q.untilMs === undefined ? {} : { untilMs: q.untilMs }),
+    },
+    idleEndMs: idleEndMs(q),
     encodeBatch: (records, tail) => s2Wire.ReadBatch.encode(readBatchToS2(records, tail)),
     terminal,
     draining,
     stop: () => stop.abort(),
   });
   const socket = reply.request.raw.socket;
-  await lifetime(
+  await trackSession(
     deps.subscribe,
     "s2s_read",
     { drain: () => session.drain(), destroy: () => socket.destroy() },
@@ -128,5 +140,5 @@ function terminal(err: unknown): Omit<TerminalFrame, "terminal"> {
 }
 
 function draining(): Omit<TerminalFrame, "terminal"> {
-  return terminal(s2Error("server_draining", "the gateway is shutting down; reconnect"));
+  return terminal(s2Error("server_draining", "the gateway is shutting down; resume"));
 }
