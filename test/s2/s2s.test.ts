@@ -7,7 +7,9 @@ import {
   AppendInput,
   AppendRecord,
   FencingTokenMismatchError,
+  RangeNotSatisfiableError,
   S2,
+  S2Error,
   SeqNumMismatchError,
 } from "@s2-dev/streamstore";
 import { s2Wire } from "../../src/gateway/s2/index.ts";
@@ -162,6 +164,24 @@ test("a read session follows live appends across a gateway restart, with no gap 
   }
 });
 
+/** The frames of a read session's answer (`query` bounded, so that it ends). */
+function rawRead(bucket: string, query: string, acceptEncoding: string): Promise<Frame[]> {
+  const conn = http2.connect(gw.base);
+  return new Promise<Frame[]>((resolve, reject) => {
+    const req = conn.request({
+      ":path": `/v1/streams/s/records?${query}`,
+      "content-type": "s2s/proto",
+      "accept-encoding": acceptEncoding,
+      "s2-basin": bucket,
+    });
+    const decoder = new FrameDecoder();
+    const frames: Frame[] = [];
+    req.on("data", (chunk: Buffer) => frames.push(...decoder.push(chunk)));
+    req.on("end", () => resolve(frames));
+    req.on("error", reject);
+  }).finally(() => conn.close());
+}
+
 /** One append session on `conn` sending `body` as it is; the answer's status and frames. */
 function rawAppend(
   conn: http2.ClientHttp2Session,
@@ -294,6 +314,75 @@ test("bad input ends its session with S2's terminal error; nothing lands, other 
   } finally {
     conn.close();
     stop.abort();
+    await stream.close();
+  }
+});
+
+test("sessions compress both ways with zstd and gzip; a bytes-bounded read ends at its bound", async () => {
+  for (const compression of ["zstd", "gzip"] as const) {
+    const { path, bucket } = await newBasin();
+    const client = new S2({
+      accessToken: "unused",
+      endpoints: { account: gw.base, basin: gw.base },
+      compression,
+    });
+    const stream = client.basin(bucket).stream("s");
+    try {
+      // 4 KiB of text per record: past S2's 1 KiB threshold, so frames go compressed.
+      const big = (i: number) => `${i}`.padEnd(4096, "x");
+      const session = await stream.appendSession();
+      const tickets = [];
+      for (let i = 0; i < 4; i++)
+        tickets.push(await session.submit(AppendInput.create([text(big(i))])));
+      await Promise.all(tickets.map((t) => t.ack()));
+      await session.close();
+      assert.equal(await tailOf(path), 4);
+      // Metered, a record is 8 + 4096 bytes: a bound of three records less one byte gets two.
+      const read = await stream.readSession({
+        start: { from: { seqNum: 0 } },
+        stop: { limits: { bytes: 3 * (8 + 4096) - 1 } },
+      });
+      const got: string[] = [];
+      for await (const record of read) got.push(record.body);
+      assert.deepEqual(got, [big(0), big(1)], compression);
+      // On the wire, the records' frame is compressed as the client accepts.
+      const frames = await rawRead(bucket, "seq_num=0&count=2", compression);
+      assert.equal(frames[0]?.terminal, false);
+      assert.equal(frames[0]?.terminal === false && frames[0].compression, compression);
+    } finally {
+      await stream.close();
+    }
+  }
+});
+
+test("a read of a missing stream, or past the tail, fails as S2 says before any frame", async () => {
+  const { bucket, stream } = await newBasin({ maxAttempts: 1 });
+  const missing = new S2({
+    accessToken: "unused",
+    endpoints: { account: gw.base, basin: gw.base },
+    retry: { maxAttempts: 1 },
+  })
+    .basin(bucket)
+    .stream("nope");
+  try {
+    await assert.rejects(
+      (async () => {
+        for await (const _ of await missing.readSession({ start: { from: { seqNum: 0 } } })) {
+          // Nothing is expected.
+        }
+      })(),
+      (err: unknown) => err instanceof S2Error && err.status === 404,
+    );
+    await assert.rejects(
+      (async () => {
+        for await (const _ of await stream.readSession({ start: { from: { seqNum: 5 } } })) {
+          // Nothing is expected.
+        }
+      })(),
+      RangeNotSatisfiableError,
+    );
+  } finally {
+    await missing.close();
     await stream.close();
   }
 });
