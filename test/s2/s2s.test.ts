@@ -35,16 +35,29 @@ after(async () => {
   await stack?.close();
 });
 
-/** A new basin (nova bucket) with stream "s", and an SDK client for it. */
-async function newBasin(retry: { maxAttempts?: number } = {}) {
-  const path = await newStream(gw.base);
-  const bucket = path.split("/")[3] as string;
+interface ClientOptions {
+  maxAttempts?: number;
+  compression?: "zstd" | "gzip";
+  /** Default "s". */
+  stream?: string;
+}
+
+/** An SDK stream on the gateway serving now, on the SDK's default transport (s2s). */
+function sdkStream(bucket: string, opts: ClientOptions = {}) {
   const client = new S2({
     accessToken: "unused",
     endpoints: { account: gw.base, basin: gw.base },
-    retry: { maxAttempts: 3, ...retry },
+    retry: { maxAttempts: opts.maxAttempts ?? 3 },
+    ...(opts.compression ? { compression: opts.compression } : {}),
   });
-  return { path, bucket, stream: client.basin(bucket).stream("s") };
+  return client.basin(bucket).stream(opts.stream ?? "s");
+}
+
+/** A new basin (nova bucket) with stream "s", and an SDK stream for it. */
+async function newBasin(opts: ClientOptions = {}) {
+  const path = await newStream(gw.base);
+  const bucket = path.split("/")[3] as string;
+  return { path, bucket, stream: sdkStream(bucket, opts) };
 }
 
 async function tailOf(path: string): Promise<number> {
@@ -320,13 +333,7 @@ test("bad input ends its session with S2's terminal error; nothing lands, other 
 
 test("sessions compress both ways with zstd and gzip; a bytes-bounded read ends at its bound", async () => {
   for (const compression of ["zstd", "gzip"] as const) {
-    const { path, bucket } = await newBasin();
-    const client = new S2({
-      accessToken: "unused",
-      endpoints: { account: gw.base, basin: gw.base },
-      compression,
-    });
-    const stream = client.basin(bucket).stream("s");
+    const { path, bucket, stream } = await newBasin({ compression });
     try {
       // 4 KiB of text per record: past S2's 1 KiB threshold, so frames go compressed.
       const big = (i: number) => `${i}`.padEnd(4096, "x");
@@ -357,13 +364,7 @@ test("sessions compress both ways with zstd and gzip; a bytes-bounded read ends 
 
 test("a read of a missing stream, or past the tail, fails as S2 says before any frame", async () => {
   const { bucket, stream } = await newBasin({ maxAttempts: 1 });
-  const missing = new S2({
-    accessToken: "unused",
-    endpoints: { account: gw.base, basin: gw.base },
-    retry: { maxAttempts: 1 },
-  })
-    .basin(bucket)
-    .stream("nope");
+  const missing = sdkStream(bucket, { maxAttempts: 1, stream: "nope" });
   try {
     await assert.rejects(
       (async () => {

@@ -19,13 +19,21 @@ async function* chunksOf(parts: Uint8Array[]): AsyncGenerator<Uint8Array> {
   for (const p of parts) yield p;
 }
 
-/** Inputs are text; "bad" does not decode and "fail" fails upstream. */
-function session(parts: Uint8Array[], opts: { onAppend?: (s: string) => void } = {}) {
+interface SessionOptions {
+  onAppend?: (s: string) => void;
+  /** The socket takes no write at once (a reader that does not read). */
+  full?: boolean;
+  stallMs?: number;
+}
+
+/** Inputs are text, acked as "ack <text>"; "bad" does not decode and "fail" fails upstream. */
+function session(parts: Uint8Array[] | AsyncGenerator<Uint8Array>, opts: SessionOptions = {}) {
   const out = new FakeOutput();
+  out.full = opts.full ?? false;
   const appended: string[] = [];
   const s = new S2sAppendSession<string, string>({
-    chunks: chunksOf(parts),
-    writer: new FrameWriter(out, "none", 1_000),
+    chunks: Array.isArray(parts) ? chunksOf(parts) : parts,
+    writer: new FrameWriter(out, "none", opts.stallMs ?? 1_000),
     decodeInput: (payload) => {
       const t = new TextDecoder().decode(payload);
       if (t === "bad") throw new Error("bad_proto");
@@ -112,25 +120,13 @@ test("draining lets the batch in flight finish, then ends with server_draining",
 });
 
 test("a reader that does not take its acks stalls the session, and past the limit loses it", async () => {
-  const out = new FakeOutput();
-  out.full = true;
-  const writer = new FrameWriter(out, "none", 20);
-  const s = new S2sAppendSession<string, string>({
-    chunks: chunksOf([input("a"), input("b")]),
-    writer,
-    decodeInput: (p) => new TextDecoder().decode(p),
-    encodeAck: (a) => text(a),
-    append: async (b) => b,
-    terminal: () => ({ status: 500, body: text("{}") }),
-    draining: () => ({ status: 503, body: text("{}") }),
-  });
+  const { s, out } = session([input("a"), input("b")], { full: true, stallMs: 20 });
   await s.run();
   assert.equal(out.destroyed, true);
-  assert.deepEqual(out.messages(), ["a"]);
+  assert.deepEqual(out.messages(), ["ack a"]);
 });
 
 test("draining ends a session waiting for the client's next frame at once", async () => {
-  const out = new FakeOutput();
   let release: (() => void) | undefined;
   const never = new Promise<void>((resolve) => {
     release = resolve;
@@ -139,20 +135,12 @@ test("draining ends a session waiting for the client's next frame at once", asyn
     yield input("a");
     await never;
   }
-  const s = new S2sAppendSession<string, string>({
-    chunks: stalled(),
-    writer: new FrameWriter(out, "none", 1_000),
-    decodeInput: (p) => new TextDecoder().decode(p),
-    encodeAck: (a) => text(a),
-    append: async (b) => b,
-    terminal: () => ({ status: 500, body: text("{}") }),
-    draining: () => ({ status: 503, body: text('{"code":"server_draining"}') }),
-  });
+  const { s, out } = session(stalled());
   const running = s.run();
   await new Promise<void>((resolve) => out.once("wrote", resolve));
   s.drain();
   await running;
   release?.();
-  assert.deepEqual(out.messages(), ["a"]);
+  assert.deepEqual(out.messages(), ["ack a"]);
   assert.deepEqual(out.terminal(), { status: 503, body: { code: "server_draining" } });
 });
