@@ -12,6 +12,7 @@ import {
   S2Error,
   SeqNumMismatchError,
 } from "@s2-dev/streamstore";
+import { request } from "undici";
 import { s2Wire } from "../../src/gateway/s2/index.ts";
 import { encodeFrame, type Frame, FrameDecoder } from "../../src/gateway/s2/s2s/index.ts";
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
@@ -329,6 +330,18 @@ test("bad input ends its session with S2's terminal error; nothing lands, other 
     stop.abort();
     await stream.close();
   }
+});
+
+test("an s2s append session over HTTP/1.1 is refused, 501 in S2's shape; nothing lands", async () => {
+  const { path, bucket } = await newBasin();
+  const res = await request(`${gw.base}/v1/streams/s/records`, {
+    method: "POST",
+    headers: { "content-type": "s2s/proto", "s2-basin": bucket },
+    body: Buffer.from(inputFrame(["h1"])),
+  });
+  assert.equal(res.statusCode, 501);
+  assert.equal(((await res.body.json()) as { code: string }).code, "not_implemented");
+  assert.equal(await tailOf(path), 0);
 });
 
 test("sessions compress both ways with zstd and gzip; a bytes-bounded read ends at its bound", async () => {

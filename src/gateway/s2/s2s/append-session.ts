@@ -4,7 +4,7 @@
 // - One batch is upstream at a time: S2's match_seq_num and fencing_token are per input, and
 //   a later batch must not land when an earlier one failed (S2 applies nothing after the
 //   failure). The body is read no faster than batches are acked, so HTTP/2 flow control holds
-//   the client's next frames; the decoder holds one frame at most.
+//   the client's next frames; what is held here is one body chunk's frames at most.
 // - A frame that is not one (bad_frame) or not an AppendInput (bad_proto) is answered after the
 //   inputs before it, as S2 does, with a terminal frame; so is an append's failure. Nothing
 //   after the failing input is appended.

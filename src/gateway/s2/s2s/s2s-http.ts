@@ -64,6 +64,12 @@ export async function serveS2sAppend(
   deps: S2sDeps,
 ): Promise<void> {
   const req = reply.request.raw;
+  if (req.httpVersionMajor < 2) {
+    // An HTTP/1.1 body is the body guard's (its timeouts would cut a session), and S2's SDKs
+    // open s2s on HTTP/2 only. The body is left unread: the connection cannot carry more.
+    reply.header("connection", "close");
+    throw s2Error("not_implemented", "s2s append sessions are served on HTTP/2 only");
+  }
   const { bucket, key, call } = stream;
   const session = new S2sAppendSession<S2AppendInput, S2AppendAck>({
     chunks: bodyChunks(req),
