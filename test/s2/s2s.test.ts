@@ -22,9 +22,15 @@ import { type Stack, startStack } from "../harness/stack.ts";
 import { waitFor } from "../harness/wait.ts";
 
 let stack: Stack<Gateway>;
-/** The gateway serving now: the stack's, until the restart test starts another on its port. */
+/** The gateway serving now: the stack's, until a restart starts another on its port. */
 let gw: Gateway;
-let restarted: Gateway | undefined;
+
+/** Closes the gateway serving now (draining its sessions) and starts another on its port. */
+async function restartGateway(): Promise<void> {
+  const port = Number(new URL(gw.base).port);
+  await gw.close();
+  gw = await inProcessGateway([stack.star.address], {}, port);
+}
 
 before(async () => {
   stack = await startStack("s2s-");
@@ -32,7 +38,8 @@ before(async () => {
 });
 
 after(async () => {
-  await restarted?.close();
+  // The stack closes its own gateway; one started by a restart is this file's to close.
+  if (gw !== stack?.gw) await gw?.close();
   await stack?.close();
 });
 
@@ -151,10 +158,7 @@ test("a read session follows live appends across a gateway restart, with no gap 
       }
     })();
     await waitFor(() => got.length >= 20, { message: "records before the restart" });
-    const port = Number(new URL(gw.base).port);
-    await gw.close();
-    restarted = await inProcessGateway([stack.star.address], {}, port);
-    gw = restarted;
+    await restartGateway();
     const seen = got.length;
     await waitFor(() => got.length >= seen + 20, { message: "records after the restart" });
     stopAppending = true;
@@ -237,6 +241,38 @@ function terminalOf(frames: Frame[]): { status: number; body: unknown } {
   assert.ok(last?.terminal, "the session ends with a terminal frame");
   return { status: last.status, body: JSON.parse(Buffer.from(last.body).toString()) };
 }
+
+test("an append session rides out a gateway restart: every batch lands once, in order", async () => {
+  const { bucket, path } = await newBasin();
+  const stream = sdkStream(bucket, { maxAttempts: 50 });
+  try {
+    const session = await stream.appendSession();
+    const total = 60;
+    const acks: Promise<unknown>[] = [];
+    for (let i = 0; i < total; i++) {
+      acks.push((await session.submit(AppendInput.create([text(`a${i}`)]))).ack());
+      if (i === total / 2) {
+        await acks[0];
+        await restartGateway();
+      }
+    }
+    await Promise.all(acks);
+    await session.close();
+    assert.equal(await tailOf(path), total);
+    const read = await stream.readSession({
+      start: { from: { seqNum: 0 } },
+      stop: { limits: { count: total } },
+    });
+    const bodies: string[] = [];
+    for await (const record of read) bodies.push(record.body);
+    assert.deepEqual(
+      bodies,
+      Array.from({ length: total }, (_, i) => `a${i}`),
+    );
+  } finally {
+    await stream.close();
+  }
+});
 
 test("bad input ends its session with S2's terminal error; nothing lands, other sessions go on", async () => {
   const { path, bucket, stream } = await newBasin();
