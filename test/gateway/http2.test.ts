@@ -205,7 +205,8 @@ async function everyS2Route(call: Call, bucket: string) {
     on({ headers: { accept: "text/event-stream" } }),
     `${st}/records`,
   );
-  assert.match(sse.text, /event: batch\nid: 0,1,9\n[^]*data: \[DONE\]\n\n$/);
+  assert.match(sse.text, /event: batch\nid: 0,1,9\n/);
+  assert.match(sse.text, /data: \[DONE\]\n\n$/);
   const tail = await call("GET", "/v1/streams/s/records/tail", 200, on(), `${st}/records/tail`);
   assert.equal(JSON.parse(tail.text).tail.seq_num, 1);
   await call("DELETE", "/v1/streams/s", 202, on(), st);
