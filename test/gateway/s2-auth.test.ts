@@ -5,35 +5,27 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { AppendInput, AppendRecord, S2, type S2Error } from "@s2-dev/streamstore";
 import { request } from "undici";
-import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
-import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
-import { tempDir } from "../harness/tmp.ts";
+import type { Gateway } from "../harness/gateway.ts";
+import { type Stack, startStack } from "../harness/stack.ts";
 
 const SIGNING_KEY = "gateway s2 auth test signing key, 32+ bytes";
 const SECRETS = { ops: "ops-secret-s2-1", reader: "reader-secret-s2-2" };
 
-let star: StarProcess;
+let stack: Stack<Gateway>;
 let gw: Gateway;
-const cleanups: (() => Promise<void>)[] = [];
 
 before(async () => {
-  const dir = await tempDir({ after: (fn) => void cleanups.push(fn) });
-  star = await startStarProcess([
-    "--data-dir",
-    dir,
-    "--signing-key",
-    SIGNING_KEY,
-    "--api-keys",
-    `ops ${SECRETS.ops} nova:*:*,reader ${SECRETS.reader} nova:read:*`,
-  ]);
-  gw = await inProcessGateway([star.address]);
+  stack = await startStack("nova-s2-auth-", {
+    starArgs: [
+      "--signing-key",
+      SIGNING_KEY,
+      "--api-keys",
+      `ops ${SECRETS.ops} nova:*:*,reader ${SECRETS.reader} nova:read:*`,
+    ],
+  });
+  gw = stack.gw;
 });
-after(async () => {
-  await gw?.close();
-  star?.client.close();
-  await star?.proc.kill("SIGTERM");
-  for (const fn of cleanups) await fn();
-});
+after(() => stack?.close());
 
 async function token(keyId: keyof typeof SECRETS): Promise<string> {
   const res = await request(`${gw.base}/v1/tokens`, {

@@ -8,7 +8,7 @@ import { test } from "node:test";
 import { promisify } from "node:util";
 import ts from "typescript";
 import { request } from "undici";
-import { nodeArgs, startProcess } from "../harness/process.ts";
+import { embeddedGateway } from "../harness/gateway.ts";
 import { tempDir } from "../harness/tmp.ts";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -35,16 +35,8 @@ test("S2's SDK quick start runs unchanged against the gateway", async (t) => {
   const script = join(scratch, "quick-start.mjs");
   await writeFile(script, compiled.outputText);
 
-  const [command, args] = nodeArgs("src/main.ts", [
-    ...["--port", "0", "--data-dir", data, "--log-level", "warn", "--drain-delay-ms", "0"],
-  ]);
-  const gw = await startProcess({
-    command,
-    args,
-    readyLine: /^nova-gateway listening on (http:\/\/\S+)$/,
-  });
+  const { url, proc: gw } = await embeddedGateway(data);
   try {
-    const url = gw.match[1] as string;
     // The snippet expects its basin to exist.
     const basin = "quick-start-basin";
     const created = await request(`${url}/v1/basins`, {

@@ -16,6 +16,7 @@ import {
   type SourceBatch,
   type SseOutput,
   type SseTiming,
+  stopWith,
 } from "../sessions/index.ts";
 import { s2Error, toS2Error } from "./errors.ts";
 import { positionToS2Json, readBatchToS2Json, type S2Format } from "./json.ts";
@@ -62,10 +63,7 @@ export class S2SseSession {
   /** Opens the source and reads its first batch: a failure here is the request's HTTP error. */
   async start(): Promise<void> {
     const { signal } = this.#opts;
-    const onAbort = () => this.#stop.abort(signal.reason);
-    if (signal.aborted) onAbort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    this.#stop.signal.addEventListener("abort", () => signal.removeEventListener("abort", onAbort));
+    stopWith(signal, this.#stop);
     try {
       this.#it = this.#opts.source(this.#opts.cursor, this.#stop.signal)[Symbol.asyncIterator]();
       const first = await this.#it.next();

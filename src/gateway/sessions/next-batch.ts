@@ -1,5 +1,5 @@
-// How SSE sessions (nova's and S2's) wait on their source: the next batch, raced against a timer
-// (pings, wait deadlines) and a wake-up (a drain request), whichever comes first.
+// How SSE sessions (nova's and S2's) read their source: stopped with the client, and the next
+// batch raced against a timer (pings, wait deadlines) and a wake-up (a drain request).
 import type { SourceBatch } from "./source.ts";
 
 /** The source's next batch, to be raced and awaited when it wins. */
@@ -30,4 +30,12 @@ export function raceNext<W extends string>(
     clearTimeout(timer);
     setWake(undefined);
   });
+}
+
+/** Stops the session's source (`stop`) when the client goes away (`signal`). */
+export function stopWith(signal: AbortSignal, stop: AbortController): void {
+  const onAbort = () => stop.abort(signal.reason);
+  if (signal.aborted) onAbort();
+  signal.addEventListener("abort", onAbort, { once: true });
+  stop.signal.addEventListener("abort", () => signal.removeEventListener("abort", onAbort));
 }

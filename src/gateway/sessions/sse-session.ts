@@ -26,7 +26,7 @@ import {
 } from "../json/index.ts";
 import { jitter } from "./backoff.ts";
 import { type Bounds, boundsMet, cutBatch, type Tally, ZERO_TALLY } from "./bounds.ts";
-import { pullNext, raceNext } from "./next-batch.ts";
+import { pullNext, raceNext, stopWith } from "./next-batch.ts";
 import type { BatchSource, Cursor, SourceBatch } from "./source.ts";
 
 /** The response as the session uses it (a ServerResponse in the gateway). */
@@ -146,10 +146,7 @@ export class SseSession {
   async start(): Promise<"stream" | "met"> {
     const { resume, bounds, signal } = this.#opts;
     if (resume && boundsMet(bounds, this.#tally)) return "met";
-    const onAbort = () => this.#stop.abort(signal.reason);
-    if (signal.aborted) onAbort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    this.#stop.signal.addEventListener("abort", () => signal.removeEventListener("abort", onAbort));
+    stopWith(signal, this.#stop);
     try {
       this.#it = this.#opts.source(this.#opts.cursor, this.#stop.signal)[Symbol.asyncIterator]();
       const first = await this.#it.next();
