@@ -7,7 +7,7 @@ import type { AppendAdmission } from "../../http/index.ts";
 import { takeOverResponse } from "../../http/index.ts";
 import { stringifyJsonExact } from "../../json/index.ts";
 import type { SubscribeDeps } from "../../sessions/index.ts";
-import { bodyChunks, subscriptionSource, trackSession } from "../../sessions/index.ts";
+import { bodyChunks, stopWith, subscriptionSource, trackSession } from "../../sessions/index.ts";
 import type { CallOptions, Upstream } from "../../upstream/index.ts";
 import type { S2AppendInput } from "../commands.ts";
 import { s2Error, toS2Error } from "../errors.ts";
@@ -104,10 +104,9 @@ export async function serveS2sRead(
   deps: S2sDeps,
 ): Promise<void> {
   const stop = new AbortController();
-  const { signal } = stream.call;
-  const until = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
+  if (stream.call.signal) stopWith(stream.call.signal, stop);
   const cursor = { start: q.query.start, clamp: q.query.clamp };
-  const source = subscriptionSource(stream, deps.subscribe)(cursor, until);
+  const source = subscriptionSource(stream, deps.subscribe)(cursor, stop.signal);
   const session = new S2sReadSession({
     batches: source[Symbol.asyncIterator](),
     bounds: {
