@@ -182,19 +182,35 @@ test("a read session follows live appends across a gateway restart, with no gap 
   }
 });
 
-/** The frames of a read session's answer (`query` bounded, so that it ends). */
-function rawRead(bucket: string, query: string, acceptEncoding: string): Promise<Frame[]> {
+/**
+ * The frames of a read session's answer, to its end, or until `until` holds of them (then the
+ * client goes away).
+ */
+function rawRead(
+  bucket: string,
+  query: string,
+  opts: { acceptEncoding?: string; until?: (frames: Frame[]) => boolean } = {},
+): Promise<Frame[]> {
   const conn = http2.connect(gw.base);
   return new Promise<Frame[]>((resolve, reject) => {
     const req = conn.request({
       ":path": `/v1/streams/s/records?${query}`,
       "content-type": "s2s/proto",
-      "accept-encoding": acceptEncoding,
+      "accept-encoding": opts.acceptEncoding ?? "identity",
       "s2-basin": bucket,
     });
     const decoder = new FrameDecoder();
     const frames: Frame[] = [];
-    req.on("data", (chunk: Buffer) => frames.push(...decoder.push(chunk)));
+    let done = false;
+    req.on("data", (chunk: Buffer) => {
+      if (done) return;
+      frames.push(...decoder.push(chunk));
+      if (opts.until?.(frames)) {
+        done = true;
+        req.close();
+        resolve(frames);
+      }
+    });
     req.on("end", () => resolve(frames));
     req.on("error", reject);
   }).finally(() => conn.close());
@@ -402,13 +418,32 @@ test("sessions compress both ways with zstd and gzip; a bytes-bounded read ends 
       for await (const record of read) got.push(record.body);
       assert.deepEqual(got, [big(0), big(1)], compression);
       // On the wire, the records' frame is compressed as the client accepts.
-      const frames = await rawRead(bucket, "seq_num=0&count=2", compression);
+      const frames = await rawRead(bucket, "seq_num=0&count=2", { acceptEncoding: compression });
       assert.equal(frames[0]?.terminal, false);
       assert.equal(frames[0]?.terminal === false && frames[0].compression, compression);
     } finally {
       await stream.close();
     }
   }
+});
+
+test("a following read session sends a heartbeat with the tail as it catches up", async () => {
+  const { bucket, path } = await newBasin();
+  await http(gw.base, "POST", `${path}/records`, { records: [{ body: "a" }, { body: "b" }] });
+  const batches = (frames: Frame[]) =>
+    frames.flatMap((f) => (f.terminal ? [] : [s2Wire.ReadBatch.decode(f.payload)]));
+  const frames = await rawRead(bucket, "seq_num=0", {
+    until: (got) => batches(got).some((b) => b.records.length === 0),
+  });
+  assert.ok(frames.every((f) => !f.terminal));
+  const read = batches(frames);
+  const beat = read.at(-1);
+  assert.deepEqual(
+    read.flatMap((b) => b.records.map((r) => r.body.toString())),
+    ["a", "b"],
+  );
+  assert.deepEqual(beat?.records, []);
+  assert.equal(beat?.tail?.seq_num, "2");
 });
 
 test("a read of a missing stream, or past the tail, fails as S2 says before any frame", async () => {
