@@ -184,7 +184,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(metricsPlugin, { metrics: opts.metrics });
   await app.register(cors, {
     origin: opts.corsOrigins.length === 0 ? false : opts.corsOrigins,
-    exposedHeaders: ["retry-after", "server-timing", "content-type"],
+    exposedHeaders: ["retry-after", "server-timing", "content-type", "s2-provision-result"],
     allowedHeaders: [
       "authorization",
       "content-type",

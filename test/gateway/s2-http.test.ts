@@ -127,6 +127,23 @@ describe("bad input: S2's error shape, nothing appended", () => {
     });
   }
 
+  test("append: a content-type that is neither JSON nor protobuf is bad_header", async () => {
+    const before = await tail();
+    const res = await request(`${base}/v1/streams/s/records`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "text/plain" },
+      body: "hello",
+    });
+    const text = await res.body.text();
+    assertS2Error(
+      { status: res.statusCode, json: JSON.parse(text), text },
+      400,
+      "bad_header",
+      /application\/protobuf/,
+    );
+    assert.equal(await tail(), before);
+  });
+
   test("append: JSON that does not parse is bad_json", async () => {
     const res = await http("POST", "/v1/streams/s/records", "{", headers);
     assertS2Error(res, 400, "bad_json");

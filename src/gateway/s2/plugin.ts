@@ -7,7 +7,7 @@ import { stringifyJsonExact } from "../json/index.ts";
 import type { SubscribeDeps } from "../sessions/index.ts";
 import type { Upstream } from "../upstream/index.ts";
 import { basinRoutes } from "./basins.ts";
-import { S2HttpError, toS2Error } from "./errors.ts";
+import { S2HttpError, s2Error, toS2Error } from "./errors.ts";
 import { s2RecordRoutes } from "./records-routes.ts";
 import { S2S_TYPE } from "./s2s/index.ts";
 import { s2StreamRoutes } from "./streams.ts";
@@ -26,7 +26,13 @@ export interface S2PluginOptions {
 
 export async function s2Plugin(app: FastifyInstance, opts: S2PluginOptions) {
   app.setErrorHandler((err, req: FastifyRequest, reply: FastifyReply) => {
-    const nova = requestError(err, { resource: req.routeOptions.config?.resource }, req);
+    const nova =
+      (err as { code?: string }).code === "FST_ERR_CTP_INVALID_MEDIA_TYPE"
+        ? s2Error(
+            "bad_header",
+            `content-type ${JSON.stringify(req.headers["content-type"] ?? "")} is not supported; send application/json or ${S2_PROTO_TYPE}`,
+          )
+        : requestError(err, { resource: req.routeOptions.config?.resource }, req);
     // The face's own 5xx (501 for what nova does not serve) are answers, not failures.
     if (nova.status >= 500 && !(nova instanceof S2HttpError))
       req.log.error({ err }, "request failed");

@@ -11,6 +11,8 @@ import { stringifyJsonExact } from "../json/index.ts";
 import {
   type BatchSource,
   type Cursor,
+  DEFAULT_LINGER_MS,
+  endLingering,
   pullNext,
   raceNext,
   type SourceBatch,
@@ -230,7 +232,7 @@ export class S2SseSession {
     this.#release();
     if (out.destroyed || out.writableFinished) return;
     out.write(last);
-    out.end();
+    endLingering(out, DEFAULT_LINGER_MS);
   }
 
   #release(): void {

@@ -386,12 +386,7 @@ export class SseSession {
     const out = this.#out as SseOutput;
     if (out.destroyed) return;
     this.#write(chunks);
-    out.end();
-    if (!out.writableFinished) {
-      const timer = setTimeout(() => out.destroy(), this.#opts.lingerMs ?? DEFAULT_LINGER_MS);
-      timer.unref();
-      out.once("close", () => clearTimeout(timer));
-    }
+    endLingering(out, this.#opts.lingerMs ?? DEFAULT_LINGER_MS);
   }
 
   /** Stops the source and with it the upstream call. */
@@ -400,6 +395,19 @@ export class SseSession {
     const it = this.#it;
     this.#it = undefined;
     it?.return?.().catch(() => {});
+  }
+}
+
+/**
+ * Ends a response; one the client is not reading (a stalled one's last events) keeps its socket
+ * for `lingerMs` for the client to come back and read them, then the socket is destroyed.
+ */
+export function endLingering(out: SseOutput, lingerMs: number): void {
+  out.end();
+  if (!out.writableFinished) {
+    const timer = setTimeout(() => out.destroy(), lingerMs);
+    timer.unref();
+    out.once("close", () => clearTimeout(timer));
   }
 }
 
