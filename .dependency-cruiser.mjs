@@ -20,6 +20,8 @@ const faces = [
   "src/gateway/json",
   "src/gateway/http",
   "src/gateway/routes",
+  "src/gateway/s2",
+  "src/gateway/s2/s2s",
 ];
 
 export default {

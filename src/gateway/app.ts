@@ -40,10 +40,13 @@ import {
   streamRoutes,
   tokenRoutes,
 } from "./routes/index.ts";
+import { s2Plugin } from "./s2/index.ts";
 import {
+  createHubs,
   DEFAULT_FAILOVER_MS,
   DEFAULT_HUB_SETTINGS,
   type HubSettings,
+  ReadGrants,
   type SseTiming,
   sseTiming,
 } from "./sessions/index.ts";
@@ -188,15 +191,18 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(metricsPlugin, { metrics: opts.metrics });
   await app.register(cors, {
     origin: opts.corsOrigins.length === 0 ? false : opts.corsOrigins,
-    exposedHeaders: ["retry-after", "server-timing", "content-type"],
+    exposedHeaders: ["retry-after", "server-timing", "content-type", "s2-provision-result"],
     allowedHeaders: [
       "authorization",
       "content-type",
       "nova-format",
       "nova-request-token",
       "last-event-id",
+      "s2-basin",
+      "s2-format",
+      "s2-request-token",
     ],
-    methods: ["GET", "POST", "PATCH", "DELETE"],
+    methods: ["GET", "POST", "PUT", "PATCH", "DELETE"],
     maxAge: 600,
   });
   const drain = opts.drain ?? new Drain();
@@ -207,27 +213,59 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // Closing drains the long-lived sessions first (preClose runs before the server closes).
   const sessions = new LiveSessions();
   app.addHook("preClose", () => sessions.drainAll(opts.drainGraceMs ?? DEFAULT_DRAIN_GRACE_MS));
+  const hubSettings = opts.hubs === false ? undefined : (opts.hubs ?? DEFAULT_HUB_SETTINGS);
+  const failoverMs = opts.failoverMs ?? DEFAULT_FAILOVER_MS;
+  // One hub per stream, shared by the readers of both faces (nova's and S2's).
+  const hubs =
+    hubSettings &&
+    createHubs({ upstream: opts.upstream, metrics: opts.metrics, failoverMs }, hubSettings);
+  if (hubs) app.addHook("onClose", () => hubs.closeAll());
+  const grants = hubSettings && new ReadGrants(hubSettings.readGrantMs);
+  const reads =
+    opts.reads ?? createReadService({ upstream: opts.upstream, metrics: opts.metrics.readplan });
+  const slowConsumerMs = opts.slowConsumerMs ?? DEFAULT_SLOW_CONSUMER_MS;
+  const maxWaitS = opts.maxWaitS ?? DEFAULT_MAX_WAIT_S;
+  const timing = opts.sseTiming ?? sseTiming(opts.ssePingMs);
   await app.register(recordRoutes, {
     upstream: opts.upstream,
     admission,
     appendLimits: DEFAULT_APPEND_LIMITS,
     bodyLimit: opts.bodyLimit,
-    reads:
-      opts.reads ?? createReadService({ upstream: opts.upstream, metrics: opts.metrics.readplan }),
+    reads,
     metrics: opts.metrics,
     sessions,
-    slowConsumerMs: opts.slowConsumerMs ?? DEFAULT_SLOW_CONSUMER_MS,
-    failoverMs: opts.failoverMs ?? DEFAULT_FAILOVER_MS,
-    maxWaitS: opts.maxWaitS ?? DEFAULT_MAX_WAIT_S,
+    slowConsumerMs,
+    failoverMs,
+    maxWaitS,
     ndjsonLimits: {
       maxLineBytes: opts.bodyLimit,
       maxSessionBytes: opts.ndjsonSessionBytes ?? DEFAULT_NDJSON_SESSION_BYTES,
     },
     bodyTimeouts,
-    sseTiming: opts.sseTiming ?? sseTiming(opts.ssePingMs),
-    hubs: opts.hubs === false ? undefined : (opts.hubs ?? DEFAULT_HUB_SETTINGS),
+    sseTiming: timing,
+    hubs,
+    grants,
     sseMaxStreams: opts.sseMaxStreams ?? DEFAULT_SSE_MAX_STREAMS,
   });
   await app.register(tokenRoutes, { upstream: opts.upstream });
+  // S2's REST API beside nova's (docs/s2-compat.md), on the same upstream, hubs and reads.
+  await app.register(s2Plugin, {
+    upstream: opts.upstream,
+    admission,
+    reads,
+    bodyLimit: opts.bodyLimit,
+    subscribe: {
+      upstream: opts.upstream,
+      metrics: opts.metrics,
+      sessions,
+      hubs,
+      grants,
+      slowConsumerMs,
+      failoverMs,
+      maxWaitS,
+      sseTiming: timing,
+      history: reads.history,
+    },
+  });
   return app;
 }

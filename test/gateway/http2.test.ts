@@ -97,14 +97,20 @@ async function everyRoute(send: Send): Promise<Set<string>> {
   const seen = new Set<string>();
   const bucket = `h2-${process.pid}-${++runs}`;
   const s = `/v1/buckets/${bucket}/streams/s`;
-  const call = async (method: string, path: string, status: number, req?: Request) => {
+  const call = async (
+    method: string,
+    path: string,
+    status: number,
+    req?: Request,
+    template?: string,
+  ) => {
     const res = await send(method, path, req);
     assert.equal(res.status, status, `${method} ${path}: ${res.text}`);
     seen.add(
-      `${method} ${path
-        .split("?")[0]
-        ?.replace(bucket, "{bucket}")
-        .replace("/streams/s", "/streams/{key}")}`,
+      `${method} ${
+        template ??
+        path.split("?")[0]?.replace(bucket, "{bucket}").replace("/streams/s", "/streams/{key}")
+      }`,
     );
     return res;
   };
@@ -157,7 +163,62 @@ async function everyRoute(send: Send): Promise<Set<string>> {
   assert.equal(JSON.parse(token.text).code, "invalid_argument");
   await call("DELETE", s, 202);
   await call("DELETE", `/v1/buckets/${bucket}`, 202);
+  await everyS2Route(call, bucket);
   return seen;
+}
+
+type Call = (
+  method: string,
+  path: string,
+  status: number,
+  req?: Request,
+  template?: string,
+) => Promise<Answer>;
+
+/** The S2-compatible face's routes (docs/s2-compat.md), on a basin of their own. */
+async function everyS2Route(call: Call, bucket: string) {
+  const basin = `${bucket}-s2`;
+  const b = `/v1/basins/${basin}`;
+  const on = (req: Request = {}): Request => ({
+    ...req,
+    headers: { ...req.headers, "s2-basin": basin },
+  });
+  await call("POST", "/v1/basins", 201, json({ basin }));
+  await call("GET", "/v1/basins", 200);
+  await call("PUT", b, 200, undefined, "/v1/basins/{basin}");
+  await call("GET", b, 200, undefined, "/v1/basins/{basin}");
+  await call("PATCH", b, 200, json({ create_stream_on_read: true }), "/v1/basins/{basin}");
+  await call("POST", "/v1/streams", 201, on(json({ stream: "s" })));
+  await call("GET", "/v1/streams", 200, on());
+  const st = "/v1/streams/{stream}";
+  await call("PUT", "/v1/streams/s", 200, on(), st);
+  await call("GET", "/v1/streams/s", 200, on(), st);
+  await call("PATCH", "/v1/streams/s", 200, on(json({ storage_class: "express" })), st);
+  await call(
+    "POST",
+    "/v1/streams/s/records",
+    200,
+    on(json({ records: [{ body: "a" }] })),
+    `${st}/records`,
+  );
+  const read = await call("GET", "/v1/streams/s/records?seq_num=0", 200, on(), `${st}/records`);
+  assert.deepEqual(
+    JSON.parse(read.text).records.map((r: { body: string }) => r.body),
+    ["a"],
+  );
+  const sse = await call(
+    "GET",
+    "/v1/streams/s/records?seq_num=0&count=1",
+    200,
+    on({ headers: { accept: "text/event-stream" } }),
+    `${st}/records`,
+  );
+  assert.match(sse.text, /event: batch\nid: 0,1,9\n/);
+  assert.match(sse.text, /data: \[DONE\]\n\n$/);
+  const tail = await call("GET", "/v1/streams/s/records/tail", 200, on(), `${st}/records/tail`);
+  assert.equal(JSON.parse(tail.text).tail.seq_num, 1);
+  await call("DELETE", "/v1/streams/s", 202, on(), st);
+  await call("DELETE", b, 202, undefined, "/v1/basins/{basin}");
 }
 
 describe("HTTP/2", { skip }, () => {

@@ -3,28 +3,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { request } from "undici";
-import { nodeArgs, startProcess } from "../harness/process.ts";
+import { embeddedGateway } from "../harness/gateway.ts";
 import { tempDir } from "../harness/tmp.ts";
 
 test("the gateway starts embedded, serves on its printed URL, and stops on SIGTERM", async (t) => {
   const dir = await tempDir(t);
-  const [command, args] = nodeArgs("src/main.ts", [
-    "--port",
-    "0",
-    "--data-dir",
-    dir,
-    "--log-level",
-    "warn",
-    "--drain-delay-ms",
-    "0",
-  ]);
-  const gw = await startProcess({
-    command,
-    args,
-    readyLine: /^nova-gateway listening on (http:\/\/\S+)$/,
-  });
+  const { url, proc: gw } = await embeddedGateway(dir);
   try {
-    const url = gw.match[1] as string;
     const ready = await request(`${url}/readyz`);
     assert.equal(ready.statusCode, 200, await ready.body.text());
     const created = await request(`${url}/v1/buckets`, {

@@ -293,6 +293,132 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/basins": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** S2 ListBasins */
+    get: operations["s2ListBasins"];
+    put?: never;
+    /**
+     * S2 CreateBasin
+     * @description A nova bucket. `s2-request-token` is the creation token.
+     */
+    post: operations["s2CreateBasin"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/basins/{basin}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** S2 GetBasinConfig */
+    get: operations["s2GetBasinConfig"];
+    /**
+     * S2 EnsureBasin
+     * @description Creates the basin (201), or applies the config given to the existing one (200).
+     */
+    put: operations["s2EnsureBasin"];
+    post?: never;
+    /** S2 DeleteBasin */
+    delete: operations["s2DeleteBasin"];
+    options?: never;
+    head?: never;
+    /** S2 ReconfigureBasin */
+    patch: operations["s2ReconfigureBasin"];
+    trace?: never;
+  };
+  "/v1/streams": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** S2 ListStreams */
+    get: operations["s2ListStreams"];
+    put?: never;
+    /** S2 CreateStream */
+    post: operations["s2CreateStream"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/streams/{stream}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** S2 GetStreamConfig */
+    get: operations["s2GetStreamConfig"];
+    /**
+     * S2 EnsureStream
+     * @description Creates the stream (201), or applies the config given to the existing one (200).
+     */
+    put: operations["s2EnsureStream"];
+    post?: never;
+    /** S2 DeleteStream */
+    delete: operations["s2DeleteStream"];
+    options?: never;
+    head?: never;
+    /** S2 ReconfigureStream */
+    patch: operations["s2ReconfigureStream"];
+    trace?: never;
+  };
+  "/v1/streams/{stream}/records": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * S2 Read (and the SSE read session)
+     * @description With Accept: text/event-stream, an S2 read session: `event: batch` with id `<seq_num>,<count>,<metered bytes>` and a ReadBatch, `event: ping` with `{"timestamp", "tail"}` on catching up and then while idle, `event: error` with an S2 error, and `data: [DONE]` when count, bytes, until or wait are met. Without wait, a session bounded by count, bytes or until ends once caught up. Resume with Last-Event-ID. With content-type s2s/proto: 501 for now.
+     */
+    get: operations["s2Read"];
+    put?: never;
+    /**
+     * S2 Append
+     * @description One batch, JSON or application/protobuf (S2's AppendInput); the ack as Accept asks. A single fence or trim command record is nova's Fence or Trim, acked with start = end. With content-type s2s/proto: 501 for now.
+     */
+    post: operations["s2Append"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/streams/{stream}/records/tail": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** S2 CheckTail */
+    get: operations["s2CheckTail"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3466,6 +3592,3028 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  s2ListBasins: {
+    parameters: {
+      query?: {
+        prefix?: string;
+        start_after?: string;
+        /** @description At most 1000 (the default) */
+        limit?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            basins: {
+              name: string;
+              /** Format: date-time */
+              created_at: string;
+              deleted_at: string | null;
+              location: string | null;
+              /** @enum {unknown} */
+              state: "active" | "deleting";
+            }[];
+            has_more: boolean;
+          };
+        };
+      };
+      /** @description An S2 error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  s2CreateBasin: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          basin: string;
+          config?: {
+            /** @description S2's StreamConfig as nova has it (delete_on_empty is refused unless 0) */
+            default_stream_config?: {
+              /** @enum {unknown} */
+              storage_class?: "standard" | "express";
+              retention_policy?:
+                | {
+                    /** @description Seconds (uint64, exact) */
+                    age: string | number;
+                  }
+                | {
+                    infinite: Record<string, never>;
+                  };
+              timestamping?: {
+                /** @enum {unknown} */
+                mode?: "client-prefer" | "client-require" | "arrival";
+                uncapped?: boolean;
+              };
+            };
+            create_stream_on_append?: boolean;
+            create_stream_on_read?: boolean;
+          } | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            name: string;
+            /** Format: date-time */
+            created_at: string;
+            deleted_at: string | null;
+            location: string | null;
+            /** @enum {unknown} */
+            state: "active" | "deleting";
+          };
+        };
+      };
+      /** @description An S2 error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  s2GetBasinConfig: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Basin name: 8 to 48 of a-z, 0-9, - */
+        basin: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's StreamConfig as nova has it (delete_on_empty is refused unless 0) */
+            default_stream_config?: {
+              /** @enum {unknown} */
+              storage_class?: "standard" | "express";
+              retention_policy?:
+                | {
+                    /** @description Seconds (uint64, exact) */
+                    age: string | number;
+                  }
+                | {
+                    infinite: Record<string, never>;
+                  };
+              timestamping?: {
+                /** @enum {unknown} */
+                mode?: "client-prefer" | "client-require" | "arrival";
+                uncapped?: boolean;
+              };
+            };
+            create_stream_on_append?: boolean;
+            create_stream_on_read?: boolean;
+          };
+        };
+      };
+      /** @description An S2 error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  s2EnsureBasin: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Basin name: 8 to 48 of a-z, 0-9, - */
+        basin: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            name: string;
+            /** Format: date-time */
+            created_at: string;
+            deleted_at: string | null;
+            location: string | null;
+            /** @enum {unknown} */
+            state: "active" | "deleting";
+          };
+        };
+      };
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            name: string;
+            /** Format: date-time */
+            created_at: string;
+            deleted_at: string | null;
+            location: string | null;
+            /** @enum {unknown} */
+            state: "active" | "deleting";
+          };
+        };
+      };
+      /** @description An S2 error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  s2DeleteBasin: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Basin name: 8 to 48 of a-z, 0-9, - */
+        basin: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description An S2 error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  s2ReconfigureBasin: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Basin name: 8 to 48 of a-z, 0-9, - */
+        basin: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's StreamConfig as nova has it (delete_on_empty is refused unless 0) */
+            default_stream_config?: {
+              /** @enum {unknown} */
+              storage_class?: "standard" | "express";
+              retention_policy?:
+                | {
+                    /** @description Seconds (uint64, exact) */
+                    age: string | number;
+                  }
+                | {
+                    infinite: Record<string, never>;
+                  };
+              timestamping?: {
+                /** @enum {unknown} */
+                mode?: "client-prefer" | "client-require" | "arrival";
+                uncapped?: boolean;
+              };
+            };
+            create_stream_on_append?: boolean;
+            create_stream_on_read?: boolean;
+          };
+        };
+      };
+      /** @description An S2 error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  s2ListStreams: {
+    parameters: {
+      query?: {
+        prefix?: string;
+        start_after?: string;
+        /** @description At most 1000 (the default) */
+        limit?: string;
+      };
+      header?: {
+        /** @description The basin; without it, the first label of the Host */
+        "s2-basin"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            streams: {
+              name: string;
+              /** Format: date-time */
+              created_at: string;
+              deleted_at: string | null;
+              cipher: null;
+            }[];
+            has_more: boolean;
+          };
+        };
+      };
+      /** @description An S2 error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  s2CreateStream: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The basin; without it, the first label of the Host */
+        "s2-basin"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          stream: string;
+          config?: {
+            /** @enum {unknown} */
+            storage_class?: "standard" | "express";
+            retention_policy?:
+              | {
+                  /** @description Seconds (uint64, exact) */
+                  age: string | number;
+                }
+              | {
+                  infinite: Record<string, never>;
+                };
+            timestamping?: {
+              /** @enum {unknown} */
+              mode?: "client-prefer" | "client-require" | "arrival";
+              uncapped?: boolean;
+            };
+          } | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            name: string;
+            /** Format: date-time */
+            created_at: string;
+            deleted_at: string | null;
+            cipher: null;
+          };
+        };
+      };
+      /** @description An S2 error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  s2GetStreamConfig: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The basin; without it, the first label of the Host */
+        "s2-basin"?: string;
+      };
+      path: {
+        /** @description Stream name (percent-encoded) */
+        stream: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description S2's StreamConfig as nova has it (delete_on_empty is refused unless 0) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {unknown} */
+            storage_class?: "standard" | "express";
+            retention_policy?:
+              | {
+                  /** @description Seconds (uint64, exact) */
+                  age: string | number;
+                }
+              | {
+                  infinite: Record<string, never>;
+                };
+            timestamping?: {
+              /** @enum {unknown} */
+              mode?: "client-prefer" | "client-require" | "arrival";
+              uncapped?: boolean;
+            };
+          };
+        };
+      };
+      /** @description An S2 error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  s2EnsureStream: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The basin; without it, the first label of the Host */
+        "s2-basin"?: string;
+      };
+      path: {
+        /** @description Stream name (percent-encoded) */
+        stream: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            name: string;
+            /** Format: date-time */
+            created_at: string;
+            deleted_at: string | null;
+            cipher: null;
+          };
+        };
+      };
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            name: string;
+            /** Format: date-time */
+            created_at: string;
+            deleted_at: string | null;
+            cipher: null;
+          };
+        };
+      };
+      /** @description An S2 error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  s2DeleteStream: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The basin; without it, the first label of the Host */
+        "s2-basin"?: string;
+      };
+      path: {
+        /** @description Stream name (percent-encoded) */
+        stream: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description An S2 error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  s2ReconfigureStream: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The basin; without it, the first label of the Host */
+        "s2-basin"?: string;
+      };
+      path: {
+        /** @description Stream name (percent-encoded) */
+        stream: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description S2's StreamConfig as nova has it (delete_on_empty is refused unless 0) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {unknown} */
+            storage_class?: "standard" | "express";
+            retention_policy?:
+              | {
+                  /** @description Seconds (uint64, exact) */
+                  age: string | number;
+                }
+              | {
+                  infinite: Record<string, never>;
+                };
+            timestamping?: {
+              /** @enum {unknown} */
+              mode?: "client-prefer" | "client-require" | "arrival";
+              uncapped?: boolean;
+            };
+          };
+        };
+      };
+      /** @description An S2 error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  s2Read: {
+    parameters: {
+      query?: {
+        /** @description Start at this seq_num */
+        seq_num?: string;
+        /** @description Start at the first record at or after this time */
+        timestamp?: string;
+        /** @description Start this many records before the tail (none: 0) */
+        tail_offset?: string;
+        clamp?: "true" | "false";
+        /** @description At most this many records */
+        count?: string;
+        /** @description At most this many metered bytes */
+        bytes?: string;
+        /** @description Only records before this time */
+        until?: string;
+        /** @description Seconds to wait for records (0 to 60) */
+        wait?: string;
+      };
+      header?: {
+        /** @description The basin; without it, the first label of the Host */
+        "s2-basin"?: string;
+        /** @description raw (UTF-8 text, the default) or base64, for JSON bodies */
+        "s2-format"?: string;
+      };
+      path: {
+        /** @description Stream name (percent-encoded) */
+        stream: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A ReadBatch, or the session's events */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            records: {
+              /** @description Sequence number (uint64, exact) */
+              seq_num: string | number;
+              /** @description Milliseconds since the epoch (uint64, exact) */
+              timestamp: string | number;
+              headers?: [string, string][];
+              body?: string;
+            }[];
+            tail?: {
+              /** @description Sequence number (uint64, exact) */
+              seq_num: string | number;
+              /** @description Milliseconds since the epoch (uint64, exact) */
+              timestamp: string | number;
+            };
+          };
+          "application/protobuf": unknown;
+          "text/event-stream": string;
+        };
+      };
+      /** @description An S2 error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description The start is beyond the tail; add clamp=true to read from the tail */
+      416: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            tail: {
+              /** @description Sequence number (uint64, exact) */
+              seq_num: string | number;
+              /** @description Milliseconds since the epoch (uint64, exact) */
+              timestamp: string | number;
+            };
+          };
+        };
+      };
+      /** @description An S2 error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  s2Append: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The basin; without it, the first label of the Host */
+        "s2-basin"?: string;
+        /** @description raw (UTF-8 text, the default) or base64, for JSON bodies */
+        "s2-format"?: string;
+      };
+      path: {
+        /** @description Stream name (percent-encoded) */
+        stream: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description 1 to 1000 records, at most 1 MiB metered (8 + 2 per header + bytes each) */
+          records: {
+            timestamp?: (string | number) | null;
+            headers?: [string, string][];
+            body?: string;
+          }[];
+          match_seq_num?: (string | number) | null;
+          fencing_token?: string | null;
+        };
+        "application/protobuf": unknown;
+      };
+    };
+    responses: {
+      /** @description The batch's acknowledgement */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            start: {
+              /** @description Sequence number (uint64, exact) */
+              seq_num: string | number;
+              /** @description Milliseconds since the epoch (uint64, exact) */
+              timestamp: string | number;
+            };
+            end: {
+              /** @description Sequence number (uint64, exact) */
+              seq_num: string | number;
+              /** @description Milliseconds since the epoch (uint64, exact) */
+              timestamp: string | number;
+            };
+            tail: {
+              /** @description Sequence number (uint64, exact) */
+              seq_num: string | number;
+              /** @description Milliseconds since the epoch (uint64, exact) */
+              timestamp: string | number;
+            };
+          };
+          "application/protobuf": unknown;
+        };
+      };
+      /** @description An S2 error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description match_seq_num or fencing_token did not match */
+      412: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json":
+            | {
+                /** @description The seq_num the batch would have had to match (uint64, exact) */
+                seq_num_mismatch: string | number;
+              }
+            | {
+                /** @description The installed fencing token */
+                fencing_token_mismatch: string;
+              };
+        };
+      };
+      /** @description An S2 error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  s2CheckTail: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The basin; without it, the first label of the Host */
+        "s2-basin"?: string;
+      };
+      path: {
+        /** @description Stream name (percent-encoded) */
+        stream: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            tail: {
+              /** @description Sequence number (uint64, exact) */
+              seq_num: string | number;
+              /** @description Milliseconds since the epoch (uint64, exact) */
+              timestamp: string | number;
+            };
+          };
+        };
+      };
+      /** @description An S2 error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
+        };
+      };
+      /** @description An S2 error */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ... */
+            code: string;
+            message: string;
+          };
         };
       };
     };

@@ -124,3 +124,18 @@ export async function gatewayProcess(
     },
   };
 }
+
+/** `npm start`'s entry as a child process: an embedded star and object storage in `dataDir`. */
+export async function embeddedGateway(
+  dataDir: string,
+): Promise<{ url: string; proc: RunningProcess }> {
+  const [command, args] = nodeArgs("src/main.ts", [
+    ...["--port", "0", "--data-dir", dataDir, "--log-level", "warn", "--drain-delay-ms", "0"],
+  ]);
+  const proc = await startProcess({
+    command,
+    args,
+    readyLine: /^nova-gateway listening on (http:\/\/\S+)$/,
+  });
+  return { url: proc.match[1] as string, proc };
+}

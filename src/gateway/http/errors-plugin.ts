@@ -29,7 +29,11 @@ declare module "fastify" {
  * The HttpError an error reaching Fastify stands for: Fastify's own refusals here, anything else
  * as toHttpError maps it; `req` gives what a failed validation looked at.
  */
-function requestError(err: unknown, ctx: GrpcErrorContext = {}, req?: FastifyRequest): HttpError {
+export function requestError(
+  err: unknown,
+  ctx: GrpcErrorContext = {},
+  req?: FastifyRequest,
+): HttpError {
   const e = err as FastifyError & { validationContext?: string };
   switch (e?.code) {
     case "FST_ERR_CTP_BODY_TOO_LARGE":

@@ -30,6 +30,11 @@ export const openapiPlugin = fp(async (app: FastifyInstance) => {
         { name: "records", description: "Append, read, subscribe, tail, trim and fence." },
         { name: "tokens", description: "Api keys for bearer tokens." },
         { name: "service", description: "Health, metrics and this document." },
+        {
+          name: "s2",
+          description:
+            "S2's REST API over nova's buckets and streams, for S2's SDKs and curl recipes: S2's paths, JSON and protobuf bodies, SSE sessions and `{code, message}` errors (docs/s2-compat.md lists every difference).",
+        },
       ],
       components: {
         securitySchemes: {

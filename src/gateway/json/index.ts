@@ -1,5 +1,6 @@
 // Pure HTTP-JSON <-> proto translation: records, configs, positions, exact integers, query
 // strings, NDJSON and SSE framing. No I/O.
+export { encodeBase64 } from "./base64.ts";
 export * from "./config-json.ts";
 export * from "./fence.ts";
 export * from "./fields.ts";

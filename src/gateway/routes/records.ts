@@ -22,10 +22,8 @@ import {
   tailToJson,
   trimBodyFromJson,
 } from "../json/index.ts";
-import type { HubSettings, SseTiming } from "../sessions/index.ts";
+import type { HubRegistry, ReadGrants, SseTiming } from "../sessions/index.ts";
 import {
-  createHubs,
-  ReadGrants,
   SSE_HEADERS,
   serveAppendSession,
   serveLongPoll,
@@ -55,8 +53,10 @@ export interface RecordRoutesOptions {
   sseTiming?: SseTiming;
   /** Unary reads and SSE catch-up: settled history from object storage, the rest from stars. */
   reads: ReadService;
-  /** Share one upstream Subscribe per stream among its readers (hubs); absent: one each. */
-  hubs?: HubSettings | undefined;
+  /** One upstream Subscribe per stream shared among its readers; absent: one each. */
+  hubs?: HubRegistry | undefined;
+  /** Reads stars granted lately, per credential (with hubs). */
+  grants?: ReadGrants | undefined;
   /** The most streams one multiplexed subscription may follow. */
   sseMaxStreams: number;
 }
@@ -65,16 +65,12 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
   const { upstream, admission, metrics, sessions } = opts;
   const config = { resource: "stream" as const };
   const base = "/v1/buckets/:bucket/streams/:key";
-  const hubs =
-    opts.hubs && createHubs({ upstream, metrics, failoverMs: opts.failoverMs }, opts.hubs);
-  if (hubs) app.addHook("onClose", () => hubs.closeAll());
-  const grants = opts.hubs && new ReadGrants(opts.hubs.readGrantMs);
   const subscribeDeps = {
     upstream,
     metrics,
     sessions,
-    hubs,
-    grants,
+    hubs: opts.hubs,
+    grants: opts.grants,
     slowConsumerMs: opts.slowConsumerMs,
     failoverMs: opts.failoverMs,
     maxWaitS: opts.maxWaitS,

@@ -12,6 +12,7 @@ import type { EventId, Int64Mode, RecordFormat, StreamPosition } from "../json/i
 import { batchEventBytes, sseRetry } from "../json/index.ts";
 import { jitter } from "./backoff.ts";
 import type { Bounds } from "./bounds.ts";
+import { raceNext, stopWith } from "./next-batch.ts";
 import type { BatchSource, Cursor } from "./source.ts";
 import { ONE_STREAM, type SseForm } from "./sse-forms.ts";
 import { type LaneRead, type LaneStep, SseLane } from "./sse-lane.ts";
@@ -153,10 +154,7 @@ export class SseSession {
     const { signal } = this.#opts;
     for (const lane of this.#lanes) if (lane.metBefore) lane.ended = true;
     if (this.#live().length === 0) return "met";
-    const onAbort = () => this.#stop.abort(signal.reason);
-    if (signal.aborted) onAbort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    this.#stop.signal.addEventListener("abort", () => signal.removeEventListener("abort", onAbort));
+    stopWith(signal, this.#stop);
     let failed: SseLane | undefined;
     try {
       for (const lane of this.#live()) lane.open(this.#stop.signal);
@@ -319,18 +317,8 @@ export class SseSession {
     // time, so that a busy stream cannot starve the others.
     const turn = this.#turn++ % live.length;
     const reads = [...live.slice(turn), ...live.slice(0, turn)].map((lane) => lane.read());
-    let timer: NodeJS.Timeout | undefined;
-    return Promise.race([
-      ...reads,
-      new Promise<"timer">((resolve) => {
-        timer = setTimeout(() => resolve("timer"), Math.max(0, delayMs));
-      }),
-      new Promise<Wake>((resolve) => {
-        this.#wakeDrain = resolve;
-      }),
-    ]).finally(() => {
-      clearTimeout(timer);
-      this.#wakeDrain = undefined;
+    return raceNext(reads, delayMs, "drain-request", (wake) => {
+      this.#wakeDrain = wake;
     });
   }
 
@@ -397,12 +385,7 @@ export class SseSession {
     const out = this.#out as SseOutput;
     if (out.destroyed) return;
     this.#write(chunks);
-    out.end();
-    if (!out.writableFinished) {
-      const timer = setTimeout(() => out.destroy(), this.#opts.lingerMs ?? DEFAULT_LINGER_MS);
-      timer.unref();
-      out.once("close", () => clearTimeout(timer));
-    }
+    endLingering(out, this.#opts.lingerMs ?? DEFAULT_LINGER_MS);
   }
 
   /** Stops every source and with them the upstream calls. */
@@ -427,6 +410,19 @@ function batchOf(read: LaneRead, endedMessage: string) {
   const { result } = read;
   if (!result || result.done) throw new LaneFailure(read.lane, unavailable(endedMessage));
   return result.value;
+}
+
+/**
+ * Ends a response; one the client is not reading (a stalled one's last events) keeps its socket
+ * for `lingerMs` for the client to come back and read them, then the socket is destroyed.
+ */
+export function endLingering(out: SseOutput, lingerMs: number): void {
+  out.end();
+  if (!out.writableFinished) {
+    const timer = setTimeout(() => out.destroy(), lingerMs);
+    timer.unref();
+    out.once("close", () => clearTimeout(timer));
+  }
 }
 
 /** What a request whose client went away ends with (nobody reads it; it keeps logs quiet). */

@@ -78,7 +78,7 @@ export async function serveSse(
   const { query } = parts;
   const session = new SseSession({
     ...sessionOptions(parts, query.wait, deps),
-    source: readerSource(parts, deps),
+    source: subscriptionSource(parts, deps),
     cursor: { start: query.start, clamp: query.clamp },
     bounds: bounds(query),
     ...(resume ? { resume } : {}),
@@ -108,7 +108,7 @@ export async function serveMultiplexedSse(
     const read: ReadParts = { ...parts, bucket: spec.bucket, key: spec.key, query };
     const at = resume?.[i];
     return {
-      source: readerSource(read, deps),
+      source: subscriptionSource(read, deps),
       cursor: { start: query.start, clamp: query.clamp },
       bounds: bounds(query),
       ...(at ? { resume: at } : {}),
@@ -138,18 +138,9 @@ function sessionOptions(
   };
 }
 
-/** One reader's source: catch-up from object storage, then the stream's hub or its own Subscribe. */
-function readerSource(parts: ReadParts, deps: SubscribeDeps): BatchSource {
-  const live = source(parts, deps);
-  const own = deps.history
-    ? withCatchUp(deps.history, live, { ...parts, authorization: parts.call.authorization })
-    : live;
-  return shared(own, parts, deps);
-}
-
 async function runSse(session: SseSession, reply: FastifyReply, deps: SubscribeDeps) {
   const socket = reply.request.raw.socket;
-  await lifetime(
+  await trackSession(
     deps,
     "sse",
     { drain: () => session.drain(), destroy: () => socket.destroy() },
@@ -171,7 +162,7 @@ export async function serveLongPoll(parts: ReadParts, deps: SubscribeDeps): Prom
   const signal = parts.call.signal
     ? AbortSignal.any([parts.call.signal, destroy.signal])
     : destroy.signal;
-  return lifetime(
+  return trackSession(
     deps,
     "long_poll",
     { drain: () => drain.abort(), destroy: () => destroy.abort() },
@@ -192,7 +183,25 @@ export async function serveLongPoll(parts: ReadParts, deps: SubscribeDeps): Prom
   );
 }
 
-function source(parts: ReadParts, deps: SubscribeDeps): BatchSource {
+/**
+ * What a subscription reads, as nova's SSE sessions read it: settled history from object storage
+ * first (when on), then the fleet's Subscribe, through the stream's hub when they are shared.
+ */
+export function subscriptionSource(
+  parts: Pick<ReadParts, "bucket" | "key" | "call">,
+  deps: SubscribeDeps,
+): BatchSource {
+  const live = source(parts, deps);
+  const own = deps.history
+    ? withCatchUp(deps.history, live, { ...parts, authorization: parts.call.authorization })
+    : live;
+  return shared(own, parts, deps);
+}
+
+function source(
+  parts: Pick<ReadParts, "bucket" | "key" | "call">,
+  deps: SubscribeDeps,
+): BatchSource {
   return fleetSubscribe(deps, parts.bucket, parts.key, parts.call.authorization);
 }
 
@@ -243,7 +252,11 @@ export function createHubs(
 }
 
 /** The reader's source through its stream's hub when subscriptions are shared. */
-function shared(own: BatchSource, parts: ReadParts, deps: SubscribeDeps): BatchSource {
+function shared(
+  own: BatchSource,
+  parts: Pick<ReadParts, "bucket" | "key" | "call">,
+  deps: SubscribeDeps,
+): BatchSource {
   if (!deps.hubs) return own;
   const m = deps.metrics;
   return sharedSource({
@@ -276,7 +289,7 @@ function atMost(value: bigint | undefined, max: number): bigint {
 }
 
 /** Runs a session counted in /metrics and drained on shutdown. */
-async function lifetime<T>(
+export async function trackSession<T>(
   deps: SubscribeDeps,
   kind: string,
   handle: { drain(): void; destroy(): void },

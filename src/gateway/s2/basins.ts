@@ -1,0 +1,86 @@
+// S2's /v1/basins routes over nova's buckets: list, create, ensure (PUT), get config,
+// reconfigure and delete.
+import type { FastifyInstance } from "fastify";
+import { asObject, rejectUnknown, requireDescriptor } from "../json/index.ts";
+import type { Upstream } from "../upstream/index.ts";
+import {
+  bucketConfigFromS2,
+  bucketToBasinInfo,
+  bucketToS2Config,
+  checkBasinName,
+} from "./config.ts";
+import { s2Call } from "./context.ts";
+import { s2Invalid } from "./json.ts";
+import { listPage, requestToken, sendProvisioned } from "./listing.ts";
+import { s2Schemas } from "./schemas.ts";
+import { ensureBasin } from "./service.ts";
+
+export async function basinRoutes(app: FastifyInstance, opts: { upstream: Upstream }) {
+  const { upstream } = opts;
+  const config = { resource: "bucket" as const };
+  const basinParam = (params: unknown) =>
+    checkBasinName((params as { basin: string }).basin, "basin", "bad_path");
+
+  app.get("/v1/basins", { config, schema: s2Schemas.listBasins }, async (req, reply) => {
+    const res = await upstream.unary("ListBuckets", listPage(req.query), s2Call(req, reply));
+    return { basins: res.buckets.map(bucketToBasinInfo), has_more: res.next !== "" };
+  });
+
+  app.post("/v1/basins", { config, schema: s2Schemas.createBasin }, async (req, reply) => {
+    const body = asObject(req.body, "body", s2Invalid);
+    rejectUnknown(body, new Set(["basin", "config", "location"]), "", s2Invalid);
+    const name = checkBasinName(body.basin, "basin", "invalid");
+    const bucketConfig = bucketConfigFromS2(body.config, "config", false);
+    if (typeof body.location === "string") bucketConfig.location = body.location;
+    const res = await upstream.unary(
+      "CreateBucket",
+      { name, config: bucketConfig, creation_token: requestToken(req) },
+      s2Call(req, reply),
+    );
+    return reply.code(201).send(bucketToBasinInfo(requireDescriptor(res.bucket)));
+  });
+
+  app.put("/v1/basins/:basin", { config, schema: s2Schemas.ensureBasin }, async (req, reply) => {
+    const name = basinParam(req.params);
+    const body = req.body === undefined ? {} : asObject(req.body, "body", s2Invalid);
+    rejectUnknown(body, new Set(["config", "location"]), "", s2Invalid);
+    const bucketConfig = bucketConfigFromS2(body.config, "config", false);
+    if (typeof body.location === "string") bucketConfig.location = body.location;
+    const { result, bucket } = await ensureBasin(
+      upstream,
+      name,
+      bucketConfig,
+      requestToken(req),
+      s2Call(req, reply),
+    );
+    return sendProvisioned(reply, result, bucketToBasinInfo(bucket));
+  });
+
+  app.get("/v1/basins/:basin", { config, schema: s2Schemas.getBasinConfig }, async (req, reply) => {
+    const res = await upstream.unary(
+      "GetBucket",
+      { name: basinParam(req.params) },
+      s2Call(req, reply),
+    );
+    return bucketToS2Config(requireDescriptor(res.bucket));
+  });
+
+  app.patch(
+    "/v1/basins/:basin",
+    { config, schema: s2Schemas.reconfigureBasin },
+    async (req, reply) => {
+      const name = basinParam(req.params);
+      const res = await upstream.unary(
+        "ReconfigureBucket",
+        { name, config: bucketConfigFromS2(req.body ?? {}, "body", true) },
+        s2Call(req, reply),
+      );
+      return bucketToS2Config(requireDescriptor(res.bucket));
+    },
+  );
+
+  app.delete("/v1/basins/:basin", { config, schema: s2Schemas.deleteBasin }, async (req, reply) => {
+    await upstream.unary("DeleteBucket", { name: basinParam(req.params) }, s2Call(req, reply));
+    return reply.code(202).send();
+  });
+}

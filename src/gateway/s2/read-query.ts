@@ -1,0 +1,83 @@
+// S2's read query (seq_num | timestamp | tail_offset, clamp, count, bytes, until, wait) as nova's
+// ReadQuery, plus what only S2 has: `bytes` counts S2's metered bytes, and a session without
+// `wait` ends once caught up when count, bytes or until bound it (S2's wait is 0 then).
+import type { ReadQuery } from "../json/index.ts";
+import { type IntRange, type Query, queryParam, readExactInt, UINT64 } from "../json/index.ts";
+import { s2Error } from "./errors.ts";
+import { timeFromS2 } from "./records.ts";
+
+export interface S2ReadQuery {
+  /** Nova's query: its `bytes` (content bytes, never more than metered) lets through a superset. */
+  query: ReadQuery;
+  count?: bigint;
+  /** The bound in S2's metered bytes. */
+  bytes?: bigint;
+  untilMs?: bigint;
+  /** `wait` as given, in seconds. */
+  wait?: number;
+}
+
+const WAIT: IntRange = { min: 0n, max: 60n };
+
+const badQuery = (field: string, reason: string) => s2Error("bad_query", `${field}: ${reason}`);
+
+function int(query: Query, name: string, range: IntRange = UINT64): bigint | undefined {
+  const value = queryParam(query, name);
+  return value === undefined ? undefined : readExactInt(value, range, name, badQuery);
+}
+
+export function parseS2ReadQuery(query: Query): S2ReadQuery {
+  const seq = int(query, "seq_num");
+  const ts = int(query, "timestamp");
+  const offset = int(query, "tail_offset");
+  const starts = [seq, ts, offset].filter((v) => v !== undefined).length;
+  if (starts > 1) {
+    throw s2Error("invalid", "only one of seq_num, timestamp, or tail_offset can be provided");
+  }
+  const clampText = queryParam(query, "clamp");
+  if (clampText !== undefined && clampText !== "true" && clampText !== "false") {
+    throw badQuery("clamp", `must be true or false, not ${JSON.stringify(clampText)}`);
+  }
+  const nova: ReadQuery = {
+    // No start is S2's tail_offset=0: from the tail.
+    start:
+      seq !== undefined
+        ? { seq_num: seq.toString() }
+        : ts !== undefined
+          ? { timestamp_ms: timeFromS2(ts.toString(), "timestamp") }
+          : { tail_offset: (offset ?? 0n).toString() },
+    clamp: clampText === "true",
+    wait: 0,
+    int64: "number",
+  };
+  const out: S2ReadQuery = { query: nova };
+  const count = int(query, "count");
+  if (count) {
+    out.count = count;
+    nova.count = count;
+  }
+  const bytes = int(query, "bytes");
+  if (bytes) {
+    out.bytes = bytes;
+    nova.bytes = bytes;
+  }
+  const until = int(query, "until");
+  if (until !== undefined) {
+    out.untilMs = BigInt(timeFromS2(until.toString(), "until"));
+    nova.until_ms = out.untilMs.toString();
+    if (ts !== undefined && ts >= until) {
+      throw s2Error("invalid", "start `timestamp` exceeds or equal to `until`");
+    }
+  }
+  const wait = int(query, "wait", WAIT);
+  if (wait !== undefined) {
+    out.wait = Number(wait);
+    nova.wait = out.wait;
+  }
+  return out;
+}
+
+/** Whether count, bytes or until bound the read (a session then ends once caught up). */
+export function bounded(q: S2ReadQuery): boolean {
+  return q.count !== undefined || q.bytes !== undefined || q.untilMs !== undefined;
+}

@@ -1,0 +1,168 @@
+// S2's records routes: append (JSON or protobuf), read (JSON, protobuf, or an SSE session) and
+// check tail on /v1/streams/{stream}/records. Requests with content-type s2s/proto go to the s2s
+// transport.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { ReadService } from "../history/index.ts";
+import { type AppendAdmission, takeOverResponse } from "../http/index.ts";
+import type { Query } from "../json/index.ts";
+import {
+  SSE_HEADERS,
+  type SubscribeDeps,
+  serveLongPoll,
+  subscriptionSource,
+  trackSession,
+  wantsEventStream,
+} from "../sessions/index.ts";
+import type { Upstream } from "../upstream/index.ts";
+import { s2Call, streamOf } from "./context.ts";
+import { s2Error } from "./errors.ts";
+import {
+  appendAckToS2Json,
+  appendInputFromS2Json,
+  positionToS2Json,
+  readBatchToS2Json,
+  s2Format,
+} from "./json.ts";
+import { bounded, parseS2ReadQuery, type S2ReadQuery } from "./read-query.ts";
+import { positionToS2, readBatchToS2, type S2ReadBatch } from "./records.ts";
+import { isS2s, serveS2sAppend, serveS2sRead } from "./s2s/index.ts";
+import { s2Schemas } from "./schemas.ts";
+import { appendS2, cutToS2Bounds, readS2Page } from "./service.ts";
+import { S2SseSession } from "./sse.ts";
+import { S2_PROTO_TYPE, s2Wire } from "./wire.ts";
+
+export interface S2RecordRoutesOptions {
+  upstream: Upstream;
+  /** s2s append sessions admit each input, as NDJSON sessions admit each line. */
+  admission: AppendAdmission;
+  reads: ReadService;
+  subscribe: SubscribeDeps;
+  bodyLimit: number;
+}
+
+const wantsProto = (req: FastifyRequest) => req.headers.accept?.includes(S2_PROTO_TYPE) ?? false;
+
+export async function s2RecordRoutes(app: FastifyInstance, opts: S2RecordRoutesOptions) {
+  const { upstream, reads, subscribe } = opts;
+  const s2s = { upstream, subscribe, admission: opts.admission };
+  const config = { resource: "stream" as const };
+  const path = "/v1/streams/:stream/records";
+
+  app.post(
+    path,
+    {
+      config: { ...config, admitsAppend: true },
+      schema: s2Schemas.append,
+      bodyLimit: opts.bodyLimit,
+    },
+    async (req, reply) => {
+      if (isS2s(req.headers["content-type"])) {
+        return serveS2sAppend({ ...streamOf(req), call: s2Call(req, reply) }, reply, s2s);
+      }
+      const address = streamOf(req);
+      const input = Buffer.isBuffer(req.body)
+        ? s2Wire.AppendInput.decode(req.body)
+        : appendInputFromS2Json(req.body, s2Format(req.headers["s2-format"]));
+      const ack = await appendS2(upstream, address, input, s2Call(req, reply));
+      if (wantsProto(req)) return sendProto(reply, s2Wire.AppendAck.encode(ack));
+      return appendAckToS2Json(ack);
+    },
+  );
+
+  app.get(path, { config, schema: s2Schemas.read }, async (req, reply) => {
+    const address = streamOf(req);
+    const call = s2Call(req, reply);
+    const format = s2Format(req.headers["s2-format"]);
+    const q = parseS2ReadQuery(req.query as Query);
+    if (isS2s(req.headers["content-type"]))
+      return serveS2sRead({ ...address, call }, q, reply, s2s);
+    if (wantsEventStream(req.headers.accept)) {
+      return serveS2Sse(req, reply, { ...address, call }, q, subscribe, format);
+    }
+    let batch: S2ReadBatch;
+    if (q.query.wait > 0) {
+      const got = await serveLongPoll(
+        { ...address, call, query: q.query, format: "base64", int64: "number" },
+        subscribe,
+      );
+      batch = readBatchToS2(cutToS2Bounds(got.records, q), got.tail);
+    } else {
+      batch = await readS2Page(reads, address, q, call);
+    }
+    if (wantsProto(req)) return sendProto(reply, s2Wire.ReadBatch.encode(batch));
+    return readBatchToS2Json(batch, format);
+  });
+
+  app.get(`${path}/tail`, { config, schema: s2Schemas.checkTail }, async (req, reply) => {
+    const address = streamOf(req);
+    const { tail } = await upstream.unary("CheckTail", address, {
+      ...s2Call(req, reply),
+      ...address,
+    });
+    return { tail: positionToS2Json(positionToS2(tail)) };
+  });
+}
+
+function sendProto(reply: FastifyReply, body: Buffer): FastifyReply {
+  return reply.type(S2_PROTO_TYPE).send(body);
+}
+
+/** `<seq_num>,<count>,<bytes>`, as S2's session events carry it. */
+function lastEventId(header: string | string[] | undefined) {
+  if (header === undefined) return undefined;
+  const m = typeof header === "string" ? /^(\d{1,20}),(\d{1,20}),(\d{1,20})$/.exec(header) : null;
+  if (!m) {
+    throw s2Error(
+      "bad_header",
+      `last-event-id: must be <seq_num>,<count>,<bytes>, not ${JSON.stringify(header)}`,
+    );
+  }
+  return {
+    seqNum: BigInt(m[1] as string),
+    count: BigInt(m[2] as string),
+    bytes: BigInt(m[3] as string),
+  };
+}
+
+async function serveS2Sse(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  stream: { bucket: string; key: string; call: ReturnType<typeof s2Call> },
+  q: S2ReadQuery,
+  deps: SubscribeDeps,
+  format: ReturnType<typeof s2Format>,
+): Promise<void> {
+  const resume = lastEventId(req.headers["last-event-id"]);
+  // As S2 resumes: from the record after the last one delivered, with what was delivered taken
+  // off the bounds.
+  const less = (bound: bigint | undefined, done: bigint) =>
+    bound === undefined ? undefined : bound > done ? bound - done : 0n;
+  const bounds = {
+    ...(q.count === undefined ? {} : { count: less(q.count, resume?.count ?? 0n) }),
+    ...(q.bytes === undefined ? {} : { bytes: less(q.bytes, resume?.bytes ?? 0n) }),
+    ...(q.untilMs === undefined ? {} : { untilMs: q.untilMs }),
+  };
+  const session = new S2SseSession({
+    source: subscriptionSource(stream, deps),
+    cursor: resume
+      ? { start: { seq_num: (resume.seqNum + 1n).toString() }, clamp: false }
+      : { start: q.query.start, clamp: q.query.clamp },
+    bounds,
+    // S2's session `wait`: how long to stay once caught up; 0 when bounded, else for ever.
+    ...(q.wait !== undefined ? { idleEndMs: q.wait * 1000 } : bounded(q) ? { idleEndMs: 0 } : {}),
+    format,
+    slowConsumerMs: deps.slowConsumerMs,
+    timing: deps.sseTiming as NonNullable<SubscribeDeps["sseTiming"]>,
+    signal: stream.call.signal ?? new AbortController().signal,
+  });
+  const socket = req.raw.socket;
+  await trackSession(
+    deps,
+    "s2_sse",
+    { drain: () => session.drain(), destroy: () => socket.destroy() },
+    async () => {
+      await session.start();
+      await session.run(takeOverResponse(reply, 200, SSE_HEADERS));
+    },
+  );
+}

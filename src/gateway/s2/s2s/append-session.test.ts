@@ -1,0 +1,146 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { gzipSync } from "node:zlib";
+import { S2sAppendSession } from "./append-session.ts";
+import { encodeFrame, FrameError } from "./frame.ts";
+import { FakeOutput } from "./frame-output.test-helper.ts";
+import { FrameWriter } from "./frame-output.ts";
+
+const text = (s: string) => new TextEncoder().encode(s);
+const input = (s: string, compression: "none" | "gzip" = "none") =>
+  encodeFrame({
+    terminal: false,
+    compression,
+    reconnectAdvised: false,
+    payload: compression === "gzip" ? gzipSync(text(s)) : text(s),
+  });
+
+async function* chunksOf(parts: Uint8Array[]): AsyncGenerator<Uint8Array> {
+  for (const p of parts) yield p;
+}
+
+interface SessionOptions {
+  onAppend?: (s: string) => void;
+  /** The socket takes no write at once (a reader that does not read). */
+  full?: boolean;
+  stallMs?: number;
+}
+
+/** Inputs are text, acked as "ack <text>"; "bad" does not decode and "fail" fails upstream. */
+function session(parts: Uint8Array[] | AsyncGenerator<Uint8Array>, opts: SessionOptions = {}) {
+  const out = new FakeOutput();
+  out.full = opts.full ?? false;
+  const appended: string[] = [];
+  const s = new S2sAppendSession<string, string>({
+    chunks: Array.isArray(parts) ? chunksOf(parts) : parts,
+    writer: new FrameWriter(out, "none", opts.stallMs ?? 1_000),
+    decodeInput: (payload) => {
+      const t = new TextDecoder().decode(payload);
+      if (t === "bad") throw new Error("bad_proto");
+      return t;
+    },
+    encodeAck: (ack) => text(`ack ${ack}`),
+    append: async (batch) => {
+      opts.onAppend?.(batch);
+      if (batch === "fail") throw new Error("upstream");
+      appended.push(batch);
+      return batch;
+    },
+    terminal: (err) => ({
+      status: err instanceof FrameError ? 400 : 500,
+      body: text(JSON.stringify({ code: err instanceof FrameError ? "bad_frame" : "other" })),
+    }),
+    draining: () => ({ status: 503, body: text('{"code":"server_draining"}') }),
+  });
+  return { s, out, appended };
+}
+
+test("inputs split across chunks are appended and acked in order, then the response ends", async () => {
+  const wire = Buffer.concat([input("a"), input("b", "gzip"), input("c")]);
+  const { s, out, appended } = session([
+    wire.subarray(0, 5),
+    wire.subarray(5, 6),
+    wire.subarray(6),
+  ]);
+  await s.run();
+  assert.deepEqual(appended, ["a", "b", "c"]);
+  assert.deepEqual(out.messages(), ["ack a", "ack b", "ack c"]);
+  assert.equal(out.terminal(), undefined);
+  assert.equal(out.ended, true);
+});
+
+test("a malformed frame is answered after the inputs before it; nothing after it lands", async () => {
+  const { s, out, appended } = session([input("a"), Uint8Array.of(0, 0, 1, 0x60), input("c")]);
+  await s.run();
+  assert.deepEqual(appended, ["a"]);
+  assert.deepEqual(out.messages(), ["ack a"]);
+  assert.deepEqual(out.terminal(), { status: 400, body: { code: "bad_frame" } });
+});
+
+test("an oversized frame is refused from its length, before its body", async () => {
+  const { s, out, appended } = session([Uint8Array.of(0x20, 0, 1)]);
+  await s.run();
+  assert.deepEqual(appended, []);
+  assert.deepEqual(out.terminal(), { status: 400, body: { code: "bad_frame" } });
+});
+
+test("a body that ends inside a frame, or a terminal frame from the client, is a bad frame", async () => {
+  for (const tail of [
+    input("b").subarray(0, 4),
+    encodeFrame({ terminal: true, status: 200, body: text("{}") }),
+  ]) {
+    const { s, out, appended } = session([input("a"), tail]);
+    await s.run();
+    assert.deepEqual(appended, ["a"]);
+    assert.deepEqual(out.terminal(), { status: 400, body: { code: "bad_frame" } });
+  }
+});
+
+test("an input that does not decode, or fails upstream, ends the session; later ones never go", async () => {
+  for (const bad of ["bad", "fail"]) {
+    const tried: string[] = [];
+    const { s, out, appended } = session([input("a"), input(bad), input("c")], {
+      onAppend: (b) => tried.push(b),
+    });
+    await s.run();
+    assert.deepEqual(appended, ["a"]);
+    assert.ok(!tried.includes("c"));
+    assert.equal(out.terminal()?.status, 500);
+  }
+});
+
+test("draining lets the batch in flight finish, then ends with server_draining", async () => {
+  let s: S2sAppendSession<string, string> | undefined;
+  const made = session([input("a"), input("b")], { onAppend: () => s?.drain() });
+  s = made.s;
+  await s.run();
+  assert.deepEqual(made.appended, ["a"]);
+  assert.deepEqual(made.out.messages(), ["ack a"]);
+  assert.deepEqual(made.out.terminal(), { status: 503, body: { code: "server_draining" } });
+});
+
+test("a reader that does not take its acks stalls the session, and past the limit loses it", async () => {
+  const { s, out } = session([input("a"), input("b")], { full: true, stallMs: 20 });
+  await s.run();
+  assert.equal(out.destroyed, true);
+  assert.deepEqual(out.messages(), ["ack a"]);
+});
+
+test("draining ends a session waiting for the client's next frame at once", async () => {
+  let release: (() => void) | undefined;
+  const never = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  async function* stalled(): AsyncGenerator<Uint8Array> {
+    yield input("a");
+    await never;
+  }
+  const { s, out } = session(stalled());
+  const running = s.run();
+  await new Promise<void>((resolve) => out.once("wrote", resolve));
+  s.drain();
+  await running;
+  release?.();
+  assert.deepEqual(out.messages(), ["ack a"]);
+  assert.deepEqual(out.terminal(), { status: 503, body: { code: "server_draining" } });
+});

@@ -1,0 +1,149 @@
+// The HTTP side of s2s sessions: POST and GET /v1/streams/{stream}/records with Content-Type:
+// s2s/proto, as S2's SDKs open them on Node (cleartext HTTP/2, or h2, on the gateway's port).
+// The messages, the append path, the read query and the errors are the S2 face's, the same the
+// unary routes and SSE sessions use.
+import type { FastifyReply } from "fastify";
+import type { AppendAdmission } from "../../http/index.ts";
+import { takeOverResponse } from "../../http/index.ts";
+import { stringifyJsonExact } from "../../json/index.ts";
+import type { SubscribeDeps } from "../../sessions/index.ts";
+import { bodyChunks, stopWith, subscriptionSource, trackSession } from "../../sessions/index.ts";
+import type { CallOptions, Upstream } from "../../upstream/index.ts";
+import type { S2AppendInput } from "../commands.ts";
+import { s2Error, toS2Error } from "../errors.ts";
+import { bounded, type S2ReadQuery } from "../read-query.ts";
+import { readBatchToS2, type S2AppendAck } from "../records.ts";
+import { appendS2 } from "../service.ts";
+import { s2Wire } from "../wire.ts";
+import { S2sAppendSession } from "./append-session.ts";
+import { responseCompression } from "./compression.ts";
+import { FrameError, type TerminalFrame } from "./frame.ts";
+import { FrameWriter } from "./frame-output.ts";
+import { S2sReadSession } from "./read-session.ts";
+
+export const S2S_TYPE = "s2s/proto";
+
+export function isS2s(contentType: string | undefined): boolean {
+  return contentType?.split(";")[0]?.trim().toLowerCase() === S2S_TYPE;
+}
+
+const S2S_HEADERS = {
+  "content-type": S2S_TYPE,
+  // As S2 answers: no proxy may compress, rewrite or buffer a session.
+  "cache-control": "no-cache, no-transform",
+  "x-accel-buffering": "no",
+};
+
+export interface S2sDeps {
+  upstream: Upstream;
+  /** The reads' sources, session metrics and draining, as SSE sessions have them. */
+  subscribe: SubscribeDeps;
+  /** Each input's bytes are admitted while it is appended, as an NDJSON line is. */
+  admission: AppendAdmission;
+}
+
+export interface S2sStream {
+  bucket: string;
+  key: string;
+  call: CallOptions;
+}
+
+/**
+ * How long a caught-up session stays for a record: S2's `wait` as asked; unasked, 0 when
+ * count, bytes or until bound the read (it ends once caught up), else for ever (undefined).
+ */
+export function idleEndMs(q: S2ReadQuery): number | undefined {
+  if (q.wait !== undefined) return q.wait * 1000;
+  return bounded(q) ? 0 : undefined;
+}
+
+/** Serves an append session; every outcome, errors included, is a frame of its response. */
+export async function serveS2sAppend(
+  stream: S2sStream,
+  reply: FastifyReply,
+  deps: S2sDeps,
+): Promise<void> {
+  const req = reply.request.raw;
+  if (req.httpVersionMajor < 2) {
+    // An HTTP/1.1 body is the body guard's (its timeouts would cut a session), and S2's SDKs
+    // open s2s on HTTP/2 only. The body is left unread: the connection cannot carry more.
+    reply.header("connection", "close");
+    throw s2Error("not_implemented", "s2s append sessions are served on HTTP/2 only");
+  }
+  const { bucket, key, call } = stream;
+  const session = new S2sAppendSession<S2AppendInput, S2AppendAck>({
+    chunks: bodyChunks(req),
+    writer: frameWriter(reply, deps),
+    decodeInput: (payload) => s2Wire.AppendInput.decode(payload),
+    encodeAck: (ack) => s2Wire.AppendAck.encode(ack),
+    append: async (input, bytes) => {
+      deps.admission.acquire(bytes);
+      try {
+        return await appendS2(deps.upstream, { bucket, key }, input, call);
+      } finally {
+        deps.admission.release(bytes);
+      }
+    },
+    terminal,
+    draining,
+  });
+  const socket = req.socket;
+  await trackSession(
+    deps.subscribe,
+    "s2s_append",
+    { drain: () => session.drain(), destroy: () => socket.destroy() },
+    () => session.run(),
+  );
+}
+
+/** Serves a read session; errors before its first frame are thrown as the request's. */
+export async function serveS2sRead(
+  stream: S2sStream,
+  q: S2ReadQuery,
+  reply: FastifyReply,
+  deps: S2sDeps,
+): Promise<void> {
+  const stop = new AbortController();
+  if (stream.call.signal) stopWith(stream.call.signal, stop);
+  const cursor = { start: q.query.start, clamp: q.query.clamp };
+  const source = subscriptionSource(stream, deps.subscribe)(cursor, stop.signal);
+  const session = new S2sReadSession({
+    batches: source[Symbol.asyncIterator](),
+    bounds: {
+      ...(q.count === undefined ? {} : { count: q.count }),
+      ...(q.bytes === undefined ? {} : { bytes: q.bytes }),
+      ...(q.untilMs === undefined ? {} : { untilMs: q.untilMs }),
+    },
+    idleEndMs: idleEndMs(q),
+    encodeBatch: (records, tail) => s2Wire.ReadBatch.encode(readBatchToS2(records, tail)),
+    terminal,
+    draining,
+    stop: () => stop.abort(),
+  });
+  const socket = reply.request.raw.socket;
+  await trackSession(
+    deps.subscribe,
+    "s2s_read",
+    { drain: () => session.drain(), destroy: () => socket.destroy() },
+    async () => {
+      await session.start();
+      await session.run(frameWriter(reply, deps));
+    },
+  );
+}
+
+function frameWriter(reply: FastifyReply, deps: S2sDeps): FrameWriter {
+  const compression = responseCompression(reply.request.headers["accept-encoding"]);
+  const out = takeOverResponse(reply, 200, S2S_HEADERS);
+  return new FrameWriter(out, compression, deps.subscribe.slowConsumerMs);
+}
+
+function terminal(err: unknown): Omit<TerminalFrame, "terminal"> {
+  const s2 = err instanceof FrameError ? s2Error("bad_frame", err.message) : err;
+  const { status, body } = toS2Error(s2, { resource: "stream" });
+  return { status, body: new TextEncoder().encode(stringifyJsonExact(body)) };
+}
+
+function draining(): Omit<TerminalFrame, "terminal"> {
+  return terminal(s2Error("server_draining", "the gateway is shutting down; resume"));
+}

@@ -1,0 +1,162 @@
+// What the S2 routes ask of nova, one function per route where it takes more than one call:
+// appends (data, fence and trim command records), reads bounded in S2's metered bytes, and
+// basin ensure. Failures are thrown as they come; the routes' error handler translates them.
+import type { Bucket__Output } from "../../gen/nova/v1/Bucket.ts";
+import type { BucketConfig } from "../../gen/nova/v1/BucketConfig.ts";
+import type { Record__Output } from "../../gen/nova/v1/Record.ts";
+import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
+import { HttpError, toHttpError } from "../errors/index.ts";
+import type { ReadService } from "../history/index.ts";
+import { requireDescriptor } from "../json/index.ts";
+import type { CallOptions, Upstream } from "../upstream/index.ts";
+import { type AppendPlan, planAppend, type S2AppendInput } from "./commands.ts";
+import type { StreamSettings } from "./config.ts";
+import { fencingTokenMismatch } from "./errors.ts";
+import { meteredBytes } from "./metering.ts";
+import type { S2ReadQuery } from "./read-query.ts";
+import { appendAckToS2, readBatchToS2, type S2AppendAck, type S2ReadBatch } from "./records.ts";
+
+interface Address {
+  bucket: string;
+  key: string;
+}
+
+/** S2's cap on one unary read: 1000 records and 1 MiB metered. */
+export const S2_READ_MAX_METERED_BYTES = 1024 * 1024;
+
+/**
+ * An S2 append: a data batch is nova's Append; a fence or trim command record is nova's Fence or
+ * Trim, acked with start = end (a command takes no seq_num on nova) at the tail it leaves.
+ */
+export async function appendS2(
+  upstream: Upstream,
+  address: Address,
+  input: S2AppendInput,
+  call: CallOptions,
+): Promise<S2AppendAck> {
+  const plan: AppendPlan = planAppend(input);
+  const route = { ...call, ...address };
+  switch (plan.kind) {
+    case "append":
+      try {
+        return appendAckToS2(await upstream.unary("Append", { ...address, ...plan.batch }, route));
+      } catch (err) {
+        throw await withInstalledToken(upstream, address, route, err);
+      }
+    case "fence": {
+      const { tail } = await upstream.unary(
+        "Fence",
+        { ...address, fencing_token: plan.token },
+        route,
+      );
+      return appendAckToS2({ start: tail, end: tail, tail });
+    }
+    case "trim": {
+      await upstream.unary("Trim", { ...address, seq_num: plan.seqNum }, route);
+      const { tail } = await upstream.unary("CheckTail", address, route);
+      return appendAckToS2({ start: tail, end: tail, tail });
+    }
+  }
+}
+
+/** S2 answers a fencing miss with the installed token; nova's detail only says one is installed. */
+async function withInstalledToken(
+  upstream: Upstream,
+  address: Address,
+  route: CallOptions,
+  err: unknown,
+): Promise<unknown> {
+  const http = toHttpError(err, { resource: "stream" });
+  if (!(http instanceof HttpError) || http.code !== "fencing_token_mismatch") return err;
+  const stream = await upstream.unary("GetStream", address, route);
+  return fencingTokenMismatch(stream.fencing_token);
+}
+
+/** The records within S2's bounds: count, and `bytes` (capped at S2's 1 MiB) in metered bytes. */
+export function cutToS2Bounds(records: Record__Output[], q: Pick<S2ReadQuery, "bytes">) {
+  const cap = BigInt(S2_READ_MAX_METERED_BYTES);
+  const limit = q.bytes === undefined || q.bytes > cap ? cap : q.bytes;
+  let total = 0n;
+  let take = 0;
+  for (const r of records) {
+    total += BigInt(meteredBytes(r));
+    if (total > limit) break;
+    take++;
+  }
+  return take === records.length ? records : records.slice(0, take);
+}
+
+/** One unary page (no `wait`), as S2 would bound it. */
+export async function readS2Page(
+  reads: ReadService,
+  address: Address,
+  q: S2ReadQuery,
+  call: CallOptions,
+): Promise<S2ReadBatch> {
+  const page = await reads.page(address, q.query, call);
+  return readBatchToS2(cutToS2Bounds(page.response.records, q), page.response.tail);
+}
+
+export type ProvisionResult = "created" | "updated" | "noop";
+
+/**
+ * S2's ensure (PUT): create; when the resource exists, apply the config given (`updated`) or,
+ * with none given, read it (`noop`); either way answer it as it now is.
+ */
+async function provision<T>(
+  resource: "bucket" | "stream",
+  create: () => Promise<T>,
+  update: (() => Promise<T>) | undefined,
+  read: () => Promise<T>,
+): Promise<{ result: ProvisionResult; value: T }> {
+  try {
+    return { result: "created", value: await create() };
+  } catch (err) {
+    if (toHttpError(err, { resource }).code !== "already_exists") throw err;
+  }
+  return update
+    ? { result: "updated", value: await update() }
+    : { result: "noop", value: await read() };
+}
+
+export async function ensureBasin(
+  upstream: Upstream,
+  name: string,
+  config: BucketConfig,
+  creationToken: string,
+  call: CallOptions,
+): Promise<{ result: ProvisionResult; bucket: Bucket__Output }> {
+  const given = Object.keys(config).length > 0;
+  const { result, value } = await provision(
+    "bucket",
+    () => upstream.unary("CreateBucket", { name, config, creation_token: creationToken }, call),
+    given ? () => upstream.unary("ReconfigureBucket", { name, config }, call) : undefined,
+    () => upstream.unary("GetBucket", { name }, call),
+  );
+  return { result, bucket: requireDescriptor(value.bucket) };
+}
+
+export async function ensureStream(
+  upstream: Upstream,
+  address: Address,
+  settings: StreamSettings,
+  creationToken: string,
+  call: CallOptions,
+): Promise<{ result: ProvisionResult; stream: Stream__Output }> {
+  const route = { ...call, ...address };
+  const given = Object.keys(settings).length > 0;
+  const { result, value } = await provision(
+    "stream",
+    () =>
+      upstream.unary(
+        "CreateStream",
+        { ...address, config: settings, creation_token: creationToken },
+        route,
+      ),
+    given
+      ? () => upstream.unary("ReconfigureStream", { ...address, config: settings }, route)
+      : undefined,
+    () => upstream.unary("GetStream", address, route),
+  );
+  return { result, stream: requireDescriptor(value.stream) };
+}

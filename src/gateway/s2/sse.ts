@@ -1,0 +1,248 @@
+// An S2 read session over Server-Sent Events, as S2's SDKs read it: `event: batch` with id
+// `<last seq_num>,<records>,<metered bytes>` (this connection's running totals, as S2 counts
+// them), `event: ping` with `{timestamp, tail}` on catching up and then while idle (the SDK gives
+// up after 25 s without an event), `event: error` with S2's error body, and a bare `data: [DONE]`
+// when the session's bounds are met. It reads the same source as nova's SSE sessions (object
+// storage catch-up, Subscribe with failover, the stream's hub). While the socket does not drain
+// nothing more is pulled; a client stalled past the slow-consumer limit gets an error event.
+import type { Position__Output } from "../../gen/nova/v1/Position.ts";
+import type { Record__Output } from "../../gen/nova/v1/Record.ts";
+import { stringifyJsonExact } from "../json/index.ts";
+import {
+  type BatchSource,
+  type Cursor,
+  DEFAULT_LINGER_MS,
+  endLingering,
+  pullNext,
+  raceNext,
+  type SourceBatch,
+  type SseOutput,
+  type SseTiming,
+  stopWith,
+} from "../sessions/index.ts";
+import { s2Error, toS2Error } from "./errors.ts";
+import { positionToS2Json, readBatchToS2Json, type S2Format } from "./json.ts";
+import { meteredBytes } from "./metering.ts";
+import { positionToS2, readBatchToS2 } from "./records.ts";
+
+export interface S2SessionBounds {
+  count?: bigint;
+  bytes?: bigint;
+  untilMs?: bigint;
+}
+
+export interface S2SseOptions {
+  source: BatchSource;
+  cursor: Cursor;
+  bounds: S2SessionBounds;
+  /** Ends the session (`[DONE]`) once caught up and idle this long; undefined: never. */
+  idleEndMs?: number;
+  format: S2Format;
+  slowConsumerMs: number;
+  timing: SseTiming;
+  /** Aborts when the client goes away. */
+  signal: AbortSignal;
+}
+
+const DONE = "data: [DONE]\n\n";
+
+export class S2SseSession {
+  readonly #opts: S2SseOptions;
+  readonly #stop = new AbortController();
+  #it: AsyncIterator<SourceBatch> | undefined;
+  #first: SourceBatch | undefined;
+  #count = 0n;
+  #bytes = 0n;
+  #tail: Position__Output | null = null;
+  #idleSince: number | undefined;
+  #draining = false;
+  #wake: (() => void) | undefined;
+
+  constructor(opts: S2SseOptions) {
+    this.#opts = opts;
+  }
+
+  /** Opens the source and reads its first batch: a failure here is the request's HTTP error. */
+  async start(): Promise<void> {
+    const { signal } = this.#opts;
+    stopWith(signal, this.#stop);
+    try {
+      this.#it = this.#opts.source(this.#opts.cursor, this.#stop.signal)[Symbol.asyncIterator]();
+      const first = await this.#it.next();
+      if (first.done) throw s2Error("unavailable", "the read session ended before it started");
+      this.#first = first.value;
+    } catch (err) {
+      this.#release();
+      throw err;
+    }
+  }
+
+  /** Ends the session soon with S2's server_draining error, which S2's SDKs retry. */
+  drain(): void {
+    this.#draining = true;
+    this.#wake?.();
+  }
+
+  /** Writes events until the session ends; resolves once the response is finished or gone. */
+  async run(out: SseOutput): Promise<void> {
+    const closed = new Promise<void>((resolve) => out.once("close", resolve));
+    out.once("close", () => this.#release());
+    try {
+      await this.#loop(out);
+    } catch (err) {
+      if (!this.#stop.signal.aborted) this.#end(out, errorEvent(err));
+    } finally {
+      this.#release();
+    }
+    if (!out.writableFinished && !out.destroyed) await closed;
+  }
+
+  async #loop(out: SseOutput): Promise<void> {
+    let next: Promise<IteratorResult<SourceBatch>> | undefined;
+    let lastWrite = Date.now();
+    let pingDelay = this.#opts.timing.pingMs();
+    const write = (text: string) => {
+      out.write(text);
+      lastWrite = Date.now();
+      pingDelay = this.#opts.timing.pingMs();
+    };
+    const { bounds } = this.#opts;
+    // Resumed with its bounds already met (S2 resumes with what was delivered taken off them).
+    if (bounds.count === 0n || bounds.bytes === 0n) return this.#end(out, DONE);
+    let batch: SourceBatch | undefined = this.#first;
+    this.#first = undefined;
+    for (;;) {
+      if (batch) {
+        const ended = this.#handle(batch, write);
+        batch = undefined;
+        if (ended) return this.#end(out, DONE);
+      }
+      if (this.#draining) {
+        return this.#end(
+          out,
+          errorEvent(s2Error("server_draining", "the gateway is shutting down; resume")),
+        );
+      }
+      if (out.writableNeedDrain && !(await this.#drained(out))) return;
+      next ??= pullNext(this.#it as AsyncIterator<SourceBatch>);
+      const idleEnd =
+        this.#opts.idleEndMs !== undefined && this.#idleSince !== undefined
+          ? this.#idleSince + this.#opts.idleEndMs
+          : undefined;
+      const pingAt = lastWrite + pingDelay;
+      const wakeAt = idleEnd === undefined ? pingAt : Math.min(pingAt, idleEnd);
+      const got = await raceNext(next, wakeAt - Date.now(), "wake", (wake) => {
+        this.#wake = wake;
+      });
+      if (got === "timer") {
+        if (idleEnd !== undefined && wakeAt === idleEnd) return this.#end(out, DONE);
+        write(this.#ping());
+        continue;
+      }
+      if (got === "wake") continue;
+      next = undefined;
+      if (got.done) throw s2Error("unavailable", "the read session's subscription ended; resume");
+      batch = got.value;
+    }
+  }
+
+  /** Writes one batch's events; true when the session's bounds are met. */
+  #handle(batch: SourceBatch, write: (text: string) => void): boolean {
+    if (batch.tail) this.#tail = batch.tail;
+    const { bounds } = this.#opts;
+    if (batch.records.length === 0) {
+      // Caught up: S2 sends a heartbeat, and a bounded session without `wait` ends here.
+      if (this.#idleSince !== undefined) return false;
+      this.#idleSince = Date.now();
+      if (this.#opts.idleEndMs === 0) return true;
+      write(this.#ping());
+      return false;
+    }
+    this.#idleSince = undefined;
+    const take: Record__Output[] = [];
+    let met = false;
+    for (const r of batch.records) {
+      if (bounds.untilMs !== undefined && BigInt(r.timestamp_ms) >= bounds.untilMs) {
+        met = true;
+        break;
+      }
+      const size = BigInt(meteredBytes(r));
+      if (bounds.bytes !== undefined && this.#bytes + size > bounds.bytes) {
+        met = true;
+        break;
+      }
+      take.push(r);
+      this.#count++;
+      this.#bytes += size;
+      if (bounds.count !== undefined && this.#count >= bounds.count) {
+        met = true;
+        break;
+      }
+    }
+    const last = take.at(-1);
+    if (last) {
+      const data = stringifyJsonExact(
+        readBatchToS2Json(readBatchToS2(take, this.#tail), this.#opts.format),
+      );
+      write(`event: batch\nid: ${last.seq_num},${this.#count},${this.#bytes}\ndata: ${data}\n\n`);
+    }
+    return met;
+  }
+
+  #ping(): string {
+    const data = {
+      timestamp: BigInt(Date.now()),
+      tail: positionToS2Json(positionToS2(this.#tail)),
+    };
+    return `event: ping\ndata: ${stringifyJsonExact(data)}\n\n`;
+  }
+
+  /** Waits for the socket to drain; false when the session ended instead (gone or too slow). */
+  #drained(out: SseOutput): Promise<boolean> {
+    return new Promise((resolve) => {
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        out.off("drain", onDrain);
+        out.off("close", onClose);
+        this.#wake = undefined;
+        resolve(ok);
+      };
+      const onDrain = () => done(true);
+      const onClose = () => done(false);
+      const timer = setTimeout(() => {
+        done(false);
+        this.#end(
+          out,
+          errorEvent(
+            s2Error(
+              "unavailable",
+              `the client read nothing for ${this.#opts.slowConsumerMs} ms; resume`,
+            ),
+          ),
+        );
+      }, this.#opts.slowConsumerMs);
+      out.once("drain", onDrain);
+      out.once("close", onClose);
+      // A drain request while blocked: the session ends at the next turn of the loop.
+      this.#wake = () => done(true);
+    });
+  }
+
+  #end(out: SseOutput, last: string): void {
+    this.#release();
+    if (out.destroyed || out.writableFinished) return;
+    out.write(last);
+    endLingering(out, DEFAULT_LINGER_MS);
+  }
+
+  #release(): void {
+    if (!this.#stop.signal.aborted) this.#stop.abort(new Error("the S2 read session ended"));
+    const it = this.#it;
+    this.#it = undefined;
+    it?.return?.().catch(() => {});
+  }
+}
+
+function errorEvent(err: unknown): string {
+  return `event: error\ndata: ${stringifyJsonExact(toS2Error(err, { resource: "stream" }).body)}\n\n`;
+}

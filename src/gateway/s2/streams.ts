@@ -1,0 +1,100 @@
+// S2's /v1/streams routes (basin from the s2-basin header or the Host) over nova's streams:
+// list, create, get config, reconfigure and delete.
+import type { FastifyInstance } from "fastify";
+import { asObject, checkStreamKey, rejectUnknown, requireDescriptor } from "../json/index.ts";
+import type { Upstream } from "../upstream/index.ts";
+import { streamConfigToS2, streamSettingsFromS2, streamToStreamInfo } from "./config.ts";
+import { requestBasin, s2Call, streamOf } from "./context.ts";
+import { s2Invalid } from "./json.ts";
+import { listPage, requestToken, sendProvisioned } from "./listing.ts";
+import { s2Schemas } from "./schemas.ts";
+import { ensureStream } from "./service.ts";
+
+export async function s2StreamRoutes(app: FastifyInstance, opts: { upstream: Upstream }) {
+  const { upstream } = opts;
+  const config = { resource: "stream" as const };
+
+  app.get(
+    "/v1/streams",
+    { config: { resource: "bucket" }, schema: s2Schemas.listStreams },
+    async (req, reply) => {
+      const bucket = requestBasin(req);
+      const res = await upstream.unary(
+        "ListStreams",
+        { bucket, ...listPage(req.query) },
+        s2Call(req, reply),
+      );
+      return { streams: res.streams.map(streamToStreamInfo), has_more: res.next !== "" };
+    },
+  );
+
+  app.post("/v1/streams", { config, schema: s2Schemas.createStream }, async (req, reply) => {
+    const bucket = requestBasin(req);
+    const body = asObject(req.body, "body", s2Invalid);
+    rejectUnknown(body, new Set(["stream", "config"]), "", s2Invalid);
+    const key = checkStreamKey(body.stream, "stream", s2Invalid);
+    const settings = streamSettingsFromS2(body.config, "config", false);
+    const call = s2Call(req, reply);
+    const res = await upstream.unary(
+      "CreateStream",
+      {
+        bucket,
+        key,
+        config: settings,
+        creation_token: requestToken(req),
+      },
+      { ...call, bucket, key },
+    );
+    return reply.code(201).send(streamToStreamInfo(requireDescriptor(res.stream)));
+  });
+
+  app.put("/v1/streams/:stream", { config, schema: s2Schemas.ensureStream }, async (req, reply) => {
+    const address = streamOf(req);
+    const body = req.body === undefined ? {} : asObject(req.body, "body", s2Invalid);
+    rejectUnknown(body, new Set(["config"]), "", s2Invalid);
+    const settings = streamSettingsFromS2(body.config, "config", false);
+    const { result, stream } = await ensureStream(
+      upstream,
+      address,
+      settings,
+      requestToken(req),
+      s2Call(req, reply),
+    );
+    return sendProvisioned(reply, result, streamToStreamInfo(stream));
+  });
+
+  app.get(
+    "/v1/streams/:stream",
+    { config, schema: s2Schemas.getStreamConfig },
+    async (req, reply) => {
+      const address = streamOf(req);
+      const res = await upstream.unary("GetStream", address, { ...s2Call(req, reply), ...address });
+      return streamConfigToS2(requireDescriptor(res.stream));
+    },
+  );
+
+  app.patch(
+    "/v1/streams/:stream",
+    { config, schema: s2Schemas.reconfigureStream },
+    async (req, reply) => {
+      const address = streamOf(req);
+      const settings = streamSettingsFromS2(req.body ?? {}, "body", true);
+      const res = await upstream.unary(
+        "ReconfigureStream",
+        { ...address, config: settings },
+        { ...s2Call(req, reply), ...address },
+      );
+      return streamConfigToS2(requireDescriptor(res.stream));
+    },
+  );
+
+  app.delete(
+    "/v1/streams/:stream",
+    { config, schema: s2Schemas.deleteStream },
+    async (req, reply) => {
+      const address = streamOf(req);
+      await upstream.unary("DeleteStream", address, { ...s2Call(req, reply), ...address });
+      return reply.code(202).send();
+    },
+  );
+}

@@ -1,0 +1,357 @@
+// The S2 face over plain HTTP: bad input gets S2's error shape with the right status and
+// appends nothing; S2's documented curl recipes work unchanged against the gateway (skipped
+// without curl outside CI); and S2's access-token, location and metrics APIs answer 501 with why.
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { after, before, describe, test } from "node:test";
+import { promisify } from "node:util";
+import { request } from "undici";
+import type { Gateway } from "../harness/gateway.ts";
+import { http as httpAt } from "../harness/http.ts";
+import { type Stack, startStack } from "../harness/stack.ts";
+import { systemTool } from "../harness/system-tool.ts";
+
+const curl = systemTool("/usr/bin/curl", "curl");
+const run = promisify(execFile);
+
+let stack: Stack<Gateway>;
+let base: string;
+const basin = `s2http-${process.pid}`;
+const headers = { "s2-basin": basin };
+
+before(async () => {
+  stack = await startStack("nova-s2-http-", { gateway: { checkResponses: true } });
+  base = stack.gw.base;
+  assert.equal((await http("POST", "/v1/basins", { basin })).status, 201);
+  assert.equal((await http("POST", "/v1/streams", { stream: "s" }, headers)).status, 201);
+});
+after(() => stack?.close());
+
+const http = (method: string, path: string, body?: unknown, h: Record<string, string> = {}) =>
+  httpAt(base, method, path, body, h);
+
+async function tail(): Promise<number> {
+  const res = await http("GET", "/v1/streams/s/records/tail", undefined, headers);
+  assert.equal(res.status, 200, res.text);
+  return res.json.tail.seq_num;
+}
+
+/** An S2 error: exactly `{code, message}`, the status S2 gives its code. */
+function assertS2Error(
+  res: { status: number; json: Record<string, unknown>; text: string },
+  status: number,
+  code: string,
+  says?: RegExp,
+) {
+  assert.equal(res.status, status, res.text);
+  assert.deepEqual(Object.keys(res.json).sort(), ["code", "message"], res.text);
+  assert.equal(res.json.code, code, res.text);
+  if (says) assert.match(String(res.json.message), says);
+}
+
+describe("bad input: S2's error shape, nothing appended", () => {
+  const appendCases: [string, unknown, Record<string, string>, number, string, RegExp][] = [
+    ["no records field", {}, {}, 422, "invalid", /records/],
+    ["an empty batch", { records: [] }, {}, 422, "invalid", /at least one/],
+    [
+      "a header that is not a pair",
+      { records: [{ headers: [["a"]] }] },
+      {},
+      422,
+      "invalid",
+      /headers\[0\]/,
+    ],
+    [
+      "bad base64",
+      { records: [{ body: "!!" }] },
+      { "s2-format": "base64" },
+      422,
+      "invalid",
+      /body/,
+    ],
+    [
+      "an unknown s2-format",
+      { records: [{ body: "a" }] },
+      { "s2-format": "hex" },
+      400,
+      "bad_header",
+      /s2-format/,
+    ],
+    [
+      "an empty header name",
+      { records: [{ headers: [["", "x"]], body: "a" }, { body: "b" }] },
+      {},
+      422,
+      "invalid",
+      /command record/,
+    ],
+    [
+      "a timestamp beyond int64",
+      { records: [{ timestamp: "9223372036854775808" }] },
+      {},
+      422,
+      "invalid",
+      /timestamp/,
+    ],
+    [
+      "an unknown command",
+      { records: [{ headers: [["", "seal"]] }] },
+      {},
+      422,
+      "invalid",
+      /not a command/,
+    ],
+    [
+      "a trim point of 7 bytes",
+      { records: [{ headers: [["", "dHJpbQ=="]], body: "AAAAAAAAAA==" }] },
+      { "s2-format": "base64" },
+      422,
+      "invalid",
+      /8-byte/,
+    ],
+    [
+      "an encryption key",
+      { records: [{ body: "a" }] },
+      { "s2-encryption-key": "k" },
+      400,
+      "bad_header",
+      /encrypt/,
+    ],
+  ];
+  for (const [name, body, extra, status, code, says] of appendCases) {
+    test(`append: ${name}`, async () => {
+      const before = await tail();
+      const res = await http("POST", "/v1/streams/s/records", body, { ...headers, ...extra });
+      assertS2Error(res, status, code, says);
+      assert.equal(await tail(), before);
+    });
+  }
+
+  test("append: a content-type that is neither JSON nor protobuf is bad_header", async () => {
+    const before = await tail();
+    const res = await request(`${base}/v1/streams/s/records`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "text/plain" },
+      body: "hello",
+    });
+    const text = await res.body.text();
+    assertS2Error(
+      { status: res.statusCode, json: JSON.parse(text), text },
+      400,
+      "bad_header",
+      /application\/protobuf/,
+    );
+    assert.equal(await tail(), before);
+  });
+
+  test("append: JSON that does not parse is bad_json", async () => {
+    const res = await http("POST", "/v1/streams/s/records", "{", headers);
+    assertS2Error(res, 400, "bad_json");
+  });
+
+  test("append: protobuf that does not decode is bad_proto", async () => {
+    const res = await request(`${base}/v1/streams/s/records`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/protobuf" },
+      body: Buffer.from([0x0a, 0xff, 0xff]),
+    });
+    const text = await res.body.text();
+    assertS2Error({ status: res.statusCode, json: JSON.parse(text), text }, 400, "bad_proto");
+  });
+
+  test("no basin (no s2-basin header, an IP host) is bad_header", async () => {
+    assertS2Error(await http("GET", "/v1/streams"), 400, "bad_header", /s2-basin/);
+  });
+
+  test("a basin name S2 would not take is refused", async () => {
+    assertS2Error(await http("POST", "/v1/basins", { basin: "short" }), 422, "invalid", /8 to 48/);
+    assertS2Error(await http("GET", "/v1/basins/UPPER-case-name"), 400, "bad_path");
+  });
+
+  test("read: two starts are invalid; a bad number is bad_query; past the tail is 416", async () => {
+    const two = await http(
+      "GET",
+      "/v1/streams/s/records?seq_num=0&tail_offset=1",
+      undefined,
+      headers,
+    );
+    assertS2Error(two, 422, "invalid", /only one/);
+    const bad = await http("GET", "/v1/streams/s/records?count=x", undefined, headers);
+    assert.equal(bad.status, 400);
+    assert.equal(bad.json.code, "bad_query");
+    const past = await http("GET", "/v1/streams/s/records?seq_num=1000000", undefined, headers);
+    assert.equal(past.status, 416, past.text);
+    assert.equal(typeof past.json.tail.seq_num, "number");
+  });
+
+  test("a missing stream and a missing basin are S2's not-found codes", async () => {
+    assertS2Error(
+      await http("GET", "/v1/streams/nope/records/tail", undefined, headers),
+      404,
+      "stream_not_found",
+    );
+    assertS2Error(await http("GET", "/v1/basins/no-such-basin-here"), 404, "basin_not_found");
+  });
+
+  test("access tokens, locations and metrics are 501 with the reason", async () => {
+    assertS2Error(
+      await http("GET", "/v1/access-tokens"),
+      501,
+      "not_implemented",
+      /POST \/v1\/tokens/,
+    );
+    assertS2Error(await http("GET", "/v1/locations"), 501, "not_implemented");
+    assertS2Error(await http("GET", `/v1/metrics/${basin}`), 501, "not_implemented", /Prometheus/);
+  });
+
+  test("nova's own routes keep nova's error body", async () => {
+    const res = await http("GET", "/v1/buckets/no-such-bucket");
+    assert.equal(res.status, 404);
+    assert.equal(res.json.code, "bucket_not_found");
+    assert.equal(res.json.retryable, false);
+  });
+});
+
+describe("read sessions over SSE", () => {
+  let streams = 0;
+  async function streamWith(records: unknown[]): Promise<string> {
+    const name = `sse-${++streams}`;
+    assert.equal((await http("POST", "/v1/streams", { stream: name }, headers)).status, 201);
+    const res = await http("POST", `/v1/streams/${name}/records`, { records }, headers);
+    assert.equal(res.status, 200, res.text);
+    return name;
+  }
+  async function session(path: string, extra: Record<string, string> = {}) {
+    const res = await request(`${base}${path}`, {
+      headers: { ...headers, accept: "text/event-stream", ...extra },
+    });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers["content-type"], "text/event-stream");
+    return res.body.text();
+  }
+  const batches = (text: string) =>
+    [...text.matchAll(/event: batch\nid: (\S+)\ndata: (.*)\n\n/g)].map((m) => ({
+      id: m[1],
+      bodies: JSON.parse(m[2] as string).records.map((r: { body: string }) => r.body),
+    }));
+
+  test("bytes is a bound in S2's metered bytes, and the id counts them", async () => {
+    // "abcd": 8 + 4 = 12 metered bytes each; 30 takes two.
+    const name = await streamWith([{ body: "abcd" }, { body: "abcd" }, { body: "abcd" }]);
+    const text = await session(`/v1/streams/${name}/records?seq_num=0&bytes=30`);
+    assert.deepEqual(batches(text), [{ id: "1,2,24", bodies: ["abcd", "abcd"] }]);
+    assert.match(text, /data: \[DONE\]\n\n$/);
+  });
+
+  test("Last-Event-ID resumes after the record it names, with the bounds reduced", async () => {
+    const name = await streamWith([{ body: "a" }, { body: "b" }, { body: "c" }, { body: "d" }]);
+    const text = await session(`/v1/streams/${name}/records?seq_num=0&count=3`, {
+      "last-event-id": "0,1,9",
+    });
+    assert.deepEqual(batches(text), [{ id: "2,2,18", bodies: ["b", "c"] }]);
+    assert.match(text, /data: \[DONE\]\n\n$/);
+  });
+
+  test("until stops before the first record at or after it", async () => {
+    // One append each: nova gives a batch's records one time.
+    const name = await streamWith([{ body: "t100", timestamp: 100 }]);
+    for (const t of [200, 300]) {
+      const res = await http(
+        "POST",
+        `/v1/streams/${name}/records`,
+        { records: [{ body: `t${t}`, timestamp: t }] },
+        headers,
+      );
+      assert.equal(res.status, 200, res.text);
+    }
+    const text = await session(`/v1/streams/${name}/records?seq_num=0&until=250`);
+    assert.deepEqual(
+      batches(text).flatMap((b) => b.bodies),
+      ["t100", "t200"],
+    );
+    assert.match(text, /data: \[DONE\]\n\n$/);
+  });
+
+  test("with wait, a caught-up session pings, then ends when nothing came for that long", async () => {
+    const name = await streamWith([{ body: "only" }]);
+    const text = await session(`/v1/streams/${name}/records?seq_num=0&wait=1`);
+    assert.deepEqual(
+      batches(text).flatMap((b) => b.bodies),
+      ["only"],
+    );
+    assert.match(
+      text,
+      /event: ping\ndata: \{"timestamp":\d+,"tail":\{"seq_num":1,"timestamp":\d+\}\}\n\n/,
+    );
+    assert.match(text, /data: \[DONE\]\n\n$/);
+  });
+
+  test("a bad Last-Event-ID is bad_header", async () => {
+    const res = await http("GET", "/v1/streams/s/records", undefined, {
+      ...headers,
+      accept: "text/event-stream",
+      "last-event-id": "x",
+    });
+    assertS2Error(res, 400, "bad_header", /last-event-id/);
+  });
+
+  test("a unary read with wait answers once a record comes", async () => {
+    const name = await streamWith([{ body: "first" }]);
+    const reading = http(
+      "GET",
+      `/v1/streams/${name}/records?seq_num=1&wait=10`,
+      undefined,
+      headers,
+    );
+    await http("POST", `/v1/streams/${name}/records`, { records: [{ body: "second" }] }, headers);
+    const res = await reading;
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(
+      res.json.records.map((r: { body: string }) => r.body),
+      ["second"],
+    );
+  });
+});
+
+describe("S2's curl recipes", { skip: curl.skip }, () => {
+  const curlJson = async (args: string[]) => {
+    const { stdout } = await run(curl.path, ["-sS", "--fail-with-body", ...args]);
+    return stdout;
+  };
+  const common = () => ["-H", `s2-basin: ${basin}`, "-H", "Authorization: Bearer token"];
+
+  test("append, read, tail and an SSE session with curl", async () => {
+    const ack = JSON.parse(
+      await curlJson([
+        ...common(),
+        "-X",
+        "POST",
+        "-H",
+        "Content-Type: application/json",
+        "-d",
+        JSON.stringify({ records: [{ body: "from curl", headers: [["k", "v"]] }] }),
+        `${base}/v1/streams/s/records`,
+      ]),
+    );
+    const seq = ack.start.seq_num;
+    assert.equal(ack.end.seq_num, seq + 1);
+    const read = JSON.parse(
+      await curlJson([...common(), `${base}/v1/streams/s/records?seq_num=${seq}&count=1`]),
+    );
+    assert.deepEqual(
+      read.records.map((r: { body: string; headers: string[][] }) => [r.body, r.headers]),
+      [["from curl", [["k", "v"]]]],
+    );
+    const checked = JSON.parse(await curlJson([...common(), `${base}/v1/streams/s/records/tail`]));
+    assert.equal(checked.tail.seq_num, seq + 1);
+    const sse = await curlJson([
+      ...common(),
+      "-N",
+      "-H",
+      "Accept: text/event-stream",
+      `${base}/v1/streams/s/records?seq_num=${seq}&count=1`,
+    ]);
+    assert.match(sse, new RegExp(`event: batch\\nid: ${seq},1,${8 + 2 + 2 + 9}\\ndata: `));
+    assert.match(sse, /data: \[DONE\]\n\n$/);
+  });
+});
