@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import type { Record__Output } from "../../../gen/nova/v1/Record.ts";
-import { meteredBytes } from "../metering.ts";
+import type { Record__Output } from "../../gen/nova/v1/Record.ts";
+import { meteredBytes } from "./metering.ts";
 import { cutToSessionBounds } from "./session-bounds.ts";
 
 const record = (seq: number, size: number, ts = seq): Record__Output => ({

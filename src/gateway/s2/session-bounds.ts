@@ -1,10 +1,16 @@
 // S2's bounds on a read session (count, bytes in S2's metered bytes, until), applied batch by
 // batch to what the session delivered so far. Strict as S2's ReadLimit is: a record that would
 // take the bytes past their bound is not delivered, however early it comes. Pure: no I/O.
-// (S2's SSE session cuts by the same rule inline; both could use this one.)
-import type { Record__Output } from "../../../gen/nova/v1/Record.ts";
-import { meteredBytes } from "../metering.ts";
-import type { S2SessionBounds } from "../sse.ts";
+// The rule of both of S2's read sessions, SSE and s2s.
+import type { Record__Output } from "../../gen/nova/v1/Record.ts";
+import { meteredBytes } from "./metering.ts";
+
+/** A read session's bounds, what is left of them on a resumed one. */
+export interface S2SessionBounds {
+  count?: bigint;
+  bytes?: bigint;
+  untilMs?: bigint;
+}
 
 /** What a session delivered so far: records and their metered bytes. */
 export interface S2Tally {

@@ -6,7 +6,6 @@
 // storage catch-up, Subscribe with failover, the stream's hub). While the socket does not drain
 // nothing more is pulled; a client stalled past the slow-consumer limit gets an error event.
 import type { Position__Output } from "../../gen/nova/v1/Position.ts";
-import type { Record__Output } from "../../gen/nova/v1/Record.ts";
 import { stringifyJsonExact } from "../json/index.ts";
 import {
   type BatchSource,
@@ -22,14 +21,8 @@ import {
 } from "../sessions/index.ts";
 import { s2Error, toS2Error } from "./errors.ts";
 import { positionToS2Json, readBatchToS2Json, type S2Format } from "./json.ts";
-import { meteredBytes } from "./metering.ts";
 import { positionToS2, readBatchToS2 } from "./records.ts";
-
-export interface S2SessionBounds {
-  count?: bigint;
-  bytes?: bigint;
-  untilMs?: bigint;
-}
+import { cutToSessionBounds, type S2SessionBounds } from "./session-bounds.ts";
 
 export interface S2SseOptions {
   source: BatchSource;
@@ -159,26 +152,14 @@ export class S2SseSession {
       return false;
     }
     this.#idleSince = undefined;
-    const take: Record__Output[] = [];
-    let met = false;
-    for (const r of batch.records) {
-      if (bounds.untilMs !== undefined && BigInt(r.timestamp_ms) >= bounds.untilMs) {
-        met = true;
-        break;
-      }
-      const size = BigInt(meteredBytes(r));
-      if (bounds.bytes !== undefined && this.#bytes + size > bounds.bytes) {
-        met = true;
-        break;
-      }
-      take.push(r);
-      this.#count++;
-      this.#bytes += size;
-      if (bounds.count !== undefined && this.#count >= bounds.count) {
-        met = true;
-        break;
-      }
-    }
+    const cut = cutToSessionBounds(batch.records, bounds, {
+      count: this.#count,
+      bytes: this.#bytes,
+    });
+    const take = batch.records.slice(0, cut.take);
+    this.#count = cut.tally.count;
+    this.#bytes = cut.tally.bytes;
+    const met = cut.done;
     const last = take.at(-1);
     if (last) {
       const data = stringifyJsonExact(

@@ -3,4 +3,3 @@ export * from "./compression.ts";
 export * from "./frame.ts";
 export { DEFAULT_HEARTBEAT_MS } from "./read-session.ts";
 export * from "./s2s-http.ts";
-export { cutToSessionBounds } from "./session-bounds.ts";

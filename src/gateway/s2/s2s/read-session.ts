@@ -15,10 +15,9 @@ import type { Position__Output } from "../../../gen/nova/v1/Position.ts";
 import type { Record__Output } from "../../../gen/nova/v1/Record.ts";
 import { pullNext, raceNext, type SourceBatch } from "../../sessions/index.ts";
 import { meteredBytes, S2_MAX_BATCH_METERED_BYTES, S2_MAX_BATCH_RECORDS } from "../metering.ts";
-import type { S2SessionBounds } from "../sse.ts";
+import { cutToSessionBounds, type S2SessionBounds, type S2Tally } from "../session-bounds.ts";
 import type { TerminalFrame } from "./frame.ts";
 import type { FrameWriter } from "./frame-output.ts";
-import { cutToSessionBounds, type S2Tally } from "./session-bounds.ts";
 
 /** S2 heartbeats a following session at a random gap of 5 to 15 s, under the SDK's 20 s. */
 export const DEFAULT_HEARTBEAT_MS = { min: 5_000, max: 15_000 };
