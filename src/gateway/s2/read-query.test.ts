@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { bounded, parseS2ReadQuery } from "./read-query.ts";
+import { bounded, idleEndMs, parseS2ReadQuery } from "./read-query.ts";
 
 const refused = (status: number, code: string) => (err: { status: number; code: string }) =>
   err.status === status && err.code === code;
@@ -35,4 +35,13 @@ test("bad read queries are S2's errors", () => {
     () => parseS2ReadQuery({ timestamp: "9223372036854775808" }),
     refused(422, "invalid"),
   );
+});
+
+test("a session's wait: as asked; else 0 when bounded, else for ever", () => {
+  assert.equal(idleEndMs(parseS2ReadQuery({ wait: "5" })), 5_000);
+  assert.equal(idleEndMs(parseS2ReadQuery({ wait: "5", count: "3" })), 5_000);
+  assert.equal(idleEndMs(parseS2ReadQuery({ count: "3" })), 0);
+  assert.equal(idleEndMs(parseS2ReadQuery({ bytes: "3" })), 0);
+  assert.equal(idleEndMs(parseS2ReadQuery({ until: "3" })), 0);
+  assert.equal(idleEndMs(parseS2ReadQuery({})), undefined);
 });

@@ -81,3 +81,13 @@ export function parseS2ReadQuery(query: Query): S2ReadQuery {
 export function bounded(q: S2ReadQuery): boolean {
   return q.count !== undefined || q.bytes !== undefined || q.untilMs !== undefined;
 }
+
+/**
+ * How long a caught-up session (SSE or s2s) stays for a record: S2's `wait` as asked; unasked,
+ * 0 when count, bytes or until bound the read (it ends once caught up), else for ever
+ * (undefined).
+ */
+export function idleEndMs(q: S2ReadQuery): number | undefined {
+  if (q.wait !== undefined) return q.wait * 1000;
+  return bounded(q) ? 0 : undefined;
+}

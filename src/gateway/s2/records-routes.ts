@@ -23,7 +23,7 @@ import {
   readBatchToS2Json,
   s2Format,
 } from "./json.ts";
-import { bounded, parseS2ReadQuery, type S2ReadQuery } from "./read-query.ts";
+import { idleEndMs, parseS2ReadQuery, type S2ReadQuery } from "./read-query.ts";
 import { positionToS2, readBatchToS2, type S2ReadBatch } from "./records.ts";
 import { isS2s, serveS2sAppend, serveS2sRead } from "./s2s/index.ts";
 import { s2Schemas } from "./schemas.ts";
@@ -148,8 +148,7 @@ async function serveS2Sse(
       ? { start: { seq_num: (resume.seqNum + 1n).toString() }, clamp: false }
       : { start: q.query.start, clamp: q.query.clamp },
     bounds,
-    // S2's session `wait`: how long to stay once caught up; 0 when bounded, else for ever.
-    ...(q.wait !== undefined ? { idleEndMs: q.wait * 1000 } : bounded(q) ? { idleEndMs: 0 } : {}),
+    idleEndMs: idleEndMs(q),
     format,
     slowConsumerMs: deps.slowConsumerMs,
     timing: deps.sseTiming as NonNullable<SubscribeDeps["sseTiming"]>,

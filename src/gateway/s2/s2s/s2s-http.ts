@@ -11,7 +11,7 @@ import { bodyChunks, stopWith, subscriptionSource, trackSession } from "../../se
 import type { CallOptions, Upstream } from "../../upstream/index.ts";
 import type { S2AppendInput } from "../commands.ts";
 import { s2Error, toS2Error } from "../errors.ts";
-import { bounded, type S2ReadQuery } from "../read-query.ts";
+import { idleEndMs, type S2ReadQuery } from "../read-query.ts";
 import { readBatchToS2, type S2AppendAck } from "../records.ts";
 import { appendS2 } from "../service.ts";
 import { s2Wire } from "../wire.ts";
@@ -46,15 +46,6 @@ export interface S2sStream {
   bucket: string;
   key: string;
   call: CallOptions;
-}
-
-/**
- * How long a caught-up session stays for a record: S2's `wait` as asked; unasked, 0 when
- * count, bytes or until bound the read (it ends once caught up), else for ever (undefined).
- */
-export function idleEndMs(q: S2ReadQuery): number | undefined {
-  if (q.wait !== undefined) return q.wait * 1000;
-  return bounded(q) ? 0 : undefined;
 }
 
 /** Serves an append session; every outcome, errors included, is a frame of its response. */
