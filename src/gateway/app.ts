@@ -223,9 +223,19 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const grants = hubSettings && new ReadGrants(hubSettings.readGrantMs);
   const reads =
     opts.reads ?? createReadService({ upstream: opts.upstream, metrics: opts.metrics.readplan });
-  const slowConsumerMs = opts.slowConsumerMs ?? DEFAULT_SLOW_CONSUMER_MS;
-  const maxWaitS = opts.maxWaitS ?? DEFAULT_MAX_WAIT_S;
-  const timing = opts.sseTiming ?? sseTiming(opts.ssePingMs);
+  // What the readers of both faces (nova's and S2's) subscribe through.
+  const subscribe = {
+    upstream: opts.upstream,
+    metrics: opts.metrics,
+    sessions,
+    hubs,
+    grants,
+    slowConsumerMs: opts.slowConsumerMs ?? DEFAULT_SLOW_CONSUMER_MS,
+    failoverMs,
+    maxWaitS: opts.maxWaitS ?? DEFAULT_MAX_WAIT_S,
+    sseTiming: opts.sseTiming ?? sseTiming(opts.ssePingMs),
+    history: reads.history,
+  };
   await app.register(recordRoutes, {
     upstream: opts.upstream,
     admission,
@@ -234,17 +244,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     reads,
     metrics: opts.metrics,
     sessions,
-    slowConsumerMs,
-    failoverMs,
-    maxWaitS,
     ndjsonLimits: {
       maxLineBytes: opts.bodyLimit,
       maxSessionBytes: opts.ndjsonSessionBytes ?? DEFAULT_NDJSON_SESSION_BYTES,
     },
     bodyTimeouts,
-    sseTiming: timing,
-    hubs,
-    grants,
+    subscribe,
     sseMaxStreams: opts.sseMaxStreams ?? DEFAULT_SSE_MAX_STREAMS,
   });
   await app.register(tokenRoutes, { upstream: opts.upstream });
@@ -254,18 +259,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     admission,
     reads,
     bodyLimit: opts.bodyLimit,
-    subscribe: {
-      upstream: opts.upstream,
-      metrics: opts.metrics,
-      sessions,
-      hubs,
-      grants,
-      slowConsumerMs,
-      failoverMs,
-      maxWaitS,
-      sseTiming: timing,
-      history: reads.history,
-    },
+    subscribe,
   });
   return app;
 }

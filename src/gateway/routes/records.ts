@@ -22,7 +22,7 @@ import {
   tailToJson,
   trimBodyFromJson,
 } from "../json/index.ts";
-import type { HubRegistry, ReadGrants, SseTiming } from "../sessions/index.ts";
+import type { SubscribeDeps } from "../sessions/index.ts";
 import {
   SSE_HEADERS,
   serveAppendSession,
@@ -41,22 +41,15 @@ export interface RecordRoutesOptions {
   appendLimits: AppendLimits;
   bodyLimit: number;
   metrics: GatewayMetrics;
-  /** SSE subscriptions, long-polls and NDJSON sessions in flight, drained on shutdown. */
+  /** NDJSON sessions in flight, drained on shutdown. */
   sessions: LiveSessions;
-  slowConsumerMs: number;
-  failoverMs: number;
-  /** The longest a long-poll (`wait`) waits, whatever it asks for. */
-  maxWaitS: number;
   ndjsonLimits: NdjsonLimits;
   /** After an NDJSON session that stopped early, how long the rest of its body may take. */
   bodyTimeouts: BodyTimeouts;
-  sseTiming?: SseTiming;
-  /** Unary reads and SSE catch-up: settled history from object storage, the rest from stars. */
+  /** Unary reads: settled history from object storage, the rest from stars. */
   reads: ReadService;
-  /** One upstream Subscribe per stream shared among its readers; absent: one each. */
-  hubs?: HubRegistry | undefined;
-  /** Reads stars granted lately, per credential (with hubs). */
-  grants?: ReadGrants | undefined;
+  /** SSE subscriptions and long-polls: their sources, hubs, timings and limits. */
+  subscribe: SubscribeDeps;
   /** The most streams one multiplexed subscription may follow. */
   sseMaxStreams: number;
 }
@@ -65,18 +58,7 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
   const { upstream, admission, metrics, sessions } = opts;
   const config = { resource: "stream" as const };
   const base = "/v1/buckets/:bucket/streams/:key";
-  const subscribeDeps = {
-    upstream,
-    metrics,
-    sessions,
-    hubs: opts.hubs,
-    grants: opts.grants,
-    slowConsumerMs: opts.slowConsumerMs,
-    failoverMs: opts.failoverMs,
-    maxWaitS: opts.maxWaitS,
-    sseTiming: opts.sseTiming,
-    history: opts.reads.history,
-  };
+  const subscribeDeps = opts.subscribe;
   const sessionDeps = {
     upstream,
     metrics,
