@@ -3,6 +3,7 @@
 // route schemas.
 export * from "./admission.ts";
 export * from "./body-guard.ts";
+export * from "./client-abort.ts";
 export * from "./client-error.ts";
 export * from "./compression.ts";
 export * from "./connection-limit.ts";

@@ -2,6 +2,7 @@
 // credentials to forward (Authorization, or ?access_token= on GET reads).
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { badQuery } from "../errors/index.ts";
+import { clientAbortSignal } from "../http/index.ts";
 import {
   checkBucketName,
   checkStreamKey,
@@ -36,14 +37,9 @@ export function requestContext(
     if (token === "") throw badQuery("access_token", "must not be empty");
   }
   const authorization = header ?? (token === undefined ? undefined : `Bearer ${token}`);
-  // A response closed before it finished means the client went away: cancel upstream.
-  const abort = new AbortController();
-  reply.raw.once("close", () => {
-    if (!reply.raw.writableFinished) abort.abort();
-  });
   return {
     int64: parseInt64Mode(query),
-    call: { authorization, signal: abort.signal },
+    call: { authorization, signal: clientAbortSignal(reply) },
   };
 }
 

@@ -4,6 +4,7 @@
 // nova's routes).
 import { isIP } from "node:net";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { clientAbortSignal } from "../http/index.ts";
 import { checkStreamKey } from "../json/index.ts";
 import type { CallOptions } from "../upstream/index.ts";
 import { checkBasinName } from "./config.ts";
@@ -13,12 +14,7 @@ export const BASIN_HEADER = "s2-basin";
 export const ENCRYPTION_KEY_HEADER = "s2-encryption-key";
 
 export function s2Call(req: FastifyRequest, reply: FastifyReply): CallOptions {
-  // A response closed before it finished means the client went away: cancel upstream.
-  const abort = new AbortController();
-  reply.raw.once("close", () => {
-    if (!reply.raw.writableFinished) abort.abort();
-  });
-  return { authorization: req.headers.authorization, signal: abort.signal };
+  return { authorization: req.headers.authorization, signal: clientAbortSignal(reply) };
 }
 
 /** The basin a basin-scoped request addresses. */

@@ -1,0 +1,12 @@
+// A request's upstream calls end when its client goes away: a response closed before it
+// finished means nobody waits for the answer any more.
+import type { FastifyReply } from "fastify";
+
+/** Aborts once the reply's response closes unfinished. */
+export function clientAbortSignal(reply: FastifyReply): AbortSignal {
+  const abort = new AbortController();
+  reply.raw.once("close", () => {
+    if (!reply.raw.writableFinished) abort.abort();
+  });
+  return abort.signal;
+}
