@@ -12,9 +12,9 @@ import type { CallOptions, Upstream } from "../upstream/index.ts";
 import { type AppendPlan, planAppend, type S2AppendInput } from "./commands.ts";
 import type { StreamSettings } from "./config.ts";
 import { fencingTokenMismatch } from "./errors.ts";
-import { meteredBytes } from "./metering.ts";
 import type { S2ReadQuery } from "./read-query.ts";
 import { appendAckToS2, readBatchToS2, type S2AppendAck, type S2ReadBatch } from "./records.ts";
+import { cutToSessionBounds } from "./session-bounds.ts";
 
 interface Address {
   bucket: string;
@@ -75,14 +75,8 @@ async function withInstalledToken(
 /** The records within S2's bounds: count, and `bytes` (capped at S2's 1 MiB) in metered bytes. */
 export function cutToS2Bounds(records: Record__Output[], q: Pick<S2ReadQuery, "bytes">) {
   const cap = BigInt(S2_READ_MAX_METERED_BYTES);
-  const limit = q.bytes === undefined || q.bytes > cap ? cap : q.bytes;
-  let total = 0n;
-  let take = 0;
-  for (const r of records) {
-    total += BigInt(meteredBytes(r));
-    if (total > limit) break;
-    take++;
-  }
+  const bytes = q.bytes === undefined || q.bytes > cap ? cap : q.bytes;
+  const { take } = cutToSessionBounds(records, { bytes }, { count: 0n, bytes: 0n });
   return take === records.length ? records : records.slice(0, take);
 }
 
