@@ -8,6 +8,7 @@
 import type { Position__Output } from "../../gen/nova/v1/Position.ts";
 import { stringifyJsonExact } from "../json/index.ts";
 import {
+  awaitDrain,
   type BatchSource,
   type Cursor,
   DEFAULT_LINGER_MS,
@@ -179,34 +180,21 @@ export class S2SseSession {
   }
 
   /** Waits for the socket to drain; false when the session ended instead (gone or too slow). */
-  #drained(out: SseOutput): Promise<boolean> {
-    return new Promise((resolve) => {
-      const done = (ok: boolean) => {
-        clearTimeout(timer);
-        out.off("drain", onDrain);
-        out.off("close", onClose);
-        this.#wake = undefined;
-        resolve(ok);
-      };
-      const onDrain = () => done(true);
-      const onClose = () => done(false);
-      const timer = setTimeout(() => {
-        done(false);
-        this.#end(
-          out,
-          errorEvent(
-            s2Error(
-              "unavailable",
-              `the client read nothing for ${this.#opts.slowConsumerMs} ms; resume`,
-            ),
-          ),
-        );
-      }, this.#opts.slowConsumerMs);
-      out.once("drain", onDrain);
-      out.once("close", onClose);
-      // A drain request while blocked: the session ends at the next turn of the loop.
-      this.#wake = () => done(true);
+  async #drained(out: SseOutput): Promise<boolean> {
+    const { slowConsumerMs } = this.#opts;
+    // A drain request while blocked: the session ends at the next turn of the loop.
+    const how = await awaitDrain(out, slowConsumerMs, (wake) => {
+      this.#wake = wake;
     });
+    if (how === "slow") {
+      this.#end(
+        out,
+        errorEvent(
+          s2Error("unavailable", `the client read nothing for ${slowConsumerMs} ms; resume`),
+        ),
+      );
+    }
+    return how === "drained" || how === "wake";
   }
 
   #end(out: SseOutput, last: string): void {

@@ -1,4 +1,5 @@
 // Long-lived reads and writes: SSE subscriptions, long-polls and NDJSON append sessions.
+export * from "./await-drain.ts";
 export { bodyChunks } from "./body-chunks.ts";
 export * from "./fleet-source.ts";
 export { DEFAULT_HUB_LINGER_MS, DEFAULT_HUB_RING, type HubRegistry } from "./hub-registry.ts";

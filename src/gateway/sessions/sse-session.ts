@@ -10,10 +10,11 @@ import { HttpError, unavailable } from "../errors/index.ts";
 import { responseBuffers, takeResponseBuffer } from "../http/index.ts";
 import type { EventId, Int64Mode, RecordFormat, StreamPosition } from "../json/index.ts";
 import { batchEventBytes, sseRetry } from "../json/index.ts";
+import { awaitDrain } from "./await-drain.ts";
 import { jitter } from "./backoff.ts";
 import type { Bounds } from "./bounds.ts";
 import { raceNext, stopWith } from "./next-batch.ts";
-import type { BatchSource, Cursor } from "./source.ts";
+import type { BatchSource, Cursor, SourceBatch } from "./source.ts";
 import { ONE_STREAM, type SseForm } from "./sse-forms.ts";
 import { type LaneRead, type LaneStep, SseLane } from "./sse-lane.ts";
 
@@ -132,7 +133,7 @@ export class SseSession {
   #first: Chunk[] = [];
   #firstEnds = false;
   #draining = false;
-  #wakeDrain: ((w: Wake) => void) | undefined;
+  #wakeDrain: (() => void) | undefined;
   #out: SseOutput | undefined;
   #finished = false;
 
@@ -155,7 +156,6 @@ export class SseSession {
     for (const lane of this.#lanes) if (lane.metBefore) lane.ended = true;
     if (this.#live().length === 0) return "met";
     stopWith(signal, this.#stop);
-    let failed: SseLane | undefined;
     try {
       for (const lane of this.#live()) lane.open(this.#stop.signal);
       const firsts = (await Promise.all(this.#live().map((lane) => lane.read()))).map((read) => {
@@ -165,18 +165,14 @@ export class SseSession {
         return { lane: read.lane, batch };
       });
       const chunks: Chunk[] = [];
-      let delivered = false;
       let caughtUp = false;
       for (const { lane, batch } of firsts) {
-        failed = lane;
-        const step = lane.handle(batch, true);
-        failed = undefined;
+        const step = firstStep(lane, batch);
         if (step.done) {
           this.#end(lane);
           // Its bounds were met by the records the resumed session delivered: nothing to say.
           if (lane.resumed && !step.delivered) continue;
         }
-        delivered ||= step.delivered !== undefined;
         caughtUp ||= step.caughtUp;
         chunks.push(...this.#events(lane, step));
         if (step.failure) {
@@ -189,7 +185,7 @@ export class SseSession {
         }
       }
       const live = this.#live().length > 0;
-      if (!live && !delivered && chunks.length === 0) {
+      if (!live && chunks.length === 0) {
         this.#release();
         return "met";
       }
@@ -200,9 +196,7 @@ export class SseSession {
     } catch (err) {
       this.#release();
       if (signal.aborted) throw clientGone();
-      const lane = failed ?? (err instanceof LaneFailure ? err.lane : undefined);
-      const cause = err instanceof LaneFailure ? err.error : err;
-      throw lane ? this.#form.startError(cause, lane) : cause;
+      throw err instanceof LaneFailure ? this.#form.startError(err.error, err.lane) : err;
     }
   }
 
@@ -232,7 +226,7 @@ export class SseSession {
   /** Ends the stream with a jittered `retry:`, so EventSource reconnects to another gateway. */
   drain(): void {
     this.#draining = true;
-    this.#wakeDrain?.("drain-request");
+    this.#wakeDrain?.();
   }
 
   async #loop(): Promise<void> {
@@ -240,7 +234,9 @@ export class SseSession {
     while (!this.#finished) {
       if (this.#draining) return this.#finish([sseRetry(this.#timing.drainRetryMs())]);
       if (out.writableNeedDrain) {
-        const drained = await this.#awaitDrain(out);
+        const drained = await awaitDrain(out, this.#opts.slowConsumerMs, (wake) => {
+          this.#wakeDrain = wake;
+        });
         if (drained === "closed") return;
         if (drained === "slow") return this.#slowConsumer();
         continue;
@@ -322,24 +318,6 @@ export class SseSession {
     });
   }
 
-  #awaitDrain(out: SseOutput): Promise<"drained" | "slow" | "closed" | Wake> {
-    return new Promise((resolve) => {
-      const done = (how: "drained" | "slow" | "closed" | Wake) => {
-        clearTimeout(timer);
-        out.off("drain", onDrain);
-        out.off("close", onClose);
-        this.#wakeDrain = undefined;
-        resolve(how);
-      };
-      const onDrain = () => done("drained");
-      const onClose = () => done("closed");
-      const timer = setTimeout(() => done("slow"), this.#opts.slowConsumerMs);
-      out.once("drain", onDrain);
-      out.once("close", onClose);
-      this.#wakeDrain = done;
-    });
-  }
-
   /** When a caught-up `wait` session ends with nothing new; undefined without one. */
   #waitEnds(): number | undefined {
     const { waitMs } = this.#opts;
@@ -402,6 +380,15 @@ function oneStream(opts: SseSessionOptions): MultiplexOptions {
   if (resume)
     stream.resume = { next: resume.seq_num + 1n, count: resume.count, bytes: resume.bytes };
   return { ...rest, streams: [stream], form: ONE_STREAM };
+}
+
+/** A lane's first batch applied; a record it cannot show is thrown as the lane's failure. */
+function firstStep(lane: SseLane, batch: SourceBatch): LaneStep {
+  try {
+    return lane.handle(batch, true);
+  } catch (err) {
+    throw new LaneFailure(lane, err);
+  }
 }
 
 /** The read's batch; the end of a source or its failure is thrown as the lane's. */

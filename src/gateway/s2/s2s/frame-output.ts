@@ -2,6 +2,7 @@
 // once is waited on ('drain'), so a reader that does not read holds nothing but one frame here;
 // one that stays stalled past the slow-consumer limit loses its response.
 
+import { awaitDrain } from "../../sessions/index.ts";
 import { compressPayload } from "./compression.ts";
 import { type Compression, encodeFrame, type TerminalFrame } from "./frame.ts";
 
@@ -56,20 +57,12 @@ export class FrameWriter {
     if (!this.#gone) this.#out.end();
   }
 
-  #write(bytes: Uint8Array): Promise<boolean> {
+  async #write(bytes: Uint8Array): Promise<boolean> {
     const out = this.#out;
-    if (this.#gone) return Promise.resolve(false);
-    if (out.write(bytes)) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const stalled = setTimeout(() => out.destroy(), this.#stallMs);
-      const done = () => {
-        clearTimeout(stalled);
-        out.off("drain", done);
-        out.off("close", done);
-        resolve(!this.#gone);
-      };
-      out.once("drain", done);
-      out.once("close", done);
-    });
+    if (this.#gone) return false;
+    if (out.write(bytes)) return true;
+    if ((await awaitDrain(out, this.#stallMs)) !== "slow") return !this.#gone;
+    out.destroy();
+    return false;
   }
 }
