@@ -9,7 +9,7 @@ import {
   asObject,
   asString,
   bytesFromJson,
-  encodeBase64,
+  bytesToJson,
   fieldPath,
   readExactInt,
   rejectUnknown,
@@ -147,13 +147,10 @@ export interface S2RecordJson {
   body?: string;
 }
 
-// Fatal: nova never replaces bytes with U+FFFD (S2 does, in raw format).
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
+/** Record bytes as nova shows them (never U+FFFD, which S2 writes in raw), in S2's error. */
 function textOf(bytes: Uint8Array, format: S2Format, seqNum: string, field: string): string {
-  if (format === "base64") return encodeBase64(bytes);
   try {
-    return utf8.decode(bytes);
+    return bytesToJson(bytes, format, seqNum, field);
   } catch {
     throw s2Error(
       "invalid",
