@@ -9,7 +9,7 @@ import type { AppendRecord__Output } from "../../gen/s2/v1/AppendRecord.ts";
 import type { ReadBatch__Output } from "../../gen/s2/v1/ReadBatch.ts";
 import type { SequencedRecord__Output } from "../../gen/s2/v1/SequencedRecord.ts";
 import type { StreamPosition__Output } from "../../gen/s2/v1/StreamPosition.ts";
-import type { AppendRecordProto } from "../json/index.ts";
+import { type AppendRecordProto, INT64 } from "../json/index.ts";
 import { s2Error } from "./errors.ts";
 
 export type S2Position = StreamPosition__Output;
@@ -17,8 +17,6 @@ export type S2AppendRecord = AppendRecord__Output;
 export type S2SequencedRecord = SequencedRecord__Output;
 export type S2ReadBatch = ReadBatch__Output;
 export type S2AppendAck = AppendAck__Output;
-
-const INT64_MAX = (1n << 63n) - 1n;
 
 /**
  * A nova time (int64 ms) in S2's unsigned field. A time before 1970 has no S2 form: refused
@@ -36,8 +34,8 @@ export function timeToS2(ms: string, what: string): string {
 
 /** An S2 client's time (uint64 ms) as nova's int64; beyond int64 it is refused. */
 export function timeFromS2(ms: string, field: string): string {
-  if (BigInt(ms) > INT64_MAX) {
-    throw s2Error("invalid", `${field}: ${ms} is beyond the largest timestamp, ${INT64_MAX}`);
+  if (BigInt(ms) > INT64.max) {
+    throw s2Error("invalid", `${field}: ${ms} is beyond the largest timestamp, ${INT64.max}`);
   }
   return ms;
 }
