@@ -66,8 +66,6 @@ export class SseLane {
   #next: Next | undefined;
   #tail: Position__Output | null = null;
   #caughtUp = false;
-  /** Nothing more to deliver: bounds met, or the lane never opened. */
-  ended = false;
 
   constructor(index: number, opts: SseLaneOptions) {
     this.index = index;

@@ -122,6 +122,8 @@ export class SseSession {
   readonly #opts: MultiplexOptions;
   readonly #form: SseForm;
   readonly #lanes: SseLane[];
+  /** The lanes with more to deliver: not done, not met before the session began. */
+  #live: SseLane[];
   readonly #timing: SseTiming;
   /** Stops the sources: aborted whenever the session ends, however it ends. */
   readonly #stop = new AbortController();
@@ -144,6 +146,7 @@ export class SseSession {
     this.#lanes = this.#opts.streams.map(
       (s, i) => new SseLane(i, { ...s, format: opts.format, int64: opts.int64 }),
     );
+    this.#live = this.#lanes;
   }
 
   /**
@@ -153,12 +156,12 @@ export class SseSession {
    */
   async start(): Promise<"stream" | "met"> {
     const { signal } = this.#opts;
-    for (const lane of this.#lanes) if (lane.metBefore) lane.ended = true;
-    if (this.#live().length === 0) return "met";
+    this.#live = this.#lanes.filter((lane) => !lane.metBefore);
+    if (this.#live.length === 0) return "met";
     stopWith(signal, this.#stop);
     try {
-      for (const lane of this.#live()) lane.open(this.#stop.signal);
-      const firsts = (await Promise.all(this.#live().map((lane) => lane.read()))).map((read) => {
+      for (const lane of this.#live) lane.open(this.#stop.signal);
+      const firsts = (await Promise.all(this.#live.map((lane) => lane.read()))).map((read) => {
         read.lane.taken();
         const batch = batchOf(read, "the subscription ended before it started");
         read.lane.prime(batch);
@@ -184,7 +187,7 @@ export class SseSession {
           return "stream";
         }
       }
-      const live = this.#live().length > 0;
+      const live = this.#live.length > 0;
       if (!live && chunks.length === 0) {
         this.#release();
         return "met";
@@ -249,7 +252,7 @@ export class SseSession {
         // Decided by which deadline the timer was for, not by the clock: a timer may fire a
         // millisecond before Date.now() reaches its deadline.
         if (waitEnds !== undefined && wakeAt === waitEnds) {
-          return this.#finish(this.#live().map((lane) => this.#form.done(lane, this.#opts.int64)));
+          return this.#finish(this.#live.map((lane) => this.#form.done(lane, this.#opts.int64)));
         }
         this.#write([this.#form.ping(this.#lanes, this.#opts.int64)]);
         continue;
@@ -267,7 +270,7 @@ export class SseSession {
       }
       if (step.done) {
         this.#end(lane);
-        if (this.#live().length === 0) return this.#finish(chunks);
+        if (this.#live.length === 0) return this.#finish(chunks);
       }
       if (step.caughtUp) chunks.push(this.#form.ping(this.#lanes, this.#opts.int64));
       this.#write(chunks);
@@ -297,22 +300,21 @@ export class SseSession {
     return chunks;
   }
 
-  #live(): SseLane[] {
-    return this.#lanes.filter((lane) => !lane.ended);
-  }
-
   #end(lane: SseLane): void {
-    lane.ended = true;
+    this.#live = this.#live.filter((l) => l !== lane);
     lane.release();
   }
 
   /** The next read of a live lane, a timer, or a drain request, whichever comes first. */
   #race(delayMs: number): Promise<LaneRead | "timer" | Wake> {
-    const live = this.#live();
+    const live = this.#live;
     // Lanes whose batches are already there win in array order: start the turn elsewhere each
     // time, so that a busy stream cannot starve the others.
     const turn = this.#turn++ % live.length;
-    const reads = [...live.slice(turn), ...live.slice(0, turn)].map((lane) => lane.read());
+    const reads =
+      live.length === 1
+        ? (live[0] as SseLane).read()
+        : [...live.slice(turn), ...live.slice(0, turn)].map((lane) => lane.read());
     return raceNext(reads, delayMs, "drain-request", (wake) => {
       this.#wakeDrain = wake;
     });
@@ -321,7 +323,7 @@ export class SseSession {
   /** When a caught-up `wait` session ends with nothing new; undefined without one. */
   #waitEnds(): number | undefined {
     const { waitMs } = this.#opts;
-    if (waitMs === undefined || !this.#live().every((lane) => lane.caughtUp)) return undefined;
+    if (waitMs === undefined || !this.#live.every((lane) => lane.caughtUp)) return undefined;
     return this.#idleSince + waitMs;
   }
 
