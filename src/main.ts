@@ -273,6 +273,8 @@ if (stars.length === 0) {
 }
 
 const metrics = createMetrics();
+// The embedded star's caches live in this process: its /metrics shows them beside the gateway's.
+if (star) metrics.memory.include("star_", star.memory);
 const fleet = new FleetClient({ stars, observer: metricsObserver(metrics) });
 const upstream = fleetUpstream(fleet);
 const s3Endpoint = opts.s3Endpoint ?? storage?.endpoint;

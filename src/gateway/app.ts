@@ -30,6 +30,8 @@ import {
   openapiPlugin,
   opsPlugin,
   pipelineOrderPlugin,
+  RESPONSE_BUFFERS_IDLE_BYTES,
+  responseBuffers,
   responseCheckPlugin,
 } from "./http/index.ts";
 import { DEFAULT_APPEND_LIMITS } from "./json/index.ts";
@@ -219,7 +221,19 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const hubs =
     hubSettings &&
     createHubs({ upstream: opts.upstream, metrics: opts.metrics, failoverMs }, hubSettings);
-  if (hubs) app.addHook("onClose", () => hubs.closeAll());
+  opts.metrics.memory.add(
+    "response_buffers_idle",
+    () => responseBuffers.idleBytes,
+    () => RESPONSE_BUFFERS_IDLE_BYTES,
+  );
+  if (hubs) {
+    app.addHook("onClose", () => hubs.closeAll());
+    opts.metrics.memory.add(
+      "hub_rings",
+      () => hubs.heldBytes,
+      () => hubs.boundBytes,
+    );
+  }
   const grants = hubSettings && new ReadGrants(hubSettings.readGrantMs);
   const reads =
     opts.reads ?? createReadService({ upstream: opts.upstream, metrics: opts.metrics.readplan });

@@ -1,5 +1,6 @@
 // Everything a star's verbs share.
 import type { Logger } from "pino";
+import type { MemoryParts } from "../platform/memory/index.ts";
 import type { StarAuth } from "./auth/star-auth.ts";
 import type { Fleet } from "./fleet/members.ts";
 import type { Peers } from "./fleet/peers.ts";
@@ -23,6 +24,8 @@ export interface StarContext {
   readonly settler: Settler;
   /** Requests to the object store since the start. */
   readonly storeCounts: StoreCounts;
+  /** Its caches and buffers, each with the memory it holds and its bound. */
+  readonly memory: MemoryParts;
   readonly locks: KeyedLock;
   readonly limits: StarLimits;
   readonly log: Logger;

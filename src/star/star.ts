@@ -3,6 +3,7 @@
 import * as grpc from "@grpc/grpc-js";
 import pino, { type Logger } from "pino";
 import { NOVA_CHANNEL_OPTIONS, nova } from "../contract/proto/index.ts";
+import { MemoryParts } from "../platform/memory/index.ts";
 import type { ObjectStore } from "../platform/objstore/index.ts";
 import { guardAdminHandlers } from "./auth/guard.ts";
 import { type AuthConfig, StarAuth } from "./auth/star-auth.ts";
@@ -45,6 +46,8 @@ export interface RunningStar {
   readonly id: string;
   /** HOST:PORT actually bound. */
   readonly address: string;
+  /** Its caches and buffers with the memory each holds (also in StarStats). */
+  readonly memory: MemoryParts;
   close(): Promise<void>;
 }
 
@@ -107,6 +110,17 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     },
     log,
   );
+  const memory = new MemoryParts();
+  memory.add(
+    "unsettled",
+    () => registry.unsettledBytes,
+    () => limits.maxUnsettledBytes,
+  );
+  memory.add(
+    "chunk_cache",
+    () => chunks.cacheBytes,
+    () => limits.chunkCacheBytes,
+  );
   const peers = new Peers();
   const tasks = new Set<Promise<void>>();
   const ctx: StarContext = {
@@ -117,6 +131,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     wal,
     settler,
     storeCounts: counts,
+    memory,
     locks: new KeyedLock(),
     limits,
     log,
@@ -177,6 +192,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
   return {
     id: options.id,
     address: `${host}:${port}`,
+    memory,
     async close() {
       clearInterval(retention);
       clearInterval(settling);

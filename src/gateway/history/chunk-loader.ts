@@ -29,13 +29,24 @@ export interface ChunkLoader {
 
 export function createChunkLoader(opts: ChunkLoaderOptions): ChunkLoader {
   const { metrics } = opts;
-  const memory = new ChunkMemoryPool(opts.idleMemoryBytes ?? 32 * 1024 * 1024);
+  const idleBytes = opts.idleMemoryBytes ?? 32 * 1024 * 1024;
+  const memory = new ChunkMemoryPool(idleBytes);
   // A chunk the cache lets go gives its memory back: whoever still holds the chunk finds that
   // out before reading it (VerifiedChunk.copyRecords) and loads it again.
   const cache = new ChunkCache<VerifiedChunk>(
     opts.cacheBytes,
     (c) => ChunkMemoryPool.bytesHeld(c.memory) + RECORD_OVERHEAD * c.count,
     (c) => memory.give(c.memory),
+  );
+  metrics.memory.add(
+    "readplan_cache",
+    () => cache.bytes,
+    () => opts.cacheBytes,
+  );
+  metrics.memory.add(
+    "readplan_idle",
+    () => memory.idleBytes,
+    () => idleBytes,
   );
 
   /** Reads the object into `into` (exactly its size). */

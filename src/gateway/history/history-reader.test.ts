@@ -6,6 +6,7 @@ import { Registry } from "prom-client";
 import type { ChunkRecord } from "../../contract/codec/index.ts";
 import { PageRule } from "../../contract/page-rule.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
+import { MemoryParts } from "../../platform/memory/index.ts";
 import type { ReadQuery } from "../json/index.ts";
 import { StarCallError } from "../upstream/index.ts";
 import { createChunkLoader } from "./chunk-loader.ts";
@@ -30,7 +31,7 @@ function setup(
   planLimit = 8,
   cacheBytes = 1 << 20,
 ) {
-  const metrics = createReadPlanMetrics(new Registry());
+  const metrics = createReadPlanMetrics(new Registry(), new MemoryParts());
   const loader = createChunkLoader({
     url: noUrls,
     s3: s3Fetcher(
@@ -44,7 +45,11 @@ function setup(
   return { metrics, service: readService(upstream, metrics, deps, () => loader.close()) };
 }
 
-async function counter(metrics: ReadPlanMetrics, name: keyof ReadPlanMetrics, labels: object) {
+async function counter(
+  metrics: ReadPlanMetrics,
+  name: Exclude<keyof ReadPlanMetrics, "memory">,
+  labels: object,
+) {
   const got = await metrics[name].get();
   const match = got.values.find((v) =>
     Object.entries(labels).every(([k, want]) => (v.labels as Record<string, unknown>)[k] === want),

@@ -1,6 +1,7 @@
 // /metrics for reads served from object storage: chunk fetches by outcome, bytes fetched, cache
 // hits, records by the path that served them, and every fallback to the star by reason.
 import { Counter, type Registry } from "prom-client";
+import type { MemoryParts } from "../../platform/memory/index.ts";
 
 export interface ReadPlanMetrics {
   fetches: Counter<"source" | "outcome">;
@@ -8,10 +9,13 @@ export interface ReadPlanMetrics {
   cacheHits: Counter<"kind">;
   records: Counter<"source">;
   fallbacks: Counter<"reason">;
+  /** Where the chunk cache and its idle memory report what they hold. */
+  memory: MemoryParts;
 }
 
-export function createReadPlanMetrics(registry: Registry): ReadPlanMetrics {
+export function createReadPlanMetrics(registry: Registry, memory: MemoryParts): ReadPlanMetrics {
   return {
+    memory,
     fetches: new Counter({
       name: "nova_gateway_readplan_chunk_fetches_total",
       help: "chunk objects fetched from object storage, by source (url, s3) and outcome",

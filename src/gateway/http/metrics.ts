@@ -4,6 +4,7 @@
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { MemoryParts } from "../../platform/memory/index.ts";
 import { createReadPlanMetrics, type ReadPlanMetrics } from "../history/index.ts";
 import type { FleetObserver } from "../upstream/index.ts";
 import { routeSchemas } from "./schemas/routes.ts";
@@ -27,6 +28,8 @@ export interface GatewayMetrics {
   hubJoins: Counter<"result">;
   /** Subscribers that fell out of a hub's window (read too slowly) and caught up on their own. */
   hubDetaches: Counter;
+  /** Each cache and pool's memory held against its bound (docs/operating.md, "Memory"). */
+  memory: MemoryParts;
 }
 
 declare module "fastify" {
@@ -38,7 +41,24 @@ declare module "fastify" {
 export function createMetrics(): GatewayMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  const memory = new MemoryParts();
+  for (const [name, help, pick] of [
+    ["nova_gateway_memory_held_bytes", "memory held by each cache and pool", "held"],
+    ["nova_gateway_memory_bound_bytes", "the most each cache and pool may hold", "bound"],
+  ] as const) {
+    new Gauge({
+      name,
+      help,
+      labelNames: ["part"],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const part of memory.snapshot()) this.set({ part: part.name }, part[pick]);
+      },
+    });
+  }
   return {
+    memory,
     registry,
     upstreamCalls: new Counter({
       name: "nova_gateway_upstream_calls_total",
@@ -52,7 +72,7 @@ export function createMetrics(): GatewayMetrics {
       labelNames: ["verb"],
       registers: [registry],
     }),
-    readplan: createReadPlanMetrics(registry),
+    readplan: createReadPlanMetrics(registry, memory),
     upstreamSubscribes: new Gauge({
       name: "nova_gateway_upstream_subscribe_calls",
       help: "Subscribe calls open to stars",

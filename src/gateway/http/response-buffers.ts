@@ -3,8 +3,9 @@
 // was a large part of a paged catch-up's CPU (docs/catchup.md, "Cache, prefetch and memory").
 import { BufferPool } from "../../platform/memory/index.ts";
 
-/** 32 MiB idle at most. */
-export const responseBuffers = new BufferPool(32 * 1024 * 1024);
+/** Idle response memory kept for reuse, bytes. */
+export const RESPONSE_BUFFERS_IDLE_BYTES = 32 * 1024 * 1024;
+export const responseBuffers = new BufferPool(RESPONSE_BUFFERS_IDLE_BYTES);
 
 /** A buffer for a response body from the gateway's pool. */
 export const takeResponseBuffer = (size: number): Buffer => responseBuffers.take(size);

@@ -57,8 +57,8 @@ export function batchEventHead(id: string, stream?: string): string {
 }
 
 /** A batch event after its head, the same for every subscriber: written once, sent to many. */
-export function batchEventRest(records: ScratchJson, tail: string): Buffer {
-  return framedJson("", records, batchEventTail(tail));
+export function batchEventRest(records: ScratchJson, tail: string, allocate?: Allocate): Buffer {
+  return framedJson("", records, batchEventTail(tail), allocate);
 }
 
 const batchEventTail = (tail: string) => `],"tail":${tail}}\n\n`;

@@ -38,6 +38,18 @@ export class HubRegistry {
     return this.#hubs.size;
   }
 
+  /** The memory every hub's window holds (records and their encodings). */
+  get heldBytes(): number {
+    let bytes = 0;
+    for (const { hub } of this.#hubs.values()) bytes += hub.ringBytes;
+    return bytes;
+  }
+
+  /** The most the windows may hold: one ring's bound per hub. */
+  get boundBytes(): number {
+    return this.#hubs.size * this.#opts.ring.maxBytes;
+  }
+
   /** The stream's hub, made with `opener`'s credentials when there is none. */
   acquire(bucket: string, key: string, opener: HubSubscriber): HubLease {
     const id = JSON.stringify([bucket, key]);

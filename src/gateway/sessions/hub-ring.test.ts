@@ -11,7 +11,6 @@ const records = (from: number, sizes: number[]): Record__Output[] =>
     headers: [],
     body: Buffer.alloc(size),
   }));
-const sizeOf = (r: Record__Output) => r.body.length;
 
 test("the window holds consecutive batches within its bounds, always the newest, and finds every seq_num in it", () => {
   fc.assert(
@@ -24,7 +23,7 @@ test("the window holds consecutive batches within its bounds, always the newest,
         const ring = new HubRing({ maxBatches, maxBytes }, BigInt(start));
         let next = start;
         for (const sizes of batches) {
-          const entry = ring.push(records(next, sizes), null, sizeOf);
+          const entry = ring.push(records(next, sizes), null);
           next += sizes.length;
           assert.equal(ring.next, BigInt(next));
           assert.equal(ring.find(entry.first), entry, "the newest batch is always kept");
@@ -49,11 +48,50 @@ test("the window holds consecutive batches within its bounds, always the newest,
 
 test("a batch that does not start at the window's next is refused; reset moves the window", () => {
   const ring = new HubRing({ maxBatches: 4, maxBytes: 1000 }, 5n);
-  assert.throws(() => ring.push(records(6, [1]), null, sizeOf), /starts at 6, the ring expects 5/);
-  assert.throws(() => ring.push([], null, sizeOf), /needs records/);
-  ring.push(records(5, [1, 1]), null, sizeOf);
+  assert.throws(() => ring.push(records(6, [1]), null), /starts at 6, the ring expects 5/);
+  assert.throws(() => ring.push([], null), /needs records/);
+  ring.push(records(5, [1, 1]), null);
   ring.reset(100n);
   assert.equal(ring.size, 0);
   assert.ok(ring.contains(100n) && !ring.contains(99n) && !ring.contains(5n));
   assert.equal(ring.find(5n), undefined);
+});
+
+test("a batch decoded from a larger buffer is kept in memory of its own, counted as it is held", () => {
+  const parent = Buffer.alloc(64 * 1024, 7);
+  const received = [0, 1, 2].map((i) => ({
+    seq_num: String(i),
+    timestamp_ms: "0",
+    headers: [{ name: parent.subarray(i, i + 2), value: parent.subarray(10, 13) }],
+    body: parent.subarray(100 * i, 100 * i + 100),
+  }));
+  const ring = new HubRing({ maxBatches: 10, maxBytes: 1 << 20 });
+  const entry = ring.push(received, null);
+  const held = 3 * (100 + 2 + 3);
+  assert.equal(ring.bytes, held);
+  for (const r of entry.records) {
+    assert.equal(r.body.buffer.byteLength, held, "no record pins the 64 KiB it came in");
+    assert.notEqual(r.body.buffer, parent.buffer);
+  }
+  assert.deepEqual(
+    entry.records.map((r) => [r.body, r.headers]),
+    received.map((r) => [r.body, r.headers]),
+  );
+});
+
+test("an encoding made of a batch counts against the window, and pushes the oldest out", () => {
+  const ring = new HubRing({ maxBatches: 10, maxBytes: 350 });
+  const older = ring.push(records(0, [100]), null);
+  const newer = ring.push(records(1, [100]), null);
+  assert.equal(ring.bytes, 200);
+  const rest = newer.batch.shared?.rest(newer.records, null, "base64", "number");
+  assert.ok(rest && rest.length > 150);
+  assert.equal(rest.buffer.byteLength, rest.length, "an encoding has memory of its own");
+  assert.equal(newer.bytes, 100 + rest.length);
+  assert.equal(ring.bytes, 100 + rest.length, "the older batch left to make room");
+  assert.equal(ring.find(0n), undefined);
+  assert.equal(ring.start, 1n);
+  // An encoding of a batch that already left is not the window's.
+  older.batch.shared?.rest(older.records, null, "base64", "number");
+  assert.equal(ring.bytes, 100 + rest.length);
 });

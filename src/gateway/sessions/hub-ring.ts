@@ -1,8 +1,10 @@
 // A stream hub's window on the live feed: the most recent batches, consecutive by seq_num,
-// bounded in batches and content bytes. A subscriber whose cursor lies in the window reads from
-// it; one whose cursor fell below it has to catch up elsewhere. Pure: no I/O.
+// bounded in batches and in the memory they hold (their records, copied into memory of their
+// own, and the event encodings made from them). A subscriber whose cursor lies in the window
+// reads from it; one whose cursor fell below it has to catch up elsewhere. Pure: no I/O.
 import type { Position__Output } from "../../gen/nova/v1/Position.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
+import { compactRecords } from "../../platform/memory/index.ts";
 import { SharedEncodings } from "./shared-encodings.ts";
 import type { SourceBatch } from "./source.ts";
 
@@ -13,7 +15,8 @@ export interface RingEntry {
   readonly end: bigint;
   readonly records: Record__Output[];
   readonly tail: Position__Output | null;
-  readonly bytes: number;
+  /** The memory the batch holds: its records' bytes, then each encoding made of it. */
+  bytes: number;
   /** What every reader that reads the whole batch gets: one object, its JSON made once. */
   readonly batch: SourceBatch;
 }
@@ -30,6 +33,8 @@ export class HubRing {
   #start = 0n;
   #next = 0n;
   #bytes = 0;
+  /** Bumped by reset, so encodings of batches from before it are not counted. */
+  #generation = 0;
 
   constructor(limits: RingLimits, next = 0n) {
     this.#limits = limits;
@@ -50,12 +55,14 @@ export class HubRing {
     return this.#entries.length - this.#head;
   }
 
+  /** The memory the window holds: its batches' records and the encodings made of them. */
   get bytes(): number {
     return this.#bytes;
   }
 
   /** Empties the window, which then begins at `next`. */
   reset(next: bigint): void {
+    this.#generation++;
     this.#entries = [];
     this.#head = 0;
     this.#start = next;
@@ -69,33 +76,46 @@ export class HubRing {
   }
 
   /**
-   * Adds the next batch (its first record must be `next`), then drops the oldest batches while
-   * the window is over a bound, always keeping the newest.
+   * Adds the next batch (its first record must be `next`), its records copied out of the larger
+   * buffers they were decoded from, then drops the oldest batches while the window is over a
+   * bound, always keeping the newest.
    */
-  push(
-    records: Record__Output[],
-    tail: Position__Output | null,
-    sizeOf: (r: Record__Output) => number,
-  ): RingEntry {
-    const head = records[0];
+  push(received: Record__Output[], tail: Position__Output | null): RingEntry {
+    const head = received[0];
     if (!head) throw new Error("a ring entry needs records");
     const first = BigInt(head.seq_num);
     if (first !== this.#next) {
       throw new Error(`batch starts at ${first}, the ring expects ${this.#next}`);
     }
-    let bytes = 0;
-    for (const r of records) bytes += sizeOf(r);
+    const { records, held } = compactRecords(received);
+    const generation = this.#generation;
     const entry: RingEntry = {
       first,
       end: first + BigInt(records.length),
       records,
       tail,
-      bytes,
-      batch: { records, tail, shared: new SharedEncodings() },
+      bytes: held,
+      batch: {
+        records,
+        tail,
+        shared: new SharedEncodings((bytes) => {
+          entry.bytes += bytes;
+          // An encoding made after the batch left the window is the reader's, not the ring's.
+          if (generation !== this.#generation || entry.first < this.#start) return;
+          this.#bytes += bytes;
+          this.#shrink();
+        }),
+      },
     };
     this.#entries.push(entry);
     this.#next = entry.end;
-    this.#bytes += bytes;
+    this.#bytes += held;
+    this.#shrink();
+    return entry;
+  }
+
+  /** Drops the oldest batches while the window is over a bound, always keeping the newest. */
+  #shrink(): void {
     while (
       this.size > 1 &&
       (this.size > this.#limits.maxBatches || this.#bytes > this.#limits.maxBytes)
@@ -109,7 +129,6 @@ export class HubRing {
       this.#entries = this.#entries.slice(this.#head);
       this.#head = 0;
     }
-    return entry;
   }
 
   /** The batch that holds `seq`, if the window does. */

@@ -1,5 +1,7 @@
 // Encode once, write many: a live batch's SSE event, less its per-subscriber head (the resume
 // id), made once per (format, int64 mode) and written as the same bytes to every subscriber.
+// Each is kept as long as its batch, so it gets memory of its own rather than a slice of Node's
+// allocation pool, and its size is reported to whoever bounds that memory.
 import type { Position__Output } from "../../gen/nova/v1/Position.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
 import type { Int64Mode, RecordFormat } from "../json/index.ts";
@@ -8,6 +10,12 @@ import { batchEventRest, positionText, recordsJsonBytes } from "../json/index.ts
 export class SharedEncodings {
   /** null: some record cannot be shown in that mode, so each subscriber frames its own. */
   readonly #byMode = new Map<string, Buffer | null>();
+  readonly #held: (bytes: number) => void;
+
+  /** `held` is told the size of each encoding made. */
+  constructor(held: (bytes: number) => void = () => {}) {
+    this.#held = held;
+  }
 
   /** The event's bytes after `batchEventHead`, or undefined when they cannot be shared. */
   rest(
@@ -22,9 +30,10 @@ export class SharedEncodings {
     const { json, written, failure } = recordsJsonBytes(records, format, int64);
     const rest =
       failure === undefined && written === records.length
-        ? batchEventRest(json, positionText(tail, int64))
+        ? batchEventRest(json, positionText(tail, int64), Buffer.allocUnsafeSlow)
         : null;
     this.#byMode.set(mode, rest);
+    if (rest) this.#held(rest.length);
     return rest ?? undefined;
   }
 }

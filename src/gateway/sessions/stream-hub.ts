@@ -5,7 +5,6 @@
 // runs on the credentials of one of its subscribers; a refusal of those (an expired token) moves
 // it to another's, and each subscriber is authorized on its own before it attaches.
 import { status } from "@grpc/grpc-js";
-import { contentBytes } from "../../contract/codec/index.ts";
 import type { Position__Output } from "../../gen/nova/v1/Position.ts";
 import { unavailable } from "../errors/index.ts";
 import { StarCallError } from "../upstream/index.ts";
@@ -88,6 +87,11 @@ export class StreamHub {
   /** The seq_num after the newest record the hub holds: where a tail subscriber starts. */
   get next(): bigint {
     return this.#ring.next;
+  }
+
+  /** The memory the hub's window holds. */
+  get ringBytes(): number {
+    return this.#ring.bytes;
   }
 
   get subscribers(): number {
@@ -206,7 +210,7 @@ export class StreamHub {
       records = records.slice(Number(next - first));
       if (records.length === 0) return;
     }
-    this.#ring.push(records, batch.tail, contentBytes);
+    this.#ring.push(records, batch.tail);
     this.#wake();
   }
 

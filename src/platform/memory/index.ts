@@ -3,3 +3,5 @@ export * from "./buffer-pool.ts";
 export * from "./byte-lru.ts";
 export * from "./garbage-nudge.ts";
 export * from "./idle-shelf.ts";
+export * from "./memory-parts.ts";
+export * from "./owned-bytes.ts";

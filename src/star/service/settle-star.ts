@@ -54,5 +54,10 @@ export async function starStats(ctx: StarContext): Promise<StarStatsResponse> {
     object_store_deletes: String(ctx.storeCounts.deletes),
     log_objects_written: String(ctx.wal.puts),
     chunks_settled: String(ctx.settler.chunks),
+    memory: ctx.memory.snapshot().map((part) => ({
+      name: part.name,
+      held_bytes: String(part.held),
+      bound_bytes: String(part.bound),
+    })),
   };
 }

@@ -6,7 +6,7 @@ import {
   decodeChunk,
   encodeChunk,
 } from "../../contract/codec/index.ts";
-import { ByteLru } from "../../platform/memory/index.ts";
+import { ByteLru, compactRecords } from "../../platform/memory/index.ts";
 import type { ObjectStore } from "../../platform/objstore/index.ts";
 import type { ChunkMeta } from "../stream/chunk-index.ts";
 import { chunkKey } from "./keys.ts";
@@ -25,6 +25,11 @@ export class ChunkStore {
   readonly urls: PresignedUrls;
   readonly #cache: ByteLru<DecodedChunkRecord[]>;
   readonly #loading = new Map<string, Promise<DecodedChunkRecord[]>>();
+
+  /** The memory the decoded chunks kept hold. */
+  get cacheBytes(): number {
+    return this.#cache.bytes;
+  }
 
   constructor(store: ObjectStore, cacheBytes: number) {
     this.store = store;
@@ -50,13 +55,15 @@ export class ChunkStore {
     };
     const objectKey = chunkKey(streamId, name);
     await this.store.put(objectKey, chunk.bytes);
-    const decoded = records.map((r, i) => ({
-      seqNum: firstSeqNum + BigInt(i),
-      timestampMs: r.timestampMs,
-      headers: r.headers,
-      body: r.body,
-    }));
-    this.#cache.set(objectKey, decoded, chunk.bytes.length);
+    const { records: decoded, held } = compactRecords(
+      records.map((r, i) => ({
+        seqNum: firstSeqNum + BigInt(i),
+        timestampMs: r.timestampMs,
+        headers: r.headers,
+        body: r.body,
+      })),
+    );
+    this.#cache.set(objectKey, decoded, held);
     return { meta: { ...name, objectKey, size: chunk.bytes.length }, records: decoded };
   }
 
@@ -75,8 +82,8 @@ export class ChunkStore {
   async #load(meta: ChunkMeta): Promise<DecodedChunkRecord[]> {
     const bytes = await this.store.get(meta.objectKey);
     if (bytes === undefined) throw new MissingChunkError(`chunk ${meta.objectKey} is missing`);
-    const { records } = decodeChunk(bytes);
-    this.#cache.set(meta.objectKey, records, bytes.length);
+    const { records, held } = compactRecords(decodeChunk(bytes).records);
+    this.#cache.set(meta.objectKey, records, held);
     return records;
   }
 

@@ -10,6 +10,8 @@ export class StreamRegistry {
   readonly #chunks: ChunkStore;
   readonly #options: StreamLogOptions;
   readonly #logs = new Map<string, Promise<StreamLog>>();
+  /** The logs that opened, for figures read without waiting. */
+  readonly #opened = new Map<string, StreamLog>();
   readonly #replayed: () => Promise<void>;
 
   /** `replayed`: resolves once the star's log from its last run is settled (retried on failure). */
@@ -33,7 +35,13 @@ export class StreamRegistry {
         StreamLog.open(descriptor, this.#catalog, this.#chunks, this.#options),
       );
       this.#logs.set(descriptor.stream_id, log);
-      log.catch(() => this.#logs.delete(descriptor.stream_id));
+      const id = descriptor.stream_id;
+      log.then(
+        (opened) => {
+          if (this.#logs.get(id) === log) this.#opened.set(id, opened);
+        },
+        () => this.#logs.delete(id),
+      );
     }
     return log;
   }
@@ -47,8 +55,16 @@ export class StreamRegistry {
   async close(streamId: string, reason?: StarError): Promise<void> {
     const log = await this.peek(streamId);
     this.#logs.delete(streamId);
+    this.#opened.delete(streamId);
     log?.close(reason);
     this.#options.wal.forget(streamId);
+  }
+
+  /** Content bytes acked and not yet settled, over every open log: the memory they hold. */
+  get unsettledBytes(): number {
+    let bytes = 0;
+    for (const log of this.#opened.values()) bytes += log.unsettled.bytes;
+    return bytes;
   }
 
   async openLogs(): Promise<StreamLog[]> {
@@ -60,6 +76,7 @@ export class StreamRegistry {
   async closeAll(reason: StarError): Promise<void> {
     for (const log of await this.openLogs()) log.close(reason);
     this.#logs.clear();
+    this.#opened.clear();
     this.#options.wal.close();
   }
 }

@@ -12,6 +12,7 @@ import {
   type DecodedChunkRecord,
 } from "../../contract/codec/index.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
+import { compactRecords } from "../../platform/memory/index.ts";
 import { batchTimestamp, type ValidBatch } from "../append/validate-batch.ts";
 import {
   fencingTokenMismatch,
@@ -453,7 +454,9 @@ export class StreamLog {
       records,
     };
     await this.#wal.append(entry, bytes);
-    records.forEach((r, i) => {
+    // Kept until settled: copied out of the request buffers they were decoded from, so the
+    // unsettled bytes counted are the memory held.
+    compactRecords(records, 1).records.forEach((r, i) => {
       this.#unsettled.push({ ...r, seqNum: first.start + BigInt(i) });
     });
     this.#unsettledBytes += bytes;

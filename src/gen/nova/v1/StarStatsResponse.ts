@@ -1,5 +1,6 @@
 // Original file: proto/nova/v1/adminplane.proto
 
+import type { MemoryPart as _nova_v1_MemoryPart, MemoryPart__Output as _nova_v1_MemoryPart__Output } from '../../nova/v1/MemoryPart';
 import type { Long } from '@grpc/proto-loader';
 
 export interface StarStatsResponse {
@@ -12,6 +13,7 @@ export interface StarStatsResponse {
   'object_store_deletes'?: (number | string | Long);
   'log_objects_written'?: (number | string | Long);
   'chunks_settled'?: (number | string | Long);
+  'memory'?: (_nova_v1_MemoryPart)[];
 }
 
 export interface StarStatsResponse__Output {
@@ -24,4 +26,5 @@ export interface StarStatsResponse__Output {
   'object_store_deletes': (string);
   'log_objects_written': (string);
   'chunks_settled': (string);
+  'memory': (_nova_v1_MemoryPart__Output)[];
 }

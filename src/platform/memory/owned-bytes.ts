@@ -1,0 +1,76 @@
+// Bytes kept past the request that brought them, in memory of their own. A Buffer read from a
+// socket, decoded from a gRPC message or taken from Node's allocation pool (Buffer.poolSize:
+// 64 KiB on Node 24) is a view of a larger ArrayBuffer, and keeping the view keeps all of it: a
+// 1 KiB record body kept in a ring or a cache pins 64 KiB. Whatever is kept (hub rings, shared
+// encodings, unsettled records, chunk caches) is copied once per batch into one exact-size
+// allocation outside the pool, and counted by the memory it holds, not by its length.
+
+/** What a record carries in bytes: its body and its headers' names and values. */
+export interface RecordBytes {
+  body: Uint8Array;
+  headers: { name: Uint8Array; value: Uint8Array }[];
+}
+
+/** The memory that `views` keep alive: each distinct backing ArrayBuffer, counted once. */
+export function heldBytes(views: Iterable<Uint8Array>): number {
+  const seen = new Set<ArrayBufferLike>();
+  let held = 0;
+  for (const v of views) {
+    if (seen.has(v.buffer)) continue;
+    seen.add(v.buffer);
+    held += v.buffer.byteLength;
+  }
+  return held;
+}
+
+/** Every byte view a record holds. */
+export function* recordViews(r: RecordBytes): Generator<Uint8Array> {
+  yield r.body;
+  for (const h of r.headers) {
+    yield h.name;
+    yield h.value;
+  }
+}
+
+/** A copy of `bytes` in an allocation of exactly its size, outside Node's pool. */
+export function ownedCopy(bytes: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafeSlow(bytes.length);
+  out.set(bytes);
+  return out;
+}
+
+/**
+ * The records with every body, header name and value in one allocation of exactly their total
+ * size, when what they pin is more than `slack` times that; otherwise the records themselves (a
+ * chunk decoded in place pins its framing too, which is worth less than a copy). Either way the
+ * bytes are the same, and `held` is the memory the returned records keep alive.
+ */
+export function compactRecords<R extends RecordBytes>(
+  records: readonly R[],
+  slack = 2,
+): { records: R[]; held: number } {
+  let total = 0;
+  const views: Uint8Array[] = [];
+  for (const r of records) {
+    for (const v of recordViews(r)) {
+      total += v.length;
+      views.push(v);
+    }
+  }
+  const pinned = heldBytes(views);
+  if (pinned <= slack * total) return { records: [...records], held: pinned };
+  const memory = Buffer.allocUnsafeSlow(total);
+  let at = 0;
+  const place = (v: Uint8Array): Buffer => {
+    memory.set(v, at);
+    const view = memory.subarray(at, at + v.length);
+    at += v.length;
+    return view;
+  };
+  const out = records.map((r) => ({
+    ...r,
+    body: place(r.body),
+    headers: r.headers.map((h) => ({ ...h, name: place(h.name), value: place(h.value) })),
+  }));
+  return { records: out, held: total };
+}
