@@ -128,9 +128,11 @@ export async function gatewayProcess(
 /** `npm start`'s entry as a child process: an embedded star and object storage in `dataDir`. */
 export async function embeddedGateway(
   dataDir: string,
+  more: string[] = [],
 ): Promise<{ url: string; proc: RunningProcess }> {
   const [command, args] = nodeArgs("src/main.ts", [
     ...["--port", "0", "--data-dir", dataDir, "--log-level", "warn", "--drain-delay-ms", "0"],
+    ...more,
   ]);
   const proc = await startProcess({
     command,
