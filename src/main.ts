@@ -167,7 +167,7 @@ const flags = defineFlags({
     type: "int",
     default: DEFAULT_HUB_RING.maxBytes >> 20,
     min: 1,
-    help: "recent records a hub keeps for readers that lag or join behind the tail, MiB per stream followed (past it a reader catches up on its own)",
+    help: "memory a hub keeps for readers that lag or join behind the tail: recent records and the SSE events made of them, MiB per stream followed (past it a reader catches up on its own)",
   },
   "hub-linger-ms": {
     type: "int",
