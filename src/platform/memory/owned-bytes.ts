@@ -32,13 +32,6 @@ export function* recordViews(r: RecordBytes): Generator<Uint8Array> {
   }
 }
 
-/** A copy of `bytes` in an allocation of exactly its size, outside Node's pool. */
-export function ownedCopy(bytes: Uint8Array): Buffer {
-  const out = Buffer.allocUnsafeSlow(bytes.length);
-  out.set(bytes);
-  return out;
-}
-
 /**
  * The records with every body, header name and value in one allocation of exactly their total
  * size, when what they pin is more than `slack` times that; otherwise the records themselves (a
