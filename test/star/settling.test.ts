@@ -264,6 +264,14 @@ describe("settled and unsettled", () => {
     const stats = await starStats(star.address);
     assert.equal(stats.unsettled_records, "20");
     assert.ok(Number(stats.log_objects_outstanding) >= 2);
+    const part = (st: typeof stats, name: string) => {
+      const p = st.memory.find((m) => m.name === name);
+      assert.ok(p, `StarStats reports ${name}`);
+      assert.ok(Number(p.held_bytes) <= Number(p.bound_bytes), `${name} within its bound`);
+      return Number(p.held_bytes);
+    };
+    assert.equal(part(stats, "unsettled"), Number(stats.unsettled_bytes));
+    const cachedBefore = part(stats, "chunk_cache");
 
     const second = await settleStar(star.address);
     assert.deepEqual(
@@ -275,6 +283,8 @@ describe("settled and unsettled", () => {
     assert.equal(plan.vended_until, "50");
     const after = await starStats(star.address);
     assert.equal(after.unsettled_records, "0");
+    assert.equal(part(after, "unsettled"), 0);
+    assert.ok(part(after, "chunk_cache") > cachedBefore, "the settled chunk is kept for reads");
     assert.equal(after.settle_lag_ms, "0");
     assert.equal(after.log_objects_outstanding, "0");
     // With nothing new acked, SettleStar settles nothing.
