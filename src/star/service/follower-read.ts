@@ -14,14 +14,13 @@ import type { ReadResponse } from "../../gen/nova/v1/ReadResponse.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import type { StarContext } from "../context.ts";
-import { outOfRange, StarError, unavailable } from "../errors.ts";
+import { outOfRange, StarError } from "../errors.ts";
 import { callMember, isForwarded } from "../fleet/forward.ts";
 import type { Member } from "../fleet/members.ts";
 import { notOwner } from "../fleet/ownership.ts";
 import { clampLimit } from "../limits.ts";
-import { MissingChunkError } from "../storage/chunk-store.ts";
 import { type Extent, type ReadBounds, readPage, seqForTimestamp } from "../stream/chunk-reads.ts";
-import type { FollowerView } from "../stream/follower-view.ts";
+import { type FollowerView, withRetry } from "../stream/follower-view.ts";
 import type { Pos } from "../stream/stream-log.ts";
 import { continueFrom } from "../wal/log-continuation.ts";
 import { streamEntries } from "../wal/log-objects.ts";
@@ -155,25 +154,6 @@ async function settledExtent(view: FollowerView, next: bigint): Promise<Extent> 
   await view.ready();
   if (next >= view.listedEnd.seqNum && next < view.knownTail.seqNum) await view.refresh();
   return view.extent();
-}
-
-/** A chunk reclaimed between reading the trim point and the chunk: read the trim point again. */
-export async function withRetry<T>(
-  view: FollowerView,
-  extent: Extent,
-  fn: (extent: Extent) => Promise<T>,
-): Promise<T> {
-  try {
-    return await fn(extent);
-  } catch (err) {
-    if (!(err instanceof MissingChunkError)) throw err;
-  }
-  try {
-    return await fn(await view.extent());
-  } catch (err) {
-    if (!(err instanceof MissingChunkError)) throw err;
-    throw unavailable(`the stream changed while it was read (${err.message}); read again`);
-  }
 }
 
 async function leaderRead(

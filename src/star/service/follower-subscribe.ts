@@ -17,8 +17,8 @@ import { forwardMetadata, isForwarded, relayError } from "../fleet/forward.ts";
 import type { Member } from "../fleet/members.ts";
 import { notOwner } from "../fleet/ownership.ts";
 import { readPage, seqForTimestamp } from "../stream/chunk-reads.ts";
-import type { FollowerView } from "../stream/follower-view.ts";
-import { pos, withRetry } from "./follower-read.ts";
+import { type FollowerView, withRetry } from "../stream/follower-view.ts";
+import { pos } from "./follower-read.ts";
 import { send } from "./send.ts";
 import { position, record } from "./wire.ts";
 
