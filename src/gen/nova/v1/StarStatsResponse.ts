@@ -12,6 +12,8 @@ export interface StarStatsResponse {
   'object_store_deletes'?: (number | string | Long);
   'log_objects_written'?: (number | string | Long);
   'chunks_settled'?: (number | string | Long);
+  'log_objects_torn'?: (number | string | Long);
+  'log_damage_errors'?: (number | string | Long);
 }
 
 export interface StarStatsResponse__Output {
@@ -24,4 +26,6 @@ export interface StarStatsResponse__Output {
   'object_store_deletes': (string);
   'log_objects_written': (string);
   'chunks_settled': (string);
+  'log_objects_torn': (string);
+  'log_damage_errors': (string);
 }
