@@ -60,6 +60,7 @@ test("property: passed over are exactly the damaged objects when all are among t
         () => tornToPassOver(objects, inFlight),
         (err: unknown) =>
           err instanceof LogDamageError &&
+          err.objectKey === `log/star/${oldest}` &&
           err.message.startsWith(`log object log/star/${oldest} is damaged`),
       );
     }),
@@ -122,5 +123,6 @@ test("property: a stop tearing only PUTs in flight is always read; damage to an 
 test("a gap names the stream, the missing record and the star's log", () => {
   const err = gapDamage("s1", "stream-9", 42n);
   assert.ok(err instanceof LogDamageError);
+  assert.deepEqual([err.objectKey, err.gap], [undefined, { streamId: "stream-9", seqNum: 42n }]);
   assert.match(err.message, /stream stream-9 has no record 42 .*star s1's log objects/);
 });

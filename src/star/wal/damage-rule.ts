@@ -16,9 +16,19 @@ export interface LogObjectOutline {
 
 /** Log objects that cannot be read without losing acknowledged records. */
 export class LogDamageError extends Error {
-  constructor(message: string) {
+  /** The damaged object; undefined for a gap. */
+  readonly objectKey: string | undefined;
+  /** For a gap: the stream, and the first of its records that is missing. */
+  readonly gap: { streamId: string; seqNum: bigint } | undefined;
+
+  constructor(
+    message: string,
+    where: { objectKey: string } | { gap: { streamId: string; seqNum: bigint } },
+  ) {
     super(message);
     this.name = "LogDamageError";
+    this.objectKey = "objectKey" in where ? where.objectKey : undefined;
+    this.gap = "gap" in where ? where.gap : undefined;
   }
 }
 
@@ -41,6 +51,7 @@ export function tornToPassOver<T extends LogObjectOutline>(
     `log object ${oldestTorn.key} is damaged (${oldestTorn.damage}) and is not among the ` +
       `newest ${inFlight} (--log-puts-in-flight; the newest is ${newest.key}), so records ` +
       "acknowledged in it cannot be read",
+    { objectKey: oldestTorn.key },
   );
 }
 
@@ -49,5 +60,6 @@ export function gapDamage(starId: string, streamId: string, gapAt: bigint): LogD
   return new LogDamageError(
     `stream ${streamId} has no record ${gapAt} in its chunks or in star ${starId}'s log ` +
       "objects, while later records are there: a log object or chunk holding it is missing",
+    { gap: { streamId, seqNum: gapAt } },
   );
 }

@@ -4,9 +4,10 @@
 import assert from "node:assert/strict";
 import { Writable } from "node:stream";
 import { test } from "node:test";
-import { status } from "@grpc/grpc-js";
+import { type Metadata, status } from "@grpc/grpc-js";
 import pino from "pino";
 import { encodeLogObject } from "../../contract/codec/index.ts";
+import { findDetail } from "../../contract/proto/index.ts";
 import { createMemoryStore } from "../../platform/objstore/index.ts";
 import { logKey } from "../storage/keys.ts";
 import { LogReader } from "./log-objects.ts";
@@ -80,8 +81,9 @@ test("a damaged object not among the newest fails every read UNAVAILABLE naming 
   await store.put(logKey("s1", 4n), new Uint8Array(0));
   const { log, lines } = capture();
   const reader = new LogReader(store, 1, log);
-  const refused = (err: { code: number; details: string }) =>
+  const refused = (err: { code: number; details: string; metadata: Metadata }) =>
     err.code === status.UNAVAILABLE &&
+    findDetail(err.metadata, "LogDamaged")?.object_key === middle &&
     err.details.startsWith(`log object ${middle} is damaged (log object: crc mismatch)`) &&
     /retry/.test(err.details);
   await assert.rejects(reader.readAll("s1"), refused);
@@ -115,6 +117,12 @@ test("a gap is an UNAVAILABLE naming the stream and the record, logged and count
   const err = reader.gap("s1", "a", 7n);
   assert.equal(err.code, status.UNAVAILABLE);
   assert.match(err.details, /^stream a has no record 7 in its chunks or in star s1's log objects/);
+  assert.deepEqual(findDetail(err.metadata, "LogDamaged"), {
+    star_id: "s1",
+    object_key: "",
+    stream_id: "a",
+    missing_seq_num: "7",
+  });
   assert.equal(reader.stats.damageErrors, 1);
   assert.equal(lines.filter((l) => l.level === 50).length, 1);
 });

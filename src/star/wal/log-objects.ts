@@ -10,7 +10,7 @@ import {
   decodeLogObject,
 } from "../../contract/codec/index.ts";
 import type { ObjectStore } from "../../platform/objstore/index.ts";
-import { type StarError, unavailable } from "../errors.ts";
+import { logDamaged, type StarError } from "../errors.ts";
 import { logPrefix, parseLogKey } from "../storage/keys.ts";
 import { gapDamage, LogDamageError, type LogObjectOutline, tornToPassOver } from "./damage-rule.ts";
 
@@ -125,6 +125,11 @@ export class LogReader {
   #refuse(starId: string, err: LogDamageError): StarError {
     this.stats.damageErrors++;
     this.#log.error({ star: starId, damage: err.message }, "log read refused: damaged log");
-    return unavailable(`${err.message}; retry once the log is repaired`);
+    return logDamaged(`${err.message}; retry once the log is repaired`, {
+      starId,
+      objectKey: err.objectKey,
+      streamId: err.gap?.streamId,
+      missingSeqNum: err.gap?.seqNum,
+    });
   }
 }
