@@ -103,8 +103,10 @@ async function sample(t: Target, atS: number): Promise<Sample> {
   for (const line of page.split("\n")) {
     const m = /^nova_gateway_memory_(held|bound)_bytes\{part="([a-z_]+)"\} (\S+)$/.exec(line);
     if (!m) continue;
-    const part = (parts[m[2] as string] ??= { held: 0, bound: 0 });
+    const name = m[2] as string;
+    const part = parts[name] ?? { held: 0, bound: 0 };
     part[m[1] as "held" | "bound"] = Number(m[3]);
+    parts[name] = part;
   }
   if (t.starAddress) {
     for (const p of (await starStats(t.starAddress)).memory) {

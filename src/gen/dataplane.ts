@@ -38,6 +38,7 @@ import type { ListBucketsRequest as _nova_v1_ListBucketsRequest, ListBucketsRequ
 import type { ListBucketsResponse as _nova_v1_ListBucketsResponse, ListBucketsResponse__Output as _nova_v1_ListBucketsResponse__Output } from './nova/v1/ListBucketsResponse';
 import type { ListStreamsRequest as _nova_v1_ListStreamsRequest, ListStreamsRequest__Output as _nova_v1_ListStreamsRequest__Output } from './nova/v1/ListStreamsRequest';
 import type { ListStreamsResponse as _nova_v1_ListStreamsResponse, ListStreamsResponse__Output as _nova_v1_ListStreamsResponse__Output } from './nova/v1/ListStreamsResponse';
+import type { LogDamaged as _nova_v1_LogDamaged, LogDamaged__Output as _nova_v1_LogDamaged__Output } from './nova/v1/LogDamaged';
 import type { NotFoundDetail as _nova_v1_NotFoundDetail, NotFoundDetail__Output as _nova_v1_NotFoundDetail__Output } from './nova/v1/NotFoundDetail';
 import type { NotOwner as _nova_v1_NotOwner, NotOwner__Output as _nova_v1_NotOwner__Output } from './nova/v1/NotOwner';
 import type { ObjectLocation as _nova_v1_ObjectLocation, ObjectLocation__Output as _nova_v1_ObjectLocation__Output } from './nova/v1/ObjectLocation';
@@ -108,6 +109,7 @@ export interface ProtoGrpcType {
       ListBucketsResponse: MessageTypeDefinition<_nova_v1_ListBucketsResponse, _nova_v1_ListBucketsResponse__Output>
       ListStreamsRequest: MessageTypeDefinition<_nova_v1_ListStreamsRequest, _nova_v1_ListStreamsRequest__Output>
       ListStreamsResponse: MessageTypeDefinition<_nova_v1_ListStreamsResponse, _nova_v1_ListStreamsResponse__Output>
+      LogDamaged: MessageTypeDefinition<_nova_v1_LogDamaged, _nova_v1_LogDamaged__Output>
       NotFoundDetail: MessageTypeDefinition<_nova_v1_NotFoundDetail, _nova_v1_NotFoundDetail__Output>
       NotOwner: MessageTypeDefinition<_nova_v1_NotOwner, _nova_v1_NotOwner__Output>
       ObjectLocation: MessageTypeDefinition<_nova_v1_ObjectLocation, _nova_v1_ObjectLocation__Output>

@@ -12,6 +12,7 @@ import type { StoreCounts } from "./storage/counting-store.ts";
 import type { Followers } from "./stream/follower-view.ts";
 import type { StreamRegistry } from "./stream/registry.ts";
 import type { CommitLog } from "./wal/commit-log.ts";
+import type { LogReader } from "./wal/log-objects.ts";
 import type { Settler } from "./wal/settler.ts";
 
 export interface StarContext {
@@ -22,6 +23,8 @@ export interface StarContext {
   /** The star's write-ahead log, and the settling of it into chunk objects. */
   readonly wal: CommitLog;
   readonly settler: Settler;
+  /** Every read of log objects (replay, a stopped leader's records), under the damage rule. */
+  readonly logs: LogReader;
   /** Requests to the object store since the start. */
   readonly storeCounts: StoreCounts;
   /** Its caches and buffers, each with the memory it holds and its bound. */

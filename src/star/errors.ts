@@ -47,6 +47,23 @@ export const resourceExhausted = (message: string) =>
 export const unavailable = (message: string) => new StarError(status.UNAVAILABLE, message);
 export const internal = (message: string) => new StarError(status.INTERNAL, message);
 
+/** Records a call needs are in log objects that cannot be read without losing acked ones. */
+export const logDamaged = (
+  message: string,
+  where: { starId: string; objectKey?: string; streamId?: string; missingSeqNum?: bigint },
+) =>
+  new StarError(status.UNAVAILABLE, message, [
+    {
+      type: "LogDamaged",
+      value: {
+        star_id: where.starId,
+        object_key: where.objectKey ?? "",
+        stream_id: where.streamId ?? "",
+        missing_seq_num: String(where.missingSeqNum ?? 0n),
+      },
+    },
+  ]);
+
 export const seqNumMismatch = (expected: bigint) =>
   failedPrecondition(`match_seq_num does not match: the next seq_num is ${expected}`, [
     { type: "SeqNumMismatch", value: { expected_seq_num: expected.toString() } },

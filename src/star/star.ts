@@ -22,6 +22,7 @@ import { countingStore } from "./storage/counting-store.ts";
 import { Followers } from "./stream/follower-view.ts";
 import { StreamRegistry } from "./stream/registry.ts";
 import { CommitLog } from "./wal/commit-log.ts";
+import { LogReader } from "./wal/log-objects.ts";
 import { replayLog } from "./wal/replay.ts";
 import { Settler } from "./wal/settler.ts";
 
@@ -68,17 +69,18 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     maxObjectBytes: limits.logObjectMaxBytes,
     maxPutsInFlight: limits.logPutsInFlight,
   });
+  const logs = new LogReader(store, limits.logPutsInFlight, log);
   // Before a stream is opened: what the last run acked and had not settled goes into chunks.
   // Started at once; a failure (storage down) is retried by the next open.
   let replaying: Promise<void> | undefined;
   const replayed = () => {
     replaying ??= replayLog(
       store,
+      logs,
       catalog,
       chunks,
       options.id,
       limits.settleChunkBytes,
-      limits.logPutsInFlight,
       log,
     ).then(
       (r) => wal.begin(r.next),
@@ -130,6 +132,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     registry,
     wal,
     settler,
+    logs,
     storeCounts: counts,
     memory,
     locks: new KeyedLock(),

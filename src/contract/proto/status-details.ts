@@ -3,6 +3,7 @@ import { Metadata } from "@grpc/grpc-js";
 import type { IConversionOptions } from "protobufjs";
 import type { BatchTooLarge__Output as BatchTooLarge } from "../../gen/nova/v1/BatchTooLarge.ts";
 import type { FencingTokenMismatch__Output as FencingTokenMismatch } from "../../gen/nova/v1/FencingTokenMismatch.ts";
+import type { LogDamaged__Output as LogDamaged } from "../../gen/nova/v1/LogDamaged.ts";
 import type { NotFoundDetail__Output as NotFoundDetail } from "../../gen/nova/v1/NotFoundDetail.ts";
 import type { NotOwner__Output as NotOwner } from "../../gen/nova/v1/NotOwner.ts";
 import type { SeqNumMismatch__Output as SeqNumMismatch } from "../../gen/nova/v1/SeqNumMismatch.ts";
@@ -21,6 +22,7 @@ export interface DetailTypes {
   NotFoundDetail: NotFoundDetail;
   BatchTooLarge: BatchTooLarge;
   ThroughputExceeded: ThroughputExceeded;
+  LogDamaged: LogDamaged;
 }
 export type DetailName = keyof DetailTypes;
 export type Detail = { [K in DetailName]: { type: K; value: DetailTypes[K] } }[DetailName];
@@ -35,6 +37,7 @@ const DETAIL_NAMES: readonly DetailName[] = [
   "NotFoundDetail",
   "BatchTooLarge",
   "ThroughputExceeded",
+  "LogDamaged",
 ];
 
 const TO_OBJECT: IConversionOptions = { longs: String, enums: String, defaults: true };

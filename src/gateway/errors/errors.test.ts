@@ -261,6 +261,30 @@ test("OUT_OF_RANGE carries the tail from TailDetail, exactly", () => {
   assert.deepEqual(fromGrpcError(grpc(status.OUT_OF_RANGE)).fields, {});
 });
 
+test("UNAVAILABLE for a damaged log is a 503 whose message is the star's, naming the object", () => {
+  const said = "log object log/s1/00000000000000000004 is damaged (log object: crc mismatch)";
+  const md = detailsMetadata(status.UNAVAILABLE, said, [
+    {
+      type: "LogDamaged",
+      value: {
+        star_id: "s1",
+        object_key: "log/s1/00000000000000000004",
+        stream_id: "",
+        missing_seq_num: "0",
+      },
+    },
+  ]);
+  const e = fromGrpcError(grpc(status.UNAVAILABLE, said, md));
+  assert.deepEqual([e.status, e.code, e.retryable], [503, "unavailable", true]);
+  assert.equal(e.message, said);
+  assert.deepEqual(e.headers, { "retry-after": "1" });
+  // Any other UNAVAILABLE is the gateway's own words.
+  assert.equal(
+    fromGrpcError(grpc(status.UNAVAILABLE, said)).message,
+    "the star is unavailable; retry",
+  );
+});
+
 test("an append whose reply was lost says outcome unknown", () => {
   assert.equal(
     fromGrpcError(grpc(status.UNAVAILABLE), { outcomeUnknown: true }).fields.outcome,

@@ -208,6 +208,8 @@ export function fromGrpcError(err: GrpcErrorLike, ctx: GrpcErrorContext = {}): H
     case status.UNIMPLEMENTED:
       return new HttpError(501, "unimplemented", said);
     case status.UNAVAILABLE:
+      // A star's log the read needs is damaged: the star names the object, for the client.
+      if (findDetail(err.metadata, "LogDamaged")) return unavailable(said);
       return unavailable("the star is unavailable; retry", ctx);
     case status.DEADLINE_EXCEEDED:
       return new HttpError(504, "deadline_exceeded", "the star did not answer in time; retry", {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { once } from "node:events";
 import { type TestContext, test } from "node:test";
 import * as grpc from "@grpc/grpc-js";
-import type { Method } from "../../contract/proto/index.ts";
+import { detailsMetadata, findDetail, type Method } from "../../contract/proto/index.ts";
 import type { AppendSessionResponse__Output } from "../../gen/nova/v1/AppendSessionResponse.ts";
 import type { SubscribeResponse__Output } from "../../gen/nova/v1/SubscribeResponse.ts";
 import { FleetError, notOwnerLeader, StarCallError } from "./errors.ts";
@@ -152,6 +152,45 @@ test("a star answering UNAVAILABLE: a read moves to the next seed, which is pref
   await client.unary("Read", X);
   await client.unary("Read", X);
   assert.deepEqual([a.count(), c.count()], [1, 3]);
+});
+
+test("a star answering that the log a call needs is damaged is final: no other seed, outcome known", async (t) => {
+  const [a, c] = await stars(t, 2);
+  assert.ok(a && c);
+  const details = "log object log/s9/00000000000000000004 is damaged; retry once repaired";
+  const damaged = Object.assign(new Error(details), {
+    code: grpc.status.UNAVAILABLE,
+    details,
+    metadata: detailsMetadata(grpc.status.UNAVAILABLE, details, [
+      {
+        type: "LogDamaged",
+        value: {
+          star_id: "s9",
+          object_key: "log/s9/00000000000000000004",
+          stream_id: "",
+          missing_seq_num: "0",
+        },
+      },
+    ]),
+  });
+  for (const star of [a, c]) {
+    star.unary.Read = async () => {
+      throw damaged;
+    };
+    star.unary.Append = async () => {
+      throw damaged;
+    };
+  }
+  const client = fleet(t, { stars: [a.address, c.address] });
+  const named = (err: unknown) =>
+    isStarCallError(grpc.status.UNAVAILABLE, { outcomeUnknown: false, details })(err) &&
+    findDetail((err as StarCallError).metadata, "LogDamaged")?.star_id === "s9";
+  await assert.rejects(client.unary("Read", X), named);
+  await assert.rejects(
+    client.unary("Append", { ...X, records: [{ body: Buffer.from("r") }] }),
+    named,
+  );
+  assert.equal(a.count() + c.count(), 2, "one star asked each time");
 });
 
 test("requests for no stream go round-robin over the seeds", async (t) => {

@@ -364,6 +364,12 @@ export class FleetClient {
         continue;
       }
 
+      if (findDetail(status.metadata, "LogDamaged")) {
+        // The star is up and answered: the records are in a damaged log, which every star
+        // reads alike, and it did nothing. Its answer names the object for the client.
+        this.#suspect.delete(address);
+        throw new StarCallError(status, { method, address, outcomeUnknown: false });
+      }
       if (status.code === grpc.status.UNAVAILABLE) {
         this.#leaders.forgetAddress(address);
         if (this.#seeds.includes(address)) this.#suspect.add(address);

@@ -2,9 +2,9 @@
 // the chunks in storage, the rest of the page from the leader's Read. Starts that need the tail
 // (the tail, tail_offset), and timestamps no settled record reaches, are the leader's to
 // resolve. When the leader does not answer, storage serves everything it acked: a fresh listing
-// of the settled chunks, then the records still in its log objects.
+// of the settled chunks, then the records still in its log objects (stopped-leader.ts), or the
+// read fails UNAVAILABLE naming the damage that keeps it from them.
 
-import { status } from "@grpc/grpc-js";
 import type { DecodedChunkRecord } from "../../contract/codec/index.ts";
 import { contentBytes } from "../../contract/codec/index.ts";
 import { PageRule } from "../../contract/page-rule.ts";
@@ -14,17 +14,15 @@ import type { ReadResponse } from "../../gen/nova/v1/ReadResponse.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import type { StarContext } from "../context.ts";
-import { outOfRange, StarError, unavailable } from "../errors.ts";
+import { outOfRange } from "../errors.ts";
 import { callMember, isForwarded } from "../fleet/forward.ts";
 import type { Member } from "../fleet/members.ts";
 import { notOwner } from "../fleet/ownership.ts";
 import { clampLimit } from "../limits.ts";
-import { MissingChunkError } from "../storage/chunk-store.ts";
 import { type Extent, type ReadBounds, readPage, seqForTimestamp } from "../stream/chunk-reads.ts";
-import type { FollowerView } from "../stream/follower-view.ts";
+import { type FollowerView, withRetry } from "../stream/follower-view.ts";
 import type { Pos } from "../stream/stream-log.ts";
-import { continueFrom } from "../wal/log-continuation.ts";
-import { streamEntries } from "../wal/log-objects.ts";
+import { leaderUnreachable, StoppedLeaderLog } from "./stopped-leader.ts";
 import { position, record } from "./wire.ts";
 
 type WireRecord = ReturnType<typeof record> | Record__Output;
@@ -100,28 +98,20 @@ export async function followerRead(
   try {
     return await leaderRead(ctx, leader, view, { ...rest, until_ms: untilMs }, page);
   } catch (err) {
-    if (!unreachable(err)) throw err;
+    if (!leaderUnreachable(err)) throw err;
     // The leader is down or restarting: everything it acknowledged is in storage, settled or in
-    // its log objects. The log is read first: a replay that settles it meanwhile leaves chunks
-    // the listing after it finds, and the log's records continue from wherever those end.
-    const entries = await streamEntries(ctx.chunks.store, leader.name, stream.stream_id);
-    await view.refresh();
-    const settled = await settledExtent(view, 0n);
-    const { records: unsettled } = continueFrom(entries, settled.tail);
-    const last = unsettled.at(-1);
-    const tail: Pos = last
-      ? { seqNum: last.seqNum + 1n, timestampMs: last.timestampMs }
-      : view.listedEnd;
-    const extent = { ...settled, tail: tail.seqNum, unsettled };
+    // its log objects.
+    const log = await StoppedLeaderLog.read(ctx, leader, view);
+    const { extent, tail } = log;
     if (page.records.length === 0 && next > extent.tail) {
+      log.reached(next);
       if (!req.clamp) throw outOfRange(extent.tail, tail.timestampMs);
     } else {
       const from = next < extent.trim ? extent.trim : next;
-      page.take(
-        await withRetry(view, extent, (e) =>
-          readPage(ctx.chunks, { ...e, tail: extent.tail, unsettled }, from, page.rest()),
-        ),
-      );
+      page.take(await log.page(from, page.rest()));
+      const last = page.records.at(-1);
+      const seq = last && BigInt(last.seq_num as string);
+      log.reached(seq !== undefined && seq >= from ? seq + 1n : from);
     }
     return { records: page.records, tail: position(tail) };
   }
@@ -157,25 +147,6 @@ async function settledExtent(view: FollowerView, next: bigint): Promise<Extent> 
   return view.extent();
 }
 
-/** A chunk reclaimed between reading the trim point and the chunk: read the trim point again. */
-export async function withRetry<T>(
-  view: FollowerView,
-  extent: Extent,
-  fn: (extent: Extent) => Promise<T>,
-): Promise<T> {
-  try {
-    return await fn(extent);
-  } catch (err) {
-    if (!(err instanceof MissingChunkError)) throw err;
-  }
-  try {
-    return await fn(await view.extent());
-  } catch (err) {
-    if (!(err instanceof MissingChunkError)) throw err;
-    throw unavailable(`the stream changed while it was read (${err.message}); read again`);
-  }
-}
-
 async function leaderRead(
   ctx: StarContext,
   leader: Member,
@@ -192,13 +163,6 @@ async function leaderRead(
   if (res.tail) view.learn(pos(res.tail));
   page.take(res.records);
   return { records: page.records, tail: res.tail };
-}
-
-function unreachable(err: unknown): boolean {
-  return (
-    err instanceof StarError &&
-    (err.code === status.UNAVAILABLE || err.code === status.DEADLINE_EXCEEDED)
-  );
 }
 
 export const pos = (p: Position__Output): Pos => ({

@@ -1,7 +1,8 @@
 // Subscribe on a member that does not lead the stream (docs/fleet.md): it catches up from the
 // settled chunks in storage, then passes on the leader's own Subscribe from where storage ended,
 // message for message, with the reader's backpressure reaching the leader. When the leader's
-// call ends, so does this one, with the leader's status (UNAVAILABLE when the leader is gone):
+// call ends, so does this one, with the leader's status (UNAVAILABLE when the leader is gone,
+// after the records it acked are served from its log objects, or the log's damage instead):
 // re-subscribing from the reader's cursor is the reader's job, as for any star going away.
 // Starts that need the tail, and timestamps no settled record reaches, go to the leader as given.
 import type { ServerWritableStream, ServiceError } from "@grpc/grpc-js";
@@ -17,9 +18,10 @@ import { forwardMetadata, isForwarded, relayError } from "../fleet/forward.ts";
 import type { Member } from "../fleet/members.ts";
 import { notOwner } from "../fleet/ownership.ts";
 import { readPage, seqForTimestamp } from "../stream/chunk-reads.ts";
-import type { FollowerView } from "../stream/follower-view.ts";
-import { pos, withRetry } from "./follower-read.ts";
+import { type FollowerView, withRetry } from "../stream/follower-view.ts";
+import { pos } from "./follower-read.ts";
 import { send } from "./send.ts";
+import { leaderUnreachable, StoppedLeaderLog } from "./stopped-leader.ts";
 import { position, record } from "./wire.ts";
 
 type Call = ServerWritableStream<SubscribeRequest__Output, SubscribeResponse>;
@@ -82,10 +84,43 @@ export async function followerSubscribe(
     refreshed = false;
     await send(call, { records: records.map(record), tail: position(view.knownTail) }, signal);
   }
-  await relay(ctx, leader, view, call, { ...base, seq_num: next.toString() }, signal);
+  const cursor = { next };
+  try {
+    await relay(ctx, leader, view, call, { ...base, seq_num: next.toString() }, signal, cursor);
+  } catch (err) {
+    if (signal.aborted || ctx.followers.shutdown.aborted || !leaderUnreachable(err)) throw err;
+    // The leader stopped: what it acked past the cursor is in its log objects. Served, then the
+    // call ends as the leader's did; the reader re-subscribes from its cursor.
+    await fromStoppedLeader(ctx, leader, view, call, cursor.next, signal);
+    throw err;
+  }
 }
 
-/** Passes the leader's Subscribe on until it ends, this call is cancelled, or the star stops. */
+/** Sends the records storage holds from `next` on, from the chunks and the leader's log. */
+async function fromStoppedLeader(
+  ctx: StarContext,
+  leader: Member,
+  view: FollowerView,
+  call: Call,
+  next: bigint,
+  signal: AbortSignal,
+): Promise<void> {
+  const log = await StoppedLeaderLog.read(ctx, leader, view);
+  const bounds = { maxRecords: ctx.limits.readPageRecords, maxBytes: ctx.limits.readPageBytes };
+  while (next < log.extent.tail && !signal.aborted) {
+    const records = await log.page(next, bounds);
+    const last = records.at(-1);
+    if (!last) break;
+    next = last.seqNum + 1n;
+    await send(call, { records: records.map(record), tail: position(log.tail) }, signal);
+  }
+  if (!signal.aborted) log.reached(next);
+}
+
+/**
+ * Passes the leader's Subscribe on until it ends, this call is cancelled, or the star stops;
+ * `cursor.next` follows the records passed on.
+ */
 function relay(
   ctx: StarContext,
   leader: Member,
@@ -93,6 +128,7 @@ function relay(
   call: Call,
   request: UpstreamRequest,
   signal: AbortSignal,
+  cursor?: { next: bigint },
 ): Promise<void> {
   return new Promise((resolve, reject) => {
     if (ctx.followers.shutdown.aborted) {
@@ -125,6 +161,8 @@ function relay(
     call.on("drain", resume);
     upstream.on("data", (message: SubscribeResponse__Output) => {
       if (message.tail) view.learn(pos(message.tail));
+      const last = message.records.at(-1);
+      if (cursor && last) cursor.next = BigInt(last.seq_num) + 1n;
       if (!call.write(message)) upstream.pause();
     });
     upstream.on("error", (err: ServiceError) => {

@@ -54,6 +54,8 @@ export async function starStats(ctx: StarContext): Promise<StarStatsResponse> {
     object_store_deletes: String(ctx.storeCounts.deletes),
     log_objects_written: String(ctx.wal.puts),
     chunks_settled: String(ctx.settler.chunks),
+    log_objects_torn: String(ctx.logs.stats.tornPassedOver),
+    log_damage_errors: String(ctx.logs.stats.damageErrors),
     memory: ctx.memory.snapshot().map((part) => ({
       name: part.name,
       held_bytes: String(part.held),

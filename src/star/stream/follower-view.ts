@@ -3,8 +3,9 @@
 // fresh for every use (the leader may have moved it a moment ago), and the highest tail the
 // leader has reported. Everything a follower serves from storage is settled: a chunk is listed
 // only once it is durable, and the leader acknowledges nothing before that.
+import { unavailable } from "../errors.ts";
 import type { Catalog } from "../storage/catalog.ts";
-import type { ChunkStore } from "../storage/chunk-store.ts";
+import { type ChunkStore, MissingChunkError } from "../storage/chunk-store.ts";
 import { ChunkIndex } from "./chunk-index.ts";
 import { extendFromListing } from "./chunk-listing.ts";
 import type { Extent } from "./chunk-reads.ts";
@@ -79,6 +80,25 @@ export class FollowerView {
     this.#index.dropBelow(last && last.firstSeqNum < trim ? last.firstSeqNum : trim);
     const end = this.listedEnd.seqNum;
     return { index: this.#index, trim, tail: this.#index.length > 0 ? end : trim, unsettled: [] };
+  }
+}
+
+/** A chunk reclaimed between reading the trim point and the chunk: read the trim point again. */
+export async function withRetry<T>(
+  view: FollowerView,
+  extent: Extent,
+  fn: (extent: Extent) => Promise<T>,
+): Promise<T> {
+  try {
+    return await fn(extent);
+  } catch (err) {
+    if (!(err instanceof MissingChunkError)) throw err;
+  }
+  try {
+    return await fn(await view.extent());
+  } catch (err) {
+    if (!(err instanceof MissingChunkError)) throw err;
+    throw unavailable(`the stream changed while it was read (${err.message}); read again`);
   }
 }
 

@@ -18,6 +18,7 @@ import { Catalog } from "../storage/catalog.ts";
 import { ChunkStore } from "../storage/chunk-store.ts";
 import { chunksPrefix, logKey, logPrefix, parseLogKey } from "../storage/keys.ts";
 import { CommitLog } from "../wal/commit-log.ts";
+import { LogReader } from "../wal/log-objects.ts";
 import { replayLog } from "../wal/replay.ts";
 import { type AppendAck, type Clock, StreamLog, type StreamLogOptions } from "./stream-log.ts";
 
@@ -192,7 +193,15 @@ test("after replay, a reopened stream recovers its tail, last timestamp, trim po
   const newest = (await logObjects(store)).at(-1) as string;
   const torn = logKey("star", (parseLogKey("star", newest) as bigint) + 1n);
   await store.put(torn, new Uint8Array(0));
-  const replayed = await replayLog(store, new Catalog(store), chunks, "star", 1 << 20, 1, silent);
+  const replayed = await replayLog(
+    store,
+    new LogReader(store, 1, silent),
+    new Catalog(store),
+    chunks,
+    "star",
+    1 << 20,
+    silent,
+  );
   assert.equal(replayed.records, 1);
   assert.deepEqual(await logObjects(store), []);
   const again = await open(store, d, { wal: newWal(store, replayed.next) });
@@ -201,6 +210,31 @@ test("after replay, a reopened stream recovers its tail, last timestamp, trim po
   assert.equal(again.fencingToken, "tok");
   const ack = await again.append(batch("d"), { ...at(10), matchSeqNum: 3n });
   assert.deepEqual(range(ack), [3n, 4n]);
+});
+
+test("replay refuses a damaged log object older than the newest: UNAVAILABLE naming it, nothing settled or deleted", async () => {
+  const store = createMemoryStore();
+  const d = descriptor({ class: "CLASS_EXPRESS" });
+  await new Catalog(store).putStream(d);
+  const log = await open(store, d);
+  await log.append(batch("a"), at(1));
+  await log.append(batch("b"), at(2));
+  await log.append(batch("c"), at(3));
+  const [, middle] = await logObjects(store);
+  const bytes = Buffer.from((await store.get(middle as string)) as Uint8Array);
+  bytes[bytes.length - 9] = (bytes[bytes.length - 9] as number) ^ 0x40;
+  await store.put(middle as string, bytes);
+  const reader = new LogReader(store, 1, silent);
+  const chunks = new ChunkStore(store, 1 << 20);
+  await assert.rejects(
+    replayLog(store, reader, new Catalog(store), chunks, "star", 1 << 20, silent),
+    (err: { code: number; details: string }) =>
+      err.code === status.UNAVAILABLE &&
+      err.details.startsWith(`log object ${middle} is damaged (log object: crc mismatch)`),
+  );
+  assert.equal((await logObjects(store)).length, 3, "the log is kept for repair");
+  assert.equal(await chunkCount(store), 0);
+  assert.equal(reader.stats.damageErrors, 1);
 });
 
 test("the trim point moves up only, and never past the tail", async () => {

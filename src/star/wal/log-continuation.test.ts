@@ -46,6 +46,38 @@ test("property: from any point, exactly the records at and after it, in order, o
   );
 });
 
+test("property: a missing entry the reader needs stops the continuation at its start, saying so", () => {
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 2, max: 60 }),
+      fc.array(fc.nat(60), { minLength: 1, maxLength: 10 }),
+      fc.nat(70),
+      fc.nat(),
+      (total, cuts, from, pick) => {
+        const all = entries(total, cuts);
+        if (all.length < 2) return;
+        // Any entry but the last: one after it shows the stream goes on.
+        const i = pick % (all.length - 1);
+        const missing = all[i] as DecodedLogEntry;
+        const start = Number(missing.firstSeqNum);
+        const end = start + missing.records.length;
+        const got = continueFrom(all.toSpliced(i, 1), BigInt(from));
+        if (end <= from) {
+          assert.equal(got.gapAt, undefined, "the reader is past it");
+          return;
+        }
+        const gap = Math.max(from, start);
+        assert.equal(got.gapAt, BigInt(gap));
+        assert.deepEqual(
+          got.records.map((r) => r.seqNum),
+          Array.from({ length: gap - from }, (_, k) => BigInt(from + k)),
+        );
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
+
 test("a missing entry stops the continuation at the gap", () => {
   const es = entries(30, [10, 20]);
   const got = continueFrom([es[0], es[2]] as DecodedLogEntry[], 0n);

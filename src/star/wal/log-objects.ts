@@ -1,37 +1,49 @@
 // Reading a star's log objects back from storage, in log order: for replay when the star
-// starts, and for a member serving a stopped leader's unsettled records.
+// starts, and for a member serving a stopped leader's unsettled records. Every such read goes
+// through LogReader, which applies the one damage rule (damage-rule.ts): torn objects among the
+// newest are passed over with a warning; any other damage fails the read UNAVAILABLE, naming the
+// object, with a log line and a count in StarStats.
+import type { Logger } from "pino";
 import {
   CorruptionError,
   type DecodedLogEntry,
   decodeLogObject,
 } from "../../contract/codec/index.ts";
 import type { ObjectStore } from "../../platform/objstore/index.ts";
+import { logDamaged, type StarError } from "../errors.ts";
 import { logPrefix, parseLogKey } from "../storage/keys.ts";
+import { gapDamage, LogDamageError, type LogObjectOutline, tornToPassOver } from "./damage-rule.ts";
 
-export interface LogObject {
-  key: string;
-  number: bigint;
-  /** Undefined for a torn object (it does not decode): see tornToSkip. */
+export interface LogObject extends LogObjectOutline {
+  /** Undefined when it does not decode (`damage` says why). */
   entries: DecodedLogEntry[] | undefined;
-  /** Why it does not decode. */
-  damage?: string;
+}
+
+/** A log object that decodes. */
+export interface DecodedLogObject extends LogObject {
+  entries: DecodedLogEntry[];
+}
+
+/** What readers met since the star started, for StarStats. */
+export interface LogReadStats {
+  /** Torn log objects passed over, each counted once. */
+  tornPassedOver: number;
+  /** Reads refused: a damaged object not among the newest, or a stream's entries at a gap. */
+  damageErrors: number;
 }
 
 /**
  * Every log object of `starId` in order; one deleted between the listing and its read is
- * skipped, and one that does not decode comes without entries.
+ * skipped (its entries were settled), and one that does not decode comes without entries.
  */
-export async function* readLogObjects(
-  store: ObjectStore,
-  starId: string,
-): AsyncIterable<LogObject> {
+async function* readLogObjects(store: ObjectStore, starId: string): AsyncIterable<LogObject> {
   for await (const obj of store.listAll(logPrefix(starId))) {
     const number = parseLogKey(starId, obj.key);
     if (number === undefined) continue;
     const bytes = await store.get(obj.key);
     if (bytes === undefined) continue;
     try {
-      yield { key: obj.key, number, entries: decodeLogObject(bytes) };
+      yield { key: obj.key, number, entries: decodeLogObject(bytes), damage: undefined };
     } catch (err) {
       if (!(err instanceof CorruptionError)) throw err;
       yield { key: obj.key, number, entries: undefined, damage: err.message };
@@ -39,35 +51,85 @@ export async function* readLogObjects(
   }
 }
 
-/** One stream's entries in a star's log objects, in log order. */
-export async function streamEntries(
-  store: ObjectStore,
-  starId: string,
-  streamId: string,
-): Promise<DecodedLogEntry[]> {
-  const out: DecodedLogEntry[] = [];
-  for await (const object of readLogObjects(store, starId)) {
-    // A torn object's appends were never acked (tornToSkip).
-    for (const e of object.entries ?? []) if (e.streamId === streamId) out.push(e);
-  }
-  return out;
-}
+export class LogReader {
+  readonly #store: ObjectStore;
+  readonly #inFlight: number;
+  readonly #log: Logger;
+  /** Per star, the torn objects last passed over: each is warned about and counted once. */
+  readonly #reported = new Map<string, Set<string>>();
+  readonly stats: LogReadStats = { tornPassedOver: 0, damageErrors: 0 };
 
-/**
- * The torn objects a reader may pass over: a PUT cut short by a crash (the embedded store leaves
- * an empty file) was never acked, and only the newest `inFlight` objects can have had their PUT
- * in flight at the crash (a failed PUT's object is deleted before the next PUT starts). A torn
- * object older than those is damage, and throws.
- */
-export function tornToSkip(objects: readonly LogObject[], inFlight: number): LogObject[] {
-  const torn = objects.filter((o) => o.entries === undefined);
-  if (torn.length === 0) return [];
-  // In log order, as readLogObjects yields them: the last is the newest.
-  const newest = (objects.at(-1) as LogObject).number;
-  for (const o of torn) {
-    if (o.number <= newest - BigInt(inFlight)) {
-      throw new Error(`log object ${o.key} is damaged (${o.damage}), and is not among the newest`);
-    }
+  /**
+   * `inFlight`: the log PUTs a star may have had in flight when it stopped; this star's own
+   * --log-puts-in-flight, which every member of a fleet is given alike.
+   */
+  constructor(store: ObjectStore, inFlight: number, log: Logger) {
+    this.#store = store;
+    this.#inFlight = inFlight;
+    this.#log = log;
   }
-  return torn;
+
+  /** Every log object of `starId` in log order: those that decode, and the torn passed over. */
+  async readAll(
+    starId: string,
+  ): Promise<{ decoded: DecodedLogObject[]; passedOver: LogObjectOutline[] }> {
+    const objects: LogObject[] = [];
+    for await (const object of readLogObjects(this.#store, starId)) objects.push(object);
+    const passedOver = this.#judge(starId, objects);
+    const decoded = objects.filter((o): o is DecodedLogObject => o.entries !== undefined);
+    return { decoded, passedOver };
+  }
+
+  /** One stream's entries in `starId`'s log objects, in log order. */
+  async streamEntries(starId: string, streamId: string): Promise<DecodedLogEntry[]> {
+    const outlines: LogObjectOutline[] = [];
+    const out: DecodedLogEntry[] = [];
+    for await (const { entries, ...outline } of readLogObjects(this.#store, starId)) {
+      outlines.push(outline);
+      for (const e of entries ?? []) if (e.streamId === streamId) out.push(e);
+    }
+    this.#judge(starId, outlines);
+    return out;
+  }
+
+  /**
+   * The error for a read that reached `gapAt`, where a stream's entries in `starId`'s log stop
+   * while later ones go on: counted and logged, for the caller to throw.
+   */
+  gap(starId: string, streamId: string, gapAt: bigint): StarError {
+    return this.#refuse(starId, gapDamage(starId, streamId, gapAt));
+  }
+
+  #judge(starId: string, objects: readonly LogObjectOutline[]): LogObjectOutline[] {
+    let torn: LogObjectOutline[];
+    try {
+      torn = tornToPassOver(objects, this.#inFlight);
+    } catch (err) {
+      if (err instanceof LogDamageError) throw this.#refuse(starId, err);
+      throw err;
+    }
+    const before = this.#reported.get(starId);
+    for (const o of torn) {
+      if (before?.has(o.key)) continue;
+      this.stats.tornPassedOver++;
+      this.#log.warn(
+        { star: starId, key: o.key, damage: o.damage },
+        "torn log object passed over: its PUT was cut short by a stop, so nothing in it was acked",
+      );
+    }
+    if (torn.length > 0) this.#reported.set(starId, new Set(torn.map((o) => o.key)));
+    else this.#reported.delete(starId);
+    return torn;
+  }
+
+  #refuse(starId: string, err: LogDamageError): StarError {
+    this.stats.damageErrors++;
+    this.#log.error({ star: starId, damage: err.message }, "log read refused: damaged log");
+    return logDamaged(`${err.message}; retry once the log is repaired`, {
+      starId,
+      objectKey: err.objectKey,
+      streamId: err.gap?.streamId,
+      missingSeqNum: err.gap?.seqNum,
+    });
+  }
 }

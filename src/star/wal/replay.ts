@@ -2,7 +2,8 @@
 // leads, every log object it wrote is read back, each live stream's records past the end of its chunks
 // are settled into chunk objects, and then the log objects are deleted. A kill at any point
 // leaves either the log object or the chunk (or both): a second replay skips what a chunk
-// already holds, so nothing is lost or written twice.
+// already holds, so nothing is lost or written twice. The log is read under the one damage rule
+// (damage-rule.ts): torn newest objects are passed over and deleted, other damage fails replay.
 import type { Logger } from "pino";
 import type { DecodedChunkRecord, DecodedLogEntry } from "../../contract/codec/index.ts";
 import { contentBytes } from "../../contract/codec/index.ts";
@@ -12,7 +13,7 @@ import type { ChunkStore } from "../storage/chunk-store.ts";
 import { ChunkIndex } from "../stream/chunk-index.ts";
 import { extendFromListing } from "../stream/chunk-listing.ts";
 import { continueFrom } from "./log-continuation.ts";
-import { type LogObject, readLogObjects, tornToSkip } from "./log-objects.ts";
+import type { LogReader } from "./log-objects.ts";
 
 export interface ReplayResult {
   /** The number for the star's next log object: above every one it found. */
@@ -23,29 +24,24 @@ export interface ReplayResult {
 
 export async function replayLog(
   store: ObjectStore,
+  /** Reads the log under the damage rule: torn newest objects passed over, other damage fails. */
+  reader: LogReader,
   catalog: Catalog,
   chunks: ChunkStore,
   starId: string,
   chunkBytes: number,
-  /** Log PUTs the star may have had in flight when it stopped (--log-puts-in-flight). */
-  putsInFlight: number,
   log: Logger,
 ): Promise<ReplayResult> {
-  const objects: LogObject[] = [];
-  for await (const object of readLogObjects(store, starId)) objects.push(object);
-  for (const torn of tornToSkip(objects, putsInFlight)) {
-    log.warn(
-      { key: torn.key, damage: torn.damage },
-      "torn log object (its PUT was cut short, never acked) dropped",
-    );
-  }
+  const { decoded, passedOver } = await reader.readAll(starId);
   const keys: string[] = [];
   let next = 0n;
-  const byStream = new Map<string, DecodedLogEntry[]>();
-  for (const object of objects) {
+  for (const object of [...decoded, ...passedOver]) {
     keys.push(object.key);
     if (object.number >= next) next = object.number + 1n;
-    for (const e of object.entries ?? []) {
+  }
+  const byStream = new Map<string, DecodedLogEntry[]>();
+  for (const object of decoded) {
+    for (const e of object.entries) {
       let list = byStream.get(e.streamId);
       if (!list) {
         list = [];
@@ -56,13 +52,16 @@ export async function replayLog(
   }
   let records = 0;
   for (const [streamId, entries] of byStream) {
-    records += await replayStream(catalog, chunks, streamId, entries, chunkBytes, log);
+    const replayed = await replayStream(catalog, chunks, streamId, entries, chunkBytes, log);
+    if (typeof replayed !== "number") throw reader.gap(starId, streamId, replayed.gapAt);
+    records += replayed;
   }
   for (let i = 0; i < keys.length; i += 1000) await store.delete(keys.slice(i, i + 1000));
   if (keys.length > 0) log.info({ objects: keys.length, records }, "log replayed");
   return { next, objects: keys.length, records };
 }
 
+/** Settles one stream's records past its chunks; the number settled, or where its entries stop. */
 async function replayStream(
   catalog: Catalog,
   chunks: ChunkStore,
@@ -70,7 +69,7 @@ async function replayStream(
   entries: DecodedLogEntry[],
   chunkBytes: number,
   log: Logger,
-): Promise<number> {
+): Promise<number | { gapAt: bigint }> {
   const first = entries[0] as DecodedLogEntry;
   const stream = await catalog.getStream(first.bucket, first.key, { fresh: true });
   // Deleted since (or its key now names another stream): nothing of it is to be kept.
@@ -80,10 +79,8 @@ async function replayStream(
   const last = index.last();
   const from = last ? last.firstSeqNum + BigInt(last.count) : first.firstSeqNum;
   const { records, gapAt } = continueFrom(entries, from);
-  if (gapAt !== undefined) {
-    // Every entry is deleted only after it settled, so this is damage, not a state to repair.
-    throw new Error(`log replay: stream ${streamId} has no record ${gapAt} in chunks or log`);
-  }
+  // Every entry is deleted only after it settled, so a gap is damage, not a state to repair.
+  if (gapAt !== undefined) return { gapAt };
   let start = 0;
   while (start < records.length) {
     let end = start;

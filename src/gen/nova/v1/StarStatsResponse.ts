@@ -13,6 +13,8 @@ export interface StarStatsResponse {
   'object_store_deletes'?: (number | string | Long);
   'log_objects_written'?: (number | string | Long);
   'chunks_settled'?: (number | string | Long);
+  'log_objects_torn'?: (number | string | Long);
+  'log_damage_errors'?: (number | string | Long);
   'memory'?: (_nova_v1_MemoryPart)[];
 }
 
@@ -26,5 +28,7 @@ export interface StarStatsResponse__Output {
   'object_store_deletes': (string);
   'log_objects_written': (string);
   'chunks_settled': (string);
+  'log_objects_torn': (string);
+  'log_damage_errors': (string);
   'memory': (_nova_v1_MemoryPart__Output)[];
 }

@@ -1,0 +1,83 @@
+// What a member serves of a stream whose leader does not answer (docs/fleet.md): everything
+// the leader acknowledged is in storage, settled into chunks or in its log objects. The log is
+// read first, under the one damage rule (ctx.logs): a leader that restarts meanwhile settles and
+// deletes it, leaving chunks the listing after it finds, and the log's records continue from
+// wherever those end. Where the stream's entries stop at a gap, a read that reaches it fails.
+import { status } from "@grpc/grpc-js";
+import type { DecodedChunkRecord } from "../../contract/codec/index.ts";
+import type { StarContext } from "../context.ts";
+import { StarError } from "../errors.ts";
+import type { Member } from "../fleet/members.ts";
+import { type Extent, type ReadBounds, readPage } from "../stream/chunk-reads.ts";
+import { type FollowerView, withRetry } from "../stream/follower-view.ts";
+import type { Pos } from "../stream/stream-log.ts";
+import { continueFrom } from "../wal/log-continuation.ts";
+
+/** The leader's answer was that it is down, restarting or too slow: storage has its records. */
+export function leaderUnreachable(err: unknown): boolean {
+  return (
+    err instanceof StarError &&
+    (err.code === status.UNAVAILABLE || err.code === status.DEADLINE_EXCEEDED)
+  );
+}
+
+export class StoppedLeaderLog {
+  /** The settled chunks, then the records the leader's log holds past them. */
+  readonly extent: Extent;
+  /** One past the last record storage holds, and its timestamp. */
+  readonly tail: Pos;
+  readonly #ctx: StarContext;
+  readonly #leader: Member;
+  readonly #view: FollowerView;
+  /** Where the stream's entries stop while later ones go on. */
+  readonly #gapAt: bigint | undefined;
+
+  private constructor(
+    ctx: StarContext,
+    leader: Member,
+    view: FollowerView,
+    extent: Extent,
+    tail: Pos,
+    gapAt: bigint | undefined,
+  ) {
+    this.#ctx = ctx;
+    this.#leader = leader;
+    this.#view = view;
+    this.extent = extent;
+    this.tail = tail;
+    this.#gapAt = gapAt;
+  }
+
+  /** Reads the leader's log, then lists the chunks again. UNAVAILABLE when the log is damaged. */
+  static async read(ctx: StarContext, leader: Member, view: FollowerView) {
+    const entries = await ctx.logs.streamEntries(leader.name, view.streamId);
+    await view.refresh();
+    const settled = await view.extent();
+    const { records: unsettled, gapAt } = continueFrom(entries, settled.tail);
+    const last = unsettled.at(-1);
+    const tail: Pos = last
+      ? { seqNum: last.seqNum + 1n, timestampMs: last.timestampMs }
+      : view.listedEnd;
+    const extent = { ...settled, tail: tail.seqNum, unsettled };
+    return new StoppedLeaderLog(ctx, leader, view, extent, tail, gapAt);
+  }
+
+  /** One page from `from` (raised to the trim point). */
+  page(from: bigint, bounds: ReadBounds): Promise<DecodedChunkRecord[]> {
+    const { tail, unsettled } = this.extent;
+    return withRetry(this.#view, this.extent, (e) =>
+      readPage(this.#ctx.chunks, { ...e, tail, unsettled }, from, bounds),
+    );
+  }
+
+  /**
+   * A read got to `next` (one past its last record, or its start): when that is the end of what
+   * storage holds and the stream's entries stop at a gap there, the read fails UNAVAILABLE
+   * naming it, since the records after it are acked but cannot be placed.
+   */
+  reached(next: bigint): void {
+    if (this.#gapAt !== undefined && next >= this.extent.tail) {
+      throw this.#ctx.logs.gap(this.#leader.name, this.#view.streamId, this.#gapAt);
+    }
+  }
+}
