@@ -6,8 +6,10 @@
 // in one process) and `pair` (a gateway in front of a separate star process). Every
 // SOAK_SAMPLE_S seconds it prints each process's RSS, the gateway's heap and external memory and
 // every cache's held bytes against its bound; at the end, RSS growth per 10 minutes after the
-// warm-up, and whether every subscriber saw every record once and in order.
+// warm-up (also less what the caches hold, which grows as they fill toward their bounds), and
+// whether every subscriber saw every record once and in order.
 //   SOAK_MINUTES=30 SOAK_WARMUP_MINUTES=5 SOAK_TARGETS=embedded,pair npm run soak
+// SOAK_GATEWAY_ARGS and SOAK_STAR_ARGS add flags (the star's apply to `pair` only).
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -30,6 +32,9 @@ const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
 const WARMUP_MINUTES = Number(process.env.SOAK_WARMUP_MINUTES ?? 5);
 const SAMPLE_S = Number(process.env.SOAK_SAMPLE_S ?? 60);
 const TARGETS = (process.env.SOAK_TARGETS ?? "embedded,pair").split(",");
+/** More flags, for a run with smaller caches that fill within the run. */
+const GATEWAY_ARGS = (process.env.SOAK_GATEWAY_ARGS ?? "").split(" ").filter(Boolean);
+const STAR_ARGS = (process.env.SOAK_STAR_ARGS ?? "").split(" ").filter(Boolean);
 const STREAMS = 10;
 const MiB = 1024 * 1024;
 
@@ -39,6 +44,8 @@ interface Sample {
   starRss?: number;
   heap: number;
   external: number;
+  /** What the caches and pools in the gateway's process hold (its /metrics). */
+  gatewayHeld: number;
   parts: Record<string, { held: number; bound: number }>;
 }
 
@@ -62,6 +69,7 @@ async function gateway(args: string[]): Promise<RunningProcess> {
   const [command, argv] = nodeArgs("src/main.ts", [
     ...["--port", "0", "--log-level", "warn", "--drain-delay-ms", "0"],
     ...args,
+    ...GATEWAY_ARGS,
   ]);
   return startProcess({ command, args: argv, readyLine: READY });
 }
@@ -80,7 +88,7 @@ async function start(name: string): Promise<Target> {
       },
     };
   }
-  const star = await startStarProcess(["--data-dir", dir]);
+  const star = await startStarProcess(["--data-dir", dir], { args: STAR_ARGS });
   const gw = await gateway(["--stars", star.address]);
   return {
     name,
@@ -108,6 +116,7 @@ async function sample(t: Target, atS: number): Promise<Sample> {
     part[m[1] as "held" | "bound"] = Number(m[3]);
     parts[name] = part;
   }
+  const gatewayHeld = Object.values(parts).reduce((n, p) => n + p.held, 0);
   if (t.starAddress) {
     for (const p of (await starStats(t.starAddress)).memory) {
       parts[`star_${p.name}`] = { held: Number(p.held_bytes), bound: Number(p.bound_bytes) };
@@ -119,6 +128,7 @@ async function sample(t: Target, atS: number): Promise<Sample> {
     ...(t.starPid ? { starRss: rssOf(t.starPid) } : {}),
     heap: scraped(page, "nodejs_heap_size_used_bytes"),
     external: scraped(page, "nodejs_external_memory_bytes"),
+    gatewayHeld,
     parts,
   };
 }
@@ -208,6 +218,7 @@ console.log(`\nafter a ${WARMUP_MINUTES}-minute warm-up, ${MINUTES} minutes in a
 for (const { t, samples, counts } of results) {
   for (const [proc, pick] of [
     ["gateway", (s: Sample) => s.gatewayRss],
+    ["gateway less its caches", (s: Sample) => s.gatewayRss - s.gatewayHeld],
     ["star", (s: Sample) => s.starRss],
   ] as const) {
     const g = growth(samples, pick);
