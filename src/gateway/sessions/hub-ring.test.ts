@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
-import { HubRing } from "./hub-ring.ts";
+import { RECORD_OBJECT_BYTES } from "../../platform/memory/index.ts";
+import { BATCH_OBJECT_BYTES, HubRing } from "./hub-ring.ts";
 
 const records = (from: number, sizes: number[]): Record__Output[] =>
   sizes.map((size, i) => ({
@@ -16,7 +17,7 @@ test("the window holds consecutive batches within its bounds, always the newest,
   fc.assert(
     fc.property(
       fc.integer({ min: 1, max: 5 }),
-      fc.integer({ min: 1, max: 200 }),
+      fc.integer({ min: 1, max: 5000 }),
       fc.nat({ max: 1000 }),
       fc.array(fc.array(fc.nat({ max: 60 }), { minLength: 1, maxLength: 4 }), { maxLength: 30 }),
       (maxBatches, maxBytes, start, batches) => {
@@ -67,10 +68,10 @@ test("a batch decoded from a larger buffer is kept in memory of its own, counted
   }));
   const ring = new HubRing({ maxBatches: 10, maxBytes: 1 << 20 });
   const entry = ring.push(received, null);
-  const held = 3 * (100 + 2 + 3);
-  assert.equal(ring.bytes, held);
+  const content = 3 * (100 + 2 + 3);
+  assert.equal(ring.bytes, content + 3 * RECORD_OBJECT_BYTES + BATCH_OBJECT_BYTES);
   for (const r of entry.records) {
-    assert.equal(r.body.buffer.byteLength, held, "no record pins the 64 KiB it came in");
+    assert.equal(r.body.buffer.byteLength, content, "no record pins the 64 KiB it came in");
     assert.notEqual(r.body.buffer, parent.buffer);
   }
   assert.deepEqual(
@@ -80,18 +81,19 @@ test("a batch decoded from a larger buffer is kept in memory of its own, counted
 });
 
 test("an encoding made of a batch counts against the window, and pushes the oldest out", () => {
-  const ring = new HubRing({ maxBatches: 10, maxBytes: 350 });
+  const one = 100 + RECORD_OBJECT_BYTES + BATCH_OBJECT_BYTES;
+  const ring = new HubRing({ maxBatches: 10, maxBytes: 2 * one + 100 });
   const older = ring.push(records(0, [100]), null);
   const newer = ring.push(records(1, [100]), null);
-  assert.equal(ring.bytes, 200);
+  assert.equal(ring.bytes, 2 * one);
   const rest = newer.batch.shared?.rest(newer.records, null, "base64", "number");
-  assert.ok(rest && rest.length > 150);
+  assert.ok(rest && rest.length > 100);
   assert.equal(rest.buffer.byteLength, rest.length, "an encoding has memory of its own");
-  assert.equal(newer.bytes, 100 + rest.length);
-  assert.equal(ring.bytes, 100 + rest.length, "the older batch left to make room");
+  assert.equal(newer.bytes, one + rest.length);
+  assert.equal(ring.bytes, one + rest.length, "the older batch left to make room");
   assert.equal(ring.find(0n), undefined);
   assert.equal(ring.start, 1n);
   // An encoding of a batch that already left is not the window's.
   older.batch.shared?.rest(older.records, null, "base64", "number");
-  assert.equal(ring.bytes, 100 + rest.length);
+  assert.equal(ring.bytes, one + rest.length);
 });
