@@ -7,11 +7,15 @@
 // FLOOD_BUDGETS_MB (default "512,128"). FLOOD_SECONDS (default 30), FLOOD_CLIENTS processes
 // (default 4) of FLOOD_CONCURRENCY loops each (default 16), FLOOD_BATCH_MIB (default 6: an
 // 8 MiB body). Prints a table; no thresholds.
+
 import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { exitOnHelp } from "../scripts/help.ts";
 import { http } from "../test/harness/http.ts";
 import { metric } from "../test/harness/metrics.ts";
 import { startProcessStack } from "../test/harness/stack.ts";
+
+exitOnHelp(import.meta.filename);
 
 const SECONDS = Number(process.env.FLOOD_SECONDS ?? 30);
 const CLIENTS = Number(process.env.FLOOD_CLIENTS ?? 4);

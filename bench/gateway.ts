@@ -7,14 +7,18 @@
 // that shows where the time goes.
 // BENCH_SECONDS sets each row's length (default 3); BENCH_PROFILE=DIR writes the gateway's CPU
 // profile there. Prints a table; no thresholds.
+
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Pool } from "undici";
+import { exitOnHelp } from "../scripts/help.ts";
 import { call } from "../test/harness/grpc.ts";
 import { startProcess } from "../test/harness/process.ts";
 import { startStarProcess } from "../test/harness/star-process.ts";
+
+exitOnHelp(import.meta.filename);
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const WARMUP_SECONDS = Math.min(1, SECONDS / 3);

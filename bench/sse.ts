@@ -22,6 +22,7 @@
 //
 // Every process runs with its file-descriptor limit raised (`ulimit -n 65536`, or the hard limit
 // when that is lower): a subscriber is a socket in the gateway (or nginx) and in a worker.
+
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { accessSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -29,10 +30,13 @@ import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { Pool } from "undici";
+import { exitOnHelp } from "../scripts/help.ts";
 import { metric } from "../test/harness/metrics.ts";
 import { freePort } from "../test/harness/ports.ts";
 import { type RunningProcess, startProcess } from "../test/harness/process.ts";
 import { type StarProcess, startStarProcess } from "../test/harness/star-process.ts";
+
+exitOnHelp(import.meta.filename);
 
 const SIZES = (process.env.BENCH_SIZES ?? "1000,10000").split(",").map(Number);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);

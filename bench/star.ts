@@ -5,16 +5,20 @@
 // chunk each) and the raw fetch-and-decode throughput of its chunks from s3rver. Prints tables; no
 // thresholds. Then the many-streams matrix (bench/many-streams.ts). BENCH_ONLY=append|subscribe|
 // readplan|streams runs one section.
+
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
+import { exitOnHelp } from "../scripts/help.ts";
 import { decodeChunk } from "../src/contract/codec/chunk.ts";
 import type { ReadPlanEntry__Output } from "../src/gen/nova/v1/ReadPlanEntry.ts";
 import type { SubscribeResponse__Output } from "../src/gen/nova/v1/SubscribeResponse.ts";
 import { call, settleStar } from "../test/harness/grpc.ts";
 import { startStarProcess } from "../test/harness/star-process.ts";
 import { manyStreams } from "./many-streams.ts";
+
+exitOnHelp(import.meta.filename);
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const RECORD = Buffer.alloc(1024, 120);

@@ -5,13 +5,17 @@
 //   strip  node src/main.ts (`npm start`: Node strips the types itself)
 //   tsx    node --import tsx src/main.ts, when tsx resolves (`npm install --no-save tsx`)
 // BENCH_STARTUP_RUNS (default 10) runs per way, interleaved. Prints a table; no thresholds.
+
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { exitOnHelp } from "../scripts/help.ts";
 import { startProcess } from "../test/harness/process.ts";
 import { waitFor } from "../test/harness/wait.ts";
+
+exitOnHelp(import.meta.filename);
 
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 10);
 const root = join(import.meta.dirname, "..");

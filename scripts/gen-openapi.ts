@@ -2,6 +2,7 @@
 // the types the OpenAPI-client test compiles against (openapi-typescript, from that document) to
 // test/generated/openapi.ts. With --check verifies that both committed files are current.
 // The app is built over an upstream that answers nothing: no star, no network.
+
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
@@ -10,6 +11,9 @@ import pino from "pino";
 import { buildApp } from "../src/gateway/app.ts";
 import { createMetrics } from "../src/gateway/http/index.ts";
 import type { Upstream } from "../src/gateway/upstream/index.ts";
+import { exitOnHelp } from "./help.ts";
+
+exitOnHelp(import.meta.filename);
 
 const root = join(import.meta.dirname, "..");
 const documentPath = join(root, "openapi", "openapi.json");

@@ -18,7 +18,9 @@ let gw: Gateway;
 before(async () => {
   stack = await startStack("nova-hub-", {
     gateway: {
-      hubs: { ring: { maxBatches: 4, maxBytes: 1 << 20 }, lingerMs: 50, readGrantMs: 10_000 },
+      // A read grant outlives any one test here, however slow the machine: the test of a
+      // remembered yes must not see it expire between its two rounds.
+      hubs: { ring: { maxBatches: 4, maxBytes: 1 << 20 }, lingerMs: 50, readGrantMs: 600_000 },
     },
   });
   gw = stack.gw;

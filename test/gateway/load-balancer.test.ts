@@ -1,7 +1,10 @@
 // The gateway behind a real load balancer: HAProxy from Debian, health checks on /readyz,
-// `timeout client` and `timeout server` of 30 s, two gateway processes over one star.
-// - Idle SSE subscriptions live through 75 s of silence, never more than --sse-ping-ms (15 s)
-//   without a byte, and a wait=60 long-poll gets the gateway's empty 200, not HAProxy's 504.
+// `timeout client` and `timeout server` of 10 s, two gateway processes over one star. The
+// gateways' idle timers are set below the balancer's as a user would set them below theirs
+// (--sse-ping-ms 3000, --max-wait-s 5), a third of the defaults' scale so the test is quick.
+// - Idle SSE subscriptions live through 25 s (two and a half balancer timeouts) of silence,
+//   never more than --sse-ping-ms without a byte, and a wait=60 long-poll gets the gateway's
+//   empty 200, not HAProxy's 504.
 // - A rolling graceful restart of both gateways, while a producer appends without pause and
 //   subscribers follow, shows clients no error: every append answered 200, every record seen
 //   once, in order, by every subscriber.
@@ -13,7 +16,7 @@ import { after, before, describe, test } from "node:test";
 import { EventSource } from "eventsource";
 import { request } from "undici";
 import { type GatewayProcess, gatewayProcess } from "../harness/gateway.ts";
-import { type Haproxy, startHaproxy } from "../harness/haproxy.ts";
+import { drainOut, type Haproxy, startHaproxy } from "../harness/haproxy.ts";
 import { newStream } from "../harness/http.ts";
 import { freePort } from "../harness/ports.ts";
 import { startRestartTraffic } from "../harness/restart-traffic.ts";
@@ -24,10 +27,13 @@ import { waitFor } from "../harness/wait.ts";
 const haproxyTool = systemTool("/usr/sbin/haproxy", "haproxy");
 const skip = haproxyTool.skip;
 
-const BALANCER_TIMEOUT_MS = 30_000;
-const PING_MS = 15_000;
-// Long enough for HAProxy (checks every 200 ms, down after 2 failures) to take a gateway out.
-const DRAIN_FLAGS = ["--drain-delay-ms", "1500", "--drain-grace-ms", "10000"];
+const BALANCER_TIMEOUT_MS = 10_000;
+const PING_MS = 3_000;
+const SILENCE_MS = 25_000;
+// Below the balancer's timeout, as docs/operating.md asks of --sse-ping-ms and --max-wait-s.
+const IDLE_FLAGS = ["--sse-ping-ms", String(PING_MS), "--max-wait-s", "5"];
+// The drain delay is only an upper bound: drainOut ends it once HAProxy has taken the gateway out.
+const DRAIN_FLAGS = ["--drain-delay-ms", "60000", "--drain-grace-ms", "10000"];
 
 describe("behind HAProxy", () => {
   let dir: string | undefined;
@@ -39,7 +45,7 @@ describe("behind HAProxy", () => {
   const startGateway = async (i: number) => {
     gateways[i] = await gatewayProcess(
       [(star as StarProcess).address],
-      ["--port", String(ports[i]), ...DRAIN_FLAGS],
+      ["--port", String(ports[i]), ...DRAIN_FLAGS, ...IDLE_FLAGS],
     );
   };
 
@@ -59,7 +65,8 @@ describe("behind HAProxy", () => {
   });
   after(async () => {
     await lb?.close();
-    for (const gw of gateways) await gw?.close();
+    // SIGINT skips the drain delay: nothing is in front of them any more.
+    for (const gw of gateways) await gw?.proc.kill("SIGINT");
     star?.client.close();
     await star?.proc.kill("SIGTERM");
     if (dir) await rm(dir, { recursive: true, force: true });
@@ -83,23 +90,23 @@ describe("behind HAProxy", () => {
     try {
       const started = Date.now();
       // Nothing is appended: the long-poll is answered by the gateway's cap, before HAProxy's
-      // own 30 s timeout would answer 504 for it.
+      // own timeout would answer 504 for it.
       const polled = await request(`${base}${stream}/records?wait=60`);
       const body = await polled.body.text();
       assert.equal(polled.statusCode, 200, body);
       assert.deepEqual(JSON.parse(body).records, []);
 
-      await waitFor(() => Date.now() - started >= 75_000, {
-        timeoutMs: 90_000,
+      await waitFor(() => Date.now() - started >= SILENCE_MS, {
+        timeoutMs: SILENCE_MS + 15_000,
         intervalMs: 1000,
-        message: "75 s of silence",
+        message: `${SILENCE_MS} ms of silence`,
       });
       for (const [i, { es, state }] of subscribers.entries()) {
         assert.ok(state.opened, `subscriber ${i} opened`);
         assert.equal(state.errors, 0, `subscriber ${i} was cut (EventSource error)`);
         assert.equal(es.readyState, EventSource.OPEN, `subscriber ${i} is still open`);
         // The caught-up ping, then idle pings: never a silence longer than the ping interval
-        // (3 s of slack for late timers on a loaded machine), far from the balancer's 30 s.
+        // (3 s of slack for late timers on a loaded machine), below the balancer's timeout.
         const gaps = state.pings.slice(1).map((t, j) => t - (state.pings[j] as number));
         gaps.push(Date.now() - (state.pings.at(-1) ?? started));
         assert.ok(state.pings.length >= 5, `subscriber ${i}: ${state.pings.length} pings`);
@@ -120,7 +127,7 @@ describe("behind HAProxy", () => {
       for (const i of [0, 1, 0, 1]) {
         const before = traffic.acked;
         await waitFor(() => traffic.acked >= before + 300, { message: "appends before a restart" });
-        await (gateways[i] as GatewayProcess).close();
+        await drainOut(lb as Haproxy, `g${i}`, gateways[i] as GatewayProcess);
         await startGateway(i);
         await (lb as Haproxy).waitFor(`g${i}`, "UP");
       }

@@ -1,5 +1,6 @@
-// Test support: a curl-style SSE client over undici (any header, any status, raw bytes), and
-// the event-stream parser it reads with.
+// Test support: a curl-style SSE client over undici (any header, any status, raw bytes) that
+// reads the event stream with eventsource-parser.
+import { createParser } from "eventsource-parser";
 import { Agent, request } from "undici";
 
 export interface SseEvent {
@@ -9,42 +10,32 @@ export interface SseEvent {
   retry?: number;
 }
 
-/** Parses an event stream; yields each event (a `retry:`-only block too, as event "retry"). */
+/**
+ * Parses an event stream; yields each event, and each `retry:` as an event "retry". A line the
+ * event-stream format does not allow fails the read, so a malformed stream cannot pass a test.
+ */
 export async function* parseSse(
   body: AsyncIterable<Uint8Array | string>,
 ): AsyncGenerator<SseEvent> {
   const decoder = new TextDecoder();
-  let buffer = "";
-  let fields: Partial<SseEvent> & { dataLines?: string[] } = {};
+  const parsed: SseEvent[] = [];
+  let invalid: Error | undefined;
+  const parser = createParser({
+    onEvent: ({ event, data, id }) =>
+      parsed.push(
+        id === undefined
+          ? { event: event ?? "message", data }
+          : { event: event ?? "message", data, id },
+      ),
+    onRetry: (retry) => parsed.push({ event: "retry", data: "", retry }),
+    onError: (err) => {
+      invalid ??= err;
+    },
+  });
   for await (const chunk of body) {
-    buffer += typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
-    for (;;) {
-      const nl = buffer.search(/\r\n|\r|\n/);
-      if (nl < 0) break;
-      const line = buffer.slice(0, nl);
-      buffer = buffer.slice(buffer[nl] === "\r" && buffer[nl + 1] === "\n" ? nl + 2 : nl + 1);
-      if (line === "") {
-        if (fields.dataLines || fields.retry !== undefined) {
-          const e: SseEvent = {
-            event: fields.event ?? (fields.dataLines ? "message" : "retry"),
-            data: (fields.dataLines ?? []).join("\n"),
-          };
-          if (fields.id !== undefined) e.id = fields.id;
-          if (fields.retry !== undefined) e.retry = fields.retry;
-          yield e;
-        }
-        fields = {};
-        continue;
-      }
-      const colon = line.indexOf(":");
-      const name = colon < 0 ? line : line.slice(0, colon);
-      let value = colon < 0 ? "" : line.slice(colon + 1);
-      if (value.startsWith(" ")) value = value.slice(1);
-      if (name === "event") fields.event = value;
-      else if (name === "data") fields.dataLines = [...(fields.dataLines ?? []), value];
-      else if (name === "id") fields.id = value;
-      else if (name === "retry") fields.retry = Number(value);
-    }
+    parser.feed(typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true }));
+    if (invalid) throw invalid;
+    yield* parsed.splice(0);
   }
 }
 

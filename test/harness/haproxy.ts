@@ -4,6 +4,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { request } from "undici";
+import type { GatewayProcess } from "./gateway.ts";
 import { freePort } from "./ports.ts";
 import { type RunningProcess, startProcess } from "./process.ts";
 import type { SystemTool } from "./system-tool.ts";
@@ -99,4 +100,20 @@ listen stats
     message: "HAProxy's stats page",
   });
   return haproxy;
+}
+
+/**
+ * Stops a gateway behind the balancer as an orchestrator that watches the balancer would:
+ * SIGTERM starts the drain (/readyz fails while the gateway serves on), HAProxy's checks take it
+ * out, and a second SIGTERM then skips what is left of the drain delay. Its --drain-delay-ms is an
+ * upper bound only, so no test depends on how fast the checks run on a loaded machine.
+ */
+export async function drainOut(
+  lb: Haproxy,
+  server: string,
+  gateway: GatewayProcess,
+): Promise<void> {
+  gateway.proc.child.kill("SIGTERM");
+  await lb.waitFor(server, "DOWN");
+  await gateway.close();
 }

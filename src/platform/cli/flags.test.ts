@@ -229,3 +229,25 @@ test("any safe integer round-trips through --x=N, --x N and the environment", ()
     }),
   );
 });
+
+test("describe() gives each flag as help and the generated docs show it", () => {
+  const byUsage = new Map(flags.describe().map((flag) => [flag.usage, flag]));
+  assert.deepEqual(byUsage.get("--port <int>"), {
+    usage: "--port <int>",
+    help: "Port to listen on.",
+    accepts: "an integer from 0 to 65535",
+    repeatable: false,
+    required: false,
+    default: "4568",
+    env: "NOVA_TEST_PORT",
+  });
+  assert.equal(byUsage.get("--data-dir <string>")?.required, true);
+  assert.equal(byUsage.get("--host <string>")?.default, "none");
+  assert.equal(byUsage.get("--[no-]verbose")?.default, "false");
+  assert.deepEqual(
+    [byUsage.get("--bucket <list>")?.repeatable, byUsage.get("--bucket <list>")?.default],
+    [true, "nova"],
+  );
+  assert.equal(byUsage.get("--token <string>")?.env, "MY_TOKEN");
+  assert.equal(byUsage.size, Object.keys(flags.specs).length);
+});

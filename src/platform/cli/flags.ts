@@ -45,10 +45,26 @@ export class FlagError extends Error {
   }
 }
 
+/** One flag as --help and docs/configuration.md show it. */
+export interface FlagDoc {
+  /** "--port <int>", or "--[no-]name" for a boolean. */
+  usage: string;
+  help: string;
+  /** What a value must be, e.g. "an integer from 0 to 65535". */
+  accepts: string;
+  repeatable: boolean;
+  required: boolean;
+  /** The default as it would be written: a list comma-separated, "" as '""', none as "none". */
+  default: string;
+  env: string;
+}
+
 export interface FlagParser<S extends FlagSpecs> {
   readonly specs: S;
   /** Throws FlagError for anything it cannot take. */
   parse(argv: readonly string[], env: NodeJS.ProcessEnv): FlagValues<S>;
+  /** Every flag, in definition order. */
+  describe(): FlagDoc[];
   helpText(program: string, summary: string): string;
 }
 
@@ -207,18 +223,31 @@ export function defineFlags<const S extends FlagSpecs>(
     return values as FlagValues<S>;
   };
 
+  const describe = (): FlagDoc[] =>
+    entries.map(([name, spec]) => {
+      let shown = spec.type === "bool" ? "false" : "none";
+      if (spec.default !== undefined) {
+        shown = Array.isArray(spec.default) ? spec.default.join(",") : String(spec.default);
+        if (shown === "") shown = '""';
+      }
+      return {
+        usage: spec.type === "bool" ? `--[no-]${name}` : `--${name} <${spec.type}>`,
+        help: spec.help,
+        accepts: expected(spec),
+        repeatable: spec.type === "list",
+        required: spec.type !== "bool" && spec.required === true,
+        default: shown,
+        env: envOf(name, spec),
+      };
+    });
+
   const helpText = (program: string, summary: string): string => {
-    const rows: [string, string][] = entries.map(([name, spec]) => {
-      const usage = spec.type === "bool" ? `--[no-]${name}` : `--${name} <${spec.type}>`;
+    const rows: [string, string][] = describe().map((flag) => {
       const notes: string[] = [];
-      if (spec.type === "list") notes.push("repeatable, or comma-separated");
-      if (spec.type !== "bool" && spec.required) notes.push("required");
-      else if (spec.default !== undefined) {
-        const shown = Array.isArray(spec.default) ? spec.default.join(",") : String(spec.default);
-        notes.push(`default: ${shown === "" ? '""' : shown}`);
-      } else notes.push(spec.type === "bool" ? "default: false" : "default: none");
-      notes.push(`env: ${envOf(name, spec)}`);
-      return [usage, `${spec.help} (${notes.join("; ")})`];
+      if (flag.repeatable) notes.push("repeatable, or comma-separated");
+      notes.push(flag.required ? "required" : `default: ${flag.default}`);
+      notes.push(`env: ${flag.env}`);
+      return [flag.usage, `${flag.help} (${notes.join("; ")})`];
     });
     rows.push(["-h, --help", "Show this help and exit."]);
     const width = Math.max(...rows.map(([usage]) => usage.length)) + 2;
@@ -226,7 +255,7 @@ export function defineFlags<const S extends FlagSpecs>(
     return `Usage: ${program} [flags]\n\n${summary}\n\nFlags:\n${lines.join("\n")}\n`;
   };
 
-  return { specs, parse, helpText };
+  return { specs, parse, describe, helpText };
 }
 
 /**

@@ -1,34 +1,10 @@
 // `npm run objstore`: an S3-compatible server (s3rver) on a local directory, for development
 // and tests. Prints its URL on one stdout line when ready; SIGTERM or SIGINT stop it.
-import { defineFlags, parseProcessFlags } from "../cli/index.ts";
+import { parseProcessFlags } from "../cli/index.ts";
+import { flags, PROGRAM, SUMMARY } from "./flags.ts";
 import { startS3rver } from "./s3rver-server.ts";
 
-const flags = defineFlags(
-  {
-    host: { type: "string", default: "127.0.0.1", help: "Address to listen on." },
-    port: {
-      type: "int",
-      default: 4568,
-      min: 0,
-      max: 65535,
-      help: "Port to listen on; 0 picks a free one.",
-    },
-    "data-dir": {
-      type: "string",
-      required: true,
-      help: "Directory holding the buckets and objects; created if missing.",
-    },
-    bucket: { type: "list", help: "Bucket to create at start unless it exists." },
-  },
-  { envPrefix: "NOVA_OBJSTORE_" },
-);
-
-const opts = parseProcessFlags(
-  flags,
-  "objstore",
-  "Serves the S3 API from a local directory (s3rver), for development and tests.\n" +
-    "Prints its URL (http://HOST:PORT) on one line once ready; SIGTERM or SIGINT stop it.",
-);
+const opts = parseProcessFlags(flags, PROGRAM, SUMMARY);
 
 try {
   const server = await startS3rver({

@@ -1,0 +1,128 @@
+// `npm test`'s test run (and `test:unit`, `test:integration`): each test file in its own
+// process, the independent files several at a time (--concurrency, default 3), longest first by
+// the last run's times, then the files that load the machine on purpose (SERIAL below) one at a
+// time, so neither slows the other's deadlines. One spec-reporter output for both groups, the 10
+// slowest files, and one closing summary (`ℹ tests N`, `ℹ pass N`, `ℹ fail N`, ...) over every
+// file; exit 1 when a test failed. Every file's wall time is kept in
+// node_modules/.cache/nova-test-times.tsv ("ms<TAB>file" lines).
+// Arguments: test files, or folders whose `**/*.test.ts` files run (default: src and test).
+import { globSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { run } from "node:test";
+import { parseArgs } from "node:util";
+import { exitOnHelp } from "./help.ts";
+import reporter, { fileDuration, type TestEvent } from "./test-reporter.ts";
+
+exitOnHelp(import.meta.filename);
+
+const root = join(import.meta.dirname, "..");
+
+/** Files that load the machine on purpose: run alone, after the others. */
+const SERIAL = [
+  // fast-check fuzzing at full speed against a gateway process
+  "test/gateway/fuzz.test.ts",
+  "test/gateway/raw-fuzz.test.ts",
+  // memory a process gives back after a burst, read from its /metrics and /proc
+  "test/gateway/memory.test.ts",
+  "test/gateway/memory-soak.test.ts",
+  "test/gateway/slow-consumer.test.ts",
+  // throughput caps: appends held for a time measured on the star's clock
+  "test/gateway/throughput.test.ts",
+  "test/star/throughput.test.ts",
+];
+
+const { values, positionals } = parseArgs({
+  options: { concurrency: { type: "string", default: "3" } },
+  allowPositionals: true,
+});
+const concurrency = Number(values.concurrency);
+if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
+  process.stderr.write(`--concurrency: expected an integer >= 1, got ${values.concurrency}\n`);
+  process.exit(2);
+}
+
+function testFiles(paths: string[]): string[] {
+  const files = paths.flatMap((path) =>
+    statSync(resolve(root, path)).isDirectory()
+      ? globSync(`${relative(root, resolve(root, path))}/**/*.test.ts`, { cwd: root })
+      : [relative(root, resolve(root, path))],
+  );
+  return [...new Set(files)].sort();
+}
+
+const cache = join(root, "node_modules", ".cache");
+// Every process of the run (test files, stars, gateways: some hundreds) loads the same modules:
+// V8's compile cache lets each one after the first skip compiling them.
+process.env.NODE_COMPILE_CACHE ??= join(cache, "nova-compile");
+
+const timesPath = join(cache, "nova-test-times.tsv");
+function lastTimes(): Map<string, number> {
+  try {
+    const lines = readFileSync(timesPath, "utf8")
+      .split("\n")
+      .filter((line) => line !== "");
+    return new Map(
+      lines.map((line) => line.split("\t")).map(([ms, file]) => [file ?? "", Number(ms)]),
+    );
+  } catch {
+    return new Map();
+  }
+}
+const times = lastTimes();
+
+const files = testFiles(positionals.length > 0 ? positionals : ["src", "test"]);
+const serial = files.filter((file) => SERIAL.includes(file));
+// A long file started last would hold the run up alone. Untimed (a fresh clone): integration
+// files (test/, real processes) count as long, unit files (src/) as short.
+const expectedMs = (file: string) => times.get(file) ?? (file.startsWith("test/") ? 20_000 : 2_000);
+const parallel = files
+  .filter((file) => !SERIAL.includes(file))
+  .sort((a, b) => expectedMs(b) - expectedMs(a));
+
+const COUNTS = ["tests", "suites", "pass", "fail", "cancelled", "skipped", "todo"] as const;
+const COUNT_LINE = /^(tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) [\d.]+$/;
+
+/** Both groups' events as one run: each group's closing counts held back and summed at the end. */
+async function* events(): AsyncGenerator<TestEvent> {
+  const started = performance.now();
+  const totals = new Map<string, number>(COUNTS.map((name) => [name, 0]));
+  for (const [group, at] of [
+    [parallel, concurrency],
+    [serial, 1],
+  ] as const) {
+    if (group.length === 0) continue;
+    const stream = run({
+      files: group.map((file) => join(root, file)),
+      concurrency: at,
+      cwd: root,
+    });
+    for await (const event of stream as AsyncIterable<TestEvent>) {
+      const timed = fileDuration(event);
+      if (timed) times.set(relative(root, timed[0]), timed[1]);
+      const runLevel = event.data?.file === undefined;
+      const message = event.data?.message ?? "";
+      if (runLevel && event.type === "test:diagnostic" && COUNT_LINE.test(message)) {
+        const [name = "", value] = message.split(" ");
+        if (totals.has(name)) totals.set(name, (totals.get(name) ?? 0) + Number(value));
+        continue;
+      }
+      // The run's own plan and summary would describe one group only.
+      if (runLevel && (event.type === "test:plan" || event.type === "test:summary")) continue;
+      yield event;
+    }
+  }
+  if ((totals.get("fail") ?? 0) > 0 || (totals.get("cancelled") ?? 0) > 0) process.exitCode = 1;
+  mkdirSync(cache, { recursive: true });
+  const rows = [...times].sort((a, b) => b[1] - a[1]);
+  writeFileSync(timesPath, rows.map(([file, ms]) => `${Math.round(ms)}\t${file}\n`).join(""));
+  totals.set("duration_ms", performance.now() - started);
+  for (const [name, value] of totals) {
+    yield { type: "test:diagnostic", data: { nesting: 0, message: `${name} ${value}` } };
+  }
+}
+
+if (files.length === 0) {
+  process.stderr.write(`no test files in ${positionals.join(" ")}\n`);
+  process.exit(2);
+}
+for await (const text of reporter(events())) process.stdout.write(text);

@@ -1,0 +1,147 @@
+// The star's flags (`npm run star`, src/star/main.ts), with their environment variables and
+// defaults; docs/configuration.md is generated from them (`npm run config-docs`).
+import { defineFlags } from "../platform/cli/index.ts";
+import { DEFAULT_LIMITS } from "./limits.ts";
+
+export const PROGRAM = "nova-star";
+export const SUMMARY = "A nova reference star: nova.v1.DataPlaneService over gRPC, durable on S3.";
+
+export const flags = defineFlags({
+  listen: {
+    type: "string",
+    default: "127.0.0.1:7171",
+    help: "HOST:PORT to serve gRPC on (port 0 picks a free one)",
+  },
+  self: { type: "string", default: "star-1", help: "this star's name" },
+  "data-dir": { type: "string", help: "run an embedded S3 server (s3rver) over this directory" },
+  "s3-endpoint": { type: "string", help: "S3-compatible endpoint URL (instead of --data-dir)" },
+  "s3-bucket": { type: "string", default: "nova", help: "object-storage bucket for all data" },
+  "s3-region": { type: "string", default: "us-east-1", help: "S3 region" },
+  "s3-access-key-id": { type: "string", default: "S3RVER", help: "S3 access key id" },
+  "s3-secret-access-key": {
+    type: "string",
+    default: "S3RVER",
+    help: "S3 secret (prefer the environment variable)",
+  },
+  "session-window": {
+    type: "int",
+    default: DEFAULT_LIMITS.sessionWindow,
+    min: 1,
+    help: "batches one AppendSession may have in flight",
+  },
+  "max-sessions": {
+    type: "int",
+    default: DEFAULT_LIMITS.maxSessions,
+    min: 1,
+    help: "concurrent AppendSessions",
+  },
+  "max-subscriptions": {
+    type: "int",
+    default: DEFAULT_LIMITS.maxSubscriptions,
+    min: 1,
+    help: "concurrent Subscribe calls",
+  },
+  "chunk-cache-mb": {
+    type: "int",
+    default: DEFAULT_LIMITS.chunkCacheBytes >> 20,
+    min: 0,
+    help: "decoded chunks kept in memory, MiB",
+  },
+  "retention-interval-ms": {
+    type: "int",
+    default: 5000,
+    min: 10,
+    help: "how often age and size retention run",
+  },
+  fleet: {
+    type: "list",
+    default: [],
+    help: "every member NAME=HOST:PORT, this one (--self) too; none: a fleet of one (docs/fleet.md)",
+  },
+  "descriptor-ttl-ms": {
+    type: "int",
+    default: DEFAULT_LIMITS.descriptorTtlMs,
+    min: 0,
+    help: "in a fleet, how long a cached bucket or stream descriptor is trusted",
+  },
+  "readplan-urls": {
+    type: "string",
+    default: "presigned",
+    help: "ReadPlan entries name chunks by presigned GET URL (presigned) or by bucket and key (object)",
+  },
+  "readplan-ttl-seconds": {
+    type: "int",
+    default: 900,
+    min: 1,
+    max: 7 * 24 * 3600,
+    help: "how long a ReadPlan and its presigned URLs are good for",
+  },
+  "readplan-max-entries": {
+    type: "int",
+    default: DEFAULT_LIMITS.readPlanMaxEntries,
+    min: 1,
+    help: "the most entries one ReadPlan answers (a request's limit is clamped to it)",
+  },
+  "throughput-max-wait-ms": {
+    type: "int",
+    default: DEFAULT_LIMITS.throughputMaxWaitMs,
+    min: 0,
+    max: 30_000,
+    help: "the longest a stream's throughput_max_bytes_per_second may hold an append; one it would hold longer is refused (429 resource_exhausted at the gateway)",
+  },
+  "log-commit-interval-ms": {
+    type: "int",
+    default: DEFAULT_LIMITS.logCommitIntervalMs,
+    min: 0,
+    max: 10_000,
+    help: "the least time between two log-object PUTs: each holds every stream's commits since the last (docs/storage-layout.md)",
+  },
+  "log-object-max-mb": {
+    type: "int",
+    default: DEFAULT_LIMITS.logObjectMaxBytes >> 20,
+    min: 1,
+    help: "a log object takes waiting commits up to about this many MiB; the rest go in the next",
+  },
+  "log-puts-in-flight": {
+    type: "int",
+    default: DEFAULT_LIMITS.logPutsInFlight,
+    min: 1,
+    max: 64,
+    help: "log-object PUTs in flight at once, each still at least the commit interval after the last",
+  },
+  "settle-chunk-kb": {
+    type: "int",
+    default: DEFAULT_LIMITS.settleChunkBytes >> 10,
+    min: 1,
+    help: "a stream settles its acked records into a chunk object once it holds this many KiB",
+  },
+  "settle-max-age-ms": {
+    type: "int",
+    default: DEFAULT_LIMITS.settleMaxAgeMs,
+    min: 0,
+    help: "a quiet stream settles once its oldest unsettled record was acked this long ago",
+  },
+  "settle-interval-ms": {
+    type: "int",
+    default: DEFAULT_LIMITS.settleIntervalMs,
+    min: 10,
+    help: "how often the settler looks for streams to settle",
+  },
+  "settle-max-unsettled-mb": {
+    type: "int",
+    default: DEFAULT_LIMITS.maxUnsettledBytes >> 20,
+    min: 0,
+    help: "unsettled records kept in memory, MiB over all streams, before the largest streams settle",
+  },
+  "log-level": { type: "string", default: "info", help: "pino log level (logs go to stderr)" },
+  "signing-key": {
+    type: "string",
+    help: "HS256 key (32+ bytes) that turns auth on (prefer the environment variable); docs/auth.md",
+  },
+  "api-keys": {
+    type: "list",
+    default: [],
+    help: 'api keys, each "KEY_ID SECRET GRANT [GRANT ...]"; docs/auth.md',
+  },
+  "api-keys-file": { type: "string", help: "a file of api keys, one a line; docs/auth.md" },
+});
