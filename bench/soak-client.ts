@@ -7,11 +7,13 @@
 import { Agent, type ClientRequest, get, type IncomingMessage } from "node:http";
 import { createParser } from "eventsource-parser";
 import { request } from "undici";
+import { exitOnHelp } from "../scripts/help.ts";
 
 const [base, ...streams] = process.argv.slice(2);
-if (!base || streams.length === 0 || base === "--help") {
-  console.log("usage: node bench/soak-client.ts <gateway base URL> <stream path>...");
-  process.exit(base === "--help" ? 0 : 2);
+exitOnHelp(import.meta.filename);
+if (!base || streams.length === 0) {
+  process.stderr.write("usage: node bench/soak-client.ts <gateway base URL> <stream path>...\n");
+  process.exit(2);
 }
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);

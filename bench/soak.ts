@@ -8,7 +8,7 @@
 // every cache's held bytes against its bound; at the end, RSS growth per 10 minutes after the
 // warm-up (also less what the caches hold, which grows as they fill toward their bounds), and
 // whether every subscriber saw every record once and in order.
-//   SOAK_MINUTES=30 SOAK_WARMUP_MINUTES=5 SOAK_TARGETS=embedded,pair npm run soak
+//   SOAK_MINUTES=30 SOAK_WARMUP_MINUTES=5 SOAK_SAMPLE_S=60 SOAK_TARGETS=embedded,pair npm run soak
 // SOAK_GATEWAY_ARGS and SOAK_STAR_ARGS add flags (the star's apply to `pair` only).
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -16,17 +16,14 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { exitOnHelp } from "../scripts/help.ts";
 import { starStats } from "../test/harness/grpc.ts";
 import { http } from "../test/harness/http.ts";
 import { scraped } from "../test/harness/metrics.ts";
 import { nodeArgs, type RunningProcess, startProcess } from "../test/harness/process.ts";
 import { startStarProcess } from "../test/harness/star-process.ts";
 
-if (process.argv.includes("--help")) {
-  console.log("usage: [SOAK_MINUTES=30] [SOAK_WARMUP_MINUTES=5] [SOAK_SAMPLE_S=60]");
-  console.log("       [SOAK_TARGETS=embedded,pair] node bench/soak.ts");
-  process.exit(0);
-}
+exitOnHelp(import.meta.filename);
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
 const WARMUP_MINUTES = Number(process.env.SOAK_WARMUP_MINUTES ?? 5);
