@@ -120,8 +120,13 @@ class Subscriber {
       }
       this.res = res;
       if (res.statusCode !== 200) {
-        failed("sse", `status ${res.statusCode}`);
-        res.resume();
+        // The body says which bound answered, for a report that can be acted on.
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          text += chunk;
+        });
+        res.on("end", () => failed("sse", `status ${res.statusCode} ${text}`));
         return;
       }
       res.setEncoding("utf8");

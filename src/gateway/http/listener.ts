@@ -93,9 +93,15 @@ export function gatewayServer(handler: Handler, settings: ListenerSettings): Gat
   return Object.assign(front, {
     close(this: net.Server, done?: (err?: Error) => void) {
       net.Server.prototype.close.call(this, done);
-      // Idle HTTP/1.1 connections close; HTTP/2 sessions get GOAWAY, their streams finish.
-      h1.close();
-      h2.close();
+      // Idle HTTP/1.1 connections close; HTTP/2 sessions get GOAWAY, their streams finish. A
+      // request a balancer sent just before it took the gateway out can still sit unread in a
+      // socket, whose connection then looks idle: closing it would drop the request under the
+      // balancer. Two turns of the event loop read every socket first, so it starts and is
+      // answered (with `connection: close`).
+      afterPendingReads(() => {
+        h1.close();
+        h2.close();
+      });
       return this;
     },
     closeIdleConnections() {
@@ -149,4 +155,12 @@ function route(
   socket.on("readable", onReadable);
   socket.on("error", gone);
   socket.on("end", gone);
+}
+
+/**
+ * Runs `fn` after the event loop has polled its sockets twice: the first poll may be the one
+ * that is running now, the second starts after this call.
+ */
+function afterPendingReads(fn: () => void): void {
+  setImmediate(() => setImmediate(fn));
 }

@@ -1,0 +1,57 @@
+import assert from "node:assert/strict";
+import { once } from "node:events";
+import net from "node:net";
+import { test } from "node:test";
+import { gatewayServer } from "./listener.ts";
+
+const SETTINGS = { headersTimeoutMs: 10_000, keepAliveTimeoutMs: 60_000, h2MaxStreams: 10 };
+const REQUEST = "GET / HTTP/1.1\r\nhost: x\r\n\r\n";
+
+/** Counts the complete responses (each ending in "ok") a socket receives. */
+function received(socket: net.Socket): { until(n: number): Promise<number> } {
+  let text = "";
+  let ended = false;
+  const count = () => text.split("\r\n\r\nok").length - 1;
+  socket.setEncoding("utf8");
+  socket.on("data", (chunk: string) => {
+    text += chunk;
+    socket.emit("progress");
+  });
+  socket.on("error", () => {});
+  socket.on("close", () => {
+    ended = true;
+    socket.emit("progress");
+  });
+  return {
+    async until(n) {
+      while (count() < n && !ended) await once(socket, "progress");
+      return count();
+    },
+  };
+}
+
+test("closing answers a request already in a kept-alive connection's socket before it closes idle ones", async (t) => {
+  const server = gatewayServer((_req, res) => {
+    res.setHeader("content-length", 2);
+    res.end("ok");
+  }, SETTINGS);
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as net.AddressInfo;
+  const client = net.connect(port, "127.0.0.1");
+  t.after(() => {
+    client.destroy();
+    server.closeAllConnections();
+  });
+  const answers = received(client);
+  client.write(REQUEST);
+  assert.equal(await answers.until(1), 1);
+
+  // The connection is idle. The next request reaches the server's socket (loopback delivers in
+  // the write) before the server closes, in the same turn of its event loop.
+  client.write(REQUEST);
+  const closed = once(server, "close");
+  server.close();
+  assert.equal(await answers.until(2), 2, "the request in the socket was answered");
+  await closed;
+});
