@@ -64,7 +64,7 @@ test("under the soak's mix, buffer memory is what the caches account for, and ea
   const baseline = (await read(url)).external;
 
   const [command, args] = nodeArgs("bench/soak-client.ts", [url, ...streams]);
-  client = spawn(command, args, {
+  const load = spawn(command, args, {
     stdio: ["pipe", "pipe", "inherit"],
     env: {
       ...process.env,
@@ -74,11 +74,12 @@ test("under the soak's mix, buffer memory is what the caches account for, and ea
       SOAK_REPORT_EVERY_MS: "3600000",
     },
   });
+  client = load;
   let final = "";
-  client.stdout.setEncoding("utf8").on("data", (s: string) => {
+  load.stdout.setEncoding("utf8").on("data", (s: string) => {
     final += s;
   });
-  const exited = once(client, "exit");
+  const exited = once(load, "exit");
 
   const appended = async () => {
     let n = 0;
@@ -118,7 +119,7 @@ test("under the soak's mix, buffer memory is what the caches account for, and ea
     assert.ok(part in reading.held, `/metrics reports ${part}`);
   }
 
-  client.stdin.end();
+  load.stdin.end();
   await exited;
   const counts = JSON.parse(final.trim().split("\n").at(-1) as string);
   assert.equal(counts.type, "final");
