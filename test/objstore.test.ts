@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { createServer as createHttpServer } from "node:http";
-import { createServer as createNetServer, type Server, type Socket } from "node:net";
+import { connect, createServer as createNetServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -22,6 +22,7 @@ import {
 import { freePort } from "./harness/ports.ts";
 import { nodeArgs, startProcess } from "./harness/process.ts";
 import { tempDir } from "./harness/tmp.ts";
+import { waitFor } from "./harness/wait.ts";
 
 // One s3rver for the file. Its cleanup is registered here, at the top level: node:test attaches an
 // `after` called from inside a hook to whichever test is running.
@@ -99,6 +100,56 @@ describe("s3rver as the star's store", () => {
       await store.delete([`log/${i + 1}`]);
     }
     assert.deepEqual(await store.list("log/"), { objects: [] });
+  });
+
+  test("a PUT's object appears only once its whole body arrived; a cut one leaves nothing", async (t) => {
+    const dir = await tempDir(t);
+    const server = await startS3rver({ dataDir: dir, buckets: ["atomic"] });
+    const store = createS3Store({ endpoint: server.url, bucket: "atomic" });
+    const sockets: Socket[] = [];
+    t.after(async () => {
+      for (const socket of sockets) socket.destroy();
+      store.close();
+      await server.close();
+    });
+    const put = (key: string, length: number, first: string) => {
+      const socket = connect(server.port, "127.0.0.1");
+      sockets.push(socket);
+      socket.write(
+        `PUT /atomic/${key} HTTP/1.1\r\nhost: 127.0.0.1:${server.port}\r\ncontent-length: ${length}\r\n\r\n`,
+      );
+      socket.write(first);
+      return socket;
+    };
+    // The files s3rver writes a key's body into, whatever their name.
+    const parts = async (key: string) =>
+      (await readdir(dir, { recursive: true })).filter((f) => f.includes(`${key}._S3rver_object`));
+    const cut = put("cut", 1000, "x".repeat(10));
+    const whole = put("whole", 20, "y".repeat(10));
+    await waitFor(async () => (await parts("cut")).length + (await parts("whole")).length === 2, {
+      message: "both bodies being written",
+    });
+    assert.deepEqual(await store.list(""), { objects: [] }, "nothing listed before its body is in");
+    assert.equal(await store.get("whole"), undefined);
+
+    cut.destroy();
+    await waitFor(async () => (await parts("cut")).length === 0, {
+      message: "the cut body dropped",
+    });
+    const answered = new Promise<string>((resolve) => {
+      let text = "";
+      whole.on("data", (chunk) => {
+        text += chunk;
+        if (text.includes("\r\n\r\n")) resolve(text);
+      });
+    });
+    whole.write("y".repeat(10));
+    assert.match(await answered, /^HTTP\/1\.1 200 /);
+    assert.deepEqual(await store.get("whole"), Buffer.from("y".repeat(20)));
+    assert.deepEqual(
+      (await store.list("")).objects.map((o) => o.key),
+      ["whole"],
+    );
   });
 
   test("multi-object delete takes keys verbatim: numbers, spaces at the ends", async (t) => {

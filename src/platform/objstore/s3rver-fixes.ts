@@ -5,19 +5,32 @@
 //   " x " is trimmed to "x" (silently not deleted), and multi-byte characters split across
 //   chunks are mangled; its parallel deletes race on removing emptied directories;
 // - a range read of an empty object announces one byte and sends none (the client sees a reset);
+// - a PUT writes its body straight into the object's file, so the key is listed, empty or partial,
+//   from the first byte, and stays so when the upload is cut (a star killed mid-PUT) or the store
+//   dies: S3 shows an object only once its whole body arrived. Here the body goes to a file
+//   beside it that listings pass over, renamed over the key once complete; a cut upload leaves
+//   nothing;
 // - a delete removes the directories it empties, so a PUT under the same prefix that made its
 //   directory a moment before writes into nothing: its file stream fails with no listener and
 //   takes the process down (S3 has no directories: deletes here leave them, empty).
 // Not patched: a truncated ListObjectsV2 page fails with a 500, as its continuation token needs
 // DES, which Node 17+ (OpenSSL 3) lacks: the S3 store lists with V1 markers instead. Keys with
 // empty or "."/".." path segments alias other keys ("a//b" is "a/b").
-import { type Dirent, readdirSync } from "node:fs";
-import { unlink } from "node:fs/promises";
-import { join } from "node:path";
-import type { Readable } from "node:stream";
+import { createHash, randomUUID } from "node:crypto";
+import { createWriteStream, type Dirent, readdirSync } from "node:fs";
+import { mkdir, rename, unlink } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import type S3rver from "s3rver";
 import { compareKeys } from "./object-store.ts";
-import { type FilesystemStore, requireFromS3rver, S3Object, storeOf } from "./s3rver-internals.ts";
+import {
+  type FilesystemStore,
+  type PutObject,
+  requireFromS3rver,
+  S3Object,
+  storeOf,
+} from "./s3rver-internals.ts";
 
 interface KoaContext {
   req: Readable;
@@ -176,6 +189,7 @@ export function fixS3rver(server: S3rver): void {
       ),
     );
   };
+  store.putObject = (object) => putObject(store, object);
   const getObject = store.getObject.bind(store);
   store.getObject = async (bucket, key, options) => {
     const object = await getObject(bucket, key, options);
@@ -186,4 +200,41 @@ export function fixS3rver(server: S3rver): void {
     }
     return object;
   };
+}
+
+/** s3rver's putObject (same object and result), visible only once its whole body is stored. */
+async function putObject(
+  store: FilesystemStore,
+  object: PutObject,
+): Promise<{ size: number; md5: string }> {
+  const path = store.getResourcePath(object.bucket, object.key, "object");
+  await mkdir(dirname(path), { recursive: true });
+  // Not named like an object ("…._S3rver_object"), so listings pass over it.
+  const part = `${path}.part-${randomUUID()}`;
+  const md5 = createHash("md5");
+  let size = 0;
+  const content = Buffer.isBuffer(object.content)
+    ? Readable.from([object.content])
+    : object.content;
+  try {
+    // A request cut before its Content-Length arrived ends the pipeline with an error.
+    await pipeline(
+      content,
+      async function* (chunks: AsyncIterable<Buffer>) {
+        for await (const chunk of chunks) {
+          md5.update(chunk);
+          size += chunk.length;
+          yield chunk;
+        }
+      },
+      createWriteStream(part),
+    );
+    const digest = md5.digest("hex");
+    await store.putMetadata(object.bucket, object.key, object.metadata, digest);
+    await rename(part, path);
+    return { size, md5: digest };
+  } catch (err) {
+    await unlink(part).catch(() => {});
+    throw err;
+  }
 }

@@ -17,6 +17,14 @@ export interface S3rverObject {
   content: Readable | null;
 }
 
+/** What s3rver's PUT handler gives its store: the body is the request itself, or bytes. */
+export interface PutObject {
+  bucket: string;
+  key: string;
+  content: Readable | Buffer;
+  metadata: Record<string, unknown>;
+}
+
 export interface FilesystemStore {
   getBucketPath(bucket: string): string;
   getResourcePath(bucket: string, key: string, resource: string): string;
@@ -24,6 +32,13 @@ export interface FilesystemStore {
   existsObject(bucket: string, key: string): Promise<boolean>;
   deleteObject(bucket: string, key: string): Promise<void>;
   getObject(bucket: string, key: string, options?: S3rverRange): Promise<S3rverObject | null>;
+  putObject(object: PutObject): Promise<{ size: number; md5: string }>;
+  putMetadata(
+    bucket: string,
+    key: string,
+    metadata: Record<string, unknown>,
+    md5: string,
+  ): Promise<void>;
   listObjects(
     bucket: string,
     options: { delimiter?: string; startAfter?: string; prefix?: string; maxKeys?: number },
