@@ -1,5 +1,5 @@
 // `npm test`'s test run (and `test:unit`, `test:integration`): each test file in its own
-// process, the independent files several at a time (--concurrency, default 4), longest first by
+// process (the unit files, src/, all in one: scripts/unit-bundle.ts), the independent files several at a time (--concurrency, default 4), longest first by
 // the last run's times, then the files that load the machine on purpose (SERIAL below) one at a
 // time, so neither slows the other's deadlines. One spec-reporter output for both groups, the 10
 // slowest files, and one closing summary (`ℹ tests N`, `ℹ pass N`, `ℹ fail N`, ...) over every
@@ -73,10 +73,17 @@ const files = testFiles(positionals.length > 0 ? positionals : ["src", "test"]);
 const serial = files.filter((file) => SERIAL.includes(file));
 // A long file started last would hold the run up alone. Untimed (a fresh clone): integration
 // files (test/, real processes) count as long, unit files (src/) as short.
-const expectedMs = (file: string) => times.get(file) ?? (file.startsWith("test/") ? 20_000 : 2_000);
-const parallel = files
-  .filter((file) => !SERIAL.includes(file))
-  .sort((a, b) => expectedMs(b) - expectedMs(a));
+// The unit files share one process (scripts/unit-bundle.ts) when there are several.
+const UNIT_BUNDLE = "scripts/unit-bundle.ts";
+const expectedMs = (file: string) =>
+  times.get(file) ?? (file.startsWith("test/") || file === UNIT_BUNDLE ? 20_000 : 2_000);
+const units = files.filter((file) => file.startsWith("src/"));
+const bundled = units.length > 1;
+if (bundled) process.env.NOVA_UNIT_FILES = JSON.stringify(units.map((file) => join(root, file)));
+const parallel = [
+  ...files.filter((file) => !SERIAL.includes(file) && !(bundled && file.startsWith("src/"))),
+  ...(bundled ? [UNIT_BUNDLE] : []),
+].sort((a, b) => expectedMs(b) - expectedMs(a));
 
 const COUNTS = ["tests", "suites", "pass", "fail", "cancelled", "skipped", "todo"] as const;
 const COUNT_LINE = /^(tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) [\d.]+$/;
