@@ -17,7 +17,7 @@ const faces = [
   "src/gateway/upstream",
   "src/gateway/history",
   "src/gateway/sessions",
-  "src/gateway/json",
+  "src/gateway/translate",
   "src/gateway/http",
   "src/gateway/routes",
   "src/gateway/s2",

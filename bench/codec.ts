@@ -13,7 +13,10 @@ import {
   type RecordHeader,
   type StoredRecord,
 } from "../src/contract/codec/stored-record.ts";
-import { needsJsonEscapePortable, needsJsonEscapeSimd } from "../src/gateway/json/json-escape.ts";
+import {
+  needsJsonEscapePortable,
+  needsJsonEscapeSimd,
+} from "../src/gateway/translate/json-escape.ts";
 
 exitOnHelp(import.meta.filename);
 

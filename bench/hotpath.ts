@@ -12,8 +12,8 @@ import { ChunkMemoryPool } from "../src/gateway/history/chunk-memory.ts";
 import { planEntry } from "../src/gateway/history/plan-entry.ts";
 import { type VerifiedChunk, verifyChunk } from "../src/gateway/history/verify-chunk.ts";
 import { responseBuffers, takeResponseBuffer } from "../src/gateway/http/response-buffers.ts";
-import { positionText, recordsJsonBytes } from "../src/gateway/json/record-json.ts";
-import { batchEventBytes, batchEventHead } from "../src/gateway/json/sse-events.ts";
+import { positionText, recordsJsonBytes } from "../src/gateway/translate/record-json.ts";
+import { batchEventBytes, batchEventHead } from "../src/gateway/translate/sse-events.ts";
 
 exitOnHelp(import.meta.filename);
 

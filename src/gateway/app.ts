@@ -34,7 +34,6 @@ import {
   responseBuffers,
   responseCheckPlugin,
 } from "./http/index.ts";
-import { DEFAULT_APPEND_LIMITS } from "./json/index.ts";
 import {
   bucketRoutes,
   recordRoutes,
@@ -52,6 +51,7 @@ import {
   type SseTiming,
   sseTiming,
 } from "./sessions/index.ts";
+import { DEFAULT_APPEND_LIMITS } from "./translate/index.ts";
 import type { Upstream } from "./upstream/index.ts";
 
 export interface AppOptions {

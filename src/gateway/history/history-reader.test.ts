@@ -7,7 +7,7 @@ import type { ChunkRecord } from "../../contract/codec/index.ts";
 import { PageRule } from "../../contract/page-rule.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
 import { MemoryParts } from "../../platform/memory/index.ts";
-import type { ReadQuery } from "../json/index.ts";
+import type { ReadQuery } from "../translate/index.ts";
 import { StarCallError } from "../upstream/index.ts";
 import { createChunkLoader } from "./chunk-loader.ts";
 import type { HistoryDeps } from "./history-reader.ts";

@@ -8,7 +8,7 @@ import { PageRule } from "../../contract/page-rule.ts";
 import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../../contract/proto/index.ts";
 import type { Position__Output } from "../../gen/nova/v1/Position.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
-import { type ReadQuery, readRequestFields } from "../json/index.ts";
+import { type ReadQuery, readRequestFields } from "../translate/index.ts";
 import type { CallOptions, Upstream } from "../upstream/index.ts";
 import { createChunkLoader } from "./chunk-loader.ts";
 import {

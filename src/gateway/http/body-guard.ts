@@ -7,7 +7,7 @@ import { type Readable, Transform } from "node:stream";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { closingConnection, HttpError, requestTimeout } from "../errors/index.ts";
-import { isNdjson } from "../json/index.ts";
+import { isNdjson } from "../translate/index.ts";
 import type { AppendAdmission, BodyTicket } from "./admission.ts";
 
 declare module "fastify" {

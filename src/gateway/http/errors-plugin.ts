@@ -14,8 +14,8 @@ import {
   toHttpError,
   unsupportedMediaType,
 } from "../errors/index.ts";
-import type { Query } from "../json/index.ts";
-import { parseInt64Mode } from "../json/index.ts";
+import type { Query } from "../translate/index.ts";
+import { parseInt64Mode } from "../translate/index.ts";
 import { type RequestPart, validationError } from "./validation-errors.ts";
 
 declare module "fastify" {

@@ -2,7 +2,7 @@
 // (big values arrive as decimal strings), and replies write bigint values as exact digits.
 import type { FastifyInstance, FastifyReply } from "fastify";
 import fp from "fastify-plugin";
-import { parseJsonBody, stringifyJsonExact } from "../json/index.ts";
+import { parseJsonBody, stringifyJsonExact } from "../translate/index.ts";
 import { responseBuffers } from "./response-buffers.ts";
 
 export const jsonPlugin = fp(async (app: FastifyInstance) => {

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import type { TSchema } from "typebox";
 import { HttpError } from "../errors/index.ts";
-import { parseJsonExact } from "../json/index.ts";
+import { parseJsonExact } from "../translate/index.ts";
 import { schemaContext } from "./schemas/index.ts";
 
 type Check = (value: unknown) => string | undefined;

@@ -4,7 +4,7 @@
 import type { FastifySchemaValidationError } from "fastify";
 import type { HttpError } from "../errors/index.ts";
 import { badHeader, badPath, badQuery, type FieldError, invalidArgument } from "../errors/index.ts";
-import { describe, fieldPath, stringifyJsonExact } from "../json/index.ts";
+import { describe, fieldPath, stringifyJsonExact } from "../translate/index.ts";
 
 export type RequestPart = "params" | "querystring" | "headers" | "body";
 

@@ -1,7 +1,7 @@
 // /v1/buckets: ListBuckets, CreateBucket, GetBucket, ReconfigureBucket, DeleteBucket.
 import type { FastifyInstance } from "fastify";
 import { routeSchemas } from "../http/index.ts";
-import type { Query } from "../json/index.ts";
+import type { Query } from "../translate/index.ts";
 import {
   bucketReconfigurationFromJson,
   bucketToJson,
@@ -10,7 +10,7 @@ import {
   listBucketsResponseToJson,
   listQueryFromQuery,
   requireDescriptor,
-} from "../json/index.ts";
+} from "../translate/index.ts";
 import type { Upstream } from "../upstream/index.ts";
 import { requestContext } from "./context.ts";
 

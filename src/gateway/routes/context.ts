@@ -13,7 +13,7 @@ import {
   queryParam,
   type RecordFormat,
   resolveFormat,
-} from "../json/index.ts";
+} from "../translate/index.ts";
 import type { CallOptions } from "../upstream/index.ts";
 
 export interface RequestContext {

@@ -5,7 +5,16 @@ import type { ReadService } from "../history/index.ts";
 import { serverTiming } from "../history/index.ts";
 import type { AppendAdmission, BodyTimeouts, GatewayMetrics, LiveSessions } from "../http/index.ts";
 import { routeSchemas, sendJsonBytes, takeResponseBuffer } from "../http/index.ts";
-import type { NdjsonLimits, Query } from "../json/index.ts";
+import type { SubscribeDeps } from "../sessions/index.ts";
+import {
+  SSE_HEADERS,
+  serveAppendSession,
+  serveLongPoll,
+  serveMultiplexedSse,
+  serveSse,
+  wantsEventStream,
+} from "../sessions/index.ts";
+import type { NdjsonLimits, Query } from "../translate/index.ts";
 import {
   type AppendLimits,
   appendAckToJson,
@@ -21,16 +30,7 @@ import {
   resumeMultiplexId,
   tailToJson,
   trimBodyFromJson,
-} from "../json/index.ts";
-import type { SubscribeDeps } from "../sessions/index.ts";
-import {
-  SSE_HEADERS,
-  serveAppendSession,
-  serveLongPoll,
-  serveMultiplexedSse,
-  serveSse,
-  wantsEventStream,
-} from "../sessions/index.ts";
+} from "../translate/index.ts";
 import type { Upstream } from "../upstream/index.ts";
 import { recordFormat, requestContext, streamAddress } from "./context.ts";
 

@@ -2,7 +2,7 @@
 // DeleteStream.
 import type { FastifyInstance } from "fastify";
 import { routeSchemas } from "../http/index.ts";
-import type { Query } from "../json/index.ts";
+import type { Query } from "../translate/index.ts";
 import {
   checkBucketName,
   createStreamFromJson,
@@ -12,7 +12,7 @@ import {
   requireDescriptor,
   streamReconfigurationFromJson,
   streamToJson,
-} from "../json/index.ts";
+} from "../translate/index.ts";
 import type { Upstream } from "../upstream/index.ts";
 import { requestContext, streamAddress } from "./context.ts";
 

@@ -1,7 +1,7 @@
 // POST /v1/tokens: ExchangeToken, an api key for a short-lived bearer token.
 import type { FastifyInstance } from "fastify";
 import { routeSchemas } from "../http/index.ts";
-import { tokenRequestFromJson, tokenResponseToJson } from "../json/index.ts";
+import { tokenRequestFromJson, tokenResponseToJson } from "../translate/index.ts";
 import type { Upstream } from "../upstream/index.ts";
 import { requestContext } from "./context.ts";
 

@@ -1,7 +1,7 @@
 // S2's /v1/basins routes over nova's buckets: list, create, ensure (PUT), get config,
 // reconfigure and delete.
 import type { FastifyInstance } from "fastify";
-import { asObject, rejectUnknown, requireDescriptor } from "../json/index.ts";
+import { asObject, rejectUnknown, requireDescriptor } from "../translate/index.ts";
 import type { Upstream } from "../upstream/index.ts";
 import {
   bucketConfigFromS2,

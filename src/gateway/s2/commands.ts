@@ -5,7 +5,7 @@
 import { isUtf8 } from "node:buffer";
 import { MAX_FENCING_TOKEN_BYTES } from "../../contract/proto/index.ts";
 import type { AppendInput__Output } from "../../gen/s2/v1/AppendInput.ts";
-import type { AppendBatchProto } from "../json/index.ts";
+import type { AppendBatchProto } from "../translate/index.ts";
 import { s2Error } from "./errors.ts";
 import { meteredBytes, S2_MAX_BATCH_METERED_BYTES, S2_MAX_BATCH_RECORDS } from "./metering.ts";
 import { appendRecordFromS2, type S2AppendRecord } from "./records.ts";

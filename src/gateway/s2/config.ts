@@ -16,7 +16,7 @@ import {
   readExactInt,
   rejectUnknown,
   UINT64,
-} from "../json/index.ts";
+} from "../translate/index.ts";
 import { s2Error } from "./errors.ts";
 import { s2Invalid } from "./json.ts";
 

@@ -5,7 +5,7 @@
 import { isIP } from "node:net";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { clientAbortSignal } from "../http/index.ts";
-import { checkStreamKey } from "../json/index.ts";
+import { checkStreamKey } from "../translate/index.ts";
 import type { CallOptions } from "../upstream/index.ts";
 import { checkBasinName } from "./config.ts";
 import { s2Error } from "./errors.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { parseJsonExact, stringifyJsonExact } from "../json/index.ts";
+import { parseJsonExact, stringifyJsonExact } from "../translate/index.ts";
 import { appendRecord, sequencedRecord, uint64 } from "./arbitraries.test-helper.ts";
 import {
   appendInputFromS2Json,

@@ -14,7 +14,7 @@ import {
   readExactInt,
   rejectUnknown,
   UINT64,
-} from "../json/index.ts";
+} from "../translate/index.ts";
 import type { S2AppendInput } from "./commands.ts";
 import { S2HttpError, s2Error } from "./errors.ts";
 import type {

@@ -3,7 +3,7 @@
 // token), and the header saying what an ensure did.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { MAX_LIST_LIMIT } from "../../contract/proto/index.ts";
-import { type Query, queryParam, readExactInt } from "../json/index.ts";
+import { type Query, queryParam, readExactInt } from "../translate/index.ts";
 import { s2Error } from "./errors.ts";
 
 export const REQUEST_TOKEN_HEADER = "s2-request-token";

@@ -3,8 +3,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ReadService } from "../history/index.ts";
 import { type AppendAdmission, requestError } from "../http/index.ts";
-import { stringifyJsonExact } from "../json/index.ts";
 import type { SubscribeDeps } from "../sessions/index.ts";
+import { stringifyJsonExact } from "../translate/index.ts";
 import type { Upstream } from "../upstream/index.ts";
 import { basinRoutes } from "./basins.ts";
 import { S2HttpError, s2Error, toS2Error } from "./errors.ts";

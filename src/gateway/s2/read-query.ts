@@ -1,8 +1,8 @@
 // S2's read query (seq_num | timestamp | tail_offset, clamp, count, bytes, until, wait) as nova's
 // ReadQuery, plus what only S2 has: `bytes` counts S2's metered bytes, and a session without
 // `wait` ends once caught up when count, bytes or until bound it (S2's wait is 0 then).
-import type { ReadQuery } from "../json/index.ts";
-import { type IntRange, type Query, queryParam, readExactInt, UINT64 } from "../json/index.ts";
+import type { ReadQuery } from "../translate/index.ts";
+import { type IntRange, type Query, queryParam, readExactInt, UINT64 } from "../translate/index.ts";
 import { s2Error } from "./errors.ts";
 import { timeFromS2 } from "./records.ts";
 

@@ -4,7 +4,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ReadService } from "../history/index.ts";
 import { type AppendAdmission, takeOverResponse } from "../http/index.ts";
-import type { Query } from "../json/index.ts";
 import {
   SSE_HEADERS,
   type SubscribeDeps,
@@ -13,6 +12,7 @@ import {
   trackSession,
   wantsEventStream,
 } from "../sessions/index.ts";
+import type { Query } from "../translate/index.ts";
 import type { Upstream } from "../upstream/index.ts";
 import { s2Call, streamOf } from "./context.ts";
 import { s2Error } from "./errors.ts";

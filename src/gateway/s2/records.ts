@@ -9,7 +9,7 @@ import type { AppendRecord__Output } from "../../gen/s2/v1/AppendRecord.ts";
 import type { ReadBatch__Output } from "../../gen/s2/v1/ReadBatch.ts";
 import type { SequencedRecord__Output } from "../../gen/s2/v1/SequencedRecord.ts";
 import type { StreamPosition__Output } from "../../gen/s2/v1/StreamPosition.ts";
-import { type AppendRecordProto, INT64 } from "../json/index.ts";
+import { type AppendRecordProto, INT64 } from "../translate/index.ts";
 import { s2Error } from "./errors.ts";
 
 export type S2Position = StreamPosition__Output;

@@ -7,7 +7,7 @@ import type { Record__Output } from "../../gen/nova/v1/Record.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import { HttpError, toHttpError } from "../errors/index.ts";
 import type { ReadService } from "../history/index.ts";
-import { requireDescriptor } from "../json/index.ts";
+import { requireDescriptor } from "../translate/index.ts";
 import type { CallOptions, Upstream } from "../upstream/index.ts";
 import { type AppendPlan, planAppend, type S2AppendInput } from "./commands.ts";
 import type { StreamSettings } from "./config.ts";

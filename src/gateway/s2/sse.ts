@@ -6,7 +6,6 @@
 // storage catch-up, Subscribe with failover, the stream's hub). While the socket does not drain
 // nothing more is pulled; a client stalled past the slow-consumer limit gets an error event.
 import type { Position__Output } from "../../gen/nova/v1/Position.ts";
-import { stringifyJsonExact } from "../json/index.ts";
 import {
   awaitDrain,
   type BatchSource,
@@ -20,6 +19,7 @@ import {
   type SseTiming,
   stopWith,
 } from "../sessions/index.ts";
+import { stringifyJsonExact } from "../translate/index.ts";
 import { s2Error, toS2Error } from "./errors.ts";
 import { positionToS2Json, readBatchToS2Json, type S2Format } from "./json.ts";
 import { positionToS2, readBatchToS2 } from "./records.ts";

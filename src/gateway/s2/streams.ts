@@ -1,7 +1,7 @@
 // S2's /v1/streams routes (basin from the s2-basin header or the Host) over nova's streams:
 // list, create, get config, reconfigure and delete.
 import type { FastifyInstance } from "fastify";
-import { asObject, checkStreamKey, rejectUnknown, requireDescriptor } from "../json/index.ts";
+import { asObject, checkStreamKey, rejectUnknown, requireDescriptor } from "../translate/index.ts";
 import type { Upstream } from "../upstream/index.ts";
 import { streamConfigToS2, streamSettingsFromS2, streamToStreamInfo } from "./config.ts";
 import { requestBasin, s2Call, streamOf } from "./context.ts";

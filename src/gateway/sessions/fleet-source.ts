@@ -7,7 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { status } from "@grpc/grpc-js";
 import type { SubscribeResponse__Output } from "../../gen/nova/v1/SubscribeResponse.ts";
 import { unavailable } from "../errors/index.ts";
-import type { ReadStart } from "../json/index.ts";
+import type { ReadStart } from "../translate/index.ts";
 import type { Upstream } from "../upstream/index.ts";
 import { connectionBroken, FleetError, notOwnerLeader, StarCallError } from "../upstream/index.ts";
 import { type Backoff, backoffDelayMs, DEFAULT_BACKOFF } from "./backoff.ts";

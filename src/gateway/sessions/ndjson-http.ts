@@ -10,8 +10,8 @@ import type {
   NdjsonLimits,
   RecordFormat,
   ShapeCheck,
-} from "../json/index.ts";
-import { NDJSON_TYPE } from "../json/index.ts";
+} from "../translate/index.ts";
+import { NDJSON_TYPE } from "../translate/index.ts";
 import type { CallOptions, Upstream } from "../upstream/index.ts";
 import { NdjsonAppendSession } from "./ndjson-session.ts";
 

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import { Metadata, status } from "@grpc/grpc-js";
 import { waitFor } from "../../../test/harness/wait.ts";
 import { AppendAdmission } from "../http/index.ts";
-import { DEFAULT_APPEND_LIMITS } from "../json/index.ts";
+import { DEFAULT_APPEND_LIMITS } from "../translate/index.ts";
 import type { AppendSession, Upstream } from "../upstream/index.ts";
 import { NdjsonAppendSession } from "./ndjson-session.ts";
 

@@ -27,7 +27,7 @@ import type {
   Int64Mode,
   RecordFormat,
   ShapeCheck,
-} from "../json/index.ts";
+} from "../translate/index.ts";
 import {
   ackLine,
   appendLineFromJson,
@@ -38,7 +38,7 @@ import {
   type NdjsonLine,
   type NdjsonRefusal,
   NdjsonSplitter,
-} from "../json/index.ts";
+} from "../translate/index.ts";
 import type { AppendSession, Upstream } from "../upstream/index.ts";
 import { StarCallError } from "../upstream/index.ts";
 import { bodyChunks } from "./body-chunks.ts";

@@ -4,8 +4,8 @@
 // allocation pool, and its size is reported to whoever bounds that memory.
 import type { Position__Output } from "../../gen/nova/v1/Position.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
-import type { Int64Mode, RecordFormat } from "../json/index.ts";
-import { batchEventRest, positionText, recordsJsonBytes } from "../json/index.ts";
+import type { Int64Mode, RecordFormat } from "../translate/index.ts";
+import { batchEventRest, positionText, recordsJsonBytes } from "../translate/index.ts";
 
 export class SharedEncodings {
   /** null: some record cannot be shown in that mode, so each subscriber frames its own. */

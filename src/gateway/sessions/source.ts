@@ -4,7 +4,7 @@
 // as long as it keeps the contract below.
 import type { Position__Output } from "../../gen/nova/v1/Position.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
-import type { ReadStart } from "../json/index.ts";
+import type { ReadStart } from "../translate/index.ts";
 import type { SharedEncodings } from "./shared-encodings.ts";
 
 /** Where reading starts: a seq_num, a timestamp, an offset back from the tail, or the tail. */

@@ -12,8 +12,8 @@ import type {
   RecordFormat,
   ScratchJson,
   StreamPosition,
-} from "../json/index.ts";
-import { positionText, recordsJsonBytes } from "../json/index.ts";
+} from "../translate/index.ts";
+import { positionText, recordsJsonBytes } from "../translate/index.ts";
 import { type Bounds, boundsMet, cutBatch, type Tally, ZERO_TALLY } from "./bounds.ts";
 import type { BatchSource, Cursor, SourceBatch } from "./source.ts";
 

@@ -8,8 +8,8 @@
 
 import { HttpError, unavailable } from "../errors/index.ts";
 import { responseBuffers, takeResponseBuffer } from "../http/index.ts";
-import type { EventId, Int64Mode, RecordFormat, StreamPosition } from "../json/index.ts";
-import { batchEventBytes, sseRetry } from "../json/index.ts";
+import type { EventId, Int64Mode, RecordFormat, StreamPosition } from "../translate/index.ts";
+import { batchEventBytes, sseRetry } from "../translate/index.ts";
 import { awaitDrain } from "./await-drain.ts";
 import { jitter } from "./backoff.ts";
 import type { Bounds } from "./bounds.ts";

@@ -13,7 +13,7 @@ import type {
   RecordFormat,
   StreamPosition,
   StreamSpec,
-} from "../json/index.ts";
+} from "../translate/index.ts";
 import type { CallOptions, Upstream } from "../upstream/index.ts";
 import type { Bounds } from "./bounds.ts";
 import { withCatchUp } from "./catch-up-source.ts";

@@ -10,7 +10,7 @@ import {
   readBatchToJson,
   streamToJson,
   stringifyJsonExact,
-} from "../../json/index.ts";
+} from "../../translate/index.ts";
 import {
   AppendQuery,
   CreateHeaders,

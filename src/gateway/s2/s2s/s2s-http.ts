@@ -5,9 +5,9 @@
 import type { FastifyReply } from "fastify";
 import type { AppendAdmission } from "../../http/index.ts";
 import { takeOverResponse } from "../../http/index.ts";
-import { stringifyJsonExact } from "../../json/index.ts";
 import type { SubscribeDeps } from "../../sessions/index.ts";
 import { bodyChunks, stopWith, subscriptionSource, trackSession } from "../../sessions/index.ts";
+import { stringifyJsonExact } from "../../translate/index.ts";
 import type { CallOptions, Upstream } from "../../upstream/index.ts";
 import type { S2AppendInput } from "../commands.ts";
 import { s2Error, toS2Error } from "../errors.ts";
