@@ -7,7 +7,7 @@ import { flags, PROGRAM, SUMMARY } from "./flags.ts";
 import { Fleet, FleetSpecError, type Member, parseMember } from "./fleet/members.ts";
 import { DEFAULT_LIMITS } from "./limits.ts";
 import { startStar } from "./star.ts";
-import { openStorage } from "./storage.ts";
+import { openStorage } from "./storage/open-storage.ts";
 
 const opts = parseProcessFlags(flags, PROGRAM, SUMMARY);
 if ((opts.dataDir === undefined) === (opts.s3Endpoint === undefined)) {

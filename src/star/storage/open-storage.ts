@@ -1,13 +1,13 @@
 // Where a star keeps its data: an S3-compatible endpoint, or an embedded s3rver on loopback
 // over a local directory (the default for `npm start` and single-star deployments).
 
-import type { ObjectStore } from "../platform/objstore/index.ts";
+import type { ObjectStore } from "../../platform/objstore/index.ts";
 import {
   createS3Store,
   ensureS3Bucket,
   type S3StoreOptions,
   startS3rver,
-} from "../platform/objstore/index.ts";
+} from "../../platform/objstore/index.ts";
 
 export type StorageConfig =
   | { kind: "embedded"; dataDir: string; bucket: string }
