@@ -31,16 +31,11 @@ import {
   opsPlugin,
   pipelineOrderPlugin,
   RESPONSE_BUFFERS_IDLE_BYTES,
+  requestLogFields,
   responseBuffers,
   responseCheckPlugin,
 } from "./http/index.ts";
-import {
-  bucketRoutes,
-  recordRoutes,
-  requestLogFields,
-  streamRoutes,
-  tokenRoutes,
-} from "./routes/index.ts";
+import { bucketRoutes, recordRoutes, streamRoutes, tokenRoutes } from "./routes/index.ts";
 import { s2Plugin } from "./s2/index.ts";
 import {
   createHubs,

@@ -1,5 +1,6 @@
 // The HTTP layer's plugins and parts: the listener (HTTP/1.1, h2c, TLS), errors, JSON,
-// compression, metrics, OpenAPI, ops, drain, admission, live sessions, response memory, and the
+// compression, metrics, OpenAPI, ops, drain, admission, live sessions, response memory, request
+// logs, and the
 // route schemas.
 export * from "./admission.ts";
 export * from "./body-guard.ts";
@@ -17,6 +18,7 @@ export * from "./openapi.ts";
 export * from "./ops.ts";
 export * from "./pipeline-order.ts";
 export * from "./raw-response.ts";
+export * from "./request-log.ts";
 export * from "./response-buffers.ts";
 export * from "./response-check.ts";
 export * from "./schemas/routes.ts";

@@ -52,35 +52,3 @@ export function streamAddress(req: FastifyRequest): { bucket: string; key: strin
   const params = req.params as { bucket: string; key: string };
   return { bucket: checkBucketName(params.bucket), key: checkStreamKey(params.key) };
 }
-
-/** `url` with the value of every access_token parameter replaced, however its name is encoded. */
-export function redactAccessToken(url: string): string {
-  const q = url.indexOf("?");
-  if (q === -1) return url;
-  const params = url
-    .slice(q + 1)
-    .split("&")
-    .map((param) => {
-      const eq = param.indexOf("=");
-      const name = eq === -1 ? param : param.slice(0, eq);
-      let decoded = name;
-      try {
-        decoded = decodeURIComponent(name.replaceAll("+", " "));
-      } catch {
-        // Not percent-encoding: compared as written.
-      }
-      return decoded === "access_token" ? `${name}=[redacted]` : param;
-    });
-  return `${url.slice(0, q)}?${params.join("&")}`;
-}
-
-/** How a request is logged: Fastify's own fields, the URL without its access_token. */
-export function requestLogFields(req: FastifyRequest) {
-  return {
-    method: req.method,
-    url: redactAccessToken(req.url),
-    host: req.host,
-    remoteAddress: req.ip,
-    remotePort: req.socket?.remotePort,
-  };
-}

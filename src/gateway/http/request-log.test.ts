@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { redactAccessToken } from "./context.ts";
+import { redactAccessToken } from "./request-log.ts";
 
 test("redactAccessToken removes every access_token value, however the name is encoded", () => {
   const cases: [string, string][] = [
