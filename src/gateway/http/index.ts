@@ -1,7 +1,6 @@
 // The HTTP layer's plugins and parts: the listener (HTTP/1.1, h2c, TLS), errors, JSON,
 // compression, metrics, OpenAPI, ops, drain, admission, live sessions, response memory, request
-// logs, and the
-// route schemas.
+// logs, and the route schemas.
 export * from "./admission.ts";
 export * from "./body-guard.ts";
 export * from "./client-abort.ts";
