@@ -58,11 +58,17 @@ test("a line is an AppendInput with a JSON body's errors", () => {
     },
   );
   assertHttpError(
-    () => appendLineFromJson(Buffer.from('{"records":[]}'), "raw", DEFAULT_APPEND_LIMITS, noCheck),
+    () =>
+      appendLineFromJson(
+        Buffer.from('{"records":[{}],"match_seq_num":"18446744073709551616"}'),
+        "raw",
+        DEFAULT_APPEND_LIMITS,
+        noCheck,
+      ),
     {
       status: 400,
       code: "invalid_argument",
-      field: "records",
+      field: "match_seq_num",
     },
   );
   assertHttpError(

@@ -2,11 +2,7 @@
 
 import { isUtf8 } from "node:buffer";
 import { contentBytes } from "../../contract/codec/index.ts";
-import {
-  MAX_BATCH_BYTES,
-  MAX_HEADERS_PER_RECORD,
-  MAX_RECORD_BYTES,
-} from "../../contract/proto/index.ts";
+import { MAX_BATCH_BYTES, MAX_RECORD_BYTES } from "../../contract/proto/index.ts";
 import type { AppendRecord } from "../../gen/nova/v1/AppendRecord.ts";
 import type { AppendRequest } from "../../gen/nova/v1/AppendRequest.ts";
 import type { AppendResponse__Output } from "../../gen/nova/v1/AppendResponse.ts";
@@ -15,7 +11,7 @@ import type { Position__Output } from "../../gen/nova/v1/Position.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
 import { invalidArgument, payloadTooLarge } from "../errors/index.ts";
 import { readFencingToken } from "./fence.ts";
-import { asArray, asObject, asString, fieldPath, rejectUnknown } from "./fields.ts";
+import { fieldPath } from "./fields.ts";
 import { bytesFromJson, bytesToJson, type RecordFormat } from "./format.ts";
 import {
   type ExactInt,
@@ -58,28 +54,39 @@ export interface AppendBatchProto extends Omit<AppendRequest, "bucket" | "key"> 
   fencing_token?: string;
 }
 
-const INPUT_FIELDS: ReadonlySet<string> = new Set(["records", "match_seq_num", "fencing_token"]);
-const RECORD_FIELDS: ReadonlySet<string> = new Set(["body", "headers", "timestamp_ms"]);
-const HEADER_FIELDS: ReadonlySet<string> = new Set(["name", "value"]);
+/**
+ * An AppendInput body as it reaches translation: it has passed the AppendInput schema (the
+ * route's body validation, or an NDJSON line's check against the same compiled schema), so its
+ * shape is known. What the schema cannot say is checked here.
+ */
+interface AppendInputJson {
+  records: AppendRecordJson[];
+  match_seq_num?: unknown;
+  fencing_token?: unknown;
+}
+
+interface AppendRecordJson {
+  body?: string;
+  headers?: ({ name: string; value: string } | [string, string])[];
+  timestamp_ms?: unknown;
+}
 
 /**
- * AppendInput JSON to the proto batch. Refuses what the gateway can know without the star: no
- * records, more than 100 headers, an empty header name, a timestamp outside int64, a record over
- * the per-record cap (400) and a batch over the batch cap (413), each naming the record.
+ * AppendInput JSON, already of the schema's shape, to the proto batch. Refuses what only the
+ * bytes and exact integers show: a body or header that is not the format's text (raw UTF-8,
+ * base64), an empty name in a [name, value] pair, a timestamp outside int64, a match_seq_num outside
+ * uint64, a fencing token over 48 UTF-8 bytes, a record over the per-record cap (400) and a
+ * batch over the batch cap (413), each naming the record.
  */
 export function appendInputFromJson(
   input: unknown,
   format: RecordFormat,
   limits: AppendLimits = DEFAULT_APPEND_LIMITS,
 ): AppendBatchProto {
-  const obj = asObject(input, "body", invalidArgument);
-  rejectUnknown(obj, INPUT_FIELDS, "", invalidArgument);
-  if (obj.records === undefined) throw invalidArgument("records", "is required");
-  const list = asArray(obj.records, "records", invalidArgument);
-  if (list.length === 0) throw invalidArgument("records", "must hold at least one record");
+  const obj = input as AppendInputJson;
   const records: AppendRecordProto[] = [];
   let batchBytes = 0;
-  for (const [i, item] of list.entries()) {
+  for (const [i, item] of obj.records.entries()) {
     const field = fieldPath("records", i);
     const record = appendRecordFromJson(item, format, field);
     const size = contentBytes(record);
@@ -114,69 +121,45 @@ export function appendInputFromJson(
 }
 
 function appendRecordFromJson(
-  item: unknown,
+  item: AppendRecordJson,
   format: RecordFormat,
   field: string,
 ): AppendRecordProto {
-  const obj = asObject(item, field, invalidArgument);
-  rejectUnknown(obj, RECORD_FIELDS, field, invalidArgument);
-  const bodyField = fieldPath(field, "body");
   const record: AppendRecordProto = {
     body:
-      obj.body === undefined
+      item.body === undefined
         ? Buffer.alloc(0)
-        : bytesFromJson(asString(obj.body, bodyField, invalidArgument), format, bodyField),
-    headers: obj.headers === undefined ? [] : headersFromJson(obj.headers, format, field),
+        : bytesFromJson(item.body, format, fieldPath(field, "body")),
+    headers: (item.headers ?? []).map((header, j) =>
+      headerFromJson(header, format, fieldPath(fieldPath(field, "headers"), j)),
+    ),
   };
-  if (obj.timestamp_ms !== undefined) {
-    const tsField = fieldPath(field, "timestamp_ms");
+  if (item.timestamp_ms !== undefined) {
     record.timestamp_ms = readExactInt(
-      obj.timestamp_ms,
+      item.timestamp_ms,
       INT64,
-      tsField,
+      fieldPath(field, "timestamp_ms"),
       invalidArgument,
     ).toString();
   }
   return record;
 }
 
-function headersFromJson(value: unknown, format: RecordFormat, recordField: string): HeaderProto[] {
-  const field = fieldPath(recordField, "headers");
-  const list = asArray(value, field, invalidArgument);
-  if (list.length > MAX_HEADERS_PER_RECORD) {
-    throw invalidArgument(
-      field,
-      `has ${list.length} headers; the limit is ${MAX_HEADERS_PER_RECORD}`,
-    );
-  }
-  return list.map((item, j) => headerFromJson(item, format, fieldPath(field, j)));
-}
-
 /** `{name, value}`, or the pair `[name, value]`. */
-function headerFromJson(item: unknown, format: RecordFormat, field: string): HeaderProto {
-  let nameField: string;
-  let valueField: string;
-  let name: unknown;
-  let value: unknown;
-  if (Array.isArray(item)) {
-    if (item.length !== 2) {
-      throw invalidArgument(field, `must be [name, value], not an array of ${item.length}`);
-    }
-    [nameField, valueField] = [fieldPath(field, 0), fieldPath(field, 1)];
-    [name, value] = item;
-  } else {
-    const obj = asObject(item, field, invalidArgument);
-    rejectUnknown(obj, HEADER_FIELDS, field, invalidArgument);
-    [nameField, valueField] = [fieldPath(field, "name"), fieldPath(field, "value")];
-    ({ name, value } = obj);
-  }
-  if (name === undefined || value === undefined) {
-    throw invalidArgument(name === undefined ? nameField : valueField, "is required");
-  }
+function headerFromJson(
+  item: { name: string; value: string } | [string, string],
+  format: RecordFormat,
+  field: string,
+): HeaderProto {
+  const pair = Array.isArray(item);
+  const [name, value] = pair ? item : [item.name, item.value];
+  const nameField = fieldPath(field, pair ? 0 : "name");
+  const valueField = fieldPath(field, pair ? 1 : "value");
   const header: HeaderProto = {
-    name: bytesFromJson(asString(name, nameField, invalidArgument), format, nameField),
-    value: bytesFromJson(asString(value, valueField, invalidArgument), format, valueField),
+    name: bytesFromJson(name, format, nameField),
+    value: bytesFromJson(value, format, valueField),
   };
+  // The schema's [name, value] pair is two strings, either of them empty.
   if (header.name.length === 0) throw invalidArgument(nameField, "must not be empty");
   return header;
 }
