@@ -20,6 +20,7 @@ import { chunksPrefix, logKey, logPrefix, parseLogKey } from "../storage/keys.ts
 import { CommitLog } from "../wal/commit-log.ts";
 import { LogReader } from "../wal/log-objects.ts";
 import { replayLog } from "../wal/replay.ts";
+import { ManualClock } from "./manual-clock.test-helper.ts";
 import { type AppendAck, type Clock, StreamLog, type StreamLogOptions } from "./stream-log.ts";
 
 function descriptor(overrides: Partial<Stream__Output> = {}): Stream__Output {
@@ -349,40 +350,6 @@ test("a stream's first record keeps a negative stamp; later ones are clamped to 
 });
 
 // ---- the throughput cap ----
-
-/** A clock that moves only when told, firing its due timers in order. */
-class ManualClock implements Clock {
-  #now = 1_000_000;
-  #timers: { at: number; fn: () => void }[] = [];
-
-  now(): number {
-    return this.#now;
-  }
-
-  setTimeout(fn: () => void, ms: number): unknown {
-    const timer = { at: this.#now + ms, fn };
-    this.#timers.push(timer);
-    return timer;
-  }
-
-  clearTimeout(handle: unknown): void {
-    this.#timers = this.#timers.filter((t) => t !== handle);
-  }
-
-  get timers(): number {
-    return this.#timers.length;
-  }
-
-  advance(ms: number): void {
-    this.#now += ms;
-    for (;;) {
-      const due = this.#timers.filter((t) => t.at <= this.#now).sort((a, b) => a.at - b.at)[0];
-      if (!due) return;
-      this.clearTimeout(due);
-      due.fn();
-    }
-  }
-}
 
 /** A stream capped at `rate` bytes a second, paced by `clock`. */
 async function capped(rate: number, clock: Clock, maxWaitMs: number, more = {}) {

@@ -29,6 +29,7 @@ import type { CommitLog } from "../wal/commit-log.ts";
 import { ChunkIndex, type ChunkMeta } from "./chunk-index.ts";
 import { extendFromListing } from "./chunk-listing.ts";
 import { type Extent, type ReadBounds, readPage, seqForTimestamp } from "./chunk-reads.ts";
+import { type Clock, SYSTEM_CLOCK } from "./clock.ts";
 import {
   type Admission,
   admitBatch,
@@ -38,6 +39,7 @@ import {
 } from "./throughput.ts";
 
 export type { ReadBounds } from "./chunk-reads.ts";
+export type { Clock } from "./clock.ts";
 
 export interface Pos {
   seqNum: bigint;
@@ -61,19 +63,6 @@ export interface SessionHandle {
   readonly fencingToken: string | undefined;
   supersede(err: StarError): void;
 }
-
-/** The clock the throughput cap is paced by; tests bring their own. */
-export interface Clock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-export const SYSTEM_CLOCK: Clock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
 
 export interface StreamLogOptions {
   /** The longest the throughput cap may hold an append; one it would hold longer is refused. */
