@@ -1,8 +1,8 @@
 // One stream as its leader holds it: the tail, the last timestamp, the trim point, the fencing
 // token and the chunk index, recovered from object storage; appends paced by the stream's
-// throughput cap (held in order, or refused past the wait bound), then sequenced and group-
-// committed as one entry of the star's log (one flush in flight, so entries never leave gaps);
-// acked records held in memory until they settle into chunk objects sized for reads; reads
+// throughput cap (append-pacer.ts: held in order, or refused past the wait bound), then sequenced
+// and group-committed as one entry of the star's log (one flush in flight, so entries never leave
+// gaps); acked records held in memory until they settle into chunk objects sized for reads; reads
 // served from chunks and then from the unsettled records; waiters woken on every commit.
 
 import { status } from "@grpc/grpc-js";
@@ -26,17 +26,11 @@ import {
 import type { Catalog, StreamState } from "../storage/catalog.ts";
 import type { ChunkStore } from "../storage/chunk-store.ts";
 import type { CommitLog } from "../wal/commit-log.ts";
+import { AppendPacer } from "./append-pacer.ts";
 import { ChunkIndex, type ChunkMeta } from "./chunk-index.ts";
 import { extendFromListing } from "./chunk-listing.ts";
 import { type Extent, type ReadBounds, readPage, seqForTimestamp } from "./chunk-reads.ts";
 import { type Clock, SYSTEM_CLOCK } from "./clock.ts";
-import {
-  type Admission,
-  admitBatch,
-  admitFence,
-  INITIAL_THROUGHPUT,
-  type ThroughputState,
-} from "./throughput.ts";
 
 export type { ReadBounds } from "./chunk-reads.ts";
 export type { Clock } from "./clock.ts";
@@ -97,12 +91,6 @@ type Queued =
     }
   | { kind: "fence"; token: string; resolve: (tail: Pos) => void; reject: (err: unknown) => void };
 
-/** An append or fence the throughput cap holds until `releaseMs`. */
-interface Held {
-  item: Queued;
-  releaseMs: number;
-}
-
 interface Sequenced {
   item: Extract<Queued, { kind: "batch" }>;
   start: bigint;
@@ -138,11 +126,7 @@ export class StreamLog {
   #waiters = new Set<() => void>();
   readonly sessions = new Set<SessionHandle>();
   readonly #maxWaitMs: number;
-  readonly #clock: Clock;
-  #throughput: ThroughputState = INITIAL_THROUGHPUT;
-  /** Appends and fences the throughput cap holds, in arrival order (release times never fall). */
-  #held: Held[] = [];
-  #releaseTimer: unknown;
+  readonly #pacer: AppendPacer<Queued>;
 
   private constructor(
     descriptor: Stream__Output,
@@ -157,7 +141,11 @@ export class StreamLog {
     this.#state = state;
     this.#trim = BigInt(state.trim_seq_num);
     this.#maxWaitMs = options.throughputMaxWaitMs;
-    this.#clock = options.clock ?? SYSTEM_CLOCK;
+    this.#pacer = new AppendPacer({
+      clock: options.clock ?? SYSTEM_CLOCK,
+      maxWaitMs: options.throughputMaxWaitMs,
+      release: (item) => this.#enqueue(item),
+    });
     this.#wal = options.wal;
     this.#settleChunkBytes = options.settleChunkBytes;
   }
@@ -233,67 +221,20 @@ export class StreamLog {
   append(batch: ValidBatch, options: AppendOptions): Promise<AppendAck> {
     if (this.#closed) return Promise.reject(this.#closed);
     return new Promise((resolve, reject) => {
-      this.#pace({ kind: "batch", batch, options, resolve, reject });
+      const item: Queued = { kind: "batch", batch, options, resolve, reject };
+      // Read each time: a reconfigured descriptor applies from the next append on.
+      const limit = this.descriptor.throughput_max_bytes_per_second;
+      const refused = this.#pacer.batch(item, batch.contentBytes, Number(limit));
+      if (refused) reject(throughputExceeded(limit, refused.retryAfterMs, this.#maxWaitMs));
     });
   }
 
   /** Installs, rotates or clears the fencing token after every batch queued before it. */
   fence(token: string): Promise<Pos> {
     if (this.#closed) return Promise.reject(this.#closed);
-    return new Promise((resolve, reject) => this.#pace({ kind: "fence", token, resolve, reject }));
-  }
-
-  /** The throughput cap: queues the item now, holds it until its release, or refuses it. */
-  #pace(item: Queued): void {
-    const now = this.#clock.now();
-    let admission: Extract<Admission, { admitted: true }>;
-    if (item.kind === "batch") {
-      // Read each time: a reconfigured descriptor applies from the next append on.
-      const limit = this.descriptor.throughput_max_bytes_per_second;
-      const rate = Number(limit);
-      const asked = admitBatch(this.#throughput, {
-        rate,
-        bytes: item.batch.contentBytes,
-        nowMs: now,
-        maxWaitMs: this.#maxWaitMs,
-      });
-      if (!asked.admitted) {
-        item.reject(throughputExceeded(limit, asked.retryAfterMs, this.#maxWaitMs));
-        return;
-      }
-      admission = asked;
-    } else {
-      admission = admitFence(this.#throughput, now);
-    }
-    this.#throughput = admission.state;
-    if (this.#held.length === 0 && admission.delayMs <= 0) {
-      this.#enqueue(item);
-      return;
-    }
-    this.#held.push({ item, releaseMs: admission.releaseMs });
-    this.#armRelease();
-  }
-
-  /** One timer, for the oldest held item: release times never fall along the FIFO. */
-  #armRelease(): void {
-    const head = this.#held[0];
-    if (this.#releaseTimer !== undefined || !head) return;
-    const delay = Math.max(0, Math.ceil(head.releaseMs - this.#clock.now()));
-    this.#releaseTimer = this.#clock.setTimeout(() => {
-      this.#releaseTimer = undefined;
-      this.#releaseDue();
-    }, delay);
-  }
-
-  #releaseDue(): void {
-    if (this.#closed) return;
-    const now = this.#clock.now();
-    let released = 0;
-    while (released < this.#held.length && (this.#held[released] as Held).releaseMs <= now) {
-      released++;
-    }
-    for (const held of this.#held.splice(0, released)) this.#enqueue(held.item);
-    this.#armRelease();
+    return new Promise((resolve, reject) =>
+      this.#pacer.fence({ kind: "fence", token, resolve, reject }),
+    );
   }
 
   #enqueue(item: Queued): void {
@@ -634,9 +575,7 @@ export class StreamLog {
     if (this.#closed) return;
     this.#closed = reason;
     clearTimeout(this.#timer);
-    if (this.#releaseTimer !== undefined) this.#clock.clearTimeout(this.#releaseTimer);
-    this.#releaseTimer = undefined;
-    for (const held of this.#held.splice(0)) held.item.reject(reason);
+    for (const item of this.#pacer.close()) item.reject(reason);
     for (const item of this.#queue.splice(0)) item.reject(reason);
     for (const s of this.sessions) s.supersede(reason);
     this.#wake();
