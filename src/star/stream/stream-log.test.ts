@@ -3,7 +3,8 @@
 // in order, Fence after the batches queued before it, settling into chunks and reads across the
 // boundary, recovery on reopen after replay, ambiguous log and chunk writes, and close; the
 // throughput cap on a clock the tests move: bursts held in order, refusals past the bound,
-// fences behind held batches, close, rate 0 and a rate changed live.
+// fences behind held batches, close, rate 0 and a rate changed live; and the batch window on
+// that same clock.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { status } from "@grpc/grpc-js";
@@ -499,6 +500,26 @@ test("throughput: a rate changed live applies to the next append, behind what is
   assert.deepEqual(events, ["a", "b", "c"]);
   // Nothing held: unlimited appends go at once.
   assert.deepEqual(range(await log.append(bytes(1_000_000, "d"), at(2))), [3n, 4n]);
+});
+
+// ---- batching ----
+
+test("batching: a standard stream's batch window runs on the injected clock; its appends commit as one", async () => {
+  const clock = new ManualClock();
+  const store = createMemoryStore();
+  const d = descriptor({ class: "CLASS_STANDARD", batch_max_delay_ms: 50 });
+  const log = await open(store, d, { clock });
+  const events: string[] = [];
+  const acks = ["a", "b"].map((name) => track(events, name, log.append(batch(name), at(1))));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(events, [], "held for the window");
+  assert.equal(clock.timers, 1, "the window's timer is on the injected clock");
+  clock.advance(50);
+  assert.deepEqual((await Promise.all(acks)).map(range), [
+    [0n, 1n],
+    [1n, 2n],
+  ]);
+  assert.equal((await logObjects(store)).length, 1, "one log entry");
 });
 
 const silent = pino({ level: "silent" });

@@ -1,9 +1,10 @@
 // One stream as its leader holds it: the tail, the last timestamp, the trim point, the fencing
 // token and the chunk index, recovered from object storage; appends paced by the stream's
-// throughput cap (append-pacer.ts: held in order, or refused past the wait bound), then sequenced
-// and group-committed as one entry of the star's log (one flush in flight, so entries never leave
-// gaps); acked records held in memory until they settle into chunk objects sized for reads; reads
-// served from chunks and then from the unsettled records; waiters woken on every commit.
+// throughput cap (append-pacer.ts: held in order, or refused past the wait bound), then batched
+// (group-commit.ts: one flush in flight, so entries never leave gaps), both on one injected
+// clock, and sequenced and committed as one entry of the star's log; acked records held in memory
+// until they settle into chunk objects sized for reads; reads served from chunks and then from
+// the unsettled records; waiters woken on every commit.
 
 import { status } from "@grpc/grpc-js";
 import {
@@ -31,6 +32,7 @@ import { ChunkIndex, type ChunkMeta } from "./chunk-index.ts";
 import { extendFromListing } from "./chunk-listing.ts";
 import { type Extent, type ReadBounds, readPage, seqForTimestamp } from "./chunk-reads.ts";
 import { type Clock, SYSTEM_CLOCK } from "./clock.ts";
+import { type BatchLimits, GroupCommit, type Size } from "./group-commit.ts";
 
 export type { ReadBounds } from "./chunk-reads.ts";
 export type { Clock } from "./clock.ts";
@@ -65,6 +67,7 @@ export interface StreamLogOptions {
   wal: CommitLog;
   /** A settled chunk holds about this many content bytes (at least one record). */
   settleChunkBytes: number;
+  /** The clock pacing and batching run on: the system's unless a test brings its own. */
   clock?: Clock;
 }
 
@@ -97,6 +100,11 @@ interface Sequenced {
   timestampMs: bigint;
 }
 
+/** What a batch counts for against the batch limits. */
+function batchSize(batch: ValidBatch): Size {
+  return { bytes: batch.contentBytes, records: batch.records.length };
+}
+
 export class StreamLog {
   descriptor: Stream__Output;
   readonly #catalog: Catalog;
@@ -106,12 +114,6 @@ export class StreamLog {
   #lastTimestamp = 0n;
   #state: StreamState;
   #trim = 0n;
-  #queue: Queued[] = [];
-  #queuedBytes = 0;
-  #queuedRecords = 0;
-  #flushing = false;
-  #timer: NodeJS.Timeout | undefined;
-  #firstQueuedAt = 0;
   readonly #wal: CommitLog;
   readonly #settleChunkBytes: number;
   /** Acked records not yet in a chunk object, in order from the end of the chunks. */
@@ -127,6 +129,7 @@ export class StreamLog {
   readonly sessions = new Set<SessionHandle>();
   readonly #maxWaitMs: number;
   readonly #pacer: AppendPacer<Queued>;
+  readonly #groupCommit: GroupCommit<Queued>;
 
   private constructor(
     descriptor: Stream__Output,
@@ -141,10 +144,16 @@ export class StreamLog {
     this.#state = state;
     this.#trim = BigInt(state.trim_seq_num);
     this.#maxWaitMs = options.throughputMaxWaitMs;
+    const clock = options.clock ?? SYSTEM_CLOCK;
     this.#pacer = new AppendPacer({
-      clock: options.clock ?? SYSTEM_CLOCK,
+      clock,
       maxWaitMs: options.throughputMaxWaitMs,
       release: (item) => this.#enqueue(item),
+    });
+    this.#groupCommit = new GroupCommit({
+      clock,
+      limits: () => this.#batchLimits(),
+      flush: () => this.#flush(),
     });
     this.#wal = options.wal;
     this.#settleChunkBytes = options.settleChunkBytes;
@@ -238,39 +247,22 @@ export class StreamLog {
   }
 
   #enqueue(item: Queued): void {
-    if (this.#queue.length === 0) this.#firstQueuedAt = Date.now();
-    this.#queue.push(item);
-    if (item.kind === "batch") {
-      this.#queuedBytes += item.batch.contentBytes;
-      this.#queuedRecords += item.batch.records.length;
-    }
-    this.#kick();
+    this.#groupCommit.push(item, item.kind === "batch" ? batchSize(item.batch) : undefined);
   }
 
-  #kick(): void {
-    if (this.#flushing || this.#queue.length === 0) return;
+  /** Read at every decision: a reconfigured descriptor batches by its new limits at once. */
+  #batchLimits(): BatchLimits {
     const d = this.descriptor;
-    const due =
-      d.class === "CLASS_EXPRESS" ||
-      this.#queue[0]?.kind === "fence" ||
-      this.#queuedBytes >= Number(d.batch_max_bytes) ||
-      this.#queuedRecords >= d.batch_max_records ||
-      Date.now() - this.#firstQueuedAt >= d.batch_max_delay_ms;
-    if (due) {
-      clearTimeout(this.#timer);
-      this.#timer = undefined;
-      void this.#flush();
-    } else if (!this.#timer) {
-      const wait = Math.max(0, d.batch_max_delay_ms - (Date.now() - this.#firstQueuedAt));
-      this.#timer = setTimeout(() => {
-        this.#timer = undefined;
-        this.#kick();
-      }, wait);
-    }
+    return {
+      immediate: d.class === "CLASS_EXPRESS",
+      maxBytes: Number(d.batch_max_bytes),
+      maxRecords: d.batch_max_records,
+      maxDelayMs: d.batch_max_delay_ms,
+    };
   }
 
+  /** One group commit's flush: never rejects, failing its batches instead. */
   async #flush(): Promise<void> {
-    this.#flushing = true;
     let sequenced: Sequenced[] = [];
     try {
       sequenced = await this.#sequence();
@@ -282,10 +274,6 @@ export class StreamLog {
         `append outcome unknown: ${err instanceof Error ? err.message : String(err)}`,
       );
       for (const s of sequenced) s.item.reject(failure);
-    } finally {
-      this.#flushing = false;
-      if (this.#queue.length > 0) this.#firstQueuedAt = Date.now();
-      this.#kick();
     }
   }
 
@@ -296,27 +284,17 @@ export class StreamLog {
     let next = this.#tail;
     // The time to clamp to: the last record's, and none before a first record.
     let lastTs: bigint | undefined = this.#tail > 0n ? this.#lastTimestamp : undefined;
-    let bytes = 0;
-    let records = 0;
-    while (this.#queue.length > 0) {
-      const item = this.#queue[0] as Queued;
+    const taken = { bytes: 0, records: 0 };
+    for (let item = this.#groupCommit.next; item; item = this.#groupCommit.next) {
       if (item.kind === "fence") {
         if (out.length > 0) break;
-        this.#queue.shift();
+        this.#groupCommit.take();
         await this.#applyFence(item);
         continue;
       }
-      const n = item.batch.records.length;
-      if (
-        out.length > 0 &&
-        (bytes + item.batch.contentBytes > Number(d.batch_max_bytes) ||
-          records + n > d.batch_max_records)
-      ) {
-        break;
-      }
-      this.#queue.shift();
-      this.#queuedBytes -= item.batch.contentBytes;
-      this.#queuedRecords -= n;
+      const size = batchSize(item.batch);
+      if (out.length > 0 && !this.#groupCommit.fits(taken, size)) break;
+      this.#groupCommit.take();
       const refusal = this.#admit(item.options, next);
       if (refusal) {
         item.reject(refusal);
@@ -329,10 +307,10 @@ export class StreamLog {
         lastTs,
       );
       out.push({ item, start: next, timestampMs });
-      next += BigInt(n);
+      next += BigInt(size.records);
       lastTs = timestampMs;
-      bytes += item.batch.contentBytes;
-      records += n;
+      taken.bytes += size.bytes;
+      taken.records += size.records;
     }
     return out;
   }
@@ -574,9 +552,8 @@ export class StreamLog {
   close(reason: StarError = streamNotFound(this.descriptor.bucket, this.descriptor.key)): void {
     if (this.#closed) return;
     this.#closed = reason;
-    clearTimeout(this.#timer);
     for (const item of this.#pacer.close()) item.reject(reason);
-    for (const item of this.#queue.splice(0)) item.reject(reason);
+    for (const item of this.#groupCommit.close()) item.reject(reason);
     for (const s of this.sessions) s.supersede(reason);
     this.#wake();
   }
