@@ -3,7 +3,8 @@
 // in order, Fence after the batches queued before it, settling into chunks and reads across the
 // boundary, recovery on reopen after replay, ambiguous log and chunk writes, and close; the
 // throughput cap on a clock the tests move: bursts held in order, refusals past the bound,
-// fences behind held batches, close, rate 0 and a rate changed live.
+// fences behind held batches, close, rate 0 and a rate changed live; and the batch window on
+// that same clock.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { status } from "@grpc/grpc-js";
@@ -20,6 +21,7 @@ import { chunksPrefix, logKey, logPrefix, parseLogKey } from "../storage/keys.ts
 import { CommitLog } from "../wal/commit-log.ts";
 import { LogReader } from "../wal/log-objects.ts";
 import { replayLog } from "../wal/replay.ts";
+import { ManualClock } from "./manual-clock.test-helper.ts";
 import { type AppendAck, type Clock, StreamLog, type StreamLogOptions } from "./stream-log.ts";
 
 function descriptor(overrides: Partial<Stream__Output> = {}): Stream__Output {
@@ -350,40 +352,6 @@ test("a stream's first record keeps a negative stamp; later ones are clamped to 
 
 // ---- the throughput cap ----
 
-/** A clock that moves only when told, firing its due timers in order. */
-class ManualClock implements Clock {
-  #now = 1_000_000;
-  #timers: { at: number; fn: () => void }[] = [];
-
-  now(): number {
-    return this.#now;
-  }
-
-  setTimeout(fn: () => void, ms: number): unknown {
-    const timer = { at: this.#now + ms, fn };
-    this.#timers.push(timer);
-    return timer;
-  }
-
-  clearTimeout(handle: unknown): void {
-    this.#timers = this.#timers.filter((t) => t !== handle);
-  }
-
-  get timers(): number {
-    return this.#timers.length;
-  }
-
-  advance(ms: number): void {
-    this.#now += ms;
-    for (;;) {
-      const due = this.#timers.filter((t) => t.at <= this.#now).sort((a, b) => a.at - b.at)[0];
-      if (!due) return;
-      this.clearTimeout(due);
-      due.fn();
-    }
-  }
-}
-
 /** A stream capped at `rate` bytes a second, paced by `clock`. */
 async function capped(rate: number, clock: Clock, maxWaitMs: number, more = {}) {
   const d = descriptor({
@@ -532,6 +500,26 @@ test("throughput: a rate changed live applies to the next append, behind what is
   assert.deepEqual(events, ["a", "b", "c"]);
   // Nothing held: unlimited appends go at once.
   assert.deepEqual(range(await log.append(bytes(1_000_000, "d"), at(2))), [3n, 4n]);
+});
+
+// ---- batching ----
+
+test("batching: a standard stream's batch window runs on the injected clock; its appends commit as one", async () => {
+  const clock = new ManualClock();
+  const store = createMemoryStore();
+  const d = descriptor({ class: "CLASS_STANDARD", batch_max_delay_ms: 50 });
+  const log = await open(store, d, { clock });
+  const events: string[] = [];
+  const acks = ["a", "b"].map((name) => track(events, name, log.append(batch(name), at(1))));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(events, [], "held for the window");
+  assert.equal(clock.timers, 1, "the window's timer is on the injected clock");
+  clock.advance(50);
+  assert.deepEqual((await Promise.all(acks)).map(range), [
+    [0n, 1n],
+    [1n, 2n],
+  ]);
+  assert.equal((await logObjects(store)).length, 1, "one log entry");
 });
 
 const silent = pino({ level: "silent" });

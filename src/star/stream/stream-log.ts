@@ -1,9 +1,10 @@
 // One stream as its leader holds it: the tail, the last timestamp, the trim point, the fencing
 // token and the chunk index, recovered from object storage; appends paced by the stream's
-// throughput cap (held in order, or refused past the wait bound), then sequenced and group-
-// committed as one entry of the star's log (one flush in flight, so entries never leave gaps);
-// acked records held in memory until they settle into chunk objects sized for reads; reads
-// served from chunks and then from the unsettled records; waiters woken on every commit.
+// throughput cap (append-pacer.ts: held in order, or refused past the wait bound), then batched
+// (group-commit.ts: one flush in flight, so entries never leave gaps), both on one injected
+// clock, and sequenced and committed as one entry of the star's log; acked records held in memory
+// until they settle into chunk objects sized for reads; reads served from chunks and then from
+// the unsettled records; waiters woken on every commit.
 
 import { status } from "@grpc/grpc-js";
 import {
@@ -26,18 +27,15 @@ import {
 import type { Catalog, StreamState } from "../storage/catalog.ts";
 import type { ChunkStore } from "../storage/chunk-store.ts";
 import type { CommitLog } from "../wal/commit-log.ts";
+import { AppendPacer } from "./append-pacer.ts";
 import { ChunkIndex, type ChunkMeta } from "./chunk-index.ts";
 import { extendFromListing } from "./chunk-listing.ts";
 import { type Extent, type ReadBounds, readPage, seqForTimestamp } from "./chunk-reads.ts";
-import {
-  type Admission,
-  admitBatch,
-  admitFence,
-  INITIAL_THROUGHPUT,
-  type ThroughputState,
-} from "./throughput.ts";
+import { type Clock, SYSTEM_CLOCK } from "./clock.ts";
+import { type BatchLimits, GroupCommit, type Size } from "./group-commit.ts";
 
 export type { ReadBounds } from "./chunk-reads.ts";
+export type { Clock } from "./clock.ts";
 
 export interface Pos {
   seqNum: bigint;
@@ -62,19 +60,6 @@ export interface SessionHandle {
   supersede(err: StarError): void;
 }
 
-/** The clock the throughput cap is paced by; tests bring their own. */
-export interface Clock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-export const SYSTEM_CLOCK: Clock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
-
 export interface StreamLogOptions {
   /** The longest the throughput cap may hold an append; one it would hold longer is refused. */
   throughputMaxWaitMs: number;
@@ -82,6 +67,7 @@ export interface StreamLogOptions {
   wal: CommitLog;
   /** A settled chunk holds about this many content bytes (at least one record). */
   settleChunkBytes: number;
+  /** The clock pacing and batching run on: the system's unless a test brings its own. */
   clock?: Clock;
 }
 
@@ -108,16 +94,15 @@ type Queued =
     }
   | { kind: "fence"; token: string; resolve: (tail: Pos) => void; reject: (err: unknown) => void };
 
-/** An append or fence the throughput cap holds until `releaseMs`. */
-interface Held {
-  item: Queued;
-  releaseMs: number;
-}
-
 interface Sequenced {
   item: Extract<Queued, { kind: "batch" }>;
   start: bigint;
   timestampMs: bigint;
+}
+
+/** What a batch counts for against the batch limits. */
+function batchSize(batch: ValidBatch): Size {
+  return { bytes: batch.contentBytes, records: batch.records.length };
 }
 
 export class StreamLog {
@@ -129,12 +114,6 @@ export class StreamLog {
   #lastTimestamp = 0n;
   #state: StreamState;
   #trim = 0n;
-  #queue: Queued[] = [];
-  #queuedBytes = 0;
-  #queuedRecords = 0;
-  #flushing = false;
-  #timer: NodeJS.Timeout | undefined;
-  #firstQueuedAt = 0;
   readonly #wal: CommitLog;
   readonly #settleChunkBytes: number;
   /** Acked records not yet in a chunk object, in order from the end of the chunks. */
@@ -149,11 +128,8 @@ export class StreamLog {
   #waiters = new Set<() => void>();
   readonly sessions = new Set<SessionHandle>();
   readonly #maxWaitMs: number;
-  readonly #clock: Clock;
-  #throughput: ThroughputState = INITIAL_THROUGHPUT;
-  /** Appends and fences the throughput cap holds, in arrival order (release times never fall). */
-  #held: Held[] = [];
-  #releaseTimer: unknown;
+  readonly #pacer: AppendPacer<Queued>;
+  readonly #groupCommit: GroupCommit<Queued>;
 
   private constructor(
     descriptor: Stream__Output,
@@ -168,7 +144,17 @@ export class StreamLog {
     this.#state = state;
     this.#trim = BigInt(state.trim_seq_num);
     this.#maxWaitMs = options.throughputMaxWaitMs;
-    this.#clock = options.clock ?? SYSTEM_CLOCK;
+    const clock = options.clock ?? SYSTEM_CLOCK;
+    this.#pacer = new AppendPacer({
+      clock,
+      maxWaitMs: options.throughputMaxWaitMs,
+      release: (item) => this.#enqueue(item),
+    });
+    this.#groupCommit = new GroupCommit({
+      clock,
+      limits: () => this.#batchLimits(),
+      flush: () => this.#flush(),
+    });
     this.#wal = options.wal;
     this.#settleChunkBytes = options.settleChunkBytes;
   }
@@ -244,103 +230,39 @@ export class StreamLog {
   append(batch: ValidBatch, options: AppendOptions): Promise<AppendAck> {
     if (this.#closed) return Promise.reject(this.#closed);
     return new Promise((resolve, reject) => {
-      this.#pace({ kind: "batch", batch, options, resolve, reject });
+      const item: Queued = { kind: "batch", batch, options, resolve, reject };
+      // Read each time: a reconfigured descriptor applies from the next append on.
+      const limit = this.descriptor.throughput_max_bytes_per_second;
+      const refused = this.#pacer.batch(item, batch.contentBytes, Number(limit));
+      if (refused) reject(throughputExceeded(limit, refused.retryAfterMs, this.#maxWaitMs));
     });
   }
 
   /** Installs, rotates or clears the fencing token after every batch queued before it. */
   fence(token: string): Promise<Pos> {
     if (this.#closed) return Promise.reject(this.#closed);
-    return new Promise((resolve, reject) => this.#pace({ kind: "fence", token, resolve, reject }));
-  }
-
-  /** The throughput cap: queues the item now, holds it until its release, or refuses it. */
-  #pace(item: Queued): void {
-    const now = this.#clock.now();
-    let admission: Extract<Admission, { admitted: true }>;
-    if (item.kind === "batch") {
-      // Read each time: a reconfigured descriptor applies from the next append on.
-      const limit = this.descriptor.throughput_max_bytes_per_second;
-      const rate = Number(limit);
-      const asked = admitBatch(this.#throughput, {
-        rate,
-        bytes: item.batch.contentBytes,
-        nowMs: now,
-        maxWaitMs: this.#maxWaitMs,
-      });
-      if (!asked.admitted) {
-        item.reject(throughputExceeded(limit, asked.retryAfterMs, this.#maxWaitMs));
-        return;
-      }
-      admission = asked;
-    } else {
-      admission = admitFence(this.#throughput, now);
-    }
-    this.#throughput = admission.state;
-    if (this.#held.length === 0 && admission.delayMs <= 0) {
-      this.#enqueue(item);
-      return;
-    }
-    this.#held.push({ item, releaseMs: admission.releaseMs });
-    this.#armRelease();
-  }
-
-  /** One timer, for the oldest held item: release times never fall along the FIFO. */
-  #armRelease(): void {
-    const head = this.#held[0];
-    if (this.#releaseTimer !== undefined || !head) return;
-    const delay = Math.max(0, Math.ceil(head.releaseMs - this.#clock.now()));
-    this.#releaseTimer = this.#clock.setTimeout(() => {
-      this.#releaseTimer = undefined;
-      this.#releaseDue();
-    }, delay);
-  }
-
-  #releaseDue(): void {
-    if (this.#closed) return;
-    const now = this.#clock.now();
-    let released = 0;
-    while (released < this.#held.length && (this.#held[released] as Held).releaseMs <= now) {
-      released++;
-    }
-    for (const held of this.#held.splice(0, released)) this.#enqueue(held.item);
-    this.#armRelease();
+    return new Promise((resolve, reject) =>
+      this.#pacer.fence({ kind: "fence", token, resolve, reject }),
+    );
   }
 
   #enqueue(item: Queued): void {
-    if (this.#queue.length === 0) this.#firstQueuedAt = Date.now();
-    this.#queue.push(item);
-    if (item.kind === "batch") {
-      this.#queuedBytes += item.batch.contentBytes;
-      this.#queuedRecords += item.batch.records.length;
-    }
-    this.#kick();
+    this.#groupCommit.push(item, item.kind === "batch" ? batchSize(item.batch) : undefined);
   }
 
-  #kick(): void {
-    if (this.#flushing || this.#queue.length === 0) return;
+  /** Read at every decision: a reconfigured descriptor batches by its new limits at once. */
+  #batchLimits(): BatchLimits {
     const d = this.descriptor;
-    const due =
-      d.class === "CLASS_EXPRESS" ||
-      this.#queue[0]?.kind === "fence" ||
-      this.#queuedBytes >= Number(d.batch_max_bytes) ||
-      this.#queuedRecords >= d.batch_max_records ||
-      Date.now() - this.#firstQueuedAt >= d.batch_max_delay_ms;
-    if (due) {
-      clearTimeout(this.#timer);
-      this.#timer = undefined;
-      void this.#flush();
-    } else if (!this.#timer) {
-      const wait = Math.max(0, d.batch_max_delay_ms - (Date.now() - this.#firstQueuedAt));
-      this.#timer = setTimeout(() => {
-        this.#timer = undefined;
-        this.#kick();
-      }, wait);
-    }
+    return {
+      immediate: d.class === "CLASS_EXPRESS",
+      maxBytes: Number(d.batch_max_bytes),
+      maxRecords: d.batch_max_records,
+      maxDelayMs: d.batch_max_delay_ms,
+    };
   }
 
+  /** One group commit's flush: never rejects, failing its batches instead. */
   async #flush(): Promise<void> {
-    this.#flushing = true;
     let sequenced: Sequenced[] = [];
     try {
       sequenced = await this.#sequence();
@@ -352,10 +274,6 @@ export class StreamLog {
         `append outcome unknown: ${err instanceof Error ? err.message : String(err)}`,
       );
       for (const s of sequenced) s.item.reject(failure);
-    } finally {
-      this.#flushing = false;
-      if (this.#queue.length > 0) this.#firstQueuedAt = Date.now();
-      this.#kick();
     }
   }
 
@@ -366,27 +284,17 @@ export class StreamLog {
     let next = this.#tail;
     // The time to clamp to: the last record's, and none before a first record.
     let lastTs: bigint | undefined = this.#tail > 0n ? this.#lastTimestamp : undefined;
-    let bytes = 0;
-    let records = 0;
-    while (this.#queue.length > 0) {
-      const item = this.#queue[0] as Queued;
+    const taken = { bytes: 0, records: 0 };
+    for (let item = this.#groupCommit.next; item; item = this.#groupCommit.next) {
       if (item.kind === "fence") {
         if (out.length > 0) break;
-        this.#queue.shift();
+        this.#groupCommit.take();
         await this.#applyFence(item);
         continue;
       }
-      const n = item.batch.records.length;
-      if (
-        out.length > 0 &&
-        (bytes + item.batch.contentBytes > Number(d.batch_max_bytes) ||
-          records + n > d.batch_max_records)
-      ) {
-        break;
-      }
-      this.#queue.shift();
-      this.#queuedBytes -= item.batch.contentBytes;
-      this.#queuedRecords -= n;
+      const size = batchSize(item.batch);
+      if (out.length > 0 && !this.#groupCommit.fits(taken, size)) break;
+      this.#groupCommit.take();
       const refusal = this.#admit(item.options, next);
       if (refusal) {
         item.reject(refusal);
@@ -399,10 +307,10 @@ export class StreamLog {
         lastTs,
       );
       out.push({ item, start: next, timestampMs });
-      next += BigInt(n);
+      next += BigInt(size.records);
       lastTs = timestampMs;
-      bytes += item.batch.contentBytes;
-      records += n;
+      taken.bytes += size.bytes;
+      taken.records += size.records;
     }
     return out;
   }
@@ -644,11 +552,8 @@ export class StreamLog {
   close(reason: StarError = streamNotFound(this.descriptor.bucket, this.descriptor.key)): void {
     if (this.#closed) return;
     this.#closed = reason;
-    clearTimeout(this.#timer);
-    if (this.#releaseTimer !== undefined) this.#clock.clearTimeout(this.#releaseTimer);
-    this.#releaseTimer = undefined;
-    for (const held of this.#held.splice(0)) held.item.reject(reason);
-    for (const item of this.#queue.splice(0)) item.reject(reason);
+    for (const item of this.#pacer.close()) item.reject(reason);
+    for (const item of this.#groupCommit.close()) item.reject(reason);
     for (const s of this.sessions) s.supersede(reason);
     this.#wake();
   }
