@@ -11,4 +11,5 @@ export {
 } from "./errors.ts";
 export { FleetClient, type FleetObserver } from "./fleet-client.ts";
 export { fleetUpstream } from "./fleet-upstream.ts";
+export { callFrames } from "./grpc-frames.ts";
 export type { AppendSession, CallOptions, SubscribeCall, Upstream } from "./upstream.ts";
