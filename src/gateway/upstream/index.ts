@@ -1,5 +1,5 @@
 // The star fleet as the rest of the gateway sees it: the Upstream port, the fleet client that
-// implements it, and the failures its calls end with.
+// implements it, the failures its calls end with, and a server stream's frames as an iterator.
 export {
   connectionBroken,
   FleetError,
