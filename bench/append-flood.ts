@@ -14,6 +14,7 @@ import { exitOnHelp } from "../scripts/help.ts";
 import { http } from "../test/harness/http.ts";
 import { metric } from "../test/harness/metrics.ts";
 import { startProcessStack } from "../test/harness/stack.ts";
+import { quantile } from "./stats.ts";
 
 exitOnHelp(import.meta.filename);
 
@@ -46,11 +47,6 @@ function runClient(args: string[]): Promise<ClientResult> {
     ),
   );
 }
-
-const quantile = (sorted: number[], q: number) =>
-  sorted.length === 0
-    ? Number.NaN
-    : (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN);
 
 async function row(budgetMb: number) {
   const stack = await startProcessStack("nova-flood-", {

@@ -17,6 +17,7 @@ import { exitOnHelp } from "../scripts/help.ts";
 import { call } from "../test/harness/grpc.ts";
 import { startProcess } from "../test/harness/process.ts";
 import { startStarProcess } from "../test/harness/star-process.ts";
+import { quantile } from "./stats.ts";
 
 exitOnHelp(import.meta.filename);
 
@@ -76,10 +77,6 @@ async function drive(
       client: (client.user + client.system) / 1000 / n,
     },
   };
-}
-
-function quantile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 }
 
 const dir = await mkdtemp(join(tmpdir(), "nova-bench-gateway-"));

@@ -15,6 +15,7 @@ import type { AppendSessionResponse__Output } from "../src/gen/nova/v1/AppendSes
 import { call } from "../test/harness/grpc.ts";
 import { nodeArgs, startProcess } from "../test/harness/process.ts";
 import { s3Storage, startStarProcess } from "../test/harness/star-process.ts";
+import { quantile } from "./stats.ts";
 
 const SECONDS = Number(process.env.BENCH_STREAMS_SECONDS ?? 20);
 const OUTSTANDING = Number(process.env.BENCH_STREAMS_OUTSTANDING ?? 50);
@@ -34,10 +35,6 @@ async function cpuSeconds(pid: number): Promise<number> {
   const stat = await readFile(`/proc/${pid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-function quantile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 }
 
 export async function manyStreams(): Promise<void> {

@@ -35,6 +35,7 @@ import { metric } from "../test/harness/metrics.ts";
 import { freePort } from "../test/harness/ports.ts";
 import { type RunningProcess, startProcess } from "../test/harness/process.ts";
 import { type StarProcess, startStarProcess } from "../test/harness/star-process.ts";
+import { quantile } from "./stats.ts";
 
 exitOnHelp(import.meta.filename);
 
@@ -105,10 +106,6 @@ function fdCount(pid: number): number {
 function cpuS(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
   return (Number(fields[11]) + Number(fields[12])) / TICKS;
-}
-
-function quantile(sorted: Float64Array, q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 }
 
 function exists(path: string): boolean {

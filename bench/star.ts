@@ -17,6 +17,7 @@ import type { SubscribeResponse__Output } from "../src/gen/nova/v1/SubscribeResp
 import { call, settleStar } from "../test/harness/grpc.ts";
 import { startStarProcess } from "../test/harness/star-process.ts";
 import { manyStreams } from "./many-streams.ts";
+import { quantile } from "./stats.ts";
 
 exitOnHelp(import.meta.filename);
 
@@ -81,10 +82,6 @@ async function appendThroughput(): Promise<void> {
       }
     }
   }
-}
-
-function quantile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 }
 
 /** Appends one record at a time and times each one from its ack to its delivery. */

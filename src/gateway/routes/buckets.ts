@@ -1,5 +1,5 @@
 // /v1/buckets: ListBuckets, CreateBucket, GetBucket, ReconfigureBucket, DeleteBucket.
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { routeSchemas } from "../http/index.ts";
 import type { Query } from "../translate/index.ts";
 import {
@@ -21,7 +21,17 @@ export async function bucketRoutes(app: FastifyInstance, opts: { upstream: Upstr
   const config = { resource: "bucket" as const };
   const bucketParam = (params: unknown) => checkBucketName((params as { bucket: string }).bucket);
 
-  app.get("/v1/buckets", { config, schema: routeSchemas.listBuckets }, async (req, reply) => {
+  app.get("/v1/buckets", { config, schema: routeSchemas.listBuckets }, listBuckets);
+  app.post("/v1/buckets", { config, schema: routeSchemas.createBucket }, createBucket);
+  app.get("/v1/buckets/:bucket", { config, schema: routeSchemas.getBucket }, getBucket);
+  app.patch(
+    "/v1/buckets/:bucket",
+    { config, schema: routeSchemas.reconfigureBucket },
+    reconfigureBucket,
+  );
+  app.delete("/v1/buckets/:bucket", { config, schema: routeSchemas.deleteBucket }, deleteBucket);
+
+  async function listBuckets(req: FastifyRequest, reply: FastifyReply) {
     const ctx = requestContext(req, reply);
     const res = await upstream.unary(
       "ListBuckets",
@@ -29,9 +39,9 @@ export async function bucketRoutes(app: FastifyInstance, opts: { upstream: Upstr
       ctx.call,
     );
     return listBucketsResponseToJson(res, ctx.int64);
-  });
+  }
 
-  app.post("/v1/buckets", { config, schema: routeSchemas.createBucket }, async (req, reply) => {
+  async function createBucket(req: FastifyRequest, reply: FastifyReply) {
     const ctx = requestContext(req, reply);
     const { name, config: bucketConfig } = createBucketFromJson(req.body);
     const token = req.headers[REQUEST_TOKEN];
@@ -41,36 +51,28 @@ export async function bucketRoutes(app: FastifyInstance, opts: { upstream: Upstr
       ctx.call,
     );
     return reply.code(201).send(bucketToJson(requireDescriptor(res.bucket), ctx.int64));
-  });
+  }
 
-  app.get("/v1/buckets/:bucket", { config, schema: routeSchemas.getBucket }, async (req, reply) => {
+  async function getBucket(req: FastifyRequest, reply: FastifyReply) {
     const ctx = requestContext(req, reply);
     const res = await upstream.unary("GetBucket", { name: bucketParam(req.params) }, ctx.call);
     return bucketToJson(requireDescriptor(res.bucket), ctx.int64);
-  });
+  }
 
-  app.patch(
-    "/v1/buckets/:bucket",
-    { config, schema: routeSchemas.reconfigureBucket },
-    async (req, reply) => {
-      const ctx = requestContext(req, reply);
-      const name = bucketParam(req.params);
-      const res = await upstream.unary(
-        "ReconfigureBucket",
-        { name, config: bucketReconfigurationFromJson(req.body) },
-        ctx.call,
-      );
-      return bucketToJson(requireDescriptor(res.bucket), ctx.int64);
-    },
-  );
+  async function reconfigureBucket(req: FastifyRequest, reply: FastifyReply) {
+    const ctx = requestContext(req, reply);
+    const name = bucketParam(req.params);
+    const res = await upstream.unary(
+      "ReconfigureBucket",
+      { name, config: bucketReconfigurationFromJson(req.body) },
+      ctx.call,
+    );
+    return bucketToJson(requireDescriptor(res.bucket), ctx.int64);
+  }
 
-  app.delete(
-    "/v1/buckets/:bucket",
-    { config, schema: routeSchemas.deleteBucket },
-    async (req, reply) => {
-      const ctx = requestContext(req, reply);
-      await upstream.unary("DeleteBucket", { name: bucketParam(req.params) }, ctx.call);
-      return reply.code(202).send();
-    },
-  );
+  async function deleteBucket(req: FastifyRequest, reply: FastifyReply) {
+    const ctx = requestContext(req, reply);
+    await upstream.unary("DeleteBucket", { name: bucketParam(req.params) }, ctx.call);
+    return reply.code(202).send();
+  }
 }

@@ -1,6 +1,6 @@
 // /v1/buckets/{bucket}/streams/{key}/records and its verbs: Append, Read, CheckTail, Trim, Fence;
 // and /v1/subscribe, several streams on one SSE response, on the same hubs as one stream's.
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ReadService } from "../history/index.ts";
 import { serverTiming } from "../history/index.ts";
 import type { AppendAdmission, BodyTimeouts, GatewayMetrics, LiveSessions } from "../http/index.ts";
@@ -78,24 +78,35 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
       schema: routeSchemas.append,
       bodyLimit: opts.bodyLimit,
     },
-    async (req, reply) => {
-      const ctx = requestContext(req, reply);
-      const address = streamAddress(req);
-      if (isNdjson(req.headers["content-type"])) {
-        const parts = { ...address, call: ctx.call, format: recordFormat(req), int64: ctx.int64 };
-        return serveAppendSession(parts, req.raw, reply, sessionDeps);
-      }
-      const batch = appendInputFromJson(req.body, recordFormat(req), opts.appendLimits);
-      const ack = await upstream.unary(
-        "Append",
-        { ...address, ...batch },
-        { ...ctx.call, ...address },
-      );
-      return appendAckToJson(ack, ctx.int64);
-    },
+    appendRecords,
   );
+  app.get(`${base}/records`, { config, schema: routeSchemas.read }, readRecords);
+  app.get(
+    "/v1/subscribe",
+    { config, schema: routeSchemas.subscribe, exposeHeadRoute: false },
+    subscribeStreams,
+  );
+  app.get(`${base}/records/tail`, { config, schema: routeSchemas.checkTail }, checkTail);
+  app.post(`${base}/trim`, { config, schema: routeSchemas.trim }, trimStream);
+  app.post(`${base}/fence`, { config, schema: routeSchemas.fence }, fenceStream);
 
-  app.get(`${base}/records`, { config, schema: routeSchemas.read }, async (req, reply) => {
+  async function appendRecords(req: FastifyRequest, reply: FastifyReply) {
+    const ctx = requestContext(req, reply);
+    const address = streamAddress(req);
+    if (isNdjson(req.headers["content-type"])) {
+      const parts = { ...address, call: ctx.call, format: recordFormat(req), int64: ctx.int64 };
+      return serveAppendSession(parts, req.raw, reply, sessionDeps);
+    }
+    const batch = appendInputFromJson(req.body, recordFormat(req), opts.appendLimits);
+    const ack = await upstream.unary(
+      "Append",
+      { ...address, ...batch },
+      { ...ctx.call, ...address },
+    );
+    return appendAckToJson(ack, ctx.int64);
+  }
+
+  async function readRecords(req: FastifyRequest, reply: FastifyReply) {
     const ctx = requestContext(req, reply, true);
     const address = streamAddress(req);
     const query = parseReadQuery(req.query as Query);
@@ -126,41 +137,33 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
       reply,
       readBatchJsonBytes(page.response, format, ctx.int64, takeResponseBuffer),
     );
-  });
+  }
 
-  app.get(
-    "/v1/subscribe",
-    { config, schema: routeSchemas.subscribe, exposeHeadRoute: false },
-    async (req, reply) => {
-      const ctx = requestContext(req, reply, true);
-      const query = req.query as Query;
-      const streams = parseStreamSpecs(query, opts.sseMaxStreams);
-      const resume = resumeMultiplexId(req.headers["last-event-id"], query, streams.length);
-      const parts = {
-        streams,
-        call: ctx.call,
-        format: recordFormat(req),
-        int64: ctx.int64,
-        wait: parseWait(query),
-      };
-      return serveMultiplexedSse(parts, resume, reply, subscribeDeps);
-    },
-  );
+  async function subscribeStreams(req: FastifyRequest, reply: FastifyReply) {
+    const ctx = requestContext(req, reply, true);
+    const query = req.query as Query;
+    const streams = parseStreamSpecs(query, opts.sseMaxStreams);
+    const resume = resumeMultiplexId(req.headers["last-event-id"], query, streams.length);
+    const parts = {
+      streams,
+      call: ctx.call,
+      format: recordFormat(req),
+      int64: ctx.int64,
+      wait: parseWait(query),
+    };
+    return serveMultiplexedSse(parts, resume, reply, subscribeDeps);
+  }
 
-  app.get(
-    `${base}/records/tail`,
-    { config, schema: routeSchemas.checkTail },
-    async (req, reply) => {
-      const ctx = requestContext(req, reply, true);
-      const address = streamAddress(req);
-      return tailToJson(
-        await upstream.unary("CheckTail", address, { ...ctx.call, ...address }),
-        ctx.int64,
-      );
-    },
-  );
+  async function checkTail(req: FastifyRequest, reply: FastifyReply) {
+    const ctx = requestContext(req, reply, true);
+    const address = streamAddress(req);
+    return tailToJson(
+      await upstream.unary("CheckTail", address, { ...ctx.call, ...address }),
+      ctx.int64,
+    );
+  }
 
-  app.post(`${base}/trim`, { config, schema: routeSchemas.trim }, async (req, reply) => {
+  async function trimStream(req: FastifyRequest, reply: FastifyReply) {
     const ctx = requestContext(req, reply);
     const address = streamAddress(req);
     await upstream.unary(
@@ -169,9 +172,9 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
       { ...ctx.call, ...address },
     );
     return reply.code(204).send();
-  });
+  }
 
-  app.post(`${base}/fence`, { config, schema: routeSchemas.fence }, async (req, reply) => {
+  async function fenceStream(req: FastifyRequest, reply: FastifyReply) {
     const ctx = requestContext(req, reply);
     const address = streamAddress(req);
     const res = await upstream.unary(
@@ -180,5 +183,5 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
       { ...ctx.call, ...address },
     );
     return tailToJson(res, ctx.int64);
-  });
+  }
 }

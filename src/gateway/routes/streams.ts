@@ -1,6 +1,6 @@
 // /v1/buckets/{bucket}/streams: ListStreams, CreateStream, GetStream, ReconfigureStream,
 // DeleteStream.
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { routeSchemas } from "../http/index.ts";
 import type { Query } from "../translate/index.ts";
 import {
@@ -21,22 +21,24 @@ export async function streamRoutes(app: FastifyInstance, opts: { upstream: Upstr
   const config = { resource: "stream" as const };
   const base = "/v1/buckets/:bucket/streams";
 
-  app.get(
-    base,
-    { config: { resource: "bucket" }, schema: routeSchemas.listStreams },
-    async (req, reply) => {
-      const ctx = requestContext(req, reply);
-      const bucket = checkBucketName((req.params as { bucket: string }).bucket);
-      const res = await upstream.unary(
-        "ListStreams",
-        { bucket, ...listQueryFromQuery(req.query as Query) },
-        ctx.call,
-      );
-      return listStreamsResponseToJson(res, ctx.int64);
-    },
-  );
+  app.get(base, { config: { resource: "bucket" }, schema: routeSchemas.listStreams }, listStreams);
+  app.post(base, { config, schema: routeSchemas.createStream }, createStream);
+  app.get(`${base}/:key`, { config, schema: routeSchemas.getStream }, getStream);
+  app.patch(`${base}/:key`, { config, schema: routeSchemas.reconfigureStream }, reconfigureStream);
+  app.delete(`${base}/:key`, { config, schema: routeSchemas.deleteStream }, deleteStream);
 
-  app.post(base, { config, schema: routeSchemas.createStream }, async (req, reply) => {
+  async function listStreams(req: FastifyRequest, reply: FastifyReply) {
+    const ctx = requestContext(req, reply);
+    const bucket = checkBucketName((req.params as { bucket: string }).bucket);
+    const res = await upstream.unary(
+      "ListStreams",
+      { bucket, ...listQueryFromQuery(req.query as Query) },
+      ctx.call,
+    );
+    return listStreamsResponseToJson(res, ctx.int64);
+  }
+
+  async function createStream(req: FastifyRequest, reply: FastifyReply) {
     const ctx = requestContext(req, reply);
     const bucket = checkBucketName((req.params as { bucket: string }).bucket);
     const { key, config: streamConfig } = createStreamFromJson(req.body);
@@ -47,34 +49,30 @@ export async function streamRoutes(app: FastifyInstance, opts: { upstream: Upstr
       { ...ctx.call, bucket, key },
     );
     return reply.code(201).send(streamToJson(requireDescriptor(res.stream), ctx.int64));
-  });
+  }
 
-  app.get(`${base}/:key`, { config, schema: routeSchemas.getStream }, async (req, reply) => {
+  async function getStream(req: FastifyRequest, reply: FastifyReply) {
     const ctx = requestContext(req, reply);
     const address = streamAddress(req);
     const res = await upstream.unary("GetStream", address, { ...ctx.call, ...address });
     return getStreamResponseToJson(res, ctx.int64);
-  });
+  }
 
-  app.patch(
-    `${base}/:key`,
-    { config, schema: routeSchemas.reconfigureStream },
-    async (req, reply) => {
-      const ctx = requestContext(req, reply);
-      const address = streamAddress(req);
-      const res = await upstream.unary(
-        "ReconfigureStream",
-        { ...address, config: streamReconfigurationFromJson(req.body) },
-        { ...ctx.call, ...address },
-      );
-      return streamToJson(requireDescriptor(res.stream), ctx.int64);
-    },
-  );
+  async function reconfigureStream(req: FastifyRequest, reply: FastifyReply) {
+    const ctx = requestContext(req, reply);
+    const address = streamAddress(req);
+    const res = await upstream.unary(
+      "ReconfigureStream",
+      { ...address, config: streamReconfigurationFromJson(req.body) },
+      { ...ctx.call, ...address },
+    );
+    return streamToJson(requireDescriptor(res.stream), ctx.int64);
+  }
 
-  app.delete(`${base}/:key`, { config, schema: routeSchemas.deleteStream }, async (req, reply) => {
+  async function deleteStream(req: FastifyRequest, reply: FastifyReply) {
     const ctx = requestContext(req, reply);
     const address = streamAddress(req);
     await upstream.unary("DeleteStream", address, { ...ctx.call, ...address });
     return reply.code(202).send();
-  });
+  }
 }

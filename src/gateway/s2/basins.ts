@@ -1,6 +1,6 @@
 // S2's /v1/basins routes over nova's buckets: list, create, ensure (PUT), get config,
 // reconfigure and delete.
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { asObject, rejectUnknown, requireDescriptor } from "../translate/index.ts";
 import type { Upstream } from "../upstream/index.ts";
 import {
@@ -21,12 +21,19 @@ export async function basinRoutes(app: FastifyInstance, opts: { upstream: Upstre
   const basinParam = (params: unknown) =>
     checkBasinName((params as { basin: string }).basin, "basin", "bad_path");
 
-  app.get("/v1/basins", { config, schema: s2Schemas.listBasins }, async (req, reply) => {
+  app.get("/v1/basins", { config, schema: s2Schemas.listBasins }, listBasins);
+  app.post("/v1/basins", { config, schema: s2Schemas.createBasin }, createBasin);
+  app.put("/v1/basins/:basin", { config, schema: s2Schemas.ensureBasin }, createOrReconfigureBasin);
+  app.get("/v1/basins/:basin", { config, schema: s2Schemas.getBasinConfig }, getBasinConfig);
+  app.patch("/v1/basins/:basin", { config, schema: s2Schemas.reconfigureBasin }, reconfigureBasin);
+  app.delete("/v1/basins/:basin", { config, schema: s2Schemas.deleteBasin }, deleteBasin);
+
+  async function listBasins(req: FastifyRequest, reply: FastifyReply) {
     const res = await upstream.unary("ListBuckets", listPage(req.query), s2Call(req, reply));
     return { basins: res.buckets.map(bucketToBasinInfo), has_more: res.next !== "" };
-  });
+  }
 
-  app.post("/v1/basins", { config, schema: s2Schemas.createBasin }, async (req, reply) => {
+  async function createBasin(req: FastifyRequest, reply: FastifyReply) {
     const body = asObject(req.body, "body", s2Invalid);
     rejectUnknown(body, new Set(["basin", "config", "location"]), "", s2Invalid);
     const name = checkBasinName(body.basin, "basin", "invalid");
@@ -38,9 +45,9 @@ export async function basinRoutes(app: FastifyInstance, opts: { upstream: Upstre
       s2Call(req, reply),
     );
     return reply.code(201).send(bucketToBasinInfo(requireDescriptor(res.bucket)));
-  });
+  }
 
-  app.put("/v1/basins/:basin", { config, schema: s2Schemas.ensureBasin }, async (req, reply) => {
+  async function createOrReconfigureBasin(req: FastifyRequest, reply: FastifyReply) {
     const name = basinParam(req.params);
     const body = req.body === undefined ? {} : asObject(req.body, "body", s2Invalid);
     rejectUnknown(body, new Set(["config", "location"]), "", s2Invalid);
@@ -54,33 +61,29 @@ export async function basinRoutes(app: FastifyInstance, opts: { upstream: Upstre
       s2Call(req, reply),
     );
     return sendProvisioned(reply, result, bucketToBasinInfo(bucket));
-  });
+  }
 
-  app.get("/v1/basins/:basin", { config, schema: s2Schemas.getBasinConfig }, async (req, reply) => {
+  async function getBasinConfig(req: FastifyRequest, reply: FastifyReply) {
     const res = await upstream.unary(
       "GetBucket",
       { name: basinParam(req.params) },
       s2Call(req, reply),
     );
     return bucketToS2Config(requireDescriptor(res.bucket));
-  });
+  }
 
-  app.patch(
-    "/v1/basins/:basin",
-    { config, schema: s2Schemas.reconfigureBasin },
-    async (req, reply) => {
-      const name = basinParam(req.params);
-      const res = await upstream.unary(
-        "ReconfigureBucket",
-        { name, config: bucketConfigFromS2(req.body ?? {}, "body", true) },
-        s2Call(req, reply),
-      );
-      return bucketToS2Config(requireDescriptor(res.bucket));
-    },
-  );
+  async function reconfigureBasin(req: FastifyRequest, reply: FastifyReply) {
+    const name = basinParam(req.params);
+    const res = await upstream.unary(
+      "ReconfigureBucket",
+      { name, config: bucketConfigFromS2(req.body ?? {}, "body", true) },
+      s2Call(req, reply),
+    );
+    return bucketToS2Config(requireDescriptor(res.bucket));
+  }
 
-  app.delete("/v1/basins/:basin", { config, schema: s2Schemas.deleteBasin }, async (req, reply) => {
+  async function deleteBasin(req: FastifyRequest, reply: FastifyReply) {
     await upstream.unary("DeleteBucket", { name: basinParam(req.params) }, s2Call(req, reply));
     return reply.code(202).send();
-  });
+  }
 }

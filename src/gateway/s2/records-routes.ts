@@ -55,21 +55,25 @@ export async function s2RecordRoutes(app: FastifyInstance, opts: S2RecordRoutesO
       schema: s2Schemas.append,
       bodyLimit: opts.bodyLimit,
     },
-    async (req, reply) => {
-      if (isS2s(req.headers["content-type"])) {
-        return serveS2sAppend({ ...streamOf(req), call: s2Call(req, reply) }, reply, s2s);
-      }
-      const address = streamOf(req);
-      const input = Buffer.isBuffer(req.body)
-        ? s2Wire.AppendInput.decode(req.body)
-        : appendInputFromS2Json(req.body, s2Format(req.headers["s2-format"]));
-      const ack = await appendS2(upstream, address, input, s2Call(req, reply));
-      if (wantsProto(req)) return sendProto(reply, s2Wire.AppendAck.encode(ack));
-      return appendAckToS2Json(ack);
-    },
+    appendRecords,
   );
+  app.get(path, { config, schema: s2Schemas.read }, readRecords);
+  app.get(`${path}/tail`, { config, schema: s2Schemas.checkTail }, checkTail);
 
-  app.get(path, { config, schema: s2Schemas.read }, async (req, reply) => {
+  async function appendRecords(req: FastifyRequest, reply: FastifyReply) {
+    if (isS2s(req.headers["content-type"])) {
+      return serveS2sAppend({ ...streamOf(req), call: s2Call(req, reply) }, reply, s2s);
+    }
+    const address = streamOf(req);
+    const input = Buffer.isBuffer(req.body)
+      ? s2Wire.AppendInput.decode(req.body)
+      : appendInputFromS2Json(req.body, s2Format(req.headers["s2-format"]));
+    const ack = await appendS2(upstream, address, input, s2Call(req, reply));
+    if (wantsProto(req)) return sendProto(reply, s2Wire.AppendAck.encode(ack));
+    return appendAckToS2Json(ack);
+  }
+
+  async function readRecords(req: FastifyRequest, reply: FastifyReply) {
     const address = streamOf(req);
     const call = s2Call(req, reply);
     const format = s2Format(req.headers["s2-format"]);
@@ -91,16 +95,16 @@ export async function s2RecordRoutes(app: FastifyInstance, opts: S2RecordRoutesO
     }
     if (wantsProto(req)) return sendProto(reply, s2Wire.ReadBatch.encode(batch));
     return readBatchToS2Json(batch, format);
-  });
+  }
 
-  app.get(`${path}/tail`, { config, schema: s2Schemas.checkTail }, async (req, reply) => {
+  async function checkTail(req: FastifyRequest, reply: FastifyReply) {
     const address = streamOf(req);
     const { tail } = await upstream.unary("CheckTail", address, {
       ...s2Call(req, reply),
       ...address,
     });
     return { tail: positionToS2Json(positionToS2(tail)) };
-  });
+  }
 }
 
 function sendProto(reply: FastifyReply, body: Buffer): FastifyReply {

@@ -1,6 +1,6 @@
 // S2's /v1/streams routes (basin from the s2-basin header or the Host) over nova's streams:
 // list, create, get config, reconfigure and delete.
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { asObject, checkStreamKey, rejectUnknown, requireDescriptor } from "../translate/index.ts";
 import type { Upstream } from "../upstream/index.ts";
 import { streamConfigToS2, streamSettingsFromS2, streamToStreamInfo } from "./config.ts";
@@ -17,18 +17,33 @@ export async function s2StreamRoutes(app: FastifyInstance, opts: { upstream: Ups
   app.get(
     "/v1/streams",
     { config: { resource: "bucket" }, schema: s2Schemas.listStreams },
-    async (req, reply) => {
-      const bucket = requestBasin(req);
-      const res = await upstream.unary(
-        "ListStreams",
-        { bucket, ...listPage(req.query) },
-        s2Call(req, reply),
-      );
-      return { streams: res.streams.map(streamToStreamInfo), has_more: res.next !== "" };
-    },
+    listStreams,
   );
+  app.post("/v1/streams", { config, schema: s2Schemas.createStream }, createStream);
+  app.put(
+    "/v1/streams/:stream",
+    { config, schema: s2Schemas.ensureStream },
+    createOrReconfigureStream,
+  );
+  app.get("/v1/streams/:stream", { config, schema: s2Schemas.getStreamConfig }, getStreamConfig);
+  app.patch(
+    "/v1/streams/:stream",
+    { config, schema: s2Schemas.reconfigureStream },
+    reconfigureStream,
+  );
+  app.delete("/v1/streams/:stream", { config, schema: s2Schemas.deleteStream }, deleteStream);
 
-  app.post("/v1/streams", { config, schema: s2Schemas.createStream }, async (req, reply) => {
+  async function listStreams(req: FastifyRequest, reply: FastifyReply) {
+    const bucket = requestBasin(req);
+    const res = await upstream.unary(
+      "ListStreams",
+      { bucket, ...listPage(req.query) },
+      s2Call(req, reply),
+    );
+    return { streams: res.streams.map(streamToStreamInfo), has_more: res.next !== "" };
+  }
+
+  async function createStream(req: FastifyRequest, reply: FastifyReply) {
     const bucket = requestBasin(req);
     const body = asObject(req.body, "body", s2Invalid);
     rejectUnknown(body, new Set(["stream", "config"]), "", s2Invalid);
@@ -46,9 +61,9 @@ export async function s2StreamRoutes(app: FastifyInstance, opts: { upstream: Ups
       { ...call, bucket, key },
     );
     return reply.code(201).send(streamToStreamInfo(requireDescriptor(res.stream)));
-  });
+  }
 
-  app.put("/v1/streams/:stream", { config, schema: s2Schemas.ensureStream }, async (req, reply) => {
+  async function createOrReconfigureStream(req: FastifyRequest, reply: FastifyReply) {
     const address = streamOf(req);
     const body = req.body === undefined ? {} : asObject(req.body, "body", s2Invalid);
     rejectUnknown(body, new Set(["config"]), "", s2Invalid);
@@ -61,40 +76,28 @@ export async function s2StreamRoutes(app: FastifyInstance, opts: { upstream: Ups
       s2Call(req, reply),
     );
     return sendProvisioned(reply, result, streamToStreamInfo(stream));
-  });
+  }
 
-  app.get(
-    "/v1/streams/:stream",
-    { config, schema: s2Schemas.getStreamConfig },
-    async (req, reply) => {
-      const address = streamOf(req);
-      const res = await upstream.unary("GetStream", address, { ...s2Call(req, reply), ...address });
-      return streamConfigToS2(requireDescriptor(res.stream));
-    },
-  );
+  async function getStreamConfig(req: FastifyRequest, reply: FastifyReply) {
+    const address = streamOf(req);
+    const res = await upstream.unary("GetStream", address, { ...s2Call(req, reply), ...address });
+    return streamConfigToS2(requireDescriptor(res.stream));
+  }
 
-  app.patch(
-    "/v1/streams/:stream",
-    { config, schema: s2Schemas.reconfigureStream },
-    async (req, reply) => {
-      const address = streamOf(req);
-      const settings = streamSettingsFromS2(req.body ?? {}, "body", true);
-      const res = await upstream.unary(
-        "ReconfigureStream",
-        { ...address, config: settings },
-        { ...s2Call(req, reply), ...address },
-      );
-      return streamConfigToS2(requireDescriptor(res.stream));
-    },
-  );
+  async function reconfigureStream(req: FastifyRequest, reply: FastifyReply) {
+    const address = streamOf(req);
+    const settings = streamSettingsFromS2(req.body ?? {}, "body", true);
+    const res = await upstream.unary(
+      "ReconfigureStream",
+      { ...address, config: settings },
+      { ...s2Call(req, reply), ...address },
+    );
+    return streamConfigToS2(requireDescriptor(res.stream));
+  }
 
-  app.delete(
-    "/v1/streams/:stream",
-    { config, schema: s2Schemas.deleteStream },
-    async (req, reply) => {
-      const address = streamOf(req);
-      await upstream.unary("DeleteStream", address, { ...s2Call(req, reply), ...address });
-      return reply.code(202).send();
-    },
-  );
+  async function deleteStream(req: FastifyRequest, reply: FastifyReply) {
+    const address = streamOf(req);
+    await upstream.unary("DeleteStream", address, { ...s2Call(req, reply), ...address });
+    return reply.code(202).send();
+  }
 }

@@ -15,7 +15,7 @@ const REASONS = {
 
 export async function unsupportedRoutes(app: FastifyInstance) {
   for (const [prefix, reason] of Object.entries(REASONS)) {
-    const handler = async () => {
+    const notImplemented = async () => {
       throw s2Error("not_implemented", reason);
     };
     for (const url of [prefix, `${prefix}/*`]) {
@@ -23,7 +23,7 @@ export async function unsupportedRoutes(app: FastifyInstance) {
         method: ["GET", "POST", "PUT", "PATCH", "DELETE"],
         url,
         schema: s2Schemas.unsupported,
-        handler,
+        handler: notImplemented,
       });
     }
   }

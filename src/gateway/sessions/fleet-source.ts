@@ -9,9 +9,14 @@ import type { SubscribeResponse__Output } from "../../gen/nova/v1/SubscribeRespo
 import { unavailable } from "../errors/index.ts";
 import type { ReadStart } from "../translate/index.ts";
 import type { Upstream } from "../upstream/index.ts";
-import { connectionBroken, FleetError, notOwnerLeader, StarCallError } from "../upstream/index.ts";
+import {
+  callFrames,
+  connectionBroken,
+  FleetError,
+  notOwnerLeader,
+  StarCallError,
+} from "../upstream/index.ts";
 import { type Backoff, backoffDelayMs, DEFAULT_BACKOFF } from "./backoff.ts";
-import { callFrames } from "./grpc-frames.ts";
 import type { BatchSource, Cursor, SourceBatch } from "./source.ts";
 
 /** Told when an upstream Subscribe call starts and when it ends (a gauge in /metrics). */

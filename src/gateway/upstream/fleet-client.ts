@@ -12,11 +12,8 @@ import type {
 } from "../../contract/proto/index.ts";
 import { findDetail, nova } from "../../contract/proto/index.ts";
 import type { AppendSessionOpen } from "../../gen/nova/v1/AppendSessionOpen.ts";
-import type { AppendSessionOpened__Output } from "../../gen/nova/v1/AppendSessionOpened.ts";
-import type { AppendSessionRequest } from "../../gen/nova/v1/AppendSessionRequest.ts";
 import type { AppendSessionResponse__Output } from "../../gen/nova/v1/AppendSessionResponse.ts";
 import type { SubscribeRequest } from "../../gen/nova/v1/SubscribeRequest.ts";
-import type { SubscribeResponse__Output } from "../../gen/nova/v1/SubscribeResponse.ts";
 import { ChannelPool, type Lease } from "./channel-pool.ts";
 import {
   abortError,
@@ -28,12 +25,7 @@ import {
 } from "./errors.ts";
 import { LeaderCache } from "./leader-cache.ts";
 import { awaitReady, type Readiness } from "./ready.ts";
-
-export type AppendSessionCall = grpc.ClientDuplexStream<
-  AppendSessionRequest,
-  AppendSessionResponse__Output
->;
-export type SubscribeCall = grpc.ClientReadableStream<SubscribeResponse__Output>;
+import type { AppendSession, AppendSessionCall, CallOptions, SubscribeCall } from "./upstream.ts";
 
 export interface FleetObserver {
   /** Each upstream call when it ends: every hop counts, one that never connected too. */
@@ -55,25 +47,6 @@ export interface FleetClientOptions {
   observer?: FleetObserver;
   maxChannels?: number;
   maxLeaders?: number;
-}
-
-export interface FleetCallOptions {
-  /** The stream addressed, for routing to its leader; defaults to the request's bucket and key. */
-  bucket?: string;
-  key?: string;
-  /** Forwarded to the star as the `authorization` metadata. */
-  authorization?: string;
-  /** Aborting cancels the upstream call at once. */
-  signal?: AbortSignal;
-  /** Overrides the verb's deadline. */
-  deadlineMs?: number;
-}
-
-export interface AppendSession {
-  call: AppendSessionCall;
-  opened: AppendSessionOpened__Output;
-  /** The star holding the session. */
-  address: string;
 }
 
 export interface StarHealth {
@@ -167,7 +140,7 @@ export class FleetClient {
   unary<M extends UnaryMethod>(
     method: M,
     request: RequestOf<M>,
-    opts: FleetCallOptions = {},
+    opts: CallOptions = {},
   ): Promise<ResponseOf<M>> {
     const def = SERVICE[method] as MethodDefinition<RequestOf<M>, unknown, unknown, ResponseOf<M>>;
     const stream = streamOf(request, opts);
@@ -196,7 +169,7 @@ export class FleetClient {
    * The call is grpc-js's own; when it ends with NotOwner or UNAVAILABLE the client learns
    * from it, so a re-subscribe from the caller's cursor lands on the right star.
    */
-  subscribe(request: SubscribeRequest, opts: FleetCallOptions = {}): Promise<SubscribeCall> {
+  subscribe(request: SubscribeRequest, opts: CallOptions = {}): Promise<SubscribeCall> {
     const def = SERVICE.Subscribe;
     const stream = streamOf(request, opts);
     return this.#route("Subscribe", stream, opts, true, async (hop) => {
@@ -218,7 +191,7 @@ export class FleetClient {
    * redialing the leader a NotOwner names. The caller then writes batch frames and reads acks
    * from `call` (the opened frame is already consumed) and half-closes when done.
    */
-  openAppendSession(open: AppendSessionOpen, opts: FleetCallOptions = {}): Promise<AppendSession> {
+  openAppendSession(open: AppendSessionOpen, opts: CallOptions = {}): Promise<AppendSession> {
     const def = SERVICE.AppendSession;
     const stream = streamOf(open, opts);
     // Nothing is appended before `opened`, so the handshake can always go elsewhere.
@@ -306,7 +279,7 @@ export class FleetClient {
   async #route<T>(
     method: Method,
     stream: StreamRef | undefined,
-    opts: FleetCallOptions,
+    opts: CallOptions,
     replayable: boolean,
     attempt: (hop: Hop) => Promise<T>,
   ): Promise<T> {
@@ -396,7 +369,7 @@ export class FleetClient {
     method: Method,
     address: string,
     deadline: number,
-    opts: FleetCallOptions,
+    opts: CallOptions,
     attempt: (hop: Hop) => Promise<T>,
   ): Promise<T> {
     const lease = this.#pool.acquire(address, method === "Subscribe" ? "subscriptions" : "calls");
@@ -420,7 +393,7 @@ export class FleetClient {
     lease: Lease,
     started: number,
     deadline: number,
-    opts: FleetCallOptions,
+    opts: CallOptions,
     attempt: (hop: Hop) => Promise<T>,
   ): Promise<T> {
     const readiness = await awaitReady(lease.client.getChannel(), deadline, opts.signal);
@@ -533,7 +506,7 @@ const REFUSED_CREDENTIALS: ReadonlySet<grpc.status> = new Set([
   grpc.status.PERMISSION_DENIED,
 ]);
 
-function streamOf(request: object, opts: FleetCallOptions): StreamRef | undefined {
+function streamOf(request: object, opts: CallOptions): StreamRef | undefined {
   const fields = request as { bucket?: unknown; key?: unknown };
   const bucket = opts.bucket ?? fields.bucket;
   const key = opts.key ?? fields.key;
@@ -555,7 +528,7 @@ function replayable(method: UnaryMethod, request: object): boolean {
 /** Shared by every call without credentials: grpc-js clones a call's metadata when it starts. */
 const NO_METADATA = new grpc.Metadata();
 
-function metadataOf(opts: FleetCallOptions): grpc.Metadata {
+function metadataOf(opts: CallOptions): grpc.Metadata {
   if (!opts.authorization) return NO_METADATA;
   const metadata = new grpc.Metadata();
   metadata.set("authorization", opts.authorization);

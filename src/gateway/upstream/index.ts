@@ -1,5 +1,5 @@
 // The star fleet as the rest of the gateway sees it: the Upstream port, the fleet client that
-// implements it, and the failures its calls end with.
+// implements it, the failures its calls end with, and a server stream's frames as an iterator.
 export {
   connectionBroken,
   FleetError,
@@ -11,4 +11,5 @@ export {
 } from "./errors.ts";
 export { FleetClient, type FleetObserver } from "./fleet-client.ts";
 export { fleetUpstream } from "./fleet-upstream.ts";
+export { callFrames } from "./grpc-frames.ts";
 export type { AppendSession, CallOptions, SubscribeCall, Upstream } from "./upstream.ts";

@@ -7,7 +7,7 @@
 // consumed; returning early or aborting cancels the call at once.
 import type { Readable } from "node:stream";
 import { type StatusObject, status } from "@grpc/grpc-js";
-import { StarCallError } from "../upstream/index.ts";
+import { StarCallError } from "./errors.ts";
 
 /** A grpc-js ClientReadableStream: an object-mode Readable of frames that can be cancelled. */
 export type ReadableCall = Readable & { cancel(): void };

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { status } from "@grpc/grpc-js";
-import { StarCallError } from "../upstream/index.ts";
+import { StarCallError } from "./errors.ts";
 import { FakeCall } from "./fake-call.test-helper.ts";
 import { callFrames } from "./grpc-frames.ts";
 
