@@ -229,6 +229,8 @@ describe("records", () => {
     const s = await stream();
     const cases: [string, unknown, Record<string, string>, number, string][] = [
       [`${s}/records`, "{not json", {}, 400, "bad_json"],
+      // Neither body nor content type: no media type's schema applies.
+      [`${s}/records`, undefined, {}, 400, "invalid_argument"],
       [`${s}/records`, { records: [] }, {}, 400, "invalid_argument"],
       [`${s}/records`, { records: [{ body: 5 }] }, {}, 400, "invalid_argument"],
       [`${s}/records?format=base64`, { records: [{ body: "%%%" }] }, {}, 400, "bad_base64"],
@@ -254,7 +256,7 @@ describe("records", () => {
       assert.equal(
         res.status,
         status,
-        `${JSON.stringify(body).slice(0, 60)}: ${res.text.slice(0, 200)}`,
+        `${String(JSON.stringify(body)).slice(0, 60)}: ${res.text.slice(0, 200)}`,
       );
       assert.equal(res.json.code, code);
       assert.equal(typeof res.json.message, "string");

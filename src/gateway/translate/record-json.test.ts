@@ -143,6 +143,8 @@ const bad = (
   );
 
 test("what the AppendInput schema cannot say is refused with its code, status and field", () => {
+  // No body at all: a POST without a content type is not validated by media type.
+  bad(undefined, "body");
   // Exact integers out of range (the schema sees digits), the token's UTF-8 bytes.
   bad({ records: [{ timestamp_ms: "-9223372036854775809" }] }, "records[0].timestamp_ms");
   bad({ records: [{ timestamp_ms: "9223372036854775808" }] }, "records[0].timestamp_ms");

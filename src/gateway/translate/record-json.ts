@@ -11,7 +11,7 @@ import type { Position__Output } from "../../gen/nova/v1/Position.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
 import { invalidArgument, payloadTooLarge } from "../errors/index.ts";
 import { readFencingToken } from "./fence.ts";
-import { fieldPath } from "./fields.ts";
+import { asObject, fieldPath } from "./fields.ts";
 import { bytesFromJson, bytesToJson, type RecordFormat } from "./format.ts";
 import {
   type ExactInt,
@@ -83,7 +83,9 @@ export function appendInputFromJson(
   format: RecordFormat,
   limits: AppendLimits = DEFAULT_APPEND_LIMITS,
 ): AppendBatchProto {
-  const obj = input as AppendInputJson;
+  // Fastify validates a body by its media type: a POST with neither body nor content type
+  // reaches here unvalidated, as `undefined`.
+  const obj = asObject(input, "body", invalidArgument) as unknown as AppendInputJson;
   const records: AppendRecordProto[] = [];
   let batchBytes = 0;
   for (const [i, item] of obj.records.entries()) {
