@@ -55,3 +55,35 @@ test("closing answers a request already in a kept-alive connection's socket befo
   assert.equal(await answers.until(2), 2, "the request in the socket was answered");
   await closed;
 });
+
+test("a connection whose request arrived while the event loop was stalled past the timeout is served", async (t) => {
+  const server = gatewayServer(
+    (_req, res) => {
+      res.setHeader("content-length", 2);
+      res.end("ok");
+    },
+    { ...SETTINGS, headersTimeoutMs: 50 },
+  );
+  // As the gateway's client-error handler answers a connection that timed out.
+  server.on("clientError", (_err: Error, socket: net.Socket) =>
+    socket.end("HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"),
+  );
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as net.AddressInfo;
+  const accepted = once(server, "connection");
+  const client = net.connect(port, "127.0.0.1");
+  t.after(() => {
+    client.destroy();
+    server.closeAllConnections();
+    server.close();
+  });
+  const answers = received(client);
+  await accepted;
+  // The request reaches the server's socket (loopback delivers in the write); then the loop
+  // stalls past the 50 ms headers timeout before it gets to read it.
+  client.write(REQUEST);
+  const until = Date.now() + 150;
+  while (Date.now() < until);
+  assert.equal(await answers.until(1), 1, "answered, not cut with 408");
+});

@@ -127,11 +127,18 @@ function route(
   timedOut: (socket: net.Socket) => void,
 ) {
   let seen = Buffer.alloc(0);
+  let settled = false;
   const timer = setTimeout(() => {
-    socket.off("readable", onReadable);
-    timedOut(socket);
+    // Timers run before the event loop polls its sockets: after a stall the first bytes may
+    // have arrived unread. The verdict waits for one poll.
+    setImmediate(() => {
+      if (settled) return;
+      socket.off("readable", onReadable);
+      timedOut(socket);
+    });
   }, timeoutMs);
   const gone = () => {
+    settled = true;
     clearTimeout(timer);
     socket.destroy();
   };
@@ -145,6 +152,7 @@ function route(
     hand(prefix ? h2 : h1);
   };
   const hand = (server: net.Server) => {
+    settled = true;
     clearTimeout(timer);
     socket.off("readable", onReadable);
     socket.off("error", gone);
