@@ -1,10 +1,11 @@
 // `npm test`'s test run (and `test:unit`, `test:integration`): each test file in its own
-// process (the unit files, src/, all in one: scripts/unit-bundle.ts), the independent files several at a time (--concurrency, default 4), longest first by
-// the last run's times, then the files that load the machine on purpose (SERIAL below) one at a
-// time, so neither slows the other's deadlines. One spec-reporter output for both groups, the 10
-// slowest files, and one closing summary (`ℹ tests N`, `ℹ pass N`, `ℹ fail N`, ...) over every
-// file; exit 1 when a test failed. Every file's wall time is kept in
-// node_modules/.cache/nova-test-times.tsv ("ms<TAB>file" lines).
+// process (the unit files, src/, all in one: scripts/unit-bundle.ts), the independent files
+// several at a time (--concurrency, default 4), longest first by the last run's times, then the
+// files that load the machine on purpose (SERIAL below) one at a time, so neither slows the
+// other's deadlines. One spec-reporter output for both groups, the 10 slowest files, and one
+// closing summary (`ℹ tests N`, `ℹ pass N`, `ℹ fail N`, ...) over every file; exit 1 when a test
+// failed. Every file's wall time is kept in node_modules/.cache/nova-test-times.tsv
+// ("ms<TAB>file" lines).
 // Arguments: test files, or folders whose `**/*.test.ts` files run (default: src and test).
 import { globSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
@@ -71,17 +72,18 @@ const times = lastTimes();
 
 const files = testFiles(positionals.length > 0 ? positionals : ["src", "test"]);
 const serial = files.filter((file) => SERIAL.includes(file));
-// A long file started last would hold the run up alone. Untimed (a fresh clone): integration
-// files (test/, real processes) count as long, unit files (src/) as short.
 // The unit files share one process (scripts/unit-bundle.ts) when there are several.
 const UNIT_BUNDLE = "scripts/unit-bundle.ts";
-const expectedMs = (file: string) =>
-  times.get(file) ?? (file.startsWith("test/") || file === UNIT_BUNDLE ? 20_000 : 2_000);
 const units = files.filter((file) => file.startsWith("src/"));
 const bundled = units.length > 1;
 if (bundled) process.env.NOVA_UNIT_FILES = JSON.stringify(units.map((file) => join(root, file)));
+const separate = bundled ? files.filter((file) => !units.includes(file)) : files;
+// A long file started last would hold the run up alone. Untimed (a fresh clone): integration
+// files (test/, real processes) and the unit bundle count as long, a lone unit file as short.
+const expectedMs = (file: string) =>
+  times.get(file) ?? (file.startsWith("test/") || file === UNIT_BUNDLE ? 20_000 : 2_000);
 const parallel = [
-  ...files.filter((file) => !SERIAL.includes(file) && !(bundled && file.startsWith("src/"))),
+  ...separate.filter((file) => !SERIAL.includes(file)),
   ...(bundled ? [UNIT_BUNDLE] : []),
 ].sort((a, b) => expectedMs(b) - expectedMs(a));
 
