@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { once } from "node:events";
+import type http from "node:http";
 import net from "node:net";
 import { test } from "node:test";
+import Fastify from "fastify";
 import { gatewayServer } from "./listener.ts";
 
 const SETTINGS = { headersTimeoutMs: 10_000, keepAliveTimeoutMs: 60_000, h2MaxStreams: 10 };
@@ -52,6 +54,30 @@ test("closing answers a request already in a kept-alive connection's socket befo
   client.write(REQUEST);
   const closed = once(server, "close");
   server.close();
+  assert.equal(await answers.until(2), 2, "the request in the socket was answered");
+  await closed;
+});
+
+test("closing through Fastify, which closes idle connections itself first, answers that request too", async (t) => {
+  const app = Fastify({
+    serverFactory: (handler) => gatewayServer(handler, SETTINGS) as unknown as http.Server,
+    // As the gateway: requests are served while it closes.
+    return503OnClosing: false,
+  });
+  app.get("/", async () => "ok");
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const { port } = app.server.address() as net.AddressInfo;
+  const client = net.connect(port, "127.0.0.1");
+  t.after(() => {
+    client.destroy();
+    app.server.closeAllConnections();
+  });
+  const answers = received(client);
+  client.write(REQUEST);
+  assert.equal(await answers.until(1), 1);
+
+  client.write(REQUEST);
+  const closed = app.close();
   assert.equal(await answers.until(2), 2, "the request in the socket was answered");
   await closed;
 });

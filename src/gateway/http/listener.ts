@@ -91,13 +91,14 @@ export function gatewayServer(handler: Handler, settings: ListenerSettings): Gat
   front.on("listening", () => h1.emit("listening"));
 
   return Object.assign(front, {
+    // A request a balancer sent just before it took the gateway out can still sit unread in a
+    // socket, whose connection then looks idle: closing it would drop the request under the
+    // balancer. So idle connections close, by either way in (Fastify closes them itself before
+    // it closes the server), only after two turns of the event loop have read every socket:
+    // such a request then starts, and is answered with `connection: close`.
     close(this: net.Server, done?: (err?: Error) => void) {
       net.Server.prototype.close.call(this, done);
-      // Idle HTTP/1.1 connections close; HTTP/2 sessions get GOAWAY, their streams finish. A
-      // request a balancer sent just before it took the gateway out can still sit unread in a
-      // socket, whose connection then looks idle: closing it would drop the request under the
-      // balancer. Two turns of the event loop read every socket first, so it starts and is
-      // answered (with `connection: close`).
+      // Idle HTTP/1.1 connections close; HTTP/2 sessions get GOAWAY, their streams finish.
       afterPendingReads(() => {
         h1.close();
         h2.close();
@@ -105,7 +106,7 @@ export function gatewayServer(handler: Handler, settings: ListenerSettings): Gat
       return this;
     },
     closeIdleConnections() {
-      h1.closeIdleConnections();
+      afterPendingReads(() => h1.closeIdleConnections());
     },
     closeAllConnections() {
       h1.closeAllConnections();
