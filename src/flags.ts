@@ -6,6 +6,7 @@ import {
   DEFAULT_COMPRESS_MIN_BYTES,
   DEFAULT_DRAIN_DELAY_MS,
   DEFAULT_DRAIN_GRACE_MS,
+  DEFAULT_FANOUT_SLICE,
   DEFAULT_H2_MAX_STREAMS,
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_HUB_LINGER_MS,
@@ -161,6 +162,12 @@ export const flags = defineFlags({
     default: DEFAULT_HUB_LINGER_MS,
     min: 0,
     help: "how long a hub and its upstream Subscribe outlive the stream's last reader, ms",
+  },
+  "hub-fanout-slice": {
+    type: "int",
+    default: DEFAULT_FANOUT_SLICE,
+    min: 1,
+    help: "subscribers a hub hands a new batch to before it lets the event loop serve other work (appends, new requests); smaller favours them, larger the subscribers' latency",
   },
   "read-grant-ms": {
     type: "int",

@@ -113,6 +113,7 @@ const app = await buildApp({
     ? {
         ring: { ...DEFAULT_HUB_RING, maxBytes: opts.hubRingMb * 1024 * 1024 },
         lingerMs: opts.hubLingerMs,
+        fanoutSlice: opts.hubFanoutSlice,
         readGrantMs: opts.readGrantMs,
       }
     : false,

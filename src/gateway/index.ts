@@ -12,6 +12,7 @@ export {
   metricsObserver,
 } from "./http/index.ts";
 export {
+  DEFAULT_FANOUT_SLICE,
   DEFAULT_HUB_LINGER_MS,
   DEFAULT_HUB_RING,
   DEFAULT_READ_GRANT_MS,

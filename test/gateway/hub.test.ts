@@ -19,8 +19,14 @@ before(async () => {
   stack = await startStack("nova-hub-", {
     gateway: {
       // A read grant outlives any one test here, however slow the machine: the test of a
-      // remembered yes must not see it expire between its two rounds.
-      hubs: { ring: { maxBatches: 4, maxBytes: 1 << 20 }, lingerMs: 50, readGrantMs: 600_000 },
+      // remembered yes must not see it expire between its two rounds. Fan-outs yield every
+      // two subscribers, so the tests with several cross slices.
+      hubs: {
+        ring: { maxBatches: 4, maxBytes: 1 << 20 },
+        lingerMs: 50,
+        readGrantMs: 600_000,
+        fanoutSlice: 2,
+      },
     },
   });
   gw = stack.gw;

@@ -2,12 +2,14 @@
 // `lingerMs` after the last one leaves (a client reconnecting at once finds it still there),
 // and dropped at once when its feed fails, so the next subscriber starts a fresh one.
 import type { RingLimits } from "./hub-ring.ts";
-import { type HubFeed, type HubSubscriber, StreamHub } from "./stream-hub.ts";
+import { DEFAULT_FANOUT_SLICE, type HubFeed, type HubSubscriber, StreamHub } from "./stream-hub.ts";
 
 export interface HubRegistryOptions {
   feed: (bucket: string, key: string) => HubFeed;
   ring: RingLimits;
   lingerMs: number;
+  /** Readers a hub's fan-out serves before it yields to the event loop. */
+  fanoutSlice?: number;
   /** Told when the number of hubs changes (a gauge in /metrics). */
   onCount?: (hubs: number) => void;
 }
@@ -55,7 +57,11 @@ export class HubRegistry {
     const id = JSON.stringify([bucket, key]);
     let held = this.#hubs.get(id);
     if (!held || held.hub.ended) {
-      const hub = new StreamHub(this.#opts.feed(bucket, key), this.#opts.ring, opener, (h) =>
+      const limits = {
+        ...this.#opts.ring,
+        fanoutSlice: this.#opts.fanoutSlice ?? DEFAULT_FANOUT_SLICE,
+      };
+      const hub = new StreamHub(this.#opts.feed(bucket, key), limits, opener, (h) =>
         this.#drop(id, h),
       );
       held = { hub, leases: 0, linger: undefined };

@@ -8,4 +8,5 @@ export * from "./next-batch.ts";
 export { DEFAULT_READ_GRANT_MS, ReadGrants } from "./read-grants.ts";
 export type { BatchSource, Cursor, SourceBatch } from "./source.ts";
 export * from "./sse-session.ts";
+export { DEFAULT_FANOUT_SLICE } from "./stream-hub.ts";
 export * from "./subscribe-http.ts";

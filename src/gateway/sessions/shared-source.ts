@@ -10,7 +10,7 @@ import type { Upstream } from "../upstream/index.ts";
 import { StarCallError } from "../upstream/index.ts";
 import type { HubRegistry } from "./hub-registry.ts";
 import type { ReadGrants } from "./read-grants.ts";
-import type { BatchSource, Cursor, SourceBatch } from "./source.ts";
+import type { BatchSource, BatchTap, Cursor, SourceBatch } from "./source.ts";
 import { HubSubscriber, type StreamHub } from "./stream-hub.ts";
 import { tokenExpiresAtMs } from "./token-expiry.ts";
 
@@ -41,13 +41,14 @@ export interface SharedSourceOptions {
 const REFUSED_HUB_RETRIES = 3;
 
 export function sharedSource(opts: SharedSourceOptions): BatchSource {
-  return (cursor, signal) => subscribe(opts, cursor, signal);
+  return (cursor, signal, tap) => subscribe(opts, cursor, signal, tap);
 }
 
 async function* subscribe(
   opts: SharedSourceOptions,
   cursor: Cursor,
   signal: AbortSignal,
+  tap: BatchTap | undefined,
 ): AsyncGenerator<SourceBatch> {
   if (!(await authorize(opts, signal))) {
     // The stream does not exist (yet): the subscriber's own Subscribe says what is right, and
@@ -71,7 +72,7 @@ async function* subscribe(
         const seq = seqOf(at) ?? (isTail(at) ? hub.next : undefined);
         if (seq !== undefined && hub.contains(seq)) {
           events?.joined(true);
-          const left = yield* hub.follow(sub, seq, signal);
+          const left = yield* hub.follow(sub, seq, signal, tap);
           events?.detached();
           at = { start: { seq_num: left.toString() }, clamp: false };
           continue;

@@ -27,7 +27,19 @@ export interface SourceBatch {
 }
 
 /**
- * Batches from `cursor` on, until the consumer stops or `signal` aborts (which must release any
- * upstream call at once). Errors are thrown as the fleet's errors or HttpErrors.
+ * A consumer that takes batches in the producer's turn, with no await: true when it took the
+ * batch (delivered as if the iterator had yielded it), false to have it yielded as usual. Called
+ * synchronously, only while the consumer waits on the iterator's next batch.
  */
-export type BatchSource = (cursor: Cursor, signal: AbortSignal) => AsyncIterable<SourceBatch>;
+export type BatchTap = (batch: SourceBatch) => boolean;
+
+/**
+ * Batches from `cursor` on, until the consumer stops or `signal` aborts (which must release any
+ * upstream call at once). Errors are thrown as the fleet's errors or HttpErrors. A source with
+ * a live fan-out (a hub) may hand batches to `tap` instead of yielding them; others ignore it.
+ */
+export type BatchSource = (
+  cursor: Cursor,
+  signal: AbortSignal,
+  tap?: BatchTap,
+) => AsyncIterable<SourceBatch>;

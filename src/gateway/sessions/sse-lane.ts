@@ -15,7 +15,7 @@ import type {
 } from "../translate/index.ts";
 import { positionText, recordsJsonBytes } from "../translate/index.ts";
 import { type Bounds, boundsMet, cutBatch, type Tally, ZERO_TALLY } from "./bounds.ts";
-import type { BatchSource, Cursor, SourceBatch } from "./source.ts";
+import type { BatchSource, BatchTap, Cursor, SourceBatch } from "./source.ts";
 
 export interface SseLaneOptions {
   source: BatchSource;
@@ -110,13 +110,16 @@ export class SseLane {
     return this.#next ?? nextOf(this.#tail);
   }
 
-  /** Starts reading: where the resumed session left the stream, else at the cursor. */
-  open(signal: AbortSignal): void {
+  /**
+   * Starts reading: where the resumed session left the stream, else at the cursor. A live hub
+   * may hand batches to `tap` while the lane waits at the head.
+   */
+  open(signal: AbortSignal, tap?: BatchTap): void {
     const { resume, cursor } = this.#opts;
     const from: Cursor = resume
       ? { start: { seq_num: resume.next.toString() }, clamp: false }
       : cursor;
-    this.#it = this.#opts.source(from, signal)[Symbol.asyncIterator]();
+    this.#it = this.#opts.source(from, signal, tap)[Symbol.asyncIterator]();
   }
 
   /** The lane's next read, started once and kept until taken. */
@@ -179,6 +182,23 @@ export class SseLane {
     }
     if (error) step.failure = error;
     return step;
+  }
+
+  /**
+   * A caught-up lane's step for a hub batch that it delivers whole with its bounds still open,
+   * in the shared bytes: the fast path. Undefined, with nothing changed, for any other batch.
+   */
+  takeWhole(batch: SourceBatch): LaneStep | undefined {
+    const { records } = batch;
+    const last = records[records.length - 1];
+    if (!last || !this.#caughtUp) return undefined;
+    const cut = cutBatch(records, contentBytes, this.#opts.bounds, this.#tally);
+    if (cut.take !== records.length || cut.done) return undefined;
+    const rest = this.#sharedRest(batch);
+    if (!rest) return undefined;
+    this.prime(batch);
+    this.#delivered(last, cut.tally);
+    return { delivered: { rest }, done: false, caughtUp: false };
   }
 
   /** Stops the source and with it the upstream call. */

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { waitFor } from "../../../test/harness/wait.ts";
 import { HttpError } from "../errors/index.ts";
-import { batch, caughtUp, FakeOut, FakeSource, rec } from "./sse-fakes.test-helper.ts";
+import type { BatchSource } from "./source.ts";
+import { batch, caughtUp, FakeOut, FakeSource, feedChannel, rec } from "./sse-fakes.test-helper.ts";
 import { multiplexed } from "./sse-forms.ts";
 import {
   type MultiplexOptions,
@@ -10,6 +11,7 @@ import {
   type SseSessionOptions,
   type SseTiming,
 } from "./sse-session.ts";
+import { HubSubscriber, StreamHub } from "./stream-hub.ts";
 
 const timing: SseTiming = { retryMs: () => 1000, drainRetryMs: () => 777, pingMs: () => 60_000 };
 
@@ -427,4 +429,109 @@ test("multiplexed: a stream that always has a batch ready cannot starve another"
   abort.abort();
   out.destroy();
   await running;
+});
+
+/** A session reading a live hub from its head; `pulls` counts the reads through its loop. */
+async function hubSession(over: Partial<SseSessionOptions> = {}) {
+  const { feed, send } = feedChannel();
+  const hub = new StreamHub(
+    feed,
+    { maxBatches: 64, maxBytes: 1 << 20 },
+    new HubSubscriber(undefined),
+    () => {},
+  );
+  send(caughtUp(0));
+  await hub.ready;
+  const counter = { pulls: 0 };
+  const sub = new HubSubscriber(undefined);
+  const source: BatchSource = (_cursor, signal, tap) => ({
+    [Symbol.asyncIterator]: () => {
+      const it = hub.follow(sub, hub.next, signal, tap);
+      return {
+        next: () => {
+          counter.pulls++;
+          return it.next();
+        },
+        return: () => it.return(0n),
+      };
+    },
+  });
+  const abort = new AbortController();
+  const s = new SseSession({
+    source,
+    cursor: { start: {}, clamp: false },
+    bounds: {},
+    ...common(abort),
+    ...over,
+  });
+  assert.equal(await s.start(), "stream");
+  return { s, abort, send, hub, counter };
+}
+
+test("live hub batches are written in the hub's turn, not through the session's loop", async () => {
+  const { s, abort, send, hub, counter } = await hubSession();
+  const out = new FakeOut();
+  out.setMaxListeners(0);
+  const running = s.run(out);
+  await waitFor(() => out.events().length === 1 && counter.pulls === 2);
+  send(batch([0, 1], 2), batch([2], 3));
+  await waitFor(() => out.events().length === 3);
+  assert.deepEqual(
+    out.events().map((e) => [e.event, e.id, e.data.records?.length]),
+    [
+      ["ping", undefined, undefined],
+      ["batch", "1,2,2", 2],
+      ["batch", "2,3,3", 1],
+    ],
+  );
+  assert.equal(counter.pulls, 2, "the session's own read still waits");
+  abort.abort();
+  out.destroy();
+  await running;
+  hub.close();
+});
+
+test("a hub batch that meets the count, or meets a stalled client, takes the loop; then the fast path again", async () => {
+  const bounded = await hubSession({ bounds: { count: 3n } });
+  const out = new FakeOut();
+  const running = bounded.s.run(out);
+  await waitFor(() => out.events().length === 1);
+  bounded.send(batch([0, 1], 2), batch([2, 3], 4));
+  await running;
+  assert.deepEqual(
+    out.events().map((e) => [e.event, e.id]),
+    [
+      ["ping", undefined],
+      ["batch", "1,2,2"],
+      ["batch", "2,3,3"],
+      ["done", undefined],
+    ],
+  );
+  bounded.hub.close();
+
+  const { s, abort, send, hub, counter } = await hubSession();
+  const stalled = new FakeOut();
+  const going = s.run(stalled);
+  await waitFor(() => stalled.events().length === 1);
+  stalled.stalled = true;
+  send(batch([0], 1));
+  await waitFor(() => stalled.writableNeedDrain);
+  const pulls = counter.pulls;
+  send(batch([1], 2));
+  await waitFor(() => stalled.writableLength > 0, { message: "the refused batch, by the loop" });
+  stalled.unstall();
+  await waitFor(() => stalled.events().length === 3);
+  // After the drain the loop reads on: the head's mark, then it waits at the head again.
+  await waitFor(() => counter.pulls === pulls + 2);
+  send(batch([2], 3), batch([3], 4));
+  await waitFor(() => stalled.events().length === 5);
+  assert.deepEqual(
+    stalled.events().map((e) => e.id),
+    [undefined, "0,1,1", "1,2,2", "2,3,3", "3,4,4"],
+  );
+  assert.equal(counter.pulls, pulls + 2, "back on the fast path once it waits at the head");
+  abort.abort();
+  stalled.destroy();
+  await going;
+  hub.close();
 });

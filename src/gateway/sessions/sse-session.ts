@@ -138,6 +138,8 @@ export class SseSession {
   #wakeDrain: (() => void) | undefined;
   #out: SseOutput | undefined;
   #finished = false;
+  /** Counts writes, so a timer knows whether its deadline still holds. */
+  #written = 0;
 
   constructor(opts: SseSessionOptions | MultiplexOptions) {
     this.#opts = "streams" in opts ? opts : oneStream(opts);
@@ -160,7 +162,7 @@ export class SseSession {
     if (this.#live.length === 0) return "met";
     stopWith(signal, this.#stop);
     try {
-      for (const lane of this.#live) lane.open(this.#stop.signal);
+      for (const lane of this.#live) lane.open(this.#stop.signal, (b) => this.#tap(lane, b));
       const firsts = (await Promise.all(this.#live.map((lane) => lane.read()))).map((read) => {
         read.lane.taken();
         const batch = batchOf(read, "the subscription ended before it started");
@@ -247,7 +249,10 @@ export class SseSession {
       const waitEnds = this.#waitEnds();
       const pingAt = this.#lastWrite + this.#pingDelay;
       const wakeAt = waitEnds === undefined ? pingAt : Math.min(pingAt, waitEnds);
+      const written = this.#written;
       const got = await this.#race(wakeAt - Date.now());
+      // The tap wrote while the timer ran: both deadlines moved.
+      if (got === "timer" && written !== this.#written) continue;
       if (got === "timer") {
         // Decided by which deadline the timer was for, not by the clock: a timer may fire a
         // millisecond before Date.now() reaches its deadline.
@@ -275,6 +280,20 @@ export class SseSession {
       if (step.caughtUp) chunks.push(this.#form.ping(this.#lanes, this.#opts.int64));
       this.#write(chunks);
     }
+  }
+
+  /**
+   * A hub batch handed over while the session waits on its lanes: written at once when it is
+   * the whole step (see SseLane.takeWhole) and the socket takes writes; otherwise refused, and
+   * the batch comes through the loop.
+   */
+  #tap(lane: SseLane, batch: SourceBatch): boolean {
+    const out = this.#out;
+    if (!out || this.#finished || this.#draining || out.writableNeedDrain) return false;
+    const step = lane.takeWhole(batch);
+    if (!step) return false;
+    this.#write(this.#events(lane, step));
+    return true;
   }
 
   /** The events of one lane's step (its batch and done); an error is the caller's. */
@@ -350,6 +369,7 @@ export class SseSession {
           if (!err) responseBuffers.give(chunk);
         });
     }
+    this.#written++;
     this.#lastWrite = Date.now();
     this.#pingDelay = this.#timing.pingMs();
   }

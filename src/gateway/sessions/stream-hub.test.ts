@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { waitFor } from "../../../test/harness/wait.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
 import type { Cursor, SourceBatch } from "./source.ts";
+import { feedChannel } from "./sse-fakes.test-helper.ts";
 import { type HubFeed, HubSubscriber, StreamHub } from "./stream-hub.ts";
 
 const batch = (seqs: number[]): SourceBatch => ({
@@ -84,4 +86,103 @@ test("a feed that fails ends the hub: ready rejects, followers get the error, th
   await assert.rejects(hub.ready, /stream deleted/);
   assert.ok(ended && hub.ended);
   await assert.rejects(collect(hub, 0n, 0), /stream deleted/);
+});
+
+/** A follower at the head with a tap; `next` is its pending read, `settled` once it resolves. */
+async function tapped(hub: StreamHub, tap: (b: SourceBatch) => boolean) {
+  const stop = new AbortController();
+  const it = hub.follow(new HubSubscriber(undefined), hub.next, stop.signal, tap);
+  const first = await it.next();
+  assert.deepEqual(first.done ? undefined : first.value.records, [], "the head's mark first");
+  const state = { settled: false };
+  const next = it.next().then((step) => {
+    state.settled = true;
+    return step;
+  });
+  return { it, next, state, stop };
+}
+
+const seqsOf = (b: SourceBatch) => b.records.map((r) => Number(r.seq_num));
+
+test("a reader waiting at the head takes new batches through its tap, its own read still waiting", async () => {
+  const { feed, send } = feedChannel();
+  const hub = new StreamHub(feed, ring, new HubSubscriber(undefined), () => {});
+  send(batch([]));
+  await hub.ready;
+  const got: number[][] = [];
+  const r = await tapped(hub, (b) => {
+    got.push(seqsOf(b));
+    return true;
+  });
+  send(batch([0, 1]), batch([2]));
+  await waitFor(() => got.length === 2);
+  assert.deepEqual(got, [[0, 1], [2]]);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(r.state.settled, false, "nothing went through the reader's own path");
+  r.stop.abort();
+  await assert.rejects(r.next);
+  hub.close();
+});
+
+test("a tap that refuses (or throws) wakes its reader, which reads that batch and on", async () => {
+  for (const refuse of [() => false, () => assert.fail("cannot show it")]) {
+    const { feed, send } = feedChannel();
+    const hub = new StreamHub(feed, ring, new HubSubscriber(undefined), () => {});
+    send(batch([]));
+    await hub.ready;
+    const got: number[][] = [];
+    const r = await tapped(hub, (b) => {
+      if (b.records[0]?.seq_num === "2") return refuse();
+      got.push(seqsOf(b));
+      return true;
+    });
+    send(batch([0, 1]), batch([2]), batch([3]));
+    const step = await r.next;
+    assert.deepEqual(got, [[0, 1]]);
+    assert.deepEqual(step.done ? undefined : seqsOf(step.value), [2]);
+    const after = await r.it.next();
+    assert.deepEqual(after.done ? undefined : seqsOf(after.value), [3]);
+    r.stop.abort();
+    await r.it.return(0n);
+    hub.close();
+  }
+});
+
+test("a fan-out serves a slice of readers per event-loop turn; a batch during it reaches all, in order", async () => {
+  const { feed, send } = feedChannel();
+  const hub = new StreamHub(
+    feed,
+    { ...ring, fanoutSlice: 2 },
+    new HubSubscriber(undefined),
+    () => {},
+  );
+  send(batch([]));
+  await hub.ready;
+  const calls: number[] = [];
+  let inFirstTurn: number | undefined;
+  const readers = await Promise.all(
+    [0, 1, 2, 3, 4].map(async (i) => {
+      const got: number[][] = [];
+      const r = await tapped(hub, (b) => {
+        calls.push(i);
+        // Microtasks run before the event loop's next turn: they see the first slice alone.
+        if (calls.length === 1) queueMicrotask(() => (inFirstTurn = calls.length));
+        got.push(seqsOf(b));
+        return true;
+      });
+      return { ...r, got };
+    }),
+  );
+  send(batch([0]));
+  await waitFor(() => calls.length >= 1);
+  send(batch([1, 2]));
+  await waitFor(() => readers.every((r) => r.got.length === 2));
+  assert.equal(inFirstTurn, 2);
+  for (const r of readers) {
+    assert.deepEqual(r.got, [[0], [1, 2]]);
+    assert.equal(r.state.settled, false);
+    r.stop.abort();
+    await assert.rejects(r.next);
+  }
+  hub.close();
 });

@@ -26,6 +26,7 @@ import { sharedSource } from "./shared-source.ts";
 import type { BatchSource, SourceBatch } from "./source.ts";
 import { multiplexed } from "./sse-forms.ts";
 import { SseSession, type SseStream, type SseTiming } from "./sse-session.ts";
+import { DEFAULT_FANOUT_SLICE } from "./stream-hub.ts";
 
 export interface SubscribeDeps {
   upstream: Upstream;
@@ -227,6 +228,8 @@ export interface HubSettings {
   ring: RingLimits;
   /** How long a hub outlives its last subscriber. */
   lingerMs: number;
+  /** Readers a hub's fan-out serves before it yields to the event loop. */
+  fanoutSlice: number;
   /** How long a star's yes to one credential reading one stream is remembered; 0: not at all. */
   readGrantMs: number;
 }
@@ -234,6 +237,7 @@ export interface HubSettings {
 export const DEFAULT_HUB_SETTINGS: HubSettings = {
   ring: DEFAULT_HUB_RING,
   lingerMs: DEFAULT_HUB_LINGER_MS,
+  fanoutSlice: DEFAULT_FANOUT_SLICE,
   readGrantMs: DEFAULT_READ_GRANT_MS,
 };
 
@@ -245,6 +249,7 @@ export function createHubs(
   return new HubRegistry({
     ring: settings.ring,
     lingerMs: settings.lingerMs,
+    fanoutSlice: settings.fanoutSlice,
     onCount: (n) => deps.metrics.hubs.set(n),
     feed: (bucket, key) => (cursor, signal, authorization) =>
       fleetSubscribe(deps, bucket, key, authorization)(cursor, signal),
