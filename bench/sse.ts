@@ -40,6 +40,7 @@ import { quantile } from "./stats.ts";
 exitOnHelp(import.meta.filename);
 
 const SIZES = (process.env.BENCH_SIZES ?? "1000,10000").split(",").map(Number);
+const SYSTEMS = (process.env.BENCH_SYSTEMS ?? "on,nchan").split(",") as System[];
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 4);
 const LAYOUTS = [1, 100];
@@ -54,6 +55,8 @@ const DELIVERY_IDLE_MS = 15_000;
 const DELIVERY_CAP_MS = 240_000;
 const WANT_FDS = 65536;
 const NGINX = process.env.BENCH_NGINX ?? "/usr/sbin/nginx";
+/** A directory for each gateway's CPU profile (`node --cpu-prof`), written when it stops. */
+const PROFILE_DIR = process.env.BENCH_PROFILE;
 const NCHAN = "/usr/lib/nginx/modules/ngx_nchan_module.so";
 const TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim());
 const ULIMIT = `ulimit -n ${WANT_FDS} 2>/dev/null || ulimit -n hard`;
@@ -82,7 +85,11 @@ interface Row {
   upstreamCalls?: number;
   starCpuS?: number;
   serverCpuS?: number;
+  /** The server's CPU while the subscribers connected. */
+  connectCpuS?: number;
   clientCpuS?: number;
+  /** Records delivered to subscribers (every (subscriber, record) seen). */
+  delivered?: number;
 }
 
 const wallNow = () => performance.timeOrigin + performance.now();
@@ -265,6 +272,7 @@ async function novaTarget(sharing: "on" | "off", subscribers: number): Promise<T
       args: ["--max-subscriptions", String(Math.max(10_000, 2 * subscribers))],
     });
     const [command, args] = withFdLimit(process.execPath, [
+      ...(PROFILE_DIR ? ["--cpu-prof", "--cpu-prof-dir", PROFILE_DIR] : []),
       resolve("src/main.ts"),
       ...["--port", "0", "--stars", star.address, "--log-level", "warn"],
       ...["--drain-delay-ms", "0", `--subscribe-sharing=${sharing}`],
@@ -510,6 +518,7 @@ async function row(subscribers: number, streams: number, system: System): Promis
       workers.map((worker) => worker.next("connected", CONNECT_TIMEOUT_MS)),
     );
     result.connectS = (performance.now() - connectStart) / 1000;
+    result.connectCpuS = cpuS(serverPid) - cpu0.server;
     const ready = connected.reduce((sum, m) => sum + (m.ready as number), 0);
     const state = await target.connected(ready);
     result.upstreamCalls = state.upstreamCalls;
@@ -545,6 +554,7 @@ async function row(subscribers: number, streams: number, system: System): Promis
       max: sorted[n - 1] ?? Number.NaN,
     };
     result.missed = missed;
+    result.delivered = n;
     result.repeated = reports.reduce((sum, r) => sum + r.repeated, 0);
     result.clientCpuS = reports.reduce((sum, r) => sum + r.cpuS, 0);
     const sum = (key: "failed" | "ended" | "extra") => reports.reduce((s, r) => s + r[key], 0);
@@ -594,8 +604,22 @@ const COLUMNS: [string, number, (r: Row) => string][] = [
   ["upstream calls", 14, (r) => fixed(r.upstreamCalls, 0)],
   ["star CPU s", 10, (r) => fixed(r.starCpuS, 2)],
   ["server CPU s", 12, (r) => fixed(r.serverCpuS, 2)],
+  ["connect µs/sub", 14, (r) => fixed(perSubscriber(r), 0)],
+  ["µs/event", 8, (r) => fixed(perEvent(r), 1)],
   ["client CPU s", 12, (r) => fixed(r.clientCpuS, 2)],
 ];
+
+/** Server CPU per subscriber connected, µs. */
+function perSubscriber(r: Row): number | undefined {
+  if (r.connectCpuS === undefined) return undefined;
+  return (r.connectCpuS * 1e6) / r.subscribers;
+}
+
+/** Server CPU per delivered event once connected (appends included), µs. */
+function perEvent(r: Row): number | undefined {
+  if (r.serverCpuS === undefined || r.connectCpuS === undefined || !r.delivered) return undefined;
+  return ((r.serverCpuS - r.connectCpuS) * 1e6) / r.delivered;
+}
 
 function fixed(value: number | undefined, digits: number): string {
   return value === undefined ? "-" : value.toFixed(digits);
@@ -613,7 +637,7 @@ function line(r: Row): string {
 const header = COLUMNS.map(([name, w]) => name.padStart(w)).join("  ");
 
 const nchan = exists(NGINX) && exists(NCHAN);
-const systems: System[] = nchan ? ["on", "off", "nchan"] : ["on", "off"];
+const systems = SYSTEMS.filter((s) => s !== "nchan" || nchan);
 console.log(
   `SSE fan-out: ${ROUNDS} rounds at 10/s of one ${RECORD_BYTES} B record to every stream; ` +
     `subscribers held by ${WORKERS} client processes; fd limit ${FD_LIMIT}`,
@@ -650,7 +674,9 @@ console.log(
 );
 console.log(
   "CPU s = utime + stime from before connecting to the last delivery (server: gateway or nginx " +
-    "worker; client: the subscriber processes from their start, in all)",
+    "worker; client: the subscriber processes from their start, in all); connect µs/sub = the " +
+    "server's CPU while they connected, per subscriber; µs/event = the server's CPU after that " +
+    "(the appends included), per delivered event",
 );
 console.log(header);
 for (const r of rows) console.log(line(r));

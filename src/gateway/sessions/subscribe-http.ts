@@ -150,7 +150,8 @@ async function runSse(session: SseSession, reply: FastifyReply, deps: SubscribeD
         reply.code(204).send();
         return;
       }
-      await session.run(takeOverResponse(reply, 200, SSE_HEADERS));
+      // The session's first events are ready: the head goes out with them.
+      await session.run(takeOverResponse(reply, 200, SSE_HEADERS, false));
     },
   );
 }
