@@ -2,9 +2,11 @@
 // notes, for each subscriber and record, the wall-clock time the record arrived
 // (performance.timeOrigin + performance.now(), comparable with the bench's own clock).
 // Commands come on stdin, answers go to stdout, one JSON object a line:
-//   {"cmd":"connect","kind":"nova"|"nchan","urls":[...],"rounds":R,"first":F,"concurrency":C}
-//     opens one subscriber per URL, C at a time, and answers {"type":"connected",...} once every
-//     one is ready (nova: its first `event: ping`, the caught-up signal; nchan: its first bytes).
+//   {"cmd":"connect","kind":"nova"|"nchan","urls":[...],"rounds":R,"first":F,"concurrency":C,
+//    "localAddress":A}
+//     opens one subscriber per URL, C at a time, from source address A when given, and answers
+//     {"type":"connected",...} once every one is ready (nova: its first `event: ping`, the
+//     caught-up signal; nchan: its first bytes).
 //   {"cmd":"await","idleMs":I,"capMs":T}
 //     answers {"type":"report",...} once every subscriber has every record, or once no record
 //     has arrived for I ms, or after T ms: the arrivals (subscriber-major, R per subscriber, NaN
@@ -25,6 +27,7 @@ interface Connect {
   rounds: number;
   first: number;
   concurrency: number;
+  localAddress?: string;
 }
 
 type Command = Connect | { cmd: "await"; idleMs: number; capMs: number } | { cmd: "close" };
@@ -64,9 +67,12 @@ class Subscriber {
   #onReady: (ok: boolean) => void = () => {};
   #closed = false;
 
-  constructor(index: number, url: string) {
+  readonly #localAddress: string | undefined;
+
+  constructor(index: number, url: string, localAddress: string | undefined) {
     this.#index = index;
     this.#url = url;
+    this.#localAddress = localAddress;
   }
 
   /** Resolves true once ready, false when the subscription failed before. */
@@ -76,7 +82,12 @@ class Subscriber {
         this.#onReady = () => {};
         resolve(ok);
       };
-      const req = get(this.#url, { agent, headers: { accept: "text/event-stream" } }, (res) => {
+      const options = {
+        agent,
+        headers: { accept: "text/event-stream" },
+        ...(this.#localAddress ? { localAddress: this.#localAddress } : {}),
+      };
+      const req = get(this.#url, options, (res) => {
         this.#res = res;
         if (res.statusCode !== 200) {
           let body = "";
@@ -166,7 +177,7 @@ async function connect(cmd: Connect): Promise<void> {
   rounds = cmd.rounds;
   first = cmd.first;
   arrivals = new Float64Array(cmd.urls.length * rounds).fill(Number.NaN);
-  subscribers = cmd.urls.map((url, i) => new Subscriber(i, url));
+  subscribers = cmd.urls.map((url, i) => new Subscriber(i, url, cmd.localAddress));
   const started = now();
   let ready = 0;
   let next = 0;

@@ -18,7 +18,14 @@
 // gateway, or of the nginx worker, after connecting minus before); the gateway's
 // nova_gateway_upstream_subscribe_calls while connected; the CPU seconds (utime + stime) of the
 // star and of the gateway (or nginx worker) from before connecting until the last delivery.
-// Then a table of every row, sharing on, off and nchan next to each other. No thresholds.
+// The idle row (BENCH_IDLE subscribers, default 18000, 0 skips): they connect as fast as they can
+// and then get pings only; printed: connections per second and RSS per subscriber, after
+// connecting and after one ping period (the larger). The workers row (BENCH_MULTI=W:N, default
+// 2:20000, empty skips): N subscribers on 1 stream with `--workers W` (nginx: worker_processes
+// W). BENCH_GATEWAY_WORKERS (default 1) sets the workers of the matrix's rows. With several
+// workers the server's RSS and CPU are its whole process tree's. Each client process connects
+// from its own source address (127.0.0.2, .3, ...).
+// Then a table of every row, nova and nchan next to each other. No thresholds.
 //
 // Every process runs with its file-descriptor limit raised (`ulimit -n 65536`, or the hard limit
 // when that is lower): a subscriber is a socket in the gateway (or nginx) and in a worker.
@@ -43,7 +50,12 @@ const SIZES = (process.env.BENCH_SIZES ?? "1000,10000").split(",").map(Number);
 const SYSTEMS = (process.env.BENCH_SYSTEMS ?? "on,nchan").split(",") as System[];
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 4);
-const LAYOUTS = [1, 100];
+const LAYOUTS = (process.env.BENCH_LAYOUTS ?? "1,100").split(",").map(Number);
+const GATEWAY_WORKERS = Number(process.env.BENCH_GATEWAY_WORKERS ?? 1);
+const IDLE = Number(process.env.BENCH_IDLE ?? 18_000);
+const MULTI = (process.env.BENCH_MULTI ?? "2:20000").split(":").filter(Boolean).map(Number);
+/** How long the idle row holds its subscribers: one ping period (15 s) and some. */
+const IDLE_HOLD_MS = 20_000;
 const WARMUP_ROUNDS = 10;
 const INTERVAL_MS = 100;
 const RECORD_BYTES = 1024;
@@ -73,6 +85,10 @@ interface Row {
   subscribers: number;
   streams: number;
   system: System;
+  /** Server worker processes. */
+  workers: number;
+  /** Pings only: no appends while connected. */
+  idle?: boolean;
   failed?: string;
   connectS?: number;
   roundsPerS?: number;
@@ -87,6 +103,8 @@ interface Row {
   serverCpuS?: number;
   /** The server's CPU while the subscribers connected. */
   connectCpuS?: number;
+  /** The server's CPU while idle subscribers were held. */
+  idleCpuS?: number;
   clientCpuS?: number;
   /** Records delivered to subscribers (every (subscriber, record) seen). */
   delivered?: number;
@@ -99,20 +117,39 @@ function withFdLimit(command: string, args: string[]): [string, string[]] {
   return ["bash", ["-c", `${ULIMIT}; exec "$0" "$@"`, command, ...args]];
 }
 
-/** A process's resident set size, KiB (VmRSS). */
-function rssKib(pid: number): number {
-  return Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+/** Processes' resident set size, KiB (VmRSS), summed. */
+function rssKib(pids: number[]): number {
+  let kib = 0;
+  for (const pid of pids) {
+    kib += Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+  }
+  return kib;
 }
 
-/** How many file descriptors a process has open. */
-function fdCount(pid: number): number {
-  return readdirSync(`/proc/${pid}/fd`).length;
+/** A process's children. */
+function childPids(pid: number): number[] {
+  const text = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
+  return text ? text.split(" ").map(Number) : [];
 }
 
-/** A process's CPU time so far, s (utime + stime). */
-function cpuS(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / TICKS;
+/** A process and its descendants. */
+function treePids(pid: number): number[] {
+  return [pid, ...childPids(pid).flatMap(treePids)];
+}
+
+/** How many file descriptors processes have open, in all. */
+function fdCount(pids: number[]): number {
+  return pids.reduce((n, pid) => n + readdirSync(`/proc/${pid}/fd`).length, 0);
+}
+
+/** Processes' CPU time so far, s (utime + stime), summed. */
+function cpuS(pids: number[]): number {
+  let s = 0;
+  for (const pid of pids) {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    s += (Number(fields[11]) + Number(fields[12])) / TICKS;
+  }
+  return s;
 }
 
 function exists(path: string): boolean {
@@ -232,8 +269,8 @@ class SubscriberProcess {
 
 /** What a row drives: a gateway over a star, or nginx + nchan. */
 interface Target {
-  /** The process whose RSS and CPU count as the server's. */
-  serverPid(): number;
+  /** The processes whose RSS and CPU count as the server's. */
+  serverPids(): number[];
   starPid: number | undefined;
   /** Creates the streams (channels need nothing). */
   setup(streams: number): Promise<void>;
@@ -252,7 +289,11 @@ function body(tag: string): string {
 
 let scenario = 0;
 
-async function novaTarget(sharing: "on" | "off", subscribers: number): Promise<Target> {
+async function novaTarget(
+  sharing: "on" | "off",
+  subscribers: number,
+  workers: number,
+): Promise<Target> {
   const dir = await mkdtemp(join(tmpdir(), "nova-bench-sse-"));
   tempDirs.add(dir);
   let star: StarProcess | undefined;
@@ -276,6 +317,7 @@ async function novaTarget(sharing: "on" | "off", subscribers: number): Promise<T
       resolve("src/main.ts"),
       ...["--port", "0", "--stars", star.address, "--log-level", "warn"],
       ...["--drain-delay-ms", "0", `--subscribe-sharing=${sharing}`],
+      ...(workers > 1 ? ["--workers", String(workers)] : []),
     ]);
     gateway = await startProcess({
       command,
@@ -300,7 +342,7 @@ async function novaTarget(sharing: "on" | "off", subscribers: number): Promise<T
     const streamPath = (i: number) => `/v1/buckets/${bucket}/streams/s${i}`;
     const starPid = star.proc.child.pid as number;
     return {
-      serverPid: () => gatewayPid,
+      serverPids: () => treePids(gatewayPid),
       starPid,
       async setup(streams) {
         await post("/v1/buckets", { name: bucket });
@@ -330,7 +372,7 @@ async function novaTarget(sharing: "on" | "off", subscribers: number): Promise<T
   }
 }
 
-async function nchanTarget(subscribers: number): Promise<Target> {
+async function nchanTarget(subscribers: number, workers: number): Promise<Target> {
   const dir = await mkdtemp(join(tmpdir(), "nova-bench-nchan-"));
   tempDirs.add(dir);
   let nginx: RunningProcess | undefined;
@@ -345,13 +387,13 @@ async function nchanTarget(subscribers: number): Promise<Target> {
     const port = await freePort();
     const config = `
 load_module ${NCHAN};
-worker_processes 1;
+worker_processes ${workers};
 worker_rlimit_nofile ${FD_LIMIT};
 daemon off;
 master_process on;
 error_log ${dir}/error.log warn;
 pid ${dir}/nginx.pid;
-events { worker_connections ${Math.min(FD_LIMIT - 100, subscribers + 1024)}; }
+events { worker_connections ${Math.min(FD_LIMIT - 100, Math.ceil(subscribers / workers) + 1024)}; }
 http {
   access_log off;
   client_body_temp_path ${dir}/body;
@@ -395,7 +437,7 @@ http {
       const text = await res.body.text();
       return res.statusCode === 200 ? (JSON.parse(text) as { subscribers: number }) : undefined;
     };
-    // The master is up once it answers; its one worker is its child.
+    // The master is up once it answers; its workers are its children.
     for (let tries = 0; ; tries++) {
       try {
         await channelInfo(0);
@@ -405,12 +447,9 @@ http {
         await sleep(50);
       }
     }
-    const worker = Number(
-      readFileSync(`/proc/${master}/task/${master}/children`, "utf8").trim().split(" ")[0],
-    );
     let streamCount = 0;
     return {
-      serverPid: () => worker,
+      serverPids: () => childPids(master),
       starPid: undefined,
       async setup(streams) {
         streamCount = streams;
@@ -480,10 +519,21 @@ async function appendRounds(target: Target, streams: number, rounds: number, tag
   return { started, latencies: latencies.sort(), seconds, rate };
 }
 
-async function row(subscribers: number, streams: number, system: System): Promise<Row> {
-  const result: Row = { subscribers, streams, system };
+interface RowSpec {
+  subscribers: number;
+  streams: number;
+  system: System;
+  workers: number;
+  idle?: boolean;
+}
+
+async function row(spec: RowSpec): Promise<Row> {
+  const { subscribers, streams, system } = spec;
+  const result: Row = { ...spec };
   const target =
-    system === "nchan" ? await nchanTarget(subscribers) : await novaTarget(system, subscribers);
+    system === "nchan"
+      ? await nchanTarget(subscribers, spec.workers)
+      : await novaTarget(system, subscribers, spec.workers);
   const workers: SubscriberProcess[] = [];
   try {
     await target.setup(streams);
@@ -499,10 +549,10 @@ async function row(subscribers: number, streams: number, system: System): Promis
       return ids;
     });
     await sleep(500);
-    const serverPid = target.serverPid();
+    const serverPid = target.serverPids();
     const rss0 = rssKib(serverPid);
     const fds0 = fdCount(serverPid);
-    const cpu0 = { star: target.starPid ? cpuS(target.starPid) : 0, server: cpuS(serverPid) };
+    const cpu0 = { star: target.starPid ? cpuS([target.starPid]) : 0, server: cpuS(serverPid) };
     const connectStart = performance.now();
     workers.forEach((worker, w) => {
       worker.send({
@@ -512,6 +562,8 @@ async function row(subscribers: number, streams: number, system: System): Promis
         rounds: ROUNDS,
         first: WARMUP_ROUNDS,
         concurrency: CONNECT_CONCURRENCY,
+        // Several source addresses, as clients behind several balancers or NATs.
+        localAddress: `127.0.0.${2 + w}`,
       });
     });
     const connected = await Promise.all(
@@ -526,12 +578,27 @@ async function row(subscribers: number, streams: number, system: System): Promis
     const rss1 = rssKib(serverPid);
     const fds1 = fdCount(serverPid);
     result.kibPerSubscriber = (rss1 - rss0) / subscribers;
+    if (spec.idle) {
+      const cpuHeld = cpuS(serverPid);
+      await sleep(IDLE_HOLD_MS);
+      const rss2 = rssKib(serverPid);
+      result.kibPerSubscriber = (Math.max(rss1, rss2) - rss0) / subscribers;
+      result.idleCpuS = cpuS(serverPid) - cpuHeld;
+      console.log(
+        `  ${label(result)}: ${ready}/${subscribers} ready in ${result.connectS.toFixed(1)} s ` +
+          `(${connected.reduce((s, m) => s + (m.failed as number), 0)} failed); ${state.note}; ` +
+          `server RSS ${(rss0 / 1024).toFixed(0)} -> ${(rss1 / 1024).toFixed(0)} -> ` +
+          `${(rss2 / 1024).toFixed(0)} MiB after ${IDLE_HOLD_MS / 1000} s of pings; ` +
+          `open fds ${fds0} -> ${fds1}; load average ${loadavg()[0]?.toFixed(2)}`,
+      );
+      return result;
+    }
 
     const live = await appendRounds(target, streams, ROUNDS, "r");
     result.appendP50 = quantile(live.latencies, 0.5);
     result.roundsPerS = live.rate;
     const reports = await Promise.all(workers.map((w) => w.report()));
-    result.starCpuS = target.starPid ? cpuS(target.starPid) - cpu0.star : undefined;
+    result.starCpuS = target.starPid ? cpuS([target.starPid]) - cpu0.star : undefined;
     result.serverCpuS = cpuS(serverPid) - cpu0.server;
 
     const events = new Float64Array(subscribers * ROUNDS);
@@ -584,14 +651,18 @@ async function row(subscribers: number, streams: number, system: System): Promis
 function label(r: Row): string {
   const layout = r.streams === 1 ? "1 stream" : `${r.streams} streams`;
   const system = r.system === "nchan" ? "nchan" : `sharing ${r.system}`;
-  return `${r.subscribers} subscribers, ${layout}, ${system}`;
+  const workers = r.workers > 1 ? `, ${r.workers} workers` : "";
+  return `${r.subscribers} ${r.idle ? "idle " : ""}subscribers, ${layout}, ${system}${workers}`;
 }
 
 const COLUMNS: [string, number, (r: Row) => string][] = [
   ["subscribers", 11, (r) => String(r.subscribers)],
   ["streams", 7, (r) => String(r.streams)],
   ["system", 11, (r) => (r.system === "nchan" ? "nchan" : `sharing ${r.system}`)],
+  ["workers", 7, (r) => String(r.workers)],
+  ["load", 4, (r) => (r.idle ? "idle" : "busy")],
   ["connect s", 9, (r) => fixed(r.connectS, 1)],
+  ["conn/s", 6, (r) => fixed(r.connectS ? r.subscribers / r.connectS : undefined, 0)],
   ["rounds/s", 8, (r) => fixed(r.roundsPerS, 1)],
   ["append p50 idle", 15, (r) => fixed(r.appendIdleP50, 1)],
   ["append p50 subs", 15, (r) => fixed(r.appendP50, 1)],
@@ -646,20 +717,36 @@ if (!nchan) console.log(`nchan rows skipped: ${NGINX} or ${NCHAN} is missing`);
 if (FD_LIMIT < Math.max(...SIZES) + 1024) {
   console.log(`fd limit ${FD_LIMIT} is below the largest size plus 1024: rows may fail`);
 }
-const rows: Row[] = [];
+const specs: RowSpec[] = [];
 for (const subscribers of SIZES) {
   for (const streams of LAYOUTS) {
     for (const system of systems) {
-      let r: Row;
-      try {
-        r = await row(subscribers, streams, system);
-      } catch (err) {
-        r = { subscribers, streams, system, failed: String(err).split("\n")[0] };
-        console.log(`  ${label(r)}: failed: ${String(err)}`);
-      }
-      rows.push(r);
+      specs.push({ subscribers, streams, system, workers: GATEWAY_WORKERS });
     }
   }
+}
+for (const system of IDLE > 0 ? systems : []) {
+  specs.push({ subscribers: IDLE, streams: 1, system, workers: GATEWAY_WORKERS, idle: true });
+}
+const [multiWorkers, multiSubscribers] = MULTI;
+for (const system of multiWorkers && multiSubscribers ? systems : []) {
+  specs.push({
+    subscribers: multiSubscribers as number,
+    streams: 1,
+    system,
+    workers: multiWorkers as number,
+  });
+}
+const rows: Row[] = [];
+for (const spec of specs) {
+  let r: Row;
+  try {
+    r = await row(spec);
+  } catch (err) {
+    r = { ...spec, failed: String(err).split("\n")[0] };
+    console.log(`  ${label(r)}: failed: ${String(err)}`);
+  }
+  rows.push(r);
 }
 console.log();
 console.log(
