@@ -1,10 +1,8 @@
 // Fakes for SSE session tests (nova's and S2's): records and batches, a source the test feeds,
-// a hub feed the test sends frames into, and a response that collects what is written and can
-// stall like a client that stops reading.
+// and a response that collects what is written and can stall like a client that stops reading.
 import { Writable } from "node:stream";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
 import type { Cursor, SourceBatch } from "./source.ts";
-import type { HubFeed } from "./stream-hub.ts";
 
 export const rec = (seq: number, body = "x", ts = seq): Record__Output => ({
   seq_num: String(seq),
@@ -83,29 +81,4 @@ export class FakeOut extends Writable {
         return { event: fields.event, id: fields.id, data: JSON.parse(fields.data ?? "null") };
       });
   }
-}
-
-/** A hub's feed the test sends frames into. */
-export function feedChannel(): { feed: HubFeed; send: (...frames: SourceBatch[]) => void } {
-  const frames: SourceBatch[] = [];
-  let wake: (() => void) | undefined;
-  const feed: HubFeed = async function* (_cursor, signal) {
-    for (;;) {
-      const f = frames.shift();
-      if (f) {
-        yield f;
-        continue;
-      }
-      if (signal.aborted) return;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        signal.addEventListener("abort", () => resolve(), { once: true });
-      });
-    }
-  };
-  const send = (...f: SourceBatch[]) => {
-    frames.push(...f);
-    wake?.();
-  };
-  return { feed, send };
 }

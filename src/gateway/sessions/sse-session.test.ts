@@ -2,8 +2,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { waitFor } from "../../../test/harness/wait.ts";
 import { HttpError } from "../errors/index.ts";
+import { feedChannel } from "./hub-fakes.test-helper.ts";
 import type { BatchSource } from "./source.ts";
-import { batch, caughtUp, FakeOut, FakeSource, feedChannel, rec } from "./sse-fakes.test-helper.ts";
+import { batch, caughtUp, FakeOut, FakeSource, rec } from "./sse-fakes.test-helper.ts";
 import { multiplexed } from "./sse-forms.ts";
 import {
   type MultiplexOptions,
