@@ -2,7 +2,13 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { waitFor } from "../../../test/harness/wait.ts";
 import type { SseTiming } from "../sessions/index.ts";
-import { batch, caughtUp, FakeOut, FakeSource, rec } from "../sessions/sse-fakes.test-helper.ts";
+import {
+  batch,
+  caughtUp,
+  FakeOut,
+  FakeSource,
+  rec,
+} from "../sessions/sse/sse-fakes.test-helper.ts";
 import { type S2SseOptions, S2SseSession } from "./sse.ts";
 
 const timing: SseTiming = { retryMs: () => 0, drainRetryMs: () => 0, pingMs: () => 60_000 };

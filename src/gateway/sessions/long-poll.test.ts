@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
 import { longPoll } from "./long-poll.ts";
-import type { BatchSource, SourceBatch } from "./source.ts";
+import type { BatchSource, SourceBatch } from "./sources/source.ts";
 
 const rec = (seq: number, ts = seq): Record__Output => ({
   seq_num: String(seq),

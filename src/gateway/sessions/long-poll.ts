@@ -3,9 +3,9 @@
 // returns as soon as a record commits and survives a star failing over.
 import { contentBytes } from "../../contract/codec/index.ts";
 import { unavailable } from "../errors/index.ts";
-import { type Bounds, cutBatch, ZERO_TALLY } from "./bounds.ts";
-import type { BatchSource, Cursor, SourceBatch } from "./source.ts";
-import { clientGone } from "./sse-session.ts";
+import type { BatchSource, Cursor, SourceBatch } from "./sources/source.ts";
+import { type Bounds, cutBatch, ZERO_TALLY } from "./sse/bounds.ts";
+import { clientGone } from "./sse/sse-session.ts";
 
 export interface LongPollOptions {
   source: BatchSource;

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { waitFor } from "../../../test/harness/wait.ts";
-import type { Record__Output } from "../../gen/nova/v1/Record.ts";
+import { waitFor } from "../../../../test/harness/wait.ts";
+import type { Record__Output } from "../../../gen/nova/v1/Record.ts";
+import type { Cursor, SourceBatch } from "../sources/source.ts";
 import { feedChannel } from "./hub-fakes.test-helper.ts";
-import type { Cursor, SourceBatch } from "./source.ts";
 import { type HubFeed, HubSubscriber, StreamHub } from "./stream-hub.ts";
 
 const batch = (seqs: number[]): SourceBatch => ({

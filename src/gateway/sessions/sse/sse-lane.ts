@@ -2,20 +2,20 @@
 // bounds (counted across reconnects), and keeps where the stream is: what it delivered, the
 // next seq_num, the tail, whether it caught up. It makes no events; the session frames what a
 // step delivers in its wire form (one stream, or several multiplexed).
-import { contentBytes } from "../../contract/codec/index.ts";
-import type { Position__Output } from "../../gen/nova/v1/Position.ts";
-import type { Record__Output } from "../../gen/nova/v1/Record.ts";
-import { type HttpError, toHttpError } from "../errors/index.ts";
+import { contentBytes } from "../../../contract/codec/index.ts";
+import type { Position__Output } from "../../../gen/nova/v1/Position.ts";
+import type { Record__Output } from "../../../gen/nova/v1/Record.ts";
+import { type HttpError, toHttpError } from "../../errors/index.ts";
 import type {
   EventId,
   Int64Mode,
   RecordFormat,
   ScratchJson,
   StreamPosition,
-} from "../translate/index.ts";
-import { positionText, recordsJsonBytes } from "../translate/index.ts";
+} from "../../translate/index.ts";
+import { positionText, recordsJsonBytes } from "../../translate/index.ts";
+import type { BatchSource, BatchTap, Cursor, SourceBatch } from "../sources/source.ts";
 import { type Bounds, boundsMet, cutBatch, type Tally, ZERO_TALLY } from "./bounds.ts";
-import type { BatchSource, BatchTap, Cursor, SourceBatch } from "./source.ts";
 
 export interface SseLaneOptions {
   source: BatchSource;

@@ -6,15 +6,15 @@
 // Pings follow catch-up and idle periods; draining ends the stream with a jittered `retry:`.
 // Whatever ends the session releases every upstream call at once.
 
-import { HttpError, unavailable } from "../errors/index.ts";
-import { responseBuffers, takeResponseBuffer } from "../http/index.ts";
-import type { EventId, Int64Mode, RecordFormat, StreamPosition } from "../translate/index.ts";
-import { batchEventBytes, sseRetry } from "../translate/index.ts";
+import { HttpError, unavailable } from "../../errors/index.ts";
+import { responseBuffers, takeResponseBuffer } from "../../http/index.ts";
+import type { EventId, Int64Mode, RecordFormat, StreamPosition } from "../../translate/index.ts";
+import { batchEventBytes, sseRetry } from "../../translate/index.ts";
+import { jitter } from "../sources/backoff.ts";
+import type { BatchSource, Cursor, SourceBatch } from "../sources/source.ts";
 import { awaitDrain } from "./await-drain.ts";
-import { jitter } from "./backoff.ts";
 import type { Bounds } from "./bounds.ts";
 import { raceNext, stopWith } from "./next-batch.ts";
-import type { BatchSource, Cursor, SourceBatch } from "./source.ts";
 import { ONE_STREAM, type SseForm } from "./sse-forms.ts";
 import { type LaneRead, type LaneStep, SseLane } from "./sse-lane.ts";
 

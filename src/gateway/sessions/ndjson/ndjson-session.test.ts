@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import { Duplex, PassThrough, Writable } from "node:stream";
 import { test } from "node:test";
 import { Metadata, status } from "@grpc/grpc-js";
-import { waitFor } from "../../../test/harness/wait.ts";
-import { AppendAdmission } from "../http/index.ts";
-import { DEFAULT_APPEND_LIMITS } from "../translate/index.ts";
-import type { AppendSession, Upstream } from "../upstream/index.ts";
+import { waitFor } from "../../../../test/harness/wait.ts";
+import { AppendAdmission } from "../../http/index.ts";
+import { DEFAULT_APPEND_LIMITS } from "../../translate/index.ts";
+import type { AppendSession, Upstream } from "../../upstream/index.ts";
 import { NdjsonAppendSession } from "./ndjson-session.ts";
 
 /** The star's side of an AppendSession, driven by the test. */

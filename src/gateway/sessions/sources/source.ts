@@ -2,10 +2,10 @@
 // Today it is the fleet's Subscribe with failover (fleet-source.ts); a catch-up phase that reads
 // settled history from object storage can be put in front of it without touching the readers,
 // as long as it keeps the contract below.
-import type { Position__Output } from "../../gen/nova/v1/Position.ts";
-import type { Record__Output } from "../../gen/nova/v1/Record.ts";
-import type { ReadStart } from "../translate/index.ts";
-import type { SharedEncodings } from "./shared-encodings.ts";
+import type { Position__Output } from "../../../gen/nova/v1/Position.ts";
+import type { Record__Output } from "../../../gen/nova/v1/Record.ts";
+import type { ReadStart } from "../../translate/index.ts";
+import type { SharedEncodings } from "../hubs/shared-encodings.ts";
 
 /** Where reading starts: a seq_num, a timestamp, an offset back from the tail, or the tail. */
 export interface Cursor {

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { waitFor } from "../../../test/harness/wait.ts";
+import { waitFor } from "../../../../test/harness/wait.ts";
+import { ModelStream } from "../sources/model-stream.test-helper.ts";
+import type { BatchSource, Cursor, SourceBatch } from "../sources/source.ts";
 import { HubRegistry } from "./hub-registry.ts";
 import type { RingLimits } from "./hub-ring.ts";
-import { ModelStream } from "./model-stream.test-helper.ts";
 import { type HubEvents, sharedSource } from "./shared-source.ts";
-import type { BatchSource, Cursor, SourceBatch } from "./source.ts";
 
 /** A reader that pulls only when told: one that is not told is a slow reader. */
 class Reader {

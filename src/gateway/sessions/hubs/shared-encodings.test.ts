@@ -7,8 +7,8 @@ import {
   formatEventId,
   positionText,
   recordsJsonBytes,
-} from "../translate/index.ts";
-import { servedRecord, uint64Decimal } from "../translate/served-records.test-helper.ts";
+} from "../../translate/index.ts";
+import { servedRecord, uint64Decimal } from "../../translate/served-records.test-helper.ts";
 import { SharedEncodings } from "./shared-encodings.ts";
 
 const big = fc.bigInt({ min: 0n, max: 2n ** 64n - 1n });

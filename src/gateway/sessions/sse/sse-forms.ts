@@ -1,8 +1,8 @@
 // The two wire forms of an SSE session. One stream: ids `<seq_num>,<count>,<bytes>`, events as
 // they always were. Multiplexed: each batch and done names its stream, every id (pings'
 // included) holds every stream's position, and a ping carries every stream's tail.
-import { errorBody, HttpError, toHttpError } from "../errors/index.ts";
-import type { Int64Mode, PositionJson } from "../translate/index.ts";
+import { errorBody, HttpError, toHttpError } from "../../errors/index.ts";
+import type { Int64Mode, PositionJson } from "../../translate/index.ts";
 import {
   batchEventHead,
   doneEvent,
@@ -11,7 +11,7 @@ import {
   formatMultiplexId,
   pingEvent,
   positionToJson,
-} from "../translate/index.ts";
+} from "../../translate/index.ts";
 import type { SseLane } from "./sse-lane.ts";
 
 export interface SseForm {

@@ -5,12 +5,12 @@
 // up the same way and joins again. Whatever the path, batches follow one another with no gap and
 // no overlap, as source.ts promises.
 import { status } from "@grpc/grpc-js";
-import { HttpError, unavailable } from "../errors/index.ts";
-import type { Upstream } from "../upstream/index.ts";
-import { StarCallError } from "../upstream/index.ts";
+import { HttpError, unavailable } from "../../errors/index.ts";
+import type { Upstream } from "../../upstream/index.ts";
+import { StarCallError } from "../../upstream/index.ts";
+import type { BatchSource, BatchTap, Cursor, SourceBatch } from "../sources/source.ts";
 import type { HubRegistry } from "./hub-registry.ts";
 import type { ReadGrants } from "./read-grants.ts";
-import type { BatchSource, BatchTap, Cursor, SourceBatch } from "./source.ts";
 import { HubSubscriber, type StreamHub } from "./stream-hub.ts";
 import { tokenExpiresAtMs } from "./token-expiry.ts";
 

@@ -5,17 +5,17 @@
 // first frame.
 import { setTimeout as sleep } from "node:timers/promises";
 import { status } from "@grpc/grpc-js";
-import type { SubscribeResponse__Output } from "../../gen/nova/v1/SubscribeResponse.ts";
-import { unavailable } from "../errors/index.ts";
-import type { ReadStart } from "../translate/index.ts";
-import type { Upstream } from "../upstream/index.ts";
+import type { SubscribeResponse__Output } from "../../../gen/nova/v1/SubscribeResponse.ts";
+import { unavailable } from "../../errors/index.ts";
+import type { ReadStart } from "../../translate/index.ts";
+import type { Upstream } from "../../upstream/index.ts";
 import {
   callFrames,
   connectionBroken,
   FleetError,
   notOwnerLeader,
   StarCallError,
-} from "../upstream/index.ts";
+} from "../../upstream/index.ts";
 import { type Backoff, backoffDelayMs, DEFAULT_BACKOFF } from "./backoff.ts";
 import type { BatchSource, Cursor, SourceBatch } from "./source.ts";
 

@@ -12,22 +12,22 @@
 
 import type { Readable } from "node:stream";
 import { Metadata, type StatusObject, status } from "@grpc/grpc-js";
-import type { AppendSessionResponse__Output } from "../../gen/nova/v1/AppendSessionResponse.ts";
+import type { AppendSessionResponse__Output } from "../../../gen/nova/v1/AppendSessionResponse.ts";
 import {
   errorBody,
   HttpError,
   invalidArgument,
   seqNumMismatch,
   toHttpError,
-} from "../errors/index.ts";
-import type { AppendAdmission } from "../http/index.ts";
+} from "../../errors/index.ts";
+import type { AppendAdmission } from "../../http/index.ts";
 import type {
   AppendBatchProto,
   AppendLimits,
   Int64Mode,
   RecordFormat,
   ShapeCheck,
-} from "../translate/index.ts";
+} from "../../translate/index.ts";
 import {
   ackLine,
   appendLineFromJson,
@@ -38,9 +38,9 @@ import {
   type NdjsonLine,
   type NdjsonRefusal,
   NdjsonSplitter,
-} from "../translate/index.ts";
-import type { AppendSession, Upstream } from "../upstream/index.ts";
-import { StarCallError } from "../upstream/index.ts";
+} from "../../translate/index.ts";
+import type { AppendSession, Upstream } from "../../upstream/index.ts";
+import { StarCallError } from "../../upstream/index.ts";
 import { bodyChunks } from "./body-chunks.ts";
 
 export interface NdjsonSessionOptions {

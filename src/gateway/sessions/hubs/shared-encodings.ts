@@ -2,10 +2,10 @@
 // id), made once per (format, int64 mode) and written as the same bytes to every subscriber.
 // Each is kept as long as its batch, so it gets memory of its own rather than a slice of Node's
 // allocation pool, and its size is reported to whoever bounds that memory.
-import type { Position__Output } from "../../gen/nova/v1/Position.ts";
-import type { Record__Output } from "../../gen/nova/v1/Record.ts";
-import type { Int64Mode, RecordFormat } from "../translate/index.ts";
-import { batchEventRest, positionText, recordsJsonBytes } from "../translate/index.ts";
+import type { Position__Output } from "../../../gen/nova/v1/Position.ts";
+import type { Record__Output } from "../../../gen/nova/v1/Record.ts";
+import type { Int64Mode, RecordFormat } from "../../translate/index.ts";
+import { batchEventRest, positionText, recordsJsonBytes } from "../../translate/index.ts";
 
 export class SharedEncodings {
   /** null: some record cannot be shown in that mode, so each subscriber frames its own. */

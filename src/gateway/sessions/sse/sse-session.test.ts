@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { waitFor } from "../../../test/harness/wait.ts";
-import { HttpError } from "../errors/index.ts";
-import { feedChannel } from "./hub-fakes.test-helper.ts";
-import type { BatchSource } from "./source.ts";
+import { waitFor } from "../../../../test/harness/wait.ts";
+import { HttpError } from "../../errors/index.ts";
+import { feedChannel } from "../hubs/hub-fakes.test-helper.ts";
+import { HubSubscriber, StreamHub } from "../hubs/stream-hub.ts";
+import type { BatchSource } from "../sources/source.ts";
 import { batch, caughtUp, FakeOut, FakeSource, rec } from "./sse-fakes.test-helper.ts";
 import { multiplexed } from "./sse-forms.ts";
 import {
@@ -12,7 +13,6 @@ import {
   type SseSessionOptions,
   type SseTiming,
 } from "./sse-session.ts";
-import { HubSubscriber, StreamHub } from "./stream-hub.ts";
 
 const timing: SseTiming = { retryMs: () => 1000, drainRetryMs: () => 777, pingMs: () => 60_000 };
 

@@ -12,11 +12,11 @@
 // A fan-out hands a batch to `fanoutSlice` readers at a time and yields to the event loop in
 // between, so appends and new requests are served during a fan-out to thousands.
 import { status } from "@grpc/grpc-js";
-import type { Position__Output } from "../../gen/nova/v1/Position.ts";
-import { unavailable } from "../errors/index.ts";
-import { StarCallError } from "../upstream/index.ts";
+import type { Position__Output } from "../../../gen/nova/v1/Position.ts";
+import { unavailable } from "../../errors/index.ts";
+import { StarCallError } from "../../upstream/index.ts";
+import type { BatchTap, Cursor, SourceBatch } from "../sources/source.ts";
 import { HubRing, type RingLimits } from "./hub-ring.ts";
-import type { BatchTap, Cursor, SourceBatch } from "./source.ts";
 
 /** The upstream feed from a cursor, on one credential. */
 export type HubFeed = (

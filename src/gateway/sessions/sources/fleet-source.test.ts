@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { status } from "@grpc/grpc-js";
-import { detailsMetadata } from "../../contract/proto/index.ts";
-import type { SubscribeRequest } from "../../gen/nova/v1/SubscribeRequest.ts";
-import type { SubscribeResponse__Output } from "../../gen/nova/v1/SubscribeResponse.ts";
-import { FakeCall } from "../upstream/fake-call.test-helper.ts";
-import type { SubscribeCall, Upstream } from "../upstream/index.ts";
-import { FleetError, StarCallError } from "../upstream/index.ts";
+import { detailsMetadata } from "../../../contract/proto/index.ts";
+import type { SubscribeRequest } from "../../../gen/nova/v1/SubscribeRequest.ts";
+import type { SubscribeResponse__Output } from "../../../gen/nova/v1/SubscribeResponse.ts";
+import { FakeCall } from "../../upstream/fake-call.test-helper.ts";
+import type { SubscribeCall, Upstream } from "../../upstream/index.ts";
+import { FleetError, StarCallError } from "../../upstream/index.ts";
 import { fleetSource, isFailover } from "./fleet-source.ts";
 import type { SourceBatch } from "./source.ts";
 

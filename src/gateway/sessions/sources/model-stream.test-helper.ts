@@ -3,9 +3,9 @@
 // empty batch, then waits for appends; CheckTail answers per credential. Credentials can be
 // refused (expired) at any moment, which ends the feeds running on them.
 import { status } from "@grpc/grpc-js";
-import type { Record__Output } from "../../gen/nova/v1/Record.ts";
-import type { Upstream } from "../upstream/index.ts";
-import { StarCallError } from "../upstream/index.ts";
+import type { Record__Output } from "../../../gen/nova/v1/Record.ts";
+import type { Upstream } from "../../upstream/index.ts";
+import { StarCallError } from "../../upstream/index.ts";
 import type { BatchSource, Cursor, SourceBatch } from "./source.ts";
 
 export class ModelStream {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Record__Output } from "../../gen/nova/v1/Record.ts";
-import type { HistoryEnd, HistorySource, PlanStart, ReadBatch } from "../history/index.ts";
+import type { Record__Output } from "../../../gen/nova/v1/Record.ts";
+import type { HistoryEnd, HistorySource, PlanStart, ReadBatch } from "../../history/index.ts";
 import { withCatchUp } from "./catch-up-source.ts";
 import type { BatchSource, Cursor } from "./source.ts";
 

@@ -1,8 +1,8 @@
 // Fakes for SSE session tests (nova's and S2's): records and batches, a source the test feeds,
 // and a response that collects what is written and can stall like a client that stops reading.
 import { Writable } from "node:stream";
-import type { Record__Output } from "../../gen/nova/v1/Record.ts";
-import type { Cursor, SourceBatch } from "./source.ts";
+import type { Record__Output } from "../../../gen/nova/v1/Record.ts";
+import type { Cursor, SourceBatch } from "../sources/source.ts";
 
 export const rec = (seq: number, body = "x", ts = seq): Record__Output => ({
   seq_num: String(seq),

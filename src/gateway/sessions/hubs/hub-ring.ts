@@ -2,11 +2,11 @@
 // bounded in batches and in the memory they hold (their records, copied into memory of their
 // own, and the event encodings made from them). A subscriber whose cursor lies in the window
 // reads from it; one whose cursor fell below it has to catch up elsewhere. Pure: no I/O.
-import type { Position__Output } from "../../gen/nova/v1/Position.ts";
-import type { Record__Output } from "../../gen/nova/v1/Record.ts";
-import { compactRecords } from "../../platform/memory/index.ts";
+import type { Position__Output } from "../../../gen/nova/v1/Position.ts";
+import type { Record__Output } from "../../../gen/nova/v1/Record.ts";
+import { compactRecords } from "../../../platform/memory/index.ts";
+import type { SourceBatch } from "../sources/source.ts";
 import { SharedEncodings } from "./shared-encodings.ts";
-import type { SourceBatch } from "./source.ts";
 
 export interface RingEntry {
   /** The first record's seq_num. */

@@ -2,17 +2,22 @@
 // Content-Type: application/x-ndjson, answered with one NDJSON line per batch and an end line.
 import type { IncomingMessage } from "node:http";
 import type { FastifyReply } from "fastify";
-import type { AppendAdmission, BodyTimeouts, GatewayMetrics, LiveSessions } from "../http/index.ts";
-import { takeOverResponse, validationError } from "../http/index.ts";
+import type {
+  AppendAdmission,
+  BodyTimeouts,
+  GatewayMetrics,
+  LiveSessions,
+} from "../../http/index.ts";
+import { takeOverResponse, validationError } from "../../http/index.ts";
 import type {
   AppendLimits,
   Int64Mode,
   NdjsonLimits,
   RecordFormat,
   ShapeCheck,
-} from "../translate/index.ts";
-import { NDJSON_TYPE } from "../translate/index.ts";
-import type { CallOptions, Upstream } from "../upstream/index.ts";
+} from "../../translate/index.ts";
+import { NDJSON_TYPE } from "../../translate/index.ts";
+import type { CallOptions, Upstream } from "../../upstream/index.ts";
 import { NdjsonAppendSession } from "./ndjson-session.ts";
 
 export interface AppendSessionDeps {

@@ -3,9 +3,9 @@
 // sees one sequence with no gap and no duplicate. A start from the tail (or an offset back
 // from it) has no history to catch up on and goes straight to the live source.
 
-import { PageRule } from "../../contract/page-rule.ts";
-import type { HistorySource } from "../history/index.ts";
-import { planStart } from "../history/index.ts";
+import { PageRule } from "../../../contract/page-rule.ts";
+import type { HistorySource } from "../../history/index.ts";
+import { planStart } from "../../history/index.ts";
 import type { BatchSource, Cursor, SourceBatch } from "./source.ts";
 
 export function withCatchUp(

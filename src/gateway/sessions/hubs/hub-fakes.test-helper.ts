@@ -1,5 +1,5 @@
 // A fake for tests of hubs and of what reads them: a feed the test sends frames into.
-import type { SourceBatch } from "./source.ts";
+import type { SourceBatch } from "../sources/source.ts";
 import type { HubFeed } from "./stream-hub.ts";
 
 /** A hub's feed the test sends frames into. */

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import type { Record__Output } from "../../gen/nova/v1/Record.ts";
-import { RECORD_OBJECT_BYTES } from "../../platform/memory/index.ts";
+import type { Record__Output } from "../../../gen/nova/v1/Record.ts";
+import { RECORD_OBJECT_BYTES } from "../../../platform/memory/index.ts";
 import { BATCH_OBJECT_BYTES, HubRing } from "./hub-ring.ts";
 
 const records = (from: number, sizes: number[]): Record__Output[] =>

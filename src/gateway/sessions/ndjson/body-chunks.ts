@@ -2,7 +2,7 @@
 // buffered). Unlike the stream's own async iterator, stopping early does not destroy the
 // stream: destroying a request would take its socket, and the response with it.
 import type { Readable } from "node:stream";
-import { HttpError } from "../errors/index.ts";
+import { HttpError } from "../../errors/index.ts";
 
 export async function* bodyChunks(body: Readable): AsyncGenerator<Buffer> {
   for (;;) {
