@@ -3,9 +3,8 @@
 // returns as soon as a record commits and survives a star failing over.
 import { contentBytes } from "../../contract/codec/index.ts";
 import { unavailable } from "../errors/index.ts";
-import type { BatchSource, Cursor, SourceBatch } from "./sources/source.ts";
-import { type Bounds, cutBatch, ZERO_TALLY } from "./sse/bounds.ts";
-import { clientGone } from "./sse/sse-session.ts";
+import type { BatchSource, Cursor, SourceBatch } from "./sources/index.ts";
+import { type Bounds, clientGone, cutBatch, ZERO_TALLY } from "./sse/index.ts";
 
 export interface LongPollOptions {
   source: BatchSource;

@@ -15,18 +15,21 @@ import type {
   StreamSpec,
 } from "../translate/index.ts";
 import type { CallOptions, Upstream } from "../upstream/index.ts";
-import { DEFAULT_HUB_LINGER_MS, DEFAULT_HUB_RING, HubRegistry } from "./hubs/hub-registry.ts";
-import type { RingLimits } from "./hubs/hub-ring.ts";
-import { DEFAULT_READ_GRANT_MS, type ReadGrants } from "./hubs/read-grants.ts";
-import { sharedSource } from "./hubs/shared-source.ts";
-import { DEFAULT_FANOUT_SLICE } from "./hubs/stream-hub.ts";
+import type { RingLimits } from "./hubs/index.ts";
+import {
+  DEFAULT_FANOUT_SLICE,
+  DEFAULT_HUB_LINGER_MS,
+  DEFAULT_HUB_RING,
+  DEFAULT_READ_GRANT_MS,
+  HubRegistry,
+  type ReadGrants,
+  sharedSource,
+} from "./hubs/index.ts";
 import { longPoll } from "./long-poll.ts";
-import { withCatchUp } from "./sources/catch-up-source.ts";
-import { fleetSource } from "./sources/fleet-source.ts";
-import type { BatchSource, SourceBatch } from "./sources/source.ts";
-import type { Bounds } from "./sse/bounds.ts";
-import { multiplexed } from "./sse/sse-forms.ts";
-import { SseSession, type SseStream, type SseTiming } from "./sse/sse-session.ts";
+import type { BatchSource, SourceBatch } from "./sources/index.ts";
+import { fleetSource, withCatchUp } from "./sources/index.ts";
+import type { Bounds } from "./sse/index.ts";
+import { multiplexed, SseSession, type SseStream, type SseTiming } from "./sse/index.ts";
 
 export interface SubscribeDeps {
   upstream: Upstream;

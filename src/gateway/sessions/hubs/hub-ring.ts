@@ -5,7 +5,7 @@
 import type { Position__Output } from "../../../gen/nova/v1/Position.ts";
 import type { Record__Output } from "../../../gen/nova/v1/Record.ts";
 import { compactRecords } from "../../../platform/memory/index.ts";
-import type { SourceBatch } from "../sources/source.ts";
+import type { SourceBatch } from "../sources/index.ts";
 import { SharedEncodings } from "./shared-encodings.ts";
 
 export interface RingEntry {

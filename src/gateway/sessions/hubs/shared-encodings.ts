@@ -6,8 +6,9 @@ import type { Position__Output } from "../../../gen/nova/v1/Position.ts";
 import type { Record__Output } from "../../../gen/nova/v1/Record.ts";
 import type { Int64Mode, RecordFormat } from "../../translate/index.ts";
 import { batchEventRest, positionText, recordsJsonBytes } from "../../translate/index.ts";
+import type { SharedEvent } from "../sources/index.ts";
 
-export class SharedEncodings {
+export class SharedEncodings implements SharedEvent {
   /** null: some record cannot be shown in that mode, so each subscriber frames its own. */
   readonly #byMode = new Map<string, Buffer | null>();
   readonly #held: (bytes: number) => void;

@@ -8,7 +8,7 @@ import { status } from "@grpc/grpc-js";
 import { HttpError, unavailable } from "../../errors/index.ts";
 import type { Upstream } from "../../upstream/index.ts";
 import { StarCallError } from "../../upstream/index.ts";
-import type { BatchSource, BatchTap, Cursor, SourceBatch } from "../sources/source.ts";
+import type { BatchSource, BatchTap, Cursor, SourceBatch } from "../sources/index.ts";
 import type { HubRegistry } from "./hub-registry.ts";
 import type { ReadGrants } from "./read-grants.ts";
 import { HubSubscriber, type StreamHub } from "./stream-hub.ts";

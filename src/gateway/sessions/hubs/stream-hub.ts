@@ -15,7 +15,7 @@ import { status } from "@grpc/grpc-js";
 import type { Position__Output } from "../../../gen/nova/v1/Position.ts";
 import { unavailable } from "../../errors/index.ts";
 import { StarCallError } from "../../upstream/index.ts";
-import type { BatchTap, Cursor, SourceBatch } from "../sources/source.ts";
+import type { BatchTap, Cursor, SourceBatch } from "../sources/index.ts";
 import { HubRing, type RingLimits } from "./hub-ring.ts";
 
 /** The upstream feed from a cursor, on one credential. */

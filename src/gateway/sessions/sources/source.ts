@@ -4,8 +4,7 @@
 // as long as it keeps the contract below.
 import type { Position__Output } from "../../../gen/nova/v1/Position.ts";
 import type { Record__Output } from "../../../gen/nova/v1/Record.ts";
-import type { ReadStart } from "../../translate/index.ts";
-import type { SharedEncodings } from "../hubs/shared-encodings.ts";
+import type { Int64Mode, ReadStart, RecordFormat } from "../../translate/index.ts";
 
 /** Where reading starts: a seq_num, a timestamp, an offset back from the tail, or the tail. */
 export interface Cursor {
@@ -23,7 +22,18 @@ export interface SourceBatch {
   records: Record__Output[];
   tail: Position__Output | null;
   /** A live hub's batch, the same object for every subscriber: its JSON is made once. */
-  shared?: SharedEncodings;
+  shared?: SharedEvent;
+}
+
+/** A live batch's SSE event, made once per mode for all its readers (a hub makes it). */
+export interface SharedEvent {
+  /** The event's bytes after its per-reader head, or undefined when they cannot be shared. */
+  rest(
+    records: readonly Record__Output[],
+    tail: Position__Output | null,
+    format: RecordFormat,
+    int64: Int64Mode,
+  ): Uint8Array | undefined;
 }
 
 /**

@@ -1,6 +1,6 @@
 // How SSE sessions (nova's and S2's) read their source: stopped with the client, and the next
 // batch raced against a timer (pings, wait deadlines) and a wake-up (a drain request).
-import type { SourceBatch } from "../sources/source.ts";
+import type { SourceBatch } from "../sources/index.ts";
 
 /** The source's next batch, to be raced and awaited when it wins. */
 export function pullNext(it: AsyncIterator<SourceBatch>): Promise<IteratorResult<SourceBatch>> {

@@ -14,7 +14,7 @@ import type {
   StreamPosition,
 } from "../../translate/index.ts";
 import { positionText, recordsJsonBytes } from "../../translate/index.ts";
-import type { BatchSource, BatchTap, Cursor, SourceBatch } from "../sources/source.ts";
+import type { BatchSource, BatchTap, Cursor, SourceBatch } from "../sources/index.ts";
 import { type Bounds, boundsMet, cutBatch, type Tally, ZERO_TALLY } from "./bounds.ts";
 
 export interface SseLaneOptions {
