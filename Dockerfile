@@ -2,7 +2,7 @@
 #   docker run -p 8080:8080 -v nova-data:/data nova-gateway           (embedded star and storage)
 #   docker run -p 8080:8080 nova-gateway --stars star-1:7171,star-2:7171   (an external fleet)
 # Flags after the image name, or NOVA_* variables, as for `npm start -- --help`.
-# The image runs JavaScript compiled by tsc (`npm run build`, into dist/): no TypeScript loader
+# The image runs JavaScript compiled by tsgo (`npm run build`, into dist/): no TypeScript loader
 # and no type stripping at run time (docs/runtime.md has the measurements behind that choice).
 
 # The same release as the `node` dev dependency in package.json (a test keeps them equal).

@@ -29,10 +29,10 @@ function tsxLoader(): string | undefined {
   }
 }
 
-/** `npm run build`: tsc compiles src/ into dist/, as the Dockerfile does. */
+/** `npm run build`: tsgo compiles src/ into dist/, as the Dockerfile does. */
 function buildDist(): string {
-  const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
-  execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")]);
+  const tsgo = join(root, "node_modules", "@typescript", "native-preview", "bin", "tsgo");
+  execFileSync(process.execPath, [tsgo, "-p", join(root, "tsconfig.build.json")]);
   return join(root, "dist", "main.js");
 }
 

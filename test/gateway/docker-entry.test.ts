@@ -1,5 +1,5 @@
 // There is no Docker engine here, so this does what the Dockerfile does, read from the file: its
-// build (`npm run build`, tsc into dist/), then its ENTRYPOINT with its ENV, and its HEALTHCHECK,
+// build (`npm run build`, TypeScript's native compiler into dist/), then its ENTRYPOINT with its ENV, and its HEALTHCHECK,
 // as the image would: the pinned Node, no TypeScript loader, the ready line, /livez, and a start
 // without deprecation warnings.
 import assert from "node:assert/strict";
@@ -50,12 +50,12 @@ test("the image's Node is the pinned runtime", () => {
   assert.equal(process.versions.node, pinnedNode);
 });
 
-/** The image's build step, as package.json's build script runs it: tsc with tsconfig.build.json. */
+/** The image's build step, as package.json's build script runs it: tsgo with tsconfig.build.json. */
 async function build(): Promise<void> {
   assert.match(dockerfile, /^RUN npm run build$/m);
-  assert.equal(pkg.scripts.build, "tsc -p tsconfig.build.json");
-  const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
-  await run(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: root });
+  assert.equal(pkg.scripts.build, "tsgo -p tsconfig.build.json");
+  const tsgo = join(root, "node_modules", "@typescript", "native-preview", "bin", "tsgo");
+  await run(process.execPath, [tsgo, "-p", "tsconfig.build.json"], { cwd: root });
 }
 
 test("the Dockerfile's entry starts with no TypeScript loader, logs Node 24, and is healthy", async (t) => {
