@@ -3,6 +3,7 @@
 // logs, and the route schemas.
 export * from "./admission.ts";
 export * from "./body-guard.ts";
+export * from "./chunk-writer.ts";
 export * from "./client-abort.ts";
 export * from "./client-error.ts";
 export * from "./compression.ts";

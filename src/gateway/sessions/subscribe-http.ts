@@ -5,7 +5,7 @@ import type { FastifyReply } from "fastify";
 import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../../contract/proto/index.ts";
 import type { HistorySource } from "../history/index.ts";
 import type { GatewayMetrics, LiveSessions } from "../http/index.ts";
-import { takeOverResponse } from "../http/index.ts";
+import { chunkWriter, takeOverResponse } from "../http/index.ts";
 import type {
   EventId,
   Int64Mode,
@@ -154,7 +154,7 @@ async function runSse(session: SseSession, reply: FastifyReply, deps: SubscribeD
         return;
       }
       // The session's first events are ready: the head goes out with them.
-      await session.run(takeOverResponse(reply, 200, SSE_HEADERS, false));
+      await session.run(chunkWriter(takeOverResponse(reply, 200, SSE_HEADERS, false)));
     },
   );
 }

@@ -7,7 +7,7 @@
 // Whatever ends the session releases every upstream call at once.
 
 import { HttpError, unavailable } from "../../errors/index.ts";
-import { responseBuffers, takeResponseBuffer } from "../../http/index.ts";
+import { responseBuffers, type StreamOutput, takeResponseBuffer } from "../../http/index.ts";
 import type { EventId, Int64Mode, RecordFormat, StreamPosition } from "../../translate/index.ts";
 import { batchEventBytes, sseRetry } from "../../translate/index.ts";
 import type { BatchSource, Cursor, SourceBatch } from "../sources/index.ts";
@@ -18,18 +18,8 @@ import { raceNext, stopWith } from "./next-batch.ts";
 import { ONE_STREAM, type SseForm } from "./sse-forms.ts";
 import { type LaneRead, type LaneStep, SseLane } from "./sse-lane.ts";
 
-/** The response as the session uses it (a ServerResponse in the gateway). */
-export interface SseOutput {
-  /** `done` runs once the socket has taken the chunk (with an error when it could not). */
-  write(chunk: string | Uint8Array, done?: (err?: Error | null) => void): boolean;
-  end(): void;
-  destroy(): void;
-  once(event: "drain" | "close", listener: () => void): unknown;
-  off(event: "drain" | "close", listener: () => void): unknown;
-  readonly writableNeedDrain: boolean;
-  readonly writableFinished: boolean;
-  readonly destroyed: boolean;
-}
+/** The response as the session uses it (a ServerResponse, or its socket: http/chunk-writer). */
+export type SseOutput = StreamOutput;
 
 export interface SseTiming {
   /** The `retry:` sent first. */
@@ -102,9 +92,9 @@ export interface MultiplexOptions
 
 /**
  * An event's text, or its UTF-8: a batch in a buffer from the response pool (given back once
- * written), or in one of its own (a hub batch's head and shared rest).
+ * written), or a hub batch's head and the rest every reader shares.
  */
-type Chunk = string | Uint8Array | { unpooled: Uint8Array };
+type Chunk = string | Uint8Array | { head: string; rest: Uint8Array };
 
 type Wake = "drain-request";
 
@@ -305,12 +295,7 @@ export class SseSession {
       this.#idleSince = Date.now();
       const head = this.#form.batchHead(this.#lanes, lane);
       if ("rest" in delivered) {
-        // One buffer per event: a single piece for the socket to send.
-        const headBytes = Buffer.byteLength(head);
-        const event = Buffer.allocUnsafe(headBytes + delivered.rest.length);
-        event.write(head, 0, "utf8");
-        event.set(delivered.rest, headBytes);
-        chunks.push({ unpooled: event });
+        chunks.push({ head, rest: delivered.rest });
       } else {
         chunks.push(batchEventBytes(head, delivered.json, delivered.tail, takeResponseBuffer));
       }
@@ -363,7 +348,7 @@ export class SseSession {
     const out = this.#out as SseOutput;
     for (const chunk of chunks) {
       if (typeof chunk === "string") out.write(chunk);
-      else if ("unpooled" in chunk) out.write(chunk.unpooled);
+      else if ("rest" in chunk) writeEvent(out, chunk.head, chunk.rest);
       else
         out.write(chunk, (err) => {
           if (!err) responseBuffers.give(chunk);
@@ -393,6 +378,22 @@ export class SseSession {
     if (!this.#stop.signal.aborted) this.#stop.abort(new Error("the SSE session ended"));
     for (const lane of this.#lanes) lane.release();
   }
+}
+
+/**
+ * A hub batch's event: one chunk of the reader's head and the shared rest, uncopied, where the
+ * output can; else one buffer, a single piece for the socket to send.
+ */
+function writeEvent(out: SseOutput, head: string, rest: Uint8Array): void {
+  if (out.writeParts) {
+    out.writeParts([head, rest]);
+    return;
+  }
+  const headBytes = Buffer.byteLength(head);
+  const event = Buffer.allocUnsafe(headBytes + rest.length);
+  event.write(head, 0, "utf8");
+  event.set(rest, headBytes);
+  out.write(event);
 }
 
 /** A one-stream session's options as a session of one lane. */

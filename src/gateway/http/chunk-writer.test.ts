@@ -1,0 +1,101 @@
+import assert from "node:assert/strict";
+import { once } from "node:events";
+import { createServer, type ServerResponse } from "node:http";
+import { type AddressInfo, connect } from "node:net";
+import { test } from "node:test";
+import { waitFor } from "../../../test/harness/wait.ts";
+import { chunkWriter, type StreamOutput } from "./chunk-writer.ts";
+
+/** A server whose one response the test writes through chunkWriter; raw bytes come back. */
+async function exchange(
+  requestLine: string,
+  write: (out: StreamOutput, res: ServerResponse) => void | Promise<void>,
+): Promise<string> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    void (async () => {
+      await write(chunkWriter(res), res);
+      res.end();
+    })();
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  try {
+    const socket = connect((server.address() as AddressInfo).port, "127.0.0.1");
+    socket.write(`${requestLine}\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    let raw = "";
+    socket.setEncoding("latin1");
+    socket.on("data", (d: string) => {
+      raw += d;
+    });
+    await once(socket, "close");
+    return raw;
+  } finally {
+    server.close();
+  }
+}
+
+const body = (raw: string) => raw.slice(raw.indexOf("\r\n\r\n") + 4);
+
+test("HTTP/1.1: the head goes with the first write; once it is out, each write or each event's parts is one chunk", async () => {
+  const rest = Buffer.from('data: {"é":1}\n\n');
+  const raw = await exchange("GET / HTTP/1.1", async (out) => {
+    assert.ok(out.writeParts, "an HTTP/1.1 chunked response gets the socket writer");
+    await new Promise((resolve) => out.write("retry: 1000\n\n", resolve));
+    out.writeParts?.(["event: batch\nid: 1\n", rest]);
+    out.write(Buffer.from(": ping\n\n"));
+    out.writeParts?.([]);
+  });
+  assert.match(raw, /^HTTP\/1\.1 200 OK\r\n/);
+  assert.match(raw, /transfer-encoding: chunked/i);
+  const event = `event: batch\nid: 1\n${rest.toString("latin1")}`;
+  assert.equal(
+    body(raw),
+    `d\r\nretry: 1000\n\n\r\n` +
+      `${Buffer.byteLength(event, "latin1").toString(16)}\r\n${event}\r\n` +
+      `8\r\n: ping\n\n\r\n` +
+      `0\r\n\r\n`,
+  );
+});
+
+test("writes made before the head is out go through the response, in order", async () => {
+  const raw = await exchange("GET / HTTP/1.1", (out) => {
+    out.write("a\n");
+    out.writeParts?.(["b", "\n"]);
+    out.write("c\n");
+  });
+  assert.equal(body(raw), "2\r\na\n\r\n1\r\nb\r\n1\r\n\n\r\n2\r\nc\n\r\n0\r\n\r\n");
+});
+
+test("a write's callback runs once the socket took it; backpressure and drain are the socket's", async () => {
+  let called = false;
+  let needDrain = false;
+  let drained = false;
+  await exchange("GET / HTTP/1.1", async (out) => {
+    out.write("first\n");
+    out.write("second\n", (err) => {
+      called = !err;
+    });
+    await waitFor(() => called);
+    const big = Buffer.alloc(4 << 20, 0x61);
+    const ok = out.writeParts?.(["x", big]);
+    needDrain = ok === false && out.writableNeedDrain;
+    await new Promise<void>((resolve) =>
+      out.once("drain", () => {
+        drained = true;
+        resolve();
+      }),
+    );
+  });
+  assert.ok(called);
+  assert.ok(needDrain, "a write past the socket's buffer asks for a drain");
+  assert.ok(drained);
+});
+
+test("HTTP/1.0 (no chunked encoding): the response writes as it is", async () => {
+  const raw = await exchange("GET / HTTP/1.0", (out, res) => {
+    assert.equal(out, res);
+    out.write("event: ping\n\n");
+  });
+  assert.equal(body(raw), "event: ping\n\n");
+});

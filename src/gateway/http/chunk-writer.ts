@@ -1,0 +1,120 @@
+// A long-lived HTTP/1.1 response (SSE) written to its socket once its head is out: each event is
+// one chunk of the chunked encoding, framed here and sent as one writev of its pieces (the
+// reader's own head and the bytes every reader shares, never copied into one buffer), at once.
+// Node's ServerResponse would frame each piece as a chunk of its own and hold the socket corked
+// until the next tick: for a fan-out to thousands of sockets both cost (docs/subscriptions.md).
+// Responses it cannot write this way (HTTP/2, no chunked encoding) keep ServerResponse's writes.
+import type { ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+
+/** A response as a long-lived session writes it. */
+export interface StreamOutput {
+  /** `done` runs once the socket has taken the chunk (with an error when it could not). */
+  write(chunk: string | Uint8Array, done?: (err?: Error | null) => void): boolean;
+  /** Writes the pieces as one chunk, when the output can do that without copying them. */
+  writeParts?(parts: readonly (string | Uint8Array)[]): boolean;
+  end(): void;
+  destroy(): void;
+  once(event: "drain" | "close", listener: () => void): unknown;
+  off(event: "drain" | "close", listener: () => void): unknown;
+  readonly writableNeedDrain: boolean;
+  readonly writableFinished: boolean;
+  readonly destroyed: boolean;
+}
+
+const CRLF = "\r\n";
+
+/** `res` as a StreamOutput that writes events straight to its socket when it can. */
+export function chunkWriter(res: ServerResponse): StreamOutput {
+  const socket = res.socket;
+  // `chunkedEncoding` is set by writeHead for an HTTP/1.1 response without a length.
+  if (!socket || !(res as ServerResponse & { chunkedEncoding?: boolean }).chunkedEncoding) {
+    return res;
+  }
+  return new ChunkWriter(res, socket);
+}
+
+class ChunkWriter implements StreamOutput {
+  readonly #res: ServerResponse;
+  readonly #socket: Socket;
+  /**
+   * Writes go through the response until one of them has reached the socket and none is left
+   * in it: the head and whatever the response holds (a response queued behind a pipelined one)
+   * are then on the socket before any chunk written here.
+   */
+  #direct = false;
+  #inResponse = 0;
+
+  constructor(res: ServerResponse, socket: Socket) {
+    this.#res = res;
+    this.#socket = socket;
+  }
+
+  write(chunk: string | Uint8Array, done?: (err?: Error | null) => void): boolean {
+    if (!this.#direct) return this.#viaResponse(chunk, done);
+    return this.#frame([chunk], done);
+  }
+
+  writeParts(parts: readonly (string | Uint8Array)[]): boolean {
+    if (!this.#direct) {
+      let ok = true;
+      for (const part of parts) ok = this.#viaResponse(part);
+      return ok;
+    }
+    return this.#frame(parts);
+  }
+
+  #viaResponse(chunk: string | Uint8Array, done?: (err?: Error | null) => void): boolean {
+    this.#inResponse++;
+    return this.#res.write(chunk, (err) => {
+      if (--this.#inResponse === 0 && !err) this.#direct = true;
+      done?.(err);
+    });
+  }
+
+  #frame(parts: readonly (string | Uint8Array)[], done?: (err?: Error | null) => void): boolean {
+    const socket = this.#socket;
+    let size = 0;
+    for (const part of parts)
+      size += typeof part === "string" ? Buffer.byteLength(part) : part.length;
+    if (size === 0) {
+      done?.();
+      return !socket.writableNeedDrain;
+    }
+    socket.cork();
+    socket.write(size.toString(16) + CRLF);
+    for (const part of parts) socket.write(part);
+    const ok = socket.write(CRLF, done);
+    socket.uncork();
+    return ok;
+  }
+
+  end(): void {
+    this.#res.end();
+  }
+
+  destroy(): void {
+    this.#res.destroy();
+  }
+
+  once(event: "drain" | "close", listener: () => void): unknown {
+    // The socket drains what this writes; the response closes with its socket.
+    return event === "drain" ? this.#socket.once(event, listener) : this.#res.once(event, listener);
+  }
+
+  off(event: "drain" | "close", listener: () => void): unknown {
+    return event === "drain" ? this.#socket.off(event, listener) : this.#res.off(event, listener);
+  }
+
+  get writableNeedDrain(): boolean {
+    return this.#socket.writableNeedDrain || this.#res.writableNeedDrain;
+  }
+
+  get writableFinished(): boolean {
+    return this.#res.writableFinished;
+  }
+
+  get destroyed(): boolean {
+    return this.#res.destroyed;
+  }
+}
