@@ -1,8 +1,8 @@
 // A long-lived HTTP/1.1 response (SSE) written to its socket once its head is out: each event is
-// one chunk of the chunked encoding, framed here and sent as one writev of its pieces (the
-// reader's own head and the bytes every reader shares, never copied into one buffer), at once.
-// Node's ServerResponse would frame each piece as a chunk of its own and hold the socket corked
-// until the next tick: for a fan-out to thousands of sockets both cost (docs/subscriptions.md).
+// one chunk of the chunked encoding, framed here from its pieces (the reader's own head and the
+// bytes every reader shares, never copied into one buffer). The socket stays corked until the
+// next tick, as ServerResponse keeps it, so the events a fan-out writes to one reader in one turn
+// leave in one writev: writing each at once measured slower (docs/subscriptions.md).
 // Responses it cannot write this way (HTTP/2, no chunked encoding) keep ServerResponse's writes.
 import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
@@ -44,6 +44,11 @@ class ChunkWriter implements StreamOutput {
    */
   #direct = false;
   #inResponse = 0;
+  #corked = false;
+  readonly #uncork = () => {
+    this.#corked = false;
+    this.#socket.uncork();
+  };
 
   constructor(res: ServerResponse, socket: Socket) {
     this.#res = res;
@@ -81,12 +86,14 @@ class ChunkWriter implements StreamOutput {
       done?.();
       return !socket.writableNeedDrain;
     }
-    socket.cork();
+    if (!this.#corked) {
+      this.#corked = true;
+      socket.cork();
+      process.nextTick(this.#uncork);
+    }
     socket.write(size.toString(16) + CRLF);
     for (const part of parts) socket.write(part);
-    const ok = socket.write(CRLF, done);
-    socket.uncork();
-    return ok;
+    return socket.write(CRLF, done);
   }
 
   end(): void {
