@@ -24,7 +24,7 @@
 // 2:20000, empty skips): N subscribers on 1 stream with `--workers W` (nginx: worker_processes
 // W). BENCH_GATEWAY_WORKERS (default 1) sets the workers of the matrix's rows. With several
 // workers the server's RSS and CPU are its whole process tree's. Each client process connects
-// from its own source address (127.0.0.2, .3, ...).
+// from its own source address (127.0.0.2, .3, ...). BENCH_GATEWAY_ARGS adds gateway flags.
 // Then a table of every row, nova and nchan next to each other. No thresholds.
 //
 // Every process runs with its file-descriptor limit raised (`ulimit -n 65536`, or the hard limit
@@ -54,6 +54,8 @@ const LAYOUTS = (process.env.BENCH_LAYOUTS ?? "1,100").split(",").map(Number);
 const GATEWAY_WORKERS = Number(process.env.BENCH_GATEWAY_WORKERS ?? 1);
 const IDLE = Number(process.env.BENCH_IDLE ?? 18_000);
 const MULTI = (process.env.BENCH_MULTI ?? "2:20000").split(":").filter(Boolean).map(Number);
+/** More gateway flags for every nova row (e.g. `--hub-fanout-slice 64`). */
+const GATEWAY_ARGS = (process.env.BENCH_GATEWAY_ARGS ?? "").split(" ").filter(Boolean);
 /** How long the idle row holds its subscribers: one ping period (15 s) and some. */
 const IDLE_HOLD_MS = 20_000;
 const WARMUP_ROUNDS = 10;
@@ -318,6 +320,7 @@ async function novaTarget(
       ...["--port", "0", "--stars", star.address, "--log-level", "warn"],
       ...["--drain-delay-ms", "0", `--subscribe-sharing=${sharing}`],
       ...(workers > 1 ? ["--workers", String(workers)] : []),
+      ...GATEWAY_ARGS,
     ]);
     gateway = await startProcess({
       command,
