@@ -13,7 +13,7 @@ import {
   DEFAULT_LINGER_MS,
   endLingering,
   pullNext,
-  raceNext,
+  ReadLoop,
   type SourceBatch,
   type SseOutput,
   type SseTiming,
@@ -50,7 +50,7 @@ export class S2SseSession {
   #tail: Position__Output | null = null;
   #idleSince: number | undefined;
   #draining = false;
-  #wake: (() => void) | undefined;
+  readonly #reader = new ReadLoop();
 
   constructor(opts: S2SseOptions) {
     this.#opts = opts;
@@ -74,7 +74,7 @@ export class S2SseSession {
   /** Ends the session soon with S2's server_draining error, which S2's SDKs retry. */
   drain(): void {
     this.#draining = true;
-    this.#wake?.();
+    this.#reader.wake();
   }
 
   /** Writes events until the session ends; resolves once the response is finished or gone. */
@@ -95,6 +95,7 @@ export class S2SseSession {
     let next: Promise<IteratorResult<SourceBatch>> | undefined;
     let lastWrite = Date.now();
     let pingDelay = this.#opts.timing.pingMs();
+    let idleEnd: number | undefined;
     const write = (text: string) => {
       out.write(text);
       lastWrite = Date.now();
@@ -103,41 +104,51 @@ export class S2SseSession {
     const { bounds } = this.#opts;
     // Resumed with its bounds already met (S2 resumes with what was delivered taken off them).
     if (bounds.count === 0n || bounds.bytes === 0n) return this.#end(out, DONE);
-    let batch: SourceBatch | undefined = this.#first;
+    const first = this.#first as SourceBatch;
     this.#first = undefined;
-    for (;;) {
-      if (batch) {
-        const ended = this.#handle(batch, write);
-        batch = undefined;
-        if (ended) return this.#end(out, DONE);
-      }
-      if (this.#draining) {
-        return this.#end(
-          out,
-          errorEvent(s2Error("server_draining", "the gateway is shutting down; resume")),
-        );
-      }
-      if (out.writableNeedDrain && !(await this.#drained(out))) return;
-      next ??= pullNext(this.#it as AsyncIterator<SourceBatch>);
-      const idleEnd =
-        this.#opts.idleEndMs !== undefined && this.#idleSince !== undefined
-          ? this.#idleSince + this.#opts.idleEndMs
-          : undefined;
-      const pingAt = lastWrite + pingDelay;
-      const wakeAt = idleEnd === undefined ? pingAt : Math.min(pingAt, idleEnd);
-      const got = await raceNext(next, wakeAt - Date.now(), "wake", (wake) => {
-        this.#wake = wake;
-      });
-      if (got === "timer") {
-        if (idleEnd !== undefined && wakeAt === idleEnd) return this.#end(out, DONE);
+    if (this.#handle(first, write)) return this.#end(out, DONE);
+    await this.#reader.run<IteratorResult<SourceBatch>>({
+      ready: async () => {
+        for (;;) {
+          if (this.#draining) {
+            this.#end(
+              out,
+              errorEvent(s2Error("server_draining", "the gateway is shutting down; resume")),
+            );
+            return false;
+          }
+          if (!out.writableNeedDrain) return true;
+          if (!(await this.#drained(out))) return false;
+        }
+      },
+      reads: () => {
+        next ??= pullNext(this.#it as AsyncIterator<SourceBatch>);
+        return next;
+      },
+      wakeAt: () => {
+        idleEnd =
+          this.#opts.idleEndMs !== undefined && this.#idleSince !== undefined
+            ? this.#idleSince + this.#opts.idleEndMs
+            : undefined;
+        const pingAt = lastWrite + pingDelay;
+        return idleEnd === undefined ? pingAt : Math.min(pingAt, idleEnd);
+      },
+      timer: () => {
+        if (idleEnd !== undefined && idleEnd <= lastWrite + pingDelay) {
+          this.#end(out, DONE);
+          return false;
+        }
         write(this.#ping());
-        continue;
-      }
-      if (got === "wake") continue;
-      next = undefined;
-      if (got.done) throw s2Error("unavailable", "the read session's subscription ended; resume");
-      batch = got.value;
-    }
+        return true;
+      },
+      read: (got) => {
+        next = undefined;
+        if (got.done) throw s2Error("unavailable", "the read session's subscription ended; resume");
+        if (!this.#handle(got.value, write)) return true;
+        this.#end(out, DONE);
+        return false;
+      },
+    });
   }
 
   /** Writes one batch's events; true when the session's bounds are met. */
@@ -183,9 +194,7 @@ export class S2SseSession {
   async #drained(out: SseOutput): Promise<boolean> {
     const { slowConsumerMs } = this.#opts;
     // A drain request while blocked: the session ends at the next turn of the loop.
-    const how = await awaitDrain(out, slowConsumerMs, (wake) => {
-      this.#wake = wake;
-    });
+    const how = await awaitDrain(out, slowConsumerMs, this.#reader.setWake);
     if (how === "slow") {
       this.#end(
         out,

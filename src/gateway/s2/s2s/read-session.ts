@@ -13,7 +13,7 @@
 // - The source is pulled only once the previous frame was taken by the socket.
 import type { Position__Output } from "../../../gen/nova/v1/Position.ts";
 import type { Record__Output } from "../../../gen/nova/v1/Record.ts";
-import { pullNext, raceNext, type SourceBatch } from "../../sessions/index.ts";
+import { pullNext, ReadLoop, type SourceBatch } from "../../sessions/index.ts";
 import { meteredBytes, S2_MAX_BATCH_METERED_BYTES, S2_MAX_BATCH_RECORDS } from "../metering.ts";
 import { cutToSessionBounds, type S2SessionBounds, type S2Tally } from "../session-bounds.ts";
 import type { TerminalFrame } from "./frame.ts";
@@ -43,7 +43,7 @@ export class S2sReadSession {
   #tally: S2Tally = { count: 0n, bytes: 0n };
   #tail: Position__Output | null = null;
   #draining = false;
-  #wake: (() => void) | undefined;
+  readonly #reader = new ReadLoop();
 
   constructor(opts: S2sReadOptions) {
     this.#opts = opts;
@@ -64,53 +64,75 @@ export class S2sReadSession {
   /** Ends the session with server_draining at the next frame boundary. */
   drain(): void {
     this.#draining = true;
-    this.#wake?.();
+    this.#reader.wake();
   }
 
   /** Streams frames until the session ends; resolves once the response is ended or gone. */
   async run(writer: FrameWriter): Promise<void> {
     // The client gone wakes the session at once, not at its next heartbeat.
-    void writer.closed.then(() => this.#wake?.());
+    void writer.closed.then(() => this.#reader.wake());
     try {
       let idleSince = Date.now();
       let beatAt = Date.now() + this.#beat();
       let following = false;
-      let batch = this.#first;
+      let idleEnd: number | undefined;
+      /** A batch delivered; false when the session ended with it. */
+      const take = async (batch: SourceBatch): Promise<boolean> => {
+        const caughtUp = batch.records.length === 0;
+        // A batch while following only moves the tail; S2 heartbeats on the switch to it.
+        if (caughtUp && following) {
+          this.#tail = batch.tail ?? this.#tail;
+          return true;
+        }
+        if (await this.#deliver(batch, writer)) {
+          writer.end();
+          return false;
+        }
+        following = caughtUp;
+        idleSince = Date.now();
+        beatAt = Date.now() + this.#beat();
+        return true;
+      };
+      const first = this.#first as SourceBatch;
       this.#first = undefined;
-      for (;;) {
-        if (batch) {
-          const caughtUp = batch.records.length === 0;
-          // A batch while following only moves the tail; S2 heartbeats on the switch to it.
-          if (caughtUp && following) this.#tail = batch.tail ?? this.#tail;
-          else {
-            if (await this.#deliver(batch, writer)) return writer.end();
-            following = caughtUp;
-            idleSince = Date.now();
-            beatAt = Date.now() + this.#beat();
+      if (!(await take(first))) return;
+      await this.#reader.run<IteratorResult<SourceBatch>>({
+        ready: async () => {
+          if (writer.gone) return false;
+          if (this.#draining) {
+            await writer.terminal(this.#opts.draining());
+            return false;
           }
-          batch = undefined;
-        }
-        if (writer.gone) return;
-        if (this.#draining) return await writer.terminal(this.#opts.draining());
-        const { idleEndMs } = this.#opts;
-        if (following && idleEndMs === 0) return writer.end();
-        const idleEnd = following && idleEndMs !== undefined ? idleSince + idleEndMs : undefined;
-        const wakeAt = idleEnd === undefined ? beatAt : Math.min(beatAt, idleEnd);
-        this.#pending ??= pullNext(this.#opts.batches);
-        const got = await raceNext(this.#pending, wakeAt - Date.now(), "wake", (wake) => {
-          this.#wake = wake;
-        });
-        if (got === "wake") continue;
-        if (got === "timer") {
-          if (idleEnd !== undefined && wakeAt === idleEnd) return writer.end();
-          if (!(await writer.message(this.#opts.encodeBatch([], this.#tail)))) return;
+          if (following && this.#opts.idleEndMs === 0) {
+            writer.end();
+            return false;
+          }
+          return true;
+        },
+        reads: () => {
+          this.#pending ??= pullNext(this.#opts.batches);
+          return this.#pending;
+        },
+        wakeAt: () => {
+          const { idleEndMs } = this.#opts;
+          idleEnd = following && idleEndMs !== undefined ? idleSince + idleEndMs : undefined;
+          return idleEnd === undefined ? beatAt : Math.min(beatAt, idleEnd);
+        },
+        timer: async () => {
+          if (idleEnd !== undefined && idleEnd <= beatAt) {
+            writer.end();
+            return false;
+          }
+          if (!(await writer.message(this.#opts.encodeBatch([], this.#tail)))) return false;
           beatAt = Date.now() + this.#beat();
-          continue;
-        }
-        this.#pending = undefined;
-        if (got.done) throw new Error("the subscription ended");
-        batch = got.value;
-      }
+          return true;
+        },
+        read: (got) => {
+          this.#pending = undefined;
+          if (got.done) throw new Error("the subscription ended");
+          return take(got.value);
+        },
+      });
     } catch (err) {
       if (!writer.gone) await writer.terminal(this.#opts.terminal(err));
     } finally {

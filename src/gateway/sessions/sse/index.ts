@@ -3,5 +3,6 @@
 export * from "./await-drain.ts";
 export * from "./bounds.ts";
 export * from "./next-batch.ts";
+export * from "./read-loop.ts";
 export { multiplexed } from "./sse-forms.ts";
 export * from "./sse-session.ts";

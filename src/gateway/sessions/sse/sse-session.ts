@@ -14,7 +14,8 @@ import type { BatchSource, Cursor, SourceBatch } from "../sources/index.ts";
 import { jitter } from "../sources/index.ts";
 import { awaitDrain } from "./await-drain.ts";
 import type { Bounds } from "./bounds.ts";
-import { raceNext, stopWith } from "./next-batch.ts";
+import { stopWith } from "./next-batch.ts";
+import { ReadLoop } from "./read-loop.ts";
 import { ONE_STREAM, type SseForm } from "./sse-forms.ts";
 import { type LaneRead, type LaneStep, SseLane } from "./sse-lane.ts";
 
@@ -96,8 +97,6 @@ export interface MultiplexOptions
  */
 type Chunk = string | Uint8Array | { head: string; rest: Uint8Array };
 
-type Wake = "drain-request";
-
 /** A lane's failure, so that the error event can name its stream. */
 class LaneFailure {
   readonly lane: SseLane;
@@ -125,7 +124,7 @@ export class SseSession {
   #first: Chunk[] = [];
   #firstEnds = false;
   #draining = false;
-  #wakeDrain: (() => void) | undefined;
+  readonly #reader = new ReadLoop();
   #out: SseOutput | undefined;
   #finished = false;
   /** Counts writes, so a timer knows whether its deadline still holds. */
@@ -221,55 +220,76 @@ export class SseSession {
   /** Ends the stream with a jittered `retry:`, so EventSource reconnects to another gateway. */
   drain(): void {
     this.#draining = true;
-    this.#wakeDrain?.();
+    this.#reader.wake();
   }
 
   async #loop(): Promise<void> {
     const out = this.#out as SseOutput;
-    while (!this.#finished) {
-      if (this.#draining) return this.#finish([sseRetry(this.#timing.drainRetryMs())]);
-      if (out.writableNeedDrain) {
-        const drained = await awaitDrain(out, this.#opts.slowConsumerMs, (wake) => {
-          this.#wakeDrain = wake;
-        });
-        if (drained === "closed") return;
-        if (drained === "slow") return this.#slowConsumer();
-        continue;
-      }
-      const waitEnds = this.#waitEnds();
-      const pingAt = this.#lastWrite + this.#pingDelay;
-      const wakeAt = waitEnds === undefined ? pingAt : Math.min(pingAt, waitEnds);
-      const written = this.#written;
-      const got = await this.#race(wakeAt - Date.now());
-      // The tap wrote while the timer ran: both deadlines moved.
-      if (got === "timer" && written !== this.#written) continue;
-      if (got === "timer") {
+    let waitEnds: number | undefined;
+    let wakeAt = 0;
+    let written = 0;
+    await this.#reader.run<LaneRead>({
+      ready: async () => {
+        for (;;) {
+          if (this.#finished) return false;
+          if (this.#draining) {
+            this.#finish([sseRetry(this.#timing.drainRetryMs())]);
+            return false;
+          }
+          if (!out.writableNeedDrain) return true;
+          const drained = await awaitDrain(out, this.#opts.slowConsumerMs, this.#reader.setWake);
+          if (drained === "closed") return false;
+          if (drained === "slow") {
+            this.#slowConsumer();
+            return false;
+          }
+        }
+      },
+      reads: () => this.#reads(),
+      wakeAt: () => {
+        waitEnds = this.#waitEnds();
+        const pingAt = this.#lastWrite + this.#pingDelay;
+        wakeAt = waitEnds === undefined ? pingAt : Math.min(pingAt, waitEnds);
+        written = this.#written;
+        return wakeAt;
+      },
+      timer: () => {
+        // The tap wrote while the timer ran: both deadlines moved.
+        if (written !== this.#written) return true;
         // Decided by which deadline the timer was for, not by the clock: a timer may fire a
         // millisecond before Date.now() reaches its deadline.
         if (waitEnds !== undefined && wakeAt === waitEnds) {
-          return this.#finish(this.#live.map((lane) => this.#form.done(lane, this.#opts.int64)));
+          this.#finish(this.#live.map((lane) => this.#form.done(lane, this.#opts.int64)));
+          return false;
         }
         this.#write([this.#form.ping(this.#lanes, this.#opts.int64)]);
-        continue;
-      }
-      if (got === "drain-request") continue;
-      const { lane } = got;
-      lane.taken();
-      const step = lane.handle(batchOf(got, "the subscription ended; retry"), false);
-      const chunks = this.#events(lane, step);
-      if (step.failure) {
-        return this.#finish([
-          ...chunks,
-          this.#form.error(step.failure, this.#lanes, this.#opts.int64, lane),
-        ]);
-      }
-      if (step.done) {
-        this.#end(lane);
-        if (this.#live.length === 0) return this.#finish(chunks);
-      }
-      if (step.caughtUp) chunks.push(this.#form.ping(this.#lanes, this.#opts.int64));
-      this.#write(chunks);
+        return true;
+      },
+      read: (got) => {
+        this.#take(got);
+        return !this.#finished;
+      },
+    });
+  }
+
+  /** Writes what a lane's read brings, or ends the session with it. */
+  #take(got: LaneRead): void {
+    const { lane } = got;
+    lane.taken();
+    const step = lane.handle(batchOf(got, "the subscription ended; retry"), false);
+    const chunks = this.#events(lane, step);
+    if (step.failure) {
+      return this.#finish([
+        ...chunks,
+        this.#form.error(step.failure, this.#lanes, this.#opts.int64, lane),
+      ]);
     }
+    if (step.done) {
+      this.#end(lane);
+      if (this.#live.length === 0) return this.#finish(chunks);
+    }
+    if (step.caughtUp) chunks.push(this.#form.ping(this.#lanes, this.#opts.int64));
+    this.#write(chunks);
   }
 
   /**
@@ -309,19 +329,14 @@ export class SseSession {
     lane.release();
   }
 
-  /** The next read of a live lane, a timer, or a drain request, whichever comes first. */
-  #race(delayMs: number): Promise<LaneRead | "timer" | Wake> {
+  /** The reads of the live lanes, for the loop to wait on. */
+  #reads(): Promise<LaneRead> | Promise<LaneRead>[] {
     const live = this.#live;
+    if (live.length === 1) return (live[0] as SseLane).read();
     // Lanes whose batches are already there win in array order: start the turn elsewhere each
     // time, so that a busy stream cannot starve the others.
     const turn = this.#turn++ % live.length;
-    const reads =
-      live.length === 1
-        ? (live[0] as SseLane).read()
-        : [...live.slice(turn), ...live.slice(0, turn)].map((lane) => lane.read());
-    return raceNext(reads, delayMs, "drain-request", (wake) => {
-      this.#wakeDrain = wake;
-    });
+    return [...live.slice(turn), ...live.slice(0, turn)].map((lane) => lane.read());
   }
 
   /** When a caught-up `wait` session ends with nothing new; undefined without one. */
