@@ -279,14 +279,18 @@ export class SseSession {
     const step = lane.handle(batchOf(got, "the subscription ended; retry"), false);
     const chunks = this.#events(lane, step);
     if (step.failure) {
-      return this.#finish([
+      this.#finish([
         ...chunks,
         this.#form.error(step.failure, this.#lanes, this.#opts.int64, lane),
       ]);
+      return;
     }
     if (step.done) {
       this.#end(lane);
-      if (this.#live.length === 0) return this.#finish(chunks);
+      if (this.#live.length === 0) {
+        this.#finish(chunks);
+        return;
+      }
     }
     if (step.caughtUp) chunks.push(this.#form.ping(this.#lanes, this.#opts.int64));
     this.#write(chunks);
