@@ -24,6 +24,7 @@ import {
   gatewayServer,
   jsonPlugin,
   LiveSessions,
+  lazyValidators,
   limitConnections,
   metricsPlugin,
   noteExchanges,
@@ -163,6 +164,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     ajv: {
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false },
     },
+    schemaController: { compilersFactory: { buildValidator: lazyValidators } },
   });
   limitConnections(app.server, opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
   await app.register(errorsPlugin);

@@ -11,6 +11,7 @@ export * from "./connection-limit.ts";
 export * from "./drain.ts";
 export * from "./errors-plugin.ts";
 export * from "./json.ts";
+export * from "./lazy-validators.ts";
 export * from "./listener.ts";
 export * from "./live-sessions.ts";
 export * from "./metrics.ts";
