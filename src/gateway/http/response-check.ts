@@ -2,7 +2,7 @@
 // status, so the OpenAPI document cannot drift from what the gateway writes. Responses are
 // written by stringifyJsonExact, not by the schemas, so nothing else would notice. A mismatch
 // turns the response into a 500 naming the difference. Off in production (it parses every
-// response again). Register before the routes: it compiles their schemas as they are added.
+// response again). Each documented response's schema is compiled when a response first needs it.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import type { TSchema } from "typebox";
@@ -39,26 +39,26 @@ export const responseCheckPlugin = fp(async (app: FastifyInstance) => {
   // Loaded here, not with the module: only a test gateway checks its responses, and TypeBox's
   // compiler (about 300 files) would add about 0.1 s to every gateway's start.
   const { Compile } = await import("typebox/compile");
+  // A route's documented responses, by status, compiled as they are first needed.
   const checks = new WeakMap<object, Map<number, Documented>>();
-  app.addHook("onRoute", (route) => {
-    const responses = route.schema?.response as Record<string, unknown> | undefined;
-    if (responses === undefined) return;
-    const byStatus = new Map<number, Documented>();
-    for (const [status, response] of Object.entries(responses)) {
-      byStatus.set(Number(status), documented(Compile, response));
-    }
-    checks.set(responses, byStatus);
-  });
   app.addHook("onSend", async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    const responses = req.routeOptions.schema?.response;
+    const responses = req.routeOptions.schema?.response as Record<string, unknown> | undefined;
     if (responses === undefined || responses === null) return payload;
-    const byStatus = checks.get(responses as object);
-    if (byStatus === undefined) return payload;
     // 499: the client went away; nobody reads what is sent.
     if (reply.statusCode === 499) return payload;
     const where = `${req.method} ${req.routeOptions.url} ${reply.statusCode}`;
-    const response = byStatus.get(reply.statusCode);
-    if (response === undefined) throw mismatch(`${where}: this status is not documented`);
+    const documentedHere = responses[reply.statusCode];
+    if (documentedHere === undefined) throw mismatch(`${where}: this status is not documented`);
+    let byStatus = checks.get(responses);
+    if (byStatus === undefined) {
+      byStatus = new Map();
+      checks.set(responses, byStatus);
+    }
+    let response = byStatus.get(reply.statusCode);
+    if (response === undefined) {
+      response = documented(Compile, documentedHere);
+      byStatus.set(reply.statusCode, response);
+    }
     const type = String(reply.getHeader("content-type") ?? "");
     if (!type.startsWith("application/json")) return payload;
     // Read pages are sent as bytes already written; they are checked like any other reply.
