@@ -55,15 +55,18 @@ export function guardBody(
   timeouts: BodyTimeouts,
   ticket?: BodyTicket,
 ): Readable {
+  let received = 0;
+  let stopped = false;
   const guard = new Transform({
     transform(chunk: Buffer, _encoding, done) {
+      received += chunk.length;
       try {
         ticket?.take(chunk.length);
       } catch (err) {
         done(err instanceof HttpError ? closingConnection(err) : (err as Error));
         return;
       }
-      idle.refresh();
+      if (!stopped) idle.refresh();
       done(null, chunk);
     },
     flush(done) {
@@ -75,15 +78,22 @@ export function guardBody(
     stop();
     guard.destroy(requestTimeout(`${message}; send the body at once, or retry`));
   };
-  const idle = setTimeout(
-    () => cut(`no byte of the request body came for ${timeouts.idleMs} ms`),
-    timeouts.idleMs,
-  );
+  const idle = setTimeout(() => {
+    // Timers run before the event loop polls its sockets: after a stall of the gateway itself,
+    // bytes the client sent in time may be waiting unread. The verdict waits for one poll; a
+    // byte read there refreshes (re-arms) this timer.
+    const seen = received;
+    setImmediate(() => {
+      if (received === seen && !stopped)
+        cut(`no byte of the request body came for ${timeouts.idleMs} ms`);
+    });
+  }, timeouts.idleMs);
   const total = setTimeout(
     () => cut(`the request body did not arrive within ${timeouts.totalMs} ms`),
     timeouts.totalMs,
   );
   const stop = () => {
+    stopped = true;
     clearTimeout(idle);
     clearTimeout(total);
   };
