@@ -183,6 +183,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       (opts.inflightAppendClientBytes ?? opts.inflightAppendBytes / 2) / APPEND_MEMORY_FACTOR,
     ),
   });
+  opts.metrics.memory.add(
+    "append_bodies",
+    () => admission.inflight * APPEND_MEMORY_FACTOR,
+    () => opts.inflightAppendBytes,
+  );
   const bodyTimeouts = opts.bodyTimeouts ?? DEFAULT_BODY_TIMEOUTS;
   await app.register(bodyGuardPlugin, { admission, timeouts: bodyTimeouts });
   if (opts.checkResponses) await app.register(responseCheckPlugin);

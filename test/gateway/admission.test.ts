@@ -4,8 +4,10 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { request } from "undici";
+import { APPEND_MEMORY_FACTOR } from "../../src/gateway/http/index.ts";
 import type { Gateway } from "../harness/gateway.ts";
 import { append, http, newStream } from "../harness/http.ts";
+import { metric } from "../harness/metrics.ts";
 import { openRaw } from "../harness/raw-socket.ts";
 import { type Stack, startStack } from "../harness/stack.ts";
 import { waitFor } from "../harness/wait.ts";
@@ -67,10 +69,17 @@ test("one client cannot hold more than its share: its next body is 429 while ano
   const mib = "x".repeat(1024 * 1024);
   // Client A sends 1.5 MiB of each of two 3 MiB bodies and stalls: the second passes its share.
   const first = await stalledUpload(stream, 3 * 1024 * 1024, mib + mib.slice(0, 512 * 1024), "A");
-  await waitFor(async () => first.answer() === "" && !first.socket.destroyed, { timeoutMs: 500 });
-  // The first body keeps its budget while the second is judged: a byte now and then keeps it
-  // from the idle cut, however long a loaded machine takes to read the second.
+  // A byte now and then keeps the first body from the idle cut (it keeps its budget while the
+  // second is judged), however long a loaded machine takes.
   const trickle = setInterval(() => first.socket.write("x"), 200);
+  // The gateway holds all of it before the second comes, or the first could be the one refused.
+  await waitFor(
+    async () =>
+      (await metric(gw.base, "nova_gateway_memory_held_bytes", 'part="append_bodies"')) >=
+      1.5 * 1024 * 1024 * APPEND_MEMORY_FACTOR,
+    { timeoutMs: 10_000, message: "the first body's 1.5 MiB held" },
+  );
+  assert.equal(first.answer(), "");
   const second = await stalledUpload(stream, 3 * 1024 * 1024, mib + mib.slice(0, 512 * 1024), "A");
   try {
     await second.closed;
