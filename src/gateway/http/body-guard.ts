@@ -2,13 +2,16 @@
 // cut with a 408 when it stalls (no byte for `idleMs`) or takes longer than `totalMs` in all, so a
 // client that sends headers and then nothing holds no slot for long; and for a route that admits
 // appends (`config.admitsAppend`), its bytes taken from admission chunk by chunk. A body cut
-// midway leaves the connection unusable: its error says `connection: close`.
+// midway leaves the connection unusable: its error says `connection: close`. A body answered
+// before it was read is settled by unread-body.ts.
+import type { IncomingMessage } from "node:http";
 import { type Readable, Transform } from "node:stream";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { closingConnection, HttpError, requestTimeout } from "../errors/index.ts";
 import { isNdjson } from "../translate/index.ts";
 import type { AppendAdmission, BodyTicket } from "./admission.ts";
+import { settleUnreadBody } from "./unread-body.ts";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -28,6 +31,7 @@ export const DEFAULT_BODY_TIMEOUTS: BodyTimeouts = { idleMs: 10_000, totalMs: 60
 
 export const bodyGuardPlugin = fp(
   async (app: FastifyInstance, opts: { admission: AppendAdmission; timeouts: BodyTimeouts }) => {
+    const guarded = new WeakMap<IncomingMessage, Readable>();
     app.addHook("preParsing", async (req, reply, payload) => {
       if (!hasBody(req) || isNdjson(req.headers["content-type"])) return payload;
       let ticket: BodyTicket | undefined;
@@ -40,7 +44,14 @@ export const bodyGuardPlugin = fp(
         reply.raw.once("close", () => t.release());
         ticket = t;
       }
-      return guardBody(payload, opts.timeouts, ticket);
+      const guard = guardBody(payload, opts.timeouts, ticket);
+      guarded.set(req.raw, guard);
+      return guard;
+    });
+    app.addHook("onSend", async (req, reply, payload) => {
+      const guard = guarded.get(req.raw);
+      if (guard && !req.raw.complete) settleUnreadBody(req, reply, guard);
+      return payload;
     });
   },
 );
