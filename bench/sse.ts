@@ -319,6 +319,8 @@ async function novaTarget(
       resolve("src/main.ts"),
       ...["--port", "0", "--stars", star.address, "--log-level", "warn"],
       ...["--drain-delay-ms", "0", `--subscribe-sharing=${sharing}`],
+      // Its subscribers come from a few source addresses, thousands from each.
+      ...["--max-sessions-per-client", "1000000"],
       ...(workers > 1 ? ["--workers", String(workers)] : []),
       ...GATEWAY_ARGS,
     ]);

@@ -12,6 +12,7 @@ import {
   DEFAULT_HUB_LINGER_MS,
   DEFAULT_HUB_RING,
   DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_SESSIONS_PER_CLIENT,
   DEFAULT_MAX_WAIT_S,
   DEFAULT_NDJSON_SESSION_BYTES,
   DEFAULT_READ_GRANT_MS,
@@ -114,6 +115,12 @@ export const flags = defineFlags({
     default: DEFAULT_SSE_MAX_STREAMS,
     min: 1,
     help: "the most streams one multiplexed SSE subscription (GET /v1/subscribe) may follow; more is 400 bad_query",
+  },
+  "max-sessions-per-client": {
+    type: "int",
+    default: DEFAULT_MAX_SESSIONS_PER_CLIENT,
+    min: 1,
+    help: "long-lived sessions (SSE subscriptions, long-polls, NDJSON append sessions; a multiplexed subscription is one) one client may have open at once: its credential, else its address; past it 429 resource_exhausted",
   },
   "ndjson-session-mb": {
     type: "int",

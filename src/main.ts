@@ -106,6 +106,7 @@ const app = await buildApp({
   ssePingMs: opts.ssePingMs,
   slowConsumerMs: opts.slowConsumerMs,
   sseMaxStreams: opts.sseMaxStreams,
+  maxSessionsPerClient: opts.maxSessionsPerClient,
   ndjsonSessionBytes: opts.ndjsonSessionMb * 1024 * 1024,
   drainGraceMs: opts.drainGraceMs,
   compression: opts.compression && { minBytes: opts.compressMinBytes },

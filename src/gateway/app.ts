@@ -9,6 +9,7 @@ import {
   AppendAdmission,
   type BodyTimeouts,
   bodyGuardPlugin,
+  ClientSessions,
   type CompressionSettings,
   clientError,
   compressionPlugin,
@@ -16,6 +17,7 @@ import {
   DEFAULT_COMPRESS_MIN_BYTES,
   DEFAULT_H2_MAX_STREAMS,
   DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_SESSIONS_PER_CLIENT,
   Drain,
   drainPlugin,
   errorsPlugin,
@@ -74,6 +76,8 @@ export interface AppOptions {
   slowConsumerMs?: number;
   /** The most streams one multiplexed subscription (GET /v1/subscribe) may follow. */
   sseMaxStreams?: number;
+  /** Sessions (SSE, long-polls, NDJSON) one client may have open (http/client-sessions.ts). */
+  maxSessionsPerClient?: number;
   /** Bytes one NDJSON append session may send in all (a line is at most bodyLimit). */
   ndjsonSessionBytes?: number;
   /** How long a subscription re-subscribes without getting a frame before it fails. */
@@ -244,6 +248,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     upstream: opts.upstream,
     metrics: opts.metrics,
     sessions,
+    clientSessions: new ClientSessions(
+      opts.maxSessionsPerClient ?? DEFAULT_MAX_SESSIONS_PER_CLIENT,
+    ),
     hubs,
     grants,
     slowConsumerMs: opts.slowConsumerMs ?? DEFAULT_SLOW_CONSUMER_MS,

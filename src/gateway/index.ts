@@ -8,6 +8,7 @@ export {
   DEFAULT_DRAIN_DELAY_MS,
   DEFAULT_H2_MAX_STREAMS,
   DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_SESSIONS_PER_CLIENT,
   Drain,
   metricsObserver,
 } from "./http/index.ts";

@@ -1,7 +1,7 @@
 // Test support: a curl-style SSE client over undici (any header, any status, raw bytes) that
 // reads the event stream with eventsource-parser.
 import { createParser } from "eventsource-parser";
-import { Agent, request } from "undici";
+import { Agent, type Dispatcher, request } from "undici";
 
 export interface SseEvent {
   event: string;
@@ -55,12 +55,13 @@ export const sseAgent = new Agent({ connections: null, pipelining: 0 });
 export async function openSse(
   url: string,
   headers: Record<string, string> = {},
+  dispatcher: Dispatcher = sseAgent,
 ): Promise<SseResponse> {
   const abort = new AbortController();
   const res = await request(url, {
     headers: { accept: "text/event-stream", ...headers },
     signal: abort.signal,
-    dispatcher: sseAgent,
+    dispatcher,
   });
   return {
     status: res.statusCode,

@@ -11,6 +11,7 @@ import fp from "fastify-plugin";
 import { closingConnection, HttpError, requestTimeout } from "../errors/index.ts";
 import { isNdjson } from "../translate/index.ts";
 import type { AppendAdmission, BodyTicket } from "./admission.ts";
+import { clientKey } from "./client-key.ts";
 import { settleUnreadBody } from "./unread-body.ts";
 
 declare module "fastify" {
@@ -38,7 +39,7 @@ export const bodyGuardPlugin = fp(
       if (req.routeOptions.config?.admitsAppend) {
         const length = req.headers["content-length"];
         const t = opts.admission.body(
-          req.headers.authorization ?? req.ip,
+          clientKey(req),
           length === undefined ? undefined : Number(length),
         );
         reply.raw.once("close", () => t.release());

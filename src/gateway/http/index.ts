@@ -6,6 +6,8 @@ export * from "./body-guard.ts";
 export * from "./chunk-writer.ts";
 export * from "./client-abort.ts";
 export * from "./client-error.ts";
+export * from "./client-key.ts";
+export * from "./client-sessions.ts";
 export * from "./compression.ts";
 export * from "./connection-limit.ts";
 export * from "./drain.ts";

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ReadService } from "../history/index.ts";
 import { serverTiming } from "../history/index.ts";
 import type { AppendAdmission, BodyTimeouts, GatewayMetrics, LiveSessions } from "../http/index.ts";
-import { routeSchemas, sendJsonBytes, takeResponseBuffer } from "../http/index.ts";
+import { clientKey, routeSchemas, sendJsonBytes, takeResponseBuffer } from "../http/index.ts";
 import type { SubscribeDeps } from "../sessions/index.ts";
 import {
   SSE_HEADERS,
@@ -63,6 +63,7 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
     upstream,
     metrics,
     sessions,
+    clientSessions: opts.subscribe.clientSessions,
     admission,
     appendLimits: opts.appendLimits,
     lineLimits: opts.ndjsonLimits,
@@ -124,7 +125,7 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
       return sendJsonBytes(
         reply,
         readBatchJsonBytes(
-          await serveLongPoll(parts, subscribeDeps),
+          await serveLongPoll(parts, subscribeDeps, clientKey(req)),
           format,
           ctx.int64,
           takeResponseBuffer,

@@ -3,7 +3,7 @@
 // transport.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ReadService } from "../history/index.ts";
-import { type AppendAdmission, takeOverResponse } from "../http/index.ts";
+import { type AppendAdmission, clientKey, takeOverResponse } from "../http/index.ts";
 import {
   SSE_HEADERS,
   type SubscribeDeps,
@@ -88,6 +88,7 @@ export async function s2RecordRoutes(app: FastifyInstance, opts: S2RecordRoutesO
       const got = await serveLongPoll(
         { ...address, call, query: q.query, format: "base64", int64: "number" },
         subscribe,
+        clientKey(req),
       );
       batch = readBatchToS2(cutToS2Bounds(got.records, q), got.tail);
     } else {
@@ -162,6 +163,7 @@ async function serveS2Sse(
   await trackSession(
     deps,
     "s2_sse",
+    clientKey(req),
     { drain: () => session.drain(), destroy: () => socket.destroy() },
     async () => {
       await session.start();

@@ -4,8 +4,8 @@
 import type { FastifyReply } from "fastify";
 import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../../contract/proto/index.ts";
 import type { HistorySource } from "../history/index.ts";
-import type { GatewayMetrics, LiveSessions } from "../http/index.ts";
-import { chunkWriter, takeOverResponse } from "../http/index.ts";
+import type { ClientSessions, GatewayMetrics, LiveSessions } from "../http/index.ts";
+import { chunkWriter, clientKey, takeOverResponse } from "../http/index.ts";
 import type {
   EventId,
   Int64Mode,
@@ -35,6 +35,8 @@ export interface SubscribeDeps {
   upstream: Upstream;
   metrics: GatewayMetrics;
   sessions: LiveSessions;
+  /** Sessions open per client, bounded. */
+  clientSessions: ClientSessions;
   /** An SSE client whose socket does not drain for this long gets slow_consumer. */
   slowConsumerMs: number;
   /** How long re-subscribing may go on without a frame before the session fails. */
@@ -147,6 +149,7 @@ async function runSse(session: SseSession, reply: FastifyReply, deps: SubscribeD
   await trackSession(
     deps,
     "sse",
+    clientKey(reply.request),
     { drain: () => session.drain(), destroy: () => socket.destroy() },
     async () => {
       if ((await session.start()) === "met") {
@@ -160,7 +163,11 @@ async function runSse(session: SseSession, reply: FastifyReply, deps: SubscribeD
 }
 
 /** Serves a read with `wait`: the first records within the read's bounds, or none at the wait. */
-export async function serveLongPoll(parts: ReadParts, deps: SubscribeDeps): Promise<SourceBatch> {
+export async function serveLongPoll(
+  parts: ReadParts,
+  deps: SubscribeDeps,
+  client: string,
+): Promise<SourceBatch> {
   const { query } = parts;
   const drain = new AbortController();
   const destroy = new AbortController();
@@ -170,6 +177,7 @@ export async function serveLongPoll(parts: ReadParts, deps: SubscribeDeps): Prom
   return trackSession(
     deps,
     "long_poll",
+    client,
     { drain: () => drain.abort(), destroy: () => destroy.abort() },
     () =>
       longPoll({
@@ -297,13 +305,18 @@ function atMost(value: bigint | undefined, max: number): bigint {
   return value === undefined || value > cap ? cap : value;
 }
 
-/** Runs a session counted in /metrics and drained on shutdown. */
+/**
+ * Runs a session counted in /metrics, against its client's share (a 429 before it starts, past
+ * the share) and drained on shutdown.
+ */
 export async function trackSession<T>(
-  deps: SubscribeDeps,
+  deps: Pick<SubscribeDeps, "metrics" | "sessions" | "clientSessions">,
   kind: string,
+  client: string,
   handle: { drain(): void; destroy(): void },
   run: () => Promise<T>,
 ): Promise<T> {
+  const release = deps.clientSessions.hold(client);
   deps.metrics.sessions.inc({ kind });
   const done = run();
   deps.sessions.track(handle, done);
@@ -311,5 +324,6 @@ export async function trackSession<T>(
     return await done;
   } finally {
     deps.metrics.sessions.dec({ kind });
+    release();
   }
 }

@@ -4,7 +4,7 @@
 // unary routes and SSE sessions use.
 import type { FastifyReply } from "fastify";
 import type { AppendAdmission } from "../../http/index.ts";
-import { takeOverResponse } from "../../http/index.ts";
+import { clientKey, takeOverResponse } from "../../http/index.ts";
 import type { SubscribeDeps } from "../../sessions/index.ts";
 import { bodyChunks, stopWith, subscriptionSource, trackSession } from "../../sessions/index.ts";
 import { stringifyJsonExact } from "../../translate/index.ts";
@@ -82,6 +82,7 @@ export async function serveS2sAppend(
   await trackSession(
     deps.subscribe,
     "s2s_append",
+    clientKey(reply.request),
     { drain: () => session.drain(), destroy: () => socket.destroy() },
     () => session.run(),
   );
@@ -115,6 +116,7 @@ export async function serveS2sRead(
   await trackSession(
     deps.subscribe,
     "s2s_read",
+    clientKey(reply.request),
     { drain: () => session.drain(), destroy: () => socket.destroy() },
     async () => {
       await session.start();

@@ -5,10 +5,11 @@ import type { FastifyReply } from "fastify";
 import type {
   AppendAdmission,
   BodyTimeouts,
+  ClientSessions,
   GatewayMetrics,
   LiveSessions,
 } from "../../http/index.ts";
-import { takeOverResponse, validationError } from "../../http/index.ts";
+import { clientKey, takeOverResponse, validationError } from "../../http/index.ts";
 import type {
   AppendLimits,
   Int64Mode,
@@ -24,6 +25,8 @@ export interface AppendSessionDeps {
   upstream: Upstream;
   metrics: GatewayMetrics;
   sessions: LiveSessions;
+  /** Sessions open per client, bounded. */
+  clientSessions: ClientSessions;
   admission: AppendAdmission;
   appendLimits: AppendLimits;
   lineLimits: NdjsonLimits;
@@ -114,6 +117,14 @@ export async function serveAppendSession(
     admission: deps.admission,
     signal: parts.call.signal ?? new AbortController().signal,
   });
+  let release: () => void;
+  try {
+    release = deps.clientSessions.hold(clientKey(reply.request));
+  } catch (err) {
+    // Refused before any of the body was read: the connection closes after the refusal.
+    if (body.httpVersionMajor === 1) reply.header("connection", "close");
+    throw err;
+  }
   deps.metrics.sessions.inc({ kind: "ndjson" });
   const done = (async () => {
     await session.open();
@@ -146,6 +157,7 @@ export async function serveAppendSession(
     throw err;
   } finally {
     deps.metrics.sessions.dec({ kind: "ndjson" });
+    release();
     // An HTTP/2 stream ends with its response; only HTTP/1.1 shares the connection with what follows.
     if (body.httpVersionMajor === 1 && !body.readableEnded && reply.raw.headersSent) {
       discardRest(body, deps.bodyTimeouts);
