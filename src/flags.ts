@@ -193,6 +193,11 @@ export const flags = defineFlags({
     min: 0,
     help: "responses smaller than this are sent uncompressed, bytes",
   },
+  "trust-proxy": {
+    type: "list",
+    default: [],
+    help: "peers whose X-Forwarded-For names the client: addresses, CIDRs, or loopback, linklocal, uniquelocal (your load balancers). From them the client's address is the right-most untrusted one of X-Forwarded-For, for logs, admission and session shares; from other peers the header is ignored (none: no peer)",
+  },
   "cors-origins": { type: "list", default: [], help: "origins allowed by CORS (none: CORS off)" },
   readplan: {
     type: "bool",

@@ -18,6 +18,7 @@ import {
   fleetUpstream,
   metricsObserver,
   REDACTED_PATHS,
+  trustedProxies,
 } from "./gateway/index.ts";
 import { parseProcessFlags } from "./platform/cli/index.ts";
 import { GarbageNudge } from "./platform/memory/index.ts";
@@ -28,6 +29,11 @@ const refuse = (message: string): never => {
   process.stderr.write(`nova-gateway: ${message}\n`);
   process.exit(2);
 };
+try {
+  trustedProxies(opts.trustProxy);
+} catch (err) {
+  refuse(`--trust-proxy: ${(err as Error).message}`);
+}
 if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined)) {
   refuse("--tls-cert and --tls-key go together");
 }
@@ -101,6 +107,7 @@ const app = await buildApp({
   inflightAppendClientBytes: opts.inflightAppendClientMb * 1024 * 1024,
   bodyTimeouts: { idleMs: opts.bodyIdleMs, totalMs: opts.bodyTimeoutMs },
   corsOrigins: opts.corsOrigins,
+  trustProxy: opts.trustProxy,
   drain,
   maxWaitS: opts.maxWaitS,
   ssePingMs: opts.ssePingMs,

@@ -49,6 +49,18 @@ test("the star needs exactly one of --data-dir and --s3-endpoint", () => {
   }
 });
 
+test("the gateway refuses a --trust-proxy entry that is neither an address nor a CIDR, naming it", () => {
+  for (const [value, named] of [
+    ["balancer.local", /balancer\.local/],
+    ["10.0.0.0/8,10.0.0.0/33", /10\.0\.0\.0\/33/],
+  ] as const) {
+    const r = run("src/main.ts", ["--trust-proxy", value]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^nova-gateway: --trust-proxy: /);
+    assert.match(r.stderr, named);
+  }
+});
+
 test("the gateway takes --tls-cert and --tls-key together, from files it can read", () => {
   const half = run("src/main.ts", ["--tls-cert", "cert.pem"]);
   assert.equal(half.code, 2);

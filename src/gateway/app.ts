@@ -37,6 +37,7 @@ import {
   requestLogFields,
   responseBuffers,
   responseCheckPlugin,
+  trustedProxies,
 } from "./http/index.ts";
 import { bucketRoutes, recordRoutes, streamRoutes, tokenRoutes } from "./routes/index.ts";
 import { s2Plugin } from "./s2/index.ts";
@@ -76,6 +77,8 @@ export interface AppOptions {
   slowConsumerMs?: number;
   /** The most streams one multiplexed subscription (GET /v1/subscribe) may follow. */
   sseMaxStreams?: number;
+  /** Peers whose X-Forwarded-For names the client (http/trusted-proxies.ts); none: no peer. */
+  trustProxy?: readonly string[];
   /** Sessions (SSE, long-polls, NDJSON) one client may have open (http/client-sessions.ts). */
   maxSessionsPerClient?: number;
   /** Bytes one NDJSON append session may send in all (a line is at most bodyLimit). */
@@ -147,6 +150,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       { serializers: { req: requestLogFields } },
     ) as FastifyBaseLogger,
     bodyLimit: opts.bodyLimit,
+    trustProxy: trustedProxies(opts.trustProxy ?? []),
     // A stream key of 512 bytes, percent-encoded, is up to 1536 characters.
     routerOptions: { maxParamLength: 2048 },
     // While closing, keep routing: a reconnecting EventSource then gets a drained session (200

@@ -11,6 +11,7 @@ export {
   DEFAULT_MAX_SESSIONS_PER_CLIENT,
   Drain,
   metricsObserver,
+  trustedProxies,
 } from "./http/index.ts";
 export {
   DEFAULT_FANOUT_SLICE,

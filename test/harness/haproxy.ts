@@ -20,6 +20,8 @@ export interface HaproxyOptions {
    * stay HTTP/1.1 (HAProxy 2.6's h2 checks fail with "Socket error" against any h2c server).
    */
   h2c?: boolean;
+  /** `option forwardfor`: each request to a gateway says whom it came from in X-Forwarded-For. */
+  forwardFor?: boolean;
 }
 
 export interface Haproxy {
@@ -50,7 +52,7 @@ frontend gateways
 
 backend gateways
   balance roundrobin
-  option httpchk
+${opts.forwardFor ? "  option forwardfor\n" : ""}  option httpchk
   http-check send meth GET uri /readyz
   http-check expect status 200
   # Checks run every 200 ms so the tests are quick; without this their timeout would be those
