@@ -198,6 +198,11 @@ export const flags = defineFlags({
     default: [],
     help: "peers whose X-Forwarded-For names the client: addresses, CIDRs, or loopback, linklocal, uniquelocal (your load balancers). From them the client's address is the right-most untrusted one of X-Forwarded-For, for logs, admission and session shares; from other peers the header is ignored (none: no peer)",
   },
+  "proxy-protocol": {
+    type: "bool",
+    default: false,
+    help: "connections from the --trust-proxy peers open with a PROXY protocol header, v1 or v2 (HAProxy send-proxy-v2, AWS NLB), naming the client; a trusted peer without one, or another peer with one, is refused. Cleartext listeners only (HTTP/1.1 and h2c)",
+  },
   "cors-origins": { type: "list", default: [], help: "origins allowed by CORS (none: CORS off)" },
   readplan: {
     type: "bool",

@@ -34,6 +34,12 @@ try {
 } catch (err) {
   refuse(`--trust-proxy: ${(err as Error).message}`);
 }
+if (opts.proxyProtocol && opts.trustProxy.length === 0) {
+  refuse("--proxy-protocol needs --trust-proxy naming the balancers that send it");
+}
+if (opts.proxyProtocol && opts.tlsCert !== undefined) {
+  refuse("--proxy-protocol is served on cleartext listeners only, not with --tls-cert");
+}
 if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined)) {
   refuse("--tls-cert and --tls-key go together");
 }
@@ -108,6 +114,7 @@ const app = await buildApp({
   bodyTimeouts: { idleMs: opts.bodyIdleMs, totalMs: opts.bodyTimeoutMs },
   corsOrigins: opts.corsOrigins,
   trustProxy: opts.trustProxy,
+  proxyProtocol: opts.proxyProtocol,
   drain,
   maxWaitS: opts.maxWaitS,
   ssePingMs: opts.ssePingMs,

@@ -79,6 +79,8 @@ export interface AppOptions {
   sseMaxStreams?: number;
   /** Peers whose X-Forwarded-For names the client (http/trusted-proxies.ts); none: no peer. */
   trustProxy?: readonly string[];
+  /** Connections from those peers open with a PROXY header (http/proxy-accept.ts). */
+  proxyProtocol?: boolean;
   /** Sessions (SSE, long-polls, NDJSON) one client may have open (http/client-sessions.ts). */
   maxSessionsPerClient?: number;
   /** Bytes one NDJSON append session may send in all (a line is at most bodyLimit). */
@@ -143,6 +145,14 @@ export const REDACTED_PATHS = ["req.headers.authorization", 'req.query["access_t
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const headersTimeoutMs = opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const trust = trustedProxies(opts.trustProxy ?? []);
+  const proxyProtocol = opts.proxyProtocol ? trust : undefined;
+  if (proxyProtocol === false) {
+    throw new Error("--proxy-protocol needs --trust-proxy naming the balancers that send it");
+  }
+  if (proxyProtocol && opts.tls) {
+    throw new Error("--proxy-protocol is served on cleartext listeners only, not with --tls-cert");
+  }
   const app = Fastify({
     // Request lines log the URL, which may carry ?access_token=: logged without its value.
     loggerInstance: opts.logger.child(
@@ -150,7 +160,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       { serializers: { req: requestLogFields } },
     ) as FastifyBaseLogger,
     bodyLimit: opts.bodyLimit,
-    trustProxy: trustedProxies(opts.trustProxy ?? []),
+    trustProxy: trust,
     // A stream key of 512 bytes, percent-encoded, is up to 1536 characters.
     routerOptions: { maxParamLength: 2048 },
     // While closing, keep routing: a reconnecting EventSource then gets a drained session (200
@@ -165,6 +175,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
         headersTimeoutMs,
         keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS,
         h2MaxStreams: opts.h2MaxStreams ?? DEFAULT_H2_MAX_STREAMS,
+        ...(proxyProtocol ? { proxyProtocol } : {}),
       }) as unknown as Server,
     // Validation only refuses: Fastify's defaults would coerce "12" to 12 (and big digits to a
     // rounded double), fill in defaults and strip unknown fields, so what a handler saw would

@@ -22,6 +22,11 @@ export interface HaproxyOptions {
   h2c?: boolean;
   /** `option forwardfor`: each request to a gateway says whom it came from in X-Forwarded-For. */
   forwardFor?: boolean;
+  /**
+   * `mode tcp` with `send-proxy-v2`: each connection to a gateway opens with a PROXY v2 header
+   * naming the client (health checks too: `check-send-proxy`).
+   */
+  proxyV2?: boolean;
 }
 
 export interface Haproxy {
@@ -40,7 +45,7 @@ global
   maxconn 4096
 
 defaults
-  mode http
+  mode ${opts.proxyV2 ? "tcp" : "http"}
   timeout connect 2s
   timeout client ${opts.timeoutMs}ms
   timeout server ${opts.timeoutMs}ms
@@ -59,9 +64,10 @@ ${opts.forwardFor ? "  option forwardfor\n" : ""}  option httpchk
   # 200 ms too, and a gateway answering /readyz a little late on a loaded machine would be
   # marked down. Users' checks (inter 2s, as in the README) get 2 s the same way.
   timeout check 2s
-${opts.servers.map((p, i) => `  server g${i} 127.0.0.1:${p} check inter 200ms fall 2 rise 2${opts.h2c ? " proto h2 check-proto h1" : ""}`).join("\n")}
+${opts.servers.map((p, i) => `  server g${i} 127.0.0.1:${p} check inter 200ms fall 2 rise 2${opts.h2c ? " proto h2 check-proto h1" : ""}${opts.proxyV2 ? " send-proxy-v2 check-send-proxy" : ""}`).join("\n")}
 
 listen stats
+  mode http
   bind 127.0.0.1:${statsPort}
   stats enable
   stats uri /stats
@@ -98,9 +104,14 @@ listen stats
       await proc.kill("SIGTERM");
     },
   };
-  await waitFor(async () => Object.keys(await status()).length === opts.servers.length, {
-    message: "HAProxy's stats page",
-  });
+  try {
+    await waitFor(async () => Object.keys(await status()).length === opts.servers.length, {
+      message: "HAProxy's stats page",
+    });
+  } catch (err) {
+    await proc.kill("SIGTERM");
+    throw err;
+  }
   return haproxy;
 }
 

@@ -10,9 +10,14 @@ export interface RawConnection {
   closed: Promise<void>;
 }
 
-export async function openRaw(base: string): Promise<RawConnection> {
+/** Connects to `base`, from `localAddress` when given (127.0.0.x on loopback). */
+export async function openRaw(base: string, localAddress?: string): Promise<RawConnection> {
   const url = new URL(base);
-  const socket = connect(Number(url.port), url.hostname);
+  const socket = connect({
+    port: Number(url.port),
+    host: url.hostname,
+    ...(localAddress ? { localAddress } : {}),
+  });
   socket.setEncoding("latin1");
   let text = "";
   socket.on("data", (d: string) => {

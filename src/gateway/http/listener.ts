@@ -8,6 +8,8 @@ import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
 import tls from "node:tls";
+import { acceptProxied } from "./proxy-accept.ts";
+import type { TrustProxy } from "./trusted-proxies.ts";
 
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 
@@ -26,6 +28,8 @@ export interface ListenerSettings {
   keepAliveTimeoutMs: number;
   /** Concurrent streams of one HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS). */
   h2MaxStreams: number;
+  /** The peers whose connections open with a PROXY header (cleartext only; proxy-accept.ts). */
+  proxyProtocol?: TrustProxy;
 }
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
@@ -74,7 +78,11 @@ export function gatewayServer(handler: Handler, settings: ListenerSettings): Gat
   } else {
     front.on("connection", (socket: net.Socket) => {
       // A connection refused by the connection limit is already answered.
-      if (!socket.writableEnded) route(socket, h1, h2, settings.headersTimeoutMs, timedOut);
+      if (socket.writableEnded) return;
+      const routed = (s: net.Socket) => route(s, h1, h2, settings.headersTimeoutMs, timedOut);
+      if (settings.proxyProtocol) {
+        acceptProxied(socket, settings.proxyProtocol, settings.headersTimeoutMs, routed, timedOut);
+      } else routed(socket);
     });
   }
   // Fastify answers Node's refusals (clientErrorHandler) on the server it was given.
