@@ -164,6 +164,12 @@ export const flags = defineFlags({
     min: 1,
     help: "memory a hub keeps for readers that lag or join behind the tail: recent records and the SSE events made of them, MiB per stream followed (past it a reader catches up on its own)",
   },
+  "hub-window-ms": {
+    type: "int",
+    default: DEFAULT_HUB_RING.maxAgeMs as number,
+    min: 100,
+    help: "how far back a hub's window reaches, besides --hub-ring-mb: batches older than this leave it (a reader further behind catches up on its own), ms",
+  },
   "hub-linger-ms": {
     type: "int",
     default: DEFAULT_HUB_LINGER_MS,

@@ -126,7 +126,11 @@ const app = await buildApp({
   compression: opts.compression && { minBytes: opts.compressMinBytes },
   hubs: opts.subscribeSharing
     ? {
-        ring: { ...DEFAULT_HUB_RING, maxBytes: opts.hubRingMb * 1024 * 1024 },
+        ring: {
+          ...DEFAULT_HUB_RING,
+          maxBytes: opts.hubRingMb * 1024 * 1024,
+          maxAgeMs: opts.hubWindowMs,
+        },
         lingerMs: opts.hubLingerMs,
         fanoutSlice: opts.hubFanoutSlice,
         readGrantMs: opts.readGrantMs,

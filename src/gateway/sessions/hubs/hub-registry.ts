@@ -26,7 +26,11 @@ interface Held {
 }
 
 export const DEFAULT_HUB_LINGER_MS = 5_000;
-export const DEFAULT_HUB_RING: RingLimits = { maxBatches: 4096, maxBytes: 4 * 1024 * 1024 };
+export const DEFAULT_HUB_RING: RingLimits = {
+  maxBatches: 4096,
+  maxBytes: 4 * 1024 * 1024,
+  maxAgeMs: 60_000,
+};
 
 export class HubRegistry {
   readonly #opts: HubRegistryOptions;

@@ -97,3 +97,26 @@ test("an encoding made of a batch counts against the window, and pushes the olde
   older.batch.shared?.rest(older.records, null, "base64", "number");
   assert.equal(ring.bytes, one + rest.length);
 });
+
+test("property: with an age bound, the window holds exactly the newest batch and those younger than the bound", () => {
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 1, max: 1000 }),
+      fc.array(fc.nat({ max: 400 }), { minLength: 1, maxLength: 30 }),
+      (maxAgeMs, gaps) => {
+        const ring = new HubRing({ maxBatches: 1000, maxBytes: 1 << 30, maxAgeMs });
+        const times: number[] = [];
+        let now = 0;
+        for (const [i, gap] of gaps.entries()) {
+          now += gap;
+          times.push(now);
+          ring.push(records(i, [1]), null, now);
+          // Kept: the newest, and every batch that came within maxAgeMs of now.
+          const kept = times.filter((t, j) => j === times.length - 1 || t >= now - maxAgeMs);
+          assert.equal(ring.size, kept.length);
+          assert.equal(ring.start, BigInt(times.length - kept.length));
+        }
+      },
+    ),
+  );
+});

@@ -1,6 +1,7 @@
 // A stream hub's window on the live feed: the most recent batches, consecutive by seq_num,
-// bounded in batches and in the memory they hold (their records, copied into memory of their
-// own, and the event encodings made from them). A subscriber whose cursor lies in the window
+// bounded in batches, in the memory they hold (their records, copied into memory of their
+// own, and the event encodings made from them), and in age: a steady stream's window holds its
+// last minute or so rather than filling to its memory bound over a quarter of an hour. A subscriber whose cursor lies in the window
 // reads from it; one whose cursor fell below it has to catch up elsewhere. Pure: no I/O.
 import type { Position__Output } from "../../../gen/nova/v1/Position.ts";
 import type { Record__Output } from "../../../gen/nova/v1/Record.ts";
@@ -19,6 +20,8 @@ export interface RingEntry {
   bytes: number;
   /** What every reader that reads the whole batch gets: one object, its JSON made once. */
   readonly batch: SourceBatch;
+  /** When it came (the caller's clock, ms). */
+  readonly at: number;
 }
 
 /** A batch's own objects in the window (entry, batch, encodings map): measured on Node 24. */
@@ -27,6 +30,8 @@ export const BATCH_OBJECT_BYTES = 700;
 export interface RingLimits {
   maxBatches: number;
   maxBytes: number;
+  /** Batches older than this (before the newest's arrival) leave the window; absent: no bound. */
+  maxAgeMs?: number;
 }
 
 export class HubRing {
@@ -79,11 +84,11 @@ export class HubRing {
   }
 
   /**
-   * Adds the next batch (its first record must be `next`), its records copied out of the larger
-   * buffers they were decoded from, then drops the oldest batches while the window is over a
-   * bound, always keeping the newest.
+   * Adds the next batch (its first record must be `next`) that came at `now`, its records copied
+   * out of the larger buffers they were decoded from, then drops the oldest batches while the
+   * window is over a bound, always keeping the newest.
    */
-  push(received: Record__Output[], tail: Position__Output | null): RingEntry {
+  push(received: Record__Output[], tail: Position__Output | null, now = 0): RingEntry {
     const head = received[0];
     if (!head) throw new Error("a ring entry needs records");
     const first = BigInt(head.seq_num);
@@ -97,6 +102,7 @@ export class HubRing {
       end: first + BigInt(records.length),
       records,
       tail,
+      at: now,
       bytes: held + BATCH_OBJECT_BYTES,
       batch: {
         records,
@@ -113,6 +119,12 @@ export class HubRing {
     this.#entries.push(entry);
     this.#next = entry.end;
     this.#bytes += entry.bytes;
+    const { maxAgeMs } = this.#limits;
+    if (maxAgeMs !== undefined) {
+      while (this.size > 1 && (this.#entries[this.#head] as RingEntry).at < now - maxAgeMs) {
+        this.#drop();
+      }
+    }
     this.#shrink();
     return entry;
   }
@@ -123,15 +135,19 @@ export class HubRing {
       this.size > 1 &&
       (this.size > this.#limits.maxBatches || this.#bytes > this.#limits.maxBytes)
     ) {
-      const old = this.#entries[this.#head++] as RingEntry;
-      this.#bytes -= old.bytes;
-      this.#start = old.end;
+      this.#drop();
     }
     // Compact now and then so the array does not keep what was dropped.
     if (this.#head > 64 && this.#head * 2 > this.#entries.length) {
       this.#entries = this.#entries.slice(this.#head);
       this.#head = 0;
     }
+  }
+
+  #drop(): void {
+    const old = this.#entries[this.#head++] as RingEntry;
+    this.#bytes -= old.bytes;
+    this.#start = old.end;
   }
 
   /** The batch that holds `seq`, if the window does. */

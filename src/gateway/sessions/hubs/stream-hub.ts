@@ -236,7 +236,7 @@ export class StreamHub {
       records = records.slice(Number(next - first));
       if (records.length === 0) return;
     }
-    this.#ring.push(records, batch.tail);
+    this.#ring.push(records, batch.tail, performance.now());
     this.#fanOut();
   }
 
