@@ -51,6 +51,8 @@ export interface AppendParts {
  */
 function discardRest(body: IncomingMessage, timeouts: BodyTimeouts): void {
   const socket = body.socket;
+  // Gone already (the client closed it): its close event has passed, nothing is left to read.
+  if (socket.destroyed) return;
   const close = () => socket.destroy();
   const idle = setTimeout(close, timeouts.idleMs);
   const total = setTimeout(close, timeouts.totalMs);
