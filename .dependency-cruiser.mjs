@@ -24,6 +24,7 @@ const faces = [
   "src/gateway/translate",
   "src/gateway/http",
   "src/gateway/routes",
+  "src/gateway/console",
   "src/gateway/s2",
   "src/gateway/s2/s2s",
 ];

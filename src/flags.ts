@@ -188,6 +188,11 @@ export const flags = defineFlags({
     min: 0,
     help: "with shared subscriptions, how long a star's yes to one credential reading one stream is remembered (never past the token's expiry), so readers on one token cost one check; 0 checks every reader, ms",
   },
+  console: {
+    type: "bool",
+    default: true,
+    help: "serve the browser console at / (static files read when asked for: nothing is held while it is not opened); --no-console answers / with 404",
+  },
   compression: {
     type: "bool",
     default: true,

@@ -123,6 +123,7 @@ const app = await buildApp({
   maxSessionsPerClient: opts.maxSessionsPerClient,
   ndjsonSessionBytes: opts.ndjsonSessionMb * 1024 * 1024,
   drainGraceMs: opts.drainGraceMs,
+  console: opts.console,
   compression: opts.compression && { minBytes: opts.compressMinBytes },
   hubs: opts.subscribeSharing
     ? {

@@ -3,6 +3,7 @@ import type { Server } from "node:http";
 import cors from "@fastify/cors";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
+import { consolePlugin } from "./console/index.ts";
 import { createReadService, type ReadService } from "./history/index.ts";
 import {
   APPEND_MEMORY_FACTOR,
@@ -113,6 +114,8 @@ export interface AppOptions {
    * absent); false: every reader has its own.
    */
   hubs?: HubSettings | false;
+  /** The browser console at `/` (default on). */
+  console?: boolean;
   /** JSON responses compressed by Accept-Encoding (default settings when absent); false: none. */
   compression?: CompressionSettings | false;
 }
@@ -211,6 +214,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(bodyGuardPlugin, { admission, timeouts: bodyTimeouts });
   if (opts.checkResponses) await app.register(responseCheckPlugin);
   await app.register(openapiPlugin);
+  if (opts.console !== false) await app.register(consolePlugin);
   await app.register(metricsPlugin, { metrics: opts.metrics });
   await app.register(cors, {
     origin: opts.corsOrigins.length === 0 ? false : opts.corsOrigins,
