@@ -50,12 +50,16 @@ test("the image's Node is the pinned runtime", () => {
   assert.equal(process.versions.node, pinnedNode);
 });
 
-/** The image's build step, as package.json's build script runs it: tsgo with tsconfig.build.json. */
+/**
+ * The image's build step, as package.json's build script runs it: tsgo with tsconfig.build.json,
+ * then the console's static files copied beside the code.
+ */
 async function build(): Promise<void> {
   assert.match(dockerfile, /^RUN npm run build$/m);
-  assert.equal(pkg.scripts.build, "tsgo -p tsconfig.build.json");
+  assert.equal(pkg.scripts.build, "tsgo -p tsconfig.build.json && node scripts/copy-assets.ts");
   const tsgo = join(root, "node_modules", "@typescript", "native-preview", "bin", "tsgo");
   await run(process.execPath, [tsgo, "-p", "tsconfig.build.json"], { cwd: root });
+  await run(process.execPath, [join(root, "scripts", "copy-assets.ts")], { cwd: root });
 }
 
 test("the Dockerfile's entry starts with no TypeScript loader, logs Node 24, and is healthy", async (t) => {
@@ -79,6 +83,15 @@ test("the Dockerfile's entry starts with no TypeScript loader, logs Node 24, and
   try {
     const livez = await request(`http://127.0.0.1:${port}/livez`);
     assert.equal(livez.statusCode, 200, await livez.body.text());
+    // The console is in the image: its page and the module it loads.
+    for (const [path, type] of [
+      ["/", "text/html"],
+      ["/console/console.js", "application/javascript"],
+    ] as const) {
+      const res = await request(`http://127.0.0.1:${port}${path}`);
+      assert.equal(res.statusCode, 200, `${path}: ${await res.body.text()}`);
+      assert.ok(String(res.headers["content-type"]).startsWith(type), path);
+    }
     // The HEALTHCHECK's command, in the container's environment, exits 0.
     const [hcCommand, hcArgs] = onPinnedNode(execForm("HEALTHCHECK .* CMD"));
     await run(hcCommand, hcArgs, { env: { ...process.env, ...containerEnv }, timeout: 10_000 });
