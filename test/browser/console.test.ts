@@ -1,7 +1,8 @@
 // The console at `/`, in real Chromium (playwright-core driving Debian's /usr/bin/chromium),
 // served by a gateway over a star that requires tokens: without a token the page says 401; with
-// one it creates a bucket and a stream, appends from the form, sees the record in the read table
-// and arriving in the live tail, shows a non-UTF-8 record as base64, reconfigures and deletes;
+// one it creates a bucket and a stream, appends from the form, sees the record in the read table,
+// arriving in the live tail and after the tail is stopped and resumed, shows a non-UTF-8 record as
+// base64, reconfigures and deletes;
 // a token without the append scope gets the 403 message. Screenshots of the main views at desktop
 // and phone width are written under the test's temp dir and checked to be non-blank. The same
 // console then works over HTTP/2 with TLS and behind HAProxy, and `console: false` serves no `/`.
@@ -218,12 +219,33 @@ describe("the console in Chromium", { skip: chromiumTool.skip }, () => {
     await liveBad.waitFor();
     assert.match((await liveBad.textContent()) ?? "", /base64 \(not UTF-8\)\/w5oaQ==/);
 
+    // Stopped, the tail resumes where it stopped: a record appended meanwhile, no duplicate.
+    await tab.click("button:text-is('Stop')");
+    await waitText(tab, "#live-state", /^stopped$/);
+    const meanwhile = await api(
+      base,
+      "POST",
+      "/v1/buckets/console-shop/streams/orders%2Feu/records",
+      {
+        records: [{ body: "while stopped" }],
+      },
+    );
+    assert.equal(meanwhile.status, 200);
+    await tab.click("button:text-is('Resume')");
+    await tab.locator("table:has(caption:text('Live records')) tr[data-seq='2']").waitFor();
+    const liveSeqs = await tab
+      .locator("table:has(caption:text('Live records')) tbody tr")
+      .evaluateAll((rows) =>
+        rows.map((r) => (r as unknown as { dataset: { seq: string } }).dataset.seq),
+      );
+    assert.deepEqual(liveSeqs, ["0", "1", "2"]);
+
     // The read table, from seq_num 0.
     await tab.fill("#read-start", "0");
     await tab.click("button:text-is('Read')");
     const readRows = tab.locator("table:has(caption:text('Records read')) tbody tr");
-    await readRows.nth(1).waitFor();
-    assert.equal(await readRows.count(), 2);
+    await readRows.nth(2).waitFor();
+    assert.equal(await readRows.count(), 3);
     assert.match(
       (await readRows.nth(0).textContent()) ?? "",
       /^0\d{4}-.*source: form.*hello, console$/,
@@ -265,7 +287,7 @@ describe("the console in Chromium", { skip: chromiumTool.skip }, () => {
     await useToken(tab, tokens.reader);
     await tab.goto(`${base}/#/s/console-shop/orders%2Feu`);
     await useToken(tab, tokens.reader);
-    await waitText(tab, "#tail", /^2 /);
+    await waitText(tab, "#tail", /^3 /);
     await tab.fill("#append-body", "not allowed");
     await tab.click("button:text('Append')");
     assert.match(await messageText(tab), /^403 permission_denied: .+/);
@@ -274,7 +296,7 @@ describe("the console in Chromium", { skip: chromiumTool.skip }, () => {
       "GET",
       "/v1/buckets/console-shop/streams/orders%2Feu/records/tail",
     );
-    assert.equal(tail.json.tail.seq_num, 2, "the refused append left nothing behind");
+    assert.equal(tail.json.tail.seq_num, 3, "the refused append left nothing behind");
     assert.deepEqual(problems, []);
 
     // Phone width: the same views, without sideways scrolling.
