@@ -184,6 +184,65 @@ describe("bad input: S2's error shape, nothing appended", () => {
     assert.equal(typeof past.json.tail.seq_num, "number");
   });
 
+  test("unary reads as S2 answers them: 416 at the tail, nothing for count=0 or bytes=0", async () => {
+    const read = async (stream: string, query: string) =>
+      http("GET", `/v1/streams/${stream}/records?${query}`, undefined, headers);
+    assert.equal((await http("POST", "/v1/streams", { stream: "unary" }, headers)).status, 201);
+    // An empty stream: from seq_num 0, and from the tail (no start).
+    for (const query of ["seq_num=0", "", "tail_offset=0", "timestamp=0"]) {
+      const empty = await read("unary", query);
+      assert.equal(empty.status, 416, `${query}: ${empty.text}`);
+      assert.deepEqual(empty.json, { tail: { seq_num: 0, timestamp: 0 } });
+    }
+    const appended = await http(
+      "POST",
+      "/v1/streams/unary/records",
+      { records: [{ body: "a" }, { body: "b" }] },
+      headers,
+    );
+    assert.equal(appended.status, 200, appended.text);
+    const lastTime = appended.json.end.timestamp;
+    // At the tail, given there or clamped to it, without wait: 416 with the tail.
+    for (const query of ["seq_num=2", "", "seq_num=999999&clamp=true", "tail_offset=0"]) {
+      const atTail = await read("unary", query);
+      assert.equal(atTail.status, 416, `${query}: ${atTail.text}`);
+      assert.deepEqual(atTail.json, { tail: { seq_num: 2, timestamp: lastTime } });
+    }
+    // Past the tail without clamp stays 416; records before it are read as before.
+    assert.equal((await read("unary", "seq_num=3")).status, 416);
+    const one = await read("unary", "seq_num=1");
+    assert.equal(one.status, 200, one.text);
+    assert.deepEqual(
+      one.json.records.map((r: { seq_num: number }) => r.seq_num),
+      [1],
+    );
+    // until cutting every record is an empty 200: the start was not the tail.
+    const cut = await read("unary", `seq_num=0&until=${appended.json.start.timestamp}`);
+    assert.equal(cut.status, 200, cut.text);
+    assert.deepEqual(cut.json.records, []);
+    // count=0 and bytes=0 ask for nothing, with wait too, and still check the start.
+    for (const query of ["seq_num=0&count=0", "seq_num=0&bytes=0", "seq_num=0&count=0&wait=5"]) {
+      const nothing = await read("unary", query);
+      assert.equal(nothing.status, 200, `${query}: ${nothing.text}`);
+      assert.deepEqual(nothing.json.records, [], query);
+      assert.equal(nothing.json.tail.seq_num, 2, query);
+    }
+    assert.equal((await read("unary", "seq_num=3&count=0")).status, 416);
+  });
+
+  test("a list limit above 1000 is clamped to 1000, as S2 does", async () => {
+    for (const path of ["/v1/basins?limit=1500", "/v1/streams?limit=18446744073709551615"]) {
+      const res = await http("GET", path, undefined, headers);
+      assert.equal(res.status, 200, `${path}: ${res.text}`);
+    }
+    assertS2Error(
+      await http("GET", "/v1/streams?limit=18446744073709551616", undefined, headers),
+      400,
+      "bad_query",
+      /limit/,
+    );
+  });
+
   test("a missing stream and a missing basin are S2's not-found codes", async () => {
     assertS2Error(
       await http("GET", "/v1/streams/nope/records/tail", undefined, headers),

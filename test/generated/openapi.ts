@@ -3601,7 +3601,7 @@ export interface operations {
       query?: {
         prefix?: string;
         start_after?: string;
-        /** @description At most 1000 (the default) */
+        /** @description At most 1000 (the default); larger values are clamped to 1000 */
         limit?: string;
       };
       header?: never;
@@ -4786,7 +4786,7 @@ export interface operations {
       query?: {
         prefix?: string;
         start_after?: string;
-        /** @description At most 1000 (the default) */
+        /** @description At most 1000 (the default); larger values are clamped to 1000 */
         limit?: string;
       };
       header?: {

@@ -1,27 +1,30 @@
-// What S2's list and create routes share: the list query (prefix, start_after, limit up to
-// 1000) as nova's list request, the idempotency header `s2-request-token` (nova's creation
+// What S2's list and create routes share: the list query (prefix, start_after, limit clamped
+// to 1000) as nova's list request, the idempotency header `s2-request-token` (nova's creation
 // token), and the header saying what an ensure did.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { MAX_LIST_LIMIT } from "../../contract/proto/index.ts";
-import { type Query, queryParam, readExactInt } from "../translate/index.ts";
+import { type Query, queryParam, readExactInt, UINT64 } from "../translate/index.ts";
 import { s2Error } from "./errors.ts";
 
 export const REQUEST_TOKEN_HEADER = "s2-request-token";
 /** What an ensure (PUT) did: created, updated or noop. */
 export const PROVISION_RESULT_HEADER = "s2-provision-result";
 
+const bigMin = (a: bigint, b: bigint) => (a < b ? a : b);
+
 export function listPage(query: unknown): { prefix: string; start_after: string; limit: number } {
   const q = query as Query;
   const limitText = queryParam(q, "limit");
+  // S2 clamps a larger limit to 1000 rather than refusing it.
   const limit =
     limitText === undefined
       ? MAX_LIST_LIMIT
       : Number(
-          readExactInt(
-            limitText,
-            { min: 0n, max: BigInt(MAX_LIST_LIMIT) },
-            "limit",
-            (field, reason) => s2Error("bad_query", `${field}: ${reason}`),
+          bigMin(
+            readExactInt(limitText, UINT64, "limit", (field, reason) =>
+              s2Error("bad_query", `${field}: ${reason}`),
+            ),
+            BigInt(MAX_LIST_LIMIT),
           ),
         );
   return {

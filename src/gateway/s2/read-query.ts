@@ -13,6 +13,8 @@ export interface S2ReadQuery {
   /** The bound in S2's metered bytes. */
   bytes?: bigint;
   untilMs?: bigint;
+  /** `count=0` or `bytes=0` was given. */
+  zeroLimit?: boolean;
   /** `wait` as given, in seconds. */
   wait?: number;
 }
@@ -61,6 +63,8 @@ export function parseS2ReadQuery(query: Query): S2ReadQuery {
     out.bytes = bytes;
     nova.bytes = bytes;
   }
+  // A unary read then answers no records (unary-read-rule.ts); a session takes 0 as no limit.
+  if (count === 0n || bytes === 0n) out.zeroLimit = true;
   const until = int(query, "until");
   if (until !== undefined) {
     out.untilMs = BigInt(timeFromS2(until.toString(), "until"));

@@ -29,6 +29,7 @@ import { isS2s, serveS2sAppend, serveS2sRead } from "./s2s/index.ts";
 import { s2Schemas } from "./schemas.ts";
 import { appendS2, cutToS2Bounds, readS2Page } from "./service.ts";
 import { S2SseSession } from "./sse.ts";
+import { asksForNothing } from "./unary-read-rule.ts";
 import { S2_PROTO_TYPE, s2Wire } from "./wire.ts";
 
 export interface S2RecordRoutesOptions {
@@ -84,7 +85,7 @@ export async function s2RecordRoutes(app: FastifyInstance, opts: S2RecordRoutesO
       return serveS2Sse(req, reply, { ...address, call }, q, subscribe, format);
     }
     let batch: S2ReadBatch;
-    if (q.query.wait > 0) {
+    if (q.query.wait > 0 && !asksForNothing(q)) {
       const got = await serveLongPoll(
         { ...address, call, query: q.query, format: "base64", int64: "number" },
         subscribe,

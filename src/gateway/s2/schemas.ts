@@ -128,7 +128,7 @@ const streamParams = Type.Object({
 const listQuery = Type.Object({
   prefix: Type.Optional(Type.String()),
   start_after: Type.Optional(Type.String()),
-  limit: Type.Optional(digits("At most 1000 (the default)")),
+  limit: Type.Optional(digits("At most 1000 (the default); larger values are clamped to 1000")),
 });
 const readQuery = Type.Object({
   seq_num: Type.Optional(digits("Start at this seq_num")),

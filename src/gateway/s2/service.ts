@@ -15,6 +15,7 @@ import { fencingTokenMismatch } from "./errors.ts";
 import type { S2ReadQuery } from "./read-query.ts";
 import { appendAckToS2, readBatchToS2, type S2AppendAck, type S2ReadBatch } from "./records.ts";
 import { cutToSessionBounds } from "./session-bounds.ts";
+import { asksForNothing, emptyAtTail } from "./unary-read-rule.ts";
 
 interface Address {
   bucket: string;
@@ -80,15 +81,29 @@ export function cutToS2Bounds(records: Record__Output[], q: Pick<S2ReadQuery, "b
   return take === records.length ? records : records.slice(0, take);
 }
 
-/** One unary page (no `wait`), as S2 would bound it. */
+/** One unary page (no `wait`), as S2 would bound it and answer it (unary-read-rule.ts). */
 export async function readS2Page(
   reads: ReadService,
   address: Address,
   q: S2ReadQuery,
   call: CallOptions,
 ): Promise<S2ReadBatch> {
-  const page = await reads.page(address, q.query, call);
-  return readBatchToS2(cutToS2Bounds(page.response.records, q), page.response.tail);
+  const nothing = asksForNothing(q);
+  // Asking for nothing still checks the start (a 416 past the tail), at the cost of one record.
+  const query = nothing ? { ...q.query, count: 1n } : q.query;
+  const { records, tail } = (await reads.page(address, query, call)).response;
+  if (nothing) return readBatchToS2([], tail);
+  if (emptyAtTail(q, records.length, BigInt(tail?.seq_num ?? 0))) {
+    throw new HttpError(416, "range_not_satisfiable", "the read starts at the tail", {
+      fields: {
+        tail: {
+          seq_num: BigInt(tail?.seq_num ?? 0),
+          timestamp_ms: BigInt(tail?.timestamp_ms ?? 0),
+        },
+      },
+    });
+  }
+  return readBatchToS2(cutToS2Bounds(records, q), tail);
 }
 
 export type ProvisionResult = "created" | "updated" | "noop";
