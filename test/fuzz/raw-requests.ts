@@ -134,7 +134,7 @@ function refusedRequest(stream: string): fc.Arbitrary<RawRequest> {
     refused("POST", framed("POST", `${stream}/records`, [["content-type", type]], body, undefined));
   return fc.oneof(
     fc
-      .constantFrom("/", "/v2", "/v1/buckets/%zz", `${stream}/nope`)
+      .constantFrom("/console/nope.js", "/v2", "/v1/buckets/%zz", `${stream}/nope`)
       .map((p) => refused("GET", head("GET", p, []))),
     fc.constant(refused("DELETE", head("DELETE", "/livez", []))),
     fc
