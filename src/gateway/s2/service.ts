@@ -61,7 +61,7 @@ export async function appendS2(
 }
 
 /** S2 answers a fencing miss with the installed token; nova's detail only says one is installed. */
-async function withInstalledToken(
+export async function withInstalledToken(
   upstream: Upstream,
   address: Address,
   route: CallOptions,

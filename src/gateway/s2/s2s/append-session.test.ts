@@ -31,6 +31,7 @@ function session(parts: Uint8Array[] | AsyncGenerator<Uint8Array>, opts: Session
   const out = new FakeOutput();
   out.full = opts.full ?? false;
   const appended: string[] = [];
+  let failed = false;
   const s = new S2sAppendSession<string, string>({
     chunks: Array.isArray(parts) ? chunksOf(parts) : parts,
     writer: new FrameWriter(out, "none", opts.stallMs ?? 1_000),
@@ -40,11 +41,15 @@ function session(parts: Uint8Array[] | AsyncGenerator<Uint8Array>, opts: Session
       return t;
     },
     encodeAck: (ack) => text(`ack ${ack}`),
-    append: async (batch) => {
+    // As the pipeline does: an ack in flight, and after a failure nothing more lands.
+    submit: async (batch) => {
       opts.onAppend?.(batch);
-      if (batch === "fail") throw new Error("upstream");
+      if (failed || batch === "fail") {
+        failed = true;
+        return { ack: Promise.reject(new Error("upstream")) };
+      }
       appended.push(batch);
-      return batch;
+      return { ack: Promise.resolve(batch) };
     },
     terminal: (err) => ({
       status: err instanceof FrameError ? 400 : 500,
@@ -96,7 +101,7 @@ test("a body that ends inside a frame, or a terminal frame from the client, is a
   }
 });
 
-test("an input that does not decode, or fails upstream, ends the session; later ones never go", async () => {
+test("an input that does not decode, or fails upstream, ends the session after the acks before it", async () => {
   for (const bad of ["bad", "fail"]) {
     const tried: string[] = [];
     const { s, out, appended } = session([input("a"), input(bad), input("c")], {
@@ -104,9 +109,34 @@ test("an input that does not decode, or fails upstream, ends the session; later 
     });
     await s.run();
     assert.deepEqual(appended, ["a"]);
-    assert.ok(!tried.includes("c"));
+    assert.deepEqual(out.messages(), ["ack a"]);
+    // One that does not decode is never submitted, nor is anything after it.
+    if (bad === "bad") assert.deepEqual(tried, ["a"]);
     assert.equal(out.terminal()?.status, 500);
   }
+});
+
+test("inputs are pipelined: later ones are submitted before earlier ones are acked", async () => {
+  const out = new FakeOutput();
+  const acks: ((v: string) => void)[] = [];
+  const s = new S2sAppendSession<string, string>({
+    chunks: chunksOf([input("a"), input("b"), input("c")]),
+    writer: new FrameWriter(out, "none", 1_000),
+    decodeInput: (payload) => new TextDecoder().decode(payload),
+    encodeAck: (ack) => text(`ack ${ack}`),
+    submit: async () => ({ ack: new Promise<string>((resolve) => acks.push(resolve)) }),
+    terminal: () => ({ status: 500, body: text("{}") }),
+    draining: () => ({ status: 503, body: text("{}") }),
+  });
+  const running = s.run();
+  while (acks.length < 3) await new Promise((resolve) => setImmediate(resolve));
+  // Answered out of order upstream, acked in order to the client.
+  acks[2]?.("c");
+  acks[0]?.("a");
+  acks[1]?.("b");
+  await running;
+  assert.deepEqual(out.messages(), ["ack a", "ack b", "ack c"]);
+  assert.equal(out.ended, true);
 });
 
 test("draining lets the batch in flight finish, then ends with server_draining", async () => {

@@ -1,10 +1,12 @@
-// One s2s append session: the request body is a stream of AppendInput frames, each appended
-// through the unary Append path and answered, in order, by an AppendAck frame.
+// One s2s append session: the request body is a stream of AppendInput frames, each submitted in
+// order and answered, in order, by an AppendAck frame.
 //
-// - One batch is upstream at a time: S2's match_seq_num and fencing_token are per input, and
-//   a later batch must not land when an earlier one failed (S2 applies nothing after the
-//   failure). The body is read no faster than batches are acked, so HTTP/2 flow control holds
-//   the client's next frames; what is held here is one body chunk's frames at most.
+// - Inputs are pipelined, as S2 serves them: up to MAX_UNANSWERED are submitted and not yet
+//   answered at once (what may go upstream together, and what may not, is the submitter's:
+//   append-pipeline.ts). The body is read no faster than that, so HTTP/2 flow control holds the
+//   client's next frames.
+// - After a failed input nothing more is submitted, and its terminal frame follows the acks of
+//   the inputs before it (the submitter guarantees that nothing after it lands).
 // - A frame that is not one (bad_frame) or not an AppendInput (bad_proto) is answered after the
 //   inputs before it, as S2 does, with a terminal frame; so is an append's failure. Nothing
 //   after the failing input is appended.
@@ -21,12 +23,19 @@ export interface S2sAppendOptions<Batch, Ack> {
   /** An AppendInput payload as the batch to append; throws S2's error when it is not one. */
   decodeInput(payload: Uint8Array): Batch;
   encodeAck(ack: Ack): Uint8Array;
-  append(batch: Batch, bytes: number): Promise<Ack>;
+  /**
+   * Hands a batch on in order; resolves when the next one may be submitted, with its ack. A
+   * rejected ack fails the session; nothing submitted after it may land.
+   */
+  submit(batch: Batch, bytes: number): Promise<{ ack: Promise<Ack> }>;
   /** The terminal frame that tells the client of an error (S2's status and JSON). */
   terminal(err: unknown): Omit<TerminalFrame, "terminal">;
   /** The terminal frame of a session ended by the gateway draining. */
   draining(): Omit<TerminalFrame, "terminal">;
 }
+
+/** Inputs submitted and not yet answered to the client, at most (a bound on acks held here). */
+export const MAX_UNANSWERED = 64;
 
 export class S2sAppendSession<Batch, Ack> {
   readonly #opts: S2sAppendOptions<Batch, Ack>;
@@ -52,21 +61,58 @@ export class S2sAppendSession<Batch, Ack> {
   /** Runs the session to its end; resolves once the response is ended. */
   async run(): Promise<void> {
     const { writer } = this.#opts;
+    const unanswered: Promise<void>[] = [];
+    let failure: { err: unknown } | undefined;
+    let gone = false;
+    let stop: () => void = () => {};
+    const stopped = new Promise<"stopped">((resolve) => {
+      stop = () => resolve("stopped");
+    });
+    // Acks are written in submission order: each waits for the one before it.
+    let answered: Promise<void> = Promise.resolve();
+    let ended: { err: unknown } | "draining" | undefined;
     try {
       for (;;) {
-        if (this.#draining) return await writer.terminal(this.#opts.draining());
-        const frame = await this.#nextFrame();
-        if (frame === "drained") continue;
-        if (!frame) return writer.end();
+        if (failure || gone) break;
+        if (this.#draining) {
+          ended = "draining";
+          break;
+        }
+        if (unanswered.length >= MAX_UNANSWERED) {
+          await Promise.race([unanswered[0], stopped]);
+          continue;
+        }
+        const frame = await Promise.race([this.#nextFrame(), stopped]);
+        if (frame === "drained" || frame === "stopped") continue;
+        if (!frame) break;
         if (frame.terminal) throw new FrameError("a terminal frame is not an append input");
         const payload = decompressPayload(frame.payload, frame.compression);
-        const batch = this.#opts.decodeInput(payload);
-        const ack = await this.#opts.append(batch, payload.length);
-        if (!(await writer.message(this.#opts.encodeAck(ack)))) return;
+        const { ack } = await this.#opts.submit(this.#opts.decodeInput(payload), payload.length);
+        // Handled here at once: it may fail before the acks before it are written.
+        ack.catch(() => {});
+        const written = answered.then(async () => {
+          if (failure || gone) return;
+          try {
+            const value = await ack;
+            if (!(await writer.message(this.#opts.encodeAck(value)))) gone = true;
+          } catch (err) {
+            failure = { err };
+          }
+          if (failure || gone) stop();
+        });
+        answered = written;
+        unanswered.push(written);
+        written.then(() => unanswered.splice(unanswered.indexOf(written), 1));
       }
     } catch (err) {
-      if (!writer.gone) await writer.terminal(this.#opts.terminal(err));
+      ended = { err };
     }
+    await answered;
+    if (gone || writer.gone) return;
+    if (failure) return await writer.terminal(this.#opts.terminal(failure.err));
+    if (ended === "draining") return await writer.terminal(this.#opts.draining());
+    if (ended) return await writer.terminal(this.#opts.terminal(ended.err));
+    writer.end();
   }
 
   async #nextFrame(): Promise<Frame | undefined | "drained"> {

@@ -9,11 +9,11 @@ import type { SubscribeDeps } from "../../sessions/index.ts";
 import { bodyChunks, stopWith, subscriptionSource, trackSession } from "../../sessions/index.ts";
 import { stringifyJsonExact } from "../../translate/index.ts";
 import type { CallOptions, Upstream } from "../../upstream/index.ts";
+import { S2AppendPipeline } from "../append-pipeline.ts";
 import type { S2AppendInput } from "../commands.ts";
 import { s2Error, toS2Error } from "../errors.ts";
 import { idleEndMs, type S2ReadQuery } from "../read-query.ts";
 import { readBatchToS2, type S2AppendAck } from "../records.ts";
-import { appendS2 } from "../service.ts";
 import { s2Wire } from "../wire.ts";
 import { S2sAppendSession } from "./append-session.ts";
 import { responseCompression } from "./compression.ts";
@@ -62,18 +62,23 @@ export async function serveS2sAppend(
     throw s2Error("not_implemented", "s2s append sessions are served on HTTP/2 only");
   }
   const { bucket, key, call } = stream;
+  const pipeline = new S2AppendPipeline(deps.upstream, { bucket, key }, call);
   const session = new S2sAppendSession<S2AppendInput, S2AppendAck>({
     chunks: bodyChunks(req),
     writer: frameWriter(reply, deps),
     decodeInput: (payload) => s2Wire.AppendInput.decode(payload),
     encodeAck: (ack) => s2Wire.AppendAck.encode(ack),
-    append: async (input, bytes) => {
+    submit: async (input, bytes) => {
       deps.admission.acquire(bytes);
-      try {
-        return await appendS2(deps.upstream, { bucket, key }, input, call);
-      } finally {
+      const submitted = await pipeline.submit(input).catch((err: unknown) => {
         deps.admission.release(bytes);
-      }
+        throw err;
+      });
+      submitted.ack.then(
+        () => deps.admission.release(bytes),
+        () => deps.admission.release(bytes),
+      );
+      return submitted;
     },
     terminal,
     draining,
@@ -84,7 +89,13 @@ export async function serveS2sAppend(
     "s2s_append",
     clientKey(reply.request),
     { drain: () => session.drain(), destroy: () => socket.destroy() },
-    () => session.run(),
+    async () => {
+      try {
+        await session.run();
+      } finally {
+        await pipeline.close();
+      }
+    },
   );
 }
 

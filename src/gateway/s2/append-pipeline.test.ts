@@ -1,0 +1,155 @@
+import assert from "node:assert/strict";
+import { EventEmitter } from "node:events";
+import { test } from "node:test";
+import { Metadata, status } from "@grpc/grpc-js";
+import type { AppendSession, Upstream } from "../upstream/index.ts";
+import { S2AppendPipeline } from "./append-pipeline.ts";
+import type { S2AppendInput } from "./commands.ts";
+
+/** A star that acks session batches when told to and answers unary appends at once. */
+class FakeStar {
+  readonly calls: string[] = [];
+  /** Batches written to the open session, not yet acked. */
+  written: string[] = [];
+  #call: (EventEmitter & { index: number }) | undefined;
+  #tail = 0;
+  #ending = false;
+
+  /** As the star does at half-close: the queued acks first, then the status. */
+  #endWhenAnswered(): void {
+    if (!this.#ending || this.written.length > 0) return;
+    this.#ending = false;
+    const call = this.#call;
+    queueMicrotask(() =>
+      call?.emit("status", { code: status.OK, details: "", metadata: new Metadata() }),
+    );
+  }
+
+  upstream(window = 8): Upstream {
+    return {
+      openAppendSession: async (open: { fencing_token?: string }) => {
+        this.calls.push(`open ${open.fencing_token ?? "-"}`);
+        const call = Object.assign(new EventEmitter(), {
+          index: 0,
+          write: (frame: { batch: { records: { body: Buffer }[] } }) => {
+            this.written.push(String(frame.batch.records[0]?.body));
+          },
+          end: () => {
+            this.calls.push("end");
+            this.#ending = true;
+            this.#endWhenAnswered();
+          },
+          cancel: () => {},
+        });
+        this.#call = call;
+        return {
+          call,
+          opened: { window, tail: null, star_id: "s" },
+          address: "star",
+        } as unknown as AppendSession;
+      },
+      unary: async (method: string, req: { records?: { body: Buffer }[] }) => {
+        this.calls.push(`unary ${method} ${String(req.records?.[0]?.body)}`);
+        const start = this.#tail++;
+        return { start: pos(start), end: pos(start + 1), tail: pos(start + 1) };
+      },
+    } as unknown as Upstream;
+  }
+
+  /** Acks the oldest written batch. */
+  ack(): void {
+    const call = this.#call as EventEmitter & { index: number };
+    this.written.shift();
+    const start = this.#tail++;
+    call.emit("data", {
+      ack: {
+        batch_index: String(call.index++),
+        appended: { start: pos(start), end: pos(start + 1), tail: pos(start + 1) },
+      },
+    });
+    this.#endWhenAnswered();
+  }
+
+  fail(): void {
+    this.#call?.emit("status", {
+      code: status.INTERNAL,
+      details: "broken",
+      metadata: new Metadata(),
+    });
+  }
+}
+
+const pos = (n: number) => ({ seq_num: String(n), timestamp_ms: "0" });
+const input = (body: string, extra: Partial<S2AppendInput> = {}) =>
+  ({
+    records: [{ body: Buffer.from(body), headers: [] }],
+    ...extra,
+  }) as unknown as S2AppendInput;
+const address = { bucket: "b", key: "k" };
+const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+test("plain batches go down one session together and are acked in order", async () => {
+  const star = new FakeStar();
+  const pipeline = new S2AppendPipeline(star.upstream(), address, {});
+  const acks = [];
+  for (const body of ["a", "b", "c"]) acks.push((await pipeline.submit(input(body))).ack);
+  assert.deepEqual(star.written, ["a", "b", "c"], "all three in flight before any ack");
+  star.ack();
+  star.ack();
+  star.ack();
+  assert.deepEqual(
+    (await Promise.all(acks)).map((a) => a.start?.seq_num),
+    ["0", "1", "2"],
+  );
+  await pipeline.close();
+  assert.deepEqual(star.calls, ["open -", "end"]);
+});
+
+test("the star's window holds the next batch until an ack frees a slot", async () => {
+  const star = new FakeStar();
+  const pipeline = new S2AppendPipeline(star.upstream(2), address, {});
+  await pipeline.submit(input("a"));
+  await pipeline.submit(input("b"));
+  let third = false;
+  const submitted = pipeline.submit(input("c")).then((s) => {
+    third = true;
+    return s;
+  });
+  await flush();
+  assert.equal(third, false);
+  star.ack();
+  await submitted;
+  assert.deepEqual(star.written, ["b", "c"]);
+});
+
+test("a conditioned batch waits for the ones before it and goes alone; a new token reopens", async () => {
+  const star = new FakeStar();
+  const pipeline = new S2AppendPipeline(star.upstream(), address, {});
+  const first = (await pipeline.submit(input("a"))).ack;
+  const conditioned = pipeline.submit(input("m", { match_seq_num: "1" }));
+  await flush();
+  assert.deepEqual(star.calls, ["open -", "end"], "the session ends before the unary append");
+  star.ack();
+  await first;
+  await (await conditioned).ack;
+  const fenced = (await pipeline.submit(input("t", { fencing_token: "x" }))).ack;
+  star.ack();
+  await fenced;
+  assert.deepEqual(star.calls, ["open -", "end", "unary Append m", "open x"]);
+});
+
+test("after a failure, later inputs fail unsent; unanswered ones fail as outcome unknown", async () => {
+  const star = new FakeStar();
+  const pipeline = new S2AppendPipeline(star.upstream(), address, {});
+  const a = (await pipeline.submit(input("a"))).ack;
+  a.catch(() => {});
+  star.fail();
+  await assert.rejects(a, (err: { outcomeUnknown?: boolean }) => err.outcomeUnknown === true);
+  const later = (await pipeline.submit(input("b"))).ack;
+  await assert.rejects(later);
+  assert.deepEqual(star.written, ["a"], "b was never sent");
+  // An input that is not a valid batch fails the same way for what follows it.
+  const other = new S2AppendPipeline(new FakeStar().upstream(), address, {});
+  await assert.rejects((await other.submit({ records: [] } as unknown as S2AppendInput)).ack);
+  await assert.rejects((await other.submit(input("c"))).ack);
+});

@@ -1,0 +1,206 @@
+// S2 append inputs of one session, in order, with many in flight: plain batches go down one star
+// AppendSession (the star's window bounds them, and it appends them in order), so a session's
+// throughput is not one star round trip per batch. S2 applies nothing after a failed input, and
+// each input carries its own conditions, so:
+// - an input with match_seq_num, a command (fence, trim), or a fencing token other than the open
+//   session's is a barrier: every earlier input is answered first, the session is closed, and it
+//   goes alone through the unary path (a later batch must not land when it misses);
+// - after any failure every later input fails with it, unsent;
+// - a star session that breaks fails its unanswered inputs with "outcome unknown" (they may have
+//   landed), as a unary append whose reply was lost does.
+import { Metadata, type StatusObject, status } from "@grpc/grpc-js";
+import type { AppendSessionResponse__Output } from "../../gen/nova/v1/AppendSessionResponse.ts";
+import type { AppendSession, CallOptions, Upstream } from "../upstream/index.ts";
+import { StarCallError } from "../upstream/index.ts";
+import { planAppend, type S2AppendInput } from "./commands.ts";
+import { appendAckToS2, type S2AppendAck } from "./records.ts";
+import { appendS2, withInstalledToken } from "./service.ts";
+
+interface Address {
+  bucket: string;
+  key: string;
+}
+
+interface Pending {
+  resolve(ack: S2AppendAck): void;
+  reject(err: unknown): void;
+}
+
+interface OpenSession {
+  handle: AppendSession;
+  token: string | undefined;
+  pending: Pending[];
+  /** The batch_index the next ack must carry. */
+  nextAck: number;
+  /** Resolves with the star's final status. */
+  ended: Promise<StatusObject>;
+  /** Wakes a submit waiting for a slot in the window. */
+  wake: (() => void) | undefined;
+}
+
+export class S2AppendPipeline {
+  readonly #upstream: Upstream;
+  readonly #address: Address;
+  readonly #call: CallOptions;
+  #session: OpenSession | undefined;
+  /** The unary input in flight; the next input waits for it. */
+  #barrier: Promise<unknown> = Promise.resolve();
+  #failure: { err: unknown } | undefined;
+
+  constructor(upstream: Upstream, address: Address, call: CallOptions) {
+    this.#upstream = upstream;
+    this.#address = address;
+    this.#call = call;
+  }
+
+  /** Hands the next input on; resolves when the one after may be submitted, with its ack. */
+  async submit(input: S2AppendInput): Promise<{ ack: Promise<S2AppendAck> }> {
+    await this.#barrier.catch(() => {});
+    const failed = this.#failed();
+    if (failed) return failed;
+    let plan: ReturnType<typeof planAppend>;
+    try {
+      plan = planAppend(input);
+    } catch (err) {
+      return { ack: this.#fail(err) };
+    }
+    const token = plan.kind === "append" ? plan.batch.fencing_token : undefined;
+    const alone =
+      plan.kind !== "append" ||
+      plan.batch.match_seq_num !== undefined ||
+      (this.#session !== undefined && this.#session.token !== token);
+    if (alone) {
+      await this.close();
+      const closedFailed = this.#failed();
+      if (closedFailed) return closedFailed;
+      const ack = appendS2(this.#upstream, this.#address, input, this.#call).catch((err) =>
+        this.#fail(err),
+      );
+      this.#barrier = ack;
+      return { ack };
+    }
+    const batch = plan.kind === "append" ? plan.batch : undefined;
+    if (!batch) throw new Error("unreachable: a command goes alone");
+    let session = this.#session;
+    if (!session) {
+      try {
+        session = await this.#open(token);
+      } catch (err) {
+        return { ack: this.#fail(await this.#s2Error(err)) };
+      }
+    }
+    while (session.pending.length >= Math.max(1, session.handle.opened.window)) {
+      const open = session;
+      await new Promise<void>((resolve) => {
+        open.wake = resolve;
+      });
+      const waitFailed = this.#failed();
+      if (waitFailed) return waitFailed;
+      if (this.#session !== open) return this.submit(input);
+    }
+    const ack = new Promise<S2AppendAck>((resolve, reject) => {
+      (session as OpenSession).pending.push({ resolve, reject });
+    });
+    session.handle.call.write({ batch: { records: batch.records } });
+    return { ack };
+  }
+
+  /** Ends the star session after its batches are answered; waits for its final status. */
+  async close(): Promise<void> {
+    const session = this.#session;
+    if (!session) return;
+    session.handle.call.end();
+    await session.ended;
+  }
+
+  async #open(token: string | undefined): Promise<OpenSession> {
+    const handle = await this.#upstream.openAppendSession(
+      { ...this.#address, ...(token === undefined ? {} : { fencing_token: token }) },
+      { ...this.#call, ...this.#address },
+    );
+    const session: OpenSession = {
+      handle,
+      token,
+      pending: [],
+      nextAck: 0,
+      ended: Promise.resolve({ code: status.OK, details: "", metadata: new Metadata() }),
+      wake: undefined,
+    };
+    const { call } = handle;
+    call.on("data", (frame: AppendSessionResponse__Output) => this.#onAck(session, frame));
+    // The status carries failures; this keeps the 'error' event handled.
+    call.on("error", () => {});
+    session.ended = new Promise((resolve) =>
+      call.once("status", (final: StatusObject) => {
+        void this.#onEnd(session, final).finally(() => resolve(final));
+      }),
+    );
+    this.#session = session;
+    return session;
+  }
+
+  #onAck(session: OpenSession, frame: AppendSessionResponse__Output): void {
+    const ack = frame.ack;
+    if (!ack) return;
+    const due = session.nextAck++;
+    const pending = session.pending.shift();
+    if (!pending) return;
+    if (ack.batch_index !== String(due) || !ack.appended) {
+      // Not the answer to the oldest batch (no batch here carries match_seq_num): stop.
+      const err = new Error(`the star answered batch ${ack.batch_index}, not ${due}`);
+      this.#failure ??= { err };
+      session.handle.call.cancel();
+      pending.reject(err);
+      return;
+    }
+    pending.resolve(appendAckToS2(ack.appended));
+    session.wake?.();
+  }
+
+  async #onEnd(session: OpenSession, final: StatusObject): Promise<void> {
+    if (this.#session === session) this.#session = undefined;
+    const unanswered = session.pending.splice(0);
+    session.wake?.();
+    if (unanswered.length === 0) return;
+    const err =
+      final.code === status.OK
+        ? new StarCallError(
+            { ...final, code: status.UNAVAILABLE, details: "the session ended unanswered" },
+            { method: "AppendSession", outcomeUnknown: true },
+          )
+        : new StarCallError(final, { method: "AppendSession", outcomeUnknown: true });
+    const failed = await this.#s2Error(err);
+    this.#failure ??= { err: failed };
+    for (const p of unanswered) p.reject(failed);
+  }
+
+  /** After a failure, the next input's answer: that failure, unsent. */
+  #failed(): { ack: Promise<never> } | undefined {
+    const failure = this.#failure;
+    if (!failure) return undefined;
+    const ack = Promise.reject(failure.err);
+    ack.catch(() => {});
+    return { ack };
+  }
+
+  /**
+   * Every later input fails with the first failure, unsent; the earlier ones in flight are still
+   * answered. Returns this input's failure, rejected.
+   */
+  #fail(err: unknown): Promise<never> {
+    this.#failure ??= { err };
+    return Promise.reject(err);
+  }
+
+  #s2Error(err: unknown): Promise<unknown> {
+    return withInstalledToken(
+      this.#upstream,
+      this.#address,
+      {
+        ...this.#call,
+        ...this.#address,
+      },
+      err,
+    ).catch(() => err);
+  }
+}
