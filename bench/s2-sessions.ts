@@ -1,0 +1,74 @@
+// `npm run bench:s2`: S2's TypeScript SDK, with its default settings, appending one-record
+// batches on one append session against `npm start` (gateway with embedded star and object
+// store, its own process; this process is only the client), on each transport side by side:
+//   s2s    S2's binary session protocol over cleartext HTTP/2 (the SDK's default on Node)
+//   fetch  the SDK's HTTP/1.1 transport (single-flight: one append in flight at a time)
+// Prints, per run: milliseconds from the first submit to the last ack, the records that landed
+// (the SDK resends a batch whose ack takes longer than its 5 s timeout) and the rate.
+// BENCH_S2_RECORDS (default 1000) batches per run, BENCH_RUNS (default 2) runs per transport.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { AppendInput, AppendRecord, S2 } from "@s2-dev/streamstore";
+import { exitOnHelp } from "../scripts/help.ts";
+import { freePort } from "../test/harness/ports.ts";
+import { nodeArgs, startProcess } from "../test/harness/process.ts";
+
+exitOnHelp(import.meta.filename);
+
+const RECORDS = Number(process.env.BENCH_S2_RECORDS ?? 1000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 2);
+
+const dir = await mkdtemp(join(tmpdir(), "nova-bench-s2-"));
+const port = await freePort();
+const [command, args] = nodeArgs("src/main.ts", [
+  "--port",
+  String(port),
+  "--data-dir",
+  dir,
+  "--log-level",
+  "warn",
+]);
+const gateway = await startProcess({
+  command,
+  args,
+  readyLine: /^nova-gateway listening on (http:\/\/\S+)$/,
+});
+const base = `http://127.0.0.1:${port}`;
+const s2 = new S2({ accessToken: "bench", endpoints: { account: base, basin: base } });
+const basinName = `bench-s2-${process.pid}`;
+
+try {
+  await s2.basins.create({ basin: basinName });
+  const basin = s2.basin(basinName);
+  console.log(`${RECORDS} one-record batches on one append session, SDK defaults`);
+  console.log("transport  run        ms  landed  duplicates  batches/s");
+  for (let run = 1; run <= RUNS; run++) {
+    for (const transport of ["s2s", "fetch"] as const) {
+      const name = `${transport}-${run}`;
+      await basin.streams.create({ stream: name });
+      const stream = basin.stream(name, { forceTransport: transport });
+      const session = await stream.appendSession();
+      const started = performance.now();
+      const acks: Promise<unknown>[] = [];
+      for (let i = 0; i < RECORDS; i++) {
+        acks.push(
+          (
+            await session.submit(AppendInput.create([AppendRecord.string({ body: `r${i}` })]))
+          ).ack(),
+        );
+      }
+      await Promise.all(acks);
+      const ms = performance.now() - started;
+      await session.close();
+      const landed = (await stream.checkTail()).tail.seqNum;
+      await stream.close();
+      console.log(
+        `${transport.padEnd(9)}  ${String(run).padStart(3)}  ${ms.toFixed(0).padStart(8)}  ${String(landed).padStart(6)}  ${String(landed - RECORDS).padStart(10)}  ${((RECORDS * 1000) / ms).toFixed(0).padStart(9)}`,
+      );
+    }
+  }
+} finally {
+  await gateway.kill("SIGTERM");
+  await rm(dir, { recursive: true, force: true });
+}
