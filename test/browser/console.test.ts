@@ -24,6 +24,7 @@ declare const document: {
   querySelector(selector: string): { textContent: string | null } | null;
   querySelectorAll(selector: string): Iterable<{ id: string; labels: { length: number } }>;
   documentElement: { scrollWidth: number };
+  activeElement: { id: string } | null;
 };
 declare const window: { innerWidth: number };
 /** Timing entries in the page (Node's types know performance, not its navigation entry). */
@@ -180,8 +181,15 @@ describe("the console in Chromium", { skip: chromiumTool.skip }, () => {
 
     await useToken(tab, tokens.ops);
     await tab.waitForSelector("#message", { state: "hidden" });
-    await tab.fill("#new-bucket", "console-shop");
-    await tab.click("text=Create bucket");
+    // By keyboard alone: Tab reaches the bucket form, Enter submits it.
+    const focused: string[] = [];
+    for (let i = 0; i < 20 && focused.at(-1) !== "new-bucket"; i++) {
+      await tab.keyboard.press("Tab");
+      focused.push(await tab.evaluate(() => document.activeElement?.id ?? ""));
+    }
+    assert.equal(focused.at(-1), "new-bucket", `Tab reaches the bucket form: ${focused.join(",")}`);
+    await tab.keyboard.type("console-shop");
+    await tab.keyboard.press("Enter");
     await tab.waitForURL(/#\/b\/console-shop$/);
     await tab.waitForSelector("#config");
     await tab.fill("#new-stream", "orders/eu");
