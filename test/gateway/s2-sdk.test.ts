@@ -244,6 +244,24 @@ describe("sessions on the fetch transport", () => {
     await it.return?.();
   });
 
+  test("bytes that are not UTF-8, read as text, arrive with U+FFFD as S2 sends them", async () => {
+    const stream = await newStream();
+    await stream.append(
+      AppendInput.create([AppendRecord.bytes({ body: new Uint8Array([0x61, 0xff, 0x62]) })]),
+    );
+    const session = await stream.readSession({
+      start: { from: { seqNum: 0 } },
+      stop: { limits: { count: 1 } },
+    });
+    const bodies: string[] = [];
+    for await (const record of session) bodies.push(record.body);
+    assert.deepEqual(bodies, ["a\uFFFDb"]);
+    const unary = await stream.read({ start: { from: { seqNum: 0 } } });
+    assert.equal(unary.records[0]?.body, "a\uFFFDb");
+    const bytes = await stream.read({ start: { from: { seqNum: 0 } } }, { as: "bytes" });
+    assert.deepEqual([...(bytes.records[0]?.body ?? [])], [0x61, 0xff, 0x62]);
+  });
+
   test("a bounded read session ends once caught up; bytes read as bytes", async () => {
     const stream = await newStream();
     await stream.append(

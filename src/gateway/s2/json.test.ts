@@ -72,15 +72,21 @@ test("raw text: empty headers and body are left out; null optional fields are ab
   assert.equal(input.records[0]?.timestamp, undefined);
 });
 
-test("bytes that are not UTF-8 are refused in raw, pointing at s2-format: base64", () => {
-  assert.throws(
-    () =>
-      sequencedRecordToS2Json(
-        { seq_num: "9", timestamp: "0", headers: [], body: Buffer.from([0xff]) },
-        "raw",
-      ),
-    invalid("s2-format: base64"),
-  );
+test("bytes that are not UTF-8 read as raw show U+FFFD, as S2 shows them; base64 keeps them", () => {
+  const record = {
+    seq_num: "9",
+    timestamp: "0",
+    headers: [{ name: Buffer.from("k"), value: Buffer.from([0x61, 0xc3]) }],
+    body: Buffer.from([0x68, 0xff, 0x69, 0xef, 0xbb, 0xbf]),
+  };
+  assert.deepEqual(sequencedRecordToS2Json(record, "raw"), {
+    seq_num: 9n,
+    timestamp: 0n,
+    headers: [["k", "a\uFFFD"]],
+    // One U+FFFD per bad byte; a BOM inside a body is content, kept as it is.
+    body: "h\uFFFDi\uFEFF",
+  });
+  assert.equal(sequencedRecordToS2Json(record, "base64").body, "aP9p77u/");
 });
 
 test("bad AppendInput bodies are S2's invalid, naming the field", () => {

@@ -147,16 +147,16 @@ export interface S2RecordJson {
   body?: string;
 }
 
-/** Record bytes as nova shows them (never U+FFFD, which S2 writes in raw), in S2's error. */
+/**
+ * S2's raw format is text by S2's definition: bytes that are not UTF-8 are shown with U+FFFD,
+ * as S2 shows them (the client asked for text; `s2-format: base64` gives the bytes). nova's
+ * own API never does this: it refuses with not_utf8 instead.
+ */
+const s2Text = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
+
 function textOf(bytes: Uint8Array, format: S2Format, seqNum: string, field: string): string {
-  try {
-    return bytesToJson(bytes, format, seqNum, field);
-  } catch {
-    throw s2Error(
-      "invalid",
-      `record ${seqNum}: ${field} is not valid UTF-8; read it with the header s2-format: base64 (nova never alters record bytes)`,
-    );
-  }
+  if (format === "raw") return s2Text.decode(bytes);
+  return bytesToJson(bytes, format, seqNum, field);
 }
 
 export function sequencedRecordToS2Json(r: S2SequencedRecord, format: S2Format): S2RecordJson {

@@ -133,12 +133,16 @@ test("a client that reads nothing for slowConsumerMs gets an error event", async
   assert.equal(src.released, true);
 });
 
-test("a record that is not UTF-8, read as raw text, ends the session with invalid", async () => {
+test("a record that is not UTF-8, read as raw text, is delivered with U+FFFD as S2 does", async () => {
   const src = new FakeSource();
-  src.push({ records: [rec(0), { ...rec(1), body: Buffer.from([0xff]) }], tail: null });
-  const out = await runToEnd(session(src).s);
-  const last = out.events().at(-1);
-  assert.equal(last?.event, "error");
-  assert.equal(last?.data.code, "invalid");
-  assert.match(last?.data.message, /s2-format: base64/);
+  src.push(
+    { records: [rec(0), { ...rec(1), body: Buffer.from([0xff]) }], tail: null },
+    caughtUp(2),
+  );
+  const out = await runToEnd(session(src, { bounds: { count: 10n }, idleEndMs: 0 }).s);
+  assert.deepEqual(
+    out.events()[0]?.data.records.map((r: { body: string }) => r.body),
+    ["x", "\uFFFD"],
+  );
+  assert.match(out.text, /data: \[DONE\]\n\n$/);
 });
