@@ -209,6 +209,11 @@ export const flags = defineFlags({
     default: [],
     help: "peers whose X-Forwarded-For names the client: addresses, CIDRs, or loopback, linklocal, uniquelocal (your load balancers). From them the client's address is the right-most untrusted one of X-Forwarded-For, for logs, admission and session shares; from other peers the header is ignored (none: no peer)",
   },
+  "forwarded-header": {
+    type: "string",
+    default: "x-forwarded-for",
+    help: "the header the --trust-proxy peers write the client's address in: x-forwarded-for, or forwarded (RFC 7239, its for= nodes; a client's own X-Forwarded-For is then dropped). Name the one your balancer writes and replaces: the other passes through from clients",
+  },
   "proxy-protocol": {
     type: "bool",
     default: false,

@@ -15,6 +15,7 @@ import {
   DEFAULT_READPLAN_SETTINGS,
   Drain,
   FleetClient,
+  FORWARDED_HEADERS,
   fleetUpstream,
   metricsObserver,
   REDACTED_PATHS,
@@ -33,6 +34,15 @@ try {
   trustedProxies(opts.trustProxy);
 } catch (err) {
   refuse(`--trust-proxy: ${(err as Error).message}`);
+}
+const forwardedHeader = FORWARDED_HEADERS.find((h) => h === opts.forwardedHeader);
+if (!forwardedHeader) {
+  refuse(
+    `--forwarded-header: ${opts.forwardedHeader} is not one of ${FORWARDED_HEADERS.join(", ")}`,
+  );
+}
+if (opts.forwardedHeader === "forwarded" && opts.trustProxy.length === 0) {
+  refuse("--forwarded-header=forwarded needs --trust-proxy naming the balancers that write it");
 }
 if (opts.proxyProtocol && opts.trustProxy.length === 0) {
   refuse("--proxy-protocol needs --trust-proxy naming the balancers that send it");
@@ -114,6 +124,7 @@ const app = await buildApp({
   bodyTimeouts: { idleMs: opts.bodyIdleMs, totalMs: opts.bodyTimeoutMs },
   corsOrigins: opts.corsOrigins,
   trustProxy: opts.trustProxy,
+  ...(forwardedHeader ? { forwardedHeader } : {}),
   proxyProtocol: opts.proxyProtocol,
   drain,
   maxWaitS: opts.maxWaitS,

@@ -73,6 +73,18 @@ test("the gateway takes --proxy-protocol only with --trust-proxy, and without TL
   assert.match(tls.stderr, /--proxy-protocol is served on cleartext listeners only/);
 });
 
+test("the gateway takes --forwarded-header as one of its two headers, and with --trust-proxy only", () => {
+  const bad = run("src/main.ts", ["--forwarded-header", "x-real-ip", "--trust-proxy", "10.0.0.1"]);
+  assert.equal(bad.code, 2);
+  assert.match(
+    bad.stderr,
+    /--forwarded-header: x-real-ip is not one of x-forwarded-for, forwarded/,
+  );
+  const alone = run("src/main.ts", ["--forwarded-header", "forwarded"]);
+  assert.equal(alone.code, 2);
+  assert.match(alone.stderr, /--forwarded-header=forwarded needs --trust-proxy/);
+});
+
 test("the gateway takes --tls-cert and --tls-key together, from files it can read", () => {
   const half = run("src/main.ts", ["--tls-cert", "cert.pem"]);
   assert.equal(half.code, 2);

@@ -22,6 +22,7 @@ import {
   Drain,
   drainPlugin,
   errorsPlugin,
+  type ForwardedHeader,
   frameworkErrors,
   type GatewayMetrics,
   gatewayServer,
@@ -35,6 +36,7 @@ import {
   opsPlugin,
   pipelineOrderPlugin,
   RESPONSE_BUFFERS_IDLE_BYTES,
+  readForwardedHeader,
   requestLogFields,
   responseBuffers,
   responseCheckPlugin,
@@ -80,6 +82,8 @@ export interface AppOptions {
   sseMaxStreams?: number;
   /** Peers whose X-Forwarded-For names the client (http/trusted-proxies.ts); none: no peer. */
   trustProxy?: readonly string[];
+  /** Which header those peers write the client's address in; default x-forwarded-for. */
+  forwardedHeader?: ForwardedHeader;
   /** Connections from those peers open with a PROXY header (http/proxy-accept.ts). */
   proxyProtocol?: boolean;
   /** Sessions (SSE, long-polls, NDJSON) one client may have open (http/client-sessions.ts). */
@@ -150,6 +154,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const headersTimeoutMs = opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const trust = trustedProxies(opts.trustProxy ?? []);
   const proxyProtocol = opts.proxyProtocol ? trust : undefined;
+  const forwarded = opts.forwardedHeader === "forwarded";
+  if (forwarded && trust === false) {
+    throw new Error(
+      "--forwarded-header=forwarded needs --trust-proxy naming the balancers that write it",
+    );
+  }
   if (proxyProtocol === false) {
     throw new Error("--proxy-protocol needs --trust-proxy naming the balancers that send it");
   }
@@ -173,7 +183,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     frameworkErrors,
     clientErrorHandler: clientError(headersTimeoutMs),
     serverFactory: (handler) =>
-      gatewayServer(noteExchanges(handler), {
+      gatewayServer(noteExchanges(forwarded ? readForwardedHeader(handler) : handler), {
         ...(opts.tls ? { tls: opts.tls } : {}),
         headersTimeoutMs,
         keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS,

@@ -10,6 +10,7 @@ export {
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_MAX_SESSIONS_PER_CLIENT,
   Drain,
+  FORWARDED_HEADERS,
   metricsObserver,
   trustedProxies,
 } from "./http/index.ts";

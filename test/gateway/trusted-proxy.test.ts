@@ -1,7 +1,8 @@
 // Clients behind a load balancer told apart, with HAProxy from Debian in front of a gateway that
 // trusts it (--trust-proxy 127.0.0.1) and gives each client 2 sessions
-// (--max-sessions-per-client 2): in `mode http` with `option forwardfor`, and in `mode tcp` with
-// `send-proxy-v2` (--proxy-protocol). Clients on 127.0.0.2 and 127.0.0.3 connect through HAProxy
+// (--max-sessions-per-client 2): in `mode http` with `option forwardfor`, in `mode http` writing
+// RFC 7239's Forwarded (--forwarded-header=forwarded), and in `mode tcp` with `send-proxy-v2`
+// (--proxy-protocol). Clients on 127.0.0.2 and 127.0.0.3 connect through HAProxy
 // and get a share each; what a client claims (its own X-Forwarded-For, its own PROXY header)
 // changes nothing, and a client that connects directly is counted by its own address.
 import assert from "node:assert/strict";
@@ -97,6 +98,28 @@ describe("HAProxy in mode http with option forwardfor", { skip: haproxyTool.skip
   test("a client connecting directly is counted by its own address, whatever its X-Forwarded-For", async () => {
     const agent = from("127.0.0.4");
     const spoof = { "x-forwarded-for": "127.0.0.5" };
+    for (let i = 0; i < SHARE; i++) assert.equal(await subscribe(setup.gw.base, agent, spoof), 200);
+    assert.equal(await subscribe(setup.gw.base, agent, spoof), 429);
+    assert.equal(await subscribe(setup.gw.base, from("127.0.0.5")), 200, "127.0.0.5's share");
+  });
+});
+
+describe("HAProxy writing Forwarded, and --forwarded-header=forwarded", {
+  skip: haproxyTool.skip,
+}, () => {
+  const { setup, from, subscribe, sharesThroughBalancer } = behindHaproxy(
+    ["--forwarded-header", "forwarded"],
+    { forwarded: true },
+  );
+
+  test("two clients through the balancer get a share each; made-up headers change nothing", async () => {
+    // HAProxy replaces the Forwarded; the gateway drops the X-Forwarded-For it passes through.
+    await sharesThroughBalancer({ "x-forwarded-for": "127.0.0.9", forwarded: "for=127.0.0.8" });
+  });
+
+  test("a client connecting directly is counted by its own address, whatever its Forwarded", async () => {
+    const agent = from("127.0.0.4");
+    const spoof = { forwarded: "for=127.0.0.5" };
     for (let i = 0; i < SHARE; i++) assert.equal(await subscribe(setup.gw.base, agent, spoof), 200);
     assert.equal(await subscribe(setup.gw.base, agent, spoof), 429);
     assert.equal(await subscribe(setup.gw.base, from("127.0.0.5")), 200, "127.0.0.5's share");

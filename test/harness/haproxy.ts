@@ -23,6 +23,11 @@ export interface HaproxyOptions {
   /** `option forwardfor`: each request to a gateway says whom it came from in X-Forwarded-For. */
   forwardFor?: boolean;
   /**
+   * Each request to a gateway says whom it came from in RFC 7239's Forwarded (`for=`), replacing
+   * any the client sent; X-Forwarded-For passes through as the client sent it.
+   */
+  forwarded?: boolean;
+  /**
    * `mode tcp` with `send-proxy-v2`: each connection to a gateway opens with a PROXY v2 header
    * naming the client (health checks too: `check-send-proxy`).
    */
@@ -57,7 +62,7 @@ frontend gateways
 
 backend gateways
   balance roundrobin
-${opts.forwardFor ? "  option forwardfor\n" : ""}  option httpchk
+${opts.forwardFor ? "  option forwardfor\n" : ""}${opts.forwarded ? '  http-request set-header Forwarded "for=%[src]"\n' : ""}  option httpchk
   http-check send meth GET uri /readyz
   http-check expect status 200
   # Checks run every 200 ms so the tests are quick; without this their timeout would be those
