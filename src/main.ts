@@ -47,9 +47,6 @@ if (opts.forwardedHeader === "forwarded" && opts.trustProxy.length === 0) {
 if (opts.proxyProtocol && opts.trustProxy.length === 0) {
   refuse("--proxy-protocol needs --trust-proxy naming the balancers that send it");
 }
-if (opts.proxyProtocol && opts.tlsCert !== undefined) {
-  refuse("--proxy-protocol is served on cleartext listeners only, not with --tls-cert");
-}
 if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined)) {
   refuse("--tls-cert and --tls-key go together");
 }

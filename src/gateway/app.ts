@@ -163,9 +163,6 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   if (proxyProtocol === false) {
     throw new Error("--proxy-protocol needs --trust-proxy naming the balancers that send it");
   }
-  if (proxyProtocol && opts.tls) {
-    throw new Error("--proxy-protocol is served on cleartext listeners only, not with --tls-cert");
-  }
   const app = Fastify({
     // Request lines log the URL, which may carry ?access_token=: logged without its value.
     loggerInstance: opts.logger.child(

@@ -10,7 +10,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { Agent } from "undici";
+import { Agent, setGlobalDispatcher } from "undici";
 import { type GatewayProcess, gatewayProcess } from "../harness/gateway.ts";
 import { type Haproxy, type HaproxyOptions, startHaproxy } from "../harness/haproxy.ts";
 import { newStream } from "../harness/http.ts";
@@ -18,13 +18,18 @@ import { freePort } from "../harness/ports.ts";
 import { openRaw } from "../harness/raw-socket.ts";
 import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
 import { systemTool } from "../harness/system-tool.ts";
+import { selfSignedCert } from "../harness/tls.ts";
 import { openSse, readUntil, type SseResponse } from "./sse-client.ts";
 
 const haproxyTool = systemTool("/usr/sbin/haproxy", "haproxy");
+const opensslTool = systemTool("/usr/bin/openssl", "openssl");
 const SHARE = 2;
 
-/** A star, a gateway with `flags` and HAProxy with `lbOptions` in front, for one describe. */
-function behindHaproxy(flags: string[], lbOptions: Partial<HaproxyOptions>) {
+/**
+ * A star, a gateway with `flags` and HAProxy with `lbOptions` in front, for one describe; with
+ * `tls`, the gateway serves TLS (a self-signed certificate) that HAProxy passes through.
+ */
+function behindHaproxy(flags: string[], lbOptions: Partial<HaproxyOptions>, tls = false) {
   const setup = {} as { gw: GatewayProcess; lb: Haproxy; stream: string };
   let dir: string | undefined;
   let star: StarProcess | undefined;
@@ -34,11 +39,13 @@ function behindHaproxy(flags: string[], lbOptions: Partial<HaproxyOptions>) {
     dir = await mkdtemp(join(tmpdir(), "nova-trust-proxy-"));
     star = await startStarProcess(["--data-dir", dir]);
     const port = await freePort();
+    const cert = tls ? await selfSignedCert(opensslTool, dir) : undefined;
     setup.gw = await gatewayProcess(
       [star.address],
       [
         ...["--port", String(port), "--trust-proxy", "127.0.0.1"],
         ...["--max-sessions-per-client", String(SHARE), ...flags],
+        ...(cert ? ["--tls-cert", cert.certFile, "--tls-key", cert.keyFile] : []),
       ],
     );
     setup.lb = await startHaproxy(haproxyTool, {
@@ -46,8 +53,12 @@ function behindHaproxy(flags: string[], lbOptions: Partial<HaproxyOptions>) {
       timeoutMs: 30_000,
       dir,
       ...lbOptions,
+      ...(tls ? { tlsServers: true } : {}),
     });
+    if (tls) setup.lb.base = setup.lb.base.replace(/^http:/, "https:");
     await setup.lb.waitFor("g0", "UP");
+    // The test's own requests accept the self-signed certificate too.
+    if (tls) setGlobalDispatcher(new Agent({ connect: { rejectUnauthorized: false } }));
     setup.stream = await newStream(setup.lb.base);
   });
   after(async () => {
@@ -60,7 +71,12 @@ function behindHaproxy(flags: string[], lbOptions: Partial<HaproxyOptions>) {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
   const from = (localAddress: string) => {
-    const agent = new Agent({ connections: null, pipelining: 0, localAddress });
+    const agent = new Agent({
+      connections: null,
+      pipelining: 0,
+      localAddress,
+      ...(tls ? { connect: { rejectUnauthorized: false } } : {}),
+    });
     agents.push(agent);
     return agent;
   };
@@ -152,5 +168,28 @@ describe("HAProxy in mode tcp with send-proxy-v2, and --proxy-protocol", {
     bare.socket.write("GET /livez HTTP/1.1\r\nhost: x\r\n\r\n");
     await bare.closed;
     assert.equal(bare.text(), "", "closed unanswered");
+  });
+});
+
+describe("HAProxy in mode tcp with send-proxy-v2 in front of TLS, and --proxy-protocol", {
+  skip: haproxyTool.skip ?? opensslTool.skip,
+}, () => {
+  const { setup, from, subscribe, sharesThroughBalancer } = behindHaproxy(
+    ["--proxy-protocol"],
+    { proxyV2: true },
+    true,
+  );
+
+  test("two clients through the balancer get a share each, over TLS", async () => {
+    assert.match(setup.lb.base, /^https:/);
+    await sharesThroughBalancer();
+  });
+
+  test("a direct TLS client is served as itself; a PROXY header of its own is refused", async () => {
+    assert.equal(await subscribe(setup.gw.base, from("127.0.0.4")), 200);
+    const forged = await openRaw(setup.gw.base.replace(/^https:/, "http:"), "127.0.0.4");
+    forged.socket.write("PROXY TCP4 127.0.0.9 127.0.0.1 4000 80\r\n");
+    await forged.closed;
+    assert.equal(forged.text(), "", "closed unanswered");
   });
 });

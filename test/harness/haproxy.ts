@@ -32,6 +32,8 @@ export interface HaproxyOptions {
    * naming the client (health checks too: `check-send-proxy`).
    */
   proxyV2?: boolean;
+  /** The gateways serve TLS: health checks speak it (mode tcp passes client TLS through). */
+  tlsServers?: boolean;
 }
 
 export interface Haproxy {
@@ -69,7 +71,7 @@ ${opts.forwardFor ? "  option forwardfor\n" : ""}${opts.forwarded ? '  http-requ
   # 200 ms too, and a gateway answering /readyz a little late on a loaded machine would be
   # marked down. Users' checks (inter 2s, as in the README) get 2 s the same way.
   timeout check 2s
-${opts.servers.map((p, i) => `  server g${i} 127.0.0.1:${p} check inter 200ms fall 2 rise 2${opts.h2c ? " proto h2 check-proto h1" : ""}${opts.proxyV2 ? " send-proxy-v2 check-send-proxy" : ""}`).join("\n")}
+${opts.servers.map((p, i) => `  server g${i} 127.0.0.1:${p} check inter 200ms fall 2 rise 2${opts.h2c ? " proto h2 check-proto h1" : ""}${opts.proxyV2 ? " send-proxy-v2 check-send-proxy" : ""}${opts.tlsServers ? " check-ssl verify none" : ""}`).join("\n")}
 
 listen stats
   mode http

@@ -13,6 +13,9 @@ import type { TrustProxy } from "./trusted-proxies.ts";
 
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 
+/** The client a PROXY header named, for the TLS socket made over that connection. */
+const proxiedClient = new WeakMap<net.Socket, PropertyDescriptorMap>();
+
 /**
  * Browsers open an EventSource per stream, each an HTTP/2 stream; nginx allows 128, Go 250.
  * Node's own default is unbounded.
@@ -28,7 +31,7 @@ export interface ListenerSettings {
   keepAliveTimeoutMs: number;
   /** Concurrent streams of one HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS). */
   h2MaxStreams: number;
-  /** The peers whose connections open with a PROXY header (cleartext only; proxy-accept.ts). */
+  /** The peers whose connections open with a PROXY header, before TLS if any (proxy-accept.ts). */
   proxyProtocol?: TrustProxy;
 }
 
@@ -63,19 +66,42 @@ export function gatewayServer(handler: Handler, settings: ListenerSettings): Gat
     session.setTimeout(settings.keepAliveTimeoutMs, () => session.close());
   });
 
-  const front: net.Server = settings.tls
+  // With PROXY headers the TLS handshake starts after the header: the listener reads the header
+  // off the plain connection (proxy-accept.ts), then hands the connection to a TLS server of
+  // its own, which runs the handshake as if it had accepted it.
+  const secure = settings.tls
     ? tls.createServer({
         cert: settings.tls.cert,
         key: settings.tls.key,
         ALPNProtocols: ["h2", "http/1.1"],
         handshakeTimeout: settings.headersTimeoutMs,
       })
-    : net.createServer();
-  if (settings.tls) {
-    front.on("secureConnection", (socket: tls.TLSSocket) => {
+    : undefined;
+  const front: net.Server = secure && !settings.proxyProtocol ? secure : net.createServer();
+  if (secure) {
+    secure.on("secureConnection", (socket: tls.TLSSocket) => {
+      // Node keeps the connection a TLS socket was made over as `_parent` (no public name).
+      const plain = (socket as unknown as { _parent?: net.Socket })._parent;
+      const client = plain && proxiedClient.get(plain);
+      if (client) Object.defineProperties(socket, client);
       (socket.alpnProtocol === "h2" ? h2 : h1).emit("connection", socket);
     });
-  } else {
+  }
+  if (secure && settings.proxyProtocol) {
+    const trusted = settings.proxyProtocol;
+    front.on("connection", (socket: net.Socket) => {
+      if (socket.writableEnded) return;
+      const secured = (plain: net.Socket) => {
+        proxiedClient.set(plain, {
+          remoteAddress: { value: plain.remoteAddress },
+          remotePort: { value: plain.remotePort },
+          remoteFamily: { value: plain.remoteFamily },
+        });
+        secure.emit("connection", plain);
+      };
+      acceptProxied(socket, trusted, settings.headersTimeoutMs, secured, (s) => s.destroy());
+    });
+  } else if (!secure) {
     front.on("connection", (socket: net.Socket) => {
       // A connection refused by the connection limit is already answered.
       if (socket.writableEnded) return;
