@@ -195,12 +195,8 @@ export function fromGrpcError(err: GrpcErrorLike, ctx: GrpcErrorContext = {}): H
       return new HttpError(409, "conflict", said, { retryable: true });
     case status.FAILED_PRECONDITION:
       return failedPrecondition(err, said);
-    case status.OUT_OF_RANGE: {
-      const tail = findDetail(err.metadata, "TailDetail")?.tail;
-      return new HttpError(416, "range_not_satisfiable", said, {
-        fields: tail ? { tail: exactPosition(tail) } : {},
-      });
-    }
+    case status.OUT_OF_RANGE:
+      return rangeNotSatisfiable(said, findDetail(err.metadata, "TailDetail")?.tail ?? undefined);
     case status.RESOURCE_EXHAUSTED:
       return starResourceExhausted(err, said);
     case status.CANCELLED:
@@ -257,6 +253,16 @@ function starResourceExhausted(err: GrpcErrorLike, said: string): HttpError {
   return resourceExhausted(said, seconds, {
     limit_bytes_per_second: BigInt(String(cap.limit_bytes_per_second ?? 0)),
     retry_after_ms: retryAfterMs,
+  });
+}
+
+/** 416 with the stream's tail, when known, as exact integers. */
+export function rangeNotSatisfiable(
+  message: string,
+  tail: { seq_num?: unknown; timestamp_ms?: unknown } | undefined,
+): HttpError {
+  return new HttpError(416, "range_not_satisfiable", message, {
+    fields: tail ? { tail: exactPosition(tail) } : {},
   });
 }
 

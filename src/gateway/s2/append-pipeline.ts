@@ -8,7 +8,7 @@
 // - after any failure every later input fails with it, unsent;
 // - a star session that breaks fails its unanswered inputs with "outcome unknown" (they may have
 //   landed), as a unary append whose reply was lost does.
-import { Metadata, type StatusObject, status } from "@grpc/grpc-js";
+import { type StatusObject, status } from "@grpc/grpc-js";
 import type { AppendSessionResponse__Output } from "../../gen/nova/v1/AppendSessionResponse.ts";
 import type { AppendSession, CallOptions, Upstream } from "../upstream/index.ts";
 import { StarCallError } from "../upstream/index.ts";
@@ -42,6 +42,8 @@ export class S2AppendPipeline {
   readonly #upstream: Upstream;
   readonly #address: Address;
   readonly #call: CallOptions;
+  /** The call options with the stream's address, as the upstream routes by it. */
+  readonly #route: CallOptions;
   #session: OpenSession | undefined;
   /** The unary input in flight; the next input waits for it. */
   #barrier: Promise<unknown> = Promise.resolve();
@@ -51,6 +53,7 @@ export class S2AppendPipeline {
     this.#upstream = upstream;
     this.#address = address;
     this.#call = call;
+    this.#route = { ...call, ...address };
   }
 
   /** Hands the next input on; resolves when the one after may be submitted, with its ack. */
@@ -64,12 +67,11 @@ export class S2AppendPipeline {
     } catch (err) {
       return { ack: this.#fail(err) };
     }
-    const token = plan.kind === "append" ? plan.batch.fencing_token : undefined;
-    const alone =
+    if (
       plan.kind !== "append" ||
       plan.batch.match_seq_num !== undefined ||
-      (this.#session !== undefined && this.#session.token !== token);
-    if (alone) {
+      (this.#session !== undefined && this.#session.token !== plan.batch.fencing_token)
+    ) {
       await this.close();
       const closedFailed = this.#failed();
       if (closedFailed) return closedFailed;
@@ -79,12 +81,11 @@ export class S2AppendPipeline {
       this.#barrier = ack;
       return { ack };
     }
-    const batch = plan.kind === "append" ? plan.batch : undefined;
-    if (!batch) throw new Error("unreachable: a command goes alone");
+    const { batch } = plan;
     let session = this.#session;
     if (!session) {
       try {
-        session = await this.#open(token);
+        session = await this.#open(batch.fencing_token);
       } catch (err) {
         return { ack: this.#fail(await this.#s2Error(err)) };
       }
@@ -116,25 +117,24 @@ export class S2AppendPipeline {
   async #open(token: string | undefined): Promise<OpenSession> {
     const handle = await this.#upstream.openAppendSession(
       { ...this.#address, ...(token === undefined ? {} : { fencing_token: token }) },
-      { ...this.#call, ...this.#address },
+      this.#route,
     );
+    const { call } = handle;
     const session: OpenSession = {
       handle,
       token,
       pending: [],
       nextAck: 0,
-      ended: Promise.resolve({ code: status.OK, details: "", metadata: new Metadata() }),
+      ended: new Promise((resolve) =>
+        call.once("status", (final: StatusObject) => {
+          void this.#onEnd(session, final).finally(() => resolve(final));
+        }),
+      ),
       wake: undefined,
     };
-    const { call } = handle;
     call.on("data", (frame: AppendSessionResponse__Output) => this.#onAck(session, frame));
     // The status carries failures; this keeps the 'error' event handled.
     call.on("error", () => {});
-    session.ended = new Promise((resolve) =>
-      call.once("status", (final: StatusObject) => {
-        void this.#onEnd(session, final).finally(() => resolve(final));
-      }),
-    );
     this.#session = session;
     return session;
   }
@@ -193,14 +193,6 @@ export class S2AppendPipeline {
   }
 
   #s2Error(err: unknown): Promise<unknown> {
-    return withInstalledToken(
-      this.#upstream,
-      this.#address,
-      {
-        ...this.#call,
-        ...this.#address,
-      },
-      err,
-    ).catch(() => err);
+    return withInstalledToken(this.#upstream, this.#address, this.#route, err).catch(() => err);
   }
 }

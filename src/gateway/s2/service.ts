@@ -5,7 +5,7 @@ import type { Bucket__Output } from "../../gen/nova/v1/Bucket.ts";
 import type { BucketConfig } from "../../gen/nova/v1/BucketConfig.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
-import { HttpError, toHttpError } from "../errors/index.ts";
+import { HttpError, rangeNotSatisfiable, toHttpError } from "../errors/index.ts";
 import type { ReadService } from "../history/index.ts";
 import { requireDescriptor } from "../translate/index.ts";
 import type { CallOptions, Upstream } from "../upstream/index.ts";
@@ -94,14 +94,7 @@ export async function readS2Page(
   const { records, tail } = (await reads.page(address, query, call)).response;
   if (nothing) return readBatchToS2([], tail);
   if (emptyAtTail(q, records.length, BigInt(tail?.seq_num ?? 0))) {
-    throw new HttpError(416, "range_not_satisfiable", "the read starts at the tail", {
-      fields: {
-        tail: {
-          seq_num: BigInt(tail?.seq_num ?? 0),
-          timestamp_ms: BigInt(tail?.timestamp_ms ?? 0),
-        },
-      },
-    });
+    throw rangeNotSatisfiable("the read starts at the tail", tail ?? undefined);
   }
   return readBatchToS2(cutToS2Bounds(records, q), tail);
 }

@@ -285,6 +285,47 @@ function configEditor(path, descriptor, fixed, onSaved) {
   );
 }
 
+/** A listed bucket or stream: its link, when it was made, and Delete after a confirm. */
+function listedRow(list, { kind, name, href, created, warning, path }) {
+  return el(
+    "tr",
+    {},
+    el("td", {}, el("a", { href, text: name })),
+    el("td", { text: timeText(created) }),
+    el(
+      "td",
+      {},
+      el("button", {
+        type: "button",
+        class: "danger",
+        "aria-label": `Delete ${kind} ${name}`,
+        text: "Delete",
+        onclick: guarded(async () => {
+          if (!confirm(`Delete ${kind} "${name}" ${warning}?`)) return;
+          await api("DELETE", path);
+          say(`${kind} ${name} is being deleted`);
+          await list.refresh();
+        }),
+      }),
+    ),
+  );
+}
+
+/** A card whose one-field form creates a bucket or a stream. */
+function createCard(title, button, labelled, create) {
+  return el(
+    "section",
+    { class: "card" },
+    el("h2", { text: title }),
+    el(
+      "form",
+      { class: "row", onsubmit: guarded(create) },
+      labelled,
+      el("button", { type: "submit", class: "primary", text: button }),
+    ),
+  );
+}
+
 async function bucketsView() {
   crumbs();
   const list = pagedList({
@@ -295,28 +336,14 @@ async function bucketsView() {
       return { items: page.buckets, next: page.next };
     },
     row: (b) =>
-      el(
-        "tr",
-        {},
-        el("td", {}, el("a", { href: `#/b/${encodeURIComponent(b.name)}`, text: b.name })),
-        el("td", { text: timeText(b.created_at_unix_ms) }),
-        el(
-          "td",
-          {},
-          el("button", {
-            type: "button",
-            class: "danger",
-            "aria-label": `Delete bucket ${b.name}`,
-            text: "Delete",
-            onclick: guarded(async () => {
-              if (!confirm(`Delete bucket "${b.name}" and every stream in it?`)) return;
-              await api("DELETE", bucketPath(b.name));
-              say(`bucket ${b.name} is being deleted`);
-              await list.refresh();
-            }),
-          }),
-        ),
-      ),
+      listedRow(list, {
+        kind: "bucket",
+        name: b.name,
+        href: `#/b/${encodeURIComponent(b.name)}`,
+        created: b.created_at_unix_ms,
+        warning: "and every stream in it",
+        path: bucketPath(b.name),
+      }),
   });
   const name = el("input", {
     id: "new-bucket",
@@ -324,22 +351,14 @@ async function bucketsView() {
     required: true,
     placeholder: "my-bucket",
   });
-  const create = el(
-    "section",
-    { class: "card" },
-    el("h2", { text: "Create a bucket" }),
-    el(
-      "form",
-      {
-        class: "row",
-        onsubmit: guarded(async () => {
-          await api("POST", "/v1/buckets", { body: { name: name.value } });
-          location.hash = `#/b/${encodeURIComponent(name.value)}`;
-        }),
-      },
-      field("Name (3-48 of a-z, 0-9, -)", name),
-      el("button", { type: "submit", class: "primary", text: "Create bucket" }),
-    ),
+  const create = createCard(
+    "Create a bucket",
+    "Create bucket",
+    field("Name (3-48 of a-z, 0-9, -)", name),
+    async () => {
+      await api("POST", "/v1/buckets", { body: { name: name.value } });
+      location.hash = `#/b/${encodeURIComponent(name.value)}`;
+    },
   );
   $("view").replaceChildren(el("h1", { text: "Buckets" }), create, list.section);
   await list.refresh();
@@ -357,35 +376,14 @@ async function bucketView(bucket) {
       return { items: page.streams, next: page.next };
     },
     row: (s) =>
-      el(
-        "tr",
-        {},
-        el(
-          "td",
-          {},
-          el("a", {
-            href: `#/s/${encodeURIComponent(bucket)}/${encodeURIComponent(s.key)}`,
-            text: s.key,
-          }),
-        ),
-        el("td", { text: timeText(s.created_at_unix_ms) }),
-        el(
-          "td",
-          {},
-          el("button", {
-            type: "button",
-            class: "danger",
-            "aria-label": `Delete stream ${s.key}`,
-            text: "Delete",
-            onclick: guarded(async () => {
-              if (!confirm(`Delete stream "${s.key}" and its records?`)) return;
-              await api("DELETE", streamPath(bucket, s.key));
-              say(`stream ${s.key} is being deleted`);
-              await list.refresh();
-            }),
-          }),
-        ),
-      ),
+      listedRow(list, {
+        kind: "stream",
+        name: s.key,
+        href: `#/s/${encodeURIComponent(bucket)}/${encodeURIComponent(s.key)}`,
+        created: s.created_at_unix_ms,
+        warning: "and its records",
+        path: streamPath(bucket, s.key),
+      }),
   });
   const key = el("input", {
     id: "new-stream",
@@ -393,22 +391,14 @@ async function bucketView(bucket) {
     required: true,
     placeholder: "orders/eu",
   });
-  const create = el(
-    "section",
-    { class: "card" },
-    el("h2", { text: "Create a stream" }),
-    el(
-      "form",
-      {
-        class: "row",
-        onsubmit: guarded(async () => {
-          await api("POST", `${bucketPath(bucket)}/streams`, { body: { key: key.value } });
-          location.hash = `#/s/${encodeURIComponent(bucket)}/${encodeURIComponent(key.value)}`;
-        }),
-      },
-      field("Key (any UTF-8, 1-512 bytes)", key),
-      el("button", { type: "submit", class: "primary", text: "Create stream" }),
-    ),
+  const create = createCard(
+    "Create a stream",
+    "Create stream",
+    field("Key (any UTF-8, 1-512 bytes)", key),
+    async () => {
+      await api("POST", `${bucketPath(bucket)}/streams`, { body: { key: key.value } });
+      location.hash = `#/s/${encodeURIComponent(bucket)}/${encodeURIComponent(key.value)}`;
+    },
   );
   $("view").replaceChildren(
     el("h1", {}, "Bucket ", el("code", { text: bucket })),

@@ -102,7 +102,8 @@ export class S2sAppendSession<Batch, Ack> {
         });
         answered = written;
         unanswered.push(written);
-        written.then(() => unanswered.splice(unanswered.indexOf(written), 1));
+        // Written in order: the oldest unanswered is always the one done.
+        written.then(() => unanswered.shift());
       }
     } catch (err) {
       ended = { err };
