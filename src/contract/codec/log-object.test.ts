@@ -2,10 +2,40 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import type { ChunkRecord, DecodedChunkRecord } from "./chunk.ts";
+import { crc32c } from "./crc32c.ts";
 import { CorruptionError } from "./errors.ts";
-import { decodeLogObject, encodeLogObject, type LogEntry } from "./log-object.ts";
+import {
+  decodeLogObject,
+  type EntryMarks,
+  encodeLogObject,
+  type LogEntry,
+  NO_MARKS,
+} from "./log-object.ts";
 
 const bytesArb = (maxLength: number) => fc.uint8Array({ maxLength });
+const u64 = fc.bigInt({ min: 0n, max: 2n ** 64n - 1n });
+function marksArb(): fc.Arbitrary<EntryMarks> {
+  return fc.record(
+    {
+      closed: fc.boolean(),
+      producers: fc.array(
+        fc.record(
+          {
+            id: fc.string({ unit: "binary", minLength: 1, maxLength: 30 }),
+            epoch: u64,
+            seq: u64,
+            start: u64,
+            end: u64,
+            timestampMs: fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
+          },
+          { noNullPrototype: true },
+        ),
+        { maxLength: 4 },
+      ),
+    },
+    { noNullPrototype: true },
+  );
+}
 const recordArb: fc.Arbitrary<ChunkRecord> = fc.record({
   headers: fc.array(fc.record({ name: bytesArb(6), value: bytesArb(6) }), { maxLength: 3 }),
   body: bytesArb(40),
@@ -17,6 +47,7 @@ const entryArb: fc.Arbitrary<LogEntry> = fc.record({
   key: fc.string({ unit: "binary", maxLength: 60 }),
   firstSeqNum: fc.bigInt({ min: 0n, max: 2n ** 63n }),
   records: fc.array(recordArb, { minLength: 1, maxLength: 8 }),
+  marks: fc.option(marksArb(), { nil: undefined }),
 });
 const objectArb = fc.array(entryArb, { minLength: 1, maxLength: 6 });
 
@@ -39,6 +70,7 @@ test("property: decodeLogObject(encodeLogObject(entries)) gives every entry back
         assert.equal(d.bucket, e.bucket);
         assert.equal(d.key, e.key);
         assert.equal(d.firstSeqNum, e.firstSeqNum);
+        assert.deepEqual(d.marks, e.marks ?? NO_MARKS);
         assert.deepEqual(
           plain(d.records),
           e.records.map((r, j) => ({
@@ -74,4 +106,40 @@ test("property: any single flipped bit, or any truncation, is refused as corrupt
 
 test("an object with no entries cannot be written", () => {
   assert.throws(() => encodeLogObject([]), RangeError);
+});
+
+test("a version 1 object (written before producer marks) decodes with no marks", () => {
+  const entry: LogEntry = {
+    streamId: "s",
+    bucket: "b",
+    key: "k",
+    firstSeqNum: 7n,
+    records: [{ headers: [], body: Buffer.from("x"), timestampMs: 5n }],
+  };
+  const v2 = encodeLogObject([entry]);
+  // Version 1 is version 2 without each entry's 3 bytes of empty marks, and its own CRC.
+  const body = Buffer.concat([v2.subarray(0, v2.length - 8 - 3)]);
+  body.writeUInt8(1, 4);
+  const tail = Buffer.alloc(8);
+  tail.writeUInt32LE(crc32c(body), 0);
+  Buffer.from("NVLG").copy(tail, 4);
+  const [decoded] = decodeLogObject(Buffer.concat([body, tail]));
+  assert.equal(decoded?.firstSeqNum, 7n);
+  assert.equal(decoded?.records.length, 1);
+  assert.deepEqual(decoded?.marks, NO_MARKS);
+});
+
+test("unknown entry flags are refused as corruption, naming them", () => {
+  const entry: LogEntry = {
+    streamId: "s",
+    bucket: "b",
+    key: "k",
+    firstSeqNum: 0n,
+    records: [{ headers: [], body: Buffer.alloc(0), timestampMs: 0n }],
+  };
+  const bytes = Buffer.from(encodeLogObject([entry]));
+  const flagsAt = bytes.length - 8 - 3;
+  bytes.writeUInt8(4, flagsAt);
+  bytes.writeUInt32LE(crc32c(bytes.subarray(0, bytes.length - 8)), bytes.length - 8);
+  assert.throws(() => decodeLogObject(bytes), /unknown flags 4/);
 });

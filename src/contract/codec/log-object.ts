@@ -8,10 +8,29 @@ import { CorruptionError } from "./errors.ts";
 
 /** `4e 56 4c 47`, ASCII `NVLG`, at both ends. */
 export const LOG_MAGIC = Buffer.from("NVLG", "latin1");
-export const LOG_FORMAT_VERSION = 1;
+/** Version 2 added each entry's marks; version 1 objects (no marks) still decode. */
+export const LOG_FORMAT_VERSION = 2;
 const HEADER = 4 + 1 + 4;
 const TRAILER = 4 + 4;
 const MAX_U16 = 0xffff;
+
+/** A batch of the entry that a producer stamped, and where it landed. */
+export interface ProducerMark {
+  id: string;
+  epoch: bigint;
+  seq: bigint;
+  start: bigint;
+  end: bigint;
+  timestampMs: bigint;
+}
+
+/** What a commit did besides its records: the producers it acknowledged, and a close. */
+export interface EntryMarks {
+  producers: ProducerMark[];
+  closed: boolean;
+}
+
+export const NO_MARKS: EntryMarks = Object.freeze({ producers: [], closed: false });
 
 /** One stream's records in a log object: contiguous from `firstSeqNum`. */
 export interface LogEntry {
@@ -20,6 +39,7 @@ export interface LogEntry {
   key: string;
   firstSeqNum: bigint;
   records: ChunkRecord[];
+  marks?: EntryMarks;
 }
 
 export interface DecodedLogEntry {
@@ -28,6 +48,32 @@ export interface DecodedLogEntry {
   key: string;
   firstSeqNum: bigint;
   records: DecodedChunkRecord[];
+  marks: EntryMarks;
+}
+
+const MARK_FIXED = 8 + 8 + 8 + 8 + 8;
+const CLOSED_FLAG = 1;
+
+function encodeMarks(marks: EntryMarks): Buffer[] {
+  if (marks.producers.length > MAX_U16) {
+    throw new RangeError(`log object: over ${MAX_U16} producer marks in one entry`);
+  }
+  const head = Buffer.alloc(3);
+  head.writeUInt8(marks.closed ? CLOSED_FLAG : 0, 0);
+  head.writeUInt16LE(marks.producers.length, 1);
+  const parts = [head];
+  for (const m of marks.producers) {
+    const id = text(m.id, "producer id");
+    const fixed = Buffer.alloc(2 + MARK_FIXED);
+    fixed.writeUInt16LE(id.length, 0);
+    fixed.writeBigUInt64LE(m.epoch, 2);
+    fixed.writeBigUInt64LE(m.seq, 10);
+    fixed.writeBigUInt64LE(m.start, 18);
+    fixed.writeBigUInt64LE(m.end, 26);
+    fixed.writeBigInt64LE(m.timestampMs, 34);
+    parts.push(fixed.subarray(0, 2), id, fixed.subarray(2));
+  }
+  return parts;
 }
 
 function text(value: string, what: string): Buffer {
@@ -58,7 +104,7 @@ export function encodeLogObject(entries: readonly LogEntry[]): Buffer {
     const chunk = encodeChunk(e.firstSeqNum, e.records).bytes;
     const len = Buffer.alloc(4);
     len.writeUInt32LE(chunk.length);
-    parts.push(len, chunk);
+    parts.push(len, chunk, ...encodeMarks(e.marks ?? NO_MARKS));
   }
   const body = Buffer.concat(parts);
   const tail = Buffer.alloc(TRAILER);
@@ -81,8 +127,8 @@ export function decodeLogObject(bytes: Uint8Array): DecodedLogEntry[] {
     throw new CorruptionError("log object: crc mismatch");
   }
   const version = buf.readUInt8(4);
-  if (version !== LOG_FORMAT_VERSION) {
-    throw new CorruptionError(`log object: format_version ${version}, expected 1`);
+  if (version !== 1 && version !== LOG_FORMAT_VERSION) {
+    throw new CorruptionError(`log object: format_version ${version}, expected 1 or 2`);
   }
   const count = buf.readUInt32LE(5);
   let off = HEADER;
@@ -104,9 +150,42 @@ export function decodeLogObject(bytes: Uint8Array): DecodedLogEntry[] {
       }
     }) as [string, string, string];
     const { footer, records } = decodeChunk(take(take(4).readUInt32LE()));
-    entries.push({ streamId, bucket, key, firstSeqNum: footer.firstSeqNum, records });
+    const marks = version === 1 ? NO_MARKS : decodeMarks(take, i, utf8);
+    entries.push({ streamId, bucket, key, firstSeqNum: footer.firstSeqNum, records, marks });
   }
   if (off !== bodyEnd) throw new CorruptionError("log object: bytes after the last entry");
   if (entries.length === 0) throw new CorruptionError("log object: no entries");
   return entries;
+}
+
+function decodeMarks(
+  take: (n: number) => Buffer,
+  entry: number,
+  utf8: (b: Buffer) => string,
+): EntryMarks {
+  const flags = take(1).readUInt8(0);
+  if ((flags & ~CLOSED_FLAG) !== 0) {
+    throw new CorruptionError(`log object: entry ${entry} has unknown flags ${flags}`);
+  }
+  const count = take(2).readUInt16LE(0);
+  const producers: ProducerMark[] = [];
+  for (let j = 0; j < count; j++) {
+    let id: string;
+    try {
+      id = utf8(take(take(2).readUInt16LE(0)));
+    } catch (err) {
+      if (err instanceof CorruptionError) throw err;
+      throw new CorruptionError(`log object: entry ${entry} has a producer id that is not UTF-8`);
+    }
+    const f = take(MARK_FIXED);
+    producers.push({
+      id,
+      epoch: f.readBigUInt64LE(0),
+      seq: f.readBigUInt64LE(8),
+      start: f.readBigUInt64LE(16),
+      end: f.readBigUInt64LE(24),
+      timestampMs: f.readBigInt64LE(32),
+    });
+  }
+  return { producers, closed: (flags & CLOSED_FLAG) !== 0 };
 }
