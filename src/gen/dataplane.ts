@@ -43,6 +43,10 @@ import type { NotFoundDetail as _nova_v1_NotFoundDetail, NotFoundDetail__Output 
 import type { NotOwner as _nova_v1_NotOwner, NotOwner__Output as _nova_v1_NotOwner__Output } from './nova/v1/NotOwner';
 import type { ObjectLocation as _nova_v1_ObjectLocation, ObjectLocation__Output as _nova_v1_ObjectLocation__Output } from './nova/v1/ObjectLocation';
 import type { Position as _nova_v1_Position, Position__Output as _nova_v1_Position__Output } from './nova/v1/Position';
+import type { Producer as _nova_v1_Producer, Producer__Output as _nova_v1_Producer__Output } from './nova/v1/Producer';
+import type { ProducerFenced as _nova_v1_ProducerFenced, ProducerFenced__Output as _nova_v1_ProducerFenced__Output } from './nova/v1/ProducerFenced';
+import type { ProducerSeqGap as _nova_v1_ProducerSeqGap, ProducerSeqGap__Output as _nova_v1_ProducerSeqGap__Output } from './nova/v1/ProducerSeqGap';
+import type { ProducerSeqStale as _nova_v1_ProducerSeqStale, ProducerSeqStale__Output as _nova_v1_ProducerSeqStale__Output } from './nova/v1/ProducerSeqStale';
 import type { ReadPlanEntry as _nova_v1_ReadPlanEntry, ReadPlanEntry__Output as _nova_v1_ReadPlanEntry__Output } from './nova/v1/ReadPlanEntry';
 import type { ReadPlanRequest as _nova_v1_ReadPlanRequest, ReadPlanRequest__Output as _nova_v1_ReadPlanRequest__Output } from './nova/v1/ReadPlanRequest';
 import type { ReadPlanResponse as _nova_v1_ReadPlanResponse, ReadPlanResponse__Output as _nova_v1_ReadPlanResponse__Output } from './nova/v1/ReadPlanResponse';
@@ -55,6 +59,7 @@ import type { ReconfigureStreamResponse as _nova_v1_ReconfigureStreamResponse, R
 import type { Record as _nova_v1_Record, Record__Output as _nova_v1_Record__Output } from './nova/v1/Record';
 import type { SeqNumMismatch as _nova_v1_SeqNumMismatch, SeqNumMismatch__Output as _nova_v1_SeqNumMismatch__Output } from './nova/v1/SeqNumMismatch';
 import type { Stream as _nova_v1_Stream, Stream__Output as _nova_v1_Stream__Output } from './nova/v1/Stream';
+import type { StreamClosed as _nova_v1_StreamClosed, StreamClosed__Output as _nova_v1_StreamClosed__Output } from './nova/v1/StreamClosed';
 import type { StreamConfig as _nova_v1_StreamConfig, StreamConfig__Output as _nova_v1_StreamConfig__Output } from './nova/v1/StreamConfig';
 import type { StreamReconfiguration as _nova_v1_StreamReconfiguration, StreamReconfiguration__Output as _nova_v1_StreamReconfiguration__Output } from './nova/v1/StreamReconfiguration';
 import type { SubscribeRequest as _nova_v1_SubscribeRequest, SubscribeRequest__Output as _nova_v1_SubscribeRequest__Output } from './nova/v1/SubscribeRequest';
@@ -114,7 +119,11 @@ export interface ProtoGrpcType {
       NotOwner: MessageTypeDefinition<_nova_v1_NotOwner, _nova_v1_NotOwner__Output>
       ObjectLocation: MessageTypeDefinition<_nova_v1_ObjectLocation, _nova_v1_ObjectLocation__Output>
       Position: MessageTypeDefinition<_nova_v1_Position, _nova_v1_Position__Output>
+      Producer: MessageTypeDefinition<_nova_v1_Producer, _nova_v1_Producer__Output>
+      ProducerFenced: MessageTypeDefinition<_nova_v1_ProducerFenced, _nova_v1_ProducerFenced__Output>
       ProducerPolicy: EnumTypeDefinition
+      ProducerSeqGap: MessageTypeDefinition<_nova_v1_ProducerSeqGap, _nova_v1_ProducerSeqGap__Output>
+      ProducerSeqStale: MessageTypeDefinition<_nova_v1_ProducerSeqStale, _nova_v1_ProducerSeqStale__Output>
       ReadPlanEntry: MessageTypeDefinition<_nova_v1_ReadPlanEntry, _nova_v1_ReadPlanEntry__Output>
       ReadPlanRequest: MessageTypeDefinition<_nova_v1_ReadPlanRequest, _nova_v1_ReadPlanRequest__Output>
       ReadPlanResponse: MessageTypeDefinition<_nova_v1_ReadPlanResponse, _nova_v1_ReadPlanResponse__Output>
@@ -127,6 +136,7 @@ export interface ProtoGrpcType {
       Record: MessageTypeDefinition<_nova_v1_Record, _nova_v1_Record__Output>
       SeqNumMismatch: MessageTypeDefinition<_nova_v1_SeqNumMismatch, _nova_v1_SeqNumMismatch__Output>
       Stream: MessageTypeDefinition<_nova_v1_Stream, _nova_v1_Stream__Output>
+      StreamClosed: MessageTypeDefinition<_nova_v1_StreamClosed, _nova_v1_StreamClosed__Output>
       StreamConfig: MessageTypeDefinition<_nova_v1_StreamConfig, _nova_v1_StreamConfig__Output>
       StreamReconfiguration: MessageTypeDefinition<_nova_v1_StreamReconfiguration, _nova_v1_StreamReconfiguration__Output>
       SubscribeRequest: MessageTypeDefinition<_nova_v1_SubscribeRequest, _nova_v1_SubscribeRequest__Output>

@@ -123,3 +123,45 @@ export function toServiceError(err: unknown, log?: Pick<Logger, "warn" | "error"
   const message = err instanceof Error ? err.message : String(err);
   return internal(`internal error: ${message}`);
 }
+
+export const producerSeqGap = (expected: bigint, received: bigint, unknown: boolean) =>
+  failedPrecondition(
+    unknown
+      ? `producer unknown to this stream (new, or forgotten after its idle expiry): its first batch must have seq 0, got ${received}; nothing was appended`
+      : `producer seq ${received} leaves a gap: the next seq is ${expected}; nothing was appended`,
+    [
+      {
+        type: "ProducerSeqGap",
+        value: {
+          expected_seq: expected.toString(),
+          received_seq: received.toString(),
+          unknown_producer: unknown,
+        },
+      },
+    ],
+  );
+
+export const producerSeqStale = (lastSeq: bigint, received: bigint) =>
+  failedPrecondition(
+    `producer seq ${received} was appended before (the last is ${lastSeq}), too long ago for its position to be remembered; nothing was appended`,
+    [{ type: "ProducerSeqStale", value: { last_seq: lastSeq.toString() } }],
+  );
+
+export const producerFenced = (current: bigint, received: bigint) =>
+  failedPrecondition(
+    `producer epoch ${received} is fenced: epoch ${current} has started; nothing was appended`,
+    [{ type: "ProducerFenced", value: { current_epoch: current.toString() } }],
+  );
+
+export const streamClosed = (tailSeq: bigint, tailTs: bigint) =>
+  failedPrecondition(`the stream is closed at ${tailSeq}; nothing was appended`, [
+    {
+      type: "StreamClosed",
+      value: { tail: { seq_num: tailSeq.toString(), timestamp_ms: tailTs.toString() } },
+    },
+  ]);
+
+export const tooManyProducers = (max: number) =>
+  resourceExhausted(
+    `the stream already remembers ${max} producers (--max-producers-per-stream); a new one may start once one is idle past --producer-ttl-ms; nothing was appended`,
+  );

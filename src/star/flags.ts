@@ -109,6 +109,19 @@ export const flags = defineFlags({
     max: 64,
     help: "log-object PUTs in flight at once, each still at least the commit interval after the last",
   },
+  "producer-ttl-ms": {
+    type: "int",
+    default: DEFAULT_LIMITS.producerTtlMs,
+    min: 1000,
+    help: "a producer (nova-producer-id) idle this long is forgotten by the stream; a later retry from it is refused as unknown, never appended twice",
+  },
+  "max-producers-per-stream": {
+    type: "int",
+    default: DEFAULT_LIMITS.maxProducersPerStream,
+    min: 1,
+    max: 100_000,
+    help: "producers one stream remembers; a new one past it is refused (429, retryable) until one is idle past --producer-ttl-ms",
+  },
   "settle-chunk-kb": {
     type: "int",
     default: DEFAULT_LIMITS.settleChunkBytes >> 10,

@@ -61,6 +61,10 @@ export interface StarLimits {
   settleIntervalMs: number;
   /** Unsettled content bytes kept in memory, all streams together, before the largest settle. */
   maxUnsettledBytes: number;
+  /** A producer idle this long is forgotten by the stream (docs/producers.md). */
+  producerTtlMs: number;
+  /** Producers one stream remembers; a new one past it waits for one to expire. */
+  maxProducersPerStream: number;
 }
 
 export const DEFAULT_LIMITS: StarLimits = {
@@ -89,4 +93,6 @@ export const DEFAULT_LIMITS: StarLimits = {
   settleMaxAgeMs: 30_000,
   settleIntervalMs: 1000,
   maxUnsettledBytes: 256 * 1024 * 1024,
+  producerTtlMs: 7 * 24 * 3600 * 1000,
+  maxProducersPerStream: 1000,
 };

@@ -79,6 +79,8 @@ const star = await startStar({
     settleMaxAgeMs: opts.settleMaxAgeMs,
     settleIntervalMs: opts.settleIntervalMs,
     maxUnsettledBytes: opts.settleMaxUnsettledMb * 1024 * 1024,
+    producerTtlMs: opts.producerTtlMs,
+    maxProducersPerStream: opts.maxProducersPerStream,
   },
 });
 logger.info({ star: star.id, address: star.address, storage: storage.endpoint }, "star ready");

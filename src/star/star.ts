@@ -99,6 +99,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
       throughputMaxWaitMs: limits.throughputMaxWaitMs,
       wal,
       settleChunkBytes: limits.settleChunkBytes,
+      producers: { ttlMs: limits.producerTtlMs, maxPerStream: limits.maxProducersPerStream },
     },
     replayed,
   );

@@ -61,7 +61,7 @@ function encodeMarks(marks: EntryMarks): Buffer[] {
   const head = Buffer.alloc(3);
   head.writeUInt8(marks.closed ? CLOSED_FLAG : 0, 0);
   head.writeUInt16LE(marks.producers.length, 1);
-  const parts = [head];
+  const parts: Buffer[] = [head];
   for (const m of marks.producers) {
     const id = text(m.id, "producer id");
     const fixed = Buffer.alloc(2 + MARK_FIXED);

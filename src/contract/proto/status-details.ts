@@ -6,7 +6,11 @@ import type { FencingTokenMismatch__Output as FencingTokenMismatch } from "../..
 import type { LogDamaged__Output as LogDamaged } from "../../gen/nova/v1/LogDamaged.ts";
 import type { NotFoundDetail__Output as NotFoundDetail } from "../../gen/nova/v1/NotFoundDetail.ts";
 import type { NotOwner__Output as NotOwner } from "../../gen/nova/v1/NotOwner.ts";
+import type { ProducerFenced__Output as ProducerFenced } from "../../gen/nova/v1/ProducerFenced.ts";
+import type { ProducerSeqGap__Output as ProducerSeqGap } from "../../gen/nova/v1/ProducerSeqGap.ts";
+import type { ProducerSeqStale__Output as ProducerSeqStale } from "../../gen/nova/v1/ProducerSeqStale.ts";
 import type { SeqNumMismatch__Output as SeqNumMismatch } from "../../gen/nova/v1/SeqNumMismatch.ts";
+import type { StreamClosed__Output as StreamClosed } from "../../gen/nova/v1/StreamClosed.ts";
 import type { TailDetail__Output as TailDetail } from "../../gen/nova/v1/TailDetail.ts";
 import type { ThroughputExceeded__Output as ThroughputExceeded } from "../../gen/nova/v1/ThroughputExceeded.ts";
 import { protoRoot } from "./load.ts";
@@ -23,6 +27,10 @@ export interface DetailTypes {
   BatchTooLarge: BatchTooLarge;
   ThroughputExceeded: ThroughputExceeded;
   LogDamaged: LogDamaged;
+  ProducerSeqGap: ProducerSeqGap;
+  ProducerSeqStale: ProducerSeqStale;
+  ProducerFenced: ProducerFenced;
+  StreamClosed: StreamClosed;
 }
 export type DetailName = keyof DetailTypes;
 export type Detail = { [K in DetailName]: { type: K; value: DetailTypes[K] } }[DetailName];
@@ -38,6 +46,10 @@ const DETAIL_NAMES: readonly DetailName[] = [
   "BatchTooLarge",
   "ThroughputExceeded",
   "LogDamaged",
+  "ProducerSeqGap",
+  "ProducerSeqStale",
+  "ProducerFenced",
+  "StreamClosed",
 ];
 
 const TO_OBJECT: IConversionOptions = { longs: String, enums: String, defaults: true };

@@ -1,7 +1,6 @@
 // Records, positions and acks between S2's messages (the shapes of proto/s2/v1/s2.proto, which
 // the JSON and protobuf bodies of the S2 face both decode to) and nova's. Pure: no I/O.
 import { MAX_HEADERS_PER_RECORD } from "../../contract/proto/index.ts";
-import type { AppendResponse__Output } from "../../gen/nova/v1/AppendResponse.ts";
 import type { Position__Output } from "../../gen/nova/v1/Position.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
 import type { AppendAck__Output } from "../../gen/s2/v1/AppendAck.ts";
@@ -9,7 +8,7 @@ import type { AppendRecord__Output } from "../../gen/s2/v1/AppendRecord.ts";
 import type { ReadBatch__Output } from "../../gen/s2/v1/ReadBatch.ts";
 import type { SequencedRecord__Output } from "../../gen/s2/v1/SequencedRecord.ts";
 import type { StreamPosition__Output } from "../../gen/s2/v1/StreamPosition.ts";
-import { type AppendRecordProto, INT64 } from "../translate/index.ts";
+import { type AppendAckInput, type AppendRecordProto, INT64 } from "../translate/index.ts";
 import { s2Error } from "./errors.ts";
 
 export type S2Position = StreamPosition__Output;
@@ -47,7 +46,7 @@ export function positionToS2(p: Position__Output | null | undefined, what = "tai
   };
 }
 
-export function appendAckToS2(ack: AppendResponse__Output): S2AppendAck {
+export function appendAckToS2(ack: AppendAckInput): S2AppendAck {
   return {
     start: positionToS2(ack.start, "the ack's start"),
     end: positionToS2(ack.end, "the ack's end"),

@@ -225,9 +225,10 @@ test("Bucket out", () => {
 });
 
 test("GetStream and the listings", () => {
-  assert.deepEqual(getStreamResponseToJson({ stream, fencing_token: "" }, "number"), {
+  assert.deepEqual(getStreamResponseToJson({ stream, fencing_token: "", closed: true }, "number"), {
     stream: streamToJson(stream, "number"),
     fencing_token: "",
+    closed: true,
   });
   assert.deepEqual(listStreamsResponseToJson({ streams: [stream, stream], next: "c" }, "string"), {
     streams: [streamToJson(stream, "string"), streamToJson(stream, "string")],
@@ -240,7 +241,7 @@ test("GetStream and the listings", () => {
 });
 
 test("a response without its descriptor is 500 internal", () => {
-  assertHttpError(() => getStreamResponseToJson({ stream: null, fencing_token: "" }, "number"), {
+  assertHttpError(() => getStreamResponseToJson({ stream: null, fencing_token: "", closed: false }, "number"), {
     status: 500,
     code: "internal",
   });

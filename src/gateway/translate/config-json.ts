@@ -235,10 +235,11 @@ export function bucketToJson(b: Bucket__Output, mode: Int64Mode): BucketJson {
 export function getStreamResponseToJson(
   r: GetStreamResponse__Output,
   mode: Int64Mode,
-): { stream: StreamJson; fencing_token: string } {
+): { stream: StreamJson; fencing_token: string; closed: boolean } {
   return {
     stream: streamToJson(requireDescriptor(r.stream), mode),
     fencing_token: r.fencing_token,
+    closed: r.closed,
   };
 }
 

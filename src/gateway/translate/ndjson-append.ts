@@ -1,13 +1,13 @@
 // The NDJSON append session's lines: in, one AppendInput per line; out, one line per batch (its
 // AppendAck, or its error body naming the line) and a final `{"end": ...}` line, so a response
 // cut short is never mistaken for a finished one.
-import type { AppendResponse__Output } from "../../gen/nova/v1/AppendResponse.ts";
 import { type ErrorBody, errorBody, type HttpError } from "../errors/index.ts";
 import type { RecordFormat } from "./format.ts";
 import type { Int64Mode } from "./integers.ts";
 import { parseJsonBody } from "./json-body.ts";
 import { stringifyJsonExact } from "./json-exact.ts";
 import {
+  type AppendAckInput,
   type AppendBatchProto,
   type AppendLimits,
   appendAckToJson,
@@ -46,7 +46,7 @@ export function appendLineFromJson(
   return appendInputFromJson(value, format, limits);
 }
 
-export function ackLine(ack: AppendResponse__Output, mode: Int64Mode): string {
+export function ackLine(ack: AppendAckInput, mode: Int64Mode): string {
   return `${stringifyJsonExact(appendAckToJson(ack, mode))}\n`;
 }
 

@@ -347,12 +347,23 @@ export interface AppendAckJson {
   start: PositionJson;
   end: PositionJson;
   tail: PositionJson;
+  /** Only when true: a producer's retry, nothing appended (docs/producers.md). */
+  duplicate?: true;
+  /** Only when true: the stream is closed. */
+  closed?: true;
 }
 
-export function appendAckToJson(response: AppendResponse__Output, mode: Int64Mode): AppendAckJson {
-  return {
+/** An ack as the star gives it; the flags are absent in acks made by the gateway. */
+export type AppendAckInput = Pick<AppendResponse__Output, "start" | "end" | "tail"> &
+  Partial<Pick<AppendResponse__Output, "duplicate" | "closed">>;
+
+export function appendAckToJson(response: AppendAckInput, mode: Int64Mode): AppendAckJson {
+  const out: AppendAckJson = {
     start: positionToJson(response.start, mode),
     end: positionToJson(response.end, mode),
     tail: positionToJson(response.tail, mode),
   };
+  if (response.duplicate) out.duplicate = true;
+  if (response.closed) out.closed = true;
+  return out;
 }

@@ -135,13 +135,12 @@ export async function getStream(
   ctx: StarContext,
   bucket: string,
   key: string,
-): Promise<{ stream: Stream__Output; fencing_token: string }> {
+): Promise<{ stream: Stream__Output; fencing_token: string; closed: boolean }> {
   const stream = await liveStream(ctx, bucket, key);
   const log = await ctx.registry.peek(stream.stream_id);
-  const fencing_token = log
-    ? log.fencingToken
-    : (await ctx.catalog.getState(stream.stream_id)).fencing_token;
-  return { stream, fencing_token };
+  if (log) return { stream, fencing_token: log.fencingToken, closed: log.sealed };
+  const state = await ctx.catalog.getState(stream.stream_id);
+  return { stream, fencing_token: state.fencing_token, closed: state.closed === true };
 }
 
 export async function listStreams(

@@ -4,8 +4,10 @@
 // any other failure ends the session; half-close flushes the queued acks and ends cleanly.
 import { type ServerDuplexStream, status } from "@grpc/grpc-js";
 import { findDetail } from "../../contract/proto/index.ts";
+import type { AppendSessionBatch__Output } from "../../gen/nova/v1/AppendSessionBatch.ts";
 import type { AppendSessionRequest__Output } from "../../gen/nova/v1/AppendSessionRequest.ts";
 import type { AppendSessionResponse } from "../../gen/nova/v1/AppendSessionResponse.ts";
+import { producerClaim } from "../append/producer-claim.ts";
 import { validateBatch } from "../append/validate-batch.ts";
 import { checkSessionOpen } from "../auth/guard.ts";
 import type { StarContext } from "../context.ts";
@@ -81,7 +83,7 @@ class Session implements SessionHandle {
       );
       return;
     }
-    this.#submit(this.#log, frame.batch.records, frame.batch.match_seq_num);
+    this.#submit(this.#log, frame.batch);
   }
 
   #open(bucket: string, key: string, token: string | undefined): void {
@@ -109,19 +111,22 @@ class Session implements SessionHandle {
       .catch((err: unknown) => this.#fail(err));
   }
 
-  #submit(
-    log: StreamLog,
-    records: Parameters<typeof validateBatch>[0],
-    match: string | undefined,
-  ): void {
+  #submit(log: StreamLog, frame: AppendSessionBatch__Output): void {
     let pending: Promise<Outcome>;
     try {
-      const batch = validateBatch(records, log.descriptor.timestamping_mode, this.#ctx.limits);
+      const producer = producerClaim(frame.producer);
+      const match = frame.match_seq_num;
+      const batch = validateBatch(
+        frame.records,
+        log.descriptor.timestamping_mode,
+        this.#ctx.limits,
+      );
       pending = log
         .append(batch, {
           arrivalMs: BigInt(this.#ctx.now()),
           matchSeqNum: match === undefined ? undefined : BigInt(match),
           fencingToken: this.fencingToken,
+          producer,
         })
         .then(
           (ok) => ({ ok }),

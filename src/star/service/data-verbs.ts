@@ -11,6 +11,7 @@ import type { ReadRequest__Output } from "../../gen/nova/v1/ReadRequest.ts";
 import type { ReadResponse } from "../../gen/nova/v1/ReadResponse.ts";
 import type { TrimRequest__Output } from "../../gen/nova/v1/TrimRequest.ts";
 import type { TrimResponse } from "../../gen/nova/v1/TrimResponse.ts";
+import { producerClaim } from "../append/producer-claim.ts";
 import { validateBatch } from "../append/validate-batch.ts";
 import type { StarContext } from "../context.ts";
 import { invalidArgument } from "../errors.ts";
@@ -36,11 +37,16 @@ export async function append(
   const arrivalMs = BigInt(ctx.now());
   const log = await resolveLedStream(ctx, req.bucket, req.key, "append");
   checkFencingToken(ctx, req.fencing_token);
+  const producer = producerClaim(req.producer);
+  // Closing with no records is idempotent by itself: a producer stamp adds nothing to it.
+  if (req.close && req.records.length === 0) return appendResponse(await log.seal());
   const batch = validateBatch(req.records, log.descriptor.timestamping_mode, ctx.limits);
   const ack = await log.append(batch, {
     arrivalMs,
     matchSeqNum: req.match_seq_num === undefined ? undefined : BigInt(req.match_seq_num),
     fencingToken: req.fencing_token,
+    producer,
+    close: req.close,
   });
   return appendResponse(ack);
 }
@@ -55,7 +61,12 @@ export async function read(ctx: StarContext, req: ReadRequest__Output): Promise<
     maxBytes: clampLimit(Number(req.bytes), ctx.limits.readPageBytes),
     untilMs: req.until_ms === undefined ? undefined : BigInt(req.until_ms),
   });
-  return { records: records.map(record), tail: position(log.tail) };
+  const end = records.length > 0 ? (records.at(-1)?.seqNum ?? 0n) + 1n : start;
+  return {
+    records: records.map(record),
+    tail: position(log.tail),
+    closed: log.sealed && end >= log.tail.seqNum,
+  };
 }
 
 /** Never creates: a stream that does not exist is NOT_FOUND. */
@@ -66,7 +77,7 @@ export async function checkTail(
   requireLeader(ctx, req.bucket, req.key);
   const stream = await liveStream(ctx, req.bucket, req.key);
   const log = await ctx.registry.open(stream);
-  return { tail: position(log.tail) };
+  return { tail: position(log.tail), closed: log.sealed };
 }
 
 export async function trim(ctx: StarContext, req: TrimRequest__Output): Promise<TrimResponse> {

@@ -162,7 +162,7 @@ async function leaderRead(
   });
   if (res.tail) view.learn(pos(res.tail));
   page.take(res.records);
-  return { records: page.records, tail: res.tail };
+  return { records: page.records, tail: res.tail, closed: res.closed };
 }
 
 export const pos = (p: Position__Output): Pos => ({

@@ -1,7 +1,8 @@
 // Subscribe: batches from a start onward, then pending at the tail as records commit. A
 // heartbeat (no records, the tail) marks catching up and keeps idle calls alive. Writes wait
 // for the socket to drain, so a slow reader holds no more than one page here. A member that
-// does not lead the stream serves it as follower-subscribe.ts describes.
+// does not lead the stream serves it as follower-subscribe.ts describes. At the tail of a closed
+// stream the last frame says so (closed, no records) and the call ends.
 import type { ServerWritableStream } from "@grpc/grpc-js";
 import type { SubscribeRequest__Output } from "../../gen/nova/v1/SubscribeRequest.ts";
 import type { SubscribeResponse } from "../../gen/nova/v1/SubscribeResponse.ts";
@@ -65,6 +66,10 @@ async function subscribe(ctx: StarContext, call: Call, signal: AbortSignal): Pro
     }
     // A commit landed while this page was read: read again.
     if (log.tail.seqNum > next) continue;
+    if (log.sealed) {
+      await send(call, { records: [], tail: position(log.tail), closed: true }, signal);
+      return;
+    }
     if (!caughtUp) {
       caughtUp = true;
       await send(call, { records: [], tail: position(log.tail) }, signal);
@@ -87,9 +92,9 @@ async function waitOrHeartbeat(
   try {
     const changed = log.waitForChange(wait.signal);
     // A commit may have landed while this call was reading.
-    if (log.tail.seqNum > next || log.closed) return;
+    if (log.tail.seqNum > next || log.closed || log.sealed) return;
     await changed;
-    if (!signal.aborted && log.tail.seqNum <= next && !log.closed) {
+    if (!signal.aborted && log.tail.seqNum <= next && !log.closed && !log.sealed) {
       await send(call, { records: [], tail: position(log.tail) }, signal);
     }
   } finally {

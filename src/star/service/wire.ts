@@ -20,4 +20,6 @@ export const appendResponse = (ack: AppendAck) => ({
   start: position(ack.start),
   end: position(ack.end),
   tail: position(ack.tail),
+  duplicate: ack.duplicate === true,
+  closed: ack.closed === true,
 });

@@ -7,6 +7,7 @@
 import type { Bucket__Output } from "../../gen/nova/v1/Bucket.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import type { ObjectStore } from "../../platform/objstore/index.ts";
+import type { StoredProducers } from "../producers/producer-table.ts";
 import {
   BUCKETS_PREFIX,
   bucketKey,
@@ -20,6 +21,10 @@ import {
 export interface StreamState {
   trim_seq_num: string;
   fencing_token: string;
+  /** Idempotent producers (docs/producers.md); absent when none ever appended. */
+  producers?: StoredProducers;
+  /** Closed for appends. */
+  closed?: boolean;
 }
 
 export const EMPTY_STATE: StreamState = { trim_seq_num: "0", fencing_token: "" };

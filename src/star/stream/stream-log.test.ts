@@ -523,3 +523,168 @@ test("batching: a standard stream's batch window runs on the injected clock; its
 });
 
 const silent = pino({ level: "silent" });
+
+// ---- idempotent producers and closing (docs/producers.md) ----
+
+const as = (id: string, epoch: bigint, seq: bigint) => ({ producer: { id, epoch, seq } });
+
+/** The typed detail of a refusal, after checking its code. */
+async function refused<T>(
+  p: Promise<unknown>,
+  code: status,
+  type: Parameters<typeof findDetail>[1],
+): Promise<T> {
+  const err = (await p.then(
+    () => assert.fail("expected a refusal"),
+    (e: unknown) => e,
+  )) as { code: number; metadata: Parameters<typeof findDetail>[0] };
+  assert.equal(err.code, code);
+  return findDetail(err.metadata, type) as T;
+}
+
+test("producers: a retry is acked with its original position and appends nothing; gaps and old epochs are refused", async () => {
+  const store = createMemoryStore();
+  const log = await open(store, descriptor({ class: "CLASS_EXPRESS" }));
+  const first = await log.append(batch("a"), { ...at(1), ...as("p", 3n, 0n) });
+  const second = await log.append(batch("b", "c"), { ...at(2), ...as("p", 3n, 1n) });
+  const retry = await log.append(batch("b", "c"), { ...at(5), ...as("p", 3n, 1n) });
+  assert.equal(retry.duplicate, true);
+  assert.deepEqual([retry.start, retry.end], [second.start, second.end]);
+  assert.deepEqual(
+    (await log.append(batch("a"), { ...at(6), ...as("p", 3n, 0n) })).start,
+    first.start,
+  );
+  assert.deepEqual(await bodies(log), ["a", "b", "c"]);
+  const gap = await refused<{ expected_seq: string }>(
+    log.append(batch("x"), { ...at(7), ...as("p", 3n, 5n) }),
+    status.FAILED_PRECONDITION,
+    "ProducerSeqGap",
+  );
+  assert.equal(gap.expected_seq, "2");
+  const unknown = await refused<{ unknown_producer: boolean; expected_seq: string }>(
+    log.append(batch("x"), { ...at(7), ...as("q", 0n, 4n) }),
+    status.FAILED_PRECONDITION,
+    "ProducerSeqGap",
+  );
+  assert.deepEqual([unknown.unknown_producer, unknown.expected_seq], [true, "0"]);
+  // A new epoch starts at 0 and fences the old one, compared exactly past 2^53.
+  const big = 2n ** 53n + 1n;
+  await log.append(batch("d"), { ...at(8), ...as("p", big, 0n) });
+  const fenced = await refused<{ current_epoch: string }>(
+    log.append(batch("x"), { ...at(9), ...as("p", 2n ** 53n, 0n) }),
+    status.FAILED_PRECONDITION,
+    "ProducerFenced",
+  );
+  assert.equal(fenced.current_epoch, big.toString());
+  assert.deepEqual(await bodies(log), ["a", "b", "c", "d"]);
+});
+
+test("producers: a retry in the same group commit as its original waits for it and gets its position", async () => {
+  const store = createMemoryStore();
+  const log = await open(store, descriptor({ class: "CLASS_EXPRESS" }));
+  // The first flush takes "a" alone; the three queued meanwhile are sequenced together.
+  const acks = await Promise.all([
+    log.append(batch("a"), { ...at(1), ...as("p", 0n, 0n) }),
+    log.append(batch("b"), { ...at(2), ...as("p", 0n, 1n) }),
+    log.append(batch("b"), { ...at(2), ...as("p", 0n, 1n) }),
+    log.append(batch("c"), { ...at(3), ...as("p", 0n, 2n) }),
+  ]);
+  assert.deepEqual(acks.map(range), [
+    [0n, 1n],
+    [1n, 2n],
+    [1n, 2n],
+    [2n, 3n],
+  ]);
+  assert.deepEqual(
+    acks.map((a) => a.duplicate === true),
+    [false, false, true, false],
+  );
+  assert.deepEqual(await bodies(log), ["a", "b", "c"]);
+});
+
+test("producers and close survive settling, a kill (log replay) and a reopen", async () => {
+  const store = createMemoryStore();
+  const d = descriptor({ class: "CLASS_EXPRESS" });
+  await new Catalog(store).putStream(d);
+  const wal = newWal(store);
+  const log = await open(store, d, { wal });
+  const settledAck = await log.append(batch("a"), { ...at(1), ...as("p", 1n, 0n) });
+  await log.settle();
+  await wal.deleteSettled();
+  // The settle wrote the producers into the state object before the log object could go.
+  assert.deepEqual(await logObjects(store), []);
+  const loggedAck = await log.append(batch("b"), { ...at(2), ...as("q", 0n, 0n) });
+  const lastAck = await log.append(batch("c"), { ...at(3), ...as("p", 1n, 1n), close: true });
+  assert.equal(lastAck.closed, true);
+  assert.equal(log.sealed, true);
+  // As after kill -9: b and c (and the close) are only in log objects.
+  const replayed = await replayLog(
+    store,
+    new LogReader(store, 1, silent),
+    new Catalog(store),
+    new ChunkStore(store, 1 << 20),
+    "star",
+    1 << 20,
+    silent,
+  );
+  assert.deepEqual(await logObjects(store), []);
+  const again = await open(store, d, { wal: newWal(store, replayed.next) });
+  assert.equal(again.sealed, true);
+  for (const [ack, claim] of [
+    [settledAck, as("p", 1n, 0n)],
+    [loggedAck, as("q", 0n, 0n)],
+    [lastAck, as("p", 1n, 1n)],
+  ] as const) {
+    const retry = await again.append(batch("zz"), { ...at(9), ...claim });
+    assert.equal(retry.duplicate, true);
+    assert.equal(retry.closed, true);
+    assert.deepEqual([retry.start.seqNum, retry.end.seqNum], [ack.start.seqNum, ack.end.seqNum]);
+  }
+  const closed = await refused<{ tail: { seq_num: string } }>(
+    again.append(batch("x"), { ...at(10), ...as("p", 1n, 2n) }),
+    status.FAILED_PRECONDITION,
+    "StreamClosed",
+  );
+  assert.equal(closed.tail.seq_num, "3");
+  assert.deepEqual(await bodies(again), ["a", "b", "c"]);
+});
+
+test("close with no records: after the batches before it, idempotent, durable, and wakes waiters", async () => {
+  const store = createMemoryStore();
+  const d = descriptor({ class: "CLASS_EXPRESS" });
+  const log = await open(store, d);
+  const waiting = log.waitForChange();
+  const [ack, closed] = await Promise.all([log.append(batch("a"), at(1)), log.seal()]);
+  await waiting;
+  assert.deepEqual(range(ack), [0n, 1n]);
+  assert.deepEqual([closed.tail.seqNum, closed.closed], [1n, true]);
+  assert.deepEqual((await log.seal()).tail.seqNum, 1n);
+  await refused(log.append(batch("x"), at(2)), status.FAILED_PRECONDITION, "StreamClosed");
+  assert.equal((await open(store, d)).sealed, true);
+});
+
+test("producers past the cap wait for one to idle past the TTL; the TTL forgets at the next state write", async () => {
+  const store = createMemoryStore();
+  const clock = new ManualClock();
+  const log = await open(store, descriptor({ class: "CLASS_EXPRESS" }), {
+    clock,
+    producers: { ttlMs: 1000, maxPerStream: 1 },
+  });
+  await log.append(batch("a"), { ...at(1), ...as("p", 0n, 0n) });
+  const err = (await log.append(batch("b"), { ...at(2), ...as("q", 0n, 0n) }).catch((e) => e)) as {
+    code: number;
+    message: string;
+  };
+  assert.equal(err.code, status.RESOURCE_EXHAUSTED);
+  assert.match(err.message, /--max-producers-per-stream/);
+  clock.advance(1001);
+  await log.append(batch("b"), { ...at(3), ...as("q", 0n, 0n) });
+  // p was forgotten: its late retry is refused as unknown, never appended again.
+  const gap = await refused<{ unknown_producer: boolean }>(
+    log.append(batch("a"), { ...at(4), ...as("p", 0n, 1n) }),
+    status.FAILED_PRECONDITION,
+    "ProducerSeqGap",
+  );
+  assert.equal(gap.unknown_producer, true);
+  assert.deepEqual(await bodies(log), ["a", "b"]);
+});

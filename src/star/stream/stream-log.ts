@@ -4,13 +4,16 @@
 // (group-commit.ts: one flush in flight, so entries never leave gaps), both on one injected
 // clock, and sequenced and committed as one entry of the star's log; acked records held in memory
 // until they settle into chunk objects sized for reads; reads served from chunks and then from
-// the unsettled records; waiters woken on every commit.
+// the unsettled records; waiters woken on every commit. Idempotent producers and the stream's
+// close (docs/producers.md) are judged in sequencing, logged as marks with their commit, and
+// kept in the stream's state object from the settle that lets those log entries go.
 
 import { status } from "@grpc/grpc-js";
 import {
   type ChunkRecord,
   contentBytes,
   type DecodedChunkRecord,
+  type ProducerMark,
 } from "../../contract/codec/index.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import { compactRecords } from "../../platform/memory/index.ts";
@@ -18,12 +21,20 @@ import { batchTimestamp, type ValidBatch } from "../append/validate-batch.ts";
 import {
   fencingTokenMismatch,
   outOfRange,
+  producerFenced,
+  producerSeqGap,
+  producerSeqStale,
   type StarError,
   seqNumMismatch,
+  streamClosed,
   streamNotFound,
   throughputExceeded,
+  tooManyProducers,
   unavailable,
 } from "../errors.ts";
+import { DEFAULT_LIMITS } from "../limits.ts";
+import { type BatchAck, judge, type ProducerClaim, remember } from "../producers/producer-rules.ts";
+import { type ProducerLimits, ProducerTable } from "../producers/producer-table.ts";
 import type { Catalog, StreamState } from "../storage/catalog.ts";
 import type { ChunkStore } from "../storage/chunk-store.ts";
 import type { CommitLog } from "../wal/commit-log.ts";
@@ -46,12 +57,19 @@ export interface AppendAck {
   start: Pos;
   end: Pos;
   tail: Pos;
+  /** A producer's retry: nothing appended, start and end are the original batch's. */
+  duplicate?: boolean;
+  /** The stream is closed. */
+  closed?: boolean;
 }
 
 export interface AppendOptions {
   matchSeqNum?: bigint;
   fencingToken?: string;
   arrivalMs: bigint;
+  producer?: ProducerClaim;
+  /** Close the stream after this batch. */
+  close?: boolean;
 }
 
 /** A live producer session, so Fence can supersede the ones its new token no longer admits. */
@@ -69,6 +87,8 @@ export interface StreamLogOptions {
   settleChunkBytes: number;
   /** The clock pacing and batching run on: the system's unless a test brings its own. */
   clock?: Clock;
+  /** Idle expiry and cap of the producers remembered; the star's defaults when absent. */
+  producers?: ProducerLimits;
 }
 
 /** What one settle moved into chunk objects. */
@@ -92,12 +112,22 @@ type Queued =
       resolve: (ack: AppendAck) => void;
       reject: (err: unknown) => void;
     }
-  | { kind: "fence"; token: string; resolve: (tail: Pos) => void; reject: (err: unknown) => void };
+  | { kind: "fence"; token: string; resolve: (tail: Pos) => void; reject: (err: unknown) => void }
+  | { kind: "close"; resolve: (ack: AppendAck) => void; reject: (err: unknown) => void };
+
+type BatchItem = Extract<Queued, { kind: "batch" }>;
 
 interface Sequenced {
-  item: Extract<Queued, { kind: "batch" }>;
+  item: BatchItem;
   start: bigint;
   timestampMs: bigint;
+}
+
+/** A flush's batches, and the retries of them that wait for their commit to answer. */
+interface Sequencing {
+  batches: Sequenced[];
+  retries: { item: BatchItem; ack: BatchAck }[];
+  closes: boolean;
 }
 
 /** What a batch counts for against the batch limits. */
@@ -130,6 +160,15 @@ export class StreamLog {
   readonly #maxWaitMs: number;
   readonly #pacer: AppendPacer<Queued>;
   readonly #groupCommit: GroupCommit<Queued>;
+  readonly #clock: Clock;
+  readonly #producers: ProducerTable;
+  readonly #producerLimits: ProducerLimits;
+  /** Closed for appends (the API's "closed"; `closed` above is this star's end of the log). */
+  #sealed: boolean;
+  /** Producer marks or a close acked since the state object was last written. */
+  #stateDirty = false;
+  /** State-object writes run one at a time, each with the table as it is when it starts. */
+  #statePuts: Promise<unknown> = Promise.resolve();
 
   private constructor(
     descriptor: Stream__Output,
@@ -145,6 +184,13 @@ export class StreamLog {
     this.#trim = BigInt(state.trim_seq_num);
     this.#maxWaitMs = options.throughputMaxWaitMs;
     const clock = options.clock ?? SYSTEM_CLOCK;
+    this.#clock = clock;
+    this.#producerLimits = options.producers ?? {
+      ttlMs: DEFAULT_LIMITS.producerTtlMs,
+      maxPerStream: DEFAULT_LIMITS.maxProducersPerStream,
+    };
+    this.#producers = new ProducerTable(this.#producerLimits, state.producers);
+    this.#sealed = state.closed === true;
     this.#pacer = new AppendPacer({
       clock,
       maxWaitMs: options.throughputMaxWaitMs,
@@ -201,6 +247,11 @@ export class StreamLog {
     return this.#closed !== undefined;
   }
 
+  /** Closed for appends: nothing will follow the tail. */
+  get sealed(): boolean {
+    return this.#sealed;
+  }
+
   /** The settled chunks, the unsettled records and the readable range now. */
   get extent(): Extent {
     return { index: this.#index, trim: this.#trim, tail: this.#tail, unsettled: this.#unsettled };
@@ -238,6 +289,12 @@ export class StreamLog {
     });
   }
 
+  /** Closes the stream after every batch queued before it; closing a closed one is a no-op. */
+  seal(): Promise<AppendAck> {
+    if (this.#closed) return Promise.reject(this.#closed);
+    return new Promise((resolve, reject) => this.#pacer.fence({ kind: "close", resolve, reject }));
+  }
+
   /** Installs, rotates or clears the fencing token after every batch queued before it. */
   fence(token: string): Promise<Pos> {
     if (this.#closed) return Promise.reject(this.#closed);
@@ -263,38 +320,64 @@ export class StreamLog {
 
   /** One group commit's flush: never rejects, failing its batches instead. */
   async #flush(): Promise<void> {
-    let sequenced: Sequenced[] = [];
+    let sequencing: Sequencing = { batches: [], retries: [], closes: false };
     try {
-      sequenced = await this.#sequence();
-      if (sequenced.length > 0) await this.#commit(sequenced);
+      sequencing = await this.#sequence();
+      if (sequencing.batches.length > 0) await this.#commit(sequencing);
     } catch (err) {
       // The log PUT failed: nothing is acked and the tail stays; the star's log deletes the
       // object (it may have landed) before it writes another.
       const failure = unavailable(
         `append outcome unknown: ${err instanceof Error ? err.message : String(err)}`,
       );
-      for (const s of sequenced) s.item.reject(failure);
+      for (const s of sequencing.batches) s.item.reject(failure);
+      for (const r of sequencing.retries) r.item.reject(failure);
     }
   }
 
-  /** Takes queued batches up to the batch limits, applying fences and match checks in order. */
-  async #sequence(): Promise<Sequenced[]> {
+  /**
+   * Takes queued batches up to the batch limits, applying fences, closes, producer rules and
+   * match checks in order. A close ends the flush: nothing is taken after it.
+   */
+  async #sequence(): Promise<Sequencing> {
     const d = this.descriptor;
     const out: Sequenced[] = [];
+    const retries: Sequencing["retries"] = [];
+    // Producers as this flush's batches leave them, to judge the next batch of the same one.
+    const pending = new Map<string, ReturnType<ProducerTable["get"]>>();
     let next = this.#tail;
     // The time to clamp to: the last record's, and none before a first record.
     let lastTs: bigint | undefined = this.#tail > 0n ? this.#lastTimestamp : undefined;
     const taken = { bytes: 0, records: 0 };
     for (let item = this.#groupCommit.next; item; item = this.#groupCommit.next) {
-      if (item.kind === "fence") {
-        if (out.length > 0) break;
+      if (item.kind !== "batch") {
+        if (out.length > 0 || retries.length > 0) break;
         this.#groupCommit.take();
-        await this.#applyFence(item);
+        if (item.kind === "fence") await this.#applyFence(item);
+        else await this.#applySeal(item);
         continue;
       }
       const size = batchSize(item.batch);
       if (out.length > 0 && !this.#groupCommit.fits(taken, size)) break;
       this.#groupCommit.take();
+      const claim = item.options.producer;
+      const entry =
+        claim && (pending.has(claim.id) ? pending.get(claim.id) : this.#producers.get(claim.id));
+      if (claim) {
+        const verdict = judge(entry, claim);
+        if (verdict.kind === "duplicate") {
+          // Acked already: answer now. Still in this flush: answer with its commit.
+          if (pending.has(claim.id) && verdict.ack.start >= this.#tail) {
+            retries.push({ item, ack: verdict.ack });
+          } else item.resolve(this.#duplicateAck(verdict.ack));
+          continue;
+        }
+        const refusal = this.#producerRefusal(verdict, claim, entry === undefined);
+        if (refusal) {
+          item.reject(refusal);
+          continue;
+        }
+      }
       const refusal = this.#admit(item.options, next);
       if (refusal) {
         item.reject(refusal);
@@ -307,15 +390,52 @@ export class StreamLog {
         lastTs,
       );
       out.push({ item, start: next, timestampMs });
+      if (claim) {
+        const ack = { seq: claim.seq, start: next, end: next + BigInt(size.records), timestampMs };
+        pending.set(claim.id, remember(entry, claim.epoch, ack, this.#clock.now()));
+      }
       next += BigInt(size.records);
       lastTs = timestampMs;
       taken.bytes += size.bytes;
       taken.records += size.records;
+      if (item.options.close) return { batches: out, retries, closes: true };
     }
-    return out;
+    return { batches: out, retries, closes: false };
+  }
+
+  /** What a producer's verdict refuses, or nothing (accepted). */
+  #producerRefusal(
+    verdict: ReturnType<typeof judge>,
+    claim: ProducerClaim,
+    unknown: boolean,
+  ): StarError | undefined {
+    switch (verdict.kind) {
+      case "gap":
+        return producerSeqGap(verdict.expected, claim.seq, verdict.unknown);
+      case "stale":
+        return producerSeqStale(verdict.lastSeq, claim.seq);
+      case "fenced":
+        return producerFenced(verdict.currentEpoch, claim.epoch);
+      default:
+        if (unknown && !this.#producers.admitsNew(this.#clock.now())) {
+          return tooManyProducers(this.#producerLimits.maxPerStream);
+        }
+        return undefined;
+    }
+  }
+
+  #duplicateAck(ack: BatchAck): AppendAck {
+    return {
+      start: { seqNum: ack.start, timestampMs: ack.timestampMs },
+      end: { seqNum: ack.end, timestampMs: ack.timestampMs },
+      tail: this.tail,
+      duplicate: true,
+      closed: this.#sealed || undefined,
+    };
   }
 
   #admit(options: AppendOptions, next: bigint): StarError | undefined {
+    if (this.#sealed) return streamClosed(this.#tail, this.#lastTimestamp);
     const installed = this.#state.fencing_token;
     const fenced = this.descriptor.producer_policy === "PRODUCER_POLICY_FENCED";
     if (
@@ -332,9 +452,7 @@ export class StreamLog {
 
   async #applyFence(item: Extract<Queued, { kind: "fence" }>): Promise<void> {
     try {
-      const state = { ...this.#state, fencing_token: item.token };
-      await this.#catalog.putState(this.descriptor.stream_id, state);
-      this.#state = state;
+      await this.#putState({ fencing_token: item.token });
       for (const s of this.sessions) {
         if ((s.fencingToken ?? "") !== item.token)
           s.supersede(fencingTokenMismatch(item.token !== ""));
@@ -345,13 +463,59 @@ export class StreamLog {
     }
   }
 
-  async #commit(sequenced: Sequenced[]): Promise<void> {
+  async #applySeal(item: Extract<Queued, { kind: "close" }>): Promise<void> {
+    try {
+      if (!this.#sealed) {
+        await this.#putState({ closed: true });
+        this.#sealed = true;
+        this.#wake();
+      }
+      item.resolve({ start: this.tail, end: this.tail, tail: this.tail, closed: true });
+    } catch (err) {
+      item.reject(err);
+    }
+  }
+
+  /**
+   * Writes the state object with `patch` and the producers as they are when the write starts
+   * (after the writes before it), so a later write never carries an older table.
+   */
+  #putState(patch: Partial<StreamState>): Promise<void> {
+    const run = this.#statePuts.then(async () => {
+      this.#producers.expire(this.#clock.now());
+      this.#stateDirty = false;
+      const state: StreamState = {
+        ...this.#state,
+        producers: this.#producers.toJSON(),
+        closed: this.#sealed,
+        ...patch,
+      };
+      try {
+        await this.#catalog.putState(this.descriptor.stream_id, state);
+      } catch (err) {
+        this.#stateDirty = true;
+        throw err;
+      }
+      this.#state = state;
+    });
+    this.#statePuts = run.catch(() => undefined);
+    return run;
+  }
+
+  async #commit({ batches: sequenced, retries, closes }: Sequencing): Promise<void> {
     const first = sequenced[0] as Sequenced;
     const records: ChunkRecord[] = [];
     let bytes = 0;
     for (const s of sequenced) {
       for (const r of s.item.batch.records) records.push({ ...r, timestampMs: s.timestampMs });
       bytes += s.item.batch.contentBytes;
+    }
+    const producers: ProducerMark[] = [];
+    for (const s of sequenced) {
+      const claim = s.item.options.producer;
+      if (!claim) continue;
+      const end = s.start + BigInt(s.item.batch.records.length);
+      producers.push({ ...claim, start: s.start, end, timestampMs: s.timestampMs });
     }
     const d = this.descriptor;
     const entry = {
@@ -360,8 +524,15 @@ export class StreamLog {
       key: d.key,
       firstSeqNum: first.start,
       records,
+      marks: { producers, closed: closes },
     };
     await this.#wal.append(entry, bytes);
+    const now = this.#clock.now();
+    for (const m of producers) {
+      this.#producers.remember(m.id, m.epoch, { ...m }, now);
+    }
+    if (producers.length > 0 || closes) this.#stateDirty = true;
+    if (closes) this.#sealed = true;
     // Kept until settled: copied out of the request buffers they were decoded from, so the
     // unsettled bytes counted are the memory held.
     compactRecords(records, 1).records.forEach((r, i) => {
@@ -379,8 +550,10 @@ export class StreamLog {
         start: { seqNum: s.start, timestampMs: s.timestampMs },
         end: { seqNum: end, timestampMs: s.timestampMs },
         tail,
+        closed: this.#sealed || undefined,
       });
     }
+    for (const r of retries) r.item.resolve(this.#duplicateAck(r.ack));
     this.#wake();
     // A read-sized chunk's worth: settle now rather than at the next settler round (which
     // retries, and logs, a failure of this one).
@@ -420,6 +593,9 @@ export class StreamLog {
         bytes,
       );
       this.#retryCount = undefined;
+      // The log entries this chunk settles may hold producer marks or a close: the state
+      // object takes them before those entries may be deleted.
+      if (this.#stateDirty) await this.#putState({});
       this.#index.push(meta);
       // A new array: an extent taken before keeps the records it had, all still valid.
       this.#unsettled = this.#unsettled.slice(n);
@@ -453,9 +629,7 @@ export class StreamLog {
   async trimTo(seq: bigint): Promise<bigint> {
     const target = seq > this.#tail ? this.#tail : seq;
     if (target <= this.#trim) return this.#trim;
-    const state = { ...this.#state, trim_seq_num: target.toString() };
-    await this.#catalog.putState(this.descriptor.stream_id, state);
-    this.#state = state;
+    await this.#putState({ trim_seq_num: target.toString() });
     this.#trim = target;
     return target;
   }

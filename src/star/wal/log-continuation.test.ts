@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import type { DecodedLogEntry } from "../../contract/codec/index.ts";
+import { type DecodedLogEntry, NO_MARKS } from "../../contract/codec/index.ts";
 import { continueFrom } from "./log-continuation.ts";
 
 /** Entries of one stream covering [0, total) cut at `cuts`, with bodies naming their seq_num. */
@@ -22,6 +22,7 @@ function entries(total: number, cuts: number[]): DecodedLogEntry[] {
         headers: [],
         body: Buffer.from(String(start + j)),
       })),
+      marks: NO_MARKS,
     };
   });
 }

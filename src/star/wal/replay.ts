@@ -4,10 +4,13 @@
 // leaves either the log object or the chunk (or both): a second replay skips what a chunk
 // already holds, so nothing is lost or written twice. The log is read under the one damage rule
 // (damage-rule.ts): torn newest objects are passed over and deleted, other damage fails replay.
+// The entries' producer marks and close go into each stream's state object before the log
+// objects that hold them are deleted.
 import type { Logger } from "pino";
 import type { DecodedChunkRecord, DecodedLogEntry } from "../../contract/codec/index.ts";
 import { contentBytes } from "../../contract/codec/index.ts";
 import type { ObjectStore } from "../../platform/objstore/index.ts";
+import { ProducerTable } from "../producers/producer-table.ts";
 import type { Catalog } from "../storage/catalog.ts";
 import type { ChunkStore } from "../storage/chunk-store.ts";
 import { ChunkIndex } from "../stream/chunk-index.ts";
@@ -93,6 +96,27 @@ async function replayStream(
     await chunks.write(streamId, (part[0] as DecodedChunkRecord).seqNum, part, bytes);
     start = end;
   }
+  await keepMarks(catalog, streamId, entries);
   if (records.length > 0) log.debug({ streamId, records: records.length }, "stream replayed");
   return records.length;
+}
+
+/** Applies the entries' marks to the stream's state object (idempotently: some may be in it). */
+async function keepMarks(
+  catalog: Catalog,
+  streamId: string,
+  entries: DecodedLogEntry[],
+): Promise<void> {
+  if (!entries.some((e) => e.marks.closed || e.marks.producers.length > 0)) return;
+  const state = await catalog.getState(streamId);
+  // Expiry and the cap apply when the leader next writes the state, not here.
+  const unbounded = { ttlMs: Number.POSITIVE_INFINITY, maxPerStream: Number.POSITIVE_INFINITY };
+  const table = new ProducerTable(unbounded, state.producers);
+  const now = Date.now();
+  let closed = state.closed === true;
+  for (const e of entries) {
+    for (const m of e.marks.producers) table.remember(m.id, m.epoch, m, now);
+    closed ||= e.marks.closed;
+  }
+  await catalog.putState(streamId, { ...state, producers: table.toJSON(), closed });
 }

@@ -19,6 +19,7 @@ const frame = (seqs: number[], tail: number): Frame => ({
     headers: [],
   })),
   tail: { seq_num: String(tail), timestamp_ms: "0" },
+  closed: false,
 });
 
 /** A subscribe() refused with an error, or a call the step drives. */

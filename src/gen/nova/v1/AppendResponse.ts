@@ -6,10 +6,14 @@ export interface AppendResponse {
   'start'?: (_nova_v1_Position | null);
   'end'?: (_nova_v1_Position | null);
   'tail'?: (_nova_v1_Position | null);
+  'duplicate'?: (boolean);
+  'closed'?: (boolean);
 }
 
 export interface AppendResponse__Output {
   'start': (_nova_v1_Position__Output | null);
   'end': (_nova_v1_Position__Output | null);
   'tail': (_nova_v1_Position__Output | null);
+  'duplicate': (boolean);
+  'closed': (boolean);
 }

@@ -6,9 +6,11 @@ import type { Position as _nova_v1_Position, Position__Output as _nova_v1_Positi
 export interface SubscribeResponse {
   'records'?: (_nova_v1_Record)[];
   'tail'?: (_nova_v1_Position | null);
+  'closed'?: (boolean);
 }
 
 export interface SubscribeResponse__Output {
   'records': (_nova_v1_Record__Output)[];
   'tail': (_nova_v1_Position__Output | null);
+  'closed': (boolean);
 }
