@@ -243,6 +243,50 @@ test("FAILED_PRECONDITION with FencingTokenMismatch is 412", () => {
   );
 });
 
+test("producer refusals and a closed stream: their statuses, codes and exact fields, none retryable", () => {
+  const cases: [Parameters<typeof detailsMetadata>[2][number], number, string, object][] = [
+    [
+      {
+        type: "ProducerSeqGap",
+        value: {
+          expected_seq: "9007199254740993",
+          received_seq: "9007199254740995",
+          unknown_producer: false,
+        },
+      },
+      409,
+      "producer_seq_gap",
+      { expected_seq: 9007199254740993n, received_seq: 9007199254740995n, unknown_producer: false },
+    ],
+    [
+      { type: "ProducerSeqStale", value: { last_seq: "12" } },
+      409,
+      "producer_seq_stale",
+      { last_seq: 12n },
+    ],
+    [
+      { type: "ProducerFenced", value: { current_epoch: "18446744073709551615" } },
+      403,
+      "producer_fenced",
+      { current_epoch: 18446744073709551615n },
+    ],
+    [
+      { type: "StreamClosed", value: { tail: { seq_num: "3", timestamp_ms: "7" } } },
+      409,
+      "stream_closed",
+      { tail: { seq_num: 3n, timestamp_ms: 7n } },
+    ],
+  ];
+  for (const [detail, httpStatus, code, fields] of cases) {
+    const md = detailsMetadata(status.FAILED_PRECONDITION, "said", [detail]);
+    const e = fromGrpcError(grpc(status.FAILED_PRECONDITION, "said", md));
+    assert.deepEqual(
+      [e.status, e.code, e.retryable, e.fields, e.message],
+      [httpStatus, code, false, fields, "said"],
+    );
+  }
+});
+
 test("a NotOwner that reaches translation (redirects exhausted) is 503", () => {
   const md = detailsMetadata(status.FAILED_PRECONDITION, "not the leader", [
     { type: "NotOwner", value: { leader_id: "b", leader_address: "10.0.0.2:5001" } },

@@ -236,11 +236,46 @@ function failedPrecondition(err: GrpcErrorLike, said: string): HttpError {
       fields: { token_installed: fencing.token_installed ?? false },
     });
   }
+  const producer = producerError(err, said);
+  if (producer) return producer;
   // A NotOwner the gateway could not follow (redirects exhausted) is the 503 row of the table.
   if (findDetail(err.metadata, "NotOwner")) {
     return unavailable("the stream's leader could not be reached; retry");
   }
   return new HttpError(409, "failed_precondition", said);
+}
+
+/** The idempotent-producer refusals and a closed stream (docs/producers.md); none retryable. */
+function producerError(err: GrpcErrorLike, said: string): HttpError | undefined {
+  const gap = findDetail(err.metadata, "ProducerSeqGap");
+  if (gap) {
+    return new HttpError(409, "producer_seq_gap", said, {
+      fields: {
+        expected_seq: BigInt(String(gap.expected_seq ?? 0)),
+        received_seq: BigInt(String(gap.received_seq ?? 0)),
+        unknown_producer: gap.unknown_producer ?? false,
+      },
+    });
+  }
+  const stale = findDetail(err.metadata, "ProducerSeqStale");
+  if (stale) {
+    return new HttpError(409, "producer_seq_stale", said, {
+      fields: { last_seq: BigInt(String(stale.last_seq ?? 0)) },
+    });
+  }
+  const fenced = findDetail(err.metadata, "ProducerFenced");
+  if (fenced) {
+    return new HttpError(403, "producer_fenced", said, {
+      fields: { current_epoch: BigInt(String(fenced.current_epoch ?? 0)) },
+    });
+  }
+  const closed = findDetail(err.metadata, "StreamClosed");
+  if (closed) {
+    return new HttpError(409, "stream_closed", said, {
+      fields: closed.tail ? { tail: exactPosition(closed.tail) } : {},
+    });
+  }
+  return undefined;
 }
 
 function starResourceExhausted(err: GrpcErrorLike, said: string): HttpError {

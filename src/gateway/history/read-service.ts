@@ -54,7 +54,8 @@ export const DEFAULT_READPLAN_SETTINGS: ReadPlanSettings = {
 };
 
 export interface PageResult {
-  response: { records: Record__Output[]; tail: Position__Output | null };
+  /** `closed`: the stream is closed and this page ends at its tail. */
+  response: { records: Record__Output[]; tail: Position__Output | null; closed?: boolean };
   timings: Timings;
 }
 
@@ -221,6 +222,9 @@ export function readService(
         served++;
       }
       metrics.records.inc({ source: "star" }, served);
+      if (res.closed && served === res.records.length) {
+        return { response: { records, tail, closed: true }, timings };
+      }
     }
     return { response: { records, tail }, timings };
   }

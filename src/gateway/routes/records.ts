@@ -1,6 +1,8 @@
-// /v1/buckets/{bucket}/streams/{key}/records and its verbs: Append, Read, CheckTail, Trim, Fence;
+// /v1/buckets/{bucket}/streams/{key}/records and its verbs: Append, Read, CheckTail, Trim, Fence,
+// Close;
 // and /v1/subscribe, several streams on one SSE response, on the same hubs as one stream's.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { RequestOf } from "../../contract/proto/index.ts";
 import type { ReadService } from "../history/index.ts";
 import { serverTiming } from "../history/index.ts";
 import type { AppendAdmission, BodyTimeouts, GatewayMetrics, LiveSessions } from "../http/index.ts";
@@ -22,7 +24,9 @@ import {
   fenceBodyFromJson,
   isNdjson,
   NDJSON_TYPE,
+  PRODUCER_DUPLICATE_HEADER,
   parseReadQuery,
+  producerFromHeaders,
   parseStreamSpecs,
   parseWait,
   readBatchJsonBytes,
@@ -90,21 +94,47 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
   app.get(`${base}/records/tail`, { config, schema: routeSchemas.checkTail }, checkTail);
   app.post(`${base}/trim`, { config, schema: routeSchemas.trim }, trimStream);
   app.post(`${base}/fence`, { config, schema: routeSchemas.fence }, fenceStream);
+  app.post(
+    `${base}/close`,
+    { config: { ...config, admitsAppend: true }, schema: routeSchemas.close, bodyLimit: opts.bodyLimit },
+    closeStream,
+  );
 
   async function appendRecords(req: FastifyRequest, reply: FastifyReply) {
     const ctx = requestContext(req, reply);
     const address = streamAddress(req);
+    const producer = producerFromHeaders(req.headers);
     if (isNdjson(req.headers["content-type"])) {
-      const parts = { ...address, call: ctx.call, format: recordFormat(req), int64: ctx.int64 };
+      const format = recordFormat(req);
+      const parts = { ...address, call: ctx.call, format, int64: ctx.int64, producer };
       return serveAppendSession(parts, req.raw, reply, sessionDeps);
     }
     const batch = appendInputFromJson(req.body, recordFormat(req), opts.appendLimits);
-    const ack = await upstream.unary(
-      "Append",
-      { ...address, ...batch },
-      { ...ctx.call, ...address },
-    );
+    return appendUnary(reply, { ...address, ...batch, producer }, ctx);
+  }
+
+  /** One Append call: its ack, marked as a producer's retry when it was one. */
+  async function appendUnary(
+    reply: FastifyReply,
+    request: RequestOf<"Append">,
+    ctx: ReturnType<typeof requestContext>,
+  ) {
+    const route = { ...ctx.call, bucket: request.bucket, key: request.key };
+    const ack = await upstream.unary("Append", request, route);
+    if (ack.duplicate) reply.header(PRODUCER_DUPLICATE_HEADER, "true");
     return appendAckToJson(ack, ctx.int64);
+  }
+
+  /** Closes the stream, after the body's records when it has any (one batch, as an append). */
+  async function closeStream(req: FastifyRequest, reply: FastifyReply) {
+    const ctx = requestContext(req, reply);
+    const address = streamAddress(req);
+    const producer = producerFromHeaders(req.headers);
+    const hasBody = req.body !== undefined && req.body !== null;
+    const batch = hasBody
+      ? appendInputFromJson(req.body, recordFormat(req), opts.appendLimits)
+      : { records: [] };
+    return appendUnary(reply, { ...address, ...batch, producer, close: true }, ctx);
   }
 
   async function readRecords(req: FastifyRequest, reply: FastifyReply) {

@@ -1,6 +1,7 @@
 // A unary read with `wait`: the first page a subscription brings, within the read's bounds, or
 // nothing (with the tail) when `waitMs` passes first. It rides the same source as SSE, so it
-// returns as soon as a record commits and survives a star failing over.
+// returns as soon as a record commits and survives a star failing over. At the end of a closed
+// stream it answers at once, saying so.
 import { contentBytes } from "../../contract/codec/index.ts";
 import { unavailable } from "../errors/index.ts";
 import type { BatchSource, Cursor, SourceBatch } from "./sources/index.ts";
@@ -50,10 +51,12 @@ export async function longPoll(opts: LongPollOptions): Promise<SourceBatch> {
         return { records: [], tail };
       }
       tail = got.value.tail;
-      const { records } = got.value;
-      if (records.length === 0) continue;
+      const { records, closed } = got.value;
+      // A closed stream answers at once: nothing will come.
+      if (records.length === 0 && !closed) continue;
       const cut = cutBatch(records, contentBytes, opts.bounds, ZERO_TALLY);
-      return { records: records.slice(0, cut.take), tail };
+      const all = cut.take === records.length;
+      return { records: records.slice(0, cut.take), tail, ...(closed && all ? { closed } : {}) };
     }
   }
 }

@@ -241,10 +241,13 @@ test("GetStream and the listings", () => {
 });
 
 test("a response without its descriptor is 500 internal", () => {
-  assertHttpError(() => getStreamResponseToJson({ stream: null, fencing_token: "", closed: false }, "number"), {
-    status: 500,
-    code: "internal",
-  });
+  assertHttpError(
+    () => getStreamResponseToJson({ stream: null, fencing_token: "", closed: false }, "number"),
+    {
+      status: 500,
+      code: "internal",
+    },
+  );
   assert.equal(requireDescriptor(bucket), bucket);
 });
 

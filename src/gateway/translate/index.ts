@@ -16,6 +16,7 @@ export * from "./names.ts";
 export * from "./ndjson-append.ts";
 export * from "./ndjson-split.ts";
 export * from "./position-json.ts";
+export * from "./producer-headers.ts";
 export * from "./query-params.ts";
 export * from "./read-query.ts";
 export * from "./record-json.ts";

@@ -19,9 +19,12 @@ export function positionToJson(
 }
 
 /** CheckTailResponse and FenceResponse: `{ tail }`. */
+/** CheckTail and Fence; `closed: true` only when the stream is closed. */
 export function tailToJson(
-  response: { tail: Position__Output | null },
+  response: { tail: Position__Output | null; closed?: boolean },
   mode: Int64Mode,
-): { tail: PositionJson } {
-  return { tail: positionToJson(response.tail, mode) };
+): { tail: PositionJson; closed?: true } {
+  const out: { tail: PositionJson; closed?: true } = { tail: positionToJson(response.tail, mode) };
+  if (response.closed) out.closed = true;
+  return out;
 }

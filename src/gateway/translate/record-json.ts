@@ -288,14 +288,19 @@ export function recordsJsonBytes(
 
 /** The UTF-8 of stringifyJsonExact(readBatchToJson(...)), byte for byte; the same errors. */
 export function readBatchJsonBytes(
-  response: { records: readonly Record__Output[]; tail: Position__Output | null },
+  response: {
+    records: readonly Record__Output[];
+    tail: Position__Output | null;
+    closed?: boolean;
+  },
   format: RecordFormat,
   mode: Int64Mode,
   allocate?: Allocate,
 ): Buffer {
   const { json, failure, written } = recordsJsonBytes(response.records, format, mode);
   if (written < response.records.length) throw failure;
-  const tail = `],"tail":${positionText(response.tail, mode)}}`;
+  const closed = response.closed ? ',"closed":true' : "";
+  const tail = `],"tail":${positionText(response.tail, mode)}${closed}}`;
   return framedJson('{"records":[', json, tail, allocate);
 }
 

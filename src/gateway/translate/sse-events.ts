@@ -85,9 +85,10 @@ export function errorEvent(body: ErrorBody): string {
 }
 
 /**
- * The session's bounds were met (on a multiplexed subscription: the named stream's); `next` is
- * where a following read would start.
+ * The session's bounds were met, or its stream is closed and read to the end (`closed: true`);
+ * on a multiplexed subscription, the named stream's. `next` is where a following read would start.
  */
-export function doneEvent(next: PositionJson, stream?: string): string {
-  return sseEvent("done", stringifyJsonExact(stream === undefined ? { next } : { stream, next }));
+export function doneEvent(next: PositionJson, stream?: string, closed = false): string {
+  const body = stream === undefined ? { next } : { stream, next };
+  return sseEvent("done", stringifyJsonExact(closed ? { ...body, closed: true } : body));
 }

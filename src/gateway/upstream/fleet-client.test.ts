@@ -77,7 +77,7 @@ test("follows a NotOwner redirect, then goes straight to the cached leader", asy
   const seen = recorder();
   const client = fleet(t, { stars: [a.address], observer: seen.observer });
 
-  assert.deepEqual(await client.unary("Read", X), { records: [], tail: TAIL });
+  assert.deepEqual(await client.unary("Read", X), { records: [], tail: TAIL, closed: false });
   assert.equal(a.count("Read"), 1);
   assert.equal(b.count("Read"), 1);
 
@@ -232,7 +232,11 @@ test("an Append to a leader that cannot be reached was never sent, so it goes to
   const seen = recorder();
   const client = fleet(t, { stars: [a.address], observer: seen.observer });
 
-  assert.deepEqual(await client.unary("Append", { ...X, records: [] }), APPENDED);
+  assert.deepEqual(await client.unary("Append", { ...X, records: [] }), {
+    ...APPENDED,
+    duplicate: false,
+    closed: false,
+  });
   assert.deepEqual(seen.calls, ["Append FAILED_PRECONDITION", "Append UNAVAILABLE", "Append OK"]);
   assert.equal(a.count("Append"), 2);
 });
@@ -451,7 +455,7 @@ test("subscribe goes to the known leader and learns one from a NotOwner end", as
   const second = await client.subscribe({ ...X, seq_num: "0" });
   const batches: SubscribeResponse__Output[] = [];
   for await (const batch of second) batches.push(batch as SubscribeResponse__Output);
-  assert.deepEqual(batches, [{ records: [], tail: TAIL }]);
+  assert.deepEqual(batches, [{ records: [], tail: TAIL, closed: false }]);
   assert.deepEqual([a.count(), b.count()], [1, 1]);
 });
 

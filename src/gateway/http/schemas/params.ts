@@ -129,6 +129,29 @@ const novaFormat = Type.Optional(
 /** Headers are open-ended: only the ones the gateway reads are described. */
 export const FormatHeaders = Type.Object({ "nova-format": novaFormat });
 
+/** Append and Close: the record format, and an idempotent producer's stamp (docs/producers.md). */
+export const AppendHeaders = Type.Object({
+  "nova-format": novaFormat,
+  "nova-producer-id": Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 128,
+      description:
+        "An idempotent producer's id (1 to 128 characters), sent with nova-producer-epoch and nova-producer-seq: a retry of a batch the stream has is answered with the original ack, never appended twice.",
+    }),
+  ),
+  "nova-producer-epoch": Type.Optional(
+    uint64Digits(
+      "The producer's epoch (uint64): a higher one starts at seq 0 and fences the older (403 producer_fenced).",
+    ),
+  ),
+  "nova-producer-seq": Type.Optional(
+    uint64Digits(
+      "This batch's seq (uint64): the last acked + 1 (else 409 producer_seq_gap). In an NDJSON session, line n gets this + n.",
+    ),
+  ),
+});
+
 /** Read, and Subscribe (the same route with Accept: text/event-stream). */
 export const ReadHeaders = Type.Object({
   "nova-format": novaFormat,

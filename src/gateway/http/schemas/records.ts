@@ -108,6 +108,15 @@ export const AppendAck = Type.Object(
     start: Type.Ref("Position", { description: "The first record appended." }),
     end: Type.Ref("Position", { description: "One past the last record appended." }),
     tail: Type.Ref("Position", { description: "The committed tail, at least end." }),
+    duplicate: Type.Optional(
+      Type.Literal(true, {
+        description:
+          "Only when true: a producer's retry of a batch the stream has; nothing was appended, start and end are the original's (docs/producers.md).",
+      }),
+    ),
+    closed: Type.Optional(
+      Type.Literal(true, { description: "Only when true: the stream is closed." }),
+    ),
   },
   {
     $id: "AppendAck",
@@ -154,6 +163,12 @@ export const ReadBatch = Type.Object(
     tail: Type.Ref("Position", {
       description: "Where the stream ends: the next seq_num to be assigned.",
     }),
+    closed: Type.Optional(
+      Type.Literal(true, {
+        description:
+          "Only when true: the stream is closed and this page ends at its tail; nothing will follow.",
+      }),
+    ),
   },
   {
     $id: "ReadBatch",
@@ -173,6 +188,9 @@ export const CheckTailResponse = Type.Object(
     tail: Type.Ref("Position", {
       description: "The next seq_num (0 on a new stream) and the last record's time.",
     }),
+    closed: Type.Optional(
+      Type.Literal(true, { description: "Only when true: the stream is closed." }),
+    ),
   },
   {
     $id: "CheckTailResponse",

@@ -8,8 +8,8 @@ import type { schemaContext } from "./index.ts";
 import {
   AppendQuery,
   BucketParams,
+  AppendHeaders,
   CreateHeaders,
-  FormatHeaders,
   Int64Query,
   ListQuery,
   ReadHeaders,
@@ -59,6 +59,20 @@ const ERROR_STATUSES = {
 
 type ErrorStatus = keyof typeof ERROR_STATUSES;
 
+const producerDuplicate = {
+  "nova-producer-duplicate": {
+    type: "string",
+    description:
+      "`true` when this was a producer's retry of a batch the stream already has: nothing was appended and the ack is the original's.",
+  },
+};
+
+/** Append and Close: what an idempotent producer and a closed stream meet (docs/producers.md). */
+const PRODUCER_ERRORS: Partial<Record<ErrorStatus, string>> = {
+  403: "permission_denied; or producer_fenced (with `current_epoch`): a newer epoch of this producer id has started.",
+  409: "conflict (retryable) or failed_precondition; producer_seq_gap (with `expected_seq`, `received_seq`, `unknown_producer`); producer_seq_stale (with `last_seq`): appended long ago, position forgotten; stream_closed (with `tail`). Nothing was appended.",
+};
+
 /** Every route that asks a star can meet these. */
 const STAR_ERRORS = [400, 401, 403, 429, 500, 501, 503, 504] as const;
 
@@ -94,7 +108,7 @@ const SSE_DESCRIPTION = [
   "`event: batch` with `id: <seq_num>,<count>,<bytes>` (the batch's last seq_num, and the records and content bytes delivered so far in this session, across reconnects) and `data:` a ReadBatch on one line;",
   '`event: ping` with `data: {"timestamp_ms", "tail"}` right after catching up to the tail, then every 5 to 15 s while idle;',
   "`event: error` with `data:` an ErrorBody, then the stream ends;",
-  '`event: done` with `data: {"next": Position}` when count, bytes, until_ms or wait are met, then the stream ends.',
+  '`event: done` with `data: {"next": Position}` when count, bytes, until_ms or wait are met, or `{"next": Position, "closed": true}` once every record of a closed stream is sent, then the stream ends (close the EventSource on `done`).',
   "Resume with the `Last-Event-ID` header or `?last_event_id=`. Never compressed; `cache-control: no-cache, no-transform`, `x-accel-buffering: no`.",
 ].join(" ");
 
@@ -104,7 +118,7 @@ const MULTIPLEX_DESCRIPTION = [
   '`event: batch` data starts with `"stream": "<bucket>/<key>"`;',
   "every batch and ping has `id: 0:<next>,<count>,<bytes>;1:...`, one entry per stream in the order of the query: the seq_num it resumes at, and the records and content bytes it delivered so far;",
   '`event: ping` carries `{"timestamp_ms", "tails": {"<bucket>/<key>": Position, ...}}`;',
-  '`event: done` carries `{"stream", "next"}` when that stream\'s bounds are met; the response ends when every stream is done;',
+  '`event: done` carries `{"stream", "next"}` when that stream\'s bounds are met (and `"closed": true` when it is closed and read to its end); the response ends when every stream is done;',
   "`event: error` ends the response; when one stream failed it names it in `stream`, and `last_event_id` resumes every stream.",
   "An error known before the first byte is the response's (naming the stream in `stream`). Resume with `Last-Event-ID` or `?last_event_id=`: no gap and no duplicate on any stream; 204 when every stream's bounds are met.",
 ].join(" ");
@@ -278,7 +292,7 @@ export const routeSchemas = {
     tags: tags.records,
     security: bearerOnly,
     params: StreamParams,
-    headers: FormatHeaders,
+    headers: AppendHeaders,
     querystring: AppendQuery,
     body: {
       content: {
@@ -290,14 +304,33 @@ export const routeSchemas = {
     response: {
       200: {
         description: "The batch's acknowledgement.",
+        headers: producerDuplicate,
         content: {
           "application/json": { schema: ref("AppendAck") },
           "application/x-ndjson": { schema: { type: "string", description: NDJSON_OUT } },
         },
       },
-      ...errorResponses([404, 408, 409, 412, 413, 415], {
-        409: "conflict (retryable) or failed_precondition.",
-      }),
+      ...errorResponses([404, 408, 409, 412, 413, 415], PRODUCER_ERRORS),
+    },
+  },
+  close: {
+    operationId: "close",
+    summary: "Close a stream",
+    description:
+      "Closes the stream, after the body's records when there is a body (one batch, as Append, with the same producer headers). Then appends are refused with 409 stream_closed; reads, the tail and SSE say `closed`. Closing a closed stream with no body answers 200 again.",
+    tags: tags.records,
+    security: bearerOnly,
+    params: StreamParams,
+    headers: AppendHeaders,
+    querystring: AppendQuery,
+    body: json(ref("AppendInput")),
+    response: {
+      200: {
+        description: "The final ack, with `closed: true` (start = end = tail when no records).",
+        headers: producerDuplicate,
+        content: { "application/json": { schema: ref("AppendAck") } },
+      },
+      ...errorResponses([404, 408, 409, 412, 413, 415], PRODUCER_ERRORS),
     },
   },
   read: {

@@ -100,12 +100,15 @@ export const GetStreamResponse = Type.Object(
     fencing_token: Type.String({
       description: "The installed fencing token; empty when none is installed.",
     }),
+    closed: Type.Boolean({
+      description: "Closed for appends (POST .../close); reads still serve every record.",
+    }),
   },
   {
     $id: "GetStreamResponse",
     additionalProperties: false,
-    description: "A stream's descriptor and its installed fencing token.",
-    examples: [{ stream: streamExample, fencing_token: "" }],
+    description: "A stream's descriptor, its installed fencing token, and whether it is closed.",
+    examples: [{ stream: streamExample, fencing_token: "", closed: false }],
   },
 );
 

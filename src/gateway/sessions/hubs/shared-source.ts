@@ -73,12 +73,15 @@ async function* subscribe(
         if (seq !== undefined && hub.contains(seq)) {
           events?.joined(true);
           const left = yield* hub.follow(sub, seq, signal, tap);
+          if (left === undefined) return;
           events?.detached();
           at = { start: { seq_num: left.toString() }, clamp: false };
           continue;
         }
         events?.joined(false);
-        at = yield* catchUp(opts.behind, at, hub, sub, signal);
+        const caught = yield* catchUp(opts.behind, at, hub, sub, signal);
+        if (caught === undefined) return;
+        at = caught;
       } catch (err) {
         signal.throwIfAborted();
         if (!refused(err) || sub.signal.aborted || ++retries > REFUSED_HUB_RETRIES) throw err;
@@ -101,7 +104,7 @@ async function* subscribe(
 
 /**
  * Reads the subscriber's own source from `at` until its cursor lies in the hub's window; then
- * the cursor, with the source stopped.
+ * the cursor, with the source stopped (undefined: the stream is closed and all of it was read).
  */
 async function* catchUp(
   behind: BatchSource,
@@ -109,7 +112,7 @@ async function* catchUp(
   hub: StreamHub,
   sub: HubSubscriber,
   signal: AbortSignal,
-): AsyncGenerator<SourceBatch, Cursor> {
+): AsyncGenerator<SourceBatch, Cursor | undefined> {
   const stop = new AbortController();
   const onAbort = () => stop.abort(signal.reason);
   signal.addEventListener("abort", onAbort, { once: true });
@@ -125,6 +128,7 @@ async function* catchUp(
       if (last) seq = BigInt(last.seq_num) + 1n;
       else seq ??= BigInt(batch.tail?.seq_num ?? "0");
       yield batch;
+      if (batch.closed) return undefined;
       if (batch.records.length === 0 && !hub.contains(seq) && seq > hub.next) {
         // Caught up with the stream before the hub heard of the same records: they are on
         // their way to it, so wait there rather than hold a Subscribe of one's own.

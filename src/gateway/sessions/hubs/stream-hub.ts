@@ -3,7 +3,8 @@
 // a subscriber: batches go into a bounded window (hub-ring.ts) that each subscriber reads at its
 // own pace; one that falls out of the window leaves `follow` and catches up elsewhere. The feed
 // runs on the credentials of one of its subscribers; a refusal of those (an expired token) moves
-// it to another's, and each subscriber is authorized on its own before it attaches.
+// it to another's, and each subscriber is authorized on its own before it attaches. When the
+// stream is closed the feed ends; readers that reach the head get the closing batch and stop.
 //
 // The fast path: a reader waiting at the head with a tap gets each new batch handed to its tap
 // in the hub's turn (the tap writes it to the socket), with no promise, generator step or timer
@@ -69,6 +70,8 @@ export class StreamHub {
   #live = false;
   #tail: Position__Output | null = null;
   #failure: unknown;
+  /** The stream is closed: the window holds its last records, and the feed has ended. */
+  #closed = false;
   #waiters = new Set<Wakeup>();
   readonly #onEnd: (hub: StreamHub) => void;
 
@@ -134,15 +137,16 @@ export class StreamHub {
 
   /**
    * The batches from `seq` (inside the window) on, the head's arrival marked once by a batch
-   * without records. Returns the cursor when the subscriber falls out of the window. While it
-   * waits at the head, new batches go to `tap` first (the fast path).
+   * without records. Returns the cursor when the subscriber falls out of the window, or
+   * undefined after the closing batch of a closed stream. While it waits at the head, new
+   * batches go to `tap` first (the fast path).
    */
   async *follow(
     sub: HubSubscriber,
     seq: bigint,
     signal: AbortSignal,
     tap?: BatchTap,
-  ): AsyncGenerator<SourceBatch, bigint> {
+  ): AsyncGenerator<SourceBatch, bigint | undefined> {
     let atHead = false;
     const wakeup = new Wakeup([signal, sub.signal]);
     try {
@@ -161,6 +165,10 @@ export class StreamHub {
           seq = entry.end;
           yield batch;
           continue;
+        }
+        if (this.#closed) {
+          yield { records: [], tail: this.#tail, closed: true };
+          return undefined;
         }
         if (!atHead) {
           atHead = true;
@@ -204,6 +212,7 @@ export class StreamHub {
           this.#take(batch);
           if (this.#live) cursor = { start: { seq_num: this.#ring.next.toString() }, clamp: false };
         }
+        if (this.#closed) return this.#onEnd(this);
         throw unavailable("the subscription ended; retry");
       } catch (err) {
         if (this.#stop.signal.aborted) return;
@@ -223,7 +232,18 @@ export class StreamHub {
       this.#ring.reset(head ? BigInt(head.seq_num) : BigInt(batch.tail?.seq_num ?? "0"));
       this.#readyResolve();
     }
+    if (batch.closed) {
+      // Readers at the head are woken, not tapped: the closing batch goes their slow path.
+      this.#closed = true;
+      if (head) this.#takeRecords(batch, head);
+      this.#wake();
+      return;
+    }
     if (!head) return;
+    this.#takeRecords(batch, head);
+  }
+
+  #takeRecords(batch: SourceBatch, head: NonNullable<SourceBatch["records"][number]>): void {
     let records = batch.records;
     const first = BigInt(head.seq_num);
     const next = this.#ring.next;
@@ -288,7 +308,7 @@ export class StreamHub {
     const end = Math.min(readers.length, from + this.#fanoutSlice);
     for (let i = from; i < end; i++) {
       const w = readers[i] as Wakeup;
-      if (w.waiting && !this.#tapped(w)) w.fire();
+      if (w.waiting && (!this.#tapped(w) || this.#closed)) w.fire();
     }
     if (end < readers.length) {
       setImmediate(() => this.#slice(readers, end));

@@ -14,6 +14,7 @@ import type {
   AppendLimits,
   Int64Mode,
   NdjsonLimits,
+  ProducerProto,
   RecordFormat,
   ShapeCheck,
 } from "../../translate/index.ts";
@@ -40,6 +41,8 @@ export interface AppendParts {
   call: CallOptions;
   format: RecordFormat;
   int64: Int64Mode;
+  /** The nova-producer-* headers: the first line's stamp (docs/producers.md). */
+  producer?: ProducerProto;
 }
 
 /**
@@ -118,6 +121,7 @@ export async function serveAppendSession(
     lineLimits: deps.lineLimits,
     admission: deps.admission,
     signal: parts.call.signal ?? new AbortController().signal,
+    producer: parts.producer,
   });
   let release: () => void;
   try {

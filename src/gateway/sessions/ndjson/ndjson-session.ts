@@ -9,6 +9,7 @@
 //   or validate, or crosses a byte limit, is its error line after the earlier lines are answered,
 //   and ends the session; a star failure is the error line of the first unanswered batch.
 // - Draining stops reading, lets the in-flight batches finish, and ends with reason `draining`.
+// - With producer headers, line n's batch carries the first seq + n.
 
 import type { Readable } from "node:stream";
 import { Metadata, type StatusObject, status } from "@grpc/grpc-js";
@@ -38,6 +39,8 @@ import {
   type NdjsonLine,
   type NdjsonRefusal,
   NdjsonSplitter,
+  type ProducerProto,
+  producerForLine,
 } from "../../translate/index.ts";
 import type { AppendSession, Upstream } from "../../upstream/index.ts";
 import { StarCallError } from "../../upstream/index.ts";
@@ -58,6 +61,7 @@ export interface NdjsonSessionOptions {
   admission: AppendAdmission;
   /** Aborts when the client goes away: the upstream session is cancelled. */
   signal: AbortSignal;
+  producer?: ProducerProto | undefined;
 }
 
 /** The response as the session uses it (a ServerResponse in the gateway). */
@@ -97,6 +101,8 @@ export class NdjsonAppendSession {
   #final: StatusObject | undefined;
   #inflight: { lineNo: number; bytes: number }[] = [];
   #answered = 0;
+  /** Batches written to the star: the next line's offset from the first producer seq. */
+  #submitted = 0;
   /** The batch_index the next ack must carry: the star answers batches in order. */
   #nextAck = 0;
   /** An ack for another batch than the oldest unanswered one ended the session. */
@@ -203,9 +209,23 @@ export class NdjsonAppendSession {
         };
         return;
       }
+      let producer: ProducerProto | undefined;
+      try {
+        producer = this.#opts.producer && producerForLine(this.#opts.producer, this.#submitted);
+      } catch (err) {
+        this.#terminal = { lineNo: parsed.lineNo, error: toHttpError(err) };
+        return;
+      }
       if (!(await this.#admit(parsed, window))) return;
       const { records, match_seq_num } = parsed.batch;
-      call.write({ batch: match_seq_num === undefined ? { records } : { records, match_seq_num } });
+      this.#submitted++;
+      call.write({
+        batch: {
+          records,
+          ...(match_seq_num === undefined ? {} : { match_seq_num }),
+          ...(producer === undefined ? {} : { producer }),
+        },
+      });
     }
   }
 

@@ -2,7 +2,7 @@
 // star shuts down or restarts (UNAVAILABLE) or the stream's leader moves (NotOwner), with
 // jittered backoff, so its consumer sees one unbroken sequence. The cursor is the seq_num after
 // the last record yielded; a start by timestamp, offset or tail resolves to a seq_num with the
-// first frame.
+// first frame. The star's last frame of a closed stream ends the source.
 import { setTimeout as sleep } from "node:timers/promises";
 import { status } from "@grpc/grpc-js";
 import type { SubscribeResponse__Output } from "../../../gen/nova/v1/SubscribeResponse.ts";
@@ -73,6 +73,10 @@ async function* subscribeWithFailover(
         }
         // Once resolved, the cursor is never beyond the star's tail; a clamp would hide data loss.
         clamp = false;
+        if (frame.closed) {
+          yield { records: frame.records, tail: frame.tail, closed: true };
+          return;
+        }
         yield { records: frame.records, tail: frame.tail };
       }
     } catch (err) {

@@ -23,6 +23,8 @@ export interface SourceBatch {
   tail: Position__Output | null;
   /** A live hub's batch, the same object for every subscriber: its JSON is made once. */
   shared?: SharedEvent;
+  /** The stream is closed and this batch reaches its tail: the source ends after it. */
+  closed?: boolean;
 }
 
 /** A live batch's SSE event, made once per mode for all its readers (a hub makes it). */

@@ -30,7 +30,7 @@ export const ONE_STREAM: SseForm = {
     batchEventHead(formatEventId(lane.lastId as NonNullable<SseLane["lastId"]>)),
   ping: (lanes, int64) =>
     pingEvent({ timestamp_ms: BigInt(Date.now()), tail: positionToJson(only(lanes).tail, int64) }),
-  done: (lane, int64) => doneEvent(nextJson(lane, int64)),
+  done: (lane, int64) => doneEvent(nextJson(lane, int64), undefined, lane.closed),
   error: (err, lanes, int64) => {
     const body = errorBody(toHttpError(err, { resource: "stream" }), int64);
     const id = only(lanes).lastId;
@@ -51,7 +51,7 @@ export function multiplexed(names: readonly string[]): SseForm {
       for (const lane of lanes) tails[name(lane)] = positionToJson(lane.tail, int64);
       return pingEvent({ timestamp_ms: BigInt(Date.now()), tails }, id(lanes));
     },
-    done: (lane, int64) => doneEvent(nextJson(lane, int64), name(lane)),
+    done: (lane, int64) => doneEvent(nextJson(lane, int64), name(lane), lane.closed),
     error: (err, lanes, int64, lane) => {
       const http = lane ? named(err, name(lane)) : toHttpError(err, { resource: "stream" });
       return errorEvent({ ...errorBody(http, int64), last_event_id: id(lanes) });

@@ -37,7 +37,7 @@ export interface LaneStep {
   delivered?: { rest: Uint8Array } | { json: ScratchJson; tail: string };
   /** A record that cannot be shown in this format, after those delivered. */
   failure?: HttpError;
-  /** The bounds are met: nothing more is delivered on this lane. */
+  /** The bounds are met, or the stream is closed and read to its end: nothing more follows. */
   done: boolean;
   /** The lane has caught up with the tail for the first time. */
   caughtUp: boolean;
@@ -66,6 +66,7 @@ export class SseLane {
   #next: Next | undefined;
   #tail: Position__Output | null = null;
   #caughtUp = false;
+  #closed = false;
 
   constructor(index: number, opts: SseLaneOptions) {
     this.index = index;
@@ -93,6 +94,11 @@ export class SseLane {
 
   get tail(): Position__Output | null {
     return this.#tail;
+  }
+
+  /** The stream is closed and the lane delivered all of it. */
+  get closed(): boolean {
+    return this.#closed;
   }
 
   /** The one-stream event id: the last record delivered and the tally, once there is one. */
@@ -155,15 +161,21 @@ export class SseLane {
     this.prime(batch);
     const { records } = batch;
     if (records.length === 0) {
+      if (batch.closed) {
+        this.#closed = true;
+        return { done: true, caughtUp: false };
+      }
       if (this.#caughtUp) return { done: false, caughtUp: false };
       this.#caughtUp = true;
       return { done: false, caughtUp: true };
     }
     const cut = cutBatch(records, contentBytes, this.#opts.bounds, this.#tally);
-    const rest = cut.take === records.length ? this.#sharedRest(batch) : undefined;
+    const whole = cut.take === records.length;
+    const rest = whole ? this.#sharedRest(batch) : undefined;
     if (rest) {
       this.#delivered(records[records.length - 1] as Record__Output, cut.tally);
-      return { delivered: { rest }, done: cut.done, caughtUp: false };
+      if (batch.closed) this.#closed = true;
+      return { delivered: { rest }, done: cut.done || this.#closed, caughtUp: false };
     }
     const { json, written, failure } = recordsJsonBytes(
       records.slice(0, cut.take),
@@ -175,7 +187,8 @@ export class SseLane {
     if (error && first && written === 0) throw error;
     const sent = records.slice(0, written);
     const last = sent[sent.length - 1];
-    const step: LaneStep = { done: !error && cut.done, caughtUp: false };
+    if (!error && whole && batch.closed) this.#closed = true;
+    const step: LaneStep = { done: !error && (cut.done || this.#closed), caughtUp: false };
     if (last) {
       this.#delivered(last, error ? addTally(this.#tally, sent) : cut.tally);
       step.delivered = { json, tail: positionText(this.#tail, this.#opts.int64) };
@@ -191,7 +204,7 @@ export class SseLane {
   takeWhole(batch: SourceBatch): LaneStep | undefined {
     const { records } = batch;
     const last = records[records.length - 1];
-    if (!last || !this.#caughtUp) return undefined;
+    if (!last || !this.#caughtUp || batch.closed) return undefined;
     const cut = cutBatch(records, contentBytes, this.#opts.bounds, this.#tally);
     if (cut.take !== records.length || cut.done) return undefined;
     const rest = this.#sharedRest(batch);

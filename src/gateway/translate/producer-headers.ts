@@ -1,0 +1,64 @@
+// The idempotent-producer headers of an append (docs/producers.md): all three or none; the id 1
+// to 128 characters, epoch and seq uint64 decimals read exactly. In an NDJSON session the seq
+// names the first line's batch and line n gets seq + n.
+import { badHeader, invalidArgument } from "../errors/index.ts";
+import { readExactInt, UINT64 } from "./integers.ts";
+
+export const PRODUCER_ID_HEADER = "nova-producer-id";
+export const PRODUCER_EPOCH_HEADER = "nova-producer-epoch";
+export const PRODUCER_SEQ_HEADER = "nova-producer-seq";
+/** On an answer to a producer's retry: nothing was appended, the ack is the original's. */
+export const PRODUCER_DUPLICATE_HEADER = "nova-producer-duplicate";
+
+export const MAX_PRODUCER_ID_CHARS = 128;
+
+/** The proto's Producer: uint64 values as exact decimal strings. */
+export interface ProducerProto {
+  id: string;
+  epoch: string;
+  seq: string;
+}
+
+type Headers = Readonly<Record<string, string | string[] | undefined>>;
+
+function single(headers: Headers, name: string): string | undefined {
+  const value = headers[name];
+  if (Array.isArray(value)) throw badHeader(name, "is given more than once");
+  return value;
+}
+
+export function producerFromHeaders(headers: Headers): ProducerProto | undefined {
+  const id = single(headers, PRODUCER_ID_HEADER);
+  const epoch = single(headers, PRODUCER_EPOCH_HEADER);
+  const seq = single(headers, PRODUCER_SEQ_HEADER);
+  if (id === undefined && epoch === undefined && seq === undefined) return undefined;
+  const names = [PRODUCER_ID_HEADER, PRODUCER_EPOCH_HEADER, PRODUCER_SEQ_HEADER];
+  const missing = names.filter((_, i) => [id, epoch, seq][i] === undefined);
+  if (missing.length > 0) {
+    throw badHeader(
+      missing[0] as string,
+      `is missing: a producer sends ${names.join(", ")} together`,
+    );
+  }
+  const chars = [...(id as string)].length;
+  if (chars < 1 || chars > MAX_PRODUCER_ID_CHARS) {
+    throw badHeader(
+      PRODUCER_ID_HEADER,
+      `must be 1 to ${MAX_PRODUCER_ID_CHARS} characters, not ${chars}`,
+    );
+  }
+  return {
+    id: id as string,
+    epoch: readExactInt(epoch, UINT64, PRODUCER_EPOCH_HEADER, badHeader).toString(),
+    seq: readExactInt(seq, UINT64, PRODUCER_SEQ_HEADER, badHeader).toString(),
+  };
+}
+
+/** The stamp of an NDJSON session's line `n` (0-based): the first seq plus n. */
+export function producerForLine(first: ProducerProto, n: number): ProducerProto {
+  const seq = BigInt(first.seq) + BigInt(n);
+  if (seq > UINT64.max) {
+    throw invalidArgument(PRODUCER_SEQ_HEADER, `line ${n} would take seq ${seq}, past 2^64-1`);
+  }
+  return { ...first, seq: seq.toString() };
+}
