@@ -205,7 +205,7 @@ export interface paths {
     };
     /**
      * Subscribe to several streams over one SSE response
-     * @description Several streams on one Server-Sent Events response, for browsers past HTTP/1.1's six connections per origin. Each stream is read as its own subscription would be, with its own start and bounds; the events are those of one stream's subscription, with these differences. `event: batch` data starts with `"stream": "<bucket>/<key>"`; every batch and ping has `id: 0:<next>,<count>,<bytes>;1:...`, one entry per stream in the order of the query: the seq_num it resumes at, and the records and content bytes it delivered so far; `event: ping` carries `{"timestamp_ms", "tails": {"<bucket>/<key>": Position, ...}}`; `event: done` carries `{"stream", "next"}` when that stream's bounds are met; the response ends when every stream is done; `event: error` ends the response; when one stream failed it names it in `stream`, and `last_event_id` resumes every stream. An error known before the first byte is the response's (naming the stream in `stream`). Resume with `Last-Event-ID` or `?last_event_id=`: no gap and no duplicate on any stream; 204 when every stream's bounds are met.
+     * @description Several streams on one Server-Sent Events response, for browsers past HTTP/1.1's six connections per origin. Each stream is read as its own subscription would be, with its own start and bounds; the events are those of one stream's subscription, with these differences. `event: batch` data starts with `"stream": "<bucket>/<key>"`; every batch and ping has `id: 0:<next>,<count>,<bytes>;1:...`, one entry per stream in the order of the query: the seq_num it resumes at, and the records and content bytes it delivered so far; `event: ping` carries `{"timestamp_ms", "tails": {"<bucket>/<key>": Position, ...}}`; `event: done` carries `{"stream", "next"}` when that stream's bounds are met (and `"closed": true` when it is closed and read to its end); the response ends when every stream is done; `event: error` ends the response; when one stream failed it names it in `stream`, and `last_event_id` resumes every stream. An error known before the first byte is the response's (naming the stream in `stream`). Resume with `Last-Event-ID` or `?last_event_id=`: no gap and no duplicate on any stream; 204 when every stream's bounds are met.
      */
     get: operations["subscribe"];
     put?: never;
@@ -267,6 +267,26 @@ export interface paths {
      * @description Installs, rotates or (with an empty token) clears the stream's fencing token; answers the admission boundary.
      */
     post: operations["fence"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/buckets/{bucket}/streams/{key}/close": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Close a stream
+     * @description Closes the stream, after the body's records when there is a body (one batch, as Append, with the same producer headers). Then appends are refused with 409 stream_closed; reads, the tail and SSE say `closed`. Closing a closed stream with no body answers 200 again.
+     */
+    post: operations["close"];
     delete?: never;
     options?: never;
     head?: never;
@@ -526,6 +546,16 @@ export interface components {
       start: components["schemas"]["Position"];
       end: components["schemas"]["Position"];
       tail: components["schemas"]["Position"];
+      /**
+       * @description Only when true: a producer's retry of a batch the stream has; nothing was appended, start and end are the original's (docs/producers.md).
+       * @enum {boolean}
+       */
+      duplicate?: true;
+      /**
+       * @description Only when true: the stream is closed.
+       * @enum {boolean}
+       */
+      closed?: true;
     };
     /**
      * @description A stored record. With format=raw, a record that is not UTF-8 fails the read (422 not_utf8).
@@ -571,6 +601,11 @@ export interface components {
       /** @description Empty at the tail. */
       records: components["schemas"]["ReadRecord"][];
       tail: components["schemas"]["Position"];
+      /**
+       * @description Only when true: the stream is closed and this page ends at its tail; nothing will follow.
+       * @enum {boolean}
+       */
+      closed?: true;
     };
     /**
      * @description Where the stream ends, strongly consistently.
@@ -583,6 +618,11 @@ export interface components {
      */
     CheckTailResponse: {
       tail: components["schemas"]["Position"];
+      /**
+       * @description Only when true: the stream is closed.
+       * @enum {boolean}
+       */
+      closed?: true;
     };
     /**
      * @description A stream's storage class.
@@ -734,7 +774,7 @@ export interface components {
       deleted_at_unix_ms?: string | number;
     };
     /**
-     * @description A stream's descriptor and its installed fencing token.
+     * @description A stream's descriptor, its installed fencing token, and whether it is closed.
      * @example {
      *       "stream": {
      *         "bucket": "shop",
@@ -753,13 +793,16 @@ export interface components {
      *         "creation_token": "",
      *         "created_at_unix_ms": 1709481600000
      *       },
-     *       "fencing_token": ""
+     *       "fencing_token": "",
+     *       "closed": false
      *     }
      */
     GetStreamResponse: {
       stream: components["schemas"]["Stream"];
       /** @description The installed fencing token; empty when none is installed. */
       fencing_token: string;
+      /** @description Closed for appends (POST .../close); reads still serve every record. */
+      closed: boolean;
     };
     /**
      * @description One page of a bucket's streams.
@@ -2138,7 +2181,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description A stream's descriptor and its installed fencing token. */
+      /** @description A stream's descriptor, its installed fencing token, and whether it is closed. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -2704,6 +2747,12 @@ export interface operations {
       header?: {
         /** @description Record format; the format query parameter wins. */
         "nova-format"?: "raw" | "base64";
+        /** @description An idempotent producer's id (1 to 128 characters), sent with nova-producer-epoch and nova-producer-seq: a retry of a batch the stream has is answered with the original ack, never appended twice. */
+        "nova-producer-id"?: string;
+        /** @description The producer's epoch (uint64): a higher one starts at seq 0 and fences the older (403 producer_fenced). */
+        "nova-producer-epoch"?: string;
+        /** @description This batch's seq (uint64): the last acked + 1 (else 409 producer_seq_gap). In an NDJSON session, line n gets this + n. */
+        "nova-producer-seq"?: string;
       };
       path: {
         /**
@@ -2729,6 +2778,8 @@ export interface operations {
       /** @description The batch's acknowledgement. */
       200: {
         headers: {
+          /** @description `true` when this was a producer's retry of a batch the stream already has: nothing was appended and the ack is the original's. */
+          "nova-producer-duplicate"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2754,7 +2805,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description permission_denied: the token does not grant this. */
+      /** @description permission_denied; or producer_fenced (with `current_epoch`): a newer epoch of this producer id has started. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2781,7 +2832,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description conflict (retryable) or failed_precondition. */
+      /** @description conflict (retryable) or failed_precondition; producer_seq_gap (with `expected_seq`, `received_seq`, `unknown_producer`); producer_seq_stale (with `last_seq`): appended long ago, position forgotten; stream_closed (with `tail`). Nothing was appended. */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3390,6 +3441,187 @@ export interface operations {
       };
       /** @description already_exists, conflict (retryable) or failed_precondition. */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description payload_too_large: over the body limit or the 100 MiB batch limit (`field` names the record). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unsupported_media_type: send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          "retry-after"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unimplemented: this gateway or the star does not serve it (yet). */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unavailable (retryable, Retry-After): no star answered. On an append, `"outcome": "unknown"` when it may have landed. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          "retry-after"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description deadline_exceeded (retryable): the star did not answer in time. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  close: {
+    parameters: {
+      query?: {
+        /** @description Record format for header names, values and bodies (wins over the nova-format header). */
+        format?: "raw" | "base64";
+        /** @description How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings. */
+        int64?: "number" | "string";
+      };
+      header?: {
+        /** @description Record format; the format query parameter wins. */
+        "nova-format"?: "raw" | "base64";
+        /** @description An idempotent producer's id (1 to 128 characters), sent with nova-producer-epoch and nova-producer-seq: a retry of a batch the stream has is answered with the original ack, never appended twice. */
+        "nova-producer-id"?: string;
+        /** @description The producer's epoch (uint64): a higher one starts at seq 0 and fences the older (403 producer_fenced). */
+        "nova-producer-epoch"?: string;
+        /** @description This batch's seq (uint64): the last acked + 1 (else 409 producer_seq_gap). In an NDJSON session, line n gets this + n. */
+        "nova-producer-seq"?: string;
+      };
+      path: {
+        /**
+         * @description The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.
+         * @example shop
+         */
+        bucket: string;
+        /**
+         * @description The stream key: 1 to 512 bytes of UTF-8, percent-encoded in the path (a/b is a%2Fb).
+         * @example orders/eu
+         */
+        key: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["AppendInput"];
+      };
+    };
+    responses: {
+      /** @description The final ack, with `closed: true` (start = end = tail when no records). */
+      200: {
+        headers: {
+          /** @description `true` when this was a producer's retry of a batch the stream already has: nothing was appended and the ack is the original's. */
+          "nova-producer-duplicate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppendAck"];
+        };
+      };
+      /** @description Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthenticated: the token is missing, invalid or expired. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description permission_denied; or producer_fenced (with `current_epoch`): a newer epoch of this producer id has started. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description bucket_not_found or stream_not_found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description request_timeout (retryable, connection: close): the request body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description conflict (retryable) or failed_precondition; producer_seq_gap (with `expected_seq`, `received_seq`, `unknown_producer`); producer_seq_stale (with `last_seq`): appended long ago, position forgotten; stream_closed (with `tail`). Nothing was appended. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description seq_num_mismatch (with `expected_seq_num`) or fencing_token_mismatch (with `token_installed`). */
+      412: {
         headers: {
           [name: string]: unknown;
         };

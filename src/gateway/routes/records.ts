@@ -26,9 +26,9 @@ import {
   NDJSON_TYPE,
   PRODUCER_DUPLICATE_HEADER,
   parseReadQuery,
-  producerFromHeaders,
   parseStreamSpecs,
   parseWait,
+  producerFromHeaders,
   readBatchJsonBytes,
   resumeEventId,
   resumeMultiplexId,
@@ -96,7 +96,11 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
   app.post(`${base}/fence`, { config, schema: routeSchemas.fence }, fenceStream);
   app.post(
     `${base}/close`,
-    { config: { ...config, admitsAppend: true }, schema: routeSchemas.close, bodyLimit: opts.bodyLimit },
+    {
+      config: { ...config, admitsAppend: true },
+      schema: routeSchemas.close,
+      bodyLimit: opts.bodyLimit,
+    },
     closeStream,
   );
 

@@ -6,9 +6,9 @@
 import { type TSchema, Type } from "typebox";
 import type { schemaContext } from "./index.ts";
 import {
+  AppendHeaders,
   AppendQuery,
   BucketParams,
-  AppendHeaders,
   CreateHeaders,
   Int64Query,
   ListQuery,
