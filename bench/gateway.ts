@@ -4,7 +4,9 @@
 // concurrency 1 and 64, CLASS_EXPRESS (so the star's storage does not hide the gateway's cost):
 // appends/s, MB/s of record bodies, p50/p99 latency, the gateway/direct throughput ratio, and
 // the CPU each process spent per append (Linux /proc): with every process on the same cores,
-// that shows where the time goes.
+// that shows where the time goes. The `producer` path is the gateway with idempotent-producer
+// headers (one producer per concurrent loop, docs/producers.md): its row against the plain
+// gateway's is what exactly-once appends cost.
 // BENCH_SECONDS sets each row's length (default 3); BENCH_PROFILE=DIR writes the gateway's CPU
 // profile there. Prints a table; no thresholds.
 
@@ -114,7 +116,7 @@ try {
   for (const batch of [1, 100]) {
     for (const concurrency of [1, 64]) {
       const rows: [string, Result][] = [];
-      for (const path of ["gateway", "direct"] as const) {
+      for (const path of ["gateway", "producer", "direct"] as const) {
         const key = `${path}-${batch}-${concurrency}`;
         await call(client, "CreateStream", {
           bucket: "bench",
@@ -122,15 +124,17 @@ try {
           config: { class: "CLASS_EXPRESS" },
         });
         const append =
-          path === "gateway" ? httpAppend(key, batch, concurrency) : grpcAppend(key, batch);
+          path === "direct"
+            ? grpcAppend(key, batch)
+            : httpAppend(key, batch, concurrency, path === "producer");
         await drive(concurrency, WARMUP_SECONDS, append);
         rows.push([path, await drive(concurrency, SECONDS, append)]);
       }
       const rate = (r: Result) => r.appends / r.elapsed;
-      const direct = rows[1]?.[1];
+      const direct = rows[2]?.[1];
       for (const [path, result] of rows) {
         const sorted = result.latencies.sort((a, b) => a - b);
-        const ratio = path === "gateway" && direct ? (rate(result) / rate(direct)).toFixed(2) : "";
+        const ratio = path !== "direct" && direct ? (rate(result) / rate(direct)).toFixed(2) : "";
         console.log(
           [
             String(batch).padStart(5),
@@ -147,6 +151,12 @@ try {
           ].join(" "),
         );
       }
+      const [plain, stamped] = [rows[0]?.[1], rows[1]?.[1]] as [Result, Result];
+      const slower = (1 - rate(stamped) / rate(plain)) * 100;
+      const cpu = (stamped.cpu.gateway / plain.cpu.gateway - 1) * 100;
+      console.log(
+        `             producer headers: ${slower.toFixed(1)}% fewer appends/s, ${cpu.toFixed(1)}% more gateway CPU per append`,
+      );
     }
   }
 } finally {
@@ -159,19 +169,32 @@ try {
   await rm(dir, { recursive: true, force: true });
 }
 
-function httpAppend(key: string, batch: number, concurrency: number): () => Promise<void> {
+function httpAppend(
+  key: string,
+  batch: number,
+  concurrency: number,
+  asProducer: boolean,
+): () => Promise<void> {
   const pool = pools.get(concurrency) as Pool;
   const body = JSON.stringify({ records: Array.from({ length: batch }, () => ({ body: BODY })) });
   const path = `/v1/buckets/bench/streams/${key}/records`;
+  // Producers not in a request: each call takes one, so a producer's seqs go out in order.
+  const idle = Array.from({ length: concurrency }, (_, i) => ({ id: `bench-${i}`, seq: 0 }));
   return async () => {
-    const res = await pool.request({
-      method: "POST",
-      path,
-      headers: { "content-type": "application/json" },
-      body,
-    });
-    const text = await res.body.text();
-    if (res.statusCode !== 200) throw new Error(`append answered ${res.statusCode}: ${text}`);
+    const producer = asProducer ? idle.pop() : undefined;
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (producer) {
+      headers["nova-producer-id"] = producer.id;
+      headers["nova-producer-epoch"] = "0";
+      headers["nova-producer-seq"] = String(producer.seq++);
+    }
+    try {
+      const res = await pool.request({ method: "POST", path, headers, body });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`append answered ${res.statusCode}: ${text}`);
+    } finally {
+      if (producer) idle.push(producer);
+    }
   };
 }
 
