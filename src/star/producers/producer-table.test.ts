@@ -29,6 +29,8 @@ test("a new producer past the cap is refused until one is idle past the TTL", ()
   const ack = { seq: 0n, start: 0n, end: 1n, timestampMs: 0n };
   table.remember("a", 0n, ack, 0);
   assert.equal(table.admitsNew(10), true);
+  // One new producer already on its way takes the last place.
+  assert.equal(table.admitsNew(10, 1), false);
   table.remember("b", 0n, ack, 500);
   assert.equal(table.admitsNew(1000), false);
   assert.equal(table.size, 2);

@@ -37,11 +37,14 @@ export class ProducerTable {
     return this.#entries.get(id);
   }
 
-  /** Whether a producer not yet remembered may start now, after forgetting the idle ones. */
-  admitsNew(nowMs: number): boolean {
-    if (this.#entries.size < this.#limits.maxPerStream) return true;
+  /**
+   * Whether a producer not yet remembered may start now, after forgetting the idle ones;
+   * `starting`: new producers already admitted and not yet remembered.
+   */
+  admitsNew(nowMs: number, starting = 0): boolean {
+    if (this.#entries.size + starting < this.#limits.maxPerStream) return true;
     this.expire(nowMs);
-    return this.#entries.size < this.#limits.maxPerStream;
+    return this.#entries.size + starting < this.#limits.maxPerStream;
   }
 
   /** Applies an acknowledged batch (or a replayed mark, idempotently). */

@@ -688,3 +688,25 @@ test("producers past the cap wait for one to idle past the TTL; the TTL forgets 
   assert.equal(gap.unknown_producer, true);
   assert.deepEqual(await bodies(log), ["a", "b"]);
 });
+
+test("the producer cap counts new producers sequenced in the same group commit", async () => {
+  const store = createMemoryStore();
+  const log = await open(store, descriptor({ class: "CLASS_EXPRESS" }), {
+    producers: { ttlMs: 60_000, maxPerStream: 2 },
+  });
+  // "a" is flushed alone; p and q start together in the next flush, and only one fits.
+  const results = await Promise.allSettled([
+    log.append(batch("a"), { ...at(1), ...as("o", 0n, 0n) }),
+    log.append(batch("p"), { ...at(2), ...as("p", 0n, 0n) }),
+    log.append(batch("q"), { ...at(3), ...as("q", 0n, 0n) }),
+  ]);
+  assert.deepEqual(
+    results.map((r) => r.status),
+    ["fulfilled", "fulfilled", "rejected"],
+  );
+  assert.equal(
+    ((results[2] as PromiseRejectedResult).reason as { code: number }).code,
+    status.RESOURCE_EXHAUSTED,
+  );
+  assert.deepEqual(await bodies(log), ["a", "p"]);
+});

@@ -130,6 +130,13 @@ interface Sequencing {
   closes: boolean;
 }
 
+/** Producers this flush admitted that the table does not remember yet. */
+function newIn(pending: Map<string, unknown>, table: ProducerTable): number {
+  let n = 0;
+  for (const id of pending.keys()) if (table.get(id) === undefined) n++;
+  return n;
+}
+
 /** What a batch counts for against the batch limits. */
 function batchSize(batch: ValidBatch): Size {
   return { bytes: batch.contentBytes, records: batch.records.length };
@@ -372,7 +379,8 @@ export class StreamLog {
           } else item.resolve(this.#duplicateAck(verdict.ack));
           continue;
         }
-        const refusal = this.#producerRefusal(verdict, claim, entry === undefined);
+        const starting = entry === undefined ? newIn(pending, this.#producers) : 0;
+        const refusal = this.#producerRefusal(verdict, claim, entry === undefined, starting);
         if (refusal) {
           item.reject(refusal);
           continue;
@@ -408,6 +416,7 @@ export class StreamLog {
     verdict: ReturnType<typeof judge>,
     claim: ProducerClaim,
     unknown: boolean,
+    starting: number,
   ): StarError | undefined {
     switch (verdict.kind) {
       case "gap":
@@ -417,7 +426,7 @@ export class StreamLog {
       case "fenced":
         return producerFenced(verdict.currentEpoch, claim.epoch);
       default:
-        if (unknown && !this.#producers.admitsNew(this.#clock.now())) {
+        if (unknown && !this.#producers.admitsNew(this.#clock.now(), starting)) {
           return tooManyProducers(this.#producerLimits.maxPerStream);
         }
         return undefined;
