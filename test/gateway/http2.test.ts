@@ -158,6 +158,8 @@ async function everyRoute(send: Send): Promise<Set<string>> {
   assert.equal(JSON.parse((await call("GET", `${s}/records/tail`, 200)).text).tail.seq_num, 2);
   await call("POST", `${s}/trim`, 204, json({ seq_num: 1 }));
   await call("POST", `${s}/fence`, 200, json({ fencing_token: "t" }));
+  const closed = await call("POST", `${s}/close`, 200, json({ fencing_token: "t" }));
+  assert.equal(JSON.parse(closed.text).closed, true);
   // The route answers (its own validation; the embedded star has no signing key anyway).
   const token = await call("POST", "/v1/tokens", 400, json({ key_id: "k", secret: "s" }));
   assert.equal(JSON.parse(token.text).code, "invalid_argument");

@@ -207,6 +207,24 @@ test("closing: a final batch, then appends refused with stream_closed; reads, ta
   assert.equal((await http(gw.base, "DELETE", `/v1/buckets/${bucket}/streams/s`)).status, 202);
 });
 
+test("a close is fenced as an append is; match_seq_num without records is 400", async () => {
+  const s = await newStream(gw.base);
+  assert.equal((await http(gw.base, "POST", `${s}/fence`, { fencing_token: "w1" })).status, 200);
+  const unfenced = await http(gw.base, "POST", `${s}/close`, { fencing_token: "other" });
+  assert.deepEqual([unfenced.status, unfenced.json.code], [412, "fencing_token_mismatch"]);
+  const match = await http(gw.base, "POST", `${s}/close`, {
+    match_seq_num: 0,
+    fencing_token: "w1",
+  });
+  assert.deepEqual(
+    [match.status, match.json.code, match.json.field],
+    [400, "invalid_argument", "match_seq_num"],
+  );
+  assert.equal((await http(gw.base, "GET", `${s}/records/tail`)).json.closed, undefined);
+  const closed = await http(gw.base, "POST", `${s}/close`, { fencing_token: "w1" });
+  assert.deepEqual([closed.status, closed.json.closed], [200, true]);
+});
+
 test("closing under SSE subscribers, a long-poll and an NDJSON session ends each of them", async () => {
   const s = await newStream(gw.base);
   assert.equal((await http(gw.base, "POST", `${s}/records`, batch("a"))).status, 200);

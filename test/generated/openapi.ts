@@ -526,6 +526,27 @@ export interface components {
       fencing_token?: string;
     };
     /**
+     * @description A close: optionally a final batch, with the same conditions as an append (docs/producers.md).
+     * @example {
+     *       "records": [
+     *         {
+     *           "body": "the last one"
+     *         }
+     *       ]
+     *     }
+     * @example {
+     *       "fencing_token": "writer-1"
+     *     }
+     */
+    CloseInput: {
+      /** @description A final batch, appended whole before the stream closes. */
+      records?: components["schemas"]["AppendRecord"][];
+      /** @description With records: the final batch lands only if its first record would get this seq_num (uint64; exact: digits beyond 2^53-1, or a decimal string) */
+      match_seq_num?: string | number;
+      /** @description Required on a fenced stream: the installed token. */
+      fencing_token?: string;
+    };
+    /**
      * @description The acknowledgement of one appended batch.
      * @example {
      *       "start": {
@@ -3551,7 +3572,7 @@ export interface operations {
     };
     requestBody: {
       content: {
-        "application/json": components["schemas"]["AppendInput"];
+        "application/json": components["schemas"]["CloseInput"];
       };
     };
     responses: {

@@ -87,7 +87,9 @@ test("a retry is a duplicate after kill -9 and replay, after settling, and after
   await stop(s2, "SIGTERM");
   const stars = await Promise.all(["s1", "s2", "s3"].map((name) => start(three, name)));
   const s3star = stars[2] as StarProcess;
-  // s1 settles what its log held before the new leader opens the stream.
+  // s1 settles what its log held (SettleStar waits for the replay) before the new leader opens
+  // the stream: membership changes with every member stopped and each log replayed
+  // (docs/fleet.md).
   await settleStar((stars[0] as StarProcess).address);
   const moved = await append(s3star, 2, "zz");
   assert.equal(moved.duplicate, true);

@@ -3,6 +3,7 @@
 // and /v1/subscribe, several streams on one SSE response, on the same hubs as one stream's.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { RequestOf } from "../../contract/proto/index.ts";
+import { invalidArgument } from "../errors/index.ts";
 import type { ReadService } from "../history/index.ts";
 import { serverTiming } from "../history/index.ts";
 import type { AppendAdmission, BodyTimeouts, GatewayMetrics, LiveSessions } from "../http/index.ts";
@@ -138,6 +139,12 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
     const batch = hasBody
       ? appendInputFromJson(req.body, recordFormat(req), opts.appendLimits)
       : { records: [] };
+    if (batch.records.length === 0 && batch.match_seq_num !== undefined) {
+      throw invalidArgument(
+        "match_seq_num",
+        "needs records: a close without records has none to match",
+      );
+    }
     return appendUnary(reply, { ...address, ...batch, producer, close: true }, ctx);
   }
 

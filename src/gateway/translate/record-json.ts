@@ -60,7 +60,7 @@ export interface AppendBatchProto extends Omit<AppendRequest, "bucket" | "key"> 
  * shape is known. What the schema cannot say is checked here.
  */
 interface AppendInputJson {
-  records: AppendRecordJson[];
+  records?: AppendRecordJson[];
   match_seq_num?: unknown;
   fencing_token?: unknown;
 }
@@ -88,7 +88,8 @@ export function appendInputFromJson(
   const obj = asObject(input, "body", invalidArgument) as unknown as AppendInputJson;
   const records: AppendRecordProto[] = [];
   let batchBytes = 0;
-  for (const [i, item] of obj.records.entries()) {
+  // Absent only in a close (CloseInput); an append's schema requires records.
+  for (const [i, item] of (obj.records ?? []).entries()) {
     const field = fieldPath("records", i);
     const record = appendRecordFromJson(item, format, field);
     const size = contentBytes(record);

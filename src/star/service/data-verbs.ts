@@ -39,7 +39,14 @@ export async function append(
   checkFencingToken(ctx, req.fencing_token);
   const producer = producerClaim(req.producer);
   // Closing with no records is idempotent by itself: a producer stamp adds nothing to it.
-  if (req.close && req.records.length === 0) return appendResponse(await log.seal());
+  if (req.close && req.records.length === 0) {
+    if (req.match_seq_num !== undefined) {
+      throw invalidArgument(
+        "match_seq_num needs records: a close without records has none to match",
+      );
+    }
+    return appendResponse(await log.seal(req.fencing_token));
+  }
   const batch = validateBatch(req.records, log.descriptor.timestamping_mode, ctx.limits);
   const ack = await log.append(batch, {
     arrivalMs,

@@ -1,10 +1,12 @@
 // The admin plane's SettleStar and StarStats (docs/storage-layout.md, "Settling"): settle every
-// record this star acked so far, and the figures of its log and settling.
+// record this star acked so far (its last run's included: replay first), and the figures of its
+// log and settling.
 import type { SettleStarResponse } from "../../gen/nova/v1/SettleStarResponse.ts";
 import type { StarStatsResponse } from "../../gen/nova/v1/StarStatsResponse.ts";
 import type { StarContext } from "../context.ts";
 
 export async function settleStar(ctx: StarContext): Promise<SettleStarResponse> {
+  await ctx.registry.replayed();
   const settled = await ctx.settler.settleAll();
   let records = 0;
   let bytes = 0;

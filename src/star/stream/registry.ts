@@ -27,6 +27,11 @@ export class StreamRegistry {
     this.#replayed = replayed;
   }
 
+  /** Resolves once the star's log from its last run is settled into chunks. */
+  replayed(): Promise<void> {
+    return this.#replayed();
+  }
+
   /** Opens a stream this star leads, once its log is replayed (so its chunks hold every ack). */
   open(descriptor: Stream__Output): Promise<StreamLog> {
     let log = this.#logs.get(descriptor.stream_id);

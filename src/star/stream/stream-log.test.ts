@@ -710,3 +710,14 @@ test("the producer cap counts new producers sequenced in the same group commit",
   );
   assert.deepEqual(await bodies(log), ["a", "p"]);
 });
+
+test("close is fenced as an append is: a wrong token is refused and the stream stays open", async () => {
+  const store = createMemoryStore();
+  const log = await open(store, descriptor({ producer_policy: "PRODUCER_POLICY_FENCED" }));
+  await log.fence("t");
+  await refused(log.seal(), status.FAILED_PRECONDITION, "FencingTokenMismatch");
+  await refused(log.seal("u"), status.FAILED_PRECONDITION, "FencingTokenMismatch");
+  assert.equal(log.sealed, false);
+  assert.equal((await log.seal("t")).closed, true);
+  assert.equal(log.sealed, true);
+});

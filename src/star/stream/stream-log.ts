@@ -113,7 +113,12 @@ type Queued =
       reject: (err: unknown) => void;
     }
   | { kind: "fence"; token: string; resolve: (tail: Pos) => void; reject: (err: unknown) => void }
-  | { kind: "close"; resolve: (ack: AppendAck) => void; reject: (err: unknown) => void };
+  | {
+      kind: "close";
+      fencingToken: string | undefined;
+      resolve: (ack: AppendAck) => void;
+      reject: (err: unknown) => void;
+    };
 
 type BatchItem = Extract<Queued, { kind: "batch" }>;
 
@@ -296,10 +301,15 @@ export class StreamLog {
     });
   }
 
-  /** Closes the stream after every batch queued before it; closing a closed one is a no-op. */
-  seal(): Promise<AppendAck> {
+  /**
+   * Closes the stream after every batch queued before it, under the same fencing rule as an
+   * append; closing a closed one is a no-op.
+   */
+  seal(fencingToken?: string): Promise<AppendAck> {
     if (this.#closed) return Promise.reject(this.#closed);
-    return new Promise((resolve, reject) => this.#pacer.fence({ kind: "close", resolve, reject }));
+    return new Promise((resolve, reject) =>
+      this.#pacer.fence({ kind: "close", fencingToken, resolve, reject }),
+    );
   }
 
   /** Installs, rotates or clears the fencing token after every batch queued before it. */
@@ -445,16 +455,19 @@ export class StreamLog {
 
   #admit(options: AppendOptions, next: bigint): StarError | undefined {
     if (this.#sealed) return streamClosed(this.#tail, this.#lastTimestamp);
-    const installed = this.#state.fencing_token;
-    const fenced = this.descriptor.producer_policy === "PRODUCER_POLICY_FENCED";
-    if (
-      (fenced || options.fencingToken !== undefined) &&
-      (options.fencingToken ?? "") !== installed
-    ) {
-      return fencingTokenMismatch(installed !== "");
-    }
+    const fencing = this.#fencingRefusal(options.fencingToken);
+    if (fencing) return fencing;
     if (options.matchSeqNum !== undefined && options.matchSeqNum !== next) {
       return seqNumMismatch(next);
+    }
+    return undefined;
+  }
+
+  #fencingRefusal(token: string | undefined): StarError | undefined {
+    const installed = this.#state.fencing_token;
+    const fenced = this.descriptor.producer_policy === "PRODUCER_POLICY_FENCED";
+    if ((fenced || token !== undefined) && (token ?? "") !== installed) {
+      return fencingTokenMismatch(installed !== "");
     }
     return undefined;
   }
@@ -474,6 +487,8 @@ export class StreamLog {
 
   async #applySeal(item: Extract<Queued, { kind: "close" }>): Promise<void> {
     try {
+      const refusal = this.#sealed ? undefined : this.#fencingRefusal(item.fencingToken);
+      if (refusal) throw refusal;
       if (!this.#sealed) {
         await this.#putState({ closed: true });
         this.#sealed = true;

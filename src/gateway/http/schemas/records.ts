@@ -103,6 +103,33 @@ export const AppendInput = Type.Object(
   },
 );
 
+export const CloseInput = Type.Object(
+  {
+    records: Type.Optional(
+      Type.Array(Type.Ref("AppendRecord"), {
+        minItems: 1,
+        description: "A final batch, appended whole before the stream closes.",
+      }),
+    ),
+    match_seq_num: Type.Optional(
+      Uint64("With records: the final batch lands only if its first record would get this seq_num"),
+    ),
+    fencing_token: Type.Optional(
+      Type.String({
+        maxLength: 48,
+        description: "Required on a fenced stream: the installed token.",
+      }),
+    ),
+  },
+  {
+    $id: "CloseInput",
+    additionalProperties: false,
+    description:
+      "A close: optionally a final batch, with the same conditions as an append (docs/producers.md).",
+    examples: [{ records: [{ body: "the last one" }] }, { fencing_token: "writer-1" }],
+  },
+);
+
 export const AppendAck = Type.Object(
   {
     start: Type.Ref("Position", { description: "The first record appended." }),

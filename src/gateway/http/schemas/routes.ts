@@ -323,7 +323,7 @@ export const routeSchemas = {
     params: StreamParams,
     headers: AppendHeaders,
     querystring: AppendQuery,
-    body: json(ref("AppendInput")),
+    body: json(ref("CloseInput")),
     response: {
       200: {
         description: "The final ack, with `closed: true` (start = end = tail when no records).",
