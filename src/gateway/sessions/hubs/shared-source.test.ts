@@ -151,6 +151,22 @@ test("readers at any position, joining, lagging and leaving while appends run, e
   );
 });
 
+test("a reader joining at the hub's head is never told it caught up past records it has not got", async () => {
+  // Found by the property above: the feed's last frame said tail 8 while the hub held records to
+  // 5 only; the joining reader's caught-up batch carried tail 8, and a session resuming from it
+  // would have skipped 5, 6 and 7.
+  const { model, source } = setup();
+  model.append(2);
+  const idle = await Reader.open(source(), TAIL);
+  for (const n of [1, 1, 1, 3]) model.append(n);
+  const joined = await Reader.open(source(), at(5));
+  assert.equal(joined.first, 5);
+  await joined.readTo(8);
+  assert.deepEqual(joined.seqs, [5, 6, 7]);
+  await idle.stop();
+  await joined.stop();
+});
+
 test("readers at the tail share one upstream Subscribe, whatever their number", async () => {
   const { model, source, registry, counts } = setup();
   model.append(1);

@@ -172,7 +172,7 @@ export class StreamHub {
         }
         if (!atHead) {
           atHead = true;
-          yield { records: [], tail: this.#tail };
+          yield { records: [], tail: this.#headTail() };
           continue;
         }
         wakeup.seq = seq;
@@ -258,6 +258,18 @@ export class StreamHub {
     }
     this.#ring.push(records, batch.tail, performance.now());
     this.#fanOut();
+  }
+
+  /**
+   * The tail a reader at the head is caught up to: the feed's last tail, unless that runs ahead
+   * of the records the hub holds (a frame's tail counts records committed after its own, still
+   * on their way); then the hub's head, so that no reader takes records it has not got for read.
+   */
+  #headTail(): Position__Output | null {
+    const next = this.#ring.next;
+    if (!this.#tail || BigInt(this.#tail.seq_num ?? "0") <= next) return this.#tail;
+    const last = next > 0n ? this.#ring.find(next - 1n)?.records.at(-1) : undefined;
+    return { seq_num: next.toString(), timestamp_ms: last?.timestamp_ms ?? "0" };
   }
 
   #otherCredential(failed: string | undefined): { value: string | undefined } | undefined {
