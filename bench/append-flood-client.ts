@@ -1,6 +1,7 @@
 // One of the client processes `bench/append-flood.ts` spawns. Arguments: the append URL, the
 // role (`flood`: `--concurrency` loops of appends of `--batch-mib` MiB of bytes sent as base64
-// (records of 768 KiB); `small`: one loop of one-record appends of 16 bytes), and `--seconds`. At the end
+// (records of `--record-kib`, 768 by default); `small`: one loop of one-record appends of 16
+// bytes), and `--seconds`. At the end
 // it prints one JSON line: appends acked, 429s and other failures, and every acked append's
 // latency in ms.
 import { parseArgs } from "node:util";
@@ -12,13 +13,14 @@ const { values, positionals } = parseArgs({
     role: { type: "string", default: "small" },
     concurrency: { type: "string", default: "1" },
     "batch-mib": { type: "string", default: "6" },
+    "record-kib": { type: "string", default: "768" },
     seconds: { type: "string", default: "30" },
   },
 });
 const url = new URL(positionals[0] ?? "");
 const flood = values.role === "flood";
-// A record holds at most 1 MiB: a batch is records of 768 KiB.
-const RECORD_BYTES = 768 * 1024;
+// A record holds at most 1 MiB: a batch is records of `--record-kib` (768 KiB by default).
+const RECORD_BYTES = Number(values["record-kib"]) * 1024;
 const record = { body: Buffer.alloc(RECORD_BYTES, 7).toString("base64") };
 const count = Math.round((Number(values["batch-mib"]) * 2 ** 20) / RECORD_BYTES);
 const body = JSON.stringify(

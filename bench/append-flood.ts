@@ -6,7 +6,8 @@
 // throughput and 429s, and the small appends' p50/p99/max. Rows for each budget in
 // FLOOD_BUDGETS_MB (default "512,128"). FLOOD_SECONDS (default 30), FLOOD_CLIENTS processes
 // (default 4) of FLOOD_CONCURRENCY loops each (default 16), FLOOD_BATCH_MIB (default 6: an
-// 8 MiB body). Prints a table; no thresholds.
+// 8 MiB body). The small appends go to the flooded stream (FLOOD_SMALL=same, the default) or to
+// a stream of their own (FLOOD_SMALL=own). Prints a table; no thresholds.
 
 import { spawn } from "node:child_process";
 import { join } from "node:path";
@@ -24,6 +25,7 @@ const CONCURRENCY = Number(process.env.FLOOD_CONCURRENCY ?? 16);
 const BATCH_MIB = Number(process.env.FLOOD_BATCH_MIB ?? 6);
 const SETTLE_S = Number(process.env.FLOOD_SETTLE_S ?? 10);
 const BUDGETS = (process.env.FLOOD_BUDGETS_MB ?? "512,128").split(",").map(Number);
+const SMALL_STREAM = process.env.FLOOD_SMALL === "own" ? "small" : "big";
 const client = join(import.meta.dirname, "append-flood-client.ts");
 
 interface ClientResult {
@@ -67,7 +69,7 @@ async function row(budgetMb: number) {
     }, 100);
     const common = ["--seconds", String(SECONDS)];
     const [small, ...floods] = await Promise.all([
-      runClient([stream("small"), "--role", "small", ...common]),
+      runClient([stream(SMALL_STREAM), "--role", "small", ...common]),
       ...Array.from({ length: CLIENTS }, () =>
         runClient([
           stream("big"),
@@ -108,7 +110,7 @@ async function row(budgetMb: number) {
 }
 
 console.log(
-  `${CLIENTS} flood processes x ${CONCURRENCY} loops of ${BATCH_MIB} MiB batches (base64), one small-append process, ${SECONDS} s`,
+  `${CLIENTS} flood processes x ${CONCURRENCY} loops of ${BATCH_MIB} MiB batches (base64), one small-append process (${SMALL_STREAM === "big" ? "same stream" : "its own stream"}), ${SECONDS} s`,
 );
 const rows = [];
 for (const budget of BUDGETS) rows.push(await row(budget));
