@@ -3,7 +3,7 @@ import { test } from "node:test";
 import fc from "fast-check";
 import { assertHttpError } from "../errors/assert-http-error.test-helper.ts";
 import { badBase64 } from "../errors/index.ts";
-import { decodeBase64, encodeBase64 } from "./base64.ts";
+import { base64Problem, decodeBase64, encodeBase64 } from "./base64.ts";
 
 const decode = (text: string) => decodeBase64(text, "records[3].headers[1].value", badBase64);
 const urlSafe = (s: string) => s.replaceAll("+", "-").replaceAll("/", "_");
@@ -44,6 +44,28 @@ test("whatever is accepted is canonical: it re-encodes to itself", () => {
       if (!text.endsWith("=")) again = again.replace(/=+$/, "");
       assert.equal(again, text);
     }),
+  );
+});
+
+test("property: a text is accepted exactly when the rule, spelled out, finds nothing wrong", () => {
+  fc.assert(
+    fc.property(
+      fc.oneof(
+        fc.string({ unit: fc.constantFrom(..."AQgw/+-_=ab \n\u00c1\u0000😀"), maxLength: 16 }),
+        fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b).toString("base64")),
+        fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b).toString("base64url")),
+      ),
+      (text) => {
+        let accepted = true;
+        try {
+          decode(text);
+        } catch {
+          accepted = false;
+        }
+        assert.equal(accepted, base64Problem(text) === undefined, JSON.stringify(text));
+      },
+    ),
+    { numRuns: 2000 },
   );
 });
 
