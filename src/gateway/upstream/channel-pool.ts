@@ -3,7 +3,10 @@
 // connection: an SSE client that goes away cancels its Subscribe (an RST_STREAM), and a star's
 // HTTP/2 server ends a connection with GOAWAY INTERNAL_ERROR once a client resets streams faster
 // than its rapid-reset limit (nghttp2: a burst of 1000, then 33 a second), failing every call on
-// it. Mass disconnects then cost subscriptions a re-subscribe, never an append. Bounded:
+// it. Mass disconnects then cost subscriptions a re-subscribe, never an append. Large appends
+// have a lane of their own too: HTTP/2 flow control is per connection as well as per stream, so
+// on a shared connection a small call's frames wait behind megabytes of other calls' bodies
+// (measured: 3 to 11 s under a flood of 8 MiB appends, docs/operating.md). Bounded:
 // redirects can name any number of addresses over time, so past the bound the least recently
 // used channel without calls in flight is closed.
 import * as grpc from "@grpc/grpc-js";
@@ -21,8 +24,8 @@ export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   "grpc.enable_channelz": 0,
 };
 
-/** Subscribe calls, or every other call. */
-export type Lane = "calls" | "subscriptions";
+/** Subscribe calls, large appends, or every other call. */
+export type Lane = "calls" | "subscriptions" | "bulk";
 
 /** The use of one star's channel by one call; release it when the call has ended. */
 export interface Lease {

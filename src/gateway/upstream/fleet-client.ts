@@ -14,7 +14,8 @@ import { findDetail, nova } from "../../contract/proto/index.ts";
 import type { AppendSessionOpen } from "../../gen/nova/v1/AppendSessionOpen.ts";
 import type { AppendSessionResponse__Output } from "../../gen/nova/v1/AppendSessionResponse.ts";
 import type { SubscribeRequest } from "../../gen/nova/v1/SubscribeRequest.ts";
-import { ChannelPool, type Lease } from "./channel-pool.ts";
+import { laneOf } from "./call-lane.ts";
+import { ChannelPool, type Lane, type Lease } from "./channel-pool.ts";
 import {
   abortError,
   FleetError,
@@ -144,7 +145,8 @@ export class FleetClient {
   ): Promise<ResponseOf<M>> {
     const def = SERVICE[method] as MethodDefinition<RequestOf<M>, unknown, unknown, ResponseOf<M>>;
     const stream = streamOf(request, opts);
-    return this.#route(method, stream, opts, replayable(method, request), (hop) => {
+    const lane = laneOf(method, request);
+    return this.#route(method, stream, opts, replayable(method, request), lane, (hop) => {
       return new Promise((resolve, reject) => {
         const call = hop.lease.client.makeUnaryRequest(
           def.path,
@@ -172,7 +174,7 @@ export class FleetClient {
   subscribe(request: SubscribeRequest, opts: CallOptions = {}): Promise<SubscribeCall> {
     const def = SERVICE.Subscribe;
     const stream = streamOf(request, opts);
-    return this.#route("Subscribe", stream, opts, true, async (hop) => {
+    return this.#route("Subscribe", stream, opts, true, "subscriptions", async (hop) => {
       const call = hop.lease.client.makeServerStreamRequest(
         def.path,
         def.requestSerialize,
@@ -195,7 +197,7 @@ export class FleetClient {
     const def = SERVICE.AppendSession;
     const stream = streamOf(open, opts);
     // Nothing is appended before `opened`, so the handshake can always go elsewhere.
-    return this.#route("AppendSession", stream, opts, true, (hop) => {
+    return this.#route("AppendSession", stream, opts, true, "calls", (hop) => {
       return new Promise((resolve, reject) => {
         // No gRPC deadline: it would end the whole session. hop.deadline bounds the handshake.
         const call = hop.lease.client.makeBidiStreamRequest(
@@ -281,6 +283,7 @@ export class FleetClient {
     stream: StreamRef | undefined,
     opts: CallOptions,
     replayable: boolean,
+    lane: Lane,
     attempt: (hop: Hop) => Promise<T>,
   ): Promise<T> {
     const deadline =
@@ -293,7 +296,7 @@ export class FleetClient {
       hops.push(address);
       let failure: HopFailure;
       try {
-        const result = await this.#hop(method, address, deadline, opts, attempt);
+        const result = await this.#hop(method, address, lane, deadline, opts, attempt);
         this.#suspect.delete(address);
         return result;
       } catch (err) {
@@ -368,11 +371,12 @@ export class FleetClient {
   #hop<T>(
     method: Method,
     address: string,
+    lane: Lane,
     deadline: number,
     opts: CallOptions,
     attempt: (hop: Hop) => Promise<T>,
   ): Promise<T> {
-    const lease = this.#pool.acquire(address, method === "Subscribe" ? "subscriptions" : "calls");
+    const lease = this.#pool.acquire(address, lane);
     const started = performance.now();
     const channel = lease.client.getChannel();
     // A connected channel (the usual case) needs no wait: skipping awaitReady saves promises, an
