@@ -721,3 +721,28 @@ test("close is fenced as an append is: a wrong token is refused and the stream s
   assert.equal((await log.seal("t")).closed, true);
   assert.equal(log.sealed, true);
 });
+
+test("a commit takes one batch over the limits with the small ones around it that fit", async () => {
+  const store = createMemoryStore();
+  const log = await open(store, descriptor({ class: "CLASS_EXPRESS", batch_max_bytes: "10" }));
+  const big = "x".repeat(40);
+  // The first flush takes the first big batch alone; the rest queue meanwhile.
+  const acks = await Promise.all([
+    log.append(batch(big), at(1)),
+    log.append(batch("a"), at(2)),
+    log.append(batch(big), at(3)),
+    log.append(batch("b"), at(4)),
+    log.append(batch(big), at(5)),
+    log.append(batch("c"), at(6)),
+  ]);
+  assert.deepEqual(acks.map(range), [
+    [0n, 1n],
+    [1n, 2n],
+    [2n, 3n],
+    [3n, 4n],
+    [4n, 5n],
+    [5n, 6n],
+  ]);
+  // big | a, big, b | big, c: three commits, not six.
+  assert.equal((await logObjects(store)).length, 3);
+});

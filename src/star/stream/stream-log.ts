@@ -142,6 +142,8 @@ function newIn(pending: Map<string, unknown>, table: ProducerTable): number {
   return n;
 }
 
+const NOTHING: Size = { bytes: 0, records: 0 };
+
 /** What a batch counts for against the batch limits. */
 function batchSize(batch: ValidBatch): Size {
   return { bytes: batch.contentBytes, records: batch.records.length };
@@ -366,6 +368,7 @@ export class StreamLog {
     // The time to clamp to: the last record's, and none before a first record.
     let lastTs: bigint | undefined = this.#tail > 0n ? this.#lastTimestamp : undefined;
     const taken = { bytes: 0, records: 0 };
+    let oversizedTaken = false;
     for (let item = this.#groupCommit.next; item; item = this.#groupCommit.next) {
       if (item.kind !== "batch") {
         if (out.length > 0 || retries.length > 0) break;
@@ -375,7 +378,13 @@ export class StreamLog {
         continue;
       }
       const size = batchSize(item.batch);
-      if (out.length > 0 && !this.#groupCommit.fits(taken, size)) break;
+      // One batch over the limits (it would commit alone) joins the others of a commit, which
+      // stay within the limits: small appends ride with a large one instead of each taking a
+      // commit of their own, and of the stream's turn, under a flood of large ones.
+      const oversized = !this.#groupCommit.fits(NOTHING, size);
+      if (oversized ? oversizedTaken : out.length > 0 && !this.#groupCommit.fits(taken, size)) {
+        break;
+      }
       this.#groupCommit.take();
       const claim = item.options.producer;
       const entry =
@@ -414,8 +423,11 @@ export class StreamLog {
       }
       next += BigInt(size.records);
       lastTs = timestampMs;
-      taken.bytes += size.bytes;
-      taken.records += size.records;
+      if (oversized) oversizedTaken = true;
+      else {
+        taken.bytes += size.bytes;
+        taken.records += size.records;
+      }
       if (item.options.close) return { batches: out, retries, closes: true };
     }
     return { batches: out, retries, closes: false };
