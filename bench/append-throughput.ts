@@ -3,7 +3,8 @@
 // PUTting objects of THROUGHPUT_OBJECT_MIB (8) MiB for THROUGHPUT_SECONDS (20), raw PUT MiB/s;
 // then a star on that store and a gateway, and one client process of 8 loops appending one
 // record of 1023 KiB each (base64 JSON) to one stream: acked MiB/s, side by side, with the CPU
-// each process spent per acked MiB. Prints a table; no thresholds.
+// each process spent per acked MiB. THROUGHPUT_PROFILE=DIR writes the star's and the gateway's
+// CPU profiles there. Prints a table; no thresholds.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -11,10 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exitOnHelp } from "../scripts/help.ts";
 import { createS3Store } from "../src/platform/objstore/index.ts";
-import { gatewayProcess } from "../test/harness/gateway.ts";
 import { http } from "../test/harness/http.ts";
 import { nodeArgs, startProcess } from "../test/harness/process.ts";
-import { s3Storage, startStarProcess } from "../test/harness/star-process.ts";
 
 exitOnHelp(import.meta.filename);
 
@@ -22,6 +21,14 @@ const SECONDS = Number(process.env.THROUGHPUT_SECONDS ?? 20);
 const CONCURRENCY = Number(process.env.THROUGHPUT_CONCURRENCY ?? 8);
 const OBJECT_MIB = Number(process.env.THROUGHPUT_OBJECT_MIB ?? 8);
 const RECORD_KIB = 1023;
+const PROFILE_DIR = process.env.THROUGHPUT_PROFILE;
+
+/** A program of this repository as a process, profiled under THROUGHPUT_PROFILE. */
+function program(entry: string, args: string[], readyLine: RegExp) {
+  const [command, argv] = nodeArgs(entry, args);
+  const profile = PROFILE_DIR ? ["--cpu-prof", "--cpu-prof-dir", PROFILE_DIR] : [];
+  return startProcess({ command, args: [...profile, ...argv], readyLine });
+}
 
 /** A process's CPU time so far in ms (utime + stime). */
 function cpuMs(pid: number | undefined): number {
@@ -63,17 +70,26 @@ try {
   });
   store.close();
 
-  const star = await startStarProcess(s3Storage(url));
-  const gateway = await gatewayProcess([star.address]);
+  const star = await program(
+    "src/star/main.ts",
+    ["--listen", "127.0.0.1:0", "--log-level", "warn", "--s3-endpoint", url, "--s3-bucket", "nova"],
+    /listening on (\S+)/,
+  );
+  const gateway = await program(
+    "src/main.ts",
+    ["--port", "0", "--stars", star.match[1] as string, "--log-level", "warn"],
+    /^nova-gateway listening on (http:\/\/\S+)$/,
+  );
+  const base = gateway.match[1] as string;
   try {
-    await http(gateway.base, "POST", "/v1/buckets", { name: "throughput" });
-    await http(gateway.base, "POST", "/v1/buckets/throughput/streams", { key: "big" });
-    const cpu0 = [objstore.child.pid, star.proc.child.pid, gateway.proc.child.pid].map(cpuMs);
+    await http(base, "POST", "/v1/buckets", { name: "throughput" });
+    await http(base, "POST", "/v1/buckets/throughput/streams", { key: "big" });
+    const cpu0 = [objstore.child.pid, star.child.pid, gateway.child.pid].map(cpuMs);
     const client = spawn(
       process.execPath,
       [
         join(import.meta.dirname, "append-flood-client.ts"),
-        `${gateway.base}/v1/buckets/throughput/streams/big/records`,
+        `${base}/v1/buckets/throughput/streams/big/records`,
         ...["--role", "flood", "--concurrency", String(CONCURRENCY)],
         ...["--batch-mib", String(RECORD_KIB / 1024), "--record-kib", String(RECORD_KIB)],
         ...["--seconds", String(SECONDS)],
@@ -88,8 +104,8 @@ try {
     const result = JSON.parse(out) as { acked: number; refused: number; failed: number };
     const [storeCpu, starCpu, gatewayCpu] = [
       objstore.child.pid,
-      star.proc.child.pid,
-      gateway.proc.child.pid,
+      star.child.pid,
+      gateway.child.pid,
     ].map((pid, i) => cpuMs(pid) - (cpu0[i] as number));
     const mib = (result.acked * RECORD_KIB) / 1024;
     rows.push({
@@ -102,9 +118,9 @@ try {
       failed: String(result.failed),
     });
   } finally {
-    await gateway.close();
-    star.client.close();
-    await star.proc.kill("SIGTERM");
+    // SIGINT: no drain delay, so --cpu-prof gets to write its profile.
+    await gateway.kill("SIGINT");
+    await star.kill("SIGTERM");
   }
 } finally {
   await objstore.kill("SIGTERM");
