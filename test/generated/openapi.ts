@@ -719,6 +719,8 @@ export interface components {
       timestamping_mode?: components["schemas"]["TimestampingModeOnCreate"];
       /** @description Client stamps may exceed arrival time (an application's own scale); excludes age retention. */
       timestamping_uncapped?: boolean;
+      /** @description Once the stream has no records (all trimmed or expired) and is at least this old, its star deletes it; 0 is never (uint64; exact: digits beyond 2^53-1, or a decimal string) */
+      delete_on_empty_min_age_ms?: string | number;
     };
     /**
      * @description ReconfigureStream (PATCH): an absent field is unchanged, a present one is set (0 included). null is refused.
@@ -745,6 +747,8 @@ export interface components {
       timestamping_mode?: components["schemas"]["TimestampingMode"];
       /** @description Client stamps may exceed arrival time (an application's own scale); excludes age retention. */
       timestamping_uncapped?: boolean;
+      /** @description Once the stream has no records (all trimmed or expired) and is at least this old, its star deletes it; 0 is never (uint64; exact: digits beyond 2^53-1, or a decimal string) */
+      delete_on_empty_min_age_ms?: string | number;
     };
     /**
      * @description A stream's descriptor.
@@ -762,6 +766,7 @@ export interface components {
      *       "throughput_max_bytes_per_second": 0,
      *       "timestamping_mode": "TIMESTAMPING_MODE_CLIENT_PREFER",
      *       "timestamping_uncapped": false,
+     *       "delete_on_empty_min_age_ms": 0,
      *       "creation_token": "",
      *       "created_at_unix_ms": 1709481600000
      *     }
@@ -787,6 +792,8 @@ export interface components {
       timestamping_mode: components["schemas"]["TimestampingMode"];
       /** @description Client stamps may exceed arrival time (an application's own scale); excludes age retention. */
       timestamping_uncapped: boolean;
+      /** @description Once the stream has no records (all trimmed or expired) and is at least this old, its star deletes it; 0 is never (uint64; exact: digits beyond 2^53-1, or a decimal string) */
+      delete_on_empty_min_age_ms: string | number;
       /** @description The nova-request-token the stream was created with. */
       creation_token: string;
       /** @description Creation time (int64; exact: digits beyond 2^53-1, or a decimal string) */
@@ -811,6 +818,7 @@ export interface components {
      *         "throughput_max_bytes_per_second": 0,
      *         "timestamping_mode": "TIMESTAMPING_MODE_CLIENT_PREFER",
      *         "timestamping_uncapped": false,
+     *         "delete_on_empty_min_age_ms": 0,
      *         "creation_token": "",
      *         "created_at_unix_ms": 1709481600000
      *       },
@@ -843,6 +851,7 @@ export interface components {
      *           "throughput_max_bytes_per_second": 0,
      *           "timestamping_mode": "TIMESTAMPING_MODE_CLIENT_PREFER",
      *           "timestamping_uncapped": false,
+     *           "delete_on_empty_min_age_ms": 0,
      *           "creation_token": "",
      *           "created_at_unix_ms": 1709481600000
      *         }
@@ -928,6 +937,8 @@ export interface components {
       default_throughput_max_bytes_per_second?: string | number;
       default_timestamping_mode?: components["schemas"]["TimestampingModeOnCreate"];
       default_timestamping_uncapped?: boolean;
+      /** @description Default age after which an empty stream is deleted, in milliseconds; 0 is never (uint64; exact: digits beyond 2^53-1, or a decimal string) */
+      default_delete_on_empty_min_age_ms?: string | number;
     };
     /**
      * @description ReconfigureBucket (PATCH): an absent field is unchanged, a present one is set (0 included). null is refused.
@@ -959,6 +970,8 @@ export interface components {
       default_throughput_max_bytes_per_second?: string | number;
       default_timestamping_mode?: components["schemas"]["TimestampingMode"];
       default_timestamping_uncapped?: boolean;
+      /** @description Default age after which an empty stream is deleted, in milliseconds; 0 is never (uint64; exact: digits beyond 2^53-1, or a decimal string) */
+      default_delete_on_empty_min_age_ms?: string | number;
     };
     /**
      * @description A bucket's descriptor: its flags and the defaults its streams take.
@@ -977,6 +990,7 @@ export interface components {
      *       "default_throughput_max_bytes_per_second": 0,
      *       "default_timestamping_mode": "TIMESTAMPING_MODE_CLIENT_PREFER",
      *       "default_timestamping_uncapped": false,
+     *       "default_delete_on_empty_min_age_ms": 0,
      *       "creation_token": "",
      *       "created_at_unix_ms": 1709481600000
      *     }
@@ -1005,6 +1019,8 @@ export interface components {
       default_throughput_max_bytes_per_second: string | number;
       default_timestamping_mode: components["schemas"]["TimestampingMode"];
       default_timestamping_uncapped: boolean;
+      /** @description Default age after which an empty stream is deleted, in milliseconds; 0 is never (uint64; exact: digits beyond 2^53-1, or a decimal string) */
+      default_delete_on_empty_min_age_ms: string | number;
       /** @description The nova-request-token the bucket was created with. */
       creation_token: string;
       /** @description Creation time (int64; exact: digits beyond 2^53-1, or a decimal string) */
@@ -1031,6 +1047,7 @@ export interface components {
      *           "default_throughput_max_bytes_per_second": 0,
      *           "default_timestamping_mode": "TIMESTAMPING_MODE_CLIENT_PREFER",
      *           "default_timestamping_uncapped": false,
+     *           "default_delete_on_empty_min_age_ms": 0,
      *           "creation_token": "",
      *           "created_at_unix_ms": 1709481600000
      *         }

@@ -18,6 +18,7 @@ const novaSettings = {
   retention_max_age_ms: "0",
   timestamping_mode: "TIMESTAMPING_MODE_CLIENT_PREFER",
   timestamping_uncapped: false,
+  delete_on_empty_min_age_ms: "0",
 };
 
 test("a stream config read back is the config written (whole seconds of retention)", () => {
@@ -27,16 +28,19 @@ test("a stream config read back is the config written (whole seconds of retentio
       fc.option(fc.bigInt({ min: 1n, max: ((1n << 64n) - 1n) / 1000n }), { nil: undefined }),
       fc.constantFrom("client-prefer", "client-require", "arrival"),
       fc.boolean(),
-      (storageClass, age, mode, uncapped) => {
+      fc.bigInt({ min: 0n, max: ((1n << 64n) - 1n) / 1000n }),
+      (storageClass, age, mode, uncapped, emptyAge) => {
         const s2 = {
           storage_class: storageClass,
           retention_policy: age === undefined ? { infinite: {} } : { age },
           timestamping: { mode, uncapped },
+          delete_on_empty: { min_age_secs: emptyAge },
         };
         // As parseJsonExact gives it: integers beyond 2^53-1 as digits.
         const sent = {
           ...s2,
           retention_policy: age === undefined ? { infinite: {} } : { age: age.toString() },
+          delete_on_empty: { min_age_secs: emptyAge.toString() },
         };
         const settings = streamSettingsFromS2(sent, "config", false);
         const back = streamConfigToS2({
@@ -44,6 +48,7 @@ test("a stream config read back is the config written (whole seconds of retentio
           retention_max_age_ms: settings.retention_max_age_ms as string,
           timestamping_mode: settings.timestamping_mode as string,
           timestamping_uncapped: settings.timestamping_uncapped as boolean,
+          delete_on_empty_min_age_ms: settings.delete_on_empty_min_age_ms,
         });
         assert.deepEqual(back, s2);
       },
@@ -72,12 +77,20 @@ test("a basin config's default stream config is the bucket's default_* fields", 
   });
 });
 
-test("what nova cannot do is refused, never dropped", () => {
-  assert.throws(
-    () => streamSettingsFromS2({ delete_on_empty: { min_age_secs: 5 } }, "config", false),
-    invalid("does not delete empty streams"),
+test("delete_on_empty is nova's delete_on_empty_min_age_ms; 0 turns it off", () => {
+  assert.deepEqual(streamSettingsFromS2({ delete_on_empty: { min_age_secs: 5 } }, "c", false), {
+    delete_on_empty_min_age_ms: "5000",
+  });
+  assert.deepEqual(streamSettingsFromS2({ delete_on_empty: { min_age_secs: 0 } }, "c", false), {
+    delete_on_empty_min_age_ms: "0",
+  });
+  assert.deepEqual(
+    bucketConfigFromS2({ default_stream_config: { delete_on_empty: {} } }, "c", false),
+    { default_delete_on_empty_min_age_ms: "0" },
   );
-  assert.deepEqual(streamSettingsFromS2({ delete_on_empty: { min_age_secs: 0 } }, "c", false), {});
+});
+
+test("what nova cannot do is refused, never dropped", () => {
   assert.throws(
     () => bucketConfigFromS2({ stream_cipher: "aegis-256" }, "config", false),
     invalid("encrypt"),
@@ -117,6 +130,7 @@ test("basin infos and configs from nova's buckets", () => {
     default_throughput_max_bytes_per_second: "0",
     default_timestamping_mode: "TIMESTAMPING_MODE_ARRIVAL",
     default_timestamping_uncapped: false,
+    default_delete_on_empty_min_age_ms: "3600000",
     creation_token: "",
     created_at_unix_ms: "0",
     deleted_at_unix_ms: "0",

@@ -1,7 +1,7 @@
 // Basin and stream configuration between S2's JSON and nova's protos. Nova's buckets are S2's
 // basins (a basin's default stream config is the bucket's default_* fields) and streams are
-// streams. What S2 has and nova does not (delete_on_empty, stream ciphers) is refused when asked
-// for, never dropped; what nova has and S2 does not (producer policy, retention by bytes, batching
+// streams. What S2 has and nova does not (stream ciphers) is refused when asked for, never
+// dropped; what nova has and S2 does not (producer policy, retention by bytes, batching
 // and throughput settings) is left as it is. Pure: no I/O.
 import type { Bucket__Output } from "../../gen/nova/v1/Bucket.ts";
 import type { BucketConfig } from "../../gen/nova/v1/BucketConfig.ts";
@@ -29,6 +29,7 @@ export interface StreamSettings {
   retention_max_age_ms?: string;
   timestamping_mode?: TimestampingMode;
   timestamping_uncapped?: boolean;
+  delete_on_empty_min_age_ms?: string;
 }
 
 const CLASSES: Record<string, Class> = { standard: "CLASS_STANDARD", express: "CLASS_EXPRESS" };
@@ -92,13 +93,10 @@ export function streamSettingsFromS2(
     const at = fieldPath(field, "delete_on_empty");
     const doe = asObject(obj.delete_on_empty, at, s2Invalid);
     rejectUnknown(doe, new Set(["min_age_secs"]), at, s2Invalid);
-    const age = doe.min_age_secs ?? 0;
-    if (readExactInt(age, UINT64, fieldPath(at, "min_age_secs"), s2Invalid) !== 0n) {
-      throw s2Invalid(
-        at,
-        "nova does not delete empty streams; leave it out or set min_age_secs to 0",
-      );
-    }
+    const ageField = fieldPath(at, "min_age_secs");
+    const age = readExactInt(doe.min_age_secs ?? 0, UINT64, ageField, s2Invalid);
+    if (age > MAX_AGE_SECONDS) throw s2Invalid(ageField, `must be at most ${MAX_AGE_SECONDS}`);
+    settings.delete_on_empty_min_age_ms = (age * 1000n).toString();
   }
   return settings;
 }
@@ -140,6 +138,8 @@ export function bucketConfigFromSettings(s: StreamSettings): BucketConfig {
   if (s.timestamping_mode !== undefined) c.default_timestamping_mode = s.timestamping_mode;
   if (s.timestamping_uncapped !== undefined)
     c.default_timestamping_uncapped = s.timestamping_uncapped;
+  if (s.delete_on_empty_min_age_ms !== undefined)
+    c.default_delete_on_empty_min_age_ms = s.delete_on_empty_min_age_ms;
   return c;
 }
 
@@ -194,11 +194,14 @@ interface NovaSettings {
   retention_max_age_ms: string;
   timestamping_mode: string;
   timestamping_uncapped: boolean;
+  delete_on_empty_min_age_ms: string | undefined;
 }
 
-/** S2's StreamConfig for nova's settings; a max age that is not whole seconds rounds up. */
+/** S2's StreamConfig for nova's settings; an age that is not whole seconds rounds up. */
 export function streamConfigToS2(s: NovaSettings | Stream__Output) {
   const ms = BigInt(s.retention_max_age_ms);
+  // Descriptors written before the field existed have none.
+  const emptyMs = BigInt(s.delete_on_empty_min_age_ms ?? "0");
   return {
     storage_class: CLASS_NAMES[s.class] ?? "standard",
     retention_policy: ms === 0n ? { infinite: {} } : { age: (ms + 999n) / 1000n },
@@ -206,6 +209,7 @@ export function streamConfigToS2(s: NovaSettings | Stream__Output) {
       mode: MODE_NAMES[s.timestamping_mode] ?? "client-prefer",
       uncapped: s.timestamping_uncapped,
     },
+    delete_on_empty: { min_age_secs: (emptyMs + 999n) / 1000n },
   };
 }
 
@@ -216,6 +220,7 @@ export function bucketToS2Config(b: Bucket__Output) {
       retention_max_age_ms: b.default_retention_max_age_ms,
       timestamping_mode: b.default_timestamping_mode,
       timestamping_uncapped: b.default_timestamping_uncapped,
+      delete_on_empty_min_age_ms: b.default_delete_on_empty_min_age_ms,
     }),
     create_stream_on_append: b.create_stream_on_append,
     create_stream_on_read: b.create_stream_on_read,

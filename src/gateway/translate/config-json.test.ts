@@ -32,6 +32,7 @@ const stream: Stream__Output = {
   throughput_max_bytes_per_second: "0",
   timestamping_mode: "TIMESTAMPING_MODE_ARRIVAL",
   timestamping_uncapped: false,
+  delete_on_empty_min_age_ms: "600000",
   creation_token: "tok",
   created_at_unix_ms: "1709481600000",
   deleted_at_unix_ms: "0",
@@ -52,6 +53,7 @@ const bucket: Bucket__Output = {
   default_throughput_max_bytes_per_second: "0",
   default_timestamping_mode: "TIMESTAMPING_MODE_CLIENT_PREFER",
   default_timestamping_uncapped: true,
+  default_delete_on_empty_min_age_ms: "0",
   creation_token: "",
   created_at_unix_ms: "1",
   deleted_at_unix_ms: "0",
@@ -205,7 +207,7 @@ test("CreateBucket and ReconfigureBucket", () => {
 test("Stream out: every field; deleted_at_unix_ms only on a tombstone", () => {
   assert.equal(
     stringifyJsonExact(streamToJson(stream, "number")),
-    '{"bucket":"logs","key":"a/b","stream_id":"s-1","class":"CLASS_EXPRESS","producer_policy":"PRODUCER_POLICY_FENCED","retention_max_age_ms":86400000,"retention_max_bytes":18446744073709551615,"batch_max_bytes":1048576,"batch_max_records":1000,"batch_max_delay_ms":5,"throughput_max_bytes_per_second":0,"timestamping_mode":"TIMESTAMPING_MODE_ARRIVAL","timestamping_uncapped":false,"creation_token":"tok","created_at_unix_ms":1709481600000}',
+    '{"bucket":"logs","key":"a/b","stream_id":"s-1","class":"CLASS_EXPRESS","producer_policy":"PRODUCER_POLICY_FENCED","retention_max_age_ms":86400000,"retention_max_bytes":18446744073709551615,"batch_max_bytes":1048576,"batch_max_records":1000,"batch_max_delay_ms":5,"throughput_max_bytes_per_second":0,"timestamping_mode":"TIMESTAMPING_MODE_ARRIVAL","timestamping_uncapped":false,"delete_on_empty_min_age_ms":600000,"creation_token":"tok","created_at_unix_ms":1709481600000}',
   );
   const deleted = streamToJson({ ...stream, deleted_at_unix_ms: "1709481600001" }, "string");
   assert.equal(deleted.deleted_at_unix_ms, "1709481600001");

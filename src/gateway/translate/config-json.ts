@@ -41,6 +41,7 @@ const STREAM_CONFIG: FieldTable = {
   throughput_max_bytes_per_second: "uint64",
   timestamping_mode: TimestampingMode,
   timestamping_uncapped: "bool",
+  delete_on_empty_min_age_ms: "uint64",
 };
 
 const BUCKET_CONFIG: FieldTable = {
@@ -57,6 +58,7 @@ const BUCKET_CONFIG: FieldTable = {
   default_throughput_max_bytes_per_second: "uint64",
   default_timestamping_mode: TimestampingMode,
   default_timestamping_uncapped: "bool",
+  default_delete_on_empty_min_age_ms: "uint64",
 };
 
 const known = (table: FieldTable, ...more: string[]): ReadonlySet<string> =>
@@ -152,6 +154,7 @@ export interface StreamJson {
   throughput_max_bytes_per_second: ExactInt;
   timestamping_mode: TimestampingMode__Output;
   timestamping_uncapped: boolean;
+  delete_on_empty_min_age_ms: ExactInt;
   creation_token: string;
   created_at_unix_ms: ExactInt;
   /** Present only on a tombstone (non-zero). */
@@ -173,6 +176,8 @@ export function streamToJson(s: Stream__Output, mode: Int64Mode): StreamJson {
     throughput_max_bytes_per_second: writeExactInt(s.throughput_max_bytes_per_second, mode),
     timestamping_mode: s.timestamping_mode,
     timestamping_uncapped: s.timestamping_uncapped,
+    // Descriptors written before the field existed have none: 0, never.
+    delete_on_empty_min_age_ms: writeExactInt(s.delete_on_empty_min_age_ms ?? "0", mode),
     creation_token: s.creation_token,
     created_at_unix_ms: writeExactInt(s.created_at_unix_ms, mode),
   };
@@ -197,6 +202,7 @@ export interface BucketJson {
   default_throughput_max_bytes_per_second: ExactInt;
   default_timestamping_mode: TimestampingMode__Output;
   default_timestamping_uncapped: boolean;
+  default_delete_on_empty_min_age_ms: ExactInt;
   creation_token: string;
   created_at_unix_ms: ExactInt;
   /** Present only on a tombstone (non-zero). */
@@ -222,6 +228,10 @@ export function bucketToJson(b: Bucket__Output, mode: Int64Mode): BucketJson {
     ),
     default_timestamping_mode: b.default_timestamping_mode,
     default_timestamping_uncapped: b.default_timestamping_uncapped,
+    default_delete_on_empty_min_age_ms: writeExactInt(
+      b.default_delete_on_empty_min_age_ms ?? "0",
+      mode,
+    ),
     creation_token: b.creation_token,
     created_at_unix_ms: writeExactInt(b.created_at_unix_ms, mode),
   };

@@ -21,6 +21,7 @@ export const STAR_BUCKET_DEFAULTS = {
   default_throughput_max_bytes_per_second: "0",
   default_timestamping_mode: "TIMESTAMPING_MODE_CLIENT_PREFER",
   default_timestamping_uncapped: false,
+  default_delete_on_empty_min_age_ms: "0",
 } as const satisfies Partial<Bucket__Output>;
 
 export function checkBucketName(name: string): void {
@@ -88,6 +89,7 @@ const BUCKET_FIELDS = [
   "default_throughput_max_bytes_per_second",
   "default_timestamping_mode",
   "default_timestamping_uncapped",
+  "default_delete_on_empty_min_age_ms",
 ] as const satisfies readonly (keyof Bucket__Output)[];
 
 export function newBucket(
@@ -135,6 +137,7 @@ const STREAM_FIELDS = [
   "throughput_max_bytes_per_second",
   "timestamping_mode",
   "timestamping_uncapped",
+  "delete_on_empty_min_age_ms",
 ] as const satisfies readonly (keyof Stream__Output)[];
 
 export function newStream(
@@ -159,6 +162,8 @@ export function newStream(
     throughput_max_bytes_per_second: bucket.default_throughput_max_bytes_per_second,
     timestamping_mode: bucket.default_timestamping_mode,
     timestamping_uncapped: bucket.default_timestamping_uncapped,
+    // Buckets written before the field existed have none.
+    delete_on_empty_min_age_ms: bucket.default_delete_on_empty_min_age_ms ?? "0",
     creation_token: creationToken,
     created_at_unix_ms: String(nowMs),
     deleted_at_unix_ms: "0",

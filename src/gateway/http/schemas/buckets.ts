@@ -29,6 +29,9 @@ const config = {
   default_throughput_max_bytes_per_second: Uint64("Default append throughput cap; 0 is unlimited"),
   default_timestamping_mode: Type.Ref("TimestampingMode"),
   default_timestamping_uncapped: Type.Boolean(),
+  default_delete_on_empty_min_age_ms: Uint64(
+    "Default age after which an empty stream is deleted, in milliseconds; 0 is never",
+  ),
 };
 
 /** In bodies every configuration field is optional: absent is the star's default, or unchanged. */
@@ -49,6 +52,7 @@ const bucketExample = {
   default_throughput_max_bytes_per_second: 0,
   default_timestamping_mode: "TIMESTAMPING_MODE_CLIENT_PREFER",
   default_timestamping_uncapped: false,
+  default_delete_on_empty_min_age_ms: 0,
   creation_token: "",
   created_at_unix_ms: 1709481600000,
 };

@@ -222,6 +222,7 @@ test("translation output matches the response schemas in both int64 modes", () =
         throughput_max_bytes_per_second: "0",
         timestamping_mode: "TIMESTAMPING_MODE_ARRIVAL" as const,
         timestamping_uncapped: false,
+        delete_on_empty_min_age_ms: "0",
         creation_token: "",
         created_at_unix_ms: String(t),
         deleted_at_unix_ms: String(t),

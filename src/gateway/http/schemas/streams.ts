@@ -18,6 +18,7 @@ const streamExample = {
   throughput_max_bytes_per_second: 0,
   timestamping_mode: "TIMESTAMPING_MODE_CLIENT_PREFER",
   timestamping_uncapped: false,
+  delete_on_empty_min_age_ms: 0,
   creation_token: "",
   created_at_unix_ms: T,
 };
@@ -42,6 +43,9 @@ const config = {
     description:
       "Client stamps may exceed arrival time (an application's own scale); excludes age retention.",
   }),
+  delete_on_empty_min_age_ms: Uint64(
+    "Once the stream has no records (all trimmed or expired) and is at least this old, its star deletes it; 0 is never",
+  ),
 };
 
 /** In bodies every configuration field is optional: absent is the default, or unchanged. */

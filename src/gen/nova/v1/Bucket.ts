@@ -23,6 +23,7 @@ export interface Bucket {
   'creation_token'?: (string);
   'created_at_unix_ms'?: (number | string | Long);
   'deleted_at_unix_ms'?: (number | string | Long);
+  'default_delete_on_empty_min_age_ms'?: (number | string | Long);
 }
 
 export interface Bucket__Output {
@@ -43,4 +44,5 @@ export interface Bucket__Output {
   'creation_token': (string);
   'created_at_unix_ms': (string);
   'deleted_at_unix_ms': (string);
+  'default_delete_on_empty_min_age_ms': (string);
 }

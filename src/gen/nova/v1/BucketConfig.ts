@@ -19,6 +19,7 @@ export interface BucketConfig {
   'default_throughput_max_bytes_per_second'?: (number | string | Long);
   'default_timestamping_mode'?: (_nova_v1_TimestampingMode);
   'default_timestamping_uncapped'?: (boolean);
+  'default_delete_on_empty_min_age_ms'?: (number | string | Long);
   '_location'?: "location";
   '_create_stream_on_append'?: "create_stream_on_append";
   '_create_stream_on_read'?: "create_stream_on_read";
@@ -32,6 +33,7 @@ export interface BucketConfig {
   '_default_throughput_max_bytes_per_second'?: "default_throughput_max_bytes_per_second";
   '_default_timestamping_mode'?: "default_timestamping_mode";
   '_default_timestamping_uncapped'?: "default_timestamping_uncapped";
+  '_default_delete_on_empty_min_age_ms'?: "default_delete_on_empty_min_age_ms";
 }
 
 export interface BucketConfig__Output {
@@ -48,6 +50,7 @@ export interface BucketConfig__Output {
   'default_throughput_max_bytes_per_second'?: (string);
   'default_timestamping_mode'?: (_nova_v1_TimestampingMode__Output);
   'default_timestamping_uncapped'?: (boolean);
+  'default_delete_on_empty_min_age_ms'?: (string);
   '_location'?: "location";
   '_create_stream_on_append'?: "create_stream_on_append";
   '_create_stream_on_read'?: "create_stream_on_read";
@@ -61,4 +64,5 @@ export interface BucketConfig__Output {
   '_default_throughput_max_bytes_per_second'?: "default_throughput_max_bytes_per_second";
   '_default_timestamping_mode'?: "default_timestamping_mode";
   '_default_timestamping_uncapped'?: "default_timestamping_uncapped";
+  '_default_delete_on_empty_min_age_ms'?: "default_delete_on_empty_min_age_ms";
 }

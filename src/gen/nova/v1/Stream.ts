@@ -22,6 +22,7 @@ export interface Stream {
   'creation_token'?: (string);
   'created_at_unix_ms'?: (number | string | Long);
   'deleted_at_unix_ms'?: (number | string | Long);
+  'delete_on_empty_min_age_ms'?: (number | string | Long);
 }
 
 export interface Stream__Output {
@@ -41,4 +42,5 @@ export interface Stream__Output {
   'creation_token': (string);
   'created_at_unix_ms': (string);
   'deleted_at_unix_ms': (string);
+  'delete_on_empty_min_age_ms': (string);
 }

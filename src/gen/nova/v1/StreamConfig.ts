@@ -16,6 +16,7 @@ export interface StreamConfig {
   'throughput_max_bytes_per_second'?: (number | string | Long);
   'timestamping_mode'?: (_nova_v1_TimestampingMode);
   'timestamping_uncapped'?: (boolean);
+  'delete_on_empty_min_age_ms'?: (number | string | Long);
   '_retention_max_age_ms'?: "retention_max_age_ms";
   '_retention_max_bytes'?: "retention_max_bytes";
   '_batch_max_bytes'?: "batch_max_bytes";
@@ -23,6 +24,7 @@ export interface StreamConfig {
   '_batch_max_delay_ms'?: "batch_max_delay_ms";
   '_throughput_max_bytes_per_second'?: "throughput_max_bytes_per_second";
   '_timestamping_uncapped'?: "timestamping_uncapped";
+  '_delete_on_empty_min_age_ms'?: "delete_on_empty_min_age_ms";
 }
 
 export interface StreamConfig__Output {
@@ -36,6 +38,7 @@ export interface StreamConfig__Output {
   'throughput_max_bytes_per_second'?: (string);
   'timestamping_mode': (_nova_v1_TimestampingMode__Output);
   'timestamping_uncapped'?: (boolean);
+  'delete_on_empty_min_age_ms'?: (string);
   '_retention_max_age_ms'?: "retention_max_age_ms";
   '_retention_max_bytes'?: "retention_max_bytes";
   '_batch_max_bytes'?: "batch_max_bytes";
@@ -43,4 +46,5 @@ export interface StreamConfig__Output {
   '_batch_max_delay_ms'?: "batch_max_delay_ms";
   '_throughput_max_bytes_per_second'?: "throughput_max_bytes_per_second";
   '_timestamping_uncapped'?: "timestamping_uncapped";
+  '_delete_on_empty_min_age_ms'?: "delete_on_empty_min_age_ms";
 }

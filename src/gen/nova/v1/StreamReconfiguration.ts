@@ -16,6 +16,7 @@ export interface StreamReconfiguration {
   'throughput_max_bytes_per_second'?: (number | string | Long);
   'timestamping_mode'?: (_nova_v1_TimestampingMode);
   'timestamping_uncapped'?: (boolean);
+  'delete_on_empty_min_age_ms'?: (number | string | Long);
   '_class'?: "class";
   '_producer_policy'?: "producer_policy";
   '_retention_max_age_ms'?: "retention_max_age_ms";
@@ -26,6 +27,7 @@ export interface StreamReconfiguration {
   '_throughput_max_bytes_per_second'?: "throughput_max_bytes_per_second";
   '_timestamping_mode'?: "timestamping_mode";
   '_timestamping_uncapped'?: "timestamping_uncapped";
+  '_delete_on_empty_min_age_ms'?: "delete_on_empty_min_age_ms";
 }
 
 export interface StreamReconfiguration__Output {
@@ -39,6 +41,7 @@ export interface StreamReconfiguration__Output {
   'throughput_max_bytes_per_second'?: (string);
   'timestamping_mode'?: (_nova_v1_TimestampingMode__Output);
   'timestamping_uncapped'?: (boolean);
+  'delete_on_empty_min_age_ms'?: (string);
   '_class'?: "class";
   '_producer_policy'?: "producer_policy";
   '_retention_max_age_ms'?: "retention_max_age_ms";
@@ -49,4 +52,5 @@ export interface StreamReconfiguration__Output {
   '_throughput_max_bytes_per_second'?: "throughput_max_bytes_per_second";
   '_timestamping_mode'?: "timestamping_mode";
   '_timestamping_uncapped'?: "timestamping_uncapped";
+  '_delete_on_empty_min_age_ms'?: "delete_on_empty_min_age_ms";
 }
