@@ -12,6 +12,7 @@ import { unavailable } from "./errors.ts";
 import { Fleet, type Member } from "./fleet/members.ts";
 import { Peers } from "./fleet/peers.ts";
 import { KeyedLock } from "./keyed-lock.ts";
+import { deleteIfEmpty } from "./lifecycle/streams.ts";
 import { DEFAULT_LIMITS, type StarLimits } from "./limits.ts";
 import { dataPlaneHandlers } from "./service/dataplane.ts";
 import { settleStar, starStats } from "./service/settle-star.ts";
@@ -184,6 +185,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
         const point = stream.retentionPoint(now);
         if (point > stream.trimPoint) await stream.trimTo(point);
         await stream.reclaim();
+        if (stream.emptyAndAged(now)) await deleteIfEmpty(ctx, stream);
       }
     });
   }, options.retentionIntervalMs ?? 5_000);

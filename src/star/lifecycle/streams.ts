@@ -203,3 +203,16 @@ export async function deleteStreamNow(ctx: StarContext, stream: Stream__Output):
     await ctx.catalog.deleteState(stream.stream_id);
   });
 }
+
+/** delete_on_empty: deletes a stream that still holds no records once its queue is through. */
+export async function deleteIfEmpty(ctx: StarContext, stream: StreamLog): Promise<void> {
+  if (!(await stream.vacateIfEmpty())) return;
+  try {
+    await deleteStreamNow(ctx, stream.descriptor);
+    ctx.log.info({ stream: stream.descriptor.stream_id }, "empty stream deleted (delete_on_empty)");
+  } catch (err) {
+    // Not deleted after all: the next use opens it again, and the next round tries again.
+    await ctx.registry.close(stream.descriptor.stream_id);
+    throw err;
+  }
+}

@@ -746,3 +746,26 @@ test("a commit takes one batch over the limits with the small ones around it tha
   // big | a, big, b | big, c: three commits, not six.
   assert.equal((await logObjects(store)).length, 3);
 });
+
+test("delete_on_empty: an aged stream without records is vacated after what is queued; one with records is not", async () => {
+  const store = createMemoryStore();
+  const d = descriptor({
+    class: "CLASS_EXPRESS",
+    delete_on_empty_min_age_ms: "1000",
+    created_at_unix_ms: "0",
+  });
+  const log = await open(store, d);
+  assert.equal(log.emptyAndAged(999n), false, "too young");
+  assert.equal(log.emptyAndAged(1000n), true, "no records ever");
+  // A batch queued before the check lands, and the stream is then not empty.
+  const [ack, vacated] = await Promise.all([log.append(batch("a"), at(1)), log.vacateIfEmpty()]);
+  assert.deepEqual(range(ack), [0n, 1n]);
+  assert.equal(vacated, false);
+  assert.equal(log.emptyAndAged(5000n), false, "a record left");
+  await log.trimTo(1n);
+  assert.equal(log.emptyAndAged(5000n), true, "all trimmed");
+  assert.equal(await log.vacateIfEmpty(), true);
+  await refused(log.append(batch("b"), at(2)), status.NOT_FOUND, "NotFoundDetail");
+  const never = await open(createMemoryStore(), descriptor({ created_at_unix_ms: "0" }));
+  assert.equal(never.emptyAndAged(10n ** 12n), false, "0 is never");
+});

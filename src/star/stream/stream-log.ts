@@ -118,7 +118,8 @@ type Queued =
       fencingToken: string | undefined;
       resolve: (ack: AppendAck) => void;
       reject: (err: unknown) => void;
-    };
+    }
+  | { kind: "vacate"; resolve: (empty: boolean) => void; reject: (err: unknown) => void };
 
 type BatchItem = Extract<Queued, { kind: "batch" }>;
 
@@ -314,6 +315,35 @@ export class StreamLog {
     );
   }
 
+  /**
+   * Whether the stream is due for deletion by its delete_on_empty_min_age_ms: it holds no
+   * records (all trimmed or expired, or none ever) and is at least that old.
+   */
+  emptyAndAged(nowMs: bigint): boolean {
+    const minAge = BigInt(this.descriptor.delete_on_empty_min_age_ms ?? "0");
+    const age = nowMs - BigInt(this.descriptor.created_at_unix_ms);
+    return minAge > 0n && this.#trim >= this.#tail && age >= minAge;
+  }
+
+  /**
+   * After every batch queued before it: if the stream still holds no records, ends its life
+   * here (what is queued behind fails NOT_FOUND, nothing of it acked) and resolves true, for
+   * the caller to delete the stream; else false.
+   */
+  vacateIfEmpty(): Promise<boolean> {
+    if (this.#closed) return Promise.resolve(false);
+    return new Promise((resolve, reject) => this.#pacer.fence({ kind: "vacate", resolve, reject }));
+  }
+
+  #applyVacate(item: Extract<Queued, { kind: "vacate" }>): void {
+    if (this.#trim < this.#tail) {
+      item.resolve(false);
+      return;
+    }
+    this.close();
+    item.resolve(true);
+  }
+
   /** Installs, rotates or clears the fencing token after every batch queued before it. */
   fence(token: string): Promise<Pos> {
     if (this.#closed) return Promise.reject(this.#closed);
@@ -374,7 +404,8 @@ export class StreamLog {
         if (out.length > 0 || retries.length > 0) break;
         this.#groupCommit.take();
         if (item.kind === "fence") await this.#applyFence(item);
-        else await this.#applySeal(item);
+        else if (item.kind === "close") await this.#applySeal(item);
+        else this.#applyVacate(item);
         continue;
       }
       const size = batchSize(item.batch);
