@@ -108,15 +108,17 @@ test("an object with no entries cannot be written", () => {
   assert.throws(() => encodeLogObject([]), RangeError);
 });
 
+/** One entry of one record, without marks. */
+const lone: LogEntry = {
+  streamId: "s",
+  bucket: "b",
+  key: "k",
+  firstSeqNum: 7n,
+  records: [{ headers: [], body: Buffer.from("x"), timestampMs: 5n }],
+};
+
 test("a version 1 object (written before producer marks) decodes with no marks", () => {
-  const entry: LogEntry = {
-    streamId: "s",
-    bucket: "b",
-    key: "k",
-    firstSeqNum: 7n,
-    records: [{ headers: [], body: Buffer.from("x"), timestampMs: 5n }],
-  };
-  const v2 = encodeLogObject([entry]);
+  const v2 = encodeLogObject([lone]);
   // Version 1 is version 2 without each entry's 3 bytes of empty marks, and its own CRC.
   const body = Buffer.concat([v2.subarray(0, v2.length - 8 - 3)]);
   body.writeUInt8(1, 4);
@@ -130,14 +132,7 @@ test("a version 1 object (written before producer marks) decodes with no marks",
 });
 
 test("unknown entry flags are refused as corruption, naming them", () => {
-  const entry: LogEntry = {
-    streamId: "s",
-    bucket: "b",
-    key: "k",
-    firstSeqNum: 0n,
-    records: [{ headers: [], body: Buffer.alloc(0), timestampMs: 0n }],
-  };
-  const bytes = Buffer.from(encodeLogObject([entry]));
+  const bytes = Buffer.from(encodeLogObject([lone]));
   const flagsAt = bytes.length - 8 - 3;
   bytes.writeUInt8(4, flagsAt);
   bytes.writeUInt32LE(crc32c(bytes.subarray(0, bytes.length - 8)), bytes.length - 8);
