@@ -49,6 +49,11 @@ export function requestError(
     case "ECONNRESET":
       // The client left while its body was being read: nobody to answer, nothing to log.
       return new HttpError(499, "cancelled", "the client went away before its request was read");
+    case "ERR_STREAM_PREMATURE_CLOSE":
+      // The client left while a file was being sent to it (the console's assets).
+      if (req?.raw.socket.destroyed) {
+        return new HttpError(499, "cancelled", "the client went away before its answer was sent");
+      }
   }
   if (e?.name === "AbortError" && req?.raw.socket.destroyed) {
     // The client left while a star was being asked, and the call was cancelled with it.
@@ -88,9 +93,11 @@ export const errorsPlugin = fp(async (app: FastifyInstance) => {
     } catch {
       // A bad int64 parameter is itself the error being reported.
     }
+    // Always JSON, whatever type the route had set before it failed (a file being sent).
     reply
       .code(http.status)
       .headers(http.headers ?? {})
+      .type("application/json; charset=utf-8")
       .send(errorBody(http, int64));
   });
   app.setNotFoundHandler((req, reply) => {
