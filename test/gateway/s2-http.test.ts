@@ -345,6 +345,20 @@ describe("read sessions over SSE", () => {
     assert.match(text, /data: \[DONE\]\n\n$/);
   });
 
+  test("a stream closed through nova's API reads as one at its tail: no error, [DONE] on wait", async () => {
+    const name = await streamWith([{ body: "last" }]);
+    const closed = await http("POST", `/v1/buckets/${basin}/streams/${name}/close`);
+    assert.equal(closed.status, 200, closed.text);
+    const text = await session(`/v1/streams/${name}/records?seq_num=0&wait=1`);
+    assert.deepEqual(
+      batches(text).flatMap((b) => b.bodies),
+      ["last"],
+    );
+    assert.doesNotMatch(text, /event: error/);
+    assert.match(text, /event: ping\n/);
+    assert.match(text, /data: \[DONE\]\n\n$/);
+  });
+
   test("a bad Last-Event-ID is bad_header", async () => {
     const res = await http("GET", "/v1/streams/s/records", undefined, {
       ...headers,

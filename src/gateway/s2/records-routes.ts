@@ -23,6 +23,7 @@ import {
   readBatchToS2Json,
   s2Format,
 } from "./json.ts";
+import { openEnded } from "./open-ended.ts";
 import { idleEndMs, parseS2ReadQuery, type S2ReadQuery } from "./read-query.ts";
 import { positionToS2, readBatchToS2, type S2ReadBatch } from "./records.ts";
 import { isS2s, serveS2sAppend, serveS2sRead } from "./s2s/index.ts";
@@ -149,7 +150,7 @@ async function serveS2Sse(
     ...(q.untilMs === undefined ? {} : { untilMs: q.untilMs }),
   };
   const session = new S2SseSession({
-    source: subscriptionSource(stream, deps),
+    source: openEnded(subscriptionSource(stream, deps)),
     cursor: resume
       ? { start: { seq_num: (resume.seqNum + 1n).toString() }, clamp: false }
       : { start: q.query.start, clamp: q.query.clamp },

@@ -12,6 +12,7 @@ import type { CallOptions, Upstream } from "../../upstream/index.ts";
 import { S2AppendPipeline } from "../append-pipeline.ts";
 import type { S2AppendInput } from "../commands.ts";
 import { s2Error, toS2Error } from "../errors.ts";
+import { openEnded } from "../open-ended.ts";
 import { idleEndMs, type S2ReadQuery } from "../read-query.ts";
 import { readBatchToS2, type S2AppendAck } from "../records.ts";
 import { s2Wire } from "../wire.ts";
@@ -109,7 +110,7 @@ export async function serveS2sRead(
   const stop = new AbortController();
   if (stream.call.signal) stopWith(stream.call.signal, stop);
   const cursor = { start: q.query.start, clamp: q.query.clamp };
-  const source = subscriptionSource(stream, deps.subscribe)(cursor, stop.signal);
+  const source = openEnded(subscriptionSource(stream, deps.subscribe))(cursor, stop.signal);
   const session = new S2sReadSession({
     batches: source[Symbol.asyncIterator](),
     bounds: {
