@@ -163,5 +163,5 @@ export const streamClosed = (tailSeq: bigint, tailTs: bigint) =>
 
 export const tooManyProducers = (max: number) =>
   resourceExhausted(
-    `the stream already remembers ${max} producers (--max-producers-per-stream); a new one may start once one is idle past --producer-ttl-ms; nothing was appended`,
+    `no room for a new producer: the stream remembers ${max} (--max-producers-per-stream) or the star's memory for producers is full (--producer-memory-mb); one may start once others are idle past --producer-ttl-ms; nothing was appended`,
   );

@@ -122,6 +122,12 @@ export const flags = defineFlags({
     max: 100_000,
     help: "producers one stream remembers; a new one past it is refused (429, retryable) until one is idle past --producer-ttl-ms",
   },
+  "producer-memory-mb": {
+    type: "int",
+    default: DEFAULT_LIMITS.producerMemoryBytes >> 20,
+    min: 1,
+    help: "memory for the producers of every stream the star leads, together; a new producer past it is refused (429, retryable) until others are idle past --producer-ttl-ms",
+  },
   "settle-chunk-kb": {
     type: "int",
     default: DEFAULT_LIMITS.settleChunkBytes >> 10,

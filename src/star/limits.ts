@@ -65,6 +65,8 @@ export interface StarLimits {
   producerTtlMs: number;
   /** Producers one stream remembers; a new one past it waits for one to expire. */
   maxProducersPerStream: number;
+  /** Memory for every stream's producers together; a new producer past it waits too. */
+  producerMemoryBytes: number;
 }
 
 export const DEFAULT_LIMITS: StarLimits = {
@@ -95,4 +97,5 @@ export const DEFAULT_LIMITS: StarLimits = {
   maxUnsettledBytes: 256 * 1024 * 1024,
   producerTtlMs: 7 * 24 * 3600 * 1000,
   maxProducersPerStream: 1000,
+  producerMemoryBytes: 64 * 1024 * 1024,
 };

@@ -81,6 +81,7 @@ const star = await startStar({
     maxUnsettledBytes: opts.settleMaxUnsettledMb * 1024 * 1024,
     producerTtlMs: opts.producerTtlMs,
     maxProducersPerStream: opts.maxProducersPerStream,
+    producerMemoryBytes: opts.producerMemoryMb * 1024 * 1024,
   },
 });
 logger.info({ star: star.id, address: star.address, storage: storage.endpoint }, "star ready");

@@ -14,6 +14,7 @@ import { Peers } from "./fleet/peers.ts";
 import { KeyedLock } from "./keyed-lock.ts";
 import { deleteIfEmpty } from "./lifecycle/streams.ts";
 import { DEFAULT_LIMITS, type StarLimits } from "./limits.ts";
+import { ProducerBudget } from "./producers/producer-table.ts";
 import { dataPlaneHandlers } from "./service/dataplane.ts";
 import { settleStar, starStats } from "./service/settle-star.ts";
 import { unary } from "./service/unary.ts";
@@ -93,6 +94,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     return replaying;
   };
   replayed().catch((err: unknown) => log.warn({ err }, "log replay failed; retried on first use"));
+  const producerBudget = new ProducerBudget(limits.producerMemoryBytes);
   const registry = new StreamRegistry(
     catalog,
     chunks,
@@ -100,7 +102,11 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
       throughputMaxWaitMs: limits.throughputMaxWaitMs,
       wal,
       settleChunkBytes: limits.settleChunkBytes,
-      producers: { ttlMs: limits.producerTtlMs, maxPerStream: limits.maxProducersPerStream },
+      producers: {
+        ttlMs: limits.producerTtlMs,
+        maxPerStream: limits.maxProducersPerStream,
+        budget: producerBudget,
+      },
     },
     replayed,
   );
@@ -119,6 +125,11 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     "unsettled",
     () => registry.unsettledBytes,
     () => limits.maxUnsettledBytes,
+  );
+  memory.add(
+    "producers",
+    () => producerBudget.bytes,
+    () => producerBudget.maxBytes,
   );
   memory.add(
     "chunk_cache",

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { ProducerTable } from "./producer-table.ts";
+import { ProducerBudget, ProducerTable } from "./producer-table.ts";
 
 const limits = { ttlMs: 1000, maxPerStream: 2 };
 const u64 = fc.bigInt({ min: 0n, max: 2n ** 64n - 1n });
@@ -37,4 +37,26 @@ test("a new producer past the cap is refused until one is idle past the TTL", ()
   assert.equal(table.admitsNew(1001), true);
   assert.equal(table.get("a"), undefined);
   assert.ok(table.get("b"));
+});
+
+test("every stream's table counts against the star's budget; a full budget refuses new producers", () => {
+  const budget = new ProducerBudget(400);
+  const shared = { ttlMs: 1000, maxPerStream: 100, budget };
+  const a = new ProducerTable(shared);
+  const b = new ProducerTable(shared);
+  const ack = { seq: 0n, start: 0n, end: 1n, timestampMs: 0n };
+  a.remember("p", 0n, ack, 500);
+  b.remember("q", 0n, ack, 500);
+  assert.ok(budget.bytes > 0);
+  assert.equal(a.admitsNew(10), true);
+  for (let i = 0; budget.bytes < budget.maxBytes; i++) b.remember(`r${i}`, 0n, ack, 500);
+  assert.equal(a.admitsNew(10), false, "the budget is the star's, not the stream's");
+  // A table forgets only its own idle producers; their memory is then the star's again.
+  assert.equal(a.admitsNew(1001), false, "b's producers are b's to forget");
+  const before = budget.bytes;
+  b.expire(1501);
+  assert.ok(budget.bytes < before);
+  a.release();
+  b.release();
+  assert.equal(budget.bytes, 0);
 });

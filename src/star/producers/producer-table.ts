@@ -1,5 +1,6 @@
-// One stream's producers: the entries the rules judge against, bounded by an idle expiry and a
-// cap, and their JSON form in the stream's state object (docs/storage-layout.md, "Producers").
+// One stream's producers: the entries the rules judge against, bounded by an idle expiry, a cap
+// per stream and the star's memory for producers (shared by every stream's table), and their
+// JSON form in the stream's state object (docs/storage-layout.md, "Producers").
 import { type BatchAck, type ProducerEntry, remember } from "./producer-rules.ts";
 
 export interface ProducerLimits {
@@ -7,6 +8,23 @@ export interface ProducerLimits {
   ttlMs: number;
   /** Producers remembered per stream; a new one past it is refused until one expires. */
   maxPerStream: number;
+  /** The star's memory for producers, shared by every stream's table; absent: unbounded. */
+  budget?: ProducerBudget;
+}
+
+/** Memory held by every stream's producers together, against the star's bound. */
+export class ProducerBudget {
+  readonly maxBytes: number;
+  bytes = 0;
+
+  constructor(maxBytes: number) {
+    this.maxBytes = maxBytes;
+  }
+}
+
+/** About what an entry holds in memory: its id, numbers and acks. */
+function entryBytes(id: string, entry: ProducerEntry | undefined): number {
+  return entry === undefined ? 0 : 96 + id.length * 2 + entry.acks.length * 64;
 }
 
 /** An entry in the state object: uint64 values as exact decimal strings. */
@@ -26,7 +44,20 @@ export class ProducerTable {
 
   constructor(limits: ProducerLimits, stored: StoredProducers = {}) {
     this.#limits = limits;
-    for (const [id, p] of Object.entries(stored)) this.#entries.set(id, parseEntry(p));
+    // What the state object holds is kept whatever the budget: those producers were acked.
+    for (const [id, p] of Object.entries(stored)) this.#set(id, parseEntry(p));
+  }
+
+  #set(id: string, entry: ProducerEntry | undefined): void {
+    const budget = this.#limits.budget;
+    if (budget) budget.bytes += entryBytes(id, entry) - entryBytes(id, this.#entries.get(id));
+    if (entry === undefined) this.#entries.delete(id);
+    else this.#entries.set(id, entry);
+  }
+
+  /** Gives the table's memory back to the star's budget (the stream's log is closing). */
+  release(): void {
+    for (const id of [...this.#entries.keys()]) this.#set(id, undefined);
   }
 
   get size(): number {
@@ -42,20 +73,28 @@ export class ProducerTable {
    * `starting`: new producers already admitted and not yet remembered.
    */
   admitsNew(nowMs: number, starting = 0): boolean {
-    if (this.#entries.size + starting < this.#limits.maxPerStream) return true;
+    if (this.#fits(starting)) return true;
     this.expire(nowMs);
-    return this.#entries.size + starting < this.#limits.maxPerStream;
+    return this.#fits(starting);
+  }
+
+  #fits(starting: number): boolean {
+    const budget = this.#limits.budget;
+    return (
+      this.#entries.size + starting < this.#limits.maxPerStream &&
+      (budget === undefined || budget.bytes < budget.maxBytes)
+    );
   }
 
   /** Applies an acknowledged batch (or a replayed mark, idempotently). */
   remember(id: string, epoch: bigint, ack: BatchAck, atMs: number): void {
-    this.#entries.set(id, remember(this.#entries.get(id), epoch, ack, atMs));
+    this.#set(id, remember(this.#entries.get(id), epoch, ack, atMs));
   }
 
   /** Forgets producers idle for longer than the TTL. */
   expire(nowMs: number): void {
     for (const [id, e] of this.#entries) {
-      if (nowMs - e.lastAtMs > this.#limits.ttlMs) this.#entries.delete(id);
+      if (nowMs - e.lastAtMs > this.#limits.ttlMs) this.#set(id, undefined);
     }
   }
 

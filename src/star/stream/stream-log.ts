@@ -793,6 +793,7 @@ export class StreamLog {
   close(reason: StarError = streamNotFound(this.descriptor.bucket, this.descriptor.key)): void {
     if (this.#closed) return;
     this.#closed = reason;
+    this.#producers.release();
     for (const item of this.#pacer.close()) item.reject(reason);
     for (const item of this.#groupCommit.close()) item.reject(reason);
     for (const s of this.sessions) s.supersede(reason);
