@@ -15,7 +15,7 @@ test("property: the stored form gives the same table back, uint64 values exact",
       (marks) => {
         const table = new ProducerTable({ ttlMs: 1, maxPerStream: 100 });
         for (const [id, epoch, seq, start, ts] of marks) {
-          table.remember(id, epoch, { seq, start, end: start + 1n, timestampMs: ts }, 5);
+          table.remember({ id, epoch, seq, start, end: start + 1n, timestampMs: ts }, 5);
         }
         const stored = JSON.parse(JSON.stringify(table.toJSON()));
         assert.deepEqual(new ProducerTable(limits, stored).toJSON(), table.toJSON());
@@ -27,11 +27,11 @@ test("property: the stored form gives the same table back, uint64 values exact",
 test("a new producer past the cap is refused until one is idle past the TTL", () => {
   const table = new ProducerTable(limits);
   const ack = { seq: 0n, start: 0n, end: 1n, timestampMs: 0n };
-  table.remember("a", 0n, ack, 0);
+  table.remember({ id: "a", epoch: 0n, ...ack }, 0);
   assert.equal(table.admitsNew(10), true);
   // One new producer already on its way takes the last place.
   assert.equal(table.admitsNew(10, 1), false);
-  table.remember("b", 0n, ack, 500);
+  table.remember({ id: "b", epoch: 0n, ...ack }, 500);
   assert.equal(table.admitsNew(1000), false);
   assert.equal(table.size, 2);
   assert.equal(table.admitsNew(1001), true);
@@ -45,11 +45,12 @@ test("every stream's table counts against the star's budget; a full budget refus
   const a = new ProducerTable(shared);
   const b = new ProducerTable(shared);
   const ack = { seq: 0n, start: 0n, end: 1n, timestampMs: 0n };
-  a.remember("p", 0n, ack, 500);
-  b.remember("q", 0n, ack, 500);
+  a.remember({ id: "p", epoch: 0n, ...ack }, 500);
+  b.remember({ id: "q", epoch: 0n, ...ack }, 500);
   assert.ok(budget.bytes > 0);
   assert.equal(a.admitsNew(10), true);
-  for (let i = 0; budget.bytes < budget.maxBytes; i++) b.remember(`r${i}`, 0n, ack, 500);
+  for (let i = 0; budget.bytes < budget.maxBytes; i++)
+    b.remember({ id: `r${i}`, epoch: 0n, ...ack }, 500);
   assert.equal(a.admitsNew(10), false, "the budget is the star's, not the stream's");
   // A table forgets only its own idle producers; their memory is then the star's again.
   assert.equal(a.admitsNew(1001), false, "b's producers are b's to forget");
@@ -58,5 +59,9 @@ test("every stream's table counts against the star's budget; a full budget refus
   assert.ok(budget.bytes < before);
   a.release();
   b.release();
+  assert.equal(budget.bytes, 0);
+  // Released, the entries stay for a last state write; later changes no longer count.
+  assert.ok(a.get("p"));
+  a.remember({ id: "s", epoch: 0n, ...ack }, 1600);
   assert.equal(budget.bytes, 0);
 });

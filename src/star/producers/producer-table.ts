@@ -1,7 +1,8 @@
 // One stream's producers: the entries the rules judge against, bounded by an idle expiry, a cap
 // per stream and the star's memory for producers (shared by every stream's table), and their
 // JSON form in the stream's state object (docs/storage-layout.md, "Producers").
-import { type BatchAck, type ProducerEntry, remember } from "./producer-rules.ts";
+import type { ProducerMark } from "../../contract/codec/index.ts";
+import { type ProducerEntry, remember } from "./producer-rules.ts";
 
 export interface ProducerLimits {
   /** A producer idle this long is forgotten (a later retry from it is refused as unknown). */
@@ -41,6 +42,8 @@ export type StoredProducers = Record<string, StoredProducer>;
 export class ProducerTable {
   readonly #entries = new Map<string, ProducerEntry>();
   readonly #limits: ProducerLimits;
+  /** The table's memory went back to the budget: it no longer counts there. */
+  #released = false;
 
   constructor(limits: ProducerLimits, stored: StoredProducers = {}) {
     this.#limits = limits;
@@ -50,14 +53,23 @@ export class ProducerTable {
 
   #set(id: string, entry: ProducerEntry | undefined): void {
     const budget = this.#limits.budget;
-    if (budget) budget.bytes += entryBytes(id, entry) - entryBytes(id, this.#entries.get(id));
+    if (budget && !this.#released) {
+      budget.bytes += entryBytes(id, entry) - entryBytes(id, this.#entries.get(id));
+    }
     if (entry === undefined) this.#entries.delete(id);
     else this.#entries.set(id, entry);
   }
 
-  /** Gives the table's memory back to the star's budget (the stream's log is closing). */
+  /**
+   * Gives the table's memory back to the star's budget (the stream's log is closing). The
+   * entries stay: a star shutting down may still settle a chunk and write the state object.
+   */
   release(): void {
-    for (const id of [...this.#entries.keys()]) this.#set(id, undefined);
+    const budget = this.#limits.budget;
+    if (budget && !this.#released) {
+      for (const [id, e] of this.#entries) budget.bytes -= entryBytes(id, e);
+    }
+    this.#released = true;
   }
 
   get size(): number {
@@ -86,9 +98,10 @@ export class ProducerTable {
     );
   }
 
-  /** Applies an acknowledged batch (or a replayed mark, idempotently). */
-  remember(id: string, epoch: bigint, ack: BatchAck, atMs: number): void {
-    this.#set(id, remember(this.#entries.get(id), epoch, ack, atMs));
+  /** Applies a committed batch's producer mark (again, on replay: idempotently). */
+  remember(m: ProducerMark, atMs: number): void {
+    const ack = { seq: m.seq, start: m.start, end: m.end, timestampMs: m.timestampMs };
+    this.#set(m.id, remember(this.#entries.get(m.id), m.epoch, ack, atMs));
   }
 
   /** Forgets producers idle for longer than the TTL. */

@@ -13,8 +13,10 @@ import { findDetail } from "../../contract/proto/index.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import { createMemoryStore, type ObjectStore } from "../../platform/objstore/index.ts";
 import { validateBatch } from "../append/validate-batch.ts";
+import { unavailable } from "../errors.ts";
 import { newBucket, newStream } from "../lifecycle/config.ts";
 import { DEFAULT_LIMITS } from "../limits.ts";
+import { ProducerBudget } from "../producers/producer-table.ts";
 import { Catalog } from "../storage/catalog.ts";
 import { ChunkStore } from "../storage/chunk-store.ts";
 import { chunksPrefix, logKey, logPrefix, parseLogKey } from "../storage/keys.ts";
@@ -768,4 +770,20 @@ test("delete_on_empty: an aged stream without records is vacated after what is q
   await refused(log.append(batch("b"), at(2)), status.NOT_FOUND, "NotFoundDetail");
   const never = await open(createMemoryStore(), descriptor({ created_at_unix_ms: "0" }));
   assert.equal(never.emptyAndAged(10n ** 12n), false, "0 is never");
+});
+
+test("producers outlive a shutdown that settles after the log closed", async () => {
+  const store = createMemoryStore();
+  const d = descriptor({ class: "CLASS_EXPRESS" });
+  const log = await open(store, d, {
+    producers: { ttlMs: 60_000, maxPerStream: 10, budget: new ProducerBudget(1 << 20) },
+  });
+  const ack = await log.append(batch("a"), { ...at(1), ...as("p", 0n, 0n) });
+  // A star shutting down closes its logs, and may still finish a settle.
+  log.close(unavailable("the star is shutting down"));
+  await log.settle();
+  const again = await open(store, d);
+  const retry = await again.append(batch("a"), { ...at(2), ...as("p", 0n, 0n) });
+  assert.equal(retry.duplicate, true);
+  assert.deepEqual(retry.start, ack.start);
 });

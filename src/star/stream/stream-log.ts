@@ -322,7 +322,12 @@ export class StreamLog {
   emptyAndAged(nowMs: bigint): boolean {
     const minAge = BigInt(this.descriptor.delete_on_empty_min_age_ms ?? "0");
     const age = nowMs - BigInt(this.descriptor.created_at_unix_ms);
-    return minAge > 0n && this.#trim >= this.#tail && age >= minAge;
+    return minAge > 0n && this.#empty && age >= minAge;
+  }
+
+  /** No readable record: all trimmed or expired, or none ever. */
+  get #empty(): boolean {
+    return this.#trim >= this.#tail;
   }
 
   /**
@@ -336,12 +341,8 @@ export class StreamLog {
   }
 
   #applyVacate(item: Extract<Queued, { kind: "vacate" }>): void {
-    if (this.#trim < this.#tail) {
-      item.resolve(false);
-      return;
-    }
-    this.close();
-    item.resolve(true);
+    if (this.#empty) this.close();
+    item.resolve(this.#empty);
   }
 
   /** Installs, rotates or clears the fencing token after every batch queued before it. */
@@ -572,17 +573,14 @@ export class StreamLog {
   async #commit({ batches: sequenced, retries, closes }: Sequencing): Promise<void> {
     const first = sequenced[0] as Sequenced;
     const records: ChunkRecord[] = [];
+    const producers: ProducerMark[] = [];
     let bytes = 0;
     for (const s of sequenced) {
       for (const r of s.item.batch.records) records.push({ ...r, timestampMs: s.timestampMs });
       bytes += s.item.batch.contentBytes;
-    }
-    const producers: ProducerMark[] = [];
-    for (const s of sequenced) {
       const claim = s.item.options.producer;
-      if (!claim) continue;
       const end = s.start + BigInt(s.item.batch.records.length);
-      producers.push({ ...claim, start: s.start, end, timestampMs: s.timestampMs });
+      if (claim) producers.push({ ...claim, start: s.start, end, timestampMs: s.timestampMs });
     }
     const d = this.descriptor;
     const entry = {
@@ -595,9 +593,7 @@ export class StreamLog {
     };
     await this.#wal.append(entry, bytes);
     const now = this.#clock.now();
-    for (const m of producers) {
-      this.#producers.remember(m.id, m.epoch, { ...m }, now);
-    }
+    for (const m of producers) this.#producers.remember(m, now);
     if (producers.length > 0 || closes) this.#stateDirty = true;
     if (closes) this.#sealed = true;
     // Kept until settled: copied out of the request buffers they were decoded from, so the

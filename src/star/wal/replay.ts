@@ -115,7 +115,7 @@ async function keepMarks(
   const now = Date.now();
   let closed = state.closed === true;
   for (const e of entries) {
-    for (const m of e.marks.producers) table.remember(m.id, m.epoch, m, now);
+    for (const m of e.marks.producers) table.remember(m, now);
     closed ||= e.marks.closed;
   }
   await catalog.putState(streamId, { ...state, producers: table.toJSON(), closed });
