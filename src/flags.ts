@@ -11,6 +11,7 @@ import {
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_HUB_LINGER_MS,
   DEFAULT_HUB_RING,
+  DEFAULT_KEEP_ALIVE_HINT_S,
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_MAX_SESSIONS_PER_CLIENT,
   DEFAULT_MAX_WAIT_S,
@@ -103,6 +104,12 @@ export const flags = defineFlags({
     default: DEFAULT_HEADERS_TIMEOUT_MS,
     min: 1,
     help: "a connection whose request headers have not all arrived after this long gets 408 and is closed (slow-header attacks), ms",
+  },
+  "keep-alive-hint-s": {
+    type: "int",
+    default: DEFAULT_KEEP_ALIVE_HINT_S,
+    min: 1,
+    help: "the idle time HTTP/1.1 responses advertise (Keep-Alive: timeout=), seconds; keep it below the idle timeout of any balancer in front, which may pass the header on to clients (HAProxy does)",
   },
   "slow-consumer-ms": {
     type: "int",

@@ -102,6 +102,8 @@ export interface AppOptions {
   maxConnections?: number;
   /** How long a client may take to send a request's headers (slow-header attacks). */
   headersTimeoutMs?: number;
+  /** The idle time HTTP/1.1 responses advertise in `Keep-Alive: timeout=`, seconds. */
+  keepAliveHintS?: number;
   /** PEM certificate chain and key: TLS with ALPN h2 and http/1.1; absent: HTTP/1.1 and h2c. */
   tls?: { cert: Buffer; key: Buffer };
   /** Concurrent streams of one HTTP/2 connection. */
@@ -137,6 +139,11 @@ export const DEFAULT_SSE_MAX_STREAMS = 64;
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 /** Longer than a balancer's own keep-alive timeout, so the balancer closes idle connections first. */
 const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+/**
+ * Below the idle timeout balancers hold client connections for (HAProxy passes the header on):
+ * Node's own default, and above undici's 4 s.
+ */
+export const DEFAULT_KEEP_ALIVE_HINT_S = 5;
 export const DEFAULT_NDJSON_SESSION_BYTES = 4 * 1024 ** 3;
 export const DEFAULT_DRAIN_GRACE_MS = 10_000;
 /**
@@ -184,6 +191,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
         ...(opts.tls ? { tls: opts.tls } : {}),
         headersTimeoutMs,
         keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS,
+        keepAliveHintS: opts.keepAliveHintS ?? DEFAULT_KEEP_ALIVE_HINT_S,
         h2MaxStreams: opts.h2MaxStreams ?? DEFAULT_H2_MAX_STREAMS,
         ...(proxyProtocol ? { proxyProtocol } : {}),
       }) as unknown as Server,

@@ -7,6 +7,10 @@ import { Drain, drainPlugin } from "./drain.ts";
 
 async function server(drain: Drain, handler: () => Promise<string> = async () => "ok") {
   const app = Fastify();
+  // As the gateway's listener does for every HTTP/1.1 response that may keep its connection.
+  app.addHook("onRequest", async (_req, reply) => {
+    reply.raw.setHeader("keep-alive", "timeout=5");
+  });
   await app.register(drainPlugin, { drain });
   app.get("/x", handler);
   const base = await app.listen({ host: "127.0.0.1", port: 0 });
@@ -27,6 +31,7 @@ test("draining through the delay serves as before; hurry() ends the delay; then 
   const during = await client.request({ path: "/x", method: "GET" });
   assert.equal(during.statusCode, 200);
   assert.equal(during.headers.connection, "keep-alive");
+  assert.equal(during.headers["keep-alive"], "timeout=5");
   await during.body.text();
 
   drain.hurry();
@@ -62,6 +67,7 @@ test("a request in flight when closing starts is answered, with connection: clos
   const res = await answer;
   assert.equal(res.statusCode, 200);
   assert.equal(res.headers.connection, "close");
+  assert.equal(res.headers["keep-alive"], undefined, "no keep-alive hint on a closing connection");
   assert.equal(await res.body.text(), "late");
   await done;
 });

@@ -70,7 +70,10 @@ export class Drain {
  */
 export const drainPlugin = fp(async (app: FastifyInstance, opts: { drain: Drain }) => {
   const closeAfter = async (req: FastifyRequest, reply: FastifyReply) => {
-    if (opts.drain.closing && req.raw.httpVersionMajor === 1) reply.header("connection", "close");
+    if (opts.drain.closing && req.raw.httpVersionMajor === 1) {
+      reply.header("connection", "close");
+      reply.raw.removeHeader("keep-alive");
+    }
   };
   app.addHook("onRequest", closeAfter);
   app.addHook("onSend", closeAfter);

@@ -1,12 +1,19 @@
 import assert from "node:assert/strict";
 import { once } from "node:events";
 import type http from "node:http";
+import http2 from "node:http2";
 import net from "node:net";
 import { test } from "node:test";
 import Fastify from "fastify";
+import { request } from "undici";
 import { gatewayServer } from "./listener.ts";
 
-const SETTINGS = { headersTimeoutMs: 10_000, keepAliveTimeoutMs: 60_000, h2MaxStreams: 10 };
+const SETTINGS = {
+  headersTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 60_000,
+  keepAliveHintS: 5,
+  h2MaxStreams: 10,
+};
 const REQUEST = "GET / HTTP/1.1\r\nhost: x\r\n\r\n";
 
 /** Counts the complete responses (each ending in "ok") a socket receives. */
@@ -112,4 +119,39 @@ test("a connection whose request arrived while the event loop was stalled past t
   const until = Date.now() + 150;
   while (Date.now() < until);
   assert.equal(await answers.until(1), 1, "answered, not cut with 408");
+});
+
+test("HTTP/1.1 responses advertise the keep-alive hint, not the idle timeout; HTTP/2 and closes none", async (t) => {
+  const server = gatewayServer(
+    (_req, res) => {
+      res.setHeader("content-length", 2);
+      res.end("ok");
+    },
+    { ...SETTINGS, keepAliveHintS: 3 },
+  );
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as net.AddressInfo;
+  const session = http2.connect(`http://127.0.0.1:${port}`);
+  t.after(() => {
+    session.destroy();
+    server.closeAllConnections();
+    server.close();
+  });
+  const kept = await request(`http://127.0.0.1:${port}/`);
+  await kept.body.text();
+  assert.equal(kept.headers["keep-alive"], "timeout=3");
+  assert.equal(kept.headers.connection, "keep-alive");
+
+  const closed = await request(`http://127.0.0.1:${port}/`, { headers: { connection: "close" } });
+  await closed.body.text();
+  assert.equal(closed.headers.connection, "close");
+  assert.equal(closed.headers["keep-alive"], undefined);
+
+  const stream = session.request({ ":path": "/" });
+  const [headers] = (await once(stream, "response")) as [http2.IncomingHttpHeaders];
+  stream.resume();
+  await once(stream, "end");
+  assert.equal(headers[":status"], 200);
+  assert.equal(headers["keep-alive"], undefined);
 });

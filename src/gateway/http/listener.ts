@@ -29,6 +29,12 @@ export interface ListenerSettings {
   headersTimeoutMs: number;
   /** An idle HTTP/1.1 connection, and an idle HTTP/2 session, close after this. */
   keepAliveTimeoutMs: number;
+  /**
+   * The idle time HTTP/1.1 responses advertise (`Keep-Alive: timeout=`), seconds. A balancer may
+   * pass the header on (HAProxy does), and clients trust it: it must stay below the idle timeout
+   * of any balancer in front, which closes client connections it holds idle longer.
+   */
+  keepAliveHintS: number;
   /** Concurrent streams of one HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS). */
   h2MaxStreams: number;
   /** The peers whose connections open with a PROXY header, before TLS if any (proxy-accept.ts). */
@@ -44,6 +50,10 @@ export type GatewayServer = net.Server & {
 };
 
 export function gatewayServer(handler: Handler, settings: ListenerSettings): GatewayServer {
+  // Node would advertise keepAliveTimeoutMs (72 s), longer than balancers hold idle client
+  // connections: a client trusting it sends on a connection the balancer is closing. A
+  // Keep-Alive header of the response's own stops Node from adding its one.
+  const hint = `timeout=${settings.keepAliveHintS}`;
   const h1 = http.createServer(
     {
       headersTimeout: settings.headersTimeoutMs,
@@ -53,7 +63,10 @@ export function gatewayServer(handler: Handler, settings: ListenerSettings): Gat
       // Sessions (SSE, NDJSON) are long requests; bodies have their own timeouts (body-guard).
       requestTimeout: 0,
     },
-    handler,
+    (req, res) => {
+      if (res.shouldKeepAlive) res.setHeader("keep-alive", hint);
+      handler(req, res);
+    },
   );
   const h2 = http2.createServer(
     { settings: { maxConcurrentStreams: settings.h2MaxStreams } },
