@@ -3,6 +3,7 @@
 import {
   DEFAULT_BODY_LIMIT,
   DEFAULT_BODY_TIMEOUTS,
+  DEFAULT_CACHE_MAX_AGE_S,
   DEFAULT_COMPRESS_MIN_BYTES,
   DEFAULT_DRAIN_DELAY_MS,
   DEFAULT_DRAIN_GRACE_MS,
@@ -104,6 +105,12 @@ export const flags = defineFlags({
     default: DEFAULT_HEADERS_TIMEOUT_MS,
     min: 1,
     help: "a connection whose request headers have not all arrived after this long gets 408 and is closed (slow-header attacks), ms",
+  },
+  "cache-max-age-s": {
+    type: "int",
+    default: DEFAULT_CACHE_MAX_AGE_S,
+    min: 0,
+    help: "how long shared caches (CDNs, proxies) may keep a page read that can no longer change (public when read without a credential, private with one), seconds; 0 makes every page no-store",
   },
   "keep-alive-hint-s": {
     type: "int",

@@ -129,6 +129,7 @@ const app = await buildApp({
   ssePingMs: opts.ssePingMs,
   slowConsumerMs: opts.slowConsumerMs,
   sseMaxStreams: opts.sseMaxStreams,
+  cacheMaxAgeS: opts.cacheMaxAgeS,
   maxSessionsPerClient: opts.maxSessionsPerClient,
   ndjsonSessionBytes: opts.ndjsonSessionMb * 1024 * 1024,
   drainGraceMs: opts.drainGraceMs,

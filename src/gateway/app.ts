@@ -15,6 +15,7 @@ import {
   clientError,
   compressionPlugin,
   DEFAULT_BODY_TIMEOUTS,
+  DEFAULT_CACHE_MAX_AGE_S,
   DEFAULT_COMPRESS_MIN_BYTES,
   DEFAULT_H2_MAX_STREAMS,
   DEFAULT_MAX_CONNECTIONS,
@@ -80,6 +81,8 @@ export interface AppOptions {
   slowConsumerMs?: number;
   /** The most streams one multiplexed subscription (GET /v1/subscribe) may follow. */
   sseMaxStreams?: number;
+  /** How long caches may keep a settled page read, seconds; 0: every page is no-store. */
+  cacheMaxAgeS?: number;
   /** Peers whose X-Forwarded-For names the client (http/trusted-proxies.ts); none: no peer. */
   trustProxy?: readonly string[];
   /** Which header those peers write the client's address in; default x-forwarded-for. */
@@ -308,6 +311,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     bodyTimeouts,
     subscribe,
     sseMaxStreams: opts.sseMaxStreams ?? DEFAULT_SSE_MAX_STREAMS,
+    cacheMaxAgeS: opts.cacheMaxAgeS ?? DEFAULT_CACHE_MAX_AGE_S,
   });
   await app.register(tokenRoutes, { upstream: opts.upstream });
   // S2's REST API beside nova's (docs/s2-compat.md), on the same upstream, hubs and reads.

@@ -4,6 +4,7 @@ export { createReadService, DEFAULT_READPLAN_SETTINGS } from "./history/index.ts
 export {
   createMetrics,
   DEFAULT_BODY_TIMEOUTS,
+  DEFAULT_CACHE_MAX_AGE_S,
   DEFAULT_COMPRESS_MIN_BYTES,
   DEFAULT_DRAIN_DELAY_MS,
   DEFAULT_H2_MAX_STREAMS,

@@ -2633,6 +2633,8 @@ export interface operations {
         accept?: string;
         /** @description SSE resume id seq_num,count,bytes (EventSource sends it on reconnect); as ?last_event_id=. */
         "last-event-id"?: string;
+        /** @description The ETag of a page the client holds: a settled page with the same records answers 304 (weak comparison; `*` matches any settled page). */
+        "if-none-match"?: string;
       };
       path: {
         /**
@@ -2655,6 +2657,12 @@ export interface operations {
         headers: {
           /** @description On a page read (neither `wait` nor SSE): `plan;dur=MS, s3;dur=MS, star;dur=MS`, the milliseconds this read spent asking stars for ReadPlans, fetching chunks from object storage, and reading through the stars. `s3` above 0: settled history came straight from object storage; `star` above 0: some or all of it was read through a star. */
           "server-timing"?: string;
+          /** @description A settled page (it starts at a seq_num or timestamp_ms and stopped short of the tail, or the stream is closed): `public, max-age=N` (--cache-max-age-s, 60) when read without a credential, `private, max-age=N` with one. Any other read: `no-store`. */
+          "cache-control"?: string;
+          /** @description Settled pages only: a weak validator over the page's records as they are rendered (format and integer mode included); the page's `tail` may differ under the same ETag. */
+          etag?: string;
+          /** @description `accept, accept-encoding, nova-format`. */
+          vary?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2668,6 +2676,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+      /** @description A settled page whose ETag matched `If-None-Match`: the client's copy holds the same records. No body; `etag`, `cache-control` and `vary` as on the 200. */
+      304: {
+        headers: {
+          /** @description A settled page (it starts at a seq_num or timestamp_ms and stopped short of the tail, or the stream is closed): `public, max-age=N` (--cache-max-age-s, 60) when read without a credential, `private, max-age=N` with one. Any other read: `no-store`. */
+          "cache-control"?: string;
+          /** @description Settled pages only: a weak validator over the page's records as they are rendered (format and integer mode included); the page's `tail` may differ under the same ETag. */
+          etag?: string;
+          /** @description `accept, accept-encoding, nova-format`. */
+          vary?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": unknown;
+        };
       };
       /** @description Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument. */
       400: {

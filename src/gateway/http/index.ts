@@ -19,6 +19,7 @@ export * from "./live-sessions.ts";
 export * from "./metrics.ts";
 export * from "./openapi.ts";
 export * from "./ops.ts";
+export * from "./page-caching.ts";
 export * from "./pipeline-order.ts";
 export * from "./raw-response.ts";
 export * from "./request-log.ts";

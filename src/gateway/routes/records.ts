@@ -7,7 +7,14 @@ import { invalidArgument } from "../errors/index.ts";
 import type { ReadService } from "../history/index.ts";
 import { serverTiming } from "../history/index.ts";
 import type { AppendAdmission, BodyTimeouts, GatewayMetrics, LiveSessions } from "../http/index.ts";
-import { clientKey, routeSchemas, sendJsonBytes, takeResponseBuffer } from "../http/index.ts";
+import {
+  answerCached,
+  clientKey,
+  pageIsSettled,
+  routeSchemas,
+  sendJsonBytes,
+  takeResponseBuffer,
+} from "../http/index.ts";
 import type { SubscribeDeps } from "../sessions/index.ts";
 import {
   SSE_HEADERS,
@@ -57,6 +64,8 @@ export interface RecordRoutesOptions {
   subscribe: SubscribeDeps;
   /** The most streams one multiplexed subscription may follow. */
   sseMaxStreams: number;
+  /** How long caches may keep a settled page, seconds (http/page-caching.ts). */
+  cacheMaxAgeS: number;
 }
 
 export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptions) {
@@ -163,6 +172,7 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
       return reply.code(200).headers(SSE_HEADERS).send();
     }
     if (query.wait > 0 && !head) {
+      reply.header("cache-control", "no-store");
       return sendJsonBytes(
         reply,
         readBatchJsonBytes(
@@ -175,10 +185,14 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
     }
     const page = await opts.reads.page(address, query, ctx.call);
     reply.header("server-timing", serverTiming(page.timings));
-    return sendJsonBytes(
-      reply,
-      readBatchJsonBytes(page.response, format, ctx.int64, takeResponseBuffer),
-    );
+    const json = readBatchJsonBytes(page.response, format, ctx.int64, takeResponseBuffer);
+    const caching = {
+      settled: pageIsSettled({ start: query.start, ...page.response }),
+      credential: ctx.call.authorization !== undefined,
+      maxAgeS: opts.cacheMaxAgeS,
+    };
+    if (answerCached(req, reply, json, caching)) return reply;
+    return sendJsonBytes(reply, json);
   }
 
   async function subscribeStreams(req: FastifyRequest, reply: FastifyReply) {

@@ -167,6 +167,12 @@ export const ReadHeaders = Type.Object({
         "SSE resume id seq_num,count,bytes (EventSource sends it on reconnect); as ?last_event_id=.",
     }),
   ),
+  "if-none-match": Type.Optional(
+    Type.String({
+      description:
+        "The ETag of a page the client holds: a settled page with the same records answers 304 (weak comparison; `*` matches any settled page).",
+    }),
+  ),
 });
 
 /** A multiplexed subscription: several streams on one SSE response. */

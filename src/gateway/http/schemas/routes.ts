@@ -37,6 +37,20 @@ const serverTiming = {
   },
 };
 
+const pageCaching = {
+  "cache-control": {
+    type: "string",
+    description:
+      "A settled page (it starts at a seq_num or timestamp_ms and stopped short of the tail, or the stream is closed): `public, max-age=N` (--cache-max-age-s, 60) when read without a credential, `private, max-age=N` with one. Any other read: `no-store`.",
+  },
+  etag: {
+    type: "string",
+    description:
+      "Settled pages only: a weak validator over the page's records as they are rendered (format and integer mode included); the page's `tail` may differ under the same ETag.",
+  },
+  vary: { type: "string", description: "`accept, accept-encoding, nova-format`." },
+};
+
 /** What each error status means here, by the codes it carries (the table in docs/http-api.md). */
 const ERROR_STATUSES = {
   400: "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument.",
@@ -346,7 +360,7 @@ export const routeSchemas = {
     response: {
       200: {
         description: "A page of records, or an SSE subscription.",
-        headers: serverTiming,
+        headers: { ...serverTiming, ...pageCaching },
         content: {
           "application/json": { schema: ref("ReadBatch") },
           "text/event-stream": { schema: { type: "string", description: SSE_DESCRIPTION } },
@@ -355,6 +369,11 @@ export const routeSchemas = {
       204: noContent(
         "SSE only: a resumed session whose bounds are already met (stops EventSource reconnecting).",
       ),
+      304: {
+        description:
+          "A settled page whose ETag matched `If-None-Match`: the client's copy holds the same records. No body; `etag`, `cache-control` and `vary` as on the 200.",
+        headers: pageCaching,
+      },
       ...errorResponses([404, 416, 422]),
     },
   },
