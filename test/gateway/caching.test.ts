@@ -7,6 +7,7 @@ import { after, before, describe, test } from "node:test";
 import { request } from "undici";
 import { type GatewayProcess, gatewayProcess } from "../harness/gateway.ts";
 import { append, newStream } from "../harness/http.ts";
+import { metric } from "../harness/metrics.ts";
 import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
 import { tempDir } from "../harness/tmp.ts";
 
@@ -106,6 +107,34 @@ describe("page reads and caches", () => {
     assert.equal(res.headers.etag, undefined);
     res.body.on("error", () => {});
     res.body.destroy();
+  });
+
+  test("a 304 gives the page's pooled memory back, as a sent page does", async () => {
+    const fresh = await gatewayProcess([star.address]);
+    try {
+      const big = await newStream(fresh.base);
+      const body = "x".repeat(1024);
+      await append(
+        fresh.base,
+        big,
+        Array.from({ length: 100 }, () => body),
+      );
+      const idle = () =>
+        metric(fresh.base, "nova_gateway_memory_held_bytes", 'part="response_buffers_idle"');
+      const path = `${big}/records?seq_num=0&count=80`;
+      const first = await request(fresh.base + path);
+      assert.ok((await first.body.text()).length > 80 * 1024);
+      const kept = await idle();
+      assert.ok(kept >= 128 * 1024, `a sent page's memory is kept for reuse: ${kept}`);
+      const again = await request(fresh.base + path, {
+        headers: { "if-none-match": String(first.headers.etag) },
+      });
+      await again.body.text();
+      assert.equal(again.statusCode, 304);
+      assert.equal(await idle(), kept, "the 304's page went back too");
+    } finally {
+      await fresh.close();
+    }
   });
 
   test("--cache-max-age-s 0 makes every page no-store", async () => {

@@ -9,3 +9,6 @@ export const responseBuffers = new BufferPool(RESPONSE_BUFFERS_IDLE_BYTES);
 
 /** A buffer for a response body from the gateway's pool. */
 export const takeResponseBuffer = (size: number): Buffer => responseBuffers.take(size);
+
+/** A body taken from the pool that will not be sent after all (a 304): its memory goes back. */
+export const giveResponseBuffer = (body: Buffer): void => responseBuffers.give(body);

@@ -10,6 +10,7 @@ import type { AppendAdmission, BodyTimeouts, GatewayMetrics, LiveSessions } from
 import {
   answerCached,
   clientKey,
+  giveResponseBuffer,
   pageIsSettled,
   routeSchemas,
   sendJsonBytes,
@@ -191,7 +192,10 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
       credential: ctx.call.authorization !== undefined,
       maxAgeS: opts.cacheMaxAgeS,
     };
-    if (answerCached(req, reply, json, caching)) return reply;
+    if (answerCached(req, reply, json, caching)) {
+      giveResponseBuffer(json);
+      return reply;
+    }
     return sendJsonBytes(reply, json);
   }
 
