@@ -60,12 +60,13 @@ ${servers.join("\n")}
 `;
   const file = join(dir, "nginx.conf");
   await writeFile(file, config);
-  // -t checks the file; then the same shell becomes nginx, in the foreground.
+  // -t checks the file; then the same shell becomes nginx, in the foreground. `-e stderr`: the
+  // package's own error log (/var/log/nginx) is not writable by everyone who runs the tests.
   const proc = await startProcess({
     command: "/bin/sh",
     args: [
       "-c",
-      `"$0" -q -t -p "$1" -c "$2" && echo ready && exec "$0" -p "$1" -c "$2"`,
+      `"$0" -q -e stderr -t -p "$1" -c "$2" && echo ready && exec "$0" -e stderr -p "$1" -c "$2"`,
       tool.path,
       dir,
       file,
