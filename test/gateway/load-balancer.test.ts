@@ -5,6 +5,8 @@
 // - Idle SSE subscriptions live through 25 s (two and a half balancer timeouts) of silence,
 //   never more than --sse-ping-ms without a byte, and a wait=60 long-poll gets the gateway's
 //   empty 200, not HAProxy's 504.
+// - Responses reach clients through HAProxy with a Keep-Alive hint below HAProxy's own
+//   keep-alive timeout (HAProxy passes the header on).
 // - A rolling graceful restart of both gateways, while a producer appends without pause and
 //   subscribers follow, shows clients no error: every append answered 200, every record seen
 //   once, in order, by every subscriber.
@@ -115,6 +117,19 @@ describe("behind HAProxy", () => {
     } finally {
       for (const { es } of subscribers) es.close();
     }
+  });
+
+  test("through HAProxy, clients are told to close idle connections before HAProxy does", {
+    skip,
+  }, async () => {
+    // HAProxy passes the gateway's Keep-Alive header on; its own `timeout http-keep-alive` is
+    // 10 s (harness/haproxy.ts). A client keeping a connection idle past that would send on a
+    // connection HAProxy is closing.
+    const res = await request(`${(lb as Haproxy).base}/livez`);
+    await res.body.text();
+    const hint = /^timeout=(\d+)$/.exec(String(res.headers["keep-alive"]));
+    assert.ok(hint, `keep-alive: ${res.headers["keep-alive"]}`);
+    assert.ok(Number(hint[1]) * 1000 < 10_000, `keep-alive: ${res.headers["keep-alive"]}`);
   });
 
   test("a rolling graceful restart of both gateways shows clients no error, no gap, no duplicate", {
