@@ -4,6 +4,8 @@
 // - a page read with a token is private: never served from the cache, neither to a client
 //   without a token (the gateway answers it 401) nor to the next one with a token.
 // - a page touching the tail is no-store: an append shows in the next read through the cache.
+// - the same URL in base64 or as an event stream is another representation (Vary), and the
+//   event stream streams through nginx.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { request } from "undici";
@@ -97,6 +99,60 @@ describe("behind nginx's proxy_cache", () => {
     const statuses = pages.map((p) => String(p.headers["x-cache-status"]));
     assert.equal(statuses.filter((s) => s === "MISS").length, 1, statuses.join(" "));
     assert.equal((await pageReads(gw))["200"], before + 1, "the gateway answered one of them");
+  });
+
+  test("the same URL as an event stream or in base64 never gets the cached page", {
+    skip,
+  }, async () => {
+    const { gw } = open as { gw: GatewayProcess };
+    const front = (nginx as Nginx).bases[0] as string;
+    const stream = await newStream(gw.base);
+    await append(gw.base, stream, ["a", "b", "c"]);
+    const path = `${stream}/records?seq_num=0&count=2`;
+    const page = await get(front, path);
+    assert.equal(page.status, 200, page.text);
+    assert.equal((await get(front, path)).headers["x-cache-status"], "HIT");
+
+    const base64 = await get(front, path, { "nova-format": "base64" });
+    assert.deepEqual(
+      JSON.parse(base64.text).records.map((r: { body: string }) => r.body),
+      ["YQ==", "Yg=="],
+    );
+
+    const sameUrl = await get(front, path, { accept: "text/event-stream" });
+    assert.equal(sameUrl.headers["content-type"], "text/event-stream");
+    assert.notEqual(sameUrl.headers["x-cache-status"], "HIT");
+    assert.match(sameUrl.text, /event: batch[\s\S]*"a"[\s\S]*"b"[\s\S]*event: done/);
+
+    // Through nginx (x-accel-buffering: no) an event stream arrives as the gateway writes it:
+    // the records there are, then one appended after it started.
+    const controller = new AbortController();
+    const deadline = setTimeout(
+      () => controller.abort(new Error("the live record did not arrive within 15 s")),
+      15_000,
+    );
+    const events = await request(`${front}${stream}/records?seq_num=0`, {
+      headers: { accept: "text/event-stream" },
+      signal: controller.signal,
+    });
+    try {
+      assert.equal(events.headers["content-type"], "text/event-stream");
+      let text = "";
+      let appended = false;
+      for await (const chunk of events.body) {
+        text += String(chunk);
+        if (!appended && text.includes('"c"')) {
+          appended = true;
+          await append(gw.base, stream, ["live"]);
+        }
+        if (text.includes('"live"')) break;
+      }
+      assert.ok(text.includes('"live"'), text);
+    } finally {
+      clearTimeout(deadline);
+      events.body.on("error", () => {});
+      controller.abort();
+    }
   });
 
   test("a page read with a token is never served from the cache", { skip }, async () => {
