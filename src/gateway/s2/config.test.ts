@@ -48,7 +48,7 @@ test("a stream config read back is the config written (whole seconds of retentio
           retention_max_age_ms: settings.retention_max_age_ms as string,
           timestamping_mode: settings.timestamping_mode as string,
           timestamping_uncapped: settings.timestamping_uncapped as boolean,
-          delete_on_empty_min_age_ms: settings.delete_on_empty_min_age_ms,
+          delete_on_empty_min_age_ms: settings.delete_on_empty_min_age_ms as string,
         });
         assert.deepEqual(back, s2);
       },

@@ -194,14 +194,13 @@ interface NovaSettings {
   retention_max_age_ms: string;
   timestamping_mode: string;
   timestamping_uncapped: boolean;
-  delete_on_empty_min_age_ms: string | undefined;
+  delete_on_empty_min_age_ms: string;
 }
 
 /** S2's StreamConfig for nova's settings; an age that is not whole seconds rounds up. */
 export function streamConfigToS2(s: NovaSettings | Stream__Output) {
   const ms = BigInt(s.retention_max_age_ms);
-  // Descriptors written before the field existed have none.
-  const emptyMs = BigInt(s.delete_on_empty_min_age_ms ?? "0");
+  const emptyMs = BigInt(s.delete_on_empty_min_age_ms);
   return {
     storage_class: CLASS_NAMES[s.class] ?? "standard",
     retention_policy: ms === 0n ? { infinite: {} } : { age: (ms + 999n) / 1000n },

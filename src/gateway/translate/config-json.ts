@@ -176,8 +176,7 @@ export function streamToJson(s: Stream__Output, mode: Int64Mode): StreamJson {
     throughput_max_bytes_per_second: writeExactInt(s.throughput_max_bytes_per_second, mode),
     timestamping_mode: s.timestamping_mode,
     timestamping_uncapped: s.timestamping_uncapped,
-    // Descriptors written before the field existed have none: 0, never.
-    delete_on_empty_min_age_ms: writeExactInt(s.delete_on_empty_min_age_ms ?? "0", mode),
+    delete_on_empty_min_age_ms: writeExactInt(s.delete_on_empty_min_age_ms, mode),
     creation_token: s.creation_token,
     created_at_unix_ms: writeExactInt(s.created_at_unix_ms, mode),
   };
@@ -228,10 +227,7 @@ export function bucketToJson(b: Bucket__Output, mode: Int64Mode): BucketJson {
     ),
     default_timestamping_mode: b.default_timestamping_mode,
     default_timestamping_uncapped: b.default_timestamping_uncapped,
-    default_delete_on_empty_min_age_ms: writeExactInt(
-      b.default_delete_on_empty_min_age_ms ?? "0",
-      mode,
-    ),
+    default_delete_on_empty_min_age_ms: writeExactInt(b.default_delete_on_empty_min_age_ms, mode),
     creation_token: b.creation_token,
     created_at_unix_ms: writeExactInt(b.created_at_unix_ms, mode),
   };

@@ -162,8 +162,7 @@ export function newStream(
     throughput_max_bytes_per_second: bucket.default_throughput_max_bytes_per_second,
     timestamping_mode: bucket.default_timestamping_mode,
     timestamping_uncapped: bucket.default_timestamping_uncapped,
-    // Buckets written before the field existed have none.
-    delete_on_empty_min_age_ms: bucket.default_delete_on_empty_min_age_ms ?? "0",
+    delete_on_empty_min_age_ms: bucket.default_delete_on_empty_min_age_ms,
     creation_token: creationToken,
     created_at_unix_ms: String(nowMs),
     deleted_at_unix_ms: "0",

@@ -4,7 +4,7 @@ import type { Bucket__Output } from "../../gen/nova/v1/Bucket.ts";
 import type { ObjectStore } from "../../platform/objstore/index.ts";
 import { createMemoryStore } from "../../platform/objstore/index.ts";
 import { Catalog } from "./catalog.ts";
-import { bucketKey } from "./keys.ts";
+import { bucketKey, streamKey } from "./keys.ts";
 
 const bucket = (name: string, token: string) =>
   ({ name, creation_token: token, deleted_at_unix_ms: "0" }) as Bucket__Output;
@@ -96,4 +96,16 @@ test("a read that a write overtook is not cached, even when the write was droppe
   await reading;
   // A fleet of one trusts its cache forever: the read's older find must not be what it keeps.
   assert.equal((await catalog.getBucket("b"))?.creation_token, "new");
+});
+
+test("a descriptor written before a field existed reads with what its absence means", async () => {
+  const store = createMemoryStore();
+  const catalog = new Catalog(store);
+  await store.put(bucketKey("old"), Buffer.from(JSON.stringify(bucket("old", "t"))));
+  await store.put(
+    streamKey("old", "s"),
+    Buffer.from(JSON.stringify({ bucket: "old", key: "s", stream_id: "id" })),
+  );
+  assert.equal((await catalog.getBucket("old"))?.default_delete_on_empty_min_age_ms, "0");
+  assert.equal((await catalog.getStream("old", "s"))?.delete_on_empty_min_age_ms, "0");
 });

@@ -61,6 +61,13 @@ export interface ReadOptions {
   fresh?: boolean;
 }
 
+/**
+ * Fields added to descriptors after some were written, with what a descriptor that has none
+ * means: filled in as a descriptor is read, so no reader has to know its age.
+ */
+const BUCKET_ADDED = { default_delete_on_empty_min_age_ms: "0" } satisfies Partial<Bucket__Output>;
+const STREAM_ADDED = { delete_on_empty_min_age_ms: "0" } satisfies Partial<Stream__Output>;
+
 export class Catalog {
   readonly #store: ObjectStore;
   readonly #ttlMs: number;
@@ -98,6 +105,7 @@ export class Catalog {
     cache: Map<string, Entry<T>>,
     objectKey: string,
     opts: ReadOptions,
+    added: Partial<T>,
   ): Promise<T | undefined> {
     const before = cache.get(objectKey);
     if (before && !opts.fresh && this.#now() - before.at < this.#ttlMs) {
@@ -105,7 +113,8 @@ export class Catalog {
       return before.value ?? undefined;
     }
     const writes = this.#writes;
-    const found = await this.#read<T>(objectKey);
+    const stored = await this.#read<T>(objectKey);
+    const found = stored && { ...added, ...stored };
     const now = cache.get(objectKey);
     if (now !== before && now !== undefined) return now.value ?? undefined;
     // A write landed and was dropped from the cache meanwhile: what this read found may be
@@ -116,7 +125,7 @@ export class Catalog {
   }
 
   getBucket(name: string, opts: ReadOptions = {}): Promise<Bucket__Output | undefined> {
-    return this.#cached(this.#buckets, bucketKey(name), opts);
+    return this.#cached(this.#buckets, bucketKey(name), opts, BUCKET_ADDED);
   }
 
   async putBucket(bucket: Bucket__Output): Promise<void> {
@@ -152,7 +161,7 @@ export class Catalog {
     key: string,
     opts: ReadOptions = {},
   ): Promise<Stream__Output | undefined> {
-    return this.#cached(this.#streams, streamKey(bucket, key), opts);
+    return this.#cached(this.#streams, streamKey(bucket, key), opts, STREAM_ADDED);
   }
 
   async putStream(stream: Stream__Output): Promise<void> {

@@ -320,7 +320,7 @@ export class StreamLog {
    * records (all trimmed or expired, or none ever) and is at least that old.
    */
   emptyAndAged(nowMs: bigint): boolean {
-    const minAge = BigInt(this.descriptor.delete_on_empty_min_age_ms ?? "0");
+    const minAge = BigInt(this.descriptor.delete_on_empty_min_age_ms);
     const age = nowMs - BigInt(this.descriptor.created_at_unix_ms);
     return minAge > 0n && this.#empty && age >= minAge;
   }
