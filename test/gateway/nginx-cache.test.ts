@@ -11,6 +11,7 @@ import { after, before, describe, test } from "node:test";
 import { request } from "undici";
 import { type GatewayProcess, gatewayProcess } from "../harness/gateway.ts";
 import { append, newStream } from "../harness/http.ts";
+import { metric } from "../harness/metrics.ts";
 import { type Nginx, startNginx } from "../harness/nginx.ts";
 import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
 import { systemTool } from "../harness/system-tool.ts";
@@ -33,17 +34,9 @@ async function get(base: string, path: string, headers: Record<string, string> =
   return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
 }
 
-/** The page reads a gateway has answered, by status, from its /metrics. */
-async function pageReads(gw: GatewayProcess): Promise<Record<string, number>> {
-  const text = (await get(gw.base, "/metrics")).text;
-  const counts: Record<string, number> = {};
-  for (const line of text.split("\n")) {
-    const m = /^nova_gateway_requests_total\{(.*)\} (\d+)$/.exec(line);
-    if (!m?.[1]?.includes(READ_ROUTE)) continue;
-    const status = /status="(\d+)"/.exec(m[1])?.[1] ?? "";
-    counts[status] = (counts[status] ?? 0) + Number(m[2]);
-  }
-  return counts;
+/** The page reads a gateway has answered with `status`, from its /metrics. */
+function pageReads(gw: GatewayProcess, status: number): Promise<number> {
+  return metric(gw.base, "nova_gateway_requests_total", `${READ_ROUTE},status="${status}"`);
 }
 
 before(async () => {
@@ -84,7 +77,7 @@ describe("behind nginx's proxy_cache", () => {
       Array.from({ length: 20 }, (_, i) => `r${i}`),
     );
     const path = `${stream}/records?seq_num=5&count=10`;
-    const before = (await pageReads(gw))["200"] ?? 0;
+    const before = await pageReads(gw, 200);
 
     const pages = await Promise.all(Array.from({ length: 100 }, () => get(front, path)));
     for (const page of pages) {
@@ -98,7 +91,7 @@ describe("behind nginx's proxy_cache", () => {
     );
     const statuses = pages.map((p) => String(p.headers["x-cache-status"]));
     assert.equal(statuses.filter((s) => s === "MISS").length, 1, statuses.join(" "));
-    assert.equal((await pageReads(gw))["200"], before + 1, "the gateway answered one of them");
+    assert.equal(await pageReads(gw, 200), before + 1, "the gateway answered one of them");
   });
 
   test("the same URL as an event stream or in base64 never gets the cached page", {
@@ -180,7 +173,7 @@ describe("behind nginx's proxy_cache", () => {
       await res.body.dump();
     }
     const path = `/v1/buckets/${bucket}/streams/s/records?seq_num=0&count=1`;
-    const before = await pageReads(gw);
+    const before = { ok: await pageReads(gw, 200), refused: await pageReads(gw, 401) };
 
     const withToken = await get(front, path, auth);
     assert.equal(withToken.status, 200, withToken.text);
@@ -191,9 +184,9 @@ describe("behind nginx's proxy_cache", () => {
     assert.equal(again.status, 200);
     assert.notEqual(again.headers["x-cache-status"], "HIT");
 
-    const after = await pageReads(gw);
-    assert.equal((after["200"] ?? 0) - (before["200"] ?? 0), 2, "both token reads reached it");
-    assert.equal((after["401"] ?? 0) - (before["401"] ?? 0), 1, "so did the one without");
+    const ok = (await pageReads(gw, 200)) - before.ok;
+    assert.equal(ok, 2, "both token reads reached it");
+    assert.equal((await pageReads(gw, 401)) - before.refused, 1, "so did the one without");
   });
 
   test("a page touching the tail is not kept: the next read shows an append", {
