@@ -25,6 +25,7 @@ const faces = [
   "src/gateway/http",
   "src/gateway/routes",
   "src/gateway/console",
+  "src/gateway/cluster",
   "src/gateway/s2",
   "src/gateway/s2/s2s",
 ];

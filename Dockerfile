@@ -36,6 +36,7 @@ USER node
 VOLUME ["/data"]
 EXPOSE 8080
 # Liveness (a load balancer should probe /readyz itself); set the port with NOVA_PORT, not --port.
+# Use every core with NOVA_WORKERS (or --workers) set to the container's CPUs.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.NOVA_PORT}/livez`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # The entry without npm in between, so SIGTERM reaches the gateway and it drains.

@@ -48,6 +48,18 @@ export const flags = defineFlags({
     min: 1,
     help: "concurrent streams of one HTTP/2 connection (each SSE subscription and request is one)",
   },
+  workers: {
+    type: "int",
+    default: 1,
+    min: 1,
+    help: "gateway processes serving the one port (node:cluster), each with its own hubs; set it to the host's cores. An embedded star runs in the first process, beside them",
+  },
+  "cluster-ipc-timeout-ms": {
+    type: "int",
+    default: 2000,
+    min: 1,
+    help: "with --workers above 1: how long the first process waits for each worker's part of a /metrics answer, ms (then /metrics is 503)",
+  },
   "data-dir": {
     type: "string",
     default: "./.nova-data",

@@ -1,7 +1,10 @@
 // `npm start`: the gateway. With no --stars it embeds a star and object storage under
 // --data-dir; it prints `nova-gateway listening on http(s)://HOST:PORT` when ready, and drains on
-// SIGTERM and SIGINT.
+// SIGTERM and SIGINT. With --workers N this first process forks N gateway processes that serve
+// the port (src/gateway/cluster/), and runs the embedded star itself.
+import cluster from "node:cluster";
 import { mkdir, readFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import { resolve } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -9,6 +12,7 @@ import pino from "pino";
 import { flags, PROGRAM, SUMMARY } from "./flags.ts";
 import {
   buildApp,
+  ClusterPrimary,
   createMetrics,
   createReadService,
   DEFAULT_HUB_RING,
@@ -20,6 +24,7 @@ import {
   metricsObserver,
   REDACTED_PATHS,
   trustedProxies,
+  WorkerLink,
 } from "./gateway/index.ts";
 import { parseProcessFlags } from "./platform/cli/index.ts";
 import { GarbageNudge } from "./platform/memory/index.ts";
@@ -58,7 +63,13 @@ const tls =
     : undefined;
 // Logs go to stderr, so stdout carries only the ready line.
 const logger = pino(
-  { level: opts.logLevel, redact: { paths: REDACTED_PATHS, censor: "[redacted]" } },
+  {
+    level: opts.logLevel,
+    redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
+    ...(cluster.worker
+      ? { base: { pid: process.pid, hostname: hostname(), worker: cluster.worker.id } }
+      : {}),
+  },
   pino.destination(2),
 );
 logger.info({ node: process.version }, "nova-gateway starting");
@@ -73,6 +84,8 @@ if (stars.length === 0) {
   star = await startStar({ id: "embedded", listen: "127.0.0.1:0", store: storage.store, logger });
   stars = [star.address];
 }
+
+if (opts.workers > 1 && cluster.isPrimary) await runPrimary();
 
 const metrics = createMetrics();
 // The embedded star's caches live in this process: its /metrics shows them beside the gateway's.
@@ -190,5 +203,63 @@ function startGarbageNudge(slackBytes: number): GarbageNudge {
 
 process.on("SIGTERM", () => void stop("SIGTERM"));
 process.on("SIGINT", () => void stop("SIGINT"));
-// Ready only once the signal handlers are in: a supervisor may stop us as soon as it reads this.
-process.stdout.write(`nova-gateway listening on ${url}\n`);
+if (cluster.isWorker) {
+  const link = new WorkerLink({
+    registry: metrics.registry,
+    // Past the primary's wait for the other workers' parts.
+    timeoutMs: 2 * opts.clusterIpcTimeoutMs,
+    // A SIGTERM sent to the whole process group (systemd) reaches a worker twice: once is a stop.
+    onStop: (signal) => {
+      if (!stopping || signal === "SIGINT") void stop(signal);
+    },
+    onOrphaned: () => void stop("SIGINT"),
+  });
+  metrics.render = () => link.metricsText();
+  link.ready(url);
+} else {
+  // Ready only once the signal handlers are in: a supervisor may stop us as soon as it reads this.
+  process.stdout.write(`nova-gateway listening on ${url}\n`);
+}
+
+/**
+ * `--workers N`: forks the gateway processes (an embedded star stays here, in front of them all),
+ * prints the ready line once every one serves, and stops them on a signal. Never returns.
+ */
+async function runPrimary(): Promise<never> {
+  const own = createMetrics();
+  if (star) own.memory.include("star_", star.memory);
+  const primary = new ClusterPrimary({
+    workers: opts.workers,
+    env: {
+      ...(star ? { NOVA_STARS: stars.join(",") } : {}),
+      ...(storage ? { NOVA_S3_ENDPOINT: storage.endpoint } : {}),
+    },
+    logger,
+    ipcTimeoutMs: opts.clusterIpcTimeoutMs,
+    registry: own.registry,
+  });
+  const exit = async (code: number): Promise<never> => {
+    await star?.close();
+    await storage?.close();
+    process.exit(code);
+  };
+  let stopping = false;
+  const stopAll = async (signal: NodeJS.Signals) => {
+    if (!stopping) logger.info({ signal, workerPids: primary.pids }, "stopping the workers");
+    stopping = true;
+    await exit(await primary.stop(signal === "SIGINT" ? "SIGINT" : "SIGTERM"));
+  };
+  process.on("SIGTERM", () => void stopAll("SIGTERM"));
+  process.on("SIGINT", () => void stopAll("SIGINT"));
+  let url: string;
+  try {
+    url = await primary.start();
+  } catch (err) {
+    logger.error({ err }, "the workers did not start");
+    await primary.stop("SIGINT");
+    return exit(1);
+  }
+  logger.info({ workerPids: primary.pids, url }, "workers ready");
+  process.stdout.write(`nova-gateway listening on ${url}\n`);
+  return new Promise<never>(() => {});
+}

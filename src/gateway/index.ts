@@ -1,5 +1,6 @@
 // The gateway as a library: what its composition root (src/main.ts) puts together.
 export * from "./app.ts";
+export * from "./cluster/index.ts";
 export { createReadService, DEFAULT_READPLAN_SETTINGS } from "./history/index.ts";
 export {
   createMetrics,

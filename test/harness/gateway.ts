@@ -125,13 +125,17 @@ export async function gatewayProcess(
   };
 }
 
-/** `npm start`'s entry as a child process: an embedded star and object storage in `dataDir`. */
+/**
+ * `npm start`'s entry as a child process: an embedded star and object storage in `dataDir`.
+ * Without a `--drain-delay-ms` of its own it drains with no delay.
+ */
 export async function embeddedGateway(
   dataDir: string,
   more: string[] = [],
 ): Promise<{ url: string; proc: RunningProcess }> {
   const [command, args] = nodeArgs("src/main.ts", [
-    ...["--port", "0", "--data-dir", dataDir, "--log-level", "warn", "--drain-delay-ms", "0"],
+    ...["--port", "0", "--data-dir", dataDir, "--log-level", "warn"],
+    ...(more.includes("--drain-delay-ms") ? [] : ["--drain-delay-ms", "0"]),
     ...more,
   ]);
   const proc = await startProcess({

@@ -5,6 +5,7 @@ import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { MemoryParts } from "../../platform/memory/index.ts";
+import { unavailable } from "../errors/index.ts";
 import { createReadPlanMetrics, type ReadPlanMetrics } from "../history/index.ts";
 import type { FleetObserver } from "../upstream/index.ts";
 import { routeSchemas } from "./schemas/routes.ts";
@@ -30,6 +31,11 @@ export interface GatewayMetrics {
   hubDetaches: Counter;
   /** Each cache and pool's memory held against its bound (docs/operating.md, "Memory"). */
   memory: MemoryParts;
+  /**
+   * The /metrics answer: this registry's, or under `--workers` the whole cluster's from the
+   * primary (rejects when it cannot be had).
+   */
+  render: () => Promise<string>;
 }
 
 declare module "fastify" {
@@ -60,6 +66,7 @@ export function createMetrics(): GatewayMetrics {
   return {
     memory,
     registry,
+    render: () => registry.metrics(),
     upstreamCalls: new Counter({
       name: "nova_gateway_upstream_calls_total",
       help: "gRPC calls to stars by verb and status code",
@@ -135,8 +142,11 @@ export const metricsPlugin = fp(async (app: FastifyInstance, opts: { metrics: Ga
     latency.observe({ method: req.method, route }, reply.elapsedTime / 1000);
   });
   app.get("/metrics", { schema: routeSchemas.metrics }, async (_req, reply) => {
+    const text = await opts.metrics.render().catch((err: Error) => {
+      throw unavailable(`metrics: ${err.message}`);
+    });
     reply.type(registry.contentType);
-    return registry.metrics();
+    return text;
   });
 });
 

@@ -1,0 +1,3 @@
+export * from "./messages.ts";
+export * from "./primary.ts";
+export * from "./worker-link.ts";

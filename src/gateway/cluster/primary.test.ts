@@ -1,0 +1,188 @@
+import assert from "node:assert/strict";
+import { EventEmitter } from "node:events";
+import { describe, test } from "node:test";
+import pino from "pino";
+import { Counter, Registry } from "prom-client";
+import type { ToWorker } from "./messages.ts";
+import { ClusterPrimary, RESTART_DELAY_MS, type WorkerProcess } from "./primary.ts";
+
+const logger = pino({ level: "silent" });
+
+/** A forked worker the test drives: what it was sent, and its messages and exit on demand. */
+class FakeWorker implements WorkerProcess {
+  readonly sent: ToWorker[] = [];
+  readonly #events = new EventEmitter();
+  readonly pid: number;
+  constructor(pid: number) {
+    this.pid = pid;
+  }
+  send(message: ToWorker) {
+    this.sent.push(message);
+  }
+  onMessage(fn: (message: unknown) => void) {
+    this.#events.on("message", fn);
+  }
+  onExit(fn: (code: number | null, signal: string | null) => void) {
+    this.#events.on("exit", fn);
+  }
+  say(message: unknown) {
+    this.#events.emit("message", message);
+  }
+  exit(code: number | null, signal: string | null = null) {
+    this.#events.emit("exit", code, signal);
+  }
+}
+
+function cluster(workers: number, opts: { ipcTimeoutMs?: number; registry?: Registry } = {}) {
+  const forked: FakeWorker[] = [];
+  const envs: Record<string, string>[] = [];
+  let now = 0;
+  const primary = new ClusterPrimary({
+    workers,
+    env: { NOVA_STARS: "127.0.0.1:1" },
+    logger,
+    ipcTimeoutMs: opts.ipcTimeoutMs ?? 1000,
+    registry: opts.registry ?? new Registry(),
+    fork: (env) => {
+      envs.push(env);
+      const w = new FakeWorker(100 + forked.length);
+      forked.push(w);
+      return w;
+    },
+    now: () => now,
+  });
+  return {
+    primary,
+    forked,
+    envs,
+    advance(ms: number) {
+      now += ms;
+    },
+  };
+}
+
+const until = async (what: () => boolean) => {
+  for (let i = 0; i < 1000 && !what(); i++) await new Promise((r) => setTimeout(r, 2));
+  assert.ok(what(), "condition not met");
+};
+
+describe("ClusterPrimary", () => {
+  test("start forks the workers with the env, and resolves once every one is ready", async () => {
+    const { primary, forked, envs } = cluster(3);
+    let url: string | undefined;
+    const started = primary.start().then((u) => {
+      url = u;
+    });
+    assert.equal(forked.length, 3);
+    assert.deepEqual(envs, Array(3).fill({ NOVA_STARS: "127.0.0.1:1" }));
+    forked[0]?.say({ nova: "ready", url: "http://127.0.0.1:9" });
+    forked[1]?.say({ nova: "ready", url: "http://127.0.0.1:9" });
+    forked[1]?.say({ something: "else" });
+    await new Promise((r) => setImmediate(r));
+    assert.equal(url, undefined);
+    forked[2]?.say({ nova: "ready", url: "http://127.0.0.1:9" });
+    await started;
+    assert.equal(url, "http://127.0.0.1:9");
+    assert.deepEqual(primary.pids, [100, 101, 102]);
+  });
+
+  test("a worker that exits before it is ready fails the start and stops the others", async () => {
+    const { primary, forked } = cluster(2);
+    const started = primary.start();
+    forked[0]?.say({ nova: "ready", url: "u" });
+    forked[1]?.exit(1);
+    await assert.rejects(started, /worker 101 exited \(code 1, signal null\) before it was ready/);
+    assert.deepEqual(forked[0]?.sent, [{ nova: "stop", signal: "SIGINT" }]);
+    const stopped = primary.stop("SIGINT");
+    forked[0]?.exit(0);
+    assert.equal(await stopped, 1);
+  });
+
+  test("a worker that dies is replaced: at once after a long life, with a doubling wait when young", async () => {
+    const { primary, forked, advance } = cluster(1);
+    const started = primary.start();
+    forked[0]?.say({ nova: "ready", url: "u" });
+    await started;
+    advance(RESTART_DELAY_MS.youngMs);
+    forked[0]?.exit(null, "SIGKILL");
+    await until(() => forked.length === 2);
+    assert.deepEqual(primary.pids, [101]);
+    // Dies young: waits the first delay, then twice that.
+    const t0 = performance.now();
+    forked[1]?.exit(1);
+    await until(() => forked.length === 3);
+    assert.ok(performance.now() - t0 >= RESTART_DELAY_MS.first - 5);
+    const t1 = performance.now();
+    forked[2]?.exit(1);
+    await until(() => forked.length === 4);
+    assert.ok(performance.now() - t1 >= 2 * RESTART_DELAY_MS.first - 5);
+    const stopped = primary.stop("SIGTERM");
+    forked[3]?.exit(0);
+    assert.equal(await stopped, 0);
+  });
+
+  test("stop passes the signal to every worker, a second stop hurries them, and the code says how they ended", async () => {
+    const { primary, forked } = cluster(2);
+    const started = primary.start();
+    for (const w of forked) w.say({ nova: "ready", url: "u" });
+    await started;
+    let done: number | undefined;
+    const stopped = primary.stop("SIGTERM").then((code) => {
+      done = code;
+    });
+    for (const w of forked) assert.deepEqual(w.sent, [{ nova: "stop", signal: "SIGTERM" }]);
+    const again = primary.stop("SIGTERM");
+    for (const w of forked) assert.deepEqual(w.sent.at(-1), { nova: "stop", signal: "SIGINT" });
+    forked[0]?.exit(0);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(done, undefined);
+    forked[1]?.exit(3);
+    await stopped;
+    assert.equal(done, 1);
+    assert.equal(await again, 1);
+    // Nothing is replaced while stopping.
+    assert.equal(forked.length, 2);
+  });
+
+  test("a worker's /metrics gets every process's metrics summed", async () => {
+    const own = new Registry();
+    new Counter({ name: "c_total", help: "c", registers: [own] }).inc(1);
+    const { primary, forked } = cluster(2, { registry: own });
+    const started = primary.start();
+    for (const w of forked) w.say({ nova: "ready", url: "u" });
+    await started;
+    const part = (value: number) => [
+      {
+        name: "c_total",
+        help: "c",
+        type: "counter",
+        aggregator: "sum",
+        values: [{ value, labels: {} }],
+      },
+    ];
+    forked[0]?.say({ nova: "metrics", id: 7 });
+    await until(() => forked.every((w) => w.sent.some((m) => m.nova === "gather")));
+    for (const [i, w] of forked.entries()) {
+      const gather = w.sent.find((m) => m.nova === "gather") as { id: number };
+      w.say({ nova: "metrics-part", id: gather.id, part: part(10 * (i + 1)) });
+    }
+    await until(() => forked[0]?.sent.some((m) => m.nova === "metrics-text") === true);
+    const answer = forked[0]?.sent.find((m) => m.nova === "metrics-text") as {
+      id: number;
+      text: string;
+    };
+    assert.equal(answer.id, 7);
+    assert.match(answer.text, /^c_total 31$/m);
+  });
+
+  test("a worker that does not send its part in time fails the answer, saying so", async () => {
+    const { primary, forked } = cluster(2, { ipcTimeoutMs: 20 });
+    const started = primary.start();
+    for (const w of forked) w.say({ nova: "ready", url: "u" });
+    await started;
+    forked[1]?.say({ nova: "metrics", id: 1 });
+    await until(() => forked[1]?.sent.some((m) => m.nova === "metrics-failed") === true);
+    const answer = forked[1]?.sent.find((m) => m.nova === "metrics-failed") as { message: string };
+    assert.match(answer.message, /2 of 2 workers did not send their metrics within 20 ms; retry/);
+  });
+});

@@ -1,0 +1,209 @@
+// The primary of `--workers N`: forks N gateway processes that serve one port (node:cluster
+// hands each accepted connection to a worker in turn), replaces one that dies, stops them all on
+// a signal, and answers a worker's /metrics with every process's metrics summed.
+import cluster from "node:cluster";
+import type { Logger } from "pino";
+import { AggregatorRegistry, type Registry } from "prom-client";
+import {
+  isToPrimary,
+  type MetricsPart,
+  type StopSignal,
+  type ToPrimary,
+  type ToWorker,
+} from "./messages.ts";
+
+/** One forked worker, as the primary uses it. */
+export interface WorkerProcess {
+  readonly pid: number | undefined;
+  send(message: ToWorker): void;
+  onMessage(fn: (message: unknown) => void): void;
+  onExit(fn: (code: number | null, signal: string | null) => void): void;
+}
+
+/** node:cluster's fork: the worker runs this process's entry with its arguments. */
+export function forkWorker(env: Record<string, string>): WorkerProcess {
+  const worker = cluster.fork(env);
+  return {
+    get pid() {
+      return worker.process.pid;
+    },
+    send(message) {
+      if (worker.isConnected()) worker.send(message);
+    },
+    onMessage: (fn) => void worker.on("message", fn),
+    onExit: (fn) => void worker.on("exit", fn),
+  };
+}
+
+export interface ClusterPrimaryOptions {
+  workers: number;
+  /** Environment of every worker, on top of this process's. */
+  env: Record<string, string>;
+  logger: Logger;
+  /** How long a worker has to send its part of a /metrics answer. */
+  ipcTimeoutMs: number;
+  /** This process's own metrics, summed with the workers'. */
+  registry: Registry;
+  fork?: (env: Record<string, string>) => WorkerProcess;
+  now?: () => number;
+}
+
+/** A replacement for a worker that died young waits, twice as long each time, up to the most. */
+export const RESTART_DELAY_MS = { first: 250, most: 10_000, youngMs: 10_000 };
+
+interface Live {
+  process: WorkerProcess;
+  forkedAt: number;
+  ready: boolean;
+}
+
+export class ClusterPrimary {
+  readonly #opts: ClusterPrimaryOptions;
+  readonly #fork: (env: Record<string, string>) => WorkerProcess;
+  readonly #now: () => number;
+  readonly #live = new Set<Live>();
+  readonly #parts = new Map<number, (part: MetricsPart | undefined) => void>();
+  #nextId = 0;
+  #restartMs = RESTART_DELAY_MS.first;
+  #restartTimer: NodeJS.Timeout | undefined;
+  #started = false;
+  #stopping: StopSignal | undefined;
+  #failed = false;
+  #onStarted: { resolve: (url: string) => void; reject: (err: Error) => void } | undefined;
+  #onStopped: (() => void) | undefined;
+
+  constructor(opts: ClusterPrimaryOptions) {
+    this.#opts = opts;
+    this.#fork = opts.fork ?? forkWorker;
+    this.#now = opts.now ?? Date.now;
+  }
+
+  /** Workers alive now (pids), ready or not. */
+  get pids(): number[] {
+    return [...this.#live].flatMap((w) => (w.process.pid === undefined ? [] : [w.process.pid]));
+  }
+
+  /**
+   * Forks the workers; resolves with the URL they serve once every one is ready, rejects when
+   * one exits before (the others are stopped then).
+   */
+  start(): Promise<string> {
+    const started = new Promise<string>((resolve, reject) => {
+      this.#onStarted = { resolve, reject };
+    });
+    for (let i = 0; i < this.#opts.workers; i++) this.#spawn();
+    return started;
+  }
+
+  /**
+   * Stops every worker with `signal` (each drains as a lone gateway does) and resolves once all
+   * have exited: 0 when each exited 0. Called again, it passes SIGINT on: the drains hurry.
+   */
+  async stop(signal: StopSignal): Promise<number> {
+    clearTimeout(this.#restartTimer);
+    const again = this.#stopping !== undefined;
+    this.#stopping = again ? "SIGINT" : signal;
+    for (const w of this.#live) w.process.send({ nova: "stop", signal: this.#stopping });
+    if (this.#live.size > 0) {
+      await new Promise<void>((resolve) => {
+        const previous = this.#onStopped;
+        this.#onStopped = () => {
+          previous?.();
+          resolve();
+        };
+      });
+    }
+    return this.#failed ? 1 : 0;
+  }
+
+  #spawn(): void {
+    const process = this.#fork(this.#opts.env);
+    const live: Live = { process, forkedAt: this.#now(), ready: false };
+    this.#live.add(live);
+    process.onMessage((message) => {
+      if (isToPrimary(message)) this.#onMessage(live, message);
+    });
+    process.onExit((code, signal) => this.#onExit(live, code, signal));
+  }
+
+  #onMessage(live: Live, message: ToPrimary): void {
+    switch (message.nova) {
+      case "ready":
+        live.ready = true;
+        this.#opts.logger.info({ workerPid: live.process.pid, url: message.url }, "worker ready");
+        if (!this.#started && [...this.#live].every((w) => w.ready)) {
+          this.#started = this.#live.size === this.#opts.workers;
+          if (this.#started) this.#onStarted?.resolve(message.url);
+        }
+        return;
+      case "metrics":
+        void this.#clusterMetrics().then(
+          (text) => live.process.send({ nova: "metrics-text", id: message.id, text }),
+          (err: Error) =>
+            live.process.send({ nova: "metrics-failed", id: message.id, message: err.message }),
+        );
+        return;
+      case "metrics-part":
+        this.#parts.get(message.id)?.(message.part);
+        return;
+    }
+  }
+
+  #onExit(live: Live, code: number | null, signal: string | null): void {
+    this.#live.delete(live);
+    const pid = live.process.pid;
+    if (this.#stopping) {
+      if (code !== 0) this.#failed = true;
+      if (this.#live.size === 0) this.#onStopped?.();
+      return;
+    }
+    if (!this.#started) {
+      this.#failed = true;
+      const why = `worker ${pid} exited (code ${code}, signal ${signal}) before it was ready`;
+      this.#onStarted?.reject(new Error(why));
+      void this.stop("SIGINT");
+      return;
+    }
+    const young = this.#now() - live.forkedAt < RESTART_DELAY_MS.youngMs;
+    const delayMs = young ? this.#restartMs : 0;
+    this.#restartMs = young
+      ? Math.min(this.#restartMs * 2, RESTART_DELAY_MS.most)
+      : RESTART_DELAY_MS.first;
+    this.#opts.logger.warn(
+      { workerPid: pid, code, signal, delayMs },
+      "worker exited; replacing it",
+    );
+    this.#restartTimer = setTimeout(() => {
+      this.#restartTimer = undefined;
+      if (!this.#stopping) this.#spawn();
+    }, delayMs);
+  }
+
+  /** Every ready worker's metrics and this process's, summed (prom-client's aggregation). */
+  async #clusterMetrics(): Promise<string> {
+    const ready = [...this.#live].filter((w) => w.ready);
+    const parts = await Promise.all(ready.map((w) => this.#gather(w)));
+    const missing = parts.filter((part) => part === undefined).length;
+    if (missing > 0) {
+      throw new Error(
+        `${missing} of ${ready.length} workers did not send their metrics within ${this.#opts.ipcTimeoutMs} ms; retry`,
+      );
+    }
+    const own = await this.#opts.registry.getMetricsAsJSON();
+    return AggregatorRegistry.aggregate([own, ...(parts as MetricsPart[])]).metrics();
+  }
+
+  #gather(live: Live): Promise<MetricsPart | undefined> {
+    const id = ++this.#nextId;
+    return new Promise<MetricsPart | undefined>((resolve) => {
+      const timer = setTimeout(() => done(undefined), this.#opts.ipcTimeoutMs);
+      const done = (part: MetricsPart | undefined) => {
+        clearTimeout(timer);
+        this.#parts.delete(id);
+        resolve(part);
+      };
+      this.#parts.set(id, done);
+      live.process.send({ nova: "gather", id });
+    });
+  }
+}

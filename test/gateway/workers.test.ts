@@ -1,0 +1,211 @@
+// `--workers 2` over real sockets: `npm start`'s entry as a primary with its embedded star and
+// two gateway processes on one port. Connections are spread over both, each worker's hub serves
+// its own subscribers, /metrics sums every process, a killed worker is replaced, a SIGTERM to
+// the whole process group drains each worker once, and a worker that cannot start fails the
+// start.
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { after, before, describe, test } from "node:test";
+import { Client, request } from "undici";
+import { embeddedGateway } from "../harness/gateway.ts";
+import { append, http, newStream } from "../harness/http.ts";
+import { scraped } from "../harness/metrics.ts";
+import { nodeArgs, type RunningProcess, startProcess } from "../harness/process.ts";
+import { tempDir } from "../harness/tmp.ts";
+import { waitFor } from "../harness/wait.ts";
+import { openSse, readUntil, recordsOf } from "./sse-client.ts";
+
+const DRAIN_DELAY_MS = 1500;
+
+/** The processes the primary forked. */
+function children(pid: number): number[] {
+  const text = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
+  return text === "" ? [] : text.split(" ").map(Number);
+}
+
+/** How many established TCP connections to `port` each process holds (IPv4 loopback). */
+function connectionsByProcess(pids: number[], port: number): Map<number, number> {
+  const hexPort = port.toString(16).toUpperCase().padStart(4, "0");
+  const inodes = new Set(
+    readFileSync("/proc/net/tcp", "utf8")
+      .split("\n")
+      .slice(1)
+      .map((line) => line.trim().split(/\s+/))
+      .filter((f) => f[1]?.endsWith(`:${hexPort}`) && f[3] === "01")
+      .map((f) => f[9]),
+  );
+  return new Map(
+    pids.map((pid) => {
+      let held = 0;
+      for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+        try {
+          const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+          if (m && inodes.has(m[1])) held++;
+        } catch {
+          // closed since the listing
+        }
+      }
+      return [pid, held];
+    }),
+  );
+}
+
+describe("a gateway with --workers 2", () => {
+  let url: string;
+  let port: number;
+  let proc: RunningProcess;
+  let workers: number[];
+  const clients: Client[] = [];
+  const cleanups: (() => Promise<void>)[] = [];
+
+  before(async () => {
+    const dir = await tempDir({ after: (fn) => void cleanups.push(fn) });
+    ({ url, proc } = await embeddedGateway(dir, [
+      "--workers",
+      "2",
+      "--drain-delay-ms",
+      String(DRAIN_DELAY_MS),
+    ]));
+    port = Number(new URL(url).port);
+    workers = children(proc.child.pid as number);
+  });
+
+  after(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => {})));
+    await proc?.kill("SIGKILL");
+    for (const fn of cleanups) await fn();
+  });
+
+  /** `n` connections of their own, each with one request answered on it. */
+  async function connect(n: number): Promise<Client[]> {
+    const opened = Array.from({ length: n }, () => new Client(url));
+    clients.push(...opened);
+    for (const c of opened) {
+      const res = await c.request({ path: "/livez", method: "GET" });
+      assert.equal(res.statusCode, 200);
+      await res.body.text();
+    }
+    return opened;
+  }
+
+  test("prints one ready line, forks two workers, and spreads connections over both", async () => {
+    assert.equal(proc.stdoutLines().filter((l) => l.includes("listening on")).length, 1);
+    assert.equal(workers.length, 2);
+    await connect(8);
+    const held = connectionsByProcess(workers, port);
+    for (const pid of workers) assert.ok((held.get(pid) ?? 0) >= 1, `worker ${pid}: ${[...held]}`);
+    assert.equal([...held.values()].reduce((a, b) => a + b, 0) >= 8, true);
+  });
+
+  test("subscribers on either worker get every record, in order, once", async () => {
+    const stream = await newStream(url);
+    const subs = await Promise.all(
+      Array.from({ length: 6 }, () => openSse(`${url}${stream}/records?seq_num=0`)),
+    );
+    try {
+      for (const sub of subs) assert.equal(sub.status, 200);
+      const held = connectionsByProcess(workers, port);
+      for (const pid of workers) assert.ok((held.get(pid) ?? 0) >= 1);
+      for (let i = 0; i < 3; i++) await append(url, stream, [`a${i}`, `b${i}`]);
+      const want = [0, 1, 2, 3, 4, 5].map((n) => [n, `${n % 2 ? "b" : "a"}${n >> 1}`]);
+      for (const sub of subs) {
+        const events = await readUntil(sub.events, (seen) => recordsOf(seen).length >= 6);
+        assert.deepEqual(recordsOf(events), want);
+      }
+    } finally {
+      for (const sub of subs) sub.close();
+    }
+  });
+
+  test("/metrics sums the workers' and the primary's metrics", async () => {
+    const before = scraped(
+      (await http(url, "GET", "/metrics")).text,
+      "nova_gateway_requests_total",
+      {
+        route: "/v1/buckets",
+        method: "GET",
+      },
+    );
+    for (const c of await connect(6)) {
+      const res = await c.request({ path: "/v1/buckets", method: "GET" });
+      assert.equal(res.statusCode, 200);
+      await res.body.text();
+    }
+    const page = (await http(url, "GET", "/metrics")).text;
+    const requests = scraped(page, "nova_gateway_requests_total", {
+      route: "/v1/buckets",
+      method: "GET",
+    });
+    assert.equal(requests - before, 6);
+    // The embedded star lives in the primary: its parts are in the sum.
+    assert.match(page, /^nova_gateway_memory_bound_bytes\{part="star_unsettled"\} [1-9]/m);
+  });
+
+  test("a worker killed is replaced, and the port keeps serving", async () => {
+    const [victim, survivor] = workers as [number, number];
+    process.kill(victim, "SIGKILL");
+    const replaced = await waitFor(
+      () => {
+        const now = children(proc.child.pid as number);
+        return now.length === 2 && !now.includes(victim) && now;
+      },
+      { message: "a replacement worker" },
+    );
+    assert.ok(replaced.includes(survivor));
+    workers = replaced;
+    await waitFor(
+      async () => {
+        for (const c of await connect(4)) {
+          const res = await c.request({ path: "/livez", method: "GET" });
+          await res.body.text();
+          if (res.statusCode !== 200) return false;
+        }
+        return (
+          (connectionsByProcess(workers, port).get(
+            replaced.find((p) => p !== survivor) as number,
+          ) ?? 0) > 0
+        );
+      },
+      { message: "the replacement serving connections" },
+    );
+    const res = await http(url, "GET", "/readyz");
+    assert.equal(res.status, 200, res.text);
+  });
+
+  test("SIGTERM to the process group drains each worker once: /readyz fails while requests are served, then every process exits 0", async () => {
+    const exited = proc.kill("SIGTERM", 30_000);
+    // A worker that took the primary's stop as a second signal would skip the delay and close.
+    const draining = await waitFor(
+      async () => {
+        const res = await request(`${url}/readyz`, { reset: true });
+        await res.body.text();
+        return res.statusCode === 503 && res;
+      },
+      { timeoutMs: DRAIN_DELAY_MS, intervalMs: 20, message: "/readyz 503 while draining" },
+    );
+    assert.equal(draining.statusCode, 503);
+    const served = await request(`${url}/v1/buckets`, { reset: true });
+    assert.equal(served.statusCode, 200, await served.body.text());
+    const status = await exited;
+    assert.equal(status.code, 0);
+    for (const pid of workers) assert.throws(() => process.kill(pid, 0), { code: "ESRCH" });
+  });
+});
+
+test("--workers 2 on a port already taken fails the start, naming the worker", async (t) => {
+  const dir = await tempDir(t);
+  const taken = await embeddedGateway(dir);
+  try {
+    const port = new URL(taken.url).port;
+    const [command, args] = nodeArgs("src/main.ts", [
+      ...["--port", port, "--data-dir", `${dir}/other`, "--workers", "2"],
+      ...["--log-level", "warn", "--drain-delay-ms", "0"],
+    ]);
+    await assert.rejects(
+      startProcess({ command, args, readyLine: /listening on/ }),
+      /exited \(code 1[\s\S]*before it was ready/,
+    );
+  } finally {
+    await taken.proc.kill("SIGTERM");
+  }
+});
