@@ -1,5 +1,6 @@
 // The gateway behind a real load balancer: HAProxy from Debian, health checks on /readyz,
-// `timeout client` and `timeout server` of 10 s, two gateway processes over one star. The
+// `timeout client` and `timeout server` of 10 s, two gateways over one star (the second with
+// `--workers 2`: three processes behind one server line). The
 // gateways' idle timers are set below the balancer's as a user would set them below theirs
 // (--sse-ping-ms 3000, --max-wait-s 5), a third of the defaults' scale so the test is quick.
 // - Idle SSE subscriptions live through 25 s (two and a half balancer timeouts) of silence,
@@ -9,7 +10,7 @@
 //   keep-alive timeout (HAProxy passes the header on).
 // - A rolling graceful restart of both gateways, while a producer appends without pause and
 //   subscribers follow, shows clients no error: every append answered 200, every record seen
-//   once, in order, by every subscriber.
+//   once, in order, by every subscriber. The cluster drains as the lone process does.
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -36,6 +37,7 @@ const SILENCE_MS = 25_000;
 const IDLE_FLAGS = ["--sse-ping-ms", String(PING_MS), "--max-wait-s", "5"];
 // The drain delay is only an upper bound: drainOut ends it once HAProxy has taken the gateway out.
 const DRAIN_FLAGS = ["--drain-delay-ms", "60000", "--drain-grace-ms", "10000"];
+const WORKERS = ["--workers", "2"];
 
 describe("behind HAProxy", () => {
   let dir: string | undefined;
@@ -47,7 +49,7 @@ describe("behind HAProxy", () => {
   const startGateway = async (i: number) => {
     gateways[i] = await gatewayProcess(
       [(star as StarProcess).address],
-      ["--port", String(ports[i]), ...DRAIN_FLAGS, ...IDLE_FLAGS],
+      ["--port", String(ports[i]), ...DRAIN_FLAGS, ...IDLE_FLAGS, ...(i === 1 ? WORKERS : [])],
     );
   };
 
