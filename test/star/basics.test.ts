@@ -282,7 +282,17 @@ describe("append and read", () => {
     const bucket = await bucketWithStream();
     const cases: [unknown[], RegExp][] = [
       [[], /at least one record/],
-      [[rec("ok"), rec("x", [["", "v"]])], /record 1: header 0 has an empty name/],
+      [[rec("ok"), rec("x", [["", "v"]])], /record 1: "v" is not a command/],
+      [
+        [
+          rec("x", [
+            ["", "fence"],
+            ["h", "v"],
+          ]),
+        ],
+        /record 0: .*has that one header only/,
+      ],
+      [[rec("x", [["", "trim"]])], /record 0: a trim's body is the seq_num to trim to/],
       [[{ body: Buffer.alloc(1024 * 1024 + 1) }], /record 0: .* per-record cap/],
       [
         [

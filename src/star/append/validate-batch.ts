@@ -1,16 +1,20 @@
 // Batch-atomic validation (dataplane.proto, Append): one bad record refuses the whole batch
-// with INVALID_ARGUMENT naming the record and the rule.
+// with INVALID_ARGUMENT naming the record and the rule. A header name is never empty, but in a
+// command record (command-records.ts).
 import { contentBytes, type StoredRecord } from "../../contract/codec/index.ts";
 import type { AppendRecord__Output } from "../../gen/nova/v1/AppendRecord.ts";
 import type { TimestampingMode } from "../../gen/nova/v1/TimestampingMode.ts";
 import { invalidArgument } from "../errors.ts";
 import type { StarLimits } from "../limits.ts";
+import { type Command, CommandError, commandOf } from "./command-records.ts";
 
 /** A validated batch: stored records plus the client's largest offered stamp, if any. */
 export interface ValidBatch {
   records: StoredRecord[];
   contentBytes: number;
   maxClientTimestamp: bigint | undefined;
+  /** Its command records' commands, in record order; absent when it has none. */
+  commands?: Command[];
 }
 
 type Limits = Pick<StarLimits, "maxRecordBytes" | "maxBatchBytes" | "maxHeaders">;
@@ -24,15 +28,24 @@ export function validateBatch(
   const records: StoredRecord[] = [];
   let total = 0;
   let maxClientTimestamp: bigint | undefined;
+  let commands: Command[] | undefined;
   input.forEach((rec, i) => {
     if (rec.headers.length > limits.maxHeaders) {
       throw invalidArgument(
         `record ${i}: ${rec.headers.length} headers, at most ${limits.maxHeaders} allowed`,
       );
     }
-    rec.headers.forEach((h, j) => {
-      if (h.name.length === 0) throw invalidArgument(`record ${i}: header ${j} has an empty name`);
-    });
+    let command: Command | undefined;
+    try {
+      command = commandOf(rec);
+    } catch (err) {
+      if (err instanceof CommandError) throw invalidArgument(`record ${i}: ${err.message}`);
+      throw err;
+    }
+    if (command) {
+      commands ??= [];
+      commands.push(command);
+    }
     const stored: StoredRecord = { headers: rec.headers, body: rec.body };
     const size = contentBytes(stored);
     if (size > limits.maxRecordBytes) {
@@ -66,7 +79,7 @@ export function validateBatch(
       ],
     );
   }
-  return { records, contentBytes: total, maxClientTimestamp };
+  return { records, contentBytes: total, maxClientTimestamp, ...(commands ? { commands } : {}) };
 }
 
 /**

@@ -25,6 +25,11 @@ export interface StreamState {
   producers?: StoredProducers;
   /** Closed for appends. */
   closed?: boolean;
+  /**
+   * Every command record below this seq_num is applied in this state (the stream's tail when it
+   * was written): replay applies only those at or past it. Absent: none was ever written.
+   */
+  commands_through?: string;
 }
 
 export const EMPTY_STATE: StreamState = { trim_seq_num: "0", fencing_token: "" };

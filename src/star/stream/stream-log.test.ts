@@ -12,6 +12,7 @@ import pino from "pino";
 import { findDetail } from "../../contract/proto/index.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import { createMemoryStore, type ObjectStore } from "../../platform/objstore/index.ts";
+import { trimBody } from "../append/command-records.ts";
 import { validateBatch } from "../append/validate-batch.ts";
 import { unavailable } from "../errors.ts";
 import { newBucket, newStream } from "../lifecycle/config.ts";
@@ -786,4 +787,127 @@ test("producers outlive a shutdown that settles after the log closed", async () 
   const retry = await again.append(batch("a"), { ...at(2), ...as("p", 0n, 0n) });
   assert.equal(retry.duplicate, true);
   assert.deepEqual(retry.start, ack.start);
+});
+
+// ---- command records (docs/commands.md) ----
+
+const fenceRecord = (token: string) => ({
+  body: Buffer.from(token),
+  headers: [{ name: Buffer.alloc(0), value: Buffer.from("fence") }],
+});
+const trimRecord = (seq: bigint) => ({
+  body: trimBody(seq),
+  headers: [{ name: Buffer.alloc(0), value: Buffer.from("trim") }],
+});
+const dataRecord = (body: string) => ({ body: Buffer.from(body), headers: [] });
+const records = (...input: Parameters<typeof validateBatch>[0]) =>
+  validateBatch(input, "TIMESTAMPING_MODE_CLIENT_PREFER", DEFAULT_LIMITS);
+
+test("command records: a fence takes a seq_num, and its token holds from the next batch on, in the same commit too", async () => {
+  const log = await open(createMemoryStore(), descriptor());
+  const superseded: string[] = [];
+  log.sessions.add({ fencingToken: "old", supersede: () => superseded.push("old") });
+  log.sessions.add({ fencingToken: "t1", supersede: () => superseded.push("t1") });
+  // A standard stream's window: all four are sequenced in one flush.
+  const claim = log.append(records(dataRecord("a"), fenceRecord("t1")), {
+    ...at(1),
+    matchSeqNum: 0n,
+  });
+  const stale = log.append(batch("b"), { ...at(2), fencingToken: "" });
+  const fresh = log.append(batch("c"), { ...at(3), fencingToken: "t1" });
+  const unconditioned = log.append(batch("d"), at(4));
+  assert.deepEqual(range(await claim), [0n, 2n]);
+  await assert.rejects(stale, (err: { code: number }) => err.code === status.FAILED_PRECONDITION);
+  assert.deepEqual(range(await fresh), [2n, 3n]);
+  assert.deepEqual(range(await unconditioned), [3n, 4n]);
+  assert.equal(log.fencingToken, "t1");
+  assert.deepEqual(superseded, ["old"]);
+  const read = await log.read(0n, { maxRecords: 10, maxBytes: 1 << 20 });
+  assert.deepEqual(
+    read.map((r) => [r.seqNum, Buffer.from(r.body).toString(), r.headers.length]),
+    [
+      [0n, "a", 0],
+      [1n, "t1", 1],
+      [2n, "c", 0],
+      [3n, "d", 0],
+    ],
+  );
+});
+
+test("command records: a conditioned fence that misses appends nothing and changes no token", async () => {
+  const log = await open(createMemoryStore(), descriptor({ class: "CLASS_EXPRESS" }));
+  await log.append(batch("a"), at(1));
+  await assert.rejects(
+    log.append(records(fenceRecord("mine")), { ...at(2), matchSeqNum: 0n }),
+    (err: { code: number }) => err.code === status.FAILED_PRECONDITION,
+  );
+  await log.fence("theirs");
+  await assert.rejects(
+    log.append(records(fenceRecord("mine")), { ...at(3), fencingToken: "wrong" }),
+    (err: { code: number }) => err.code === status.FAILED_PRECONDITION,
+  );
+  assert.equal(log.fencingToken, "theirs");
+  assert.deepEqual(log.tail.seqNum, 1n);
+});
+
+test("command records: a trim moves the trim point up, to at most the end of its commit", async () => {
+  const log = await open(createMemoryStore(), descriptor({ class: "CLASS_EXPRESS" }));
+  await log.append(batch("a", "b", "c"), at(1));
+  await log.append(records(trimRecord(2n)), at(2));
+  assert.equal(log.trimPoint, 2n);
+  // Never down.
+  await log.append(records(trimRecord(1n)), at(3));
+  assert.equal(log.trimPoint, 2n);
+  // Past the tail: to the end of its own commit (the trim record included).
+  const ack = await log.append(records(dataRecord("d"), trimRecord(99n)), at(4));
+  assert.equal(log.trimPoint, ack.end.seqNum);
+});
+
+test("command records survive settling, a kill (log replay) and a reopen; replay applies only those the state does not hold", async () => {
+  const store = createMemoryStore();
+  const d = descriptor({ class: "CLASS_EXPRESS" });
+  await new Catalog(store).putStream(d);
+  const wal = newWal(store);
+  const log = await open(store, d, { wal });
+  await log.append(records(fenceRecord("settled"), dataRecord("a")), at(1));
+  await log.settle();
+  await wal.deleteSettled();
+  assert.deepEqual(await logObjects(store), []);
+  // Logged only: a fence record, then a Fence verb (state object written) after it.
+  await log.append(records(fenceRecord("logged"), trimRecord(1n)), {
+    ...at(2),
+    fencingToken: "settled",
+  });
+  await log.fence("verb");
+  assert.equal(log.fencingToken, "verb");
+  const replayed = await replayLog(
+    store,
+    new LogReader(store, 1, silent),
+    new Catalog(store),
+    new ChunkStore(store, 1 << 20),
+    "star",
+    1 << 20,
+    silent,
+  );
+  assert.equal(replayed.records, 2);
+  const again = await open(store, d, { wal: newWal(store, replayed.next) });
+  // The Fence came after the logged fence record: replay must not take the record's token back.
+  assert.equal(again.fencingToken, "verb");
+  assert.equal(again.trimPoint, 1n);
+  assert.deepEqual(again.tail.seqNum, 4n);
+
+  // A fence record the state object never saw (no Fence after it) is applied by replay.
+  await again.append(records(fenceRecord("only-logged")), { ...at(5), fencingToken: "verb" });
+  const second = await replayLog(
+    store,
+    new LogReader(store, 1, silent),
+    new Catalog(store),
+    new ChunkStore(store, 1 << 20),
+    "star",
+    1 << 20,
+    silent,
+  );
+  const third = await open(store, d, { wal: newWal(store, second.next) });
+  assert.equal(third.fencingToken, "only-logged");
+  assert.deepEqual(third.tail.seqNum, 5n);
 });

@@ -17,6 +17,7 @@ import {
 } from "../../contract/codec/index.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import { compactRecords } from "../../platform/memory/index.ts";
+import { type CommandEffect, foldCommand } from "../append/command-records.ts";
 import { batchTimestamp, type ValidBatch } from "../append/validate-batch.ts";
 import {
   fencingTokenMismatch,
@@ -133,6 +134,8 @@ interface Sequenced {
 interface Sequencing {
   batches: Sequenced[];
   retries: { item: BatchItem; ack: BatchAck }[];
+  /** What the batches' command records do once they commit; absent when they have none. */
+  commands?: CommandEffect;
   closes: boolean;
 }
 
@@ -146,6 +149,8 @@ function newIn(pending: Map<string, unknown>, table: ProducerTable): number {
 const NOTHING: Size = { bytes: 0, records: 0 };
 
 /** What a batch counts for against the batch limits. */
+const withCommands = (commands: CommandEffect | undefined) => (commands ? { commands } : {});
+
 function batchSize(batch: ValidBatch): Size {
   return { bytes: batch.contentBytes, records: batch.records.length };
 }
@@ -180,8 +185,10 @@ export class StreamLog {
   readonly #producerLimits: ProducerLimits;
   /** Closed for appends (the API's "closed"; `closed` above is this star's end of the log). */
   #sealed: boolean;
-  /** Producer marks or a close acked since the state object was last written. */
+  /** Producer marks, a close or a command record acked since the state object was written. */
   #stateDirty = false;
+  /** The fencing token in force: a Fence, or a fence command record once its batch committed. */
+  #fencing: string;
   /** State-object writes run one at a time, each with the table as it is when it starts. */
   #statePuts: Promise<unknown> = Promise.resolve();
 
@@ -197,6 +204,7 @@ export class StreamLog {
     this.#chunks = chunks;
     this.#state = state;
     this.#trim = BigInt(state.trim_seq_num);
+    this.#fencing = state.fencing_token;
     this.#maxWaitMs = options.throughputMaxWaitMs;
     const clock = options.clock ?? SYSTEM_CLOCK;
     this.#clock = clock;
@@ -255,7 +263,7 @@ export class StreamLog {
   }
 
   get fencingToken(): string {
-    return this.#state.fencing_token;
+    return this.#fencing;
   }
 
   get closed(): boolean {
@@ -400,6 +408,8 @@ export class StreamLog {
     let lastTs: bigint | undefined = this.#tail > 0n ? this.#lastTimestamp : undefined;
     const taken = { bytes: 0, records: 0 };
     let oversizedTaken = false;
+    // Command records in force for the batches after theirs, as soon as they are sequenced.
+    let commands: CommandEffect | undefined;
     for (let item = this.#groupCommit.next; item; item = this.#groupCommit.next) {
       if (item.kind !== "batch") {
         if (out.length > 0 || retries.length > 0) break;
@@ -437,7 +447,7 @@ export class StreamLog {
           continue;
         }
       }
-      const refusal = this.#admit(item.options, next);
+      const refusal = this.#admit(item.options, next, commands?.fencingToken ?? this.#fencing);
       if (refusal) {
         item.reject(refusal);
         continue;
@@ -454,15 +464,19 @@ export class StreamLog {
         pending.set(claim.id, remember(entry, claim.epoch, ack, this.#clock.now()));
       }
       next += BigInt(size.records);
+      for (const command of item.batch.commands ?? []) {
+        commands = foldCommand(commands ?? {}, command);
+      }
       lastTs = timestampMs;
       if (oversized) oversizedTaken = true;
       else {
         taken.bytes += size.bytes;
         taken.records += size.records;
       }
-      if (item.options.close) return { batches: out, retries, closes: true };
+      if (item.options.close)
+        return { batches: out, retries, closes: true, ...withCommands(commands) };
     }
-    return { batches: out, retries, closes: false };
+    return { batches: out, retries, closes: false, ...withCommands(commands) };
   }
 
   /** What a producer's verdict refuses, or nothing (accepted). */
@@ -497,9 +511,9 @@ export class StreamLog {
     };
   }
 
-  #admit(options: AppendOptions, next: bigint): StarError | undefined {
+  #admit(options: AppendOptions, next: bigint, installed: string): StarError | undefined {
     if (this.#sealed) return streamClosed(this.#tail, this.#lastTimestamp);
-    const fencing = this.#fencingRefusal(options.fencingToken);
+    const fencing = this.#fencingRefusal(options.fencingToken, installed);
     if (fencing) return fencing;
     if (options.matchSeqNum !== undefined && options.matchSeqNum !== next) {
       return seqNumMismatch(next);
@@ -507,8 +521,7 @@ export class StreamLog {
     return undefined;
   }
 
-  #fencingRefusal(token: string | undefined): StarError | undefined {
-    const installed = this.#state.fencing_token;
+  #fencingRefusal(token: string | undefined, installed = this.#fencing): StarError | undefined {
     const fenced = this.descriptor.producer_policy === "PRODUCER_POLICY_FENCED";
     if ((fenced || token !== undefined) && (token ?? "") !== installed) {
       return fencingTokenMismatch(installed !== "");
@@ -519,13 +532,18 @@ export class StreamLog {
   async #applyFence(item: Extract<Queued, { kind: "fence" }>): Promise<void> {
     try {
       await this.#putState({ fencing_token: item.token });
-      for (const s of this.sessions) {
-        if ((s.fencingToken ?? "") !== item.token)
-          s.supersede(fencingTokenMismatch(item.token !== ""));
-      }
+      this.#installFencingToken(item.token);
       item.resolve(this.tail);
     } catch (err) {
       item.reject(err);
+    }
+  }
+
+  /** The token in force from now on: append sessions on another one are superseded. */
+  #installFencingToken(token: string): void {
+    this.#fencing = token;
+    for (const s of this.sessions) {
+      if ((s.fencingToken ?? "") !== token) s.supersede(fencingTokenMismatch(token !== ""));
     }
   }
 
@@ -554,8 +572,12 @@ export class StreamLog {
       this.#stateDirty = false;
       const state: StreamState = {
         ...this.#state,
+        fencing_token: this.#fencing,
+        trim_seq_num: this.#trim.toString(),
         producers: this.#producers.toJSON(),
         closed: this.#sealed,
+        // What this state holds of the command records: all of those the tail covers.
+        commands_through: this.#tail.toString(),
         ...patch,
       };
       try {
@@ -570,7 +592,7 @@ export class StreamLog {
     return run;
   }
 
-  async #commit({ batches: sequenced, retries, closes }: Sequencing): Promise<void> {
+  async #commit({ batches: sequenced, retries, closes, commands }: Sequencing): Promise<void> {
     const first = sequenced[0] as Sequenced;
     const records: ChunkRecord[] = [];
     const producers: ProducerMark[] = [];
@@ -594,8 +616,12 @@ export class StreamLog {
     await this.#wal.append(entry, bytes);
     const now = this.#clock.now();
     for (const m of producers) this.#producers.remember(m, now);
-    if (producers.length > 0 || closes) this.#stateDirty = true;
+    if (producers.length > 0 || closes || commands) this.#stateDirty = true;
     if (closes) this.#sealed = true;
+    if (commands?.fencingToken !== undefined) this.#installFencingToken(commands.fencingToken);
+    const end = first.start + BigInt(records.length);
+    const trimTo = commands?.trimTo !== undefined && commands.trimTo < end ? commands.trimTo : end;
+    if (commands?.trimTo !== undefined && trimTo > this.#trim) this.#trim = trimTo;
     // Kept until settled: copied out of the request buffers they were decoded from, so the
     // unsettled bytes counted are the memory held.
     compactRecords(records, 1).records.forEach((r, i) => {

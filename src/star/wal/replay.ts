@@ -4,12 +4,14 @@
 // leaves either the log object or the chunk (or both): a second replay skips what a chunk
 // already holds, so nothing is lost or written twice. The log is read under the one damage rule
 // (damage-rule.ts): torn newest objects are passed over and deleted, other damage fails replay.
-// The entries' producer marks and close go into each stream's state object before the log
-// objects that hold them are deleted.
+// The entries' producer marks and close, and what their command records do (a fencing token, a
+// trim point), go into each stream's state object before the log objects that hold them are
+// deleted.
 import type { Logger } from "pino";
 import type { DecodedChunkRecord, DecodedLogEntry } from "../../contract/codec/index.ts";
 import { contentBytes } from "../../contract/codec/index.ts";
 import type { ObjectStore } from "../../platform/objstore/index.ts";
+import { type CommandEffect, commandOf, foldCommand } from "../append/command-records.ts";
 import { ProducerTable } from "../producers/producer-table.ts";
 import type { Catalog } from "../storage/catalog.ts";
 import type { ChunkStore } from "../storage/chunk-store.ts";
@@ -101,22 +103,51 @@ async function replayStream(
   return records.length;
 }
 
-/** Applies the entries' marks to the stream's state object (idempotently: some may be in it). */
+/**
+ * Applies the entries' marks and command records to the stream's state object (idempotently:
+ * some may be in it; command records only from where the state's own hold ends).
+ */
 async function keepMarks(
   catalog: Catalog,
   streamId: string,
   entries: DecodedLogEntry[],
 ): Promise<void> {
-  if (!entries.some((e) => e.marks.closed || e.marks.producers.length > 0)) return;
+  const marked = entries.some((e) => e.marks.closed || e.marks.producers.length > 0);
+  const commanded = entries.some((e) => e.records.some((r) => commandOf(r) !== undefined));
+  if (!marked && !commanded) return;
   const state = await catalog.getState(streamId);
   // Expiry and the cap apply when the leader next writes the state, not here.
   const unbounded = { ttlMs: Number.POSITIVE_INFINITY, maxPerStream: Number.POSITIVE_INFINITY };
   const table = new ProducerTable(unbounded, state.producers);
   const now = Date.now();
   let closed = state.closed === true;
+  const through = BigInt(state.commands_through ?? "0");
+  let fencingToken = state.fencing_token;
+  let trim = BigInt(state.trim_seq_num);
+  let end = through;
   for (const e of entries) {
     for (const m of e.marks.producers) table.remember(m, now);
     closed ||= e.marks.closed;
+    const entryEnd = e.firstSeqNum + BigInt(e.records.length);
+    let effect: CommandEffect = {};
+    e.records.forEach((r, i) => {
+      if (e.firstSeqNum + BigInt(i) < through) return;
+      const command = commandOf(r);
+      if (command) effect = foldCommand(effect, command);
+    });
+    if (effect.fencingToken !== undefined) fencingToken = effect.fencingToken;
+    if (effect.trimTo !== undefined) {
+      const to = effect.trimTo < entryEnd ? effect.trimTo : entryEnd;
+      if (to > trim) trim = to;
+    }
+    if (entryEnd > end) end = entryEnd;
   }
-  await catalog.putState(streamId, { ...state, producers: table.toJSON(), closed });
+  await catalog.putState(streamId, {
+    ...state,
+    producers: table.toJSON(),
+    closed,
+    fencing_token: fencingToken,
+    trim_seq_num: trim.toString(),
+    commands_through: end.toString(),
+  });
 }
