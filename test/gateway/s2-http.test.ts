@@ -83,7 +83,7 @@ describe("bad input: S2's error shape, nothing appended", () => {
       {},
       422,
       "invalid",
-      /command record/,
+      /"x" is not a command; S2's are "fence" and "trim"/,
     ],
     [
       "a timestamp beyond int64",

@@ -1,6 +1,7 @@
 // S2's own TypeScript SDK (@s2-dev/streamstore) against the gateway's S2 face, over real
 // sockets to a real star: basins, streams, unary appends and reads (JSON and protobuf), tail,
-// condition misses as the SDK's own error classes, fence and trim as command records, and read
+// condition misses as the SDK's own error classes, fence and trim as command records (seq_nums,
+// conditions, with data), and read
 // and append sessions on the SDK's fetch transport (SSE and unary appends).
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -168,39 +169,62 @@ describe("records", () => {
     assert.equal((await stream.checkTail()).tail.seqNum, 1);
   });
 
-  test("fence and trim are command records; a fencing miss is FencingTokenMismatchError", async () => {
+  test("fence and trim are command records with seq_nums; a fencing miss is FencingTokenMismatchError", async () => {
     const stream = await newStream();
     await stream.append(AppendInput.create([text("a"), text("b"), text("c")]));
     const fenced = await stream.append(AppendInput.create([AppendRecord.fence("tok-1")]));
-    // A command takes no seq_num on nova: the ack is empty, at the tail.
     assert.equal(fenced.start.seqNum, 3);
-    assert.equal(fenced.end.seqNum, 3);
+    assert.equal(fenced.end.seqNum, 4);
     await assert.rejects(
       stream.append(AppendInput.create([text("d")], { fencingToken: "other" })),
       (err) => err instanceof FencingTokenMismatchError && err.expectedFencingToken === "tok-1",
     );
     const ok = await stream.append(AppendInput.create([text("d")], { fencingToken: "tok-1" }));
-    assert.equal(ok.start.seqNum, 3);
+    assert.equal(ok.start.seqNum, 4);
 
-    await stream.append(AppendInput.create([AppendRecord.trim(2)]));
+    const trimmed = await stream.append(AppendInput.create([AppendRecord.trim(2)]));
+    assert.equal(trimmed.start.seqNum, 5);
     const read = await stream.read({ start: { from: { seqNum: 0 }, clamp: true } });
     assert.deepEqual(
-      read.records.map((r) => r.body),
-      ["c", "d"],
+      read.records.map((r) => [r.seqNum, r.headers.length === 0 ? r.body : r.headers[0]]),
+      [
+        [2, "c"],
+        [3, ["", "fence"]],
+        [4, "d"],
+        [5, ["", "trim"]],
+      ],
+    );
+    const data = await stream.read({
+      start: { from: { seqNum: 0 }, clamp: true },
+      ignoreCommandRecords: true,
+    });
+    assert.deepEqual(
+      data.records.map((r) => [r.seqNum, r.body]),
+      [
+        [2, "c"],
+        [4, "d"],
+      ],
     );
   });
 
-  test("a command with data, or conditioned, is refused with invalid saying why", async () => {
+  test("a fence conditioned on match_seq_num claims a stream once; with data, atomically", async () => {
     const stream = await newStream();
+    const claim = await stream.append(
+      AppendInput.create([AppendRecord.fence("leader-1"), text("first")], { matchSeqNum: 0 }),
+    );
+    assert.deepEqual([claim.start.seqNum, claim.end.seqNum], [0, 2]);
+    // A second claimant with the same condition misses, and nothing of its batch lands.
     await assert.rejects(
-      stream.append(AppendInput.create([AppendRecord.fence("t"), text("x")])),
-      (err: S2Error) => err.status === 422 && err.code === "invalid" && /alone/.test(err.message),
+      stream.append(
+        AppendInput.create([AppendRecord.fence("leader-2"), text("second")], { matchSeqNum: 0 }),
+      ),
+      (err) => err instanceof SeqNumMismatchError && err.expectedSeqNum === 2,
     );
     await assert.rejects(
-      stream.append(AppendInput.create([AppendRecord.trim(0)], { matchSeqNum: 0 })),
-      (err: S2Error) => err.status === 422 && /match_seq_num/.test(err.message),
+      stream.append(AppendInput.create([text("x")], { fencingToken: "leader-2" })),
+      (err) => err instanceof FencingTokenMismatchError && err.expectedFencingToken === "leader-1",
     );
-    assert.equal((await stream.checkTail()).tail.seqNum, 0);
+    assert.equal((await stream.checkTail()).tail.seqNum, 2);
   });
 });
 

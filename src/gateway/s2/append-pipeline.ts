@@ -67,8 +67,10 @@ export class S2AppendPipeline {
     } catch (err) {
       return { ack: this.#fail(err) };
     }
+    // A fence record changes the token the star session was opened with: such a batch, like a
+    // conditioned one, goes alone and unary.
     if (
-      plan.kind !== "append" ||
+      plan.commands ||
       plan.batch.match_seq_num !== undefined ||
       (this.#session !== undefined && this.#session.token !== plan.batch.fencing_token)
     ) {

@@ -25,8 +25,7 @@ test("a batch of data records is nova's append, conditions kept", () => {
   fc.assert(
     fc.property(fc.array(appendRecord, { minLength: 1, maxLength: 5 }), uint64, (records, m) => {
       const plan = planAppend({ records, match_seq_num: m, fencing_token: "t" });
-      assert.equal(plan.kind, "append");
-      if (plan.kind !== "append") return;
+      assert.equal(plan.commands, false);
       assert.equal(plan.batch.records.length, records.length);
       assert.equal(plan.batch.match_seq_num, m);
       assert.equal(plan.batch.fencing_token, "t");
@@ -34,34 +33,26 @@ test("a batch of data records is nova's append, conditions kept", () => {
   );
 });
 
-test("one fence command record is Fence with its body as the token; empty clears", () => {
-  assert.deepEqual(planAppend({ records: [command("fence", Buffer.from("tok-1"))] }), {
-    kind: "fence",
-    token: "tok-1",
-  });
-  assert.deepEqual(planAppend({ records: [command("fence", Buffer.alloc(0))] }), {
-    kind: "fence",
-    token: "",
-  });
-});
-
-test("one trim command record is Trim at its 8-byte big-endian seq_num, any uint64", () => {
+test("command records are records of the batch, with data and under conditions", () => {
   fc.assert(
     fc.property(uint64, (n) => {
-      assert.deepEqual(planAppend({ records: [command("trim", trimPoint(BigInt(n)))] }), {
-        kind: "trim",
-        seqNum: n,
-      });
+      const fence = command("fence", Buffer.from("tok-1"));
+      const trim = command("trim", trimPoint(BigInt(n)));
+      const data = { headers: [], body: Buffer.from("x") };
+      const plan = planAppend({ records: [data, fence, trim], match_seq_num: "3" });
+      assert.equal(plan.commands, true);
+      assert.equal(plan.batch.match_seq_num, "3");
+      assert.deepEqual(
+        plan.batch.records.map((r) => [r.headers, r.body]),
+        [
+          [[], data.body],
+          [[{ name: fence.headers[0]?.name, value: fence.headers[0]?.value }], fence.body],
+          [[{ name: trim.headers[0]?.name, value: trim.headers[0]?.value }], trim.body],
+        ],
+      );
     }),
   );
-});
-
-test("a command mixed with data, or under a condition, is refused saying why", () => {
-  const data = { headers: [], body: Buffer.from("x") };
-  refused({ records: [command("fence", Buffer.from("a")), data] }, "alone in its batch");
-  refused({ records: [data, command("trim", trimPoint(1n))] }, "alone in its batch");
-  refused({ records: [command("fence", Buffer.from("a"))], match_seq_num: "3" }, "match_seq_num");
-  refused({ records: [command("trim", trimPoint(1n))], fencing_token: "a" }, "fencing_token");
+  assert.equal(planAppend({ records: [command("fence", Buffer.alloc(0))] }).commands, true);
 });
 
 test("bad command records are refused", () => {
@@ -92,7 +83,7 @@ test("S2's batch limits: at least 1 and at most 1000 records, at most 1 MiB mete
   // 8 bytes of overhead per record count: a body of 1 MiB - 8 fits, one more byte does not.
   const fits = { headers: [], body: Buffer.alloc(1024 * 1024 - 8) };
   assert.equal(meteredBytes(fits), 1024 * 1024);
-  assert.equal(planAppend({ records: [fits] }).kind, "append");
+  assert.equal(planAppend({ records: [fits] }).commands, false);
   refused({ records: [{ headers: [], body: Buffer.alloc(1024 * 1024 - 7) }] }, "metered bytes");
 });
 

@@ -76,7 +76,15 @@ export function readBatchToS2(
  * One S2 data record as nova's. S2's own rules that nova's contract shares are checked here too
  * (non-empty header names, at most 100 headers), so a refusal is S2's `invalid` naming the record.
  */
-export function appendRecordFromS2(r: S2AppendRecord, field: string): AppendRecordProto {
+/**
+ * One S2 record as nova's; `command`: a command record's one header (["", op]), checked by the
+ * caller, which is the only place an empty header name is let through.
+ */
+export function appendRecordFromS2(
+  r: S2AppendRecord,
+  field: string,
+  command?: S2AppendRecord["headers"],
+): AppendRecordProto {
   if (r.headers.length > MAX_HEADERS_PER_RECORD) {
     throw s2Error(
       "invalid",
@@ -87,12 +95,15 @@ export function appendRecordFromS2(r: S2AppendRecord, field: string): AppendReco
     if (h.name.length === 0) {
       throw s2Error(
         "invalid",
-        `${field}.headers[${j}]: an empty header name marks a command record, which must be the only header of the only record in its batch`,
+        `${field}.headers[${j}]: an empty header name marks a command record, which has that one header only`,
       );
     }
     return { name: h.name, value: h.value };
   });
-  const record: AppendRecordProto = { body: r.body, headers };
+  const record: AppendRecordProto = {
+    body: r.body,
+    headers: command ? command.map((h) => ({ name: h.name, value: h.value })) : headers,
+  };
   if (r.timestamp !== undefined) {
     record.timestamp_ms = timeFromS2(r.timestamp, `${field}.timestamp`);
   }

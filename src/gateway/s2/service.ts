@@ -9,7 +9,7 @@ import { HttpError, rangeNotSatisfiable, toHttpError } from "../errors/index.ts"
 import type { ReadService } from "../history/index.ts";
 import { requireDescriptor } from "../translate/index.ts";
 import type { CallOptions, Upstream } from "../upstream/index.ts";
-import { type AppendPlan, planAppend, type S2AppendInput } from "./commands.ts";
+import { planAppend, type S2AppendInput } from "./commands.ts";
 import type { StreamSettings } from "./config.ts";
 import { fencingTokenMismatch } from "./errors.ts";
 import type { S2ReadQuery } from "./read-query.ts";
@@ -25,38 +25,19 @@ interface Address {
 /** S2's cap on one unary read: 1000 records and 1 MiB metered. */
 export const S2_READ_MAX_METERED_BYTES = 1024 * 1024;
 
-/**
- * An S2 append: a data batch is nova's Append; a fence or trim command record is nova's Fence or
- * Trim, acked with start = end (a command takes no seq_num on nova) at the tail it leaves.
- */
+/** An S2 append: nova's Append, command records (fence, trim) among its records. */
 export async function appendS2(
   upstream: Upstream,
   address: Address,
   input: S2AppendInput,
   call: CallOptions,
 ): Promise<S2AppendAck> {
-  const plan: AppendPlan = planAppend(input);
+  const { batch } = planAppend(input);
   const route = { ...call, ...address };
-  switch (plan.kind) {
-    case "append":
-      try {
-        return appendAckToS2(await upstream.unary("Append", { ...address, ...plan.batch }, route));
-      } catch (err) {
-        throw await withInstalledToken(upstream, address, route, err);
-      }
-    case "fence": {
-      const { tail } = await upstream.unary(
-        "Fence",
-        { ...address, fencing_token: plan.token },
-        route,
-      );
-      return appendAckToS2({ start: tail, end: tail, tail });
-    }
-    case "trim": {
-      await upstream.unary("Trim", { ...address, seq_num: plan.seqNum }, route);
-      const { tail } = await upstream.unary("CheckTail", address, route);
-      return appendAckToS2({ start: tail, end: tail, tail });
-    }
+  try {
+    return appendAckToS2(await upstream.unary("Append", { ...address, ...batch }, route));
+  } catch (err) {
+    throw await withInstalledToken(upstream, address, route, err);
   }
 }
 
