@@ -23,6 +23,7 @@ import {
   fleetUpstream,
   metricsObserver,
   REDACTED_PATHS,
+  StopRequests,
   trustedProxies,
   WorkerLink,
 } from "./gateway/index.ts";
@@ -201,22 +202,22 @@ function startGarbageNudge(slackBytes: number): GarbageNudge {
   return nudge;
 }
 
-process.on("SIGTERM", () => void stop("SIGTERM"));
-process.on("SIGINT", () => void stop("SIGINT"));
 if (cluster.isWorker) {
+  const requests = new StopRequests((signal) => void stop(signal));
+  process.on("SIGTERM", () => requests.request("SIGTERM", "signal"));
+  process.on("SIGINT", () => requests.request("SIGINT", "signal"));
   const link = new WorkerLink({
     registry: metrics.registry,
     // Past the primary's wait for the other workers' parts.
     timeoutMs: 2 * opts.clusterIpcTimeoutMs,
-    // A SIGTERM sent to the whole process group (systemd) reaches a worker twice: once is a stop.
-    onStop: (signal) => {
-      if (!stopping || signal === "SIGINT") void stop(signal);
-    },
-    onOrphaned: () => void stop("SIGINT"),
+    onStop: (signal) => requests.request(signal, "primary"),
+    onOrphaned: () => requests.request("SIGINT", "primary"),
   });
   metrics.render = () => link.metricsText();
   link.ready(url);
 } else {
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
   // Ready only once the signal handlers are in: a supervisor may stop us as soon as it reads this.
   process.stdout.write(`nova-gateway listening on ${url}\n`);
 }

@@ -15,7 +15,7 @@ import { tempDir } from "../harness/tmp.ts";
 import { waitFor } from "../harness/wait.ts";
 import { openSse, readUntil, recordsOf } from "./sse-client.ts";
 
-const DRAIN_DELAY_MS = 1500;
+const DRAIN_DELAY_MS = 4000;
 
 /** The processes the primary forked. */
 function children(pid: number): number[] {
