@@ -64,6 +64,10 @@ export const logDamaged = (
     },
   ]);
 
+/** A batch after a refused one of an `end_on_refusal` session: it never reached the log. */
+export const afterRefusal = () =>
+  failedPrecondition("an earlier batch of this session was refused: this one was not appended");
+
 export const seqNumMismatch = (expected: bigint) =>
   failedPrecondition(`match_seq_num does not match: the next seq_num is ${expected}`, [
     { type: "SeqNumMismatch", value: { expected_seq_num: expected.toString() } },

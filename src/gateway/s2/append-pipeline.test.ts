@@ -27,12 +27,17 @@ class FakeStar {
 
   upstream(window = 8): Upstream {
     return {
-      openAppendSession: async (open: { fencing_token?: string }) => {
-        this.calls.push(`open ${open.fencing_token ?? "-"}`);
+      openAppendSession: async (open: { fencing_token?: string; end_on_refusal?: boolean }) => {
+        this.calls.push(
+          `open ${open.fencing_token ?? "-"}${open.end_on_refusal ? " end_on_refusal" : ""}`,
+        );
         const call = Object.assign(new EventEmitter(), {
           index: 0,
-          write: (frame: { batch: { records: { body: Buffer }[] } }) => {
-            this.written.push(String(frame.batch.records[0]?.body));
+          write: (frame: { batch: { records: { body: Buffer }[]; match_seq_num?: string } }) => {
+            const match = frame.batch.match_seq_num;
+            this.written.push(
+              String(frame.batch.records[0]?.body) + (match === undefined ? "" : `@${match}`),
+            );
           },
           end: () => {
             this.calls.push("end");
@@ -70,12 +75,8 @@ class FakeStar {
     this.#endWhenAnswered();
   }
 
-  fail(): void {
-    this.#call?.emit("status", {
-      code: status.INTERNAL,
-      details: "broken",
-      metadata: new Metadata(),
-    });
+  fail(code = status.INTERNAL): void {
+    this.#call?.emit("status", { code, details: "broken", metadata: new Metadata() });
   }
 }
 
@@ -102,7 +103,7 @@ test("plain batches go down one session together and are acked in order", async 
     ["0", "1", "2"],
   );
   await pipeline.close();
-  assert.deepEqual(star.calls, ["open -", "end"]);
+  assert.deepEqual(star.calls, ["open - end_on_refusal", "end"]);
 });
 
 test("the star's window holds the next batch until an ack frees a slot", async () => {
@@ -122,20 +123,46 @@ test("the star's window holds the next batch until an ack frees a slot", async (
   assert.deepEqual(star.written, ["b", "c"]);
 });
 
-test("a conditioned batch waits for the ones before it and goes alone; a new token reopens", async () => {
+test("batches with match_seq_num are pipelined too; a command goes alone; a new token reopens", async () => {
   const star = new FakeStar();
   const pipeline = new S2AppendPipeline(star.upstream(), address, {});
   const first = (await pipeline.submit(input("a"))).ack;
-  const conditioned = pipeline.submit(input("m", { match_seq_num: "1" }));
-  await flush();
-  assert.deepEqual(star.calls, ["open -", "end"], "the session ends before the unary append");
+  const conditioned = (await pipeline.submit(input("m", { match_seq_num: "1" }))).ack;
+  assert.deepEqual(star.written, ["a", "m@1"], "both in flight at once");
+  assert.deepEqual(star.calls, ["open - end_on_refusal"]);
+  star.ack();
   star.ack();
   await first;
-  await (await conditioned).ack;
-  const fenced = (await pipeline.submit(input("t", { fencing_token: "x" }))).ack;
+  await conditioned;
+  const fence = {
+    records: [
+      { body: Buffer.from("t"), headers: [{ name: Buffer.alloc(0), value: Buffer.from("fence") }] },
+    ],
+  } as unknown as S2AppendInput;
+  await (await pipeline.submit(fence)).ack;
+  const fenced = (await pipeline.submit(input("x", { fencing_token: "t" }))).ack;
   star.ack();
   await fenced;
-  assert.deepEqual(star.calls, ["open -", "end", "unary Append m", "open x"]);
+  assert.deepEqual(star.calls, [
+    "open - end_on_refusal",
+    "end",
+    "unary Append t",
+    "open t end_on_refusal",
+  ]);
+});
+
+test("a refusal ends the session: that input and the later ones fail as known, appending nothing", async () => {
+  const star = new FakeStar();
+  const pipeline = new S2AppendPipeline(star.upstream(), address, {});
+  const a = (await pipeline.submit(input("a", { match_seq_num: "5" }))).ack;
+  const b = (await pipeline.submit(input("b", { match_seq_num: "6" }))).ack;
+  a.catch(() => {});
+  b.catch(() => {});
+  star.fail(status.FAILED_PRECONDITION);
+  for (const ack of [a, b]) {
+    await assert.rejects(ack, (err: { outcomeUnknown?: boolean }) => err.outcomeUnknown === false);
+  }
+  await assert.rejects((await pipeline.submit(input("c"))).ack);
 });
 
 test("after a failure, later inputs fail unsent; unanswered ones fail as outcome unknown", async () => {

@@ -1,10 +1,13 @@
-// S2 append inputs of one session, in order, with many in flight: plain batches go down one star
+// S2 append inputs of one session, in order, with many in flight: batches go down one star
 // AppendSession (the star's window bounds them, and it appends them in order), so a session's
 // throughput is not one star round trip per batch. S2 applies nothing after a failed input, and
 // each input carries its own conditions, so:
-// - an input with match_seq_num, a command (fence, trim), or a fencing token other than the open
-//   session's is a barrier: every earlier input is answered first, the session is closed, and it
-//   goes alone through the unary path (a later batch must not land when it misses);
+// - the star session is opened with end_on_refusal: the first refused batch (a match_seq_num or
+//   fencing miss) ends it, and no later batch of it lands, not even one already queued; inputs
+//   with match_seq_num are pipelined like the others;
+// - an input with a command (fence, trim), or a fencing token other than the open session's, is
+//   a barrier: every earlier input is answered first, the session is closed, and it goes alone
+//   through the unary path;
 // - after any failure every later input fails with it, unsent;
 // - a star session that breaks fails its unanswered inputs with "outcome unknown" (they may have
 //   landed), as a unary append whose reply was lost does.
@@ -67,11 +70,10 @@ export class S2AppendPipeline {
     } catch (err) {
       return { ack: this.#fail(err) };
     }
-    // A fence record changes the token the star session was opened with: such a batch, like a
-    // conditioned one, goes alone and unary.
+    // A fence record changes the token the star session was opened with: such a batch goes
+    // alone and unary, as does one under another token than the session's.
     if (
       plan.commands ||
-      plan.batch.match_seq_num !== undefined ||
       (this.#session !== undefined && this.#session.token !== plan.batch.fencing_token)
     ) {
       await this.close();
@@ -104,7 +106,12 @@ export class S2AppendPipeline {
     const ack = new Promise<S2AppendAck>((resolve, reject) => {
       (session as OpenSession).pending.push({ resolve, reject });
     });
-    session.handle.call.write({ batch: { records: batch.records } });
+    session.handle.call.write({
+      batch: {
+        records: batch.records,
+        ...(batch.match_seq_num === undefined ? {} : { match_seq_num: batch.match_seq_num }),
+      },
+    });
     return { ack };
   }
 
@@ -117,8 +124,13 @@ export class S2AppendPipeline {
   }
 
   async #open(token: string | undefined): Promise<OpenSession> {
+    // S2's session: the first refused input ends it, and nothing after it lands.
     const handle = await this.#upstream.openAppendSession(
-      { ...this.#address, ...(token === undefined ? {} : { fencing_token: token }) },
+      {
+        ...this.#address,
+        ...(token === undefined ? {} : { fencing_token: token }),
+        end_on_refusal: true,
+      },
       this.#route,
     );
     const { call } = handle;
@@ -148,7 +160,7 @@ export class S2AppendPipeline {
     const pending = session.pending.shift();
     if (!pending) return;
     if (ack.batch_index !== String(due) || !ack.appended) {
-      // Not the answer to the oldest batch (no batch here carries match_seq_num): stop.
+      // Not the answer to the oldest batch (a miss ends an end_on_refusal session): stop.
       const err = new Error(`the star answered batch ${ack.batch_index}, not ${due}`);
       this.#failure ??= { err };
       session.handle.call.cancel();
@@ -164,13 +176,17 @@ export class S2AppendPipeline {
     const unanswered = session.pending.splice(0);
     session.wake?.();
     if (unanswered.length === 0) return;
+    // A refusal (a match or fencing miss) is known to have appended nothing, nor anything after.
     const err =
       final.code === status.OK
         ? new StarCallError(
             { ...final, code: status.UNAVAILABLE, details: "the session ended unanswered" },
             { method: "AppendSession", outcomeUnknown: true },
           )
-        : new StarCallError(final, { method: "AppendSession", outcomeUnknown: true });
+        : new StarCallError(final, {
+            method: "AppendSession",
+            outcomeUnknown: final.code !== status.FAILED_PRECONDITION,
+          });
     const failed = await this.#s2Error(err);
     this.#failure ??= { err: failed };
     for (const p of unanswered) p.reject(failed);

@@ -1,7 +1,8 @@
 // AppendSession by the rules of dataplane.proto: the open frame first; batches pipelined up to the window,
 // beyond which the star stops reading frames (HTTP/2 flow control is the backpressure); acks
-// strictly in batch order; a match miss occupies its slot as rejected and the session goes on;
-// any other failure ends the session; half-close flushes the queued acks and ends cleanly.
+// strictly in batch order; a match miss occupies its slot as rejected and the session goes on
+// (with end_on_refusal it ends the session, and no later batch lands); any other failure ends
+// the session; half-close flushes the queued acks and ends cleanly.
 import { type ServerDuplexStream, status } from "@grpc/grpc-js";
 import { findDetail } from "../../contract/proto/index.ts";
 import type { AppendSessionBatch__Output } from "../../gen/nova/v1/AppendSessionBatch.ts";
@@ -49,6 +50,8 @@ class Session implements SessionHandle {
   #done = false;
   /** Set once a batch failed terminally: later frames are not submitted. */
   #poisoned = false;
+  /** `end_on_refusal`: the session's batches as one chain, and a match miss ends it. */
+  #chain: { broken: boolean } | undefined;
 
   constructor(ctx: StarContext, call: Call, release: () => void) {
     this.#ctx = ctx;
@@ -73,6 +76,7 @@ class Session implements SessionHandle {
         this.#fail(invalidArgument("the first frame of an AppendSession must be open"));
         return;
       }
+      if (frame.open.end_on_refusal) this.#chain = { broken: false };
       this.#open(frame.open.bucket, frame.open.key, frame.open.fencing_token);
       return;
     }
@@ -127,13 +131,14 @@ class Session implements SessionHandle {
           matchSeqNum: match === undefined ? undefined : BigInt(match),
           fencingToken: this.fencingToken,
           producer,
+          ...(this.#chain ? { chain: this.#chain } : {}),
         })
         .then(
           (ok) => ({ ok }),
           (err: unknown) => {
             // The session ends on this batch: later frames are not submitted (a throughput
             // refusal is known at once, before the batches ahead of it are acked).
-            if (!seqNumMismatchOf(err)) this.#poisoned = true;
+            if (this.#chain || !seqNumMismatchOf(err)) this.#poisoned = true;
             return { err };
           },
         );
@@ -159,7 +164,7 @@ class Session implements SessionHandle {
         });
       } else {
         const mismatch = seqNumMismatchOf(outcome.err);
-        if (!mismatch) {
+        if (!mismatch || this.#chain) {
           this.#fail(outcome.err);
           return;
         }

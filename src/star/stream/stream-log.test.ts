@@ -911,3 +911,24 @@ test("command records survive settling, a kill (log replay) and a reopen; replay
   assert.equal(third.fencingToken, "only-logged");
   assert.deepEqual(third.tail.seqNum, 5n);
 });
+
+test("a chain (an end_on_refusal session): after a refused batch no later one lands, queued ones included", async () => {
+  const log = await open(createMemoryStore(), descriptor());
+  const chain = { broken: false };
+  // A standard stream's window: these are sequenced in one flush, the miss in the middle.
+  const a = log.append(batch("a"), { ...at(1), matchSeqNum: 0n, chain });
+  const miss = log.append(batch("b"), { ...at(2), matchSeqNum: 5n, chain });
+  const after = log.append(batch("c"), { ...at(3), matchSeqNum: 1n, chain });
+  const other = log.append(batch("x"), at(4));
+  assert.deepEqual(range(await a), [0n, 1n]);
+  await assert.rejects(miss, (err: Error) => /next seq_num is 1/.test(err.message));
+  await assert.rejects(after, (err: Error) =>
+    /earlier batch of this session was refused/.test(err.message),
+  );
+  // Another writer is not in the chain.
+  assert.deepEqual(range(await other), [1n, 2n]);
+  await assert.rejects(log.append(batch("d"), { ...at(5), chain }), (err: Error) =>
+    /earlier batch of this session was refused/.test(err.message),
+  );
+  assert.deepEqual(await bodies(log), ["a", "x"]);
+});

@@ -20,6 +20,7 @@ import { compactRecords } from "../../platform/memory/index.ts";
 import { type CommandEffect, foldCommand } from "../append/command-records.ts";
 import { batchTimestamp, type ValidBatch } from "../append/validate-batch.ts";
 import {
+  afterRefusal,
   fencingTokenMismatch,
   outOfRange,
   producerFenced,
@@ -71,6 +72,11 @@ export interface AppendOptions {
   producer?: ProducerClaim;
   /** Close the stream after this batch. */
   close?: boolean;
+  /**
+   * The batches of one writer that must land as a chain: once one is refused, every later one
+   * is refused too, those already queued included (an `end_on_refusal` session).
+   */
+  chain?: { broken: boolean };
 }
 
 /** A live producer session, so Fence can supersede the ones its new token no longer admits. */
@@ -150,6 +156,12 @@ const NOTHING: Size = { bytes: 0, records: 0 };
 
 /** What a batch counts for against the batch limits. */
 const withCommands = (commands: CommandEffect | undefined) => (commands ? { commands } : {});
+
+/** Refuses a batch; its chain, if any, is broken from here on. */
+function refuse(item: BatchItem, err: StarError): void {
+  if (item.options.chain) item.options.chain.broken = true;
+  item.reject(err);
+}
 
 function batchSize(batch: ValidBatch): Size {
   return { bytes: batch.contentBytes, records: batch.records.length };
@@ -303,12 +315,13 @@ export class StreamLog {
    */
   append(batch: ValidBatch, options: AppendOptions): Promise<AppendAck> {
     if (this.#closed) return Promise.reject(this.#closed);
+    if (options.chain?.broken) return Promise.reject(afterRefusal());
     return new Promise((resolve, reject) => {
-      const item: Queued = { kind: "batch", batch, options, resolve, reject };
+      const item: BatchItem = { kind: "batch", batch, options, resolve, reject };
       // Read each time: a reconfigured descriptor applies from the next append on.
       const limit = this.descriptor.throughput_max_bytes_per_second;
       const refused = this.#pacer.batch(item, batch.contentBytes, Number(limit));
-      if (refused) reject(throughputExceeded(limit, refused.retryAfterMs, this.#maxWaitMs));
+      if (refused) refuse(item, throughputExceeded(limit, refused.retryAfterMs, this.#maxWaitMs));
     });
   }
 
@@ -428,6 +441,10 @@ export class StreamLog {
         break;
       }
       this.#groupCommit.take();
+      if (item.options.chain?.broken) {
+        item.reject(afterRefusal());
+        continue;
+      }
       const claim = item.options.producer;
       const entry =
         claim && (pending.has(claim.id) ? pending.get(claim.id) : this.#producers.get(claim.id));
@@ -443,13 +460,13 @@ export class StreamLog {
         const starting = entry === undefined ? newIn(pending, this.#producers) : 0;
         const refusal = this.#producerRefusal(verdict, claim, entry === undefined, starting);
         if (refusal) {
-          item.reject(refusal);
+          refuse(item, refusal);
           continue;
         }
       }
       const refusal = this.#admit(item.options, next, commands?.fencingToken ?? this.#fencing);
       if (refusal) {
-        item.reject(refusal);
+        refuse(item, refusal);
         continue;
       }
       const timestampMs = batchTimestamp(

@@ -5,6 +5,7 @@ export interface AppendSessionOpen {
   'bucket'?: (string);
   'key'?: (string);
   'fencing_token'?: (string);
+  'end_on_refusal'?: (boolean);
   '_fencing_token'?: "fencing_token";
 }
 
@@ -12,5 +13,6 @@ export interface AppendSessionOpen__Output {
   'bucket': (string);
   'key': (string);
   'fencing_token'?: (string);
+  'end_on_refusal': (boolean);
   '_fencing_token'?: "fencing_token";
 }
