@@ -29,9 +29,6 @@ const SERIAL = [
   // throughput caps: appends held for a time measured on the star's clock
   "test/gateway/throughput.test.ts",
   "test/star/throughput.test.ts",
-  // S2's own suite: its SDK's 5 s ack timeout resends a conditioned batch that a loaded
-  // machine acked late, and the resend then misses its match_seq_num
-  "test/s2/e2e-suite.test.ts",
 ];
 
 const { values, positionals } = parseArgs({
