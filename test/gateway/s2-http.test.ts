@@ -263,6 +263,33 @@ describe("bad input: S2's error shape, nothing appended", () => {
     assertS2Error(await http("GET", `/v1/metrics/${basin}`), 501, "not_implemented", /Prometheus/);
   });
 
+  test("a command record written through S2 reads through nova's API with its empty header name, as documented", async () => {
+    const name = "cmd";
+    assert.equal((await http("POST", "/v1/streams", { stream: name }, headers)).status, 201);
+    const appended = await http(
+      "POST",
+      `/v1/streams/${name}/records`,
+      { records: [{ headers: [["", "fence"]], body: "tok" }, { body: "data" }] },
+      headers,
+    );
+    assert.equal(appended.status, 200, appended.text);
+    // checkResponses: a read record that broke its documented schema would be a 500.
+    const read = await http("GET", `/v1/buckets/${basin}/streams/${name}/records?seq_num=0`);
+    assert.equal(read.status, 200, read.text);
+    assert.deepEqual(
+      read.json.records.map((r: { headers: unknown; body: string }) => [r.headers, r.body]),
+      [
+        [[{ name: "", value: "fence" }], "tok"],
+        [[], "data"],
+      ],
+    );
+    // nova's own appends still refuse an empty header name.
+    const refused = await http("POST", `/v1/buckets/${basin}/streams/${name}/records`, {
+      records: [{ headers: [{ name: "", value: "fence" }], body: "x" }],
+    });
+    assert.equal(refused.status, 400, refused.text);
+  });
+
   test("nova's own routes keep nova's error body", async () => {
     const res = await http("GET", "/v1/buckets/no-such-bucket");
     assert.equal(res.status, 404);

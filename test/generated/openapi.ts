@@ -470,6 +470,19 @@ export interface components {
       value: string;
     };
     /**
+     * @description A stored record's header. Names and values are opaque bytes; duplicates keep their order.
+     * @example {
+     *       "name": "content-type",
+     *       "value": "application/json"
+     *     }
+     */
+    ReadHeader: {
+      /** @description Header name: UTF-8 text with format=raw (the default), standard or URL-safe base64 with format=base64. Empty only in a command record, whose one header it is (["", "fence"] or ["", "trim"], written through S2's API or gRPC) */
+      name: string;
+      /** @description Header value: UTF-8 text with format=raw (the default), standard or URL-safe base64 with format=base64 */
+      value: string;
+    };
+    /**
      * @description A header as a [name, value] pair; accepted on input only.
      * @example [
      *       "content-type",
@@ -597,7 +610,7 @@ export interface components {
       seq_num: string | number;
       /** @description The record's time in milliseconds (int64; exact: digits beyond 2^53-1, or a decimal string) */
       timestamp_ms: string | number;
-      headers: components["schemas"]["Header"][];
+      headers: components["schemas"]["ReadHeader"][];
       /** @description The body: UTF-8 text with format=raw (the default), standard base64 with format=base64 */
       body: string;
     };

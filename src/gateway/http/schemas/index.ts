@@ -22,6 +22,7 @@ import {
   HeaderPair,
   Position,
   ReadBatch,
+  ReadHeader,
   ReadRecord,
 } from "./records.ts";
 import {
@@ -48,6 +49,7 @@ export * from "./tokens.ts";
 export const schemaContext = {
   Position,
   Header,
+  ReadHeader,
   HeaderPair,
   AppendRecord,
   AppendInput,

@@ -35,6 +35,22 @@ export const Header = Type.Object(
   },
 );
 
+export const ReadHeader = Type.Object(
+  {
+    name: Type.String({
+      description: `Header name: ${FORMAT_NOTE}. Empty only in a command record, whose one header it is (["", "fence"] or ["", "trim"], written through S2's API or gRPC)`,
+    }),
+    value: Type.String({ description: `Header value: ${FORMAT_NOTE}` }),
+  },
+  {
+    $id: "ReadHeader",
+    additionalProperties: false,
+    description:
+      "A stored record's header. Names and values are opaque bytes; duplicates keep their order.",
+    examples: [{ name: "content-type", value: "application/json" }],
+  },
+);
+
 export const HeaderPair = Type.Array(Type.String(), {
   $id: "HeaderPair",
   minItems: 2,
@@ -163,7 +179,7 @@ export const ReadRecord = Type.Object(
   {
     seq_num: Uint64("The record's sequence number"),
     timestamp_ms: Int64("The record's time in milliseconds"),
-    headers: Type.Array(Type.Ref("Header")),
+    headers: Type.Array(Type.Ref("ReadHeader")),
     body: Type.String({
       description: `The body: ${FORMAT_NOTE.replace(", standard or URL-safe", ", standard")}`,
     }),
