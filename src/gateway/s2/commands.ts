@@ -39,10 +39,12 @@ export function planAppend(input: S2AppendInput): AppendPlan {
   const batch: AppendBatchProto = {
     records: records.map((r, i) => {
       const field = `records[${i}]`;
-      if (!isCommand(r)) return appendRecordFromS2(r, field);
-      checkCommand(r, field);
-      commands = true;
-      return appendRecordFromS2({ ...r, headers: [] }, field, r.headers);
+      const command = isCommand(r);
+      if (command) {
+        checkCommand(r, field);
+        commands = true;
+      }
+      return appendRecordFromS2(r, field, command);
     }),
   };
   if (input.match_seq_num !== undefined) batch.match_seq_num = input.match_seq_num;

@@ -73,17 +73,14 @@ export function readBatchToS2(
 }
 
 /**
- * One S2 data record as nova's. S2's own rules that nova's contract shares are checked here too
- * (non-empty header names, at most 100 headers), so a refusal is S2's `invalid` naming the record.
- */
-/**
- * One S2 record as nova's; `command`: a command record's one header (["", op]), checked by the
- * caller, which is the only place an empty header name is let through.
+ * One S2 record as nova's. S2's own rules that nova's contract shares are checked here too
+ * (non-empty header names, at most 100 headers), so a refusal is S2's `invalid` naming the record;
+ * `command`: a command record the caller checked, whose one header has the empty name.
  */
 export function appendRecordFromS2(
   r: S2AppendRecord,
   field: string,
-  command?: S2AppendRecord["headers"],
+  command = false,
 ): AppendRecordProto {
   if (r.headers.length > MAX_HEADERS_PER_RECORD) {
     throw s2Error(
@@ -92,7 +89,7 @@ export function appendRecordFromS2(
     );
   }
   const headers = r.headers.map((h, j) => {
-    if (h.name.length === 0) {
+    if (h.name.length === 0 && !command) {
       throw s2Error(
         "invalid",
         `${field}.headers[${j}]: an empty header name marks a command record, which has that one header only`,
@@ -100,10 +97,7 @@ export function appendRecordFromS2(
     }
     return { name: h.name, value: h.value };
   });
-  const record: AppendRecordProto = {
-    body: r.body,
-    headers: command ? command.map((h) => ({ name: h.name, value: h.value })) : headers,
-  };
+  const record: AppendRecordProto = { body: r.body, headers };
   if (r.timestamp !== undefined) {
     record.timestamp_ms = timeFromS2(r.timestamp, `${field}.timestamp`);
   }

@@ -193,20 +193,11 @@ test("after replay, a reopened stream recovers its tail, last timestamp, trim po
   await log.fence("tok");
   assert.equal(await log.trimTo(1n), 1n);
   // As after a kill: "c" is only in a log object until replay settles it.
-  const chunks = new ChunkStore(store, 1 << 20);
   // And a PUT the kill cut short: the embedded store leaves an empty object, never acked.
   const newest = (await logObjects(store)).at(-1) as string;
   const torn = logKey("star", (parseLogKey("star", newest) as bigint) + 1n);
   await store.put(torn, new Uint8Array(0));
-  const replayed = await replayLog(
-    store,
-    new LogReader(store, 1, silent),
-    new Catalog(store),
-    chunks,
-    "star",
-    1 << 20,
-    silent,
-  );
+  const replayed = await replay(store);
   assert.equal(replayed.records, 1);
   assert.deepEqual(await logObjects(store), []);
   const again = await open(store, d, { wal: newWal(store, replayed.next) });
@@ -527,6 +518,19 @@ test("batching: a standard stream's batch window runs on the injected clock; its
 
 const silent = pino({ level: "silent" });
 
+/** The star's log replayed as a restart after kill -9 replays it. */
+function replay(store: ObjectStore) {
+  return replayLog(
+    store,
+    new LogReader(store, 1, silent),
+    new Catalog(store),
+    new ChunkStore(store, 1 << 20),
+    "star",
+    1 << 20,
+    silent,
+  );
+}
+
 // ---- idempotent producers and closing (docs/producers.md) ----
 
 const as = (id: string, epoch: bigint, seq: bigint) => ({ producer: { id, epoch, seq } });
@@ -621,15 +625,7 @@ test("producers and close survive settling, a kill (log replay) and a reopen", a
   assert.equal(lastAck.closed, true);
   assert.equal(log.sealed, true);
   // As after kill -9: b and c (and the close) are only in log objects.
-  const replayed = await replayLog(
-    store,
-    new LogReader(store, 1, silent),
-    new Catalog(store),
-    new ChunkStore(store, 1 << 20),
-    "star",
-    1 << 20,
-    silent,
-  );
+  const replayed = await replay(store);
   assert.deepEqual(await logObjects(store), []);
   const again = await open(store, d, { wal: newWal(store, replayed.next) });
   assert.equal(again.sealed, true);
@@ -880,15 +876,7 @@ test("command records survive settling, a kill (log replay) and a reopen; replay
   });
   await log.fence("verb");
   assert.equal(log.fencingToken, "verb");
-  const replayed = await replayLog(
-    store,
-    new LogReader(store, 1, silent),
-    new Catalog(store),
-    new ChunkStore(store, 1 << 20),
-    "star",
-    1 << 20,
-    silent,
-  );
+  const replayed = await replay(store);
   assert.equal(replayed.records, 2);
   const again = await open(store, d, { wal: newWal(store, replayed.next) });
   // The Fence came after the logged fence record: replay must not take the record's token back.
@@ -898,15 +886,7 @@ test("command records survive settling, a kill (log replay) and a reopen; replay
 
   // A fence record the state object never saw (no Fence after it) is applied by replay.
   await again.append(records(fenceRecord("only-logged")), { ...at(5), fencingToken: "verb" });
-  const second = await replayLog(
-    store,
-    new LogReader(store, 1, silent),
-    new Catalog(store),
-    new ChunkStore(store, 1 << 20),
-    "star",
-    1 << 20,
-    silent,
-  );
+  const second = await replay(store);
   const third = await open(store, d, { wal: newWal(store, second.next) });
   assert.equal(third.fencingToken, "only-logged");
   assert.deepEqual(third.tail.seqNum, 5n);

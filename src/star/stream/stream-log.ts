@@ -140,8 +140,8 @@ interface Sequenced {
 interface Sequencing {
   batches: Sequenced[];
   retries: { item: BatchItem; ack: BatchAck }[];
-  /** What the batches' command records do once they commit; absent when they have none. */
-  commands?: CommandEffect;
+  /** What the batches' command records do once they commit; undefined when they have none. */
+  commands?: CommandEffect | undefined;
   closes: boolean;
 }
 
@@ -154,15 +154,13 @@ function newIn(pending: Map<string, unknown>, table: ProducerTable): number {
 
 const NOTHING: Size = { bytes: 0, records: 0 };
 
-/** What a batch counts for against the batch limits. */
-const withCommands = (commands: CommandEffect | undefined) => (commands ? { commands } : {});
-
 /** Refuses a batch; its chain, if any, is broken from here on. */
 function refuse(item: BatchItem, err: StarError): void {
   if (item.options.chain) item.options.chain.broken = true;
   item.reject(err);
 }
 
+/** What a batch counts for against the batch limits. */
 function batchSize(batch: ValidBatch): Size {
   return { bytes: batch.contentBytes, records: batch.records.length };
 }
@@ -490,10 +488,9 @@ export class StreamLog {
         taken.bytes += size.bytes;
         taken.records += size.records;
       }
-      if (item.options.close)
-        return { batches: out, retries, closes: true, ...withCommands(commands) };
+      if (item.options.close) return { batches: out, retries, closes: true, commands };
     }
-    return { batches: out, retries, closes: false, ...withCommands(commands) };
+    return { batches: out, retries, closes: false, commands };
   }
 
   /** What a producer's verdict refuses, or nothing (accepted). */

@@ -113,8 +113,14 @@ async function keepMarks(
   entries: DecodedLogEntry[],
 ): Promise<void> {
   const marked = entries.some((e) => e.marks.closed || e.marks.producers.length > 0);
-  const commanded = entries.some((e) => e.records.some((r) => commandOf(r) !== undefined));
-  if (!marked && !commanded) return;
+  // Each entry's command records with their seq_nums, read once.
+  const commanded = entries.map((e) =>
+    e.records.flatMap((r, i) => {
+      const command = commandOf(r);
+      return command ? [{ seqNum: e.firstSeqNum + BigInt(i), command }] : [];
+    }),
+  );
+  if (!marked && commanded.every((c) => c.length === 0)) return;
   const state = await catalog.getState(streamId);
   // Expiry and the cap apply when the leader next writes the state, not here.
   const unbounded = { ttlMs: Number.POSITIVE_INFINITY, maxPerStream: Number.POSITIVE_INFINITY };
@@ -125,23 +131,21 @@ async function keepMarks(
   let fencingToken = state.fencing_token;
   let trim = BigInt(state.trim_seq_num);
   let end = through;
-  for (const e of entries) {
+  entries.forEach((e, i) => {
     for (const m of e.marks.producers) table.remember(m, now);
     closed ||= e.marks.closed;
     const entryEnd = e.firstSeqNum + BigInt(e.records.length);
     let effect: CommandEffect = {};
-    e.records.forEach((r, i) => {
-      if (e.firstSeqNum + BigInt(i) < through) return;
-      const command = commandOf(r);
-      if (command) effect = foldCommand(effect, command);
-    });
+    for (const { seqNum, command } of commanded[i] ?? []) {
+      if (seqNum >= through) effect = foldCommand(effect, command);
+    }
     if (effect.fencingToken !== undefined) fencingToken = effect.fencingToken;
     if (effect.trimTo !== undefined) {
       const to = effect.trimTo < entryEnd ? effect.trimTo : entryEnd;
       if (to > trim) trim = to;
     }
     if (entryEnd > end) end = entryEnd;
-  }
+  });
   await catalog.putState(streamId, {
     ...state,
     producers: table.toJSON(),
