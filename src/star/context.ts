@@ -5,6 +5,7 @@ import type { StarAuth } from "./auth/star-auth.ts";
 import type { Fleet } from "./fleet/members.ts";
 import type { Peers } from "./fleet/peers.ts";
 import type { KeyedLock } from "./keyed-lock.ts";
+import type { StreamUses } from "./lifecycle/expiry.ts";
 import type { StarLimits } from "./limits.ts";
 import type { Catalog } from "./storage/catalog.ts";
 import type { ChunkStore } from "./storage/chunk-store.ts";
@@ -42,6 +43,8 @@ export interface StarContext {
   /** The streams this star reads without leading them. */
   readonly followers: Followers;
   readonly readPlan: ReadPlanOptions;
+  /** When each idle-expiring stream it leads was last read or appended to. */
+  readonly uses: StreamUses;
   /** Runs work in the background (reclaiming storage); failures are logged, never thrown. */
   background(what: string, work: () => Promise<void>): void;
 }

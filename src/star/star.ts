@@ -12,6 +12,7 @@ import { unavailable } from "./errors.ts";
 import { Fleet, type Member } from "./fleet/members.ts";
 import { Peers } from "./fleet/peers.ts";
 import { KeyedLock } from "./keyed-lock.ts";
+import { StreamUses } from "./lifecycle/expiry.ts";
 import { deleteIfEmpty } from "./lifecycle/streams.ts";
 import { DEFAULT_LIMITS, type StarLimits } from "./limits.ts";
 import { ProducerBudget } from "./producers/producer-table.ts";
@@ -159,6 +160,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     peers,
     followers: new Followers(chunks, catalog, limits.followerViews),
     readPlan: { urls: "presigned", ttlSeconds: 900, ...options.readPlan },
+    uses: new StreamUses(Date.now()),
     background(what, work) {
       const task = work().catch((err: unknown) =>
         log.warn({ err, what }, "background task failed"),

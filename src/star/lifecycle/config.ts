@@ -163,6 +163,9 @@ export function newStream(
     timestamping_mode: bucket.default_timestamping_mode,
     timestamping_uncapped: bucket.default_timestamping_uncapped,
     delete_on_empty_min_age_ms: bucket.default_delete_on_empty_min_age_ms,
+    content_type: config?.content_type ?? "",
+    expire_idle_ms: config?.expire_idle_ms ?? "0",
+    expires_at_unix_ms: config?.expires_at_unix_ms ?? "0",
     creation_token: creationToken,
     created_at_unix_ms: String(nowMs),
     deleted_at_unix_ms: "0",
@@ -176,7 +179,22 @@ export function newStream(
   }
   checkAgeRetention(stream.timestamping_uncapped, stream.retention_max_age_ms, "stream config");
   checkBatchLimits(stream.batch_max_bytes, stream.batch_max_records, "stream config");
+  checkContentType(stream.content_type);
+  if (stream.expire_idle_ms !== "0" && stream.expires_at_unix_ms !== "0") {
+    throw invalidArgument(
+      "stream config: expire_idle_ms and expires_at_unix_ms are mutually exclusive; set one",
+    );
+  }
   return stream;
+}
+
+/** A MIME type as HTTP carries it: visible ASCII and spaces, at most 256 bytes. */
+function checkContentType(type: string): void {
+  if (type.length > 256 || !/^[\x20-\x7e]*$/.test(type)) {
+    throw invalidArgument(
+      "stream config: content_type must be at most 256 characters of visible ASCII",
+    );
+  }
 }
 
 export function reconfigureStream(

@@ -15,6 +15,7 @@ import { clampLimit } from "../limits.ts";
 import { chunksPrefix } from "../storage/keys.ts";
 import type { StreamLog } from "../stream/stream-log.ts";
 import { checkStreamKey, newStream, reconfigureStream } from "./config.ts";
+import { hasExpired } from "./expiry.ts";
 import { liveBucket } from "./live-bucket.ts";
 
 const lockKey = (bucket: string, key: string) => `stream/${bucket}/${key}`;
@@ -43,7 +44,9 @@ export function createStream(
   return ctx.locks.run(lockKey(bucketName, key), async () => {
     const bucket = await liveBucket(ctx, bucketName);
     const existing = await ctx.catalog.getStream(bucketName, key);
-    if (existing && existing.deleted_at_unix_ms === "0") {
+    if (existing && existing.deleted_at_unix_ms === "0" && expiredHere(ctx, existing)) {
+      await deleteStreamNow(ctx, existing);
+    } else if (existing && existing.deleted_at_unix_ms === "0") {
       if (creationToken !== "" && creationToken === existing.creation_token) return existing;
       throw alreadyExists(
         `stream ${JSON.stringify(key)} already exists in bucket ${JSON.stringify(bucketName)}`,
@@ -65,7 +68,29 @@ export async function liveStream(
   checkStreamKey(key);
   const stream = await ctx.catalog.getStream(bucket, key);
   if (stream?.deleted_at_unix_ms !== "0") throw streamNotFound(bucket, key);
-  return stream;
+  return unexpired(ctx, stream);
+}
+
+/** Whether a stream this star leads has expired. */
+function expiredHere(ctx: StarContext, stream: Stream__Output): boolean {
+  return hasExpired(stream, ctx.uses, ctx.now(), true);
+}
+
+/** The stream, unless it has expired: then NOT_FOUND, and its leader deletes it. */
+function unexpired(ctx: StarContext, stream: Stream__Output): Stream__Output {
+  const leads = ctx.fleet.leads(stream.bucket, stream.key);
+  if (!hasExpired(stream, ctx.uses, ctx.now(), leads)) return stream;
+  if (leads) {
+    ctx.background(`delete expired stream ${stream.stream_id}`, () =>
+      ctx.locks.run(lockKey(stream.bucket, stream.key), async () => {
+        const now = await ctx.catalog.getStream(stream.bucket, stream.key, { fresh: true });
+        if (now?.stream_id === stream.stream_id && now.deleted_at_unix_ms === "0") {
+          await deleteStreamNow(ctx, now);
+        }
+      }),
+    );
+  }
+  throw streamNotFound(stream.bucket, stream.key);
 }
 
 /** The open log of a stream this star leads (else NotOwner), created on first use if allowed. */
@@ -89,6 +114,7 @@ export async function resolveDescriptor(
   const b = await liveBucket(ctx, bucket);
   checkStreamKey(key);
   let stream = await ctx.catalog.getStream(bucket, key);
+  if (stream?.deleted_at_unix_ms === "0") stream = expiredAsDeleted(ctx, stream);
   if (stream?.deleted_at_unix_ms !== "0") {
     const allowed =
       (createOn === "append" && b.create_stream_on_append) ||
@@ -99,7 +125,17 @@ export async function resolveDescriptor(
         ? await createOnRead(ctx, bucket, key)
         : await createOrGet(ctx, bucket, key);
   }
+  if (ctx.fleet.leads(bucket, key)) ctx.uses.touch(stream, ctx.now());
   return stream;
+}
+
+/** An expired stream reads as absent, for the create-on-use rule to decide what comes next. */
+function expiredAsDeleted(ctx: StarContext, stream: Stream__Output): Stream__Output | undefined {
+  try {
+    return unexpired(ctx, stream);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -156,6 +192,7 @@ export async function listStreams(
   const from = startAfter < prefix ? "" : startAfter;
   for await (const s of ctx.catalog.streams(bucket, from)) {
     if (s.deleted_at_unix_ms !== "0" || !s.key.startsWith(prefix)) continue;
+    if (hasExpired(s, ctx.uses, ctx.now(), ctx.fleet.leads(bucket, s.key))) continue;
     if (streams.length === max) return { streams, next: streams[max - 1]?.key ?? "" };
     streams.push(s);
   }
@@ -194,6 +231,7 @@ export function deleteStream(ctx: StarContext, bucket: string, key: string): Pro
 /** Tombstones a stream, ends its open log, and reclaims its chunks in the background. */
 export async function deleteStreamNow(ctx: StarContext, stream: Stream__Output): Promise<void> {
   await ctx.catalog.putStream({ ...stream, deleted_at_unix_ms: String(ctx.now()) });
+  ctx.uses.forget(stream.stream_id);
   await ctx.registry.close(stream.stream_id);
   ctx.background(`reclaim stream ${stream.stream_id}`, async () => {
     const keys: string[] = [];

@@ -71,7 +71,12 @@ export interface ReadOptions {
  * means: filled in as a descriptor is read, so no reader has to know its age.
  */
 const BUCKET_ADDED = { default_delete_on_empty_min_age_ms: "0" } satisfies Partial<Bucket__Output>;
-const STREAM_ADDED = { delete_on_empty_min_age_ms: "0" } satisfies Partial<Stream__Output>;
+const STREAM_ADDED = {
+  delete_on_empty_min_age_ms: "0",
+  content_type: "",
+  expire_idle_ms: "0",
+  expires_at_unix_ms: "0",
+} satisfies Partial<Stream__Output>;
 
 export class Catalog {
   readonly #store: ObjectStore;

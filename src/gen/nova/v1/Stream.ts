@@ -23,6 +23,9 @@ export interface Stream {
   'created_at_unix_ms'?: (number | string | Long);
   'deleted_at_unix_ms'?: (number | string | Long);
   'delete_on_empty_min_age_ms'?: (number | string | Long);
+  'content_type'?: (string);
+  'expire_idle_ms'?: (number | string | Long);
+  'expires_at_unix_ms'?: (number | string | Long);
 }
 
 export interface Stream__Output {
@@ -43,4 +46,7 @@ export interface Stream__Output {
   'created_at_unix_ms': (string);
   'deleted_at_unix_ms': (string);
   'delete_on_empty_min_age_ms': (string);
+  'content_type': (string);
+  'expire_idle_ms': (string);
+  'expires_at_unix_ms': (string);
 }

@@ -17,6 +17,9 @@ export interface StreamConfig {
   'timestamping_mode'?: (_nova_v1_TimestampingMode);
   'timestamping_uncapped'?: (boolean);
   'delete_on_empty_min_age_ms'?: (number | string | Long);
+  'content_type'?: (string);
+  'expire_idle_ms'?: (number | string | Long);
+  'expires_at_unix_ms'?: (number | string | Long);
   '_retention_max_age_ms'?: "retention_max_age_ms";
   '_retention_max_bytes'?: "retention_max_bytes";
   '_batch_max_bytes'?: "batch_max_bytes";
@@ -39,6 +42,9 @@ export interface StreamConfig__Output {
   'timestamping_mode': (_nova_v1_TimestampingMode__Output);
   'timestamping_uncapped'?: (boolean);
   'delete_on_empty_min_age_ms'?: (string);
+  'content_type': (string);
+  'expire_idle_ms': (string);
+  'expires_at_unix_ms': (string);
   '_retention_max_age_ms'?: "retention_max_age_ms";
   '_retention_max_bytes'?: "retention_max_bytes";
   '_batch_max_bytes'?: "batch_max_bytes";

@@ -1,0 +1,64 @@
+// Streams that expire (docs/durable-streams.md, "Expiry"): at a fixed instant
+// (expires_at_unix_ms), or once no read or append has reached the stream's leader for
+// expire_idle_ms. Past it, a stream is NOT_FOUND to every verb, and its leader deletes it the
+// first time a verb finds it so. Uses are counted in the leader's memory only: after a restart
+// or a leader move the idle clock starts again from the new leader's first sight of the stream,
+// so a stream can outlive its idle window by that much but never expires early.
+import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
+
+/** Streams whose last use is remembered; past it the least recently used are forgotten. */
+export const USES_KEPT = 100_000;
+
+/** The last read or append of each idle-expiring stream this star leads. */
+export class StreamUses {
+  readonly #last = new Map<string, number>();
+  readonly #since: number;
+  readonly #kept: number;
+
+  /** `since`: when this star began counting (a forgotten stream counts from here). */
+  constructor(since: number, kept = USES_KEPT) {
+    this.#since = since;
+    this.#kept = kept;
+  }
+
+  touch(stream: Stream__Output, nowMs: number): void {
+    if (stream.expire_idle_ms === "0") return;
+    this.#last.delete(stream.stream_id);
+    this.#last.set(stream.stream_id, nowMs);
+    if (this.#last.size > this.#kept) {
+      const oldest = this.#last.keys().next().value;
+      if (oldest !== undefined) this.#last.delete(oldest);
+    }
+  }
+
+  /** The last use: a remembered one, else creation or this star's start, whichever is later. */
+  lastUse(stream: Stream__Output): number {
+    return (
+      this.#last.get(stream.stream_id) ?? Math.max(Number(stream.created_at_unix_ms), this.#since)
+    );
+  }
+
+  forget(streamId: string): void {
+    this.#last.delete(streamId);
+  }
+
+  get size(): number {
+    return this.#last.size;
+  }
+}
+
+/**
+ * Whether the stream has expired at `nowMs`. The idle window is judged only where its uses are
+ * counted (`leads`); elsewhere only the fixed instant is.
+ */
+export function hasExpired(
+  stream: Stream__Output,
+  uses: StreamUses,
+  nowMs: number,
+  leads: boolean,
+): boolean {
+  const at = Number(stream.expires_at_unix_ms);
+  if (at !== 0 && nowMs >= at) return true;
+  const idle = Number(stream.expire_idle_ms);
+  return leads && idle !== 0 && nowMs >= uses.lastUse(stream) + idle;
+}
