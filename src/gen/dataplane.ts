@@ -15,6 +15,7 @@ import type { Bucket as _nova_v1_Bucket, Bucket__Output as _nova_v1_Bucket__Outp
 import type { BucketConfig as _nova_v1_BucketConfig, BucketConfig__Output as _nova_v1_BucketConfig__Output } from './nova/v1/BucketConfig';
 import type { CheckTailRequest as _nova_v1_CheckTailRequest, CheckTailRequest__Output as _nova_v1_CheckTailRequest__Output } from './nova/v1/CheckTailRequest';
 import type { CheckTailResponse as _nova_v1_CheckTailResponse, CheckTailResponse__Output as _nova_v1_CheckTailResponse__Output } from './nova/v1/CheckTailResponse';
+import type { ContentTypeMismatch as _nova_v1_ContentTypeMismatch, ContentTypeMismatch__Output as _nova_v1_ContentTypeMismatch__Output } from './nova/v1/ContentTypeMismatch';
 import type { CreateBucketRequest as _nova_v1_CreateBucketRequest, CreateBucketRequest__Output as _nova_v1_CreateBucketRequest__Output } from './nova/v1/CreateBucketRequest';
 import type { CreateBucketResponse as _nova_v1_CreateBucketResponse, CreateBucketResponse__Output as _nova_v1_CreateBucketResponse__Output } from './nova/v1/CreateBucketResponse';
 import type { CreateStreamRequest as _nova_v1_CreateStreamRequest, CreateStreamRequest__Output as _nova_v1_CreateStreamRequest__Output } from './nova/v1/CreateStreamRequest';
@@ -91,6 +92,7 @@ export interface ProtoGrpcType {
       CheckTailRequest: MessageTypeDefinition<_nova_v1_CheckTailRequest, _nova_v1_CheckTailRequest__Output>
       CheckTailResponse: MessageTypeDefinition<_nova_v1_CheckTailResponse, _nova_v1_CheckTailResponse__Output>
       Class: EnumTypeDefinition
+      ContentTypeMismatch: MessageTypeDefinition<_nova_v1_ContentTypeMismatch, _nova_v1_ContentTypeMismatch__Output>
       CreateBucketRequest: MessageTypeDefinition<_nova_v1_CreateBucketRequest, _nova_v1_CreateBucketRequest__Output>
       CreateBucketResponse: MessageTypeDefinition<_nova_v1_CreateBucketResponse, _nova_v1_CreateBucketResponse__Output>
       CreateStreamRequest: MessageTypeDefinition<_nova_v1_CreateStreamRequest, _nova_v1_CreateStreamRequest__Output>

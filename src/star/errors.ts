@@ -165,6 +165,12 @@ export const streamClosed = (tailSeq: bigint, tailTs: bigint) =>
     },
   ]);
 
+export const contentTypeMismatch = (streamType: string, sent: string) =>
+  failedPrecondition(
+    `content type ${JSON.stringify(sent)} is not the stream's (${JSON.stringify(streamType)}); nothing was appended`,
+    [{ type: "ContentTypeMismatch", value: { stream_content_type: streamType } }],
+  );
+
 export const tooManyProducers = (max: number) =>
   resourceExhausted(
     `no room for a new producer: the stream remembers ${max} (--max-producers-per-stream) or the star's memory for producers is full (--producer-memory-mb); one may start once others are idle past --producer-ttl-ms; nothing was appended`,

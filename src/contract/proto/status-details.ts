@@ -2,6 +2,7 @@
 import { Metadata } from "@grpc/grpc-js";
 import type { IConversionOptions } from "protobufjs";
 import type { BatchTooLarge__Output as BatchTooLarge } from "../../gen/nova/v1/BatchTooLarge.ts";
+import type { ContentTypeMismatch__Output as ContentTypeMismatch } from "../../gen/nova/v1/ContentTypeMismatch.ts";
 import type { FencingTokenMismatch__Output as FencingTokenMismatch } from "../../gen/nova/v1/FencingTokenMismatch.ts";
 import type { LogDamaged__Output as LogDamaged } from "../../gen/nova/v1/LogDamaged.ts";
 import type { NotFoundDetail__Output as NotFoundDetail } from "../../gen/nova/v1/NotFoundDetail.ts";
@@ -31,6 +32,7 @@ export interface DetailTypes {
   ProducerSeqStale: ProducerSeqStale;
   ProducerFenced: ProducerFenced;
   StreamClosed: StreamClosed;
+  ContentTypeMismatch: ContentTypeMismatch;
 }
 export type DetailName = keyof DetailTypes;
 export type Detail = { [K in DetailName]: { type: K; value: DetailTypes[K] } }[DetailName];
@@ -50,6 +52,7 @@ const DETAIL_NAMES: readonly DetailName[] = [
   "ProducerSeqStale",
   "ProducerFenced",
   "StreamClosed",
+  "ContentTypeMismatch",
 ];
 
 const TO_OBJECT: IConversionOptions = { longs: String, enums: String, defaults: true };

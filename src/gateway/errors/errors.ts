@@ -269,6 +269,12 @@ function producerError(err: GrpcErrorLike, said: string): HttpError | undefined 
       fields: { current_epoch: BigInt(String(fenced.current_epoch ?? 0)) },
     });
   }
+  const type = findDetail(err.metadata, "ContentTypeMismatch");
+  if (type) {
+    return new HttpError(409, "content_type_mismatch", said, {
+      fields: { stream_content_type: type.stream_content_type ?? "" },
+    });
+  }
   const closed = findDetail(err.metadata, "StreamClosed");
   if (closed) {
     return new HttpError(409, "stream_closed", said, {

@@ -1,6 +1,7 @@
 // The unary data verbs: Append, Read, CheckTail, Trim, Fence. All but Read are the stream
 // leader's (NotOwner elsewhere); Read is served by every member (follower-read.ts).
 
+import { sameMediaType } from "../../contract/media-type.ts";
 import type { AppendRequest__Output } from "../../gen/nova/v1/AppendRequest.ts";
 import type { AppendResponse } from "../../gen/nova/v1/AppendResponse.ts";
 import type { CheckTailRequest__Output } from "../../gen/nova/v1/CheckTailRequest.ts";
@@ -14,7 +15,7 @@ import type { TrimResponse } from "../../gen/nova/v1/TrimResponse.ts";
 import { producerClaim } from "../append/producer-claim.ts";
 import { validateBatch } from "../append/validate-batch.ts";
 import type { StarContext } from "../context.ts";
-import { invalidArgument } from "../errors.ts";
+import { contentTypeMismatch, invalidArgument } from "../errors.ts";
 import { requireLeader } from "../fleet/ownership.ts";
 import { liveStream, resolveDescriptor, resolveLedStream } from "../lifecycle/streams.ts";
 import { clampLimit } from "../limits.ts";
@@ -37,6 +38,11 @@ export async function append(
   const arrivalMs = BigInt(ctx.now());
   const log = await resolveLedStream(ctx, req.bucket, req.key, "append");
   checkFencingToken(ctx, req.fencing_token);
+  // A closed stream answers as closed (or a producer's duplicate) before any type mismatch.
+  const type = log.descriptor.content_type;
+  if (req.content_type !== "" && !log.sealed && !sameMediaType(type, req.content_type)) {
+    throw contentTypeMismatch(type, req.content_type);
+  }
   const producer = producerClaim(req.producer);
   // Closing with no records is idempotent by itself: a producer stamp adds nothing to it.
   if (req.close && req.records.length === 0) {

@@ -22,4 +22,5 @@ export const appendResponse = (ack: AppendAck) => ({
   tail: position(ack.tail),
   duplicate: ack.duplicate === true,
   closed: ack.closed === true,
+  ...(ack.producerSeq === undefined ? {} : { producer_seq: ack.producerSeq.toString() }),
 });

@@ -35,7 +35,13 @@ import {
   unavailable,
 } from "../errors.ts";
 import { DEFAULT_LIMITS } from "../limits.ts";
-import { type BatchAck, judge, type ProducerClaim, remember } from "../producers/producer-rules.ts";
+import {
+  type BatchAck,
+  judge,
+  type ProducerClaim,
+  type ProducerEntry,
+  remember,
+} from "../producers/producer-rules.ts";
 import { type ProducerLimits, ProducerTable } from "../producers/producer-table.ts";
 import type { Catalog, StreamState } from "../storage/catalog.ts";
 import type { ChunkStore } from "../storage/chunk-store.ts";
@@ -63,6 +69,8 @@ export interface AppendAck {
   duplicate?: boolean;
   /** The stream is closed. */
   closed?: boolean;
+  /** On a producer's duplicate: the highest seq acknowledged in its epoch. */
+  producerSeq?: bigint;
 }
 
 export interface AppendOptions {
@@ -139,7 +147,7 @@ interface Sequenced {
 /** A flush's batches, and the retries of them that wait for their commit to answer. */
 interface Sequencing {
   batches: Sequenced[];
-  retries: { item: BatchItem; ack: BatchAck }[];
+  retries: { item: BatchItem; ack: BatchAck; highest: bigint }[];
   /** What the batches' command records do once they commit; undefined when they have none. */
   commands?: CommandEffect | undefined;
   closes: boolean;
@@ -450,9 +458,10 @@ export class StreamLog {
         const verdict = judge(entry, claim);
         if (verdict.kind === "duplicate") {
           // Acked already: answer now. Still in this flush: answer with its commit.
+          const highest = (entry as ProducerEntry).seq;
           if (pending.has(claim.id) && verdict.ack.start >= this.#tail) {
-            retries.push({ item, ack: verdict.ack });
-          } else item.resolve(this.#duplicateAck(verdict.ack));
+            retries.push({ item, ack: verdict.ack, highest });
+          } else item.resolve(this.#duplicateAck(verdict.ack, highest));
           continue;
         }
         const starting = entry === undefined ? newIn(pending, this.#producers) : 0;
@@ -515,8 +524,9 @@ export class StreamLog {
     }
   }
 
-  #duplicateAck(ack: BatchAck): AppendAck {
+  #duplicateAck(ack: BatchAck, highest: bigint): AppendAck {
     return {
+      producerSeq: highest,
       start: { seqNum: ack.start, timestampMs: ack.timestampMs },
       end: { seqNum: ack.end, timestampMs: ack.timestampMs },
       tail: this.tail,
@@ -656,7 +666,7 @@ export class StreamLog {
         closed: this.#sealed || undefined,
       });
     }
-    for (const r of retries) r.item.resolve(this.#duplicateAck(r.ack));
+    for (const r of retries) r.item.resolve(this.#duplicateAck(r.ack, r.highest));
     this.#wake();
     // A read-sized chunk's worth: settle now rather than at the next settler round (which
     // retries, and logs, a failure of this one).

@@ -12,6 +12,7 @@ export interface AppendRequest {
   'fencing_token'?: (string);
   'producer'?: (_nova_v1_Producer | null);
   'close'?: (boolean);
+  'content_type'?: (string);
   '_match_seq_num'?: "match_seq_num";
   '_fencing_token'?: "fencing_token";
   '_producer'?: "producer";
@@ -25,6 +26,7 @@ export interface AppendRequest__Output {
   'fencing_token'?: (string);
   'producer'?: (_nova_v1_Producer__Output | null);
   'close': (boolean);
+  'content_type': (string);
   '_match_seq_num'?: "match_seq_num";
   '_fencing_token'?: "fencing_token";
   '_producer'?: "producer";
