@@ -7,6 +7,7 @@ import {
   DEFAULT_COMPRESS_MIN_BYTES,
   DEFAULT_DRAIN_DELAY_MS,
   DEFAULT_DRAIN_GRACE_MS,
+  DEFAULT_DS_SETTINGS,
   DEFAULT_FANOUT_SLICE,
   DEFAULT_H2_MAX_STREAMS,
   DEFAULT_HEADERS_TIMEOUT_MS,
@@ -172,6 +173,23 @@ export const flags = defineFlags({
     min: 1,
     max: 60,
     help: "the longest a long-poll (wait=) waits before its empty 200; keep it below the load balancer's idle timeout, s",
+  },
+  "ds-bucket": {
+    type: "string",
+    default: DEFAULT_DS_SETTINGS.bucket,
+    help: "the bucket that holds the Durable Streams face's streams (/ds/v1/stream/{path} is stream {path} in it); made on the first create if missing",
+  },
+  "ds-long-poll-ms": {
+    type: "int",
+    default: DEFAULT_DS_SETTINGS.longPollMs,
+    min: 1,
+    help: "how long a Durable Streams long-poll (live=long-poll) waits for data before its 204, ms; at most --max-wait-s",
+  },
+  "ds-sse-close-s": {
+    type: "int",
+    default: DEFAULT_DS_SETTINGS.sseCloseS,
+    min: 1,
+    help: "how long a Durable Streams SSE read (live=sse) lasts before the gateway ends it and the client resumes, so a CDN can collapse reconnecting clients, s",
   },
   "sse-ping-ms": {
     type: "int",

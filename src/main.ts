@@ -144,6 +144,7 @@ const app = await buildApp({
   slowConsumerMs: opts.slowConsumerMs,
   sseMaxStreams: opts.sseMaxStreams,
   cacheMaxAgeS: opts.cacheMaxAgeS,
+  ds: { bucket: opts.dsBucket, longPollMs: opts.dsLongPollMs, sseCloseS: opts.dsSseCloseS },
   maxSessionsPerClient: opts.maxSessionsPerClient,
   ndjsonSessionBytes: opts.ndjsonSessionMb * 1024 * 1024,
   drainGraceMs: opts.drainGraceMs,

@@ -4,6 +4,7 @@ import cors from "@fastify/cors";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { consolePlugin } from "./console/index.ts";
+import { DS_REQUEST_HEADERS, DS_RESPONSE_HEADERS, dsPlugin } from "./ds/index.ts";
 import { createReadService, type ReadService } from "./history/index.ts";
 import {
   APPEND_MEMORY_FACTOR,
@@ -97,6 +98,8 @@ export interface AppOptions {
   failoverMs?: number;
   /** On close, how long sessions get to end cleanly before their sockets are destroyed. */
   drainGraceMs?: number;
+  /** The Durable Streams face (docs/durable-streams.md); default DEFAULT_DS_SETTINGS. */
+  ds?: DsSettings;
   /** The longest a long-poll (`wait`) waits; default DEFAULT_MAX_WAIT_S. */
   maxWaitS?: number;
   /** The longest an SSE subscriber waits without a byte (an idle ping then). */
@@ -236,7 +239,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(metricsPlugin, { metrics: opts.metrics });
   await app.register(cors, {
     origin: opts.corsOrigins.length === 0 ? false : opts.corsOrigins,
-    exposedHeaders: ["retry-after", "server-timing", "content-type", "s2-provision-result"],
+    exposedHeaders: [
+      "retry-after",
+      "server-timing",
+      "content-type",
+      "s2-provision-result",
+      ...DS_RESPONSE_HEADERS,
+    ],
     allowedHeaders: [
       "authorization",
       "content-type",
@@ -246,8 +255,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       "s2-basin",
       "s2-format",
       "s2-request-token",
+      ...DS_REQUEST_HEADERS,
     ],
-    methods: ["GET", "POST", "PUT", "PATCH", "DELETE"],
+    methods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
     maxAge: 600,
   });
   const drain = opts.drain ?? new Drain();
@@ -322,5 +332,33 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     bodyLimit: opts.bodyLimit,
     subscribe,
   });
+  // The Durable Streams protocol (docs/durable-streams.md), on the same upstream, hubs and reads.
+  const ds = opts.ds ?? DEFAULT_DS_SETTINGS;
+  await app.register(dsPlugin, {
+    prefix: "/ds",
+    upstream: opts.upstream,
+    reads,
+    subscribe,
+    bucket: ds.bucket,
+    bodyLimit: opts.bodyLimit,
+    longPollMs: ds.longPollMs,
+    sseCloseMs: ds.sseCloseS * 1000,
+    cacheMaxAgeS: opts.cacheMaxAgeS ?? DEFAULT_CACHE_MAX_AGE_S,
+  });
   return app;
 }
+
+export interface DsSettings {
+  /** The nova bucket that holds the face's streams (made on first use). */
+  bucket: string;
+  /** How long a long-poll waits for data before its 204, ms (at most --max-wait-s). */
+  longPollMs: number;
+  /** How long an SSE response lasts before the client is made to reconnect, seconds. */
+  sseCloseS: number;
+}
+
+export const DEFAULT_DS_SETTINGS: DsSettings = {
+  bucket: "durable-streams",
+  longPollMs: 20_000,
+  sseCloseS: 60,
+};

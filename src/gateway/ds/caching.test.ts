@@ -1,0 +1,23 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { cacheHeaders, etagOf, matchesEtag } from "./caching.ts";
+
+const page = (next: bigint, closed = false) => ({ records: [], next, tail: next, closed });
+
+test("data pages are public without a credential, private with one; 0 turns it off", () => {
+  assert.deepEqual(cacheHeaders(60, false), {
+    "cache-control": "public, max-age=60, stale-while-revalidate=300",
+  });
+  assert.match(cacheHeaders(60, true)["cache-control"] ?? "", /^private, max-age=60/);
+  assert.deepEqual(cacheHeaders(0, false), { "cache-control": "no-store" });
+});
+
+test("the ETag changes with the stream, the range and the closing", () => {
+  const open = etagOf("s1", "-1", page(3n));
+  assert.notEqual(open, etagOf("s2", "-1", page(3n)));
+  assert.notEqual(open, etagOf("s1", "-1", page(4n)));
+  assert.notEqual(open, etagOf("s1", "00000000000000000001", page(3n)));
+  assert.notEqual(open, etagOf("s1", "-1", page(3n, true)));
+  assert.ok(matchesEtag(open, open));
+  assert.ok(!matchesEtag('"wrong-etag"', open));
+});

@@ -1,0 +1,27 @@
+// The protocol's caching rules for reads (docs/caching.md, "Durable Streams"): a page with data
+// is cacheable (an offset's data never changes; the next request asks for the next offset), for
+// --cache-max-age-s with stale-while-revalidate, `private` when the request carried a
+// credential; an empty page at the tail, `offset=now`, a long-poll's 204 and HEAD are no-store.
+// The ETag names the stream (its id: a stream created again at the same path is another), the
+// range, and whether the stream was closed at its end, so closing changes it.
+import { etagMatches, pageCacheControl } from "../http/index.ts";
+import { offsetOf } from "./offsets.ts";
+import type { DsPage } from "./service.ts";
+
+const STALE_WHILE_REVALIDATE_S = 300;
+
+export function cacheHeaders(maxAgeS: number, credential: boolean): Record<string, string> {
+  const control = pageCacheControl(true, credential, maxAgeS);
+  return {
+    "cache-control":
+      control === "no-store"
+        ? control
+        : `${control}, stale-while-revalidate=${STALE_WHILE_REVALIDATE_S}`,
+  };
+}
+
+export function etagOf(streamId: string, start: string, page: DsPage): string {
+  return `"${streamId}:${start}:${offsetOf(page.next)}${page.closed ? ":c" : ""}"`;
+}
+
+export const matchesEtag = etagMatches;

@@ -1,0 +1,69 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { HttpError } from "../errors/index.ts";
+import { closedHeader, expiryHeaders, producerHeaders } from "./headers.ts";
+
+const bad = (name: string) => (err: unknown) =>
+  err instanceof HttpError && err.status === 400 && err.message.startsWith(`${name}: `);
+
+test("Stream-Closed counts only when it is true, in any case", () => {
+  assert.equal(closedHeader({ "stream-closed": "TRUE" }), true);
+  for (const v of ["false", "yes", "1", "", undefined]) {
+    assert.equal(closedHeader({ "stream-closed": v }), false, String(v));
+  }
+});
+
+test("Stream-TTL is whole seconds without sign, zeros or exponent", () => {
+  assert.deepEqual(expiryHeaders({ "stream-ttl": "3600" }), { idleMs: "3600000", atMs: "0" });
+  assert.deepEqual(expiryHeaders({ "stream-ttl": "0" }), { idleMs: "0", atMs: "0" });
+  for (const v of ["+3600", "03600", "3600.0", "3.6e3", "-1", "abc", ""]) {
+    assert.throws(() => expiryHeaders({ "stream-ttl": v }), bad("stream-ttl"), v);
+  }
+});
+
+test("Stream-Expires-At is RFC 3339, kept to the millisecond; not with a TTL", () => {
+  assert.deepEqual(expiryHeaders({ "stream-expires-at": "2030-01-02T03:04:05.678Z" }), {
+    idleMs: "0",
+    atMs: String(Date.UTC(2030, 0, 2, 3, 4, 5, 678)),
+  });
+  assert.equal(
+    expiryHeaders({ "stream-expires-at": "2030-01-02T05:04:05+02:00" }).atMs,
+    String(Date.UTC(2030, 0, 2, 3, 4, 5)),
+  );
+  for (const v of ["tomorrow", "2030-01-02", "1700000000", "2030-13-45T00:00:00Z"]) {
+    assert.throws(() => expiryHeaders({ "stream-expires-at": v }), bad("stream-expires-at"), v);
+  }
+  assert.throws(
+    () => expiryHeaders({ "stream-ttl": "1", "stream-expires-at": "2030-01-02T03:04:05Z" }),
+    bad("stream-ttl"),
+  );
+});
+
+test("producer headers come all three or none, integers up to 2^53-1", () => {
+  assert.equal(producerHeaders({}), undefined);
+  assert.deepEqual(
+    producerHeaders({
+      "producer-id": "p",
+      "producer-epoch": "2",
+      "producer-seq": "9007199254740991",
+    }),
+    { id: "p", epoch: 2n, seq: 9007199254740991n },
+  );
+  assert.throws(() => producerHeaders({ "producer-id": "p" }), bad("producer-id"));
+  assert.throws(
+    () => producerHeaders({ "producer-id": "", "producer-epoch": "0", "producer-seq": "0" }),
+    bad("producer-id"),
+  );
+  for (const v of ["-1", "1.5", "x", "9007199254740992", "01"]) {
+    assert.throws(
+      () => producerHeaders({ "producer-id": "p", "producer-epoch": v, "producer-seq": "0" }),
+      bad("producer-epoch"),
+      v,
+    );
+    assert.throws(
+      () => producerHeaders({ "producer-id": "p", "producer-epoch": "0", "producer-seq": v }),
+      bad("producer-seq"),
+      v,
+    );
+  }
+});

@@ -1,0 +1,81 @@
+// The Durable Streams request headers, parsed: Stream-Closed, Stream-TTL, Stream-Expires-At
+// and the idempotent producer's three. Each malformed value is a 400 naming the header.
+import type { IncomingHttpHeaders } from "node:http";
+import { badHeader } from "../errors/index.ts";
+
+/** The protocol's ceiling for producer epochs and seqs, for JavaScript clients. */
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+/** A decimal without sign, leading zeros, point or exponent. */
+const DECIMAL = /^(0|[1-9][0-9]*)$/;
+/** RFC 3339 date-time; the instant is kept to the millisecond. */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+const MAX_PRODUCER_ID_BYTES = 128;
+
+function one(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v.join(", ") : v;
+}
+
+/** Present only when exactly "true" (any case); any other value is as if absent. */
+export function closedHeader(headers: IncomingHttpHeaders): boolean {
+  return one(headers, "stream-closed")?.toLowerCase() === "true";
+}
+
+export interface Expiry {
+  /** Sliding: idle this long, ms ("0": none). */
+  idleMs: string;
+  /** Fixed instant, ms since the epoch ("0": none). */
+  atMs: string;
+}
+
+/** Stream-TTL (seconds) or Stream-Expires-At (RFC 3339); both at once is a 400. */
+export function expiryHeaders(headers: IncomingHttpHeaders): Expiry {
+  const ttl = one(headers, "stream-ttl");
+  const at = one(headers, "stream-expires-at");
+  if (ttl !== undefined && at !== undefined) {
+    throw badHeader("stream-ttl", "send Stream-TTL or Stream-Expires-At, not both");
+  }
+  if (ttl !== undefined) {
+    if (!DECIMAL.test(ttl) || BigInt(ttl) > MAX_SAFE / 1000n) {
+      throw badHeader("stream-ttl", `${JSON.stringify(ttl)} is not a whole number of seconds`);
+    }
+    return { idleMs: (BigInt(ttl) * 1000n).toString(), atMs: "0" };
+  }
+  if (at !== undefined) {
+    const ms = RFC3339.test(at) ? Date.parse(at) : Number.NaN;
+    if (!Number.isFinite(ms) || ms <= 0) {
+      throw badHeader("stream-expires-at", `${JSON.stringify(at)} is not an RFC 3339 timestamp`);
+    }
+    return { idleMs: "0", atMs: String(ms) };
+  }
+  return { idleMs: "0", atMs: "0" };
+}
+
+export interface ProducerHeaders {
+  id: string;
+  epoch: bigint;
+  seq: bigint;
+}
+
+/** Producer-Id, -Epoch and -Seq: all three or none. */
+export function producerHeaders(headers: IncomingHttpHeaders): ProducerHeaders | undefined {
+  const id = one(headers, "producer-id");
+  const epoch = one(headers, "producer-epoch");
+  const seq = one(headers, "producer-seq");
+  if (id === undefined && epoch === undefined && seq === undefined) return undefined;
+  if (id === undefined || epoch === undefined || seq === undefined) {
+    throw badHeader("producer-id", "Producer-Id, Producer-Epoch and Producer-Seq go together");
+  }
+  const bytes = Buffer.byteLength(id);
+  if (bytes === 0 || bytes > MAX_PRODUCER_ID_BYTES) {
+    throw badHeader("producer-id", `must be 1 to ${MAX_PRODUCER_ID_BYTES} bytes`);
+  }
+  return { id, epoch: safeInteger(epoch, "producer-epoch"), seq: safeInteger(seq, "producer-seq") };
+}
+
+function safeInteger(text: string, name: string): bigint {
+  if (!DECIMAL.test(text) || BigInt(text) > MAX_SAFE) {
+    throw badHeader(name, `${JSON.stringify(text)} is not an integer from 0 to 2^53-1`);
+  }
+  return BigInt(text);
+}

@@ -1,0 +1,380 @@
+// The Durable Streams routes on /ds/v1/stream/{path}: PUT creates, POST appends (and closes),
+// GET reads (catch-up, long-poll, SSE), HEAD says the metadata, DELETE deletes.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { MAX_RECORD_BYTES } from "../../contract/proto/index.ts";
+import { badHeader, badQuery, HttpError, invalidArgument, toHttpError } from "../errors/index.ts";
+import type { ReadService } from "../history/index.ts";
+import { clientAbortSignal, clientKey, takeOverResponse } from "../http/index.ts";
+import {
+  SSE_HEADERS,
+  type SubscribeDeps,
+  serveLongPoll,
+  subscriptionSource,
+  trackSession,
+} from "../sessions/index.ts";
+import { checkStreamKey, type Query, queryParam } from "../translate/index.ts";
+import type { CallOptions, Upstream } from "../upstream/index.ts";
+import { cacheHeaders, etagOf, matchesEtag } from "./caching.ts";
+import { nextCursor } from "./cursor.ts";
+import { closedHeader, expiryHeaders, producerHeaders } from "./headers.ts";
+import { jsonMessages } from "./json-mode.ts";
+import { offsetOf, parseOffset } from "./offsets.ts";
+import { isJsonMode, renderBody, renderingOf } from "./render.ts";
+import { SECURITY_HEADERS } from "./security-headers.ts";
+import {
+  appendDs,
+  createDsStream,
+  type DsAddress,
+  type DsPage,
+  type DsStream,
+  describeStream,
+  readDsPage,
+} from "./service.ts";
+import { DsSseSession } from "./sse.ts";
+
+export interface DsRoutesOptions {
+  upstream: Upstream;
+  reads: ReadService;
+  subscribe: SubscribeDeps;
+  bucket: string;
+  bodyLimit: number;
+  /** How long a long-poll waits for data before its 204. */
+  longPollMs: number;
+  /** How long an SSE response lasts before the client is made to reconnect. */
+  sseCloseMs: number;
+  /** max-age of cacheable reads; 0: none cacheable. */
+  cacheMaxAgeS: number;
+}
+
+const DEFAULT_TYPE = "application/octet-stream";
+const PATH = "/v1/stream/*";
+
+export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
+  const { upstream } = opts;
+  // The protocol's own specification documents these routes (docs/durable-streams.md), not the
+  // OpenAPI document: their bodies are any content type, their contract is in headers.
+  const route = { config: { resource: "stream" as const }, schema: { hide: true } };
+  const writes = {
+    ...route,
+    config: { ...route.config, admitsAppend: true },
+    bodyLimit: opts.bodyLimit,
+  };
+  app.put(PATH, writes, create);
+  app.post(PATH, writes, append);
+  app.get(PATH, { ...route, exposeHeadRoute: false }, read);
+  app.head(PATH, route, head);
+  app.delete(PATH, route, remove);
+
+  function address(req: FastifyRequest): DsAddress {
+    const path = (req.params as { "*": string })["*"];
+    const key = checkStreamKey(path, "path");
+    if (key === "__ds" || key.startsWith("__ds/")) {
+      throw new HttpError(
+        404,
+        "not_found",
+        "path: __ds is reserved for the protocol's subscription APIs, which nova does not serve",
+      );
+    }
+    return { bucket: opts.bucket, key };
+  }
+
+  async function create(req: FastifyRequest, reply: FastifyReply) {
+    const addr = address(req);
+    if (req.headers["stream-forked-from"] !== undefined) {
+      throw new HttpError(
+        501,
+        "unimplemented",
+        "stream-forked-from: forks are not served yet; create a stream without it",
+      );
+    }
+    const contentType = req.headers["content-type"] ?? DEFAULT_TYPE;
+    const body = bodyOf(req);
+    const { created, stream } = await createDsStream(
+      upstream,
+      addr,
+      {
+        contentType,
+        expiry: expiryHeaders(req.headers),
+        closed: closedHeader(req.headers),
+        records: body.length === 0 ? [] : messages(body, contentType, "create"),
+      },
+      call(req, reply),
+    );
+    if (created) reply.header("location", `${req.protocol}://${req.host}${req.url.split("?")[0]}`);
+    return reply
+      .code(created ? 201 : 200)
+      .headers(streamHeaders(stream))
+      .header("content-type", stream.contentType)
+      .send();
+  }
+
+  async function append(req: FastifyRequest, reply: FastifyReply) {
+    const addr = address(req);
+    const close = closedHeader(req.headers);
+    const producer = producerHeaders(req.headers);
+    const body = bodyOf(req);
+    const contentType = req.headers["content-type"];
+    if (body.length === 0 && !close) {
+      throw invalidArgument("body", "is empty; send data, or Stream-Closed: true to close");
+    }
+    if (body.length > 0 && contentType === undefined) {
+      throw badHeader("content-type", "is required with a body: send the stream's content type");
+    }
+    try {
+      const ack = await appendDs(
+        upstream,
+        addr,
+        body.length === 0
+          ? { records: [], close }
+          : {
+              records: messages(body, contentType as string, "append"),
+              contentType: contentType as string,
+              close,
+              ...(producer ? { producer } : {}),
+            },
+        call(req, reply),
+      );
+      reply.header("stream-next-offset", offsetOf(ack.tail?.seq_num ?? "0"));
+      if (ack.closed) reply.header("stream-closed", "true");
+      if (!producer) return reply.code(204).send();
+      reply.headers({
+        "producer-epoch": String(producer.epoch),
+        "producer-seq": ack.producer_seq ?? String(producer.seq),
+      });
+      // Closing is idempotent by itself: a close-only request's stamp is echoed, not checked.
+      return reply.code(ack.duplicate || body.length === 0 ? 204 : 200).send();
+    } catch (err) {
+      const http = toHttpError(err, { resource: "stream" });
+      // Appended long ago: a duplicate all the same, whose position is no longer remembered.
+      if (producer && http.code === "producer_seq_stale") {
+        const stream = await describeStream(upstream, addr, call(req, reply));
+        reply.headers({
+          ...streamHeaders(stream),
+          "producer-epoch": String(producer.epoch),
+          "producer-seq": String(http.fields.last_seq),
+        });
+        return reply.code(204).send();
+      }
+      throw http;
+    }
+  }
+
+  async function head(req: FastifyRequest, reply: FastifyReply) {
+    const stream = await describeStream(upstream, address(req), call(req, reply));
+    return reply
+      .headers({ ...streamHeaders(stream), ...expiryOut(stream), "cache-control": "no-store" })
+      .header("content-type", stream.contentType)
+      .send();
+  }
+
+  async function remove(req: FastifyRequest, reply: FastifyReply) {
+    const addr = address(req);
+    await upstream.unary("DeleteStream", addr, { ...call(req, reply), ...addr });
+    return reply.code(204).send();
+  }
+
+  async function read(req: FastifyRequest, reply: FastifyReply) {
+    const addr = address(req);
+    const query = req.query as Query;
+    const live = queryParam(query, "live");
+    if (live !== undefined && live !== "long-poll" && live !== "sse") {
+      throw badQuery(
+        "live",
+        `${JSON.stringify(live)} is not a mode: send long-poll or sse, or leave it out`,
+      );
+    }
+    const offsetText = queryParam(query, "offset");
+    if (live !== undefined && offsetText === undefined) {
+      throw badQuery("offset", `is required with live=${live}: send -1 to start at the beginning`);
+    }
+    const offset = parseOffset(offsetText);
+    const c = call(req, reply);
+    const stream = await describeStream(upstream, addr, c);
+    const echoed = queryParam(query, "cursor");
+    if (live === "sse") return serveSse(req, reply, addr, stream, offset, echoed);
+    const json = isJsonMode(stream.contentType);
+    reply.header("content-type", stream.contentType);
+    if (offset.at === "now") {
+      if (live === "long-poll") return longPoll(req, reply, addr, stream, stream.tail, echoed);
+      // A read at the tail, for what it does on the star (a read keeps a TTL stream alive); its
+      // records, appended since the tail was taken, are not this answer's.
+      await readDsPage(opts.reads, addr, stream.tail, c);
+      return sendPage(
+        reply,
+        { records: [], next: stream.tail, tail: stream.tail, closed: stream.closed },
+        json,
+        {
+          cacheable: false,
+          live: live === "long-poll",
+          echoed,
+        },
+      );
+    }
+    const from = offset.at === "start" ? "start" : offset.seq;
+    const page = await readDsPage(opts.reads, addr, from, c);
+    if (live === "long-poll" && page.records.length === 0) {
+      return longPoll(req, reply, addr, stream, page.next, echoed);
+    }
+    const etag = etagOf(stream.id, offsetText ?? "-1", page);
+    if (page.records.length > 0) {
+      reply.header("etag", etag);
+      if (matchesEtag(req.headers["if-none-match"], etag)) {
+        return reply
+          .code(304)
+          .headers(pageHeaders(page, live === "long-poll", echoed))
+          .send();
+      }
+    }
+    return sendPage(reply, page, json, {
+      cacheable: page.records.length > 0,
+      live: live === "long-poll",
+      echoed,
+      credential: req.headers.authorization !== undefined,
+    });
+  }
+
+  function sendPage(
+    reply: FastifyReply,
+    page: DsPage,
+    json: boolean,
+    how: { cacheable: boolean; live: boolean; echoed: string | undefined; credential?: boolean },
+  ) {
+    reply.headers(pageHeaders(page, how.live, how.echoed));
+    reply.headers(
+      how.cacheable
+        ? cacheHeaders(opts.cacheMaxAgeS, how.credential === true)
+        : { "cache-control": "no-store" },
+    );
+    return reply.code(200).send(renderBody(page.records, json));
+  }
+
+  async function longPoll(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    addr: DsAddress,
+    stream: DsStream,
+    from: bigint,
+    echoed: string | undefined,
+  ) {
+    const got = await serveLongPoll(
+      {
+        ...addr,
+        call: call(req, reply),
+        query: {
+          start: { seq_num: from.toString() },
+          clamp: false,
+          wait: opts.longPollMs / 1000,
+          int64: "string",
+        },
+        format: "base64",
+        int64: "number",
+      },
+      opts.subscribe,
+      clientKey(req),
+    );
+    const tail = BigInt(got.tail?.seq_num ?? from);
+    const last = got.records.at(-1);
+    const page: DsPage = {
+      records: got.records,
+      next: last ? BigInt(last.seq_num) + 1n : from,
+      tail,
+      closed: got.closed === true,
+    };
+    if (page.records.length === 0) {
+      return reply
+        .code(204)
+        .headers({ ...pageHeaders(page, true, echoed), "cache-control": "no-store" })
+        .send();
+    }
+    return sendPage(reply, page, isJsonMode(stream.contentType), {
+      cacheable: true,
+      live: true,
+      echoed,
+      credential: req.headers.authorization !== undefined,
+    });
+  }
+
+  async function serveSse(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    addr: DsAddress,
+    stream: DsStream,
+    offset: ReturnType<typeof parseOffset>,
+    echoed: string | undefined,
+  ) {
+    const c = call(req, reply);
+    const from = offset.at === "seq" ? offset.seq : offset.at === "now" ? stream.tail : 0n;
+    const rendering = renderingOf(stream.contentType);
+    const session = new DsSseSession({
+      source: subscriptionSource({ ...addr, call: c }, opts.subscribe),
+      cursor: { start: { seq_num: from.toString() }, clamp: offset.at === "start" },
+      from,
+      rendering,
+      echoed,
+      closeAfterMs: opts.sseCloseMs,
+      slowConsumerMs: opts.subscribe.slowConsumerMs,
+      signal: c.signal ?? new AbortController().signal,
+    });
+    const socket = req.raw.socket;
+    await trackSession(
+      opts.subscribe,
+      "ds_sse",
+      clientKey(req),
+      { drain: () => session.drain(), destroy: () => socket.destroy() },
+      async () => {
+        try {
+          await session.start();
+        } catch (err) {
+          // The client left while the read was opening: nobody to answer.
+          if (c.signal?.aborted) return;
+          throw err;
+        }
+        const headers: Record<string, string> = { ...SSE_HEADERS, ...SECURITY_HEADERS };
+        if (rendering === "base64") headers["stream-sse-data-encoding"] = "base64";
+        await session.run(takeOverResponse(reply, 200, headers));
+      },
+    );
+  }
+}
+
+function call(req: FastifyRequest, reply: FastifyReply): CallOptions {
+  return { authorization: req.headers.authorization, signal: clientAbortSignal(reply) };
+}
+
+function bodyOf(req: FastifyRequest): Buffer {
+  return Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+}
+
+/** One record per JSON message; bytes cut into records of at most a record's size. */
+function messages(body: Buffer, contentType: string, on: "append" | "create"): Buffer[] {
+  if (isJsonMode(contentType)) return jsonMessages(body, on);
+  const out: Buffer[] = [];
+  for (let at = 0; at < body.length; at += MAX_RECORD_BYTES) {
+    out.push(body.subarray(at, at + MAX_RECORD_BYTES));
+  }
+  return out;
+}
+
+function streamHeaders(stream: DsStream): Record<string, string> {
+  return {
+    "stream-next-offset": offsetOf(stream.tail),
+    ...(stream.closed ? { "stream-closed": "true" } : {}),
+  };
+}
+
+function expiryOut(stream: DsStream): Record<string, string> {
+  const { idleMs, atMs } = stream.expiry;
+  if (idleMs !== "0") return { "stream-ttl": String(BigInt(idleMs) / 1000n) };
+  if (atMs !== "0") return { "stream-expires-at": new Date(Number(atMs)).toISOString() };
+  return {};
+}
+
+function pageHeaders(page: DsPage, live: boolean, echoed: string | undefined) {
+  const upToDate = page.next >= page.tail;
+  return {
+    "stream-next-offset": offsetOf(page.next),
+    ...(upToDate ? { "stream-up-to-date": "true" } : {}),
+    ...(page.closed ? { "stream-closed": "true" } : {}),
+    ...(live || !page.closed ? { "stream-cursor": nextCursor(Date.now(), echoed) } : {}),
+  };
+}

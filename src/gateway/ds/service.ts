@@ -1,0 +1,226 @@
+// What the Durable Streams routes ask of nova: create (or find the same) stream, append a
+// message batch, read a page, the stream's metadata, delete. A DS stream is the nova stream
+// `key` (the URL path after /ds/v1/stream/) in the face's bucket (--ds-bucket); its content type
+// and expiry live on the star's descriptor, so every gateway sees the same.
+import { createHash } from "node:crypto";
+import { mediaType } from "../../contract/media-type.ts";
+import type { AppendResponse__Output } from "../../gen/nova/v1/AppendResponse.ts";
+import type { Record__Output } from "../../gen/nova/v1/Record.ts";
+import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
+import { HttpError, toHttpError } from "../errors/index.ts";
+import type { ReadService } from "../history/index.ts";
+import type { CallOptions, Upstream } from "../upstream/index.ts";
+import type { Expiry, ProducerHeaders } from "./headers.ts";
+
+export interface DsAddress {
+  bucket: string;
+  key: string;
+}
+
+/** What HEAD and every read need of the stream. */
+export interface DsStream {
+  id: string;
+  contentType: string;
+  expiry: Expiry;
+  /** Closed, and where it is (or would be) closed: the tail. */
+  closed: boolean;
+  tail: bigint;
+}
+
+export interface CreateSpec {
+  contentType: string;
+  expiry: Expiry;
+  closed: boolean;
+  /** The initial messages, one record each. */
+  records: Buffer[];
+}
+
+const NOT_FOUND = (e: unknown) => e instanceof HttpError && e.status === 404;
+
+export async function describeStream(
+  upstream: Upstream,
+  addr: DsAddress,
+  call: CallOptions,
+): Promise<DsStream> {
+  const route = { ...call, ...addr };
+  const [got, tail] = await Promise.all([
+    upstream.unary("GetStream", addr, route),
+    upstream.unary("CheckTail", addr, route),
+  ]).catch((err: unknown) => {
+    throw toHttpError(err, { resource: "stream" });
+  });
+  const s = got.stream as Stream__Output;
+  return {
+    id: s.stream_id,
+    contentType: s.content_type,
+    expiry: { idleMs: s.expire_idle_ms, atMs: s.expires_at_unix_ms },
+    closed: tail.closed,
+    tail: BigInt(tail.tail?.seq_num ?? 0),
+  };
+}
+
+/** The same configuration: what makes a second PUT a 200 rather than a 409. */
+function sameConfig(s: DsStream, spec: CreateSpec): boolean {
+  return (
+    mediaType(s.contentType) === mediaType(spec.contentType) &&
+    s.expiry.idleMs === spec.expiry.idleMs &&
+    s.expiry.atMs === spec.expiry.atMs &&
+    s.closed === spec.closed
+  );
+}
+
+export interface Created {
+  created: boolean;
+  stream: DsStream;
+}
+
+/**
+ * PUT: a new stream, or the existing one when its configuration is the same (else 409). The
+ * initial messages and the close are one append after the create; if that fails the new
+ * stream is deleted, so a failed PUT leaves nothing.
+ */
+export async function createDsStream(
+  upstream: Upstream,
+  addr: DsAddress,
+  spec: CreateSpec,
+  call: CallOptions,
+): Promise<Created> {
+  const route = { ...call, ...addr };
+  const existing = await describeStream(upstream, addr, call).catch((err: unknown) => {
+    if (NOT_FOUND(err)) return undefined;
+    throw err;
+  });
+  if (existing) return matching(existing, spec);
+  const config = {
+    content_type: spec.contentType,
+    expire_idle_ms: spec.expiry.idleMs,
+    expires_at_unix_ms: spec.expiry.atMs,
+  };
+  const create = () =>
+    upstream.unary("CreateStream", { ...addr, config, creation_token: creationToken(spec) }, route);
+  try {
+    await create().catch(async (err: unknown) => {
+      const http = toHttpError(err, { resource: "stream" });
+      if (http.code !== "bucket_not_found") throw err;
+      await ensureBucket(upstream, addr.bucket, call);
+      await create();
+    });
+  } catch (err) {
+    const http = toHttpError(err, { resource: "stream" });
+    // Another PUT got there first: judge against what it made.
+    if (http.code === "already_exists")
+      return matching(await describeStream(upstream, addr, call), spec);
+    throw http;
+  }
+  if (spec.records.length > 0 || spec.closed) {
+    try {
+      await upstream.unary(
+        "Append",
+        { ...addr, records: spec.records.map(asRecord), close: spec.closed },
+        route,
+      );
+    } catch (err) {
+      await upstream.unary("DeleteStream", addr, route).catch(() => {});
+      throw toHttpError(err, { resource: "stream" });
+    }
+  }
+  return { created: true, stream: await describeStream(upstream, addr, call) };
+}
+
+function matching(existing: DsStream, spec: CreateSpec): Created {
+  if (!sameConfig(existing, spec)) {
+    throw new HttpError(
+      409,
+      "already_exists",
+      `a stream exists here with another configuration (content type ${JSON.stringify(existing.contentType)}${existing.closed ? ", closed" : ""}); delete it first or PUT the same configuration`,
+    );
+  }
+  return { created: false, stream: existing };
+}
+
+/** Converges two PUTs with the same configuration that race on one path. */
+function creationToken(spec: CreateSpec): string {
+  const said = `ds:${mediaType(spec.contentType)}:${spec.expiry.idleMs}:${spec.expiry.atMs}`;
+  return createHash("sha256").update(said).digest("base64url").slice(0, 32);
+}
+
+/** The face's bucket, made on first use. */
+async function ensureBucket(upstream: Upstream, bucket: string, call: CallOptions): Promise<void> {
+  try {
+    await upstream.unary(
+      "CreateBucket",
+      { name: bucket, creation_token: `ds:${bucket}` },
+      { ...call, bucket, key: "" },
+    );
+  } catch (err) {
+    if (toHttpError(err, { resource: "bucket" }).code !== "already_exists") throw err;
+  }
+}
+
+export interface DsAppend {
+  records: Buffer[];
+  /** The request's Content-Type; absent on a close-only request. */
+  contentType?: string;
+  producer?: ProducerHeaders;
+  close: boolean;
+}
+
+export function appendDs(
+  upstream: Upstream,
+  addr: DsAddress,
+  input: DsAppend,
+  call: CallOptions,
+): Promise<AppendResponse__Output> {
+  const producer = input.producer && {
+    id: input.producer.id,
+    epoch: input.producer.epoch.toString(),
+    seq: input.producer.seq.toString(),
+  };
+  return upstream.unary(
+    "Append",
+    {
+      ...addr,
+      records: input.records.map(asRecord),
+      close: input.close,
+      ...(input.contentType === undefined ? {} : { content_type: input.contentType }),
+      ...(producer ? { producer } : {}),
+    },
+    { ...call, ...addr },
+  );
+}
+
+function asRecord(body: Buffer) {
+  return { body, headers: [] };
+}
+
+export interface DsPage {
+  records: Record__Output[];
+  /** The offset after the page: the next to read. */
+  next: bigint;
+  tail: bigint;
+  /** Closed, and the page reaches its end. */
+  closed: boolean;
+}
+
+/** One page from `seq` (the stream's first retained record when "start"). */
+export async function readDsPage(
+  reads: ReadService,
+  addr: DsAddress,
+  from: bigint | "start",
+  call: CallOptions,
+): Promise<DsPage> {
+  const { response } = await reads.page(
+    addr,
+    {
+      start: { seq_num: from === "start" ? "0" : from.toString() },
+      clamp: from === "start",
+      wait: 0,
+      int64: "string",
+    },
+    call,
+  );
+  const tail = BigInt(response.tail?.seq_num ?? 0);
+  const last = response.records.at(-1);
+  const next = last ? BigInt(last.seq_num) + 1n : from === "start" ? tail : from;
+  return { records: response.records, next, tail, closed: response.closed === true };
+}

@@ -1,0 +1,151 @@
+// A Durable Streams read in SSE mode: `event: data` with each batch's messages (a JSON array in
+// JSON mode, the text for text/* streams, else base64), then `event: control` with
+// streamNextOffset, streamCursor, upToDate and, at the end of a closed stream, streamClosed,
+// after which the response ends. The response also ends after --ds-sse-close-s, so that a CDN can
+// collapse the clients that reconnect, and when the gateway drains. It reads the same source as
+// nova's SSE sessions (object storage catch-up, Subscribe with failover, the stream's hub);
+// while the socket does not drain nothing more is pulled.
+
+import { unavailable } from "../errors/index.ts";
+import {
+  awaitDrain,
+  type BatchSource,
+  type Cursor,
+  DEFAULT_LINGER_MS,
+  endLingering,
+  pullNext,
+  ReadLoop,
+  type SourceBatch,
+  type SseOutput,
+  stopWith,
+} from "../sessions/index.ts";
+import { nextCursor } from "./cursor.ts";
+import { offsetOf } from "./offsets.ts";
+import { type Rendering, renderSse, sseEvent } from "./render.ts";
+
+export interface DsSseOptions {
+  source: BatchSource;
+  cursor: Cursor;
+  /** Where the first control event points when the first batch has no records. */
+  from: bigint;
+  rendering: Rendering;
+  /** The `cursor` the client echoed. */
+  echoed: string | undefined;
+  /** The response ends after this long; the client resumes from the last control event. */
+  closeAfterMs: number;
+  slowConsumerMs: number;
+  /** Aborts when the client goes away. */
+  signal: AbortSignal;
+}
+
+export class DsSseSession {
+  readonly #opts: DsSseOptions;
+  readonly #stop = new AbortController();
+  readonly #reader = new ReadLoop();
+  #it: AsyncIterator<SourceBatch> | undefined;
+  #first: SourceBatch | undefined;
+  #next: bigint;
+  #cursor: string | undefined;
+  #draining = false;
+
+  constructor(opts: DsSseOptions) {
+    this.#opts = opts;
+    this.#next = opts.from;
+    this.#cursor = opts.echoed;
+  }
+
+  /** Opens the source and reads its first batch: a failure here is the request's HTTP error. */
+  async start(): Promise<void> {
+    stopWith(this.#opts.signal, this.#stop);
+    try {
+      this.#it = this.#opts.source(this.#opts.cursor, this.#stop.signal)[Symbol.asyncIterator]();
+      const first = await this.#it.next();
+      if (first.done) throw unavailable("the read ended before it started; retry");
+      this.#first = first.value;
+    } catch (err) {
+      this.#release();
+      throw err;
+    }
+  }
+
+  /** Ends the response soon; the client resumes from its last control event elsewhere. */
+  drain(): void {
+    this.#draining = true;
+    this.#reader.wake();
+  }
+
+  async run(out: SseOutput): Promise<void> {
+    const closed = new Promise<void>((resolve) => out.once("close", resolve));
+    out.once("close", () => this.#release());
+    try {
+      await this.#loop(out);
+    } finally {
+      this.#release();
+      this.#end(out);
+    }
+    if (!out.writableFinished && !out.destroyed) await closed;
+  }
+
+  async #loop(out: SseOutput): Promise<void> {
+    const endAt = Date.now() + this.#opts.closeAfterMs;
+    let next: Promise<IteratorResult<SourceBatch>> | undefined;
+    const first = this.#first as SourceBatch;
+    this.#first = undefined;
+    if (this.#handle(first, out, true)) return;
+    await this.#reader.run<IteratorResult<SourceBatch>>({
+      ready: async () => {
+        while (!this.#draining) {
+          if (!out.writableNeedDrain) return true;
+          const how = await awaitDrain(out, this.#opts.slowConsumerMs, this.#reader.setWake);
+          if (how !== "drained" && how !== "wake") return false;
+        }
+        return false;
+      },
+      reads: () => {
+        next ??= pullNext(this.#it as AsyncIterator<SourceBatch>);
+        return next;
+      },
+      wakeAt: () => endAt,
+      timer: () => false,
+      read: (got) => {
+        next = undefined;
+        if (got.done) return false;
+        return !this.#handle(got.value, out, false);
+      },
+    });
+  }
+
+  /** Writes one batch's events; true when the stream is closed and this was its end. */
+  #handle(batch: SourceBatch, out: SseOutput, first: boolean): boolean {
+    const tail = BigInt(batch.tail?.seq_num ?? 0);
+    const last = batch.records.at(-1);
+    if (last) this.#next = BigInt(last.seq_num) + 1n;
+    else if (this.#next < tail && first) this.#next = tail;
+    // A heartbeat without news says nothing: only the first one, and each batch, get a control.
+    if (!last && !first && !batch.closed) return false;
+    const closed = batch.closed === true;
+    let text = "";
+    if (last) text += renderSse(batch.records, this.#opts.rendering);
+    this.#cursor = nextCursor(Date.now(), this.#cursor);
+    const control = {
+      streamNextOffset: offsetOf(this.#next),
+      ...(closed ? { streamClosed: true, upToDate: true } : { streamCursor: this.#cursor }),
+      ...(!closed && this.#next >= tail ? { upToDate: true } : {}),
+    };
+    text += sseEvent("control", JSON.stringify(control));
+    out.write(text);
+    return closed;
+  }
+
+  #end(out: SseOutput): void {
+    if (out.destroyed || out.writableFinished) return;
+    endLingering(out, DEFAULT_LINGER_MS);
+  }
+
+  #release(): void {
+    if (!this.#stop.signal.aborted) this.#stop.abort(new Error("the SSE read ended"));
+    const it = this.#it;
+    this.#it = undefined;
+    it?.return?.().catch(() => {});
+  }
+}
