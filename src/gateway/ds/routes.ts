@@ -110,6 +110,14 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
 
   async function append(req: FastifyRequest, reply: FastifyReply) {
     const addr = address(req);
+    if (req.headers["stream-seq"] !== undefined) {
+      // Taking it without enforcing it would let the regressions it exists to stop through.
+      throw new HttpError(
+        501,
+        "unimplemented",
+        "stream-seq: writer sequence numbers are not enforced yet; send the append without it, or use Producer-Id, Producer-Epoch and Producer-Seq for exactly-once appends",
+      );
+    }
     const close = closedHeader(req.headers);
     const producer = producerHeaders(req.headers);
     const body = bodyOf(req);

@@ -79,6 +79,9 @@ export class DsSseSession {
     out.once("close", () => this.#release());
     try {
       await this.#loop(out);
+    } catch (err) {
+      // The client went away (its abort ends the reads): nothing to report.
+      if (!this.#stop.signal.aborted) throw err;
     } finally {
       this.#release();
       this.#end(out);

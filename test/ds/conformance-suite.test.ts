@@ -1,0 +1,97 @@
+// The Durable Streams conformance suite (@durable-streams/server-conformance-tests, pinned in
+// package.json), unchanged, against `npm start`'s entry with CORS on (the suite checks a
+// preflight), run by vitest (test/ds/conformance/). Its subscription tests are off, as the suite
+// has them by default. What nova does not serve yet is left out by name, listed below with the
+// reason (docs/durable-streams.md, "Conformance"); every other test must pass.
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { test } from "node:test";
+import { embeddedGateway } from "../harness/gateway.ts";
+import { startProcess } from "../harness/process.ts";
+import { tempDir } from "../harness/tmp.ts";
+
+const root = join(import.meta.dirname, "..", "..");
+/** The gateway's long-poll wait, and the one the suite is told (its tests wait a second more). */
+const LONG_POLL_MS = 1000;
+const SUITE_LONG_POLL_MS = 3000;
+
+/** Forks (Stream-Forked-From) are not served: PUT with it answers 501. */
+const FORKS = /^Fork - /;
+/** Stream-Seq is not enforced: an append with it answers 501 rather than take it unchecked. */
+const STREAM_SEQ = [
+  "Append Operations should enforce sequence ordering with seq",
+  "HTTP Protocol should enforce sequence ordering",
+  'HTTP Protocol should enforce lexicographic seq ordering ("2" then "10" rejects)',
+  'HTTP Protocol should allow lexicographic seq ordering ("09" then "10" succeeds)',
+  "HTTP Protocol should reject duplicate seq values",
+  "Case-Insensitivity should accept headers with different casing",
+  "Protocol Edge Cases should enforce case-sensitive seq ordering",
+  "Property-Based Tests (fast-check) Sequence Ordering Properties lexicographically ordered seq values are accepted",
+  "Property-Based Tests (fast-check) Sequence Ordering Properties out-of-order seq values are rejected",
+  "Property-Based Tests (fast-check) Concurrent Writer Stress Tests concurrent writers with sequence numbers - server handles gracefully",
+  "Property-Based Tests (fast-check) Concurrent Writer Stress Tests concurrent writers racing with incrementing seq values",
+  "Idempotent Producer Operations producer headers work with Stream-Seq header",
+  "Idempotent Producer Operations producer duplicate should return 204 even with Stream-Seq header",
+];
+/** The suite's tests at the pinned version, the fork tests among them, and its own skips. */
+const SUITE_TESTS = 338;
+const FORK_TESTS = 82;
+const SKIPPED_BY_SUITE = 6;
+
+interface VitestReport {
+  numTotalTests: number;
+  testResults: {
+    assertionResults: { fullName: string; status: string; failureMessages: string[] }[];
+  }[];
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+test("the Durable Streams conformance suite passes against the gateway", async (t) => {
+  const dir = await tempDir(t);
+  const { url, proc: gateway } = await embeddedGateway(dir, [
+    ...["--ds-long-poll-ms", String(LONG_POLL_MS)],
+    ...["--cors-origins", "https://example.com"],
+  ]);
+  t.after(() => gateway.kill("SIGTERM").then(() => undefined));
+
+  const report = join(dir, "report.json");
+  const left = `^(?!(${FORKS.source.slice(1)}|(${STREAM_SEQ.map(escapeRegExp).join("|")})$)).*$`;
+  const suite = await startProcess({
+    command: process.execPath,
+    args: [
+      join(root, "node_modules", "vitest", "vitest.mjs"),
+      ...["run", "--config", join(root, "test", "ds", "conformance", "vitest.config.ts")],
+      ...["--reporter=default", "--reporter=json", `--outputFile.json=${report}`],
+      `--testNamePattern=${left}`,
+    ],
+    env: {
+      DS_BASE_URL: `${url}/ds`,
+      DS_LONG_POLL_MS: String(SUITE_LONG_POLL_MS),
+      NO_COLOR: "1",
+    },
+    readyLine: /RUN\s+v\d/,
+    timeoutMs: 60_000,
+  });
+  t.after(() => suite.kill("SIGKILL").then(() => undefined));
+  await suite.waitForExit(150_000);
+
+  const result = JSON.parse(await readFile(report, "utf8")) as VitestReport;
+  const tests = result.testResults.flatMap((file) => file.assertionResults);
+  const failed = tests.filter((r) => r.status === "failed");
+  assert.deepEqual(
+    failed.map((r) => `${r.fullName}: ${r.failureMessages.join("; ").slice(0, 500)}`),
+    [],
+  );
+  assert.equal(result.numTotalTests, SUITE_TESTS);
+  const notRun = tests.filter((r) => r.status !== "passed").map((r) => r.fullName);
+  const forks = notRun.filter((name) => FORKS.test(name));
+  assert.equal(forks.length, FORK_TESTS);
+  for (const name of STREAM_SEQ) assert.ok(notRun.includes(name), `${name} ran`);
+  assert.equal(
+    notRun.length,
+    FORK_TESTS + STREAM_SEQ.length + SKIPPED_BY_SUITE,
+    notRun.filter((name) => !FORKS.test(name) && !STREAM_SEQ.includes(name)).join("\n"),
+  );
+});
