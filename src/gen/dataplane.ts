@@ -69,6 +69,7 @@ import type { TailDetail as _nova_v1_TailDetail, TailDetail__Output as _nova_v1_
 import type { ThroughputExceeded as _nova_v1_ThroughputExceeded, ThroughputExceeded__Output as _nova_v1_ThroughputExceeded__Output } from './nova/v1/ThroughputExceeded';
 import type { TrimRequest as _nova_v1_TrimRequest, TrimRequest__Output as _nova_v1_TrimRequest__Output } from './nova/v1/TrimRequest';
 import type { TrimResponse as _nova_v1_TrimResponse, TrimResponse__Output as _nova_v1_TrimResponse__Output } from './nova/v1/TrimResponse';
+import type { WriterSeqRegression as _nova_v1_WriterSeqRegression, WriterSeqRegression__Output as _nova_v1_WriterSeqRegression__Output } from './nova/v1/WriterSeqRegression';
 
 type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
   new(...args: ConstructorParameters<Constructor>): Subtype;
@@ -148,6 +149,7 @@ export interface ProtoGrpcType {
       TimestampingMode: EnumTypeDefinition
       TrimRequest: MessageTypeDefinition<_nova_v1_TrimRequest, _nova_v1_TrimRequest__Output>
       TrimResponse: MessageTypeDefinition<_nova_v1_TrimResponse, _nova_v1_TrimResponse__Output>
+      WriterSeqRegression: MessageTypeDefinition<_nova_v1_WriterSeqRegression, _nova_v1_WriterSeqRegression__Output>
     }
   }
 }

@@ -171,6 +171,12 @@ export const contentTypeMismatch = (streamType: string, sent: string) =>
     [{ type: "ContentTypeMismatch", value: { stream_content_type: streamType } }],
   );
 
+export const writerSeqRegression = (last: string, received: string) =>
+  failedPrecondition(
+    `writer seq ${JSON.stringify(received)} does not sort above the stream's last, ${JSON.stringify(last)}; nothing was appended`,
+    [{ type: "WriterSeqRegression", value: { last_writer_seq: last } }],
+  );
+
 export const tooManyProducers = (max: number) =>
   resourceExhausted(
     `no room for a new producer: the stream remembers ${max} (--max-producers-per-stream) or the star's memory for producers is full (--producer-memory-mb); one may start once others are idle past --producer-ttl-ms; nothing was appended`,

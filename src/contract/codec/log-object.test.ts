@@ -32,8 +32,9 @@ function marksArb(): fc.Arbitrary<EntryMarks> {
         ),
         { maxLength: 4 },
       ),
+      writerSeq: fc.string({ unit: "binary", maxLength: 30 }),
     },
-    { noNullPrototype: true },
+    { noNullPrototype: true, requiredKeys: ["closed", "producers"] },
   );
 }
 const recordArb: fc.Arbitrary<ChunkRecord> = fc.record({
@@ -129,6 +130,24 @@ test("a version 1 object (written before producer marks) decodes with no marks",
   assert.equal(decoded?.firstSeqNum, 7n);
   assert.equal(decoded?.records.length, 1);
   assert.deepEqual(decoded?.marks, NO_MARKS);
+});
+
+test("a version 2 object (written before writer seqs) decodes, and refuses their flag", () => {
+  const v3 = Buffer.from(encodeLogObject([lone]));
+  v3.writeUInt8(2, 4);
+  const recrc = (b: Buffer) => b.writeUInt32LE(crc32c(b.subarray(0, b.length - 8)), b.length - 8);
+  recrc(v3);
+  assert.deepEqual(decodeLogObject(v3)[0]?.marks, NO_MARKS);
+  v3.writeUInt8(2, v3.length - 8 - 3);
+  recrc(v3);
+  assert.throws(() => decodeLogObject(v3), /unknown flags 2/);
+});
+
+test("a writer seq mark, the empty one included, decodes as written", () => {
+  for (const writerSeq of ["", "001", "é"]) {
+    const [d] = decodeLogObject(encodeLogObject([{ ...lone, marks: { ...NO_MARKS, writerSeq } }]));
+    assert.equal(d?.marks.writerSeq, writerSeq);
+  }
 });
 
 test("unknown entry flags are refused as corruption, naming them", () => {

@@ -8,8 +8,11 @@ import { CorruptionError } from "./errors.ts";
 
 /** `4e 56 4c 47`, ASCII `NVLG`, at both ends. */
 export const LOG_MAGIC = Buffer.from("NVLG", "latin1");
-/** Version 2 added each entry's marks; version 1 objects (no marks) still decode. */
-export const LOG_FORMAT_VERSION = 2;
+/**
+ * Version 2 added each entry's marks, version 3 the writer seq mark; version 1 objects (no
+ * marks) and version 2 ones still decode.
+ */
+export const LOG_FORMAT_VERSION = 3;
 const HEADER = 4 + 1 + 4;
 const TRAILER = 4 + 4;
 const MAX_U16 = 0xffff;
@@ -24,10 +27,14 @@ export interface ProducerMark {
   timestampMs: bigint;
 }
 
-/** What a commit did besides its records: the producers it acknowledged, and a close. */
+/**
+ * What a commit did besides its records: the producers it acknowledged, a close, and the last
+ * writer seq it took (Durable Streams' Stream-Seq).
+ */
 export interface EntryMarks {
   producers: ProducerMark[];
   closed: boolean;
+  writerSeq?: string;
 }
 
 export const NO_MARKS: EntryMarks = Object.freeze({ producers: [], closed: false });
@@ -53,13 +60,15 @@ export interface DecodedLogEntry {
 
 const MARK_FIXED = 8 + 8 + 8 + 8 + 8;
 const CLOSED_FLAG = 1;
+const WRITER_SEQ_FLAG = 2;
 
 function encodeMarks(marks: EntryMarks): Buffer[] {
   if (marks.producers.length > MAX_U16) {
     throw new RangeError(`log object: over ${MAX_U16} producer marks in one entry`);
   }
   const head = Buffer.alloc(3);
-  head.writeUInt8(marks.closed ? CLOSED_FLAG : 0, 0);
+  const writerSeq = marks.writerSeq === undefined ? undefined : text(marks.writerSeq, "writer seq");
+  head.writeUInt8((marks.closed ? CLOSED_FLAG : 0) | (writerSeq ? WRITER_SEQ_FLAG : 0), 0);
   head.writeUInt16LE(marks.producers.length, 1);
   const parts: Buffer[] = [head];
   for (const m of marks.producers) {
@@ -72,6 +81,11 @@ function encodeMarks(marks: EntryMarks): Buffer[] {
     fixed.writeBigUInt64LE(m.end, 26);
     fixed.writeBigInt64LE(m.timestampMs, 34);
     parts.push(fixed.subarray(0, 2), id, fixed.subarray(2));
+  }
+  if (writerSeq) {
+    const len = Buffer.alloc(2);
+    len.writeUInt16LE(writerSeq.length);
+    parts.push(len, writerSeq);
   }
   return parts;
 }
@@ -127,8 +141,10 @@ export function decodeLogObject(bytes: Uint8Array): DecodedLogEntry[] {
     throw new CorruptionError("log object: crc mismatch");
   }
   const version = buf.readUInt8(4);
-  if (version !== 1 && version !== LOG_FORMAT_VERSION) {
-    throw new CorruptionError(`log object: format_version ${version}, expected 1 or 2`);
+  if (version < 1 || version > LOG_FORMAT_VERSION) {
+    throw new CorruptionError(
+      `log object: format_version ${version}, expected 1 to ${LOG_FORMAT_VERSION}`,
+    );
   }
   const count = buf.readUInt32LE(5);
   let off = HEADER;
@@ -150,7 +166,7 @@ export function decodeLogObject(bytes: Uint8Array): DecodedLogEntry[] {
       }
     }) as [string, string, string];
     const { footer, records } = decodeChunk(take(take(4).readUInt32LE()));
-    const marks = version === 1 ? NO_MARKS : decodeMarks(take, i, utf8);
+    const marks = version === 1 ? NO_MARKS : decodeMarks(take, i, utf8, version);
     entries.push({ streamId, bucket, key, firstSeqNum: footer.firstSeqNum, records, marks });
   }
   if (off !== bodyEnd) throw new CorruptionError("log object: bytes after the last entry");
@@ -162,9 +178,11 @@ function decodeMarks(
   take: (n: number) => Buffer,
   entry: number,
   utf8: (b: Buffer) => string,
+  version: number,
 ): EntryMarks {
   const flags = take(1).readUInt8(0);
-  if ((flags & ~CLOSED_FLAG) !== 0) {
+  const known = version >= 3 ? CLOSED_FLAG | WRITER_SEQ_FLAG : CLOSED_FLAG;
+  if ((flags & ~known) !== 0) {
     throw new CorruptionError(`log object: entry ${entry} has unknown flags ${flags}`);
   }
   const count = take(2).readUInt16LE(0);
@@ -187,5 +205,12 @@ function decodeMarks(
       timestampMs: f.readBigInt64LE(32),
     });
   }
-  return { producers, closed: (flags & CLOSED_FLAG) !== 0 };
+  const closed = (flags & CLOSED_FLAG) !== 0;
+  if ((flags & WRITER_SEQ_FLAG) === 0) return { producers, closed };
+  try {
+    return { producers, closed, writerSeq: utf8(take(take(2).readUInt16LE(0))) };
+  } catch (err) {
+    if (err instanceof CorruptionError) throw err;
+    throw new CorruptionError(`log object: entry ${entry} has a writer seq that is not UTF-8`);
+  }
 }

@@ -14,6 +14,7 @@ import type { SeqNumMismatch__Output as SeqNumMismatch } from "../../gen/nova/v1
 import type { StreamClosed__Output as StreamClosed } from "../../gen/nova/v1/StreamClosed.ts";
 import type { TailDetail__Output as TailDetail } from "../../gen/nova/v1/TailDetail.ts";
 import type { ThroughputExceeded__Output as ThroughputExceeded } from "../../gen/nova/v1/ThroughputExceeded.ts";
+import type { WriterSeqRegression__Output as WriterSeqRegression } from "../../gen/nova/v1/WriterSeqRegression.ts";
 import { protoRoot } from "./load.ts";
 
 export const STATUS_DETAILS_KEY = "grpc-status-details-bin";
@@ -33,6 +34,7 @@ export interface DetailTypes {
   ProducerFenced: ProducerFenced;
   StreamClosed: StreamClosed;
   ContentTypeMismatch: ContentTypeMismatch;
+  WriterSeqRegression: WriterSeqRegression;
 }
 export type DetailName = keyof DetailTypes;
 export type Detail = { [K in DetailName]: { type: K; value: DetailTypes[K] } }[DetailName];
@@ -53,6 +55,7 @@ const DETAIL_NAMES: readonly DetailName[] = [
   "ProducerFenced",
   "StreamClosed",
   "ContentTypeMismatch",
+  "WriterSeqRegression",
 ];
 
 const TO_OBJECT: IConversionOptions = { longs: String, enums: String, defaults: true };

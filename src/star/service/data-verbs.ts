@@ -60,6 +60,7 @@ export async function append(
     fencingToken: req.fencing_token,
     producer,
     close: req.close,
+    ...(req.writer_seq === "" ? {} : { writerSeq: checkWriterSeq(req.writer_seq) }),
   });
   return appendResponse(ack);
 }
@@ -113,4 +114,11 @@ export async function fence(ctx: StarContext, req: FenceRequest__Output): Promis
   checkFencingToken(ctx, req.fencing_token);
   const log = await ctx.registry.open(stream);
   return { tail: position(await log.fence(req.fencing_token)) };
+}
+
+/** Durable Streams' Stream-Seq: at most 1 KiB, so the log's marks stay small. */
+function checkWriterSeq(seq: string): string {
+  const bytes = Buffer.byteLength(seq);
+  if (bytes > 1024) throw invalidArgument(`writer_seq is ${bytes} bytes; at most 1024`);
+  return seq;
 }

@@ -30,6 +30,8 @@ export interface StreamState {
    * was written): replay applies only those at or past it. Absent: none was ever written.
    */
   commands_through?: string;
+  /** The last writer seq an append took (Durable Streams' Stream-Seq); absent: none. */
+  writer_seq?: string;
 }
 
 export const EMPTY_STATE: StreamState = { trim_seq_num: "0", fencing_token: "" };

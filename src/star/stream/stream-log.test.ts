@@ -912,3 +912,52 @@ test("a chain (an end_on_refusal session): after a refused batch no later one la
   );
   assert.deepEqual(await bodies(log), ["a", "x"]);
 });
+
+// ---- writer seqs (Durable Streams' Stream-Seq) ----
+
+const seq = (writerSeq: string) => ({ writerSeq });
+
+test("writer seqs: a batch lands only above the last (bytewise), in one commit too; refusals append nothing", async () => {
+  const store = createMemoryStore();
+  const log = await open(store, descriptor({ class: "CLASS_EXPRESS" }));
+  await log.append(batch("a"), { ...at(1), ...seq("2") });
+  // "10" sorts below "2" byte by byte, and a repeat is no rise: both refused, with the last.
+  for (const s of ["10", "2"]) {
+    const detail = await refused<{ last_writer_seq: string }>(
+      log.append(batch("x"), { ...at(2), ...seq(s) }),
+      status.FAILED_PRECONDITION,
+      "WriterSeqRegression",
+    );
+    assert.equal(detail.last_writer_seq, "2");
+  }
+  await log.append(batch("b"), at(3));
+  // Queued together: the second is judged against the first, not against what was committed.
+  const [c, stale] = await Promise.allSettled([
+    log.append(batch("c"), { ...at(4), ...seq("3") }),
+    log.append(batch("d"), { ...at(4), ...seq("3") }),
+  ]);
+  assert.equal(c.status, "fulfilled");
+  assert.equal(stale.status, "rejected");
+  assert.deepEqual(await bodies(log), ["a", "b", "c"]);
+});
+
+test("writer seqs survive settling, a kill (log replay) and a reopen", async () => {
+  const store = createMemoryStore();
+  const d = descriptor({ class: "CLASS_EXPRESS" });
+  await new Catalog(store).putStream(d);
+  const wal = newWal(store);
+  const log = await open(store, d, { wal });
+  await log.append(batch("a"), { ...at(1), ...seq("b") });
+  await log.settle();
+  await wal.deleteSettled();
+  await log.append(batch("b"), { ...at(2), ...seq("c") });
+  const replayed = await replay(store);
+  const again = await open(store, d, { wal: newWal(store, replayed.next) });
+  await refused(
+    again.append(batch("x"), { ...at(3), ...seq("c") }),
+    status.FAILED_PRECONDITION,
+    "WriterSeqRegression",
+  );
+  await again.append(batch("c"), { ...at(4), ...seq("d") });
+  assert.deepEqual(await bodies(again), ["a", "b", "c"]);
+});

@@ -33,6 +33,7 @@ import {
   throughputExceeded,
   tooManyProducers,
   unavailable,
+  writerSeqRegression,
 } from "../errors.ts";
 import { DEFAULT_LIMITS } from "../limits.ts";
 import {
@@ -80,6 +81,8 @@ export interface AppendOptions {
   producer?: ProducerClaim;
   /** Close the stream after this batch. */
   close?: boolean;
+  /** The batch lands only if this sorts (bytewise) above the stream's last writer seq. */
+  writerSeq?: string;
   /**
    * The batches of one writer that must land as a chain: once one is refused, every later one
    * is refused too, those already queued included (an `end_on_refusal` session).
@@ -151,6 +154,8 @@ interface Sequencing {
   /** What the batches' command records do once they commit; undefined when they have none. */
   commands?: CommandEffect | undefined;
   closes: boolean;
+  /** The last writer seq the batches took; undefined when none gave one. */
+  writerSeq?: string | undefined;
 }
 
 /** Producers this flush admitted that the table does not remember yet. */
@@ -207,6 +212,8 @@ export class StreamLog {
   #stateDirty = false;
   /** The fencing token in force: a Fence, or a fence command record once its batch committed. */
   #fencing: string;
+  /** The last writer seq a committed batch took (Durable Streams' Stream-Seq). */
+  #writerSeq: string | undefined;
   /** State-object writes run one at a time, each with the table as it is when it starts. */
   #statePuts: Promise<unknown> = Promise.resolve();
 
@@ -223,6 +230,7 @@ export class StreamLog {
     this.#state = state;
     this.#trim = BigInt(state.trim_seq_num);
     this.#fencing = state.fencing_token;
+    this.#writerSeq = state.writer_seq;
     this.#maxWaitMs = options.throughputMaxWaitMs;
     const clock = options.clock ?? SYSTEM_CLOCK;
     this.#clock = clock;
@@ -429,6 +437,9 @@ export class StreamLog {
     let oversizedTaken = false;
     // Command records in force for the batches after theirs, as soon as they are sequenced.
     let commands: CommandEffect | undefined;
+    // The writer seq as this flush's batches leave it, to judge the next one.
+    let writerSeq = this.#writerSeq;
+    const took = () => (writerSeq === this.#writerSeq ? undefined : writerSeq);
     for (let item = this.#groupCommit.next; item; item = this.#groupCommit.next) {
       if (item.kind !== "batch") {
         if (out.length > 0 || retries.length > 0) break;
@@ -471,11 +482,14 @@ export class StreamLog {
           continue;
         }
       }
-      const refusal = this.#admit(item.options, next, commands?.fencingToken ?? this.#fencing);
+      const refusal =
+        this.#admit(item.options, next, commands?.fencingToken ?? this.#fencing) ??
+        writerSeqRefusal(item.options.writerSeq, writerSeq);
       if (refusal) {
         refuse(item, refusal);
         continue;
       }
+      writerSeq = item.options.writerSeq ?? writerSeq;
       const timestampMs = batchTimestamp(
         item.batch.maxClientTimestamp,
         item.options.arrivalMs,
@@ -497,9 +511,11 @@ export class StreamLog {
         taken.bytes += size.bytes;
         taken.records += size.records;
       }
-      if (item.options.close) return { batches: out, retries, closes: true, commands };
+      if (item.options.close) {
+        return { batches: out, retries, closes: true, commands, writerSeq: took() };
+      }
     }
-    return { batches: out, retries, closes: false, commands };
+    return { batches: out, retries, closes: false, commands, writerSeq: took() };
   }
 
   /** What a producer's verdict refuses, or nothing (accepted). */
@@ -602,6 +618,7 @@ export class StreamLog {
         closed: this.#sealed,
         // What this state holds of the command records: all of those the tail covers.
         commands_through: this.#tail.toString(),
+        ...(this.#writerSeq === undefined ? {} : { writer_seq: this.#writerSeq }),
         ...patch,
       };
       try {
@@ -616,7 +633,13 @@ export class StreamLog {
     return run;
   }
 
-  async #commit({ batches: sequenced, retries, closes, commands }: Sequencing): Promise<void> {
+  async #commit({
+    batches: sequenced,
+    retries,
+    closes,
+    commands,
+    writerSeq,
+  }: Sequencing): Promise<void> {
     const first = sequenced[0] as Sequenced;
     const records: ChunkRecord[] = [];
     const producers: ProducerMark[] = [];
@@ -635,12 +658,15 @@ export class StreamLog {
       key: d.key,
       firstSeqNum: first.start,
       records,
-      marks: { producers, closed: closes },
+      marks: { producers, closed: closes, ...(writerSeq === undefined ? {} : { writerSeq }) },
     };
     await this.#wal.append(entry, bytes);
     const now = this.#clock.now();
     for (const m of producers) this.#producers.remember(m, now);
-    if (producers.length > 0 || closes || commands) this.#stateDirty = true;
+    if (writerSeq !== undefined) this.#writerSeq = writerSeq;
+    if (producers.length > 0 || closes || commands || writerSeq !== undefined) {
+      this.#stateDirty = true;
+    }
     if (closes) this.#sealed = true;
     if (commands?.fencingToken !== undefined) this.#installFencingToken(commands.fencingToken);
     const end = first.start + BigInt(records.length);
@@ -849,4 +875,15 @@ export class StreamLog {
   get closeReason(): StarError | undefined {
     return this.#closed;
   }
+}
+
+/** A writer seq that does not sort (bytewise, as UTF-8) above the last one taken. */
+function writerSeqRefusal(
+  seq: string | undefined,
+  last: string | undefined,
+): StarError | undefined {
+  if (seq === undefined || last === undefined) return undefined;
+  return Buffer.compare(Buffer.from(seq), Buffer.from(last)) > 0
+    ? undefined
+    : writerSeqRegression(last, seq);
 }

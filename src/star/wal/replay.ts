@@ -112,7 +112,9 @@ async function keepMarks(
   streamId: string,
   entries: DecodedLogEntry[],
 ): Promise<void> {
-  const marked = entries.some((e) => e.marks.closed || e.marks.producers.length > 0);
+  const marked = entries.some(
+    (e) => e.marks.closed || e.marks.producers.length > 0 || e.marks.writerSeq !== undefined,
+  );
   // Each entry's command records with their seq_nums, read once.
   const commanded = entries.map((e) =>
     e.records.flatMap((r, i) => {
@@ -129,11 +131,13 @@ async function keepMarks(
   let closed = state.closed === true;
   const through = BigInt(state.commands_through ?? "0");
   let fencingToken = state.fencing_token;
+  let writerSeq = state.writer_seq;
   let trim = BigInt(state.trim_seq_num);
   let end = through;
   entries.forEach((e, i) => {
     for (const m of e.marks.producers) table.remember(m, now);
     closed ||= e.marks.closed;
+    writerSeq = laterWriterSeq(writerSeq, e.marks.writerSeq);
     const entryEnd = e.firstSeqNum + BigInt(e.records.length);
     let effect: CommandEffect = {};
     for (const { seqNum, command } of commanded[i] ?? []) {
@@ -153,5 +157,12 @@ async function keepMarks(
     fencing_token: fencingToken,
     trim_seq_num: trim.toString(),
     commands_through: end.toString(),
+    ...(writerSeq === undefined ? {} : { writer_seq: writerSeq }),
   });
+}
+
+/** Writer seqs only grow, so of a mark the state may already hold, the later one stands. */
+function laterWriterSeq(a: string | undefined, b: string | undefined): string | undefined {
+  if (a === undefined || b === undefined) return a ?? b;
+  return Buffer.compare(Buffer.from(a), Buffer.from(b)) >= 0 ? a : b;
 }

@@ -13,6 +13,7 @@ export interface AppendRequest {
   'producer'?: (_nova_v1_Producer | null);
   'close'?: (boolean);
   'content_type'?: (string);
+  'writer_seq'?: (string);
   '_match_seq_num'?: "match_seq_num";
   '_fencing_token'?: "fencing_token";
   '_producer'?: "producer";
@@ -27,6 +28,7 @@ export interface AppendRequest__Output {
   'producer'?: (_nova_v1_Producer__Output | null);
   'close': (boolean);
   'content_type': (string);
+  'writer_seq': (string);
   '_match_seq_num'?: "match_seq_num";
   '_fencing_token'?: "fencing_token";
   '_producer'?: "producer";
