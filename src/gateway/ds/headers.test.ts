@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { HttpError } from "../errors/index.ts";
-import { closedHeader, expiryHeaders, producerHeaders } from "./headers.ts";
+import { closedHeader, expiryHeaders, producerHeaders, streamSeqHeader } from "./headers.ts";
 
 const bad = (name: string) => (err: unknown) =>
   err instanceof HttpError && err.status === 400 && err.message.startsWith(`${name}: `);
@@ -65,5 +65,13 @@ test("producer headers come all three or none, integers up to 2^53-1", () => {
       bad("producer-seq"),
       v,
     );
+  }
+});
+
+test("Stream-Seq is any 1 to 1024 bytes", () => {
+  assert.equal(streamSeqHeader({}), undefined);
+  assert.equal(streamSeqHeader({ "stream-seq": "001" }), "001");
+  for (const v of ["", "x".repeat(1025)]) {
+    assert.throws(() => streamSeqHeader({ "stream-seq": v }), bad("stream-seq"));
   }
 });

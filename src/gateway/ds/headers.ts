@@ -10,6 +10,7 @@ const DECIMAL = /^(0|[1-9][0-9]*)$/;
 /** RFC 3339 date-time; the instant is kept to the millisecond. */
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 const MAX_PRODUCER_ID_BYTES = 128;
+const MAX_STREAM_SEQ_BYTES = 1024;
 
 function one(headers: IncomingHttpHeaders, name: string): string | undefined {
   const v = headers[name];
@@ -49,6 +50,17 @@ export function expiryHeaders(headers: IncomingHttpHeaders): Expiry {
     return { idleMs: "0", atMs: String(ms) };
   }
   return { idleMs: "0", atMs: "0" };
+}
+
+/** Stream-Seq: 1 to 1024 bytes, compared bytewise with the stream's last (per stream). */
+export function streamSeqHeader(headers: IncomingHttpHeaders): string | undefined {
+  const seq = one(headers, "stream-seq");
+  if (seq === undefined) return undefined;
+  const bytes = Buffer.byteLength(seq);
+  if (bytes === 0 || bytes > MAX_STREAM_SEQ_BYTES) {
+    throw badHeader("stream-seq", `must be 1 to ${MAX_STREAM_SEQ_BYTES} bytes`);
+  }
+  return seq;
 }
 
 export interface ProducerHeaders {

@@ -16,7 +16,7 @@ import { checkStreamKey, type Query, queryParam } from "../translate/index.ts";
 import type { CallOptions, Upstream } from "../upstream/index.ts";
 import { cacheHeaders, etagOf, matchesEtag } from "./caching.ts";
 import { nextCursor } from "./cursor.ts";
-import { closedHeader, expiryHeaders, producerHeaders } from "./headers.ts";
+import { closedHeader, expiryHeaders, producerHeaders, streamSeqHeader } from "./headers.ts";
 import { jsonMessages } from "./json-mode.ts";
 import { offsetOf, parseOffset } from "./offsets.ts";
 import { isJsonMode, renderBody, renderingOf } from "./render.ts";
@@ -110,16 +110,9 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
 
   async function append(req: FastifyRequest, reply: FastifyReply) {
     const addr = address(req);
-    if (req.headers["stream-seq"] !== undefined) {
-      // Taking it without enforcing it would let the regressions it exists to stop through.
-      throw new HttpError(
-        501,
-        "unimplemented",
-        "stream-seq: writer sequence numbers are not enforced yet; send the append without it, or use Producer-Id, Producer-Epoch and Producer-Seq for exactly-once appends",
-      );
-    }
     const close = closedHeader(req.headers);
     const producer = producerHeaders(req.headers);
+    const writerSeq = streamSeqHeader(req.headers);
     const body = bodyOf(req);
     const contentType = req.headers["content-type"];
     if (body.length === 0 && !close) {
@@ -139,6 +132,7 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
               contentType: contentType as string,
               close,
               ...(producer ? { producer } : {}),
+              ...(writerSeq === undefined ? {} : { writerSeq }),
             },
         call(req, reply),
       );

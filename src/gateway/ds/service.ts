@@ -162,6 +162,8 @@ export interface DsAppend {
   /** The request's Content-Type; absent on a close-only request. */
   contentType?: string;
   producer?: ProducerHeaders;
+  /** Stream-Seq. */
+  writerSeq?: string;
   close: boolean;
 }
 
@@ -184,6 +186,7 @@ export function appendDs(
       close: input.close,
       ...(input.contentType === undefined ? {} : { content_type: input.contentType }),
       ...(producer ? { producer } : {}),
+      ...(input.writerSeq === undefined ? {} : { writer_seq: input.writerSeq }),
     },
     { ...call, ...addr },
   );

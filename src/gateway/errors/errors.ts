@@ -269,6 +269,12 @@ function producerError(err: GrpcErrorLike, said: string): HttpError | undefined 
       fields: { current_epoch: BigInt(String(fenced.current_epoch ?? 0)) },
     });
   }
+  const regression = findDetail(err.metadata, "WriterSeqRegression");
+  if (regression) {
+    return new HttpError(409, "writer_seq_regression", said, {
+      fields: { last_writer_seq: regression.last_writer_seq ?? "" },
+    });
+  }
   const type = findDetail(err.metadata, "ContentTypeMismatch");
   if (type) {
     return new HttpError(409, "content_type_mismatch", said, {
