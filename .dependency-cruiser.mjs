@@ -28,6 +28,7 @@ const faces = [
   "src/gateway/cluster",
   "src/gateway/s2",
   "src/gateway/s2/s2s",
+  "src/gateway/ds",
 ];
 
 export default {

@@ -273,8 +273,15 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
       },
       opts.subscribe,
       clientKey(req),
-    );
-    const tail = BigInt(got.tail?.seq_num ?? from);
+    ).catch((err: unknown) => {
+      // The wait ended before the subscription's first frame (a star slow to answer): nothing
+      // arrived that this gateway saw, which is the 204 the client polls again after.
+      if (err instanceof HttpError && err.code === "unavailable" && !reply.raw.destroyed) {
+        return { records: [], tail: null, closed: false };
+      }
+      throw err;
+    });
+    const tail = got.tail ? BigInt(got.tail.seq_num) : stream.tail > from ? stream.tail : from;
     const last = got.records.at(-1);
     const page: DsPage = {
       records: got.records,
