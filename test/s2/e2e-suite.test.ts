@@ -5,13 +5,13 @@
 // docs/s2-compat.md, "Where S2 and nova differ"): those are left out by name, and the suite's
 // own skips stay skipped.
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { embeddedGateway } from "../harness/gateway.ts";
 import { http } from "../harness/http.ts";
-import { startProcess } from "../harness/process.ts";
-import { tempDir } from "../harness/tmp.ts";
+import { type RunningProcess, startProcess } from "../harness/process.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 /** What nova's specification refuses and S2 takes: these alone are not run. */
@@ -37,15 +37,25 @@ interface VitestReport {
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 test("S2's end-to-end suite (S2-lite profile) passes against the gateway", async (t) => {
-  const dir = await tempDir(t);
-  const { url, proc: gateway } = await embeddedGateway(dir);
-  t.after(() => gateway.kill("SIGTERM").then(() => undefined));
+  // One hook, in this order: a directory removed while the star still writes into it fails
+  // the removal, and the hooks after a failed one do not run.
+  const dir = await mkdtemp(join(tmpdir(), "nova-s2-suite-"));
+  let gateway: RunningProcess | undefined;
+  let suite: RunningProcess | undefined;
+  t.after(async () => {
+    await suite?.kill("SIGKILL");
+    await gateway?.kill("SIGTERM");
+    await rm(dir, { recursive: true, force: true });
+  });
+  const started = await embeddedGateway(dir);
+  gateway = started.proc;
+  const { url } = started;
   const basin = `e2e-${process.pid}`;
   const created = await http(url, "POST", "/v1/buckets", { name: basin });
   assert.equal(created.status, 201, created.text);
 
   const report = join(dir, "report.json");
-  const suite = await startProcess({
+  suite = await startProcess({
     command: process.execPath,
     args: [
       join(root, "node_modules", "vitest", "vitest.mjs"),
@@ -64,7 +74,6 @@ test("S2's end-to-end suite (S2-lite profile) passes against the gateway", async
     readyLine: /RUN\s+v\d/,
     timeoutMs: 60_000,
   });
-  t.after(() => suite.kill("SIGKILL").then(() => undefined));
   await suite.waitForExit(200_000);
 
   const result = JSON.parse(await readFile(report, "utf8")) as VitestReport;

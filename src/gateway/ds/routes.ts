@@ -29,6 +29,7 @@ import {
   type DsStream,
   describeStream,
   readDsPage,
+  streamInfo,
 } from "./service.ts";
 import { DsSseSession } from "./sse.ts";
 
@@ -191,26 +192,17 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
     }
     const offset = parseOffset(offsetText);
     const c = call(req, reply);
-    const stream = await describeStream(upstream, addr, c);
+    const stream = await streamInfo(upstream, addr, c);
     const echoed = queryParam(query, "cursor");
-    if (live === "sse") return serveSse(req, reply, addr, stream, offset, echoed);
+    // `now`: where the tail is (a read there, which also keeps a TTL stream alive).
+    const atTail = offset.at === "now" ? await readDsPage(opts.reads, addr, "tail", c) : undefined;
+    if (live === "sse") return serveSse(req, reply, addr, stream, atTail?.tail ?? offset, echoed);
     const json = isJsonMode(stream.contentType);
     reply.header("content-type", stream.contentType);
-    if (offset.at === "now") {
-      if (live === "long-poll") return longPoll(req, reply, addr, stream, stream.tail, echoed);
-      // A read at the tail, for what it does on the star (a read keeps a TTL stream alive); its
-      // records, appended since the tail was taken, are not this answer's.
-      await readDsPage(opts.reads, addr, stream.tail, c);
-      return sendPage(
-        reply,
-        { records: [], next: stream.tail, tail: stream.tail, closed: stream.closed },
-        json,
-        {
-          cacheable: false,
-          live: live === "long-poll",
-          echoed,
-        },
-      );
+    if (atTail || offset.at === "now") {
+      const page = atTail as DsPage;
+      if (live === "long-poll") return longPoll(req, reply, addr, stream, page.tail, echoed);
+      return sendPage(reply, page, json, { cacheable: false, live: false, echoed });
     }
     const from = offset.at === "start" ? "start" : offset.seq;
     const page = await readDsPage(opts.reads, addr, from, c);
@@ -254,7 +246,7 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
     req: FastifyRequest,
     reply: FastifyReply,
     addr: DsAddress,
-    stream: DsStream,
+    stream: Omit<DsStream, "tail">,
     from: bigint,
     echoed: string | undefined,
   ) {
@@ -281,7 +273,7 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
       }
       throw err;
     });
-    const tail = got.tail ? BigInt(got.tail.seq_num) : stream.tail > from ? stream.tail : from;
+    const tail = got.tail ? BigInt(got.tail.seq_num) : from;
     const last = got.records.at(-1);
     const page: DsPage = {
       records: got.records,
@@ -307,12 +299,14 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
     req: FastifyRequest,
     reply: FastifyReply,
     addr: DsAddress,
-    stream: DsStream,
-    offset: ReturnType<typeof parseOffset>,
+    stream: Omit<DsStream, "tail">,
+    start: bigint | ReturnType<typeof parseOffset>,
     echoed: string | undefined,
   ) {
     const c = call(req, reply);
-    const from = offset.at === "seq" ? offset.seq : offset.at === "now" ? stream.tail : 0n;
+    // A bigint: the tail, for `offset=now`.
+    const offset = typeof start === "bigint" ? { at: "seq" as const, seq: start } : start;
+    const from = offset.at === "seq" ? offset.seq : 0n;
     const rendering = renderingOf(stream.contentType);
     const session = new DsSseSession({
       source: subscriptionSource({ ...addr, call: c }, opts.subscribe),

@@ -2,7 +2,6 @@
 // message batch, read a page, the stream's metadata, delete. A DS stream is the nova stream
 // `key` (the URL path after /ds/v1/stream/) in the face's bucket (--ds-bucket); its content type
 // and expiry live on the star's descriptor, so every gateway sees the same.
-import { createHash } from "node:crypto";
 import { mediaType } from "../../contract/media-type.ts";
 import type { AppendResponse__Output } from "../../gen/nova/v1/AppendResponse.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
@@ -43,19 +42,32 @@ export async function describeStream(
   call: CallOptions,
 ): Promise<DsStream> {
   const route = { ...call, ...addr };
-  const [got, tail] = await Promise.all([
-    upstream.unary("GetStream", addr, route),
-    upstream.unary("CheckTail", addr, route),
-  ]).catch((err: unknown) => {
-    throw toHttpError(err, { resource: "stream" });
-  });
+  const [info, tail] = await Promise.all([
+    streamInfo(upstream, addr, call),
+    upstream.unary("CheckTail", addr, route).catch((err: unknown) => {
+      throw toHttpError(err, { resource: "stream" });
+    }),
+  ]);
+  return { ...info, closed: tail.closed, tail: BigInt(tail.tail?.seq_num ?? 0) };
+}
+
+/** The stream's descriptor and closed state, without its tail: what a read needs first. */
+export async function streamInfo(
+  upstream: Upstream,
+  addr: DsAddress,
+  call: CallOptions,
+): Promise<Omit<DsStream, "tail">> {
+  const got = await upstream
+    .unary("GetStream", addr, { ...call, ...addr })
+    .catch((err: unknown) => {
+      throw toHttpError(err, { resource: "stream" });
+    });
   const s = got.stream as Stream__Output;
   return {
     id: s.stream_id,
     contentType: s.content_type,
     expiry: { idleMs: s.expire_idle_ms, atMs: s.expires_at_unix_ms },
-    closed: tail.closed,
-    tail: BigInt(tail.tail?.seq_num ?? 0),
+    closed: got.closed,
   };
 }
 
@@ -86,45 +98,53 @@ export async function createDsStream(
   call: CallOptions,
 ): Promise<Created> {
   const route = { ...call, ...addr };
-  const existing = await describeStream(upstream, addr, call).catch((err: unknown) => {
-    if (NOT_FOUND(err)) return undefined;
-    throw err;
-  });
-  if (existing) return matching(existing, spec);
   const config = {
     content_type: spec.contentType,
     expire_idle_ms: spec.expiry.idleMs,
     expires_at_unix_ms: spec.expiry.atMs,
   };
-  const create = () =>
-    upstream.unary("CreateStream", { ...addr, config, creation_token: creationToken(spec) }, route);
+  // No creation token: a stream that exists, made by this PUT's retry or another, is judged by
+  // its configuration, and the initial messages are appended only by the PUT that created it.
+  const create = () => upstream.unary("CreateStream", { ...addr, config }, route);
+  let made: Stream__Output;
   try {
-    await create().catch(async (err: unknown) => {
-      const http = toHttpError(err, { resource: "stream" });
-      if (http.code !== "bucket_not_found") throw err;
+    const res = await create().catch(async (err: unknown) => {
+      if (toHttpError(err, { resource: "stream" }).code !== "bucket_not_found") throw err;
       await ensureBucket(upstream, addr.bucket, call);
-      await create();
+      return create();
     });
+    made = res.stream as Stream__Output;
   } catch (err) {
     const http = toHttpError(err, { resource: "stream" });
-    // Another PUT got there first: judge against what it made.
-    if (http.code === "already_exists")
+    if (http.code === "already_exists") {
       return matching(await describeStream(upstream, addr, call), spec);
+    }
     throw http;
   }
+  let tail = 0n;
+  let closed = false;
   if (spec.records.length > 0 || spec.closed) {
     try {
-      await upstream.unary(
+      const ack = await upstream.unary(
         "Append",
         { ...addr, records: spec.records.map(asRecord), close: spec.closed },
         route,
       );
+      tail = BigInt(ack.tail?.seq_num ?? 0);
+      closed = ack.closed;
     } catch (err) {
       await upstream.unary("DeleteStream", addr, route).catch(() => {});
       throw toHttpError(err, { resource: "stream" });
     }
   }
-  return { created: true, stream: await describeStream(upstream, addr, call) };
+  const stream = {
+    id: made.stream_id,
+    contentType: made.content_type,
+    expiry: spec.expiry,
+    closed,
+    tail,
+  };
+  return { created: true, stream };
 }
 
 function matching(existing: DsStream, spec: CreateSpec): Created {
@@ -136,12 +156,6 @@ function matching(existing: DsStream, spec: CreateSpec): Created {
     );
   }
   return { created: false, stream: existing };
-}
-
-/** Converges two PUTs with the same configuration that race on one path. */
-function creationToken(spec: CreateSpec): string {
-  const said = `ds:${mediaType(spec.contentType)}:${spec.expiry.idleMs}:${spec.expiry.atMs}`;
-  return createHash("sha256").update(said).digest("base64url").slice(0, 32);
 }
 
 /** The face's bucket, made on first use. */
@@ -205,24 +219,25 @@ export interface DsPage {
   closed: boolean;
 }
 
-/** One page from `seq` (the stream's first retained record when "start"). */
+/**
+ * One page from `seq`, from the stream's first retained record ("start"), or at the tail
+ * ("tail": none of its records, only where the tail is and whether the stream is closed).
+ */
 export async function readDsPage(
   reads: ReadService,
   addr: DsAddress,
-  from: bigint | "start",
+  from: bigint | "start" | "tail",
   call: CallOptions,
 ): Promise<DsPage> {
+  const start =
+    from === "tail" ? { tail_offset: "0" } : { seq_num: from === "start" ? "0" : from.toString() };
   const { response } = await reads.page(
     addr,
-    {
-      start: { seq_num: from === "start" ? "0" : from.toString() },
-      clamp: from === "start",
-      wait: 0,
-      int64: "string",
-    },
+    { start, clamp: from === "start", wait: 0, int64: "string" },
     call,
   );
   const tail = BigInt(response.tail?.seq_num ?? 0);
+  if (from === "tail") return { records: [], next: tail, tail, closed: response.closed === true };
   const last = response.records.at(-1);
   const next = last ? BigInt(last.seq_num) + 1n : from === "start" ? tail : from;
   return { records: response.records, next, tail, closed: response.closed === true };

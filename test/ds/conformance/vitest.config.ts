@@ -7,5 +7,8 @@ export default defineConfig({
     include: ["suite.vitest.ts"],
     pool: "forks",
     fileParallelism: false,
+    // The suite's default 5 s per test assumes an idle machine: a property test sends some
+    // hundreds of requests one after another, and npm test runs it beside other files on 2 cores.
+    testTimeout: 30_000,
   },
 });
