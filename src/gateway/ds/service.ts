@@ -34,8 +34,6 @@ export interface CreateSpec {
   records: Buffer[];
 }
 
-const NOT_FOUND = (e: unknown) => e instanceof HttpError && e.status === 404;
-
 export async function describeStream(
   upstream: Upstream,
   addr: DsAddress,
