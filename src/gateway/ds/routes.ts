@@ -2,7 +2,14 @@
 // GET reads (catch-up, long-poll, SSE), HEAD says the metadata, DELETE deletes.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { MAX_RECORD_BYTES } from "../../contract/proto/index.ts";
-import { badHeader, badQuery, HttpError, invalidArgument, toHttpError } from "../errors/index.ts";
+import {
+  badHeader,
+  badQuery,
+  HttpError,
+  invalidArgument,
+  payloadTooLarge,
+  toHttpError,
+} from "../errors/index.ts";
 import type { ReadService } from "../history/index.ts";
 import { clientAbortSignal, clientKey, takeOverResponse } from "../http/index.ts";
 import {
@@ -350,7 +357,17 @@ function bodyOf(req: FastifyRequest): Buffer {
 
 /** One record per JSON message; bytes cut into records of at most a record's size. */
 function messages(body: Buffer, contentType: string, on: "append" | "create"): Buffer[] {
-  if (isJsonMode(contentType)) return jsonMessages(body, on);
+  if (isJsonMode(contentType)) {
+    const all = jsonMessages(body, on);
+    const i = all.findIndex((m) => m.length > MAX_RECORD_BYTES);
+    if (i >= 0) {
+      throw payloadTooLarge(
+        "body",
+        `message ${i} is ${all[i]?.length} bytes; a JSON message is at most ${MAX_RECORD_BYTES} (one record)`,
+      );
+    }
+    return all;
+  }
   const out: Buffer[] = [];
   for (let at = 0; at < body.length; at += MAX_RECORD_BYTES) {
     out.push(body.subarray(at, at + MAX_RECORD_BYTES));

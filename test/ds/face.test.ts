@@ -1,0 +1,178 @@
+// What the Durable Streams face adds to the protocol's own suite: nova's error body on every
+// refusal, nothing left behind by a refused PUT, what is not served saying so, the face's bucket
+// made on first use, streams shared with nova's own API, and one gateway seeing what another
+// wrote (the face keeps nothing of a stream in a gateway's memory).
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
+import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
+
+const DS = { bucket: "ds-face", longPollMs: 1000, sseCloseS: 60 };
+
+describe("the Durable Streams face", () => {
+  let star: StarProcess | undefined;
+  let gw: Gateway | undefined;
+  let other: Gateway | undefined;
+  let dir: string | undefined;
+  const url = (path: string, g = gw) => `${(g as Gateway).base}/ds/v1/stream/${path}`;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "nova-ds-face-"));
+    star = await startStarProcess(["--data-dir", dir]);
+    gw = await inProcessGateway([star.address], { ds: DS });
+    other = await inProcessGateway([star.address], { ds: DS });
+  });
+  after(async () => {
+    await gw?.close();
+    await other?.close();
+    star?.client.close();
+    await star?.proc.kill("SIGTERM");
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  async function refusal(res: Response, status: number, code: string, field?: string) {
+    assert.equal(res.status, status);
+    assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
+    const body = (await res.json()) as { code: string; message: string; retryable: boolean };
+    assert.equal(body.code, code, body.message);
+    assert.equal(typeof body.retryable, "boolean");
+    if (field) assert.ok(body.message.startsWith(`${field}: `), body.message);
+    return body;
+  }
+
+  test("the first PUT makes the face's bucket; the stream is nova's stream of that key", async () => {
+    const put = await fetch(url("made/here"), {
+      method: "PUT",
+      headers: { "content-type": "text/plain" },
+      body: "hello",
+    });
+    assert.equal(put.status, 201);
+    assert.equal(put.headers.get("stream-next-offset"), "00000000000000000001");
+    const nova = await fetch(
+      `${(gw as Gateway).base}/v1/buckets/ds-face/streams/${encodeURIComponent("made/here")}/records?seq_num=0`,
+    );
+    assert.equal(nova.status, 200);
+    const page = (await nova.json()) as { records: { body: string }[] };
+    assert.deepEqual(
+      page.records.map((r) => r.body),
+      ["hello"],
+    );
+  });
+
+  test("another gateway sees the content type, expiry, closing and producers one gateway wrote", async () => {
+    await fetch(url("shared"), {
+      method: "PUT",
+      headers: { "content-type": "application/json", "stream-ttl": "3600" },
+    });
+    const stamp = { "producer-id": "p", "producer-epoch": "0", "producer-seq": "0" };
+    const first = await fetch(url("shared"), {
+      method: "POST",
+      headers: { "content-type": "application/json", ...stamp },
+      body: "[1,2]",
+    });
+    assert.equal(first.status, 200);
+    const retry = await fetch(url("shared", other), {
+      method: "POST",
+      headers: { "content-type": "application/json", ...stamp },
+      body: "[1,2]",
+    });
+    assert.equal(retry.status, 204, "the retry through another gateway is a duplicate");
+    const mismatch = await fetch(url("shared", other), {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: "x",
+    });
+    await refusal(mismatch, 409, "content_type_mismatch");
+    await fetch(url("shared"), { method: "POST", headers: { "stream-closed": "true" } });
+    const head = await fetch(url("shared", other), { method: "HEAD" });
+    assert.equal(head.headers.get("content-type"), "application/json");
+    assert.equal(head.headers.get("stream-ttl"), "3600");
+    assert.equal(head.headers.get("stream-closed"), "true");
+    assert.equal(head.headers.get("stream-next-offset"), "00000000000000000002");
+    assert.deepEqual(await (await fetch(url("shared", other))).json(), [1, 2]);
+  });
+
+  test("a refused PUT leaves no stream behind", async () => {
+    const bad = await fetch(url("never"), {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: "{not json",
+    });
+    await refusal(bad, 400, "bad_json");
+    const ttl = await fetch(url("never"), {
+      method: "PUT",
+      headers: { "content-type": "text/plain", "stream-ttl": "1.5" },
+    });
+    await refusal(ttl, 400, "bad_header", "stream-ttl");
+    const head = await fetch(url("never"), { method: "HEAD" });
+    assert.equal(head.status, 404);
+    // A JSON message is one record, at most 1 MiB.
+    const huge = await fetch(url("too-big"), {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(["x".repeat(1024 * 1024)]),
+    });
+    await refusal(huge, 413, "payload_too_large", "body");
+    assert.equal((await fetch(url("too-big"), { method: "HEAD" })).status, 404);
+  });
+
+  test("bad reads and appends are 400s naming what was wrong, with nova's error body", async () => {
+    await fetch(url("bad"), { method: "PUT", headers: { "content-type": "text/plain" } });
+    await refusal(await fetch(`${url("bad")}?offset=12`), 400, "bad_query", "offset");
+    await refusal(await fetch(`${url("bad")}?offset=-1&live=poll`), 400, "bad_query", "live");
+    await refusal(await fetch(`${url("bad")}?live=sse`), 400, "bad_query", "offset");
+    const beyond = await fetch(`${url("bad")}?offset=00000000000000000009`);
+    await refusal(beyond, 400, "range_not_satisfiable", "offset");
+    const noType = await fetch(url("bad"), { method: "POST", body: new Uint8Array([1]) });
+    await refusal(noType, 400, "bad_header", "content-type");
+    const empty = await fetch(url("bad"), {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+    });
+    await refusal(empty, 400, "invalid_argument", "body");
+    const half = await fetch(url("bad"), {
+      method: "POST",
+      headers: { "content-type": "text/plain", "producer-id": "p" },
+      body: "x",
+    });
+    await refusal(half, 400, "bad_header", "producer-id");
+    const seq = await fetch(url("bad"), {
+      method: "POST",
+      headers: { "content-type": "text/plain", "stream-seq": "" },
+      body: "x",
+    });
+    await refusal(seq, 400, "bad_header", "stream-seq");
+    assert.equal(
+      (await fetch(url("bad"))).headers.get("stream-next-offset"),
+      "00000000000000000000",
+    );
+  });
+
+  test("what is not served says so: forks are 501, the reserved __ds paths 404", async () => {
+    await fetch(url("source"), { method: "PUT", headers: { "content-type": "text/plain" } });
+    const fork = await fetch(url("fork"), {
+      method: "PUT",
+      headers: { "content-type": "text/plain", "stream-forked-from": "/ds/v1/stream/source" },
+    });
+    await refusal(fork, 501, "unimplemented", "stream-forked-from");
+    assert.equal((await fetch(url("fork"), { method: "HEAD" })).status, 404);
+    await refusal(await fetch(url("__ds/subscriptions/x")), 404, "not_found", "path");
+  });
+
+  test("a Stream-Seq regression is 409 and appends nothing; the scope is the stream", async () => {
+    await fetch(url("seq"), { method: "PUT", headers: { "content-type": "text/plain" } });
+    const post = (seq: string, body: string, g = gw) =>
+      fetch(url("seq", g), {
+        method: "POST",
+        headers: { "content-type": "text/plain", "stream-seq": seq },
+        body,
+      });
+    assert.equal((await post("b", "1")).status, 204);
+    await refusal(await post("a", "2", other), 409, "writer_seq_regression");
+    assert.equal((await post("c", "3", other)).status, 204);
+    assert.equal(await (await fetch(url("seq"))).text(), "13");
+  });
+});
