@@ -58,15 +58,20 @@ describe("behind HAProxy speaking h2c", { skip }, () => {
     const stream = await newStream(base);
     const traffic = startRestartTraffic(base, stream, { followers: 4, producers: 8 });
     try {
-      await waitFor(() => traffic.acked >= 200, { message: "appends before the restart" });
-      await drainOut(lb as Haproxy, "g0", gateways[0] as GatewayProcess);
-      await startGateway(0);
-      await (lb as Haproxy).waitFor("g0", "UP");
-      const restarted = traffic.acked;
-      await waitFor(() => traffic.acked >= restarted + 200, { message: "appends after it" });
+      try {
+        await waitFor(() => traffic.acked >= 200, { message: "appends before the restart" });
+        await drainOut(lb as Haproxy, "g0", gateways[0] as GatewayProcess);
+        await startGateway(0);
+        await (lb as Haproxy).waitFor("g0", "UP");
+        const restarted = traffic.acked;
+        await waitFor(() => traffic.acked >= restarted + 200, { message: "appends after it" });
+      } finally {
+        await traffic.stopProducers();
+      }
+      await traffic.check();
     } finally {
-      await traffic.stopProducers();
+      // Followers left open would keep this file's process alive after a failure.
+      traffic.close();
     }
-    await traffic.check();
   });
 });

@@ -141,20 +141,27 @@ describe("behind HAProxy", () => {
     const stream = await newStream(base);
     const traffic = startRestartTraffic(base, stream, { followers: 4, producers: 32 });
     try {
-      for (const i of [0, 1, 0, 1]) {
-        const before = traffic.acked;
-        await waitFor(() => traffic.acked >= before + 300, { message: "appends before a restart" });
-        await drainOut(lb as Haproxy, `g${i}`, gateways[i] as GatewayProcess);
-        await startGateway(i);
-        await (lb as Haproxy).waitFor(`g${i}`, "UP");
+      try {
+        for (const i of [0, 1, 0, 1]) {
+          const before = traffic.acked;
+          await waitFor(() => traffic.acked >= before + 300, {
+            message: "appends before a restart",
+          });
+          await drainOut(lb as Haproxy, `g${i}`, gateways[i] as GatewayProcess);
+          await startGateway(i);
+          await (lb as Haproxy).waitFor(`g${i}`, "UP");
+        }
+        const restarted = traffic.acked;
+        await waitFor(() => traffic.acked >= restarted + 300, {
+          message: "appends after the restarts",
+        });
+      } finally {
+        await traffic.stopProducers();
       }
-      const restarted = traffic.acked;
-      await waitFor(() => traffic.acked >= restarted + 300, {
-        message: "appends after the restarts",
-      });
+      await traffic.check();
     } finally {
-      await traffic.stopProducers();
+      // Followers left open would keep this file's process alive after a failure.
+      traffic.close();
     }
-    await traffic.check();
   });
 });

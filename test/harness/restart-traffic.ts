@@ -16,6 +16,8 @@ export interface RestartTraffic {
    * every follower received exactly them, in order. Closes the followers.
    */
   check(): Promise<void>;
+  /** Closes the followers (idempotent): in a finally, so a failed test leaves none reconnecting. */
+  close(): void;
 }
 
 export function startRestartTraffic(
@@ -79,6 +81,10 @@ export function startRestartTraffic(
       } finally {
         for (const { es } of followers) es.close();
       }
+    },
+    close() {
+      producing = false;
+      for (const { es } of followers) es.close();
     },
   };
 }
