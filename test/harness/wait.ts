@@ -18,10 +18,12 @@ export async function waitFor<T>(
   opts: WaitOptions = {},
 ): Promise<T> {
   const { timeoutMs = 10_000, intervalMs = 20, message = "condition" } = opts;
-  const deadline = Date.now() + timeoutMs;
+  // The monotonic clock: a wall clock stepped forward (NTP, a VM's clock catching up) would end
+  // the wait at once, and one stepped back would stretch it.
+  const deadline = performance.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
-    const left = deadline - Date.now();
+    const left = deadline - performance.now();
     // An attempt that hangs must not hold the caller past the deadline.
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<typeof expiredMark>((resolve) => {
@@ -35,12 +37,12 @@ export async function waitFor<T>(
     } finally {
       clearTimeout(timer);
     }
-    if (Date.now() >= deadline) {
+    if (performance.now() >= deadline) {
       const why = lastError === undefined ? "" : ` (last error: ${String(lastError)})`;
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${message}${why}`);
     }
     await new Promise((resolve) =>
-      setTimeout(resolve, Math.min(intervalMs, deadline - Date.now())),
+      setTimeout(resolve, Math.min(intervalMs, deadline - performance.now())),
     );
   }
 }
