@@ -6,6 +6,8 @@
 // - a page touching the tail is no-store: an append shows in the next read through the cache.
 // - the same URL in base64 or as an event stream is another representation (Vary), and the
 //   event stream streams through nginx.
+// - the Durable Streams face: 100 clients reading one offset reach the gateway once, and a read
+//   at the tail is not kept, so the next read of that offset shows an append.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { request } from "undici";
@@ -23,6 +25,7 @@ const skip = nginxTool.skip;
 const SIGNING_KEY = "nginx cache test signing key, 32+ bytes";
 const SECRET = "reader-secret-9c2e";
 const READ_ROUTE = 'method="GET",route="/v1/buckets/:bucket/streams/:key/records"';
+const DS_ROUTE = 'method="GET",route="/ds/v1/stream/*"';
 
 let open: { star: StarProcess; gw: GatewayProcess } | undefined;
 let authed: { star: StarProcess; gw: GatewayProcess } | undefined;
@@ -203,5 +206,60 @@ describe("behind nginx's proxy_cache", () => {
     await append(gw.base, stream, ["b"]);
     const second = await get(front, path);
     assert.equal(JSON.parse(second.text).records.length, 2, second.text);
+  });
+
+  test("Durable Streams: 100 clients reading one offset reach the gateway once", {
+    skip,
+  }, async () => {
+    const { gw } = open as { gw: GatewayProcess };
+    const front = (nginx as Nginx).bases[0] as string;
+    const path = `/ds/v1/stream/cached-${process.pid}`;
+    const put = await request(gw.base + path, {
+      method: "PUT",
+      headers: { "content-type": "text/plain" },
+      body: "settled history",
+    });
+    assert.equal(put.statusCode, 201);
+    await put.body.dump();
+    const before = await metric(gw.base, "nova_gateway_requests_total", `${DS_ROUTE},status="200"`);
+
+    const reads = await Promise.all(
+      Array.from({ length: 100 }, () => get(front, `${path}?offset=-1`)),
+    );
+    for (const read of reads) {
+      assert.equal(read.status, 200);
+      assert.equal(read.text, "settled history");
+    }
+    const statuses = reads.map((r) => String(r.headers["x-cache-status"]));
+    assert.equal(statuses.filter((s) => s === "MISS").length, 1, statuses.join(" "));
+    const after = await metric(gw.base, "nova_gateway_requests_total", `${DS_ROUTE},status="200"`);
+    assert.equal(after, before + 1, "the gateway answered one of them");
+  });
+
+  test("Durable Streams: a read at the tail is not kept; the next read of it shows an append", {
+    skip,
+  }, async () => {
+    const { gw } = open as { gw: GatewayProcess };
+    const front = (nginx as Nginx).bases[0] as string;
+    const path = `/ds/v1/stream/tail-${process.pid}`;
+    const put = await request(gw.base + path, {
+      method: "PUT",
+      headers: { "content-type": "text/plain" },
+    });
+    await put.body.dump();
+    const tail = String(put.headers["stream-next-offset"]);
+    const empty = await get(front, `${path}?offset=${tail}`);
+    assert.equal(empty.status, 200);
+    assert.equal(empty.text, "");
+    assert.equal(empty.headers["cache-control"], "no-store");
+    const post = await request(gw.base + path, {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: "new",
+    });
+    assert.equal(post.statusCode, 204);
+    await post.body.dump();
+    const next = await get(front, `${path}?offset=${tail}`);
+    assert.equal(next.text, "new");
   });
 });
