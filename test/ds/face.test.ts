@@ -50,7 +50,7 @@ describe("the Durable Streams face", () => {
       body: "hello",
     });
     assert.equal(put.status, 201);
-    assert.equal(put.headers.get("stream-next-offset"), "00000000000000000001");
+    assert.equal(put.headers.get("stream-next-offset"), "0000000000000001_0000000000000000");
     const nova = await fetch(
       `${(gw as Gateway).base}/v1/buckets/ds-face/streams/${encodeURIComponent("made/here")}/records?seq_num=0`,
     );
@@ -91,7 +91,7 @@ describe("the Durable Streams face", () => {
     assert.equal(head.headers.get("content-type"), "application/json");
     assert.equal(head.headers.get("stream-ttl"), "3600");
     assert.equal(head.headers.get("stream-closed"), "true");
-    assert.equal(head.headers.get("stream-next-offset"), "00000000000000000002");
+    assert.equal(head.headers.get("stream-next-offset"), "0000000000000002_0000000000000000");
     assert.deepEqual(await (await fetch(url("shared", other))).json(), [1, 2]);
   });
 
@@ -121,10 +121,15 @@ describe("the Durable Streams face", () => {
 
   test("bad reads and appends are 400s naming what was wrong, with nova's error body", async () => {
     await fetch(url("bad"), { method: "PUT", headers: { "content-type": "text/plain" } });
-    await refusal(await fetch(`${url("bad")}?offset=12`), 400, "bad_query", "offset");
+    await refusal(
+      await fetch(`${url("bad")}?offset=0000000000000000_0000000000000012`),
+      400,
+      "bad_query",
+      "offset",
+    );
     await refusal(await fetch(`${url("bad")}?offset=-1&live=poll`), 400, "bad_query", "live");
     await refusal(await fetch(`${url("bad")}?live=sse`), 400, "bad_query", "offset");
-    const beyond = await fetch(`${url("bad")}?offset=00000000000000000009`);
+    const beyond = await fetch(`${url("bad")}?offset=0000000000000009_0000000000000000`);
     await refusal(beyond, 400, "range_not_satisfiable", "offset");
     const noType = await fetch(url("bad"), { method: "POST", body: new Uint8Array([1]) });
     await refusal(noType, 400, "bad_header", "content-type");
@@ -147,7 +152,7 @@ describe("the Durable Streams face", () => {
     await refusal(seq, 400, "bad_header", "stream-seq");
     assert.equal(
       (await fetch(url("bad"))).headers.get("stream-next-offset"),
-      "00000000000000000000",
+      "0000000000000000_0000000000000000",
     );
   });
 

@@ -12,7 +12,7 @@ test("a closed stream is 409 with Stream-Closed and its final offset", () => {
   assert.equal(e.status, 409);
   assert.deepEqual(e.headers, {
     "stream-closed": "true",
-    "stream-next-offset": "00000000000000000007",
+    "stream-next-offset": "0000000000000007_0000000000000000",
   });
 });
 

@@ -17,11 +17,17 @@ test("offsets sort as their seq_nums, and are never a sentinel", () => {
     fc.property(seq, seq, (a, b) => {
       const [x, y] = [offsetOf(a), offsetOf(b)];
       assert.equal(x < y, a < b);
-      assert.equal(x.length, 20);
+      assert.equal(x.length, 33);
       assert.ok(x !== "-1" && x !== "now");
-      assert.match(x, /^[0-9]+$/);
+      assert.match(x, /^[0-9a-f]{16}_0{16}$/);
     }),
   );
+});
+
+test("the protocol's reference shape: zero is 0000000000000000_0000000000000000", () => {
+  assert.equal(offsetOf(0n), "0000000000000000_0000000000000000");
+  assert.equal(offsetOf(255n), "00000000000000ff_0000000000000000");
+  assert.equal(offsetOf(2n ** 64n - 1n), "ffffffffffffffff_0000000000000000");
 });
 
 test("absent and -1 are the start, now is the tail", () => {
