@@ -23,6 +23,7 @@ import { checkStreamKey, type Query, queryParam } from "../translate/index.ts";
 import type { CallOptions, Upstream } from "../upstream/index.ts";
 import { cacheHeaders, etagOf, matchesEtag } from "./caching.ts";
 import { nextCursor } from "./cursor.ts";
+import { forkHeaders, planFork } from "./fork.ts";
 import { closedHeader, expiryHeaders, producerHeaders, streamSeqHeader } from "./headers.ts";
 import { jsonMessages } from "./json-mode.ts";
 import { offsetOf, parseOffset } from "./offsets.ts";
@@ -88,25 +89,24 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
 
   async function create(req: FastifyRequest, reply: FastifyReply) {
     const addr = address(req);
-    if (req.headers["stream-forked-from"] !== undefined) {
-      throw new HttpError(
-        501,
-        "unimplemented",
-        "stream-forked-from: forks are not served yet; create a stream without it",
-      );
-    }
-    const contentType = req.headers["content-type"] ?? DEFAULT_TYPE;
+    const c = call(req, reply);
+    const fork = forkHeaders(req.headers);
+    const asked = { contentType: req.headers["content-type"], expiry: expiryHeaders(req.headers) };
+    const plan = fork && (await planFork(upstream, opts.reads, opts.bucket, fork, asked, c));
+    const contentType = plan?.contentType ?? asked.contentType ?? DEFAULT_TYPE;
     const body = bodyOf(req);
     const { created, stream } = await createDsStream(
       upstream,
       addr,
       {
         contentType,
-        expiry: expiryHeaders(req.headers),
+        expiry: plan?.expiry ?? asked.expiry,
         closed: closedHeader(req.headers),
         records: body.length === 0 ? [] : messages(body, contentType, "create"),
+        forkOrigin: plan?.forkOrigin ?? "",
+        ...(plan ? { inherit: () => plan.inherit(addr) } : {}),
       },
-      call(req, reply),
+      c,
     );
     if (created) reply.header("location", `${req.protocol}://${req.host}${req.url.split("?")[0]}`);
     return reply

@@ -24,6 +24,8 @@ export interface DsStream {
   /** Closed, and where it is (or would be) closed: the tail. */
   closed: boolean;
   tail: bigint;
+  /** What it was forked from (fork.ts), or "". */
+  forkOrigin: string;
 }
 
 export interface CreateSpec {
@@ -32,6 +34,10 @@ export interface CreateSpec {
   closed: boolean;
   /** The initial messages, one record each. */
   records: Buffer[];
+  /** A fork's origin (fork.ts), or "". */
+  forkOrigin: string;
+  /** A fork's inherited records, copied into the new stream before the initial messages. */
+  inherit?: () => Promise<void>;
 }
 
 export async function describeStream(
@@ -66,6 +72,7 @@ export async function streamInfo(
     contentType: s.content_type,
     expiry: { idleMs: s.expire_idle_ms, atMs: s.expires_at_unix_ms },
     closed: got.closed,
+    forkOrigin: s.fork_origin,
   };
 }
 
@@ -75,7 +82,8 @@ function sameConfig(s: DsStream, spec: CreateSpec): boolean {
     mediaType(s.contentType) === mediaType(spec.contentType) &&
     s.expiry.idleMs === spec.expiry.idleMs &&
     s.expiry.atMs === spec.expiry.atMs &&
-    s.closed === spec.closed
+    s.closed === spec.closed &&
+    s.forkOrigin === spec.forkOrigin
   );
 }
 
@@ -100,6 +108,7 @@ export async function createDsStream(
     content_type: spec.contentType,
     expire_idle_ms: spec.expiry.idleMs,
     expires_at_unix_ms: spec.expiry.atMs,
+    fork_origin: spec.forkOrigin,
   };
   // No creation token: a stream that exists, made by this PUT's retry or another, is judged by
   // its configuration, and the initial messages are appended only by the PUT that created it.
@@ -121,8 +130,12 @@ export async function createDsStream(
   }
   let tail = 0n;
   let closed = false;
-  if (spec.records.length > 0 || spec.closed) {
-    try {
+  try {
+    if (spec.inherit) {
+      await spec.inherit();
+      tail = BigInt((await upstream.unary("CheckTail", addr, route)).tail?.seq_num ?? 0);
+    }
+    if (spec.records.length > 0 || spec.closed) {
       const ack = await upstream.unary(
         "Append",
         { ...addr, records: spec.records.map(asRecord), close: spec.closed },
@@ -130,10 +143,11 @@ export async function createDsStream(
       );
       tail = BigInt(ack.tail?.seq_num ?? 0);
       closed = ack.closed;
-    } catch (err) {
-      await upstream.unary("DeleteStream", addr, route).catch(() => {});
-      throw toHttpError(err, { resource: "stream" });
     }
+  } catch (err) {
+    // What this PUT made goes again: a failed PUT leaves nothing.
+    await upstream.unary("DeleteStream", addr, route).catch(() => {});
+    throw toHttpError(err, { resource: "stream" });
   }
   const stream = {
     id: made.stream_id,
@@ -141,6 +155,7 @@ export async function createDsStream(
     expiry: spec.expiry,
     closed,
     tail,
+    forkOrigin: made.fork_origin,
   };
   return { created: true, stream };
 }

@@ -36,6 +36,7 @@ const stream: Stream__Output = {
   content_type: "",
   expire_idle_ms: "0",
   expires_at_unix_ms: "0",
+  fork_origin: "",
   creation_token: "tok",
   created_at_unix_ms: "1709481600000",
   deleted_at_unix_ms: "0",

@@ -166,6 +166,7 @@ export function newStream(
     content_type: config?.content_type ?? "",
     expire_idle_ms: config?.expire_idle_ms ?? "0",
     expires_at_unix_ms: config?.expires_at_unix_ms ?? "0",
+    fork_origin: config?.fork_origin ?? "",
     creation_token: creationToken,
     created_at_unix_ms: String(nowMs),
     deleted_at_unix_ms: "0",

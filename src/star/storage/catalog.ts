@@ -78,6 +78,7 @@ const STREAM_ADDED = {
   content_type: "",
   expire_idle_ms: "0",
   expires_at_unix_ms: "0",
+  fork_origin: "",
 } satisfies Partial<Stream__Output>;
 
 export class Catalog {

@@ -226,6 +226,7 @@ test("translation output matches the response schemas in both int64 modes", () =
         content_type: "",
         expire_idle_ms: "0",
         expires_at_unix_ms: "0",
+        fork_origin: "",
         creation_token: "",
         created_at_unix_ms: String(t),
         deleted_at_unix_ms: String(t),

@@ -26,6 +26,7 @@ export interface Stream {
   'content_type'?: (string);
   'expire_idle_ms'?: (number | string | Long);
   'expires_at_unix_ms'?: (number | string | Long);
+  'fork_origin'?: (string);
 }
 
 export interface Stream__Output {
@@ -49,4 +50,5 @@ export interface Stream__Output {
   'content_type': (string);
   'expire_idle_ms': (string);
   'expires_at_unix_ms': (string);
+  'fork_origin': (string);
 }

@@ -20,6 +20,7 @@ export interface StreamConfig {
   'content_type'?: (string);
   'expire_idle_ms'?: (number | string | Long);
   'expires_at_unix_ms'?: (number | string | Long);
+  'fork_origin'?: (string);
   '_retention_max_age_ms'?: "retention_max_age_ms";
   '_retention_max_bytes'?: "retention_max_bytes";
   '_batch_max_bytes'?: "batch_max_bytes";
@@ -45,6 +46,7 @@ export interface StreamConfig__Output {
   'content_type': (string);
   'expire_idle_ms': (string);
   'expires_at_unix_ms': (string);
+  'fork_origin': (string);
   '_retention_max_age_ms'?: "retention_max_age_ms";
   '_retention_max_bytes'?: "retention_max_bytes";
   '_batch_max_bytes'?: "batch_max_bytes";
