@@ -16,29 +16,6 @@ const root = join(import.meta.dirname, "..", "..");
 const LONG_POLL_MS = 1000;
 const SUITE_LONG_POLL_MS = 3000;
 
-/** Forks inside a message (Stream-Fork-Sub-Offset above 0) are not served: 501. */
-const SUB_OFFSETS = [
-  "Fork - Creation should fork at a binary sub-offset within an append",
-  "Fork - Creation should fork at a JSON sub-offset within a flattened batch",
-  "Fork - Creation should return 400 when binary sub-offset overshoots message length",
-  "Fork - Creation should return 400 when JSON sub-offset overshoots message count",
-  "Fork - Creation should be idempotent when re-creating with matching sub-offset",
-  "Fork - Creation should return 409 when re-creating with mismatched sub-offset",
-  "Fork - Creation should be idempotent when re-creating a JSON fork with matching sub-offset",
-  "Fork - Creation should return 409 when re-creating a JSON fork with mismatched sub-offset",
-  "Fork - Creation should support appending to fork after sub-offset boundary",
-  "Fork - Creation should inherit content-type when sub-offset is supplied without explicit Content-Type",
-  "Fork - Creation should not inherit producer state across sub-offset fork boundary",
-  "Fork - Creation should not inherit producer state across binary sub-offset fork boundary",
-  "Fork - Creation should fork at a binary sub-offset anchored mid-stream",
-  "Fork - Creation should return a Stream-Next-Offset on sub-offset fork creation that is consumable by reads",
-  "Fork - Creation should return 400 when sub-offset is supplied on an empty source stream",
-  "Fork - Creation should accept binary sub-offset equal to message length",
-  "Fork - Creation should accept JSON sub-offset equal to flattened message count",
-  "Fork - Creation should append initial body after the materialized sub-offset prefix",
-  "Fork - Creation should allow sub-offset fork creation from a closed source stream",
-  "Fork - Recursive should compose sub-offsets across chained forks",
-];
 /**
  * A deleted source with forks is deleted at once (a fork holds a copy of what it inherits), not
  * soft-deleted: these expect the protocol's 410 and 409 for it.
@@ -54,7 +31,7 @@ const SOFT_DELETE = [
   "Fork - Deletion and Lifecycle should cascade GC through three levels",
   "Fork - Deletion and Lifecycle should preserve data when deleting middle of chain",
 ];
-const LEFT_OUT = [...SUB_OFFSETS, ...SOFT_DELETE];
+const LEFT_OUT = SOFT_DELETE;
 /** The suite's tests at the pinned version, the fork tests among them, and its own skips. */
 const SUITE_TESTS = 338;
 const SKIPPED_BY_SUITE = 6;

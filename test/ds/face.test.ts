@@ -1,6 +1,5 @@
 // What the Durable Streams face adds to the protocol's own suite: nova's error body on every
-// refusal, nothing left behind by a refused PUT, what is not served saying so (and a fork that
-// is), the face's bucket
+// refusal, nothing left behind by a refused PUT, forks, the face's bucket
 // made on first use, streams shared with nova's own API, and one gateway seeing what another
 // wrote (the face keeps nothing of a stream in a gateway's memory).
 import assert from "node:assert/strict";
@@ -157,31 +156,34 @@ describe("the Durable Streams face", () => {
     );
   });
 
-  test("what is not served says so: a fork inside a message is 501, the reserved __ds paths 404", async () => {
+  test("forks copy what they inherit, to a byte inside a message; __ds paths are 404", async () => {
     const src = await fetch(url("source"), {
       method: "PUT",
       headers: { "content-type": "text/plain" },
       body: "ab",
     });
     const zero = "0000000000000000_0000000000000000";
+    const from = { "stream-forked-from": "/ds/v1/stream/source", "stream-fork-offset": zero };
+    const over = await fetch(url("fork"), {
+      method: "PUT",
+      headers: { ...from, "stream-fork-sub-offset": "3" },
+    });
+    await refusal(over, 400, "bad_header", "stream-fork-sub-offset");
+    assert.equal((await fetch(url("fork"), { method: "HEAD" })).status, 404, "nothing left");
     const sub = await fetch(url("fork"), {
       method: "PUT",
-      headers: {
-        "stream-forked-from": "/ds/v1/stream/source",
-        "stream-fork-offset": zero,
-        "stream-fork-sub-offset": "1",
-      },
+      headers: { ...from, "stream-fork-sub-offset": "1" },
     });
-    await refusal(sub, 501, "unimplemented", "stream-fork-sub-offset");
-    assert.equal((await fetch(url("fork"), { method: "HEAD" })).status, 404);
-    const fork = await fetch(url("fork"), {
+    assert.equal(sub.status, 201);
+    assert.equal(await (await fetch(url("fork"))).text(), "a");
+    const whole = await fetch(url("fork2"), {
       method: "PUT",
       headers: { "stream-forked-from": "/ds/v1/stream/source" },
     });
-    assert.equal(fork.status, 201);
-    assert.equal(fork.headers.get("content-type"), "text/plain");
-    assert.equal(fork.headers.get("stream-next-offset"), src.headers.get("stream-next-offset"));
-    assert.equal(await (await fetch(url("fork"))).text(), "ab");
+    assert.equal(whole.status, 201);
+    assert.equal(whole.headers.get("content-type"), "text/plain");
+    assert.equal(whole.headers.get("stream-next-offset"), src.headers.get("stream-next-offset"));
+    assert.equal(await (await fetch(url("fork2"))).text(), "ab");
     await refusal(await fetch(url("__ds/subscriptions/x")), 404, "not_found", "path");
   });
 

@@ -12,10 +12,11 @@ test("the source is the stream path after /v1/stream/, percent-decoded", () => {
   assert.deepEqual(forkHeaders({ "stream-forked-from": "/v1/stream/a%2Fb" }), {
     sourceKey: "a/b",
     offset: undefined,
+    sub: 0n,
   });
   assert.deepEqual(
     forkHeaders({ "stream-forked-from": "/ds/v1/stream/x", "stream-fork-offset": zero }),
-    { sourceKey: "x", offset: 0n },
+    { sourceKey: "x", offset: 0n, sub: 0n },
   );
   for (const from of ["x", "/v1/stream/", "/v1/stream/%zz"]) {
     assert.throws(
@@ -25,7 +26,7 @@ test("the source is the stream path after /v1/stream/, percent-decoded", () => {
   }
 });
 
-test("fork offsets and sub-offsets are checked; above 0 a sub-offset is not served", () => {
+test("fork offsets and sub-offsets are checked; a sub-offset above 0 needs an offset", () => {
   const from = { "stream-forked-from": "/v1/stream/x" };
   assert.throws(
     () => forkHeaders({ "stream-fork-offset": zero }),
@@ -51,13 +52,14 @@ test("fork offsets and sub-offsets are checked; above 0 a sub-offset is not serv
   assert.deepEqual(forkHeaders({ ...from, "stream-fork-sub-offset": "0" }), {
     sourceKey: "x",
     offset: undefined,
+    sub: 0n,
   });
   assert.throws(
     () => forkHeaders({ ...from, "stream-fork-sub-offset": "2" }),
     refused(400, "stream-fork-sub-offset"),
   );
-  assert.throws(
-    () => forkHeaders({ ...from, "stream-fork-offset": zero, "stream-fork-sub-offset": "2" }),
-    refused(501, "stream-fork-sub-offset"),
+  assert.deepEqual(
+    forkHeaders({ ...from, "stream-fork-offset": zero, "stream-fork-sub-offset": "2" }),
+    { sourceKey: "x", offset: 0n, sub: 2n },
   );
 });

@@ -10,6 +10,7 @@ import type { ReadService } from "../history/index.ts";
 import type { CallOptions, Upstream } from "../upstream/index.ts";
 import type { Expiry } from "./headers.ts";
 import { offsetOf, parseOffset } from "./offsets.ts";
+import { isJsonMode } from "./render.ts";
 import { type DsAddress, describeStream } from "./service.ts";
 
 /** The most a fork copies from its source. */
@@ -19,6 +20,8 @@ export interface ForkRequest {
   sourceKey: string;
   /** The fork point; absent: the source's tail. */
   offset: bigint | undefined;
+  /** Past the fork point: messages of a JSON source, else bytes. */
+  sub: bigint;
 }
 
 const STREAM_PATH = "/v1/stream/";
@@ -49,20 +52,14 @@ export function forkHeaders(headers: IncomingHttpHeaders): ForkRequest | undefin
   const point =
     typeof offset === "string" ? parseOffset(offset, "stream-fork-offset") : { at: "now" as const };
   if (point.at === "start") throw badHeader("stream-fork-offset", "must be an offset, not -1");
-  if (typeof sub === "string") {
-    if (!DECIMAL.test(sub)) throw badHeader("stream-fork-sub-offset", "must be an integer >= 0");
-    if (sub !== "0") {
-      if (offset === undefined) {
-        throw badHeader("stream-fork-sub-offset", "needs Stream-Fork-Offset, which it refines");
-      }
-      throw new HttpError(
-        501,
-        "unimplemented",
-        "stream-fork-sub-offset: forking inside a message is not served yet; fork at an offset",
-      );
-    }
+  if (typeof sub === "string" && !DECIMAL.test(sub)) {
+    throw badHeader("stream-fork-sub-offset", "must be an integer >= 0");
   }
-  return { sourceKey, offset: point.at === "seq" ? point.seq : undefined };
+  const past = typeof sub === "string" ? BigInt(sub) : 0n;
+  if (past > 0n && offset === undefined) {
+    throw badHeader("stream-fork-sub-offset", "needs Stream-Fork-Offset, which it refines");
+  }
+  return { sourceKey, offset: point.at === "seq" ? point.seq : undefined, sub: past };
 }
 
 export interface ForkPlan {
@@ -108,11 +105,21 @@ export async function planFork(
     );
   }
   const own = asked.expiry.idleMs !== "0" || asked.expiry.atMs !== "0";
+  // Past the offset: whole messages of a JSON source; bytes of any other, the last message cut.
+  const json = isJsonMode(info.contentType);
+  if (json && offset + req.sub > info.tail) {
+    throw badHeader("stream-fork-sub-offset", `is past the source's last message`);
+  }
+  const whole = json ? offset + req.sub : offset;
+  const bytes = json ? 0n : req.sub;
   return {
     contentType: info.contentType,
     expiry: own ? asked.expiry : info.expiry,
-    forkOrigin: `${info.id}@${offsetOf(offset)}`,
-    inherit: (fork) => copyRecords(upstream, reads, source, fork, offset, call),
+    forkOrigin: `${info.id}@${offsetOf(offset)}+${req.sub}`,
+    inherit: async (fork) => {
+      await copyRecords(upstream, reads, source, fork, whole, call);
+      if (bytes > 0n) await copyBytes(upstream, reads, source, fork, whole, bytes, call);
+    },
   };
 }
 
@@ -168,5 +175,45 @@ async function copyRecords(
       { ...call, ...fork },
     );
     at += BigInt(response.records.length);
+  }
+}
+
+/**
+ * `count` bytes of the source's records from `at` into the fork: whole records while they fit,
+ * the rest of the count as the first bytes of the next one. Past the source's tail is a 400.
+ */
+async function copyBytes(
+  upstream: Upstream,
+  reads: ReadService,
+  source: DsAddress,
+  fork: DsAddress,
+  at: bigint,
+  count: bigint,
+  call: CallOptions,
+): Promise<void> {
+  let left = count;
+  let next = at;
+  while (left > 0n) {
+    const { response } = await reads.page(
+      source,
+      { start: { seq_num: next.toString() }, clamp: false, wait: 0, int64: "string" },
+      call,
+    );
+    if (response.records.length === 0) {
+      throw badHeader("stream-fork-sub-offset", "is past the source's last byte");
+    }
+    const records = [];
+    for (const r of response.records) {
+      if (left === 0n) break;
+      const take = BigInt(r.body.length) <= left ? r.body : r.body.subarray(0, Number(left));
+      records.push({ body: take, headers: r.headers, timestamp_ms: r.timestamp_ms });
+      left -= BigInt(take.length);
+    }
+    await upstream.unary(
+      "Append",
+      { ...fork, records, match_seq_num: next.toString() },
+      { ...call, ...fork },
+    );
+    next += BigInt(records.length);
   }
 }
