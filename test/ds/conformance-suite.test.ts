@@ -1,8 +1,7 @@
 // The Durable Streams conformance suite (@durable-streams/server-conformance-tests, pinned in
 // package.json), unchanged, against `npm start`'s entry with CORS on (the suite checks a
 // preflight), run by vitest (test/ds/conformance/). Its subscription tests are off, as the suite
-// has them by default. What nova does not serve yet is left out by name, listed below with the
-// reason (docs/durable-streams.md, "Conformance"); every other test must pass.
+// has them by default. Every other test must pass.
 import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -16,27 +15,9 @@ const root = join(import.meta.dirname, "..", "..");
 const LONG_POLL_MS = 1000;
 const SUITE_LONG_POLL_MS = 3000;
 
-/**
- * A deleted source with forks is deleted at once (a fork holds a copy of what it inherits), not
- * soft-deleted: these expect the protocol's 410 and 409 for it.
- */
-const SOFT_DELETE = [
-  "Fork - Deletion and Lifecycle should soft-delete source while fork exists \u2014 fork still reads",
-  "Fork - Deletion and Lifecycle should block re-creation of soft-deleted source (PUT returns 409)",
-  "Fork - Deletion and Lifecycle should return 410 for GET on soft-deleted source",
-  "Fork - Deletion and Lifecycle should return 410 for POST on soft-deleted source",
-  "Fork - Deletion and Lifecycle should return 410 for DELETE on soft-deleted source",
-  "Fork - Deletion and Lifecycle should return 409 for fork from soft-deleted source",
-  "Fork - Deletion and Lifecycle should cascade GC when last fork is deleted",
-  "Fork - Deletion and Lifecycle should cascade GC through three levels",
-  "Fork - Deletion and Lifecycle should preserve data when deleting middle of chain",
-];
-const LEFT_OUT = SOFT_DELETE;
-/** The suite's tests at the pinned version, the fork tests among them, and its own skips. */
+/** The suite's tests at the pinned version, and its own skips (the subscription tests). */
 const SUITE_TESTS = 338;
 const SKIPPED_BY_SUITE = 6;
-
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 interface VitestReport {
   numTotalTests: number;
@@ -64,14 +45,12 @@ test("the Durable Streams conformance suite passes against the gateway", async (
   const { url } = started;
 
   const report = join(dir, "report.json");
-  const left = `^(?!(${LEFT_OUT.map(escapeRegExp).join("|")})$).*$`;
   suite = await startProcess({
     command: process.execPath,
     args: [
       join(root, "node_modules", "vitest", "vitest.mjs"),
       ...["run", "--config", join(root, "test", "ds", "conformance", "vitest.config.ts")],
       ...["--reporter=default", "--reporter=json", `--outputFile.json=${report}`],
-      `--testNamePattern=${left}`,
     ],
     env: {
       DS_BASE_URL: `${url}/ds`,
@@ -92,10 +71,5 @@ test("the Durable Streams conformance suite passes against the gateway", async (
   );
   assert.equal(result.numTotalTests, SUITE_TESTS);
   const notRun = tests.filter((r) => r.status !== "passed").map((r) => r.fullName);
-  for (const name of LEFT_OUT) assert.ok(notRun.includes(name), `${name} ran`);
-  assert.equal(
-    notRun.length,
-    LEFT_OUT.length + SKIPPED_BY_SUITE,
-    notRun.filter((name) => !LEFT_OUT.includes(name)).join("\n"),
-  );
+  assert.equal(notRun.length, SKIPPED_BY_SUITE, notRun.join("\n"));
 });

@@ -187,6 +187,36 @@ describe("the Durable Streams face", () => {
     await refusal(await fetch(url("__ds/subscriptions/x")), 404, "not_found", "path");
   });
 
+  test("a source deleted while a fork lives is gone (410, path 409) until the fork goes", async () => {
+    await fetch(url("parent"), {
+      method: "PUT",
+      headers: { "content-type": "text/plain" },
+      body: "p",
+    });
+    const child = await fetch(url("child", other), {
+      method: "PUT",
+      headers: { "stream-forked-from": "/v1/stream/parent" },
+    });
+    assert.equal(child.status, 201);
+    assert.equal((await fetch(url("parent"), { method: "DELETE" })).status, 204);
+    await refusal(await fetch(url("parent", other)), 410, "gone");
+    await refusal(
+      await fetch(url("parent"), {
+        method: "POST",
+        headers: { "content-type": "text/plain" },
+        body: "x",
+      }),
+      410,
+      "gone",
+    );
+    await refusal(await fetch(url("parent"), { method: "PUT" }), 409, "already_exists");
+    assert.equal(await (await fetch(url("child"))).text(), "p", "the fork reads on");
+    assert.equal((await fetch(url("child", other), { method: "DELETE" })).status, 204);
+    assert.equal((await fetch(url("parent"), { method: "HEAD" })).status, 404, "released with it");
+    const again = await fetch(url("parent"), { method: "PUT" });
+    assert.equal(again.status, 201);
+  });
+
   test("a Stream-Seq regression is 409 and appends nothing; the scope is the stream", async () => {
     await fetch(url("seq"), { method: "PUT", headers: { "content-type": "text/plain" } });
     const post = (seq: string, body: string, g = gw) =>

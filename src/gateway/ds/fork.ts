@@ -8,6 +8,7 @@ import { sameMediaType } from "../../contract/media-type.ts";
 import { badHeader, HttpError, payloadTooLarge } from "../errors/index.ts";
 import type { ReadService } from "../history/index.ts";
 import type { CallOptions, Upstream } from "../upstream/index.ts";
+import { forkOrigin } from "./fork-origin.ts";
 import type { Expiry } from "./headers.ts";
 import { offsetOf, parseOffset } from "./offsets.ts";
 import { isJsonMode } from "./render.ts";
@@ -93,6 +94,13 @@ export async function planFork(
     }
     throw err;
   });
+  if (info.retired) {
+    throw new HttpError(
+      409,
+      "already_exists",
+      "stream-forked-from: the source was deleted; it is kept only for the forks made before",
+    );
+  }
   const offset = req.offset ?? info.tail;
   if (offset > info.tail) {
     throw badHeader("stream-fork-offset", `is beyond the source's tail, ${offsetOf(info.tail)}`);
@@ -115,8 +123,21 @@ export async function planFork(
   return {
     contentType: info.contentType,
     expiry: own ? asked.expiry : info.expiry,
-    forkOrigin: `${info.id}@${offsetOf(offset)}+${req.sub}`,
+    forkOrigin: forkOrigin({
+      key: source.key,
+      id: info.id,
+      offset: offsetOf(offset),
+      sub: req.sub.toString(),
+    }),
     inherit: async (fork) => {
+      // Marked first: a deletion of the source from now on looks for its forks.
+      if (!info.forked) {
+        await upstream.unary(
+          "ReconfigureStream",
+          { ...source, config: { forked: true } },
+          { ...call, ...source },
+        );
+      }
       await copyRecords(upstream, reads, source, fork, whole, call);
       if (bytes > 0n) await copyBytes(upstream, reads, source, fork, whole, bytes, call);
     },

@@ -23,6 +23,7 @@ import { checkStreamKey, type Query, queryParam } from "../translate/index.ts";
 import type { CallOptions, Upstream } from "../upstream/index.ts";
 import { cacheHeaders, etagOf, matchesEtag } from "./caching.ts";
 import { nextCursor } from "./cursor.ts";
+import { deleteDs } from "./delete.ts";
 import { forkHeaders, planFork } from "./fork.ts";
 import { closedHeader, expiryHeaders, producerHeaders, streamSeqHeader } from "./headers.ts";
 import { jsonMessages } from "./json-mode.ts";
@@ -37,6 +38,7 @@ import {
   type DsStream,
   describeStream,
   readDsPage,
+  refuseRetired,
   streamInfo,
 } from "./service.ts";
 import { DsSseSession } from "./sse.ts";
@@ -155,6 +157,9 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
       return reply.code(ack.duplicate || body.length === 0 ? 204 : 200).send();
     } catch (err) {
       const http = toHttpError(err, { resource: "stream" });
+      // A retired stream is closed: it answers as gone.
+      if (http.code === "stream_closed")
+        refuseRetired(await streamInfo(upstream, addr, call(req, reply)));
       // Appended long ago: a duplicate all the same, whose position is no longer remembered.
       if (producer && http.code === "producer_seq_stale") {
         const stream = await describeStream(upstream, addr, call(req, reply));
@@ -170,7 +175,7 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
   }
 
   async function head(req: FastifyRequest, reply: FastifyReply) {
-    const stream = await describeStream(upstream, address(req), call(req, reply));
+    const stream = refuseRetired(await describeStream(upstream, address(req), call(req, reply)));
     return reply
       .headers({ ...streamHeaders(stream), ...expiryOut(stream), "cache-control": "no-store" })
       .header("content-type", stream.contentType)
@@ -178,8 +183,7 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
   }
 
   async function remove(req: FastifyRequest, reply: FastifyReply) {
-    const addr = address(req);
-    await upstream.unary("DeleteStream", addr, { ...call(req, reply), ...addr });
+    await deleteDs(upstream, address(req), call(req, reply));
     return reply.code(204).send();
   }
 
@@ -199,7 +203,7 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
     }
     const offset = parseOffset(offsetText);
     const c = call(req, reply);
-    const stream = await streamInfo(upstream, addr, c);
+    const stream = refuseRetired(await streamInfo(upstream, addr, c));
     const echoed = queryParam(query, "cursor");
     // `now`: where the tail is (a read there, which also keeps a TTL stream alive).
     const atTail = offset.at === "now" ? await readDsPage(opts.reads, addr, "tail", c) : undefined;

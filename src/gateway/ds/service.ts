@@ -26,6 +26,10 @@ export interface DsStream {
   tail: bigint;
   /** What it was forked from (fork.ts), or "". */
   forkOrigin: string;
+  /** Forked at least once. */
+  forked: boolean;
+  /** Deleted while forks of it lived: gone to clients (410), kept for its forks' sake. */
+  retired: boolean;
 }
 
 export interface CreateSpec {
@@ -73,6 +77,8 @@ export async function streamInfo(
     expiry: { idleMs: s.expire_idle_ms, atMs: s.expires_at_unix_ms },
     closed: got.closed,
     forkOrigin: s.fork_origin,
+    forked: s.forked,
+    retired: s.retired_at_unix_ms !== "0",
   };
 }
 
@@ -156,11 +162,20 @@ export async function createDsStream(
     closed,
     tail,
     forkOrigin: made.fork_origin,
+    forked: false,
+    retired: false,
   };
   return { created: true, stream };
 }
 
 function matching(existing: DsStream, spec: CreateSpec): Created {
+  if (existing.retired) {
+    throw new HttpError(
+      409,
+      "already_exists",
+      "the stream here was deleted and is kept for its forks; its path is free once they are deleted",
+    );
+  }
   if (!sameConfig(existing, spec)) {
     throw new HttpError(
       409,
@@ -254,4 +269,16 @@ export async function readDsPage(
   const last = response.records.at(-1);
   const next = last ? BigInt(last.seq_num) + 1n : from === "start" ? tail : from;
   return { records: response.records, next, tail, closed: response.closed === true };
+}
+
+/** 410 for a stream deleted while forks of it lived. */
+export function refuseRetired<T extends { retired: boolean }>(stream: T): T {
+  if (stream.retired) {
+    throw new HttpError(
+      410,
+      "gone",
+      "the stream was deleted; it is kept only for the forks made of it",
+    );
+  }
+  return stream;
 }

@@ -37,6 +37,8 @@ const stream: Stream__Output = {
   expire_idle_ms: "0",
   expires_at_unix_ms: "0",
   fork_origin: "",
+  forked: false,
+  retired_at_unix_ms: "0",
   creation_token: "tok",
   created_at_unix_ms: "1709481600000",
   deleted_at_unix_ms: "0",

@@ -138,6 +138,8 @@ const STREAM_FIELDS = [
   "timestamping_mode",
   "timestamping_uncapped",
   "delete_on_empty_min_age_ms",
+  "forked",
+  "retired_at_unix_ms",
 ] as const satisfies readonly (keyof Stream__Output)[];
 
 export function newStream(
@@ -167,6 +169,8 @@ export function newStream(
     expire_idle_ms: config?.expire_idle_ms ?? "0",
     expires_at_unix_ms: config?.expires_at_unix_ms ?? "0",
     fork_origin: config?.fork_origin ?? "",
+    forked: false,
+    retired_at_unix_ms: "0",
     creation_token: creationToken,
     created_at_unix_ms: String(nowMs),
     deleted_at_unix_ms: "0",

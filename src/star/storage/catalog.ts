@@ -79,6 +79,8 @@ const STREAM_ADDED = {
   expire_idle_ms: "0",
   expires_at_unix_ms: "0",
   fork_origin: "",
+  forked: false,
+  retired_at_unix_ms: "0",
 } satisfies Partial<Stream__Output>;
 
 export class Catalog {

@@ -227,6 +227,8 @@ test("translation output matches the response schemas in both int64 modes", () =
         expire_idle_ms: "0",
         expires_at_unix_ms: "0",
         fork_origin: "",
+        forked: false,
+        retired_at_unix_ms: "0",
         creation_token: "",
         created_at_unix_ms: String(t),
         deleted_at_unix_ms: String(t),

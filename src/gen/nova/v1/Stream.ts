@@ -27,6 +27,8 @@ export interface Stream {
   'expire_idle_ms'?: (number | string | Long);
   'expires_at_unix_ms'?: (number | string | Long);
   'fork_origin'?: (string);
+  'forked'?: (boolean);
+  'retired_at_unix_ms'?: (number | string | Long);
 }
 
 export interface Stream__Output {
@@ -51,4 +53,6 @@ export interface Stream__Output {
   'expire_idle_ms': (string);
   'expires_at_unix_ms': (string);
   'fork_origin': (string);
+  'forked': (boolean);
+  'retired_at_unix_ms': (string);
 }

@@ -17,6 +17,8 @@ export interface StreamReconfiguration {
   'timestamping_mode'?: (_nova_v1_TimestampingMode);
   'timestamping_uncapped'?: (boolean);
   'delete_on_empty_min_age_ms'?: (number | string | Long);
+  'forked'?: (boolean);
+  'retired_at_unix_ms'?: (number | string | Long);
   '_class'?: "class";
   '_producer_policy'?: "producer_policy";
   '_retention_max_age_ms'?: "retention_max_age_ms";
@@ -28,6 +30,8 @@ export interface StreamReconfiguration {
   '_timestamping_mode'?: "timestamping_mode";
   '_timestamping_uncapped'?: "timestamping_uncapped";
   '_delete_on_empty_min_age_ms'?: "delete_on_empty_min_age_ms";
+  '_forked'?: "forked";
+  '_retired_at_unix_ms'?: "retired_at_unix_ms";
 }
 
 export interface StreamReconfiguration__Output {
@@ -42,6 +46,8 @@ export interface StreamReconfiguration__Output {
   'timestamping_mode'?: (_nova_v1_TimestampingMode__Output);
   'timestamping_uncapped'?: (boolean);
   'delete_on_empty_min_age_ms'?: (string);
+  'forked'?: (boolean);
+  'retired_at_unix_ms'?: (string);
   '_class'?: "class";
   '_producer_policy'?: "producer_policy";
   '_retention_max_age_ms'?: "retention_max_age_ms";
@@ -53,4 +59,6 @@ export interface StreamReconfiguration__Output {
   '_timestamping_mode'?: "timestamping_mode";
   '_timestamping_uncapped'?: "timestamping_uncapped";
   '_delete_on_empty_min_age_ms'?: "delete_on_empty_min_age_ms";
+  '_forked'?: "forked";
+  '_retired_at_unix_ms'?: "retired_at_unix_ms";
 }

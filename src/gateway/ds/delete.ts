@@ -1,0 +1,69 @@
+// Deleting a Durable Streams stream (docs/durable-streams.md, "Forks"): one that forks were made
+// of and that still has one is retired, not deleted: closed, marked on its descriptor, and gone
+// to clients (410; its path 409) while its forks live. Deleting a stream releases what it was
+// forked from: a retired source left without forks is deleted then, and so on up the chain.
+// Forks hold copies, so a retired stream's records serve nobody; the state is the protocol's.
+import { HttpError } from "../errors/index.ts";
+import type { CallOptions, Upstream } from "../upstream/index.ts";
+import { parseForkOrigin } from "./fork-origin.ts";
+import { type DsAddress, refuseRetired, streamInfo } from "./service.ts";
+
+export async function deleteDs(
+  upstream: Upstream,
+  addr: DsAddress,
+  call: CallOptions,
+): Promise<void> {
+  const stream = refuseRetired(await streamInfo(upstream, addr, call));
+  const route = { ...call, ...addr };
+  if (stream.forked && (await hasForks(upstream, addr.bucket, stream.id, call))) {
+    await upstream.unary("Append", { ...addr, records: [], close: true }, route);
+    await upstream.unary(
+      "ReconfigureStream",
+      { ...addr, config: { retired_at_unix_ms: String(Date.now()) } },
+      route,
+    );
+    return;
+  }
+  await upstream.unary("DeleteStream", addr, route);
+  await release(upstream, addr.bucket, stream.forkOrigin, call);
+}
+
+/** After a fork is deleted: its source goes too when retired and left without forks. */
+async function release(
+  upstream: Upstream,
+  bucket: string,
+  origin: string,
+  call: CallOptions,
+): Promise<void> {
+  for (let from = parseForkOrigin(origin); from; ) {
+    const source = { bucket, key: from.key };
+    const info = await streamInfo(upstream, source, call).catch((err: unknown) => {
+      if (err instanceof HttpError && err.status === 404) return undefined;
+      throw err;
+    });
+    if (!info || info.id !== from.id || !info.retired) return;
+    if (await hasForks(upstream, bucket, info.id, call)) return;
+    await upstream.unary("DeleteStream", source, { ...call, ...source });
+    from = parseForkOrigin(info.forkOrigin);
+  }
+}
+
+/** Whether any stream of the bucket (retired ones included) was forked from stream `id`. */
+async function hasForks(
+  upstream: Upstream,
+  bucket: string,
+  id: string,
+  call: CallOptions,
+): Promise<boolean> {
+  let after = "";
+  do {
+    const page = await upstream.unary(
+      "ListStreams",
+      { bucket, start_after: after, limit: 1000, prefix: "" },
+      call,
+    );
+    if (page.streams.some((s) => parseForkOrigin(s.fork_origin)?.id === id)) return true;
+    after = page.next;
+  } while (after !== "");
+  return false;
+}
