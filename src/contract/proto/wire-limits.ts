@@ -6,6 +6,8 @@ export const MAX_RECORD_BYTES = 1024 * 1024;
 export const MAX_BATCH_BYTES = 100 * 1024 * 1024;
 export const MAX_FENCING_TOKEN_BYTES = 48;
 export const MAX_STREAM_KEY_BYTES = 512;
+/** An append's writer_seq (Durable Streams' Stream-Seq), so the log's marks stay small. */
+export const MAX_WRITER_SEQ_BYTES = 1024;
 /** One read page: at most this many records and content bytes. */
 export const PAGE_MAX_RECORDS = 1000;
 export const PAGE_MAX_BYTES = 1024 * 1024;

@@ -4,7 +4,7 @@
 // credential; an empty page at the tail, `offset=now`, a long-poll's 204 and HEAD are no-store.
 // The ETag names the stream (its id: a stream created again at the same path is another), the
 // range, and whether the stream was closed at its end, so closing changes it.
-import { etagMatches, pageCacheControl } from "../http/index.ts";
+import { pageCacheControl } from "../http/index.ts";
 import { offsetOf } from "./offsets.ts";
 import type { DsPage } from "./service.ts";
 
@@ -23,5 +23,3 @@ export function cacheHeaders(maxAgeS: number, credential: boolean): Record<strin
 export function etagOf(streamId: string, start: string, page: DsPage): string {
   return `"${streamId}:${start}:${offsetOf(page.next)}${page.closed ? ":c" : ""}"`;
 }
-
-export const matchesEtag = etagMatches;

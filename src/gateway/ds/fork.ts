@@ -9,7 +9,7 @@ import { badHeader, HttpError, payloadTooLarge } from "../errors/index.ts";
 import type { ReadService } from "../history/index.ts";
 import type { CallOptions, Upstream } from "../upstream/index.ts";
 import { forkOrigin } from "./fork-origin.ts";
-import type { Expiry } from "./headers.ts";
+import { DECIMAL, type Expiry } from "./headers.ts";
 import { offsetOf, parseOffset } from "./offsets.ts";
 import { isJsonMode } from "./render.ts";
 import { type DsAddress, describeStream } from "./service.ts";
@@ -26,7 +26,6 @@ export interface ForkRequest {
 }
 
 const STREAM_PATH = "/v1/stream/";
-const DECIMAL = /^(0|[1-9][0-9]*)$/;
 
 /** Stream-Forked-From, -Fork-Offset and -Fork-Sub-Offset; undefined when not a fork. */
 export function forkHeaders(headers: IncomingHttpHeaders): ForkRequest | undefined {
@@ -138,29 +137,34 @@ export async function planFork(
           { ...call, ...source },
         );
       }
-      await copyRecords(upstream, reads, source, fork, whole, call);
-      if (bytes > 0n) await copyBytes(upstream, reads, source, fork, whole, bytes, call);
+      await copyInherited(upstream, reads, source, fork, { records: whole, bytes }, call);
     },
   };
 }
 
-/** The source's records [0, end) appended to the fork, page by page, with their timestamps. */
-async function copyRecords(
+/**
+ * The source's records [0, upTo.records) appended to the fork, page by page, with their
+ * timestamps; then upTo.bytes more bytes: whole records while they fit, the rest as the first
+ * bytes of the next one (past the source's last byte is a 400). At most FORK_COPY_MAX_BYTES.
+ */
+async function copyInherited(
   upstream: Upstream,
   reads: ReadService,
   source: DsAddress,
   fork: DsAddress,
-  end: bigint,
+  upTo: { records: bigint; bytes: bigint },
   call: CallOptions,
 ): Promise<void> {
   let at = 0n;
-  let bytes = 0;
-  while (at < end) {
+  let left = upTo.bytes;
+  let copied = 0;
+  while (at < upTo.records || left > 0n) {
+    const whole = at < upTo.records;
     const { response } = await reads.page(
       source,
       {
         start: { seq_num: at.toString() },
-        count: end - at,
+        ...(whole ? { count: upTo.records - at } : {}),
         clamp: false,
         wait: 0,
         int64: "string",
@@ -168,6 +172,8 @@ async function copyRecords(
       call,
     );
     const first = response.records[0];
+    if (!first && !whole)
+      throw badHeader("stream-fork-sub-offset", "is past the source's last byte");
     if (!first || BigInt(first.seq_num) !== at) {
       throw new HttpError(
         409,
@@ -175,8 +181,18 @@ async function copyRecords(
         `stream-forked-from: the source no longer holds record ${at} (trimmed); fork at a later offset`,
       );
     }
-    for (const r of response.records) bytes += r.body.length;
-    if (bytes > FORK_COPY_MAX_BYTES) {
+    const records = [];
+    for (const r of response.records) {
+      let body = r.body;
+      if (at + BigInt(records.length) >= upTo.records) {
+        if (left === 0n) break;
+        if (BigInt(body.length) > left) body = body.subarray(0, Number(left));
+        left -= BigInt(body.length);
+      }
+      copied += body.length;
+      records.push({ body, headers: r.headers, timestamp_ms: r.timestamp_ms });
+    }
+    if (copied > FORK_COPY_MAX_BYTES) {
       throw payloadTooLarge(
         "stream-fork-offset",
         `a fork copies what it inherits, and this one is over ${FORK_COPY_MAX_BYTES} bytes; fork at an earlier offset`,
@@ -184,57 +200,9 @@ async function copyRecords(
     }
     await upstream.unary(
       "Append",
-      {
-        ...fork,
-        records: response.records.map((r) => ({
-          body: r.body,
-          headers: r.headers,
-          timestamp_ms: r.timestamp_ms,
-        })),
-        match_seq_num: at.toString(),
-      },
+      { ...fork, records, match_seq_num: at.toString() },
       { ...call, ...fork },
     );
-    at += BigInt(response.records.length);
-  }
-}
-
-/**
- * `count` bytes of the source's records from `at` into the fork: whole records while they fit,
- * the rest of the count as the first bytes of the next one. Past the source's tail is a 400.
- */
-async function copyBytes(
-  upstream: Upstream,
-  reads: ReadService,
-  source: DsAddress,
-  fork: DsAddress,
-  at: bigint,
-  count: bigint,
-  call: CallOptions,
-): Promise<void> {
-  let left = count;
-  let next = at;
-  while (left > 0n) {
-    const { response } = await reads.page(
-      source,
-      { start: { seq_num: next.toString() }, clamp: false, wait: 0, int64: "string" },
-      call,
-    );
-    if (response.records.length === 0) {
-      throw badHeader("stream-fork-sub-offset", "is past the source's last byte");
-    }
-    const records = [];
-    for (const r of response.records) {
-      if (left === 0n) break;
-      const take = BigInt(r.body.length) <= left ? r.body : r.body.subarray(0, Number(left));
-      records.push({ body: take, headers: r.headers, timestamp_ms: r.timestamp_ms });
-      left -= BigInt(take.length);
-    }
-    await upstream.unary(
-      "Append",
-      { ...fork, records, match_seq_num: next.toString() },
-      { ...call, ...fork },
-    );
-    next += BigInt(records.length);
+    at += BigInt(records.length);
   }
 }

@@ -1,16 +1,16 @@
 // The Durable Streams request headers, parsed: Stream-Closed, Stream-TTL, Stream-Expires-At
 // and the idempotent producer's three. Each malformed value is a 400 naming the header.
 import type { IncomingHttpHeaders } from "node:http";
+import { MAX_WRITER_SEQ_BYTES } from "../../contract/proto/index.ts";
 import { badHeader } from "../errors/index.ts";
+import { MAX_PRODUCER_ID_CHARS } from "../translate/index.ts";
 
 /** The protocol's ceiling for producer epochs and seqs, for JavaScript clients. */
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 /** A decimal without sign, leading zeros, point or exponent. */
-const DECIMAL = /^(0|[1-9][0-9]*)$/;
+export const DECIMAL = /^(0|[1-9][0-9]*)$/;
 /** RFC 3339 date-time; the instant is kept to the millisecond. */
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
-const MAX_PRODUCER_ID_BYTES = 128;
-const MAX_STREAM_SEQ_BYTES = 1024;
 
 function one(headers: IncomingHttpHeaders, name: string): string | undefined {
   const v = headers[name];
@@ -57,8 +57,8 @@ export function streamSeqHeader(headers: IncomingHttpHeaders): string | undefine
   const seq = one(headers, "stream-seq");
   if (seq === undefined) return undefined;
   const bytes = Buffer.byteLength(seq);
-  if (bytes === 0 || bytes > MAX_STREAM_SEQ_BYTES) {
-    throw badHeader("stream-seq", `must be 1 to ${MAX_STREAM_SEQ_BYTES} bytes`);
+  if (bytes === 0 || bytes > MAX_WRITER_SEQ_BYTES) {
+    throw badHeader("stream-seq", `must be 1 to ${MAX_WRITER_SEQ_BYTES} bytes`);
   }
   return seq;
 }
@@ -78,9 +78,10 @@ export function producerHeaders(headers: IncomingHttpHeaders): ProducerHeaders |
   if (id === undefined || epoch === undefined || seq === undefined) {
     throw badHeader("producer-id", "Producer-Id, Producer-Epoch and Producer-Seq go together");
   }
-  const bytes = Buffer.byteLength(id);
-  if (bytes === 0 || bytes > MAX_PRODUCER_ID_BYTES) {
-    throw badHeader("producer-id", `must be 1 to ${MAX_PRODUCER_ID_BYTES} bytes`);
+  // The rule nova's own producer headers and the star keep: characters, not bytes.
+  const chars = [...id].length;
+  if (chars === 0 || chars > MAX_PRODUCER_ID_CHARS) {
+    throw badHeader("producer-id", `must be 1 to ${MAX_PRODUCER_ID_CHARS} characters`);
   }
   return { id, epoch: safeInteger(epoch, "producer-epoch"), seq: safeInteger(seq, "producer-seq") };
 }

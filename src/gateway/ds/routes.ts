@@ -11,7 +11,7 @@ import {
   toHttpError,
 } from "../errors/index.ts";
 import type { ReadService } from "../history/index.ts";
-import { clientAbortSignal, clientKey, takeOverResponse } from "../http/index.ts";
+import { clientAbortSignal, clientKey, etagMatches, takeOverResponse } from "../http/index.ts";
 import {
   SSE_HEADERS,
   type SubscribeDeps,
@@ -21,7 +21,7 @@ import {
 } from "../sessions/index.ts";
 import { checkStreamKey, type Query, queryParam } from "../translate/index.ts";
 import type { CallOptions, Upstream } from "../upstream/index.ts";
-import { cacheHeaders, etagOf, matchesEtag } from "./caching.ts";
+import { cacheHeaders, etagOf } from "./caching.ts";
 import { nextCursor } from "./cursor.ts";
 import { deleteDs } from "./delete.ts";
 import { forkHeaders, planFork } from "./fork.ts";
@@ -205,25 +205,28 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
     const c = call(req, reply);
     const stream = refuseRetired(await streamInfo(upstream, addr, c));
     const echoed = queryParam(query, "cursor");
-    // `now`: where the tail is (a read there, which also keeps a TTL stream alive).
-    const atTail = offset.at === "now" ? await readDsPage(opts.reads, addr, "tail", c) : undefined;
-    if (live === "sse") return serveSse(req, reply, addr, stream, atTail?.tail ?? offset, echoed);
     const json = isJsonMode(stream.contentType);
+    if (offset.at === "now") {
+      // Where the tail is: a read there, which also keeps a TTL stream alive.
+      const atTail = await readDsPage(opts.reads, addr, "tail", c);
+      if (live === "sse") return serveSse(req, reply, addr, stream, atTail.tail, false, echoed);
+      reply.header("content-type", stream.contentType);
+      if (live === "long-poll") return longPoll(req, reply, addr, json, atTail.tail, echoed);
+      return sendPage(reply, atTail, json, { cacheable: false, live: false, echoed });
+    }
+    const start = offset.at === "start";
+    if (live === "sse") {
+      return serveSse(req, reply, addr, stream, start ? 0n : offset.seq, start, echoed);
+    }
     reply.header("content-type", stream.contentType);
-    if (atTail || offset.at === "now") {
-      const page = atTail as DsPage;
-      if (live === "long-poll") return longPoll(req, reply, addr, stream, page.tail, echoed);
-      return sendPage(reply, page, json, { cacheable: false, live: false, echoed });
-    }
-    const from = offset.at === "start" ? "start" : offset.seq;
-    const page = await readDsPage(opts.reads, addr, from, c);
+    const page = await readDsPage(opts.reads, addr, start ? "start" : offset.seq, c);
     if (live === "long-poll" && page.records.length === 0) {
-      return longPoll(req, reply, addr, stream, page.next, echoed);
+      return longPoll(req, reply, addr, json, page.next, echoed);
     }
-    const etag = etagOf(stream.id, offsetText ?? "-1", page);
     if (page.records.length > 0) {
+      const etag = etagOf(stream.id, offsetText ?? "-1", page);
       reply.header("etag", etag);
-      if (matchesEtag(req.headers["if-none-match"], etag)) {
+      if (etagMatches(req.headers["if-none-match"], etag)) {
         return reply
           .code(304)
           .headers(pageHeaders(page, live === "long-poll", echoed))
@@ -257,7 +260,7 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
     req: FastifyRequest,
     reply: FastifyReply,
     addr: DsAddress,
-    stream: Omit<DsStream, "tail">,
+    json: boolean,
     from: bigint,
     echoed: string | undefined,
   ) {
@@ -298,7 +301,7 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
         .headers({ ...pageHeaders(page, true, echoed), "cache-control": "no-store" })
         .send();
     }
-    return sendPage(reply, page, isJsonMode(stream.contentType), {
+    return sendPage(reply, page, json, {
       cacheable: true,
       live: true,
       echoed,
@@ -311,17 +314,15 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
     reply: FastifyReply,
     addr: DsAddress,
     stream: Omit<DsStream, "tail">,
-    start: bigint | ReturnType<typeof parseOffset>,
+    from: bigint,
+    clamp: boolean,
     echoed: string | undefined,
   ) {
     const c = call(req, reply);
-    // A bigint: the tail, for `offset=now`.
-    const offset = typeof start === "bigint" ? { at: "seq" as const, seq: start } : start;
-    const from = offset.at === "seq" ? offset.seq : 0n;
     const rendering = renderingOf(stream.contentType);
     const session = new DsSseSession({
       source: subscriptionSource({ ...addr, call: c }, opts.subscribe),
-      cursor: { start: { seq_num: from.toString() }, clamp: offset.at === "start" },
+      cursor: { start: { seq_num: from.toString() }, clamp },
       from,
       rendering,
       echoed,

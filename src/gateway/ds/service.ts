@@ -2,7 +2,7 @@
 // message batch, read a page, the stream's metadata, delete. A DS stream is the nova stream
 // `key` (the URL path after /ds/v1/stream/) in the face's bucket (--ds-bucket); its content type
 // and expiry live on the star's descriptor, so every gateway sees the same.
-import { mediaType } from "../../contract/media-type.ts";
+import { sameMediaType } from "../../contract/media-type.ts";
 import type { AppendResponse__Output } from "../../gen/nova/v1/AppendResponse.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
@@ -85,7 +85,7 @@ export async function streamInfo(
 /** The same configuration: what makes a second PUT a 200 rather than a 409. */
 function sameConfig(s: DsStream, spec: CreateSpec): boolean {
   return (
-    mediaType(s.contentType) === mediaType(spec.contentType) &&
+    sameMediaType(s.contentType, spec.contentType) &&
     s.expiry.idleMs === spec.expiry.idleMs &&
     s.expiry.atMs === spec.expiry.atMs &&
     s.closed === spec.closed &&

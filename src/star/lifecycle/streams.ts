@@ -67,8 +67,10 @@ export async function liveStream(
   await liveBucket(ctx, bucket);
   checkStreamKey(key);
   const stream = await ctx.catalog.getStream(bucket, key);
-  if (stream?.deleted_at_unix_ms !== "0") throw streamNotFound(bucket, key);
-  return unexpired(ctx, stream);
+  if (stream?.deleted_at_unix_ms !== "0" || expired(ctx, stream)) {
+    throw streamNotFound(bucket, key);
+  }
+  return stream;
 }
 
 /** Whether a stream this star leads has expired. */
@@ -76,10 +78,10 @@ function expiredHere(ctx: StarContext, stream: Stream__Output): boolean {
   return hasExpired(stream, ctx.uses, ctx.now(), true);
 }
 
-/** The stream, unless it has expired: then NOT_FOUND, and its leader deletes it. */
-function unexpired(ctx: StarContext, stream: Stream__Output): Stream__Output {
+/** Whether the stream has expired; when it has and this star leads it, it is deleted soon. */
+function expired(ctx: StarContext, stream: Stream__Output): boolean {
   const leads = ctx.fleet.leads(stream.bucket, stream.key);
-  if (!hasExpired(stream, ctx.uses, ctx.now(), leads)) return stream;
+  if (!hasExpired(stream, ctx.uses, ctx.now(), leads)) return false;
   if (leads) {
     ctx.background(`delete expired stream ${stream.stream_id}`, () =>
       ctx.locks.run(lockKey(stream.bucket, stream.key), async () => {
@@ -90,7 +92,7 @@ function unexpired(ctx: StarContext, stream: Stream__Output): Stream__Output {
       }),
     );
   }
-  throw streamNotFound(stream.bucket, stream.key);
+  return true;
 }
 
 /** The open log of a stream this star leads (else NotOwner), created on first use if allowed. */
@@ -114,7 +116,8 @@ export async function resolveDescriptor(
   const b = await liveBucket(ctx, bucket);
   checkStreamKey(key);
   let stream = await ctx.catalog.getStream(bucket, key);
-  if (stream?.deleted_at_unix_ms === "0") stream = expiredAsDeleted(ctx, stream);
+  // An expired stream reads as absent, for the create-on-use rule to decide what comes next.
+  if (stream?.deleted_at_unix_ms === "0" && expired(ctx, stream)) stream = undefined;
   if (stream?.deleted_at_unix_ms !== "0") {
     const allowed =
       (createOn === "append" && b.create_stream_on_append) ||
@@ -127,15 +130,6 @@ export async function resolveDescriptor(
   }
   if (ctx.fleet.leads(bucket, key)) ctx.uses.touch(stream, ctx.now());
   return stream;
-}
-
-/** An expired stream reads as absent, for the create-on-use rule to decide what comes next. */
-function expiredAsDeleted(ctx: StarContext, stream: Stream__Output): Stream__Output | undefined {
-  try {
-    return unexpired(ctx, stream);
-  } catch {
-    return undefined;
-  }
 }
 
 /**

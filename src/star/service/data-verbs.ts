@@ -2,6 +2,7 @@
 // leader's (NotOwner elsewhere); Read is served by every member (follower-read.ts).
 
 import { sameMediaType } from "../../contract/media-type.ts";
+import { MAX_WRITER_SEQ_BYTES } from "../../contract/proto/index.ts";
 import type { AppendRequest__Output } from "../../gen/nova/v1/AppendRequest.ts";
 import type { AppendResponse } from "../../gen/nova/v1/AppendResponse.ts";
 import type { CheckTailRequest__Output } from "../../gen/nova/v1/CheckTailRequest.ts";
@@ -116,9 +117,10 @@ export async function fence(ctx: StarContext, req: FenceRequest__Output): Promis
   return { tail: position(await log.fence(req.fencing_token)) };
 }
 
-/** Durable Streams' Stream-Seq: at most 1 KiB, so the log's marks stay small. */
 function checkWriterSeq(seq: string): string {
   const bytes = Buffer.byteLength(seq);
-  if (bytes > 1024) throw invalidArgument(`writer_seq is ${bytes} bytes; at most 1024`);
+  if (bytes > MAX_WRITER_SEQ_BYTES) {
+    throw invalidArgument(`writer_seq is ${bytes} bytes; at most ${MAX_WRITER_SEQ_BYTES}`);
+  }
   return seq;
 }
