@@ -7,7 +7,9 @@ import {
   compareKeys,
   type ListPage,
   listPages,
+  md5Etag,
   type ObjectStore,
+  type PutCondition,
   pageLimit,
 } from "./object-store.ts";
 
@@ -55,6 +57,25 @@ export function createMemoryStore(bucket = "mem"): ObjectStore {
       const body = objects.get(key);
       if (body === undefined) return undefined;
       return Buffer.from(range ? body.subarray(range.start, range.end) : body);
+    },
+    async getVersioned(key: string) {
+      open(key);
+      checkKey(key);
+      const body = objects.get(key);
+      return body === undefined ? undefined : { body: Buffer.from(body), etag: md5Etag(body) };
+    },
+    async putIf(key: string, body: Uint8Array, condition: PutCondition) {
+      open(key);
+      checkKey(key);
+      const current = objects.get(key);
+      const holds =
+        "ifNoneMatch" in condition
+          ? current === undefined
+          : current !== undefined && md5Etag(current) === condition.ifMatch;
+      if (!holds) return undefined;
+      const copy = Buffer.from(body);
+      objects.set(key, copy);
+      return md5Etag(copy);
     },
     list,
     listAll(prefix: string, opts: { startAfter?: string } = {}) {

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { ObjectStoreError } from "./errors.ts";
 
 export interface ObjectInfo {
@@ -17,6 +18,15 @@ export interface ListPage {
   next?: string;
 }
 
+/** A conditional write's condition, as S3's `If-None-Match: *` and `If-Match: <etag>` headers. */
+export type PutCondition = { ifNoneMatch: "*" } | { ifMatch: string };
+
+/** An object's bytes with its entity tag, for a conditional write that follows the read. */
+export interface VersionedObject {
+  body: Buffer;
+  etag: string;
+}
+
 /**
  * The slice of S3 the star and the gateway use. Keys are ordered by their UTF-8 bytes, as S3
  * orders them. Failures of the backing service surface as ObjectStoreError.
@@ -29,6 +39,14 @@ export interface ObjectStore {
   /** One page of at most `limit` (default and maximum 1000) objects whose keys start with prefix. */
   list(prefix: string, opts?: { startAfter?: string; limit?: number }): Promise<ListPage>;
   listAll(prefix: string, opts?: { startAfter?: string }): AsyncIterable<ObjectInfo>;
+  /** As get, with the object's ETag. */
+  getVersioned(key: string): Promise<VersionedObject | undefined>;
+  /**
+   * PUT only when the condition holds, atomically with respect to every other conditional write:
+   * the new ETag, or undefined when it did not hold (S3's 412, and its 409 for a conditional
+   * write that raced another on the same key).
+   */
+  putIf(key: string, body: Uint8Array, condition: PutCondition): Promise<string | undefined>;
   /** Missing keys are not an error. */
   delete(keys: string[]): Promise<void>;
   presignGet(key: string, expiresSeconds: number): Promise<string>;
@@ -108,4 +126,9 @@ export async function* listPages(
     if (page.next === undefined) return;
     after = page.next;
   }
+}
+
+/** S3's ETag of an object PUT in one part: its MD5, quoted. */
+export function md5Etag(body: Uint8Array): string {
+  return `"${createHash("md5").update(body).digest("hex")}"`;
 }

@@ -21,6 +21,7 @@ import {
   listPages,
   MAX_PAGE,
   type ObjectStore,
+  type PutCondition,
   pageLimit,
 } from "./object-store.ts";
 import { createGetPresigner } from "./presign-get.ts";
@@ -243,6 +244,50 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
         }
         if (code === "InvalidRange" || httpStatus(e) === 416) return Buffer.alloc(0);
         throw wrap(err, "get", key);
+      }
+    },
+
+    async getVersioned(key: string) {
+      open(key);
+      checkKey(key);
+      try {
+        const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+        const bytes = (await out.Body?.transformToByteArray()) ?? new Uint8Array();
+        return {
+          body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+          etag: out.ETag ?? "",
+        };
+      } catch (err) {
+        const e = err as SdkError;
+        const code = errorCode(e);
+        if (code === "NoSuchKey" || (httpStatus(e) === 404 && code !== "NoSuchBucket")) {
+          return undefined;
+        }
+        throw wrap(err, "get", key);
+      }
+    },
+
+    async putIf(key: string, body: Uint8Array, condition: PutCondition) {
+      open(key);
+      checkKey(key);
+      try {
+        const out = await client.send(
+          new PutObjectCommand({
+            Bucket: bucket,
+            Key: key,
+            Body: body,
+            ContentLength: body.byteLength,
+            ...("ifNoneMatch" in condition
+              ? { IfNoneMatch: condition.ifNoneMatch }
+              : { IfMatch: condition.ifMatch }),
+          }),
+        );
+        return out.ETag ?? "";
+      } catch (err) {
+        const status = httpStatus(err as SdkError);
+        // 409: another conditional write on the key was in progress; the caller reads again.
+        if (status === 412 || status === 409) return undefined;
+        throw wrap(err, "put", key);
       }
     },
 

@@ -10,6 +10,8 @@
 //   dies: S3 shows an object only once its whole body arrived. Here the body goes to a file
 //   beside it that listings pass over, renamed over the key once complete; a cut upload leaves
 //   nothing;
+// - it ignores If-None-Match and If-Match on PUT, which S3 honours atomically (a 412 when the
+//   condition fails): conditional PUTs are checked and written one at a time per key here;
 // - a delete removes the directories it empties, so a PUT under the same prefix that made its
 //   directory a moment before writes into nothing: its file stream fails with no listener and
 //   takes the process down (S3 has no directories: deletes here leave them, empty).
@@ -175,6 +177,64 @@ async function deleteMultipleObjects(ctx: KoaContext): Promise<void> {
 }
 
 /** Applies the fixes to a server before it runs. */
+type KoaMiddleware = (ctx: ConditionalContext, next: () => Promise<void>) => Promise<void>;
+
+interface ConditionalContext {
+  method: string;
+  path: string;
+  get(header: string): string;
+  status: number;
+  body: unknown;
+}
+
+/**
+ * S3's conditional PUT: with If-None-Match: * only where no object is, with If-Match only over
+ * the object with that ETag, else 412. One conditional PUT per key at a time, so the check and
+ * the write are one step for every other conditional PUT.
+ */
+function conditionalPuts(store: FilesystemStore): KoaMiddleware {
+  const tails = new Map<string, Promise<void>>();
+  return async (ctx, next) => {
+    const ifNoneMatch = ctx.get("if-none-match");
+    const ifMatch = ctx.get("if-match");
+    if (ctx.method !== "PUT" || (ifNoneMatch === "" && ifMatch === "")) return next();
+    const slash = ctx.path.indexOf("/", 1);
+    if (slash < 0) return next();
+    const bucket = decodeURIComponent(ctx.path.slice(1, slash));
+    const key = decodeURIComponent(ctx.path.slice(slash + 1));
+    const id = `${bucket}/${key}`;
+    const before = tails.get(id) ?? Promise.resolve();
+    let done = () => {};
+    const mine = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    const tail = before.then(() => mine);
+    tails.set(id, tail);
+    await before;
+    try {
+      const etag = await store.getMetadata(bucket, key).then(
+        (m) => m.etag as string,
+        () => undefined,
+      );
+      const holds = ifNoneMatch === "*" ? etag === undefined : etag === ifMatch;
+      if (!holds) {
+        ctx.status = 412;
+        ctx.body = {
+          Error: {
+            Code: "PreconditionFailed",
+            Message: "At least one of the pre-conditions you specified did not hold",
+          },
+        };
+        return;
+      }
+      await next();
+    } finally {
+      done();
+      if (tails.get(id) === tail) tails.delete(id);
+    }
+  };
+}
+
 export function fixS3rver(server: S3rver): void {
   // s3rver's router looks the controller up on every request, so replacing it takes effect.
   objectController.deleteMultipleObjects = deleteMultipleObjects;
@@ -190,6 +250,9 @@ export function fixS3rver(server: S3rver): void {
     );
   };
   store.putObject = (object) => putObject(store, object);
+  // Before the router (the last middleware), after the virtual-host rewrite to path style.
+  const { middleware } = server as unknown as { middleware: KoaMiddleware[] };
+  middleware.splice(middleware.length - 1, 0, conditionalPuts(store));
   const getObject = store.getObject.bind(store);
   store.getObject = async (bucket, key, options) => {
     const object = await getObject(bucket, key, options);

@@ -77,6 +77,49 @@ export function describeObjectStoreContract(name: string, target: ContractTarget
       assert.deepEqual(await store.get(`${p}k`), bytes("second, longer"));
     });
 
+    test("If-None-Match: * writes only where no object is", async (t) => {
+      const { store, p } = await setup(t);
+      const etag = await store.putIf(`${p}k`, bytes("first"), { ifNoneMatch: "*" });
+      assert.equal(typeof etag, "string");
+      assert.equal(await store.putIf(`${p}k`, bytes("second"), { ifNoneMatch: "*" }), undefined);
+      assert.deepEqual(await store.getVersioned(`${p}k`), { body: bytes("first"), etag });
+      assert.equal(await store.getVersioned(`${p}missing`), undefined);
+    });
+
+    test("If-Match writes only over the object with that ETag", async (t) => {
+      const { store, p } = await setup(t);
+      assert.equal(await store.putIf(`${p}k`, bytes("a"), { ifMatch: '"0"' }), undefined);
+      assert.equal(await store.get(`${p}k`), undefined);
+      await store.put(`${p}k`, bytes("one"));
+      const read = await store.getVersioned(`${p}k`);
+      assert.ok(read);
+      const next = await store.putIf(`${p}k`, bytes("two"), { ifMatch: read.etag });
+      assert.ok(next !== undefined && next !== read.etag);
+      // The ETag read before the write is stale now.
+      assert.equal(await store.putIf(`${p}k`, bytes("three"), { ifMatch: read.etag }), undefined);
+      assert.deepEqual(await store.getVersioned(`${p}k`), { body: bytes("two"), etag: next });
+    });
+
+    test("of conditional writes racing on one key, exactly one wins", async (t) => {
+      const { store, p } = await setup(t);
+      const created = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          store.putIf(`${p}k`, bytes(`c${i}`), { ifNoneMatch: "*" }),
+        ),
+      );
+      assert.equal(created.filter((e) => e !== undefined).length, 1);
+      const read = await store.getVersioned(`${p}k`);
+      assert.ok(read);
+      const replaced = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          store.putIf(`${p}k`, bytes(`r${i}`), { ifMatch: read.etag }),
+        ),
+      );
+      const winners = replaced.flatMap((e, i) => (e === undefined ? [] : [i]));
+      assert.equal(winners.length, 1);
+      assert.deepEqual((await store.get(`${p}k`))?.toString(), `r${winners[0]}`);
+    });
+
     test("a missing object reads as undefined, with or without a range", async (t) => {
       const { store, p } = await setup(t);
       assert.equal(await store.get(`${p}missing`), undefined);

@@ -20,6 +20,14 @@ export function countingStore(store: ObjectStore): { store: ObjectStore; counts:
       counts.gets++;
       return store.get(key, range);
     },
+    getVersioned(key) {
+      counts.gets++;
+      return store.getVersioned(key);
+    },
+    putIf(key, body, condition) {
+      counts.puts++;
+      return store.putIf(key, body, condition);
+    },
     list: (prefix, opts) => store.list(prefix, opts),
     listAll: (prefix, opts) => store.listAll(prefix, opts),
     delete(keys) {
