@@ -3,4 +3,5 @@
 export * from "./chunk.ts";
 export * from "./errors.ts";
 export * from "./log-object.ts";
+export * from "./log-void.ts";
 export * from "./stored-record.ts";

@@ -61,6 +61,15 @@ export const logPrefix = (starId: string) => `log/${starId}/`;
 export const logKey = (starId: string, n: bigint) =>
   `${logPrefix(starId)}${n.toString().padStart(20, "0")}`;
 
+/**
+ * A star's log numbers carry its lease epoch in their high bits (docs/fleet.md): each epoch
+ * writes its own numbers, so nothing a lost epoch still lands can take one of the next.
+ * Numbers below 2^40 are epoch 0, the log of a star before leases.
+ */
+const EPOCH_SHIFT = 40n;
+export const firstLogNumber = (epoch: number) => BigInt(epoch) << EPOCH_SHIFT;
+export const epochOfLogNumber = (n: bigint) => Number(n >> EPOCH_SHIFT);
+
 export function parseLogKey(starId: string, objectKey: string): bigint | undefined {
   const rest = objectKey.slice(logPrefix(starId).length);
   return objectKey.startsWith(logPrefix(starId)) && /^\d{20}$/.test(rest)

@@ -9,9 +9,14 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { status } from "@grpc/grpc-js";
 import pino from "pino";
+import { decodeLogVoid } from "../../contract/codec/index.ts";
 import { findDetail } from "../../contract/proto/index.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
-import { createMemoryStore, type ObjectStore } from "../../platform/objstore/index.ts";
+import {
+  createMemoryStore,
+  type ObjectStore,
+  type PutCondition,
+} from "../../platform/objstore/index.ts";
 import { trimBody } from "../append/command-records.ts";
 import { validateBatch } from "../append/validate-batch.ts";
 import { unavailable } from "../errors.ts";
@@ -96,9 +101,19 @@ function ambiguousPuts(prefix: string) {
       throw new Error("connection reset");
     }
   };
+  const putIf = async (key: string, body: Uint8Array, condition: PutCondition) => {
+    const etag = await inner.putIf(key, body, condition);
+    if (state.failing && key.startsWith(prefix)) {
+      state.failing = false;
+      state.failed.push(key);
+      throw new Error("connection reset");
+    }
+    return etag;
+  };
   const store = new Proxy(inner, {
     get(target, name) {
       if (name === "put") return put;
+      if (name === "putIf") return putIf;
       const value = Reflect.get(target, name);
       return typeof value === "function" ? value.bind(target) : value;
     },
@@ -241,7 +256,7 @@ test("the trim point moves up only, and never past the tail", async () => {
   assert.equal(await log.trimTo(99n), 3n);
 });
 
-test("a failed log PUT is UNAVAILABLE, never acked; its object is deleted before the next, which takes its seq_nums", async () => {
+test("a failed log PUT is UNAVAILABLE, never acked; its number is voided, and the next takes its seq_nums", async () => {
   const { store, state } = ambiguousPuts(logPrefix("star"));
   const log = await open(store, descriptor({ class: "CLASS_EXPRESS" }));
   await log.append(batch("a"), at(1));
@@ -255,8 +270,9 @@ test("a failed log PUT is UNAVAILABLE, never acked; its object is deleted before
   assert.equal(log.tail.seqNum, 1n);
   const ack = await log.append(batch("b"), at(3));
   assert.deepEqual(range(ack), [1n, 2n]);
-  // The object that landed under the failed PUT is gone: a replay would never see "lost".
-  assert.equal((await logObjects(store)).includes(state.failed[0] as string), false);
+  // The object that landed under the failed PUT is a void now: a replay never sees "lost".
+  const voided = await store.get(state.failed[0] as string);
+  assert.deepEqual(decodeLogVoid(voided as Buffer), { by: "star", epoch: 0 });
   assert.deepEqual(await bodies(log), ["a", "b"]);
 });
 

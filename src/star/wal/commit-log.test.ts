@@ -1,11 +1,17 @@
 // The star's commit log over the in-memory store: commits of many streams share log objects,
-// nothing resolves before its PUT, a failed PUT rejects and its object is gone before the next,
-// PUTs in flight are capped, and settled log objects are deleted.
+// nothing resolves before its PUT and every PUT before it, a failed PUT rejects and its number
+// is voided, a number another member voided fences the log, PUTs in flight are capped, and
+// settled log objects are deleted.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { decodeLogObject, type LogEntry } from "../../contract/codec/index.ts";
-import { createMemoryStore } from "../../platform/objstore/index.ts";
-import { logPrefix } from "../storage/keys.ts";
+import {
+  decodeLogObject,
+  decodeLogVoid,
+  encodeLogVoid,
+  type LogEntry,
+} from "../../contract/codec/index.ts";
+import { createMemoryStore, type PutCondition } from "../../platform/objstore/index.ts";
+import { logKey, logPrefix } from "../storage/keys.ts";
 import { CommitLog } from "./commit-log.ts";
 
 const entry = (streamId: string, first: bigint, n = 1): LogEntry => ({
@@ -20,20 +26,25 @@ const entry = (streamId: string, first: bigint, n = 1): LogEntry => ({
   })),
 });
 
-/** A memory store whose log PUTs wait for `release()`, and fail while `failing` is set. */
+/**
+ * A memory store whose log object PUTs (not voids) wait for `release()`, and land but fail
+ * while `failing` is set.
+ */
 function gatedStore() {
   const inner = createMemoryStore();
   const state = { failing: false, inFlight: 0, maxInFlight: 0, gates: [] as (() => void)[] };
   const store = new Proxy(inner, {
     get(target, name) {
-      if (name === "put") {
-        return async (key: string, body: Uint8Array) => {
+      if (name === "putIf") {
+        return async (key: string, body: Uint8Array, condition: PutCondition) => {
+          if (decodeLogVoid(body)) return inner.putIf(key, body, condition);
           state.inFlight++;
           state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
           await new Promise<void>((resolve) => state.gates.push(resolve));
           state.inFlight--;
-          await inner.put(key, body);
+          const etag = await inner.putIf(key, body, condition);
           if (state.failing) throw new Error("connection reset");
+          return etag;
         };
       }
       const value = Reflect.get(target, name);
@@ -46,14 +57,27 @@ function gatedStore() {
   return { store, state, release };
 }
 
+async function waitFor(check: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = performance.now() + 5_000;
+  while (!(await check())) {
+    if (performance.now() > deadline) throw new Error("condition not met within 5 s");
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}
+
 const keys = async (store: ReturnType<typeof createMemoryStore>) =>
   (await store.list(logPrefix("s"))).objects.map((o) => o.key);
 
-function newLog(store: ReturnType<typeof createMemoryStore>, maxPutsInFlight = 1) {
+function newLog(
+  store: ReturnType<typeof createMemoryStore>,
+  maxPutsInFlight = 1,
+  onFenced?: (by: string) => void,
+) {
   const log = new CommitLog(store, "s", {
     commitIntervalMs: 0,
     maxObjectBytes: 1 << 20,
     maxPutsInFlight,
+    ...(onFenced ? { onFenced } : {}),
   });
   log.begin(0n);
   return log;
@@ -97,22 +121,60 @@ test("at most maxPutsInFlight PUTs at once", async () => {
   assert.equal(state.maxInFlight, 2);
 });
 
-test("a failed PUT rejects its commits, and its object is deleted before another is written", async () => {
+test("a failed PUT rejects its commits and its number is voided, though it landed; the next number follows", async () => {
   const { store, state, release } = gatedStore();
   const log = newLog(store);
   state.failing = true;
   const failed = log.append(entry("a", 0n), 1);
   release();
   await assert.rejects(failed, /connection reset/);
-  // The object landed all the same; it is there until the next PUT deletes it.
-  const [abandoned] = await keys(store);
   state.failing = false;
   const next = log.append(entry("a", 0n), 1);
-  await new Promise((r) => setImmediate(r));
+  await waitFor(() => state.gates.length === 1);
   release();
   await next;
-  assert.equal((await keys(store)).includes(abandoned as string), false);
-  assert.equal((await keys(store)).length, 1);
+  const [voided, written] = await keys(store);
+  assert.deepEqual(decodeLogVoid((await store.get(voided as string)) as Buffer), {
+    by: "s",
+    epoch: 0,
+  });
+  assert.equal(decodeLogObject((await store.get(written as string)) as Buffer).length, 1);
+});
+
+test("commits resolve in log order: a PUT that lands first waits for the one before it", async () => {
+  const { store, state } = gatedStore();
+  const log = newLog(store, 2);
+  const order: string[] = [];
+  const a = log.append(entry("a", 0n), 1).then(() => order.push("a"));
+  await waitFor(() => state.gates.length === 1);
+  const b = log.append(entry("b", 0n), 1).then(() => order.push("b"));
+  await waitFor(() => state.gates.length === 2);
+  state.gates[1]?.();
+  await waitFor(async () => (await keys(store)).length === 1);
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(order, [], "b landed, and waits for a");
+  state.gates[0]?.();
+  await Promise.all([a, b]);
+  assert.deepEqual(order, ["a", "b"]);
+});
+
+test("a number another member voided fences the log: nothing in flight or after resolves", async () => {
+  const { store, state } = gatedStore();
+  const fencedBy: string[] = [];
+  const log = newLog(store, 2, (by) => fencedBy.push(by));
+  const a = log.append(entry("a", 0n), 1);
+  await waitFor(() => state.gates.length === 1);
+  const b = log.append(entry("b", 0n), 1);
+  await waitFor(() => state.gates.length === 2);
+  // b lands first; then s2 voids a's number before a's PUT arrives.
+  state.gates[1]?.();
+  await waitFor(async () => (await keys(store)).length === 1);
+  await store.putIf(logKey("s", 0n), encodeLogVoid({ by: "s2", epoch: 4 }), { ifNoneMatch: "*" });
+  state.gates[0]?.();
+  await assert.rejects(a, /star s lost its lease: s2 took over its log/);
+  await assert.rejects(b, /lost its lease/);
+  await assert.rejects(log.append(entry("c", 0n), 1), /lost its lease/);
+  assert.deepEqual(fencedBy, ["s2"]);
 });
 
 test("a log object is deleted once every stream in it has settled past its entry", async () => {

@@ -6,10 +6,20 @@
 // log flushes one commit at a time), so its entries stay in log order, and what waits here is
 // bounded by the streams led times their batch limit. A log object is deleted once every
 // stream in it has settled its records into chunk objects (or was deleted).
-import { encodeLogObject, type LogEntry } from "../../contract/codec/index.ts";
+//
+// Fencing (docs/fleet.md): every log PUT is conditional (If-None-Match: *), commits resolve in
+// log-number order only, and a failed PUT's number is voided rather than left empty. So a
+// member that takes this star's log over and voids the first numbers it may still write stops
+// every later acknowledgement: the PUT at a voided number fails, and nothing after it resolves.
+import {
+  decodeLogVoid,
+  encodeLogObject,
+  encodeLogVoid,
+  type LogEntry,
+} from "../../contract/codec/index.ts";
 import type { ObjectStore } from "../../platform/objstore/index.ts";
 import { unavailable } from "../errors.ts";
-import { logKey } from "../storage/keys.ts";
+import { epochOfLogNumber, logKey } from "../storage/keys.ts";
 
 export interface CommitLogOptions {
   /** The least time between the starts of two log PUTs. */
@@ -18,6 +28,8 @@ export interface CommitLogOptions {
   maxObjectBytes: number;
   /** Log PUTs in flight at once. */
   maxPutsInFlight: number;
+  /** Called once when a PUT finds its number voided by another member: this epoch is over. */
+  onFenced?: (by: string) => void;
 }
 
 interface Waiting {
@@ -33,6 +45,14 @@ interface Outstanding {
   ends: Map<string, bigint>;
 }
 
+/** A log number whose PUT has ended: durable with these commits, or voided after a failure. */
+interface Done {
+  taken: Waiting[];
+}
+
+const VOID_RETRY_MS = 100;
+const VOID_RETRY_MAX_MS = 2_000;
+
 export class CommitLog {
   readonly #store: ObjectStore;
   readonly #starId: string;
@@ -44,8 +64,10 @@ export class CommitLog {
   #inFlight = 0;
   #timer: NodeJS.Timeout | undefined;
   #lastPutAt = Number.NEGATIVE_INFINITY;
-  /** Log objects whose PUT failed (it may still have landed): deleted before the next PUT. */
-  #abandoned: string[] = [];
+  /** The number whose commits resolve next: every number below it has ended. */
+  #ackNext = 0n;
+  readonly #done = new Map<bigint, Done>();
+  #fenced: Error | undefined;
   readonly #byStream = new Map<string, Set<Outstanding>>();
   #outstanding = 0;
   #deletable: string[] = [];
@@ -60,9 +82,23 @@ export class CommitLog {
     this.#options = options;
   }
 
-  /** `next`: the number of the first log object to write, above every one in storage. */
+  /**
+   * `next`: the number of the first log object to write, above every one in storage. Begun
+   * again after a fence, for the star's next epoch: what the last one held is the fencer's.
+   */
   begin(next: bigint): void {
     this.#next = next;
+    this.#ackNext = next;
+    this.#done.clear();
+    this.#byStream.clear();
+    this.#outstanding = 0;
+    this.#deletable = [];
+    this.#fenced = undefined;
+  }
+
+  /** The epoch of the numbers this log writes. */
+  get epoch(): number {
+    return epochOfLogNumber(this.#next ?? 0n);
   }
 
   /** Log objects in storage: written and not yet deleted. */
@@ -73,6 +109,7 @@ export class CommitLog {
   /** Resolves once a log object holding the entry is durable; rejects when its PUT failed. */
   append(entry: LogEntry, storedBytes: number): Promise<void> {
     if (this.#closed) return Promise.reject(unavailable("the star is shutting down"));
+    if (this.#fenced) return Promise.reject(this.#fenced);
     if (this.#next === undefined) throw new Error("the commit log was not begun (replay first)");
     return new Promise((resolve, reject) => {
       this.#waiting.push({ entry, bytes: storedBytes, resolve, reject });
@@ -83,7 +120,7 @@ export class CommitLog {
 
   #kick(): void {
     if (this.#inFlight >= this.#options.maxPutsInFlight) return;
-    if (this.#waiting.length === 0 || this.#closed) return;
+    if (this.#waiting.length === 0 || this.#closed || this.#fenced) return;
     const wait = this.#lastPutAt + this.#options.commitIntervalMs - Date.now();
     if (wait > 0 && this.#waitingBytes < this.#options.maxObjectBytes) {
       this.#timer ??= setTimeout(() => {
@@ -108,38 +145,94 @@ export class CommitLog {
     }
     const taken = this.#waiting.splice(0, n);
     this.#waitingBytes -= bytes;
+    const number = this.#next as bigint;
+    this.#next = number + 1n;
+    const key = logKey(this.#starId, number);
+    const body = encodeLogObject(taken.map((t) => t.entry));
+    let written: string | undefined;
     try {
-      if (this.#abandoned.length > 0) {
-        await this.#store.delete(this.#abandoned);
-        this.#abandoned = [];
-      }
-      const key = logKey(this.#starId, this.#next as bigint);
-      this.#next = (this.#next as bigint) + 1n;
-      try {
-        await this.#store.put(key, encodeLogObject(taken.map((t) => t.entry)));
-      } catch (err) {
-        this.#abandoned.push(key);
-        throw err;
-      }
-      this.puts++;
-      this.#outstanding++;
-      const object: Outstanding = { key, ends: new Map() };
-      for (const { entry } of taken) {
-        object.ends.set(entry.streamId, entry.firstSeqNum + BigInt(entry.records.length));
-        let set = this.#byStream.get(entry.streamId);
-        if (!set) {
-          set = new Set();
-          this.#byStream.set(entry.streamId, set);
-        }
-        set.add(object);
-      }
-      for (const t of taken) t.resolve();
+      written = await this.#store.putIf(key, body, { ifNoneMatch: "*" });
     } catch (err) {
+      // It may still land: the number is voided before anything after it resolves.
       for (const t of taken) t.reject(err);
-    } finally {
-      this.#inFlight--;
-      this.#kick();
+      await this.#voidNumber(key, body);
+      this.#end(number, { taken: [] });
+      return;
     }
+    if (written === undefined) {
+      this.#fence(key, await this.#store.getVersioned(key).catch(() => undefined));
+      this.#end(number, { taken });
+      return;
+    }
+    this.puts++;
+    this.#outstanding++;
+    const object: Outstanding = { key, ends: new Map() };
+    for (const { entry } of taken) {
+      object.ends.set(entry.streamId, entry.firstSeqNum + BigInt(entry.records.length));
+      let set = this.#byStream.get(entry.streamId);
+      if (!set) {
+        set = new Set();
+        this.#byStream.set(entry.streamId, set);
+      }
+      set.add(object);
+    }
+    this.#end(number, { taken });
+  }
+
+  /** A number's PUT ended: its commits, and those after it that wait for it, resolve in order. */
+  #end(number: bigint, done: Done): void {
+    this.#inFlight--;
+    if (this.#fenced) {
+      for (const t of done.taken) t.reject(this.#fenced);
+      return;
+    }
+    this.#done.set(number, done);
+    for (let d = this.#done.get(this.#ackNext); d; d = this.#done.get(this.#ackNext)) {
+      this.#done.delete(this.#ackNext);
+      this.#ackNext++;
+      for (const t of d.taken) t.resolve();
+    }
+    this.#kick();
+  }
+
+  /** Makes a failed PUT's number hold a void, whether or not the PUT landed after all. */
+  async #voidNumber(key: string, ours: Uint8Array): Promise<void> {
+    const mark = encodeLogVoid({ by: this.#starId, epoch: this.epoch });
+    for (let wait = VOID_RETRY_MS; !this.#closed && !this.#fenced; ) {
+      try {
+        if ((await this.#store.putIf(key, mark, { ifNoneMatch: "*" })) !== undefined) return;
+        const there = await this.#store.getVersioned(key);
+        if (there && Buffer.from(ours).equals(there.body)) {
+          if ((await this.#store.putIf(key, mark, { ifMatch: there.etag })) !== undefined) return;
+        } else if (there && decodeLogVoid(there.body)?.by === this.#starId) {
+          return;
+        } else if (there) {
+          this.#fence(key, there);
+          return;
+        }
+      } catch {
+        // The store is down: the log stalls here until it is back, as every later number waits.
+      }
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      wait = Math.min(wait * 2, VOID_RETRY_MAX_MS);
+    }
+  }
+
+  /** Another member wrote at one of this log's numbers: this epoch acknowledges nothing more. */
+  #fence(key: string, there: { body: Buffer } | undefined): void {
+    if (this.#fenced) return;
+    const by = (there && decodeLogVoid(there.body)?.by) ?? "another member";
+    this.#fenced = unavailable(
+      `star ${this.#starId} lost its lease: ${by} took over its log (at ${key}); ` +
+        "nothing in flight was acknowledged; retry, the stream's new leader answers",
+    );
+    const pending = [...this.#done.values()].flatMap((d) => d.taken);
+    this.#done.clear();
+    for (const t of [...pending, ...this.#waiting.splice(0)]) t.reject(this.#fenced);
+    this.#waitingBytes = 0;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#options.onFenced?.(by);
   }
 
   /** A stream's records below `upTo` are in chunk objects now: their log entries are done. */

@@ -8,10 +8,11 @@ import {
   CorruptionError,
   type DecodedLogEntry,
   decodeLogObject,
+  decodeLogVoid,
 } from "../../contract/codec/index.ts";
 import type { ObjectStore } from "../../platform/objstore/index.ts";
 import { logDamaged, type StarError } from "../errors.ts";
-import { logPrefix, parseLogKey } from "../storage/keys.ts";
+import { epochOfLogNumber, logPrefix, parseLogKey } from "../storage/keys.ts";
 import { gapDamage, LogDamageError, type LogObjectOutline, tornToPassOver } from "./damage-rule.ts";
 
 export interface LogObject extends LogObjectOutline {
@@ -33,20 +34,32 @@ export interface LogReadStats {
 }
 
 /**
- * Every log object of `starId` in order; one deleted between the listing and its read is
- * skipped (its entries were settled), and one that does not decode comes without entries.
+ * Every log object of `starId`'s epoch `epoch` (default: the newest epoch in storage; older
+ * ones hold only what their fencing left, docs/fleet.md) in order, voids passed over; one
+ * deleted between the listing and its read is skipped (its entries were settled), and one that
+ * does not decode comes without entries.
  */
-async function* readLogObjects(store: ObjectStore, starId: string): AsyncIterable<LogObject> {
+async function* readLogObjects(
+  store: ObjectStore,
+  starId: string,
+  epoch?: number,
+): AsyncIterable<LogObject> {
+  const listed: { key: string; number: bigint }[] = [];
   for await (const obj of store.listAll(logPrefix(starId))) {
     const number = parseLogKey(starId, obj.key);
-    if (number === undefined) continue;
-    const bytes = await store.get(obj.key);
-    if (bytes === undefined) continue;
+    if (number !== undefined) listed.push({ key: obj.key, number });
+  }
+  const last = listed.at(-1);
+  const wanted = epoch ?? (last === undefined ? 0 : epochOfLogNumber(last.number));
+  for (const { key, number } of listed) {
+    if (epochOfLogNumber(number) !== wanted) continue;
+    const bytes = await store.get(key);
+    if (bytes === undefined || decodeLogVoid(bytes) !== undefined) continue;
     try {
-      yield { key: obj.key, number, entries: decodeLogObject(bytes), damage: undefined };
+      yield { key, number, entries: decodeLogObject(bytes), damage: undefined };
     } catch (err) {
       if (!(err instanceof CorruptionError)) throw err;
-      yield { key: obj.key, number, entries: undefined, damage: err.message };
+      yield { key, number, entries: undefined, damage: err.message };
     }
   }
 }
@@ -69,12 +82,13 @@ export class LogReader {
     this.#log = log;
   }
 
-  /** Every log object of `starId` in log order: those that decode, and the torn passed over. */
+  /** Every log object of `starId` (of `epoch`, else its newest) in log order: those that decode, and the torn passed over. */
   async readAll(
     starId: string,
+    epoch?: number,
   ): Promise<{ decoded: DecodedLogObject[]; passedOver: LogObjectOutline[] }> {
     const objects: LogObject[] = [];
-    for await (const object of readLogObjects(this.#store, starId)) objects.push(object);
+    for await (const object of readLogObjects(this.#store, starId, epoch)) objects.push(object);
     const passedOver = this.#judge(starId, objects);
     const decoded = objects.filter((o): o is DecodedLogObject => o.entries !== undefined);
     return { decoded, passedOver };
