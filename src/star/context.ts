@@ -2,6 +2,7 @@
 import type { Logger } from "pino";
 import type { MemoryParts } from "../platform/memory/index.ts";
 import type { StarAuth } from "./auth/star-auth.ts";
+import type { LeaseKeeper } from "./fleet/lease-keeper.ts";
 import type { Fleet } from "./fleet/members.ts";
 import type { Peers } from "./fleet/peers.ts";
 import type { KeyedLock } from "./keyed-lock.ts";
@@ -43,6 +44,8 @@ export interface StarContext {
   /** The streams this star reads without leading them. */
   readonly followers: Followers;
   readonly readPlan: ReadPlanOptions;
+  /** In a fleet of several, this member's lease; undefined in a fleet of one. */
+  lease: LeaseKeeper | undefined;
   /** When each idle-expiring stream it leads was last read or appended to. */
   readonly uses: StreamUses;
   /** Runs work in the background (reclaiming storage); failures are logged, never thrown. */

@@ -64,6 +64,12 @@ export const flags = defineFlags({
     min: 0,
     help: "in a fleet, how long a cached bucket or stream descriptor is trusted",
   },
+  "lease-ms": {
+    type: "int",
+    default: DEFAULT_LIMITS.leaseMs,
+    min: 200,
+    help: "in a fleet, a member's lease: renewed every quarter of it, taken over once it lapsed (docs/fleet.md)",
+  },
   "readplan-urls": {
     type: "string",
     default: "presigned",

@@ -38,6 +38,11 @@ export interface StarLimits {
    * reading it again (another member may have written it). A fleet of one trusts it forever.
    */
   descriptorTtlMs: number;
+  /**
+   * In a fleet of several, a member's lease (docs/fleet.md, "Leases"): renewed every quarter of
+   * it; a member that has not renewed for this long is taken over by another.
+   */
+  leaseMs: number;
   /** Streams this star follows (reads without leading), each a small chunk directory. */
   followerViews: number;
   /** Deadline of a call passed on to the stream's leader, when the caller set none shorter. */
@@ -85,6 +90,7 @@ export const DEFAULT_LIMITS: StarLimits = {
   readPlanDefaultEntries: 1000,
   readPlanMaxEntries: 10_000,
   descriptorTtlMs: 1000,
+  leaseMs: 10_000,
   followerViews: 4096,
   forwardDeadlineMs: 30_000,
   throughputMaxWaitMs: 2000,

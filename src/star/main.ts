@@ -62,6 +62,7 @@ const star = await startStar({
   readPlan: { urls: readPlanUrls, ttlSeconds: opts.readplanTtlSeconds },
   limits: {
     descriptorTtlMs: opts.descriptorTtlMs,
+    leaseMs: opts.leaseMs,
     readPlanMaxEntries: opts.readplanMaxEntries,
     readPlanDefaultEntries: Math.min(
       DEFAULT_LIMITS.readPlanDefaultEntries,

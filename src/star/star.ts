@@ -9,6 +9,8 @@ import { guardAdminHandlers } from "./auth/guard.ts";
 import { type AuthConfig, StarAuth } from "./auth/star-auth.ts";
 import type { ReadPlanOptions, StarContext } from "./context.ts";
 import { unavailable } from "./errors.ts";
+import { handBackStreams, stepDown } from "./fleet/leadership.ts";
+import { LeaseKeeper } from "./fleet/lease-keeper.ts";
 import { Fleet, type Member } from "./fleet/members.ts";
 import { Peers } from "./fleet/peers.ts";
 import { KeyedLock } from "./keyed-lock.ts";
@@ -22,6 +24,7 @@ import { unary } from "./service/unary.ts";
 import { Catalog } from "./storage/catalog.ts";
 import { ChunkStore } from "./storage/chunk-store.ts";
 import { countingStore } from "./storage/counting-store.ts";
+import { firstLogNumber } from "./storage/keys.ts";
 import { Followers } from "./stream/follower-view.ts";
 import { StreamRegistry } from "./stream/registry.ts";
 import { CommitLog } from "./wal/commit-log.ts";
@@ -67,16 +70,20 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     ttlMs: fleet.size > 1 ? limits.descriptorTtlMs : Number.POSITIVE_INFINITY,
   });
   const chunks = new ChunkStore(store, limits.chunkCacheBytes);
+  // In a fleet of several, leases say who leads what (docs/fleet.md, "Leases").
+  let keeper: LeaseKeeper | undefined;
   const wal = new CommitLog(store, options.id, {
     commitIntervalMs: limits.logCommitIntervalMs,
     maxObjectBytes: limits.logObjectMaxBytes,
     maxPutsInFlight: limits.logPutsInFlight,
+    onFenced: (by) => keeper?.lost(`was taken over by ${by}`),
   });
   const logs = new LogReader(store, limits.logPutsInFlight, log);
   // Before a stream is opened: what the last run acked and had not settled goes into chunks.
-  // Started at once; a failure (storage down) is retried by the next open.
+  // Started at once; a failure (storage down) is retried by the next open. In a fleet of
+  // several, the lease keeper replays when it joins, and a stream opens once it may lead.
   let replaying: Promise<void> | undefined;
-  const replayed = () => {
+  const replayedAlone = () => {
     replaying ??= replayLog(
       store,
       logs,
@@ -94,7 +101,13 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     );
     return replaying;
   };
-  replayed().catch((err: unknown) => log.warn({ err }, "log replay failed; retried on first use"));
+  const leased = fleet.size > 1;
+  const replayed = leased ? () => (keeper as LeaseKeeper).whenReady(limits.leaseMs) : replayedAlone;
+  if (!leased) {
+    replayedAlone().catch((err: unknown) =>
+      log.warn({ err }, "log replay failed; retried on first use"),
+    );
+  }
   const producerBudget = new ProducerBudget(limits.producerMemoryBytes);
   const registry = new StreamRegistry(
     catalog,
@@ -161,6 +174,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     followers: new Followers(chunks, catalog, limits.followerViews),
     readPlan: { urls: "presigned", ttlSeconds: 900, ...options.readPlan },
     uses: new StreamUses(Date.now()),
+    lease: undefined,
     background(what, work) {
       const task = work().catch((err: unknown) =>
         log.warn({ err, what }, "background task failed"),
@@ -170,6 +184,29 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     },
   };
 
+  if (leased) {
+    keeper = new LeaseKeeper({
+      store,
+      self: options.id,
+      members: fleet.members.map((m) => m.name),
+      leaseMs: limits.leaseMs,
+      logPutsInFlight: limits.logPutsInFlight,
+      log,
+      replay: async (member, epoch) => {
+        await replayLog(store, logs, catalog, chunks, member, limits.settleChunkBytes, log, epoch);
+      },
+      begin: (epoch) => wal.begin(firstLogNumber(epoch)),
+      onView: (view) => {
+        fleet.setView(view);
+        log.info({ view }, "fleet view changed");
+      },
+      handBack: (member) => handBackStreams(ctx, member),
+      onLost: (reason) => void stepDown(ctx, reason),
+    });
+    ctx.lease = keeper;
+    keeper.start();
+  }
+
   const server = new grpc.Server(NOVA_CHANNEL_OPTIONS);
   server.addService(nova.DataPlaneService.service, dataPlaneHandlers(ctx));
   server.addService(
@@ -177,7 +214,12 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     guardAdminHandlers(ctx.auth, {
       Health: unary(log, async () => {
         await options.store.list("meta/", { limit: 1 });
-        return { star_id: options.id, ready: true, members: fleet.describe() };
+        return {
+          star_id: options.id,
+          ready: true,
+          members: fleet.describe(),
+          leading: leased ? fleet.view : [],
+        };
       }),
       SettleStar: unary(log, () => settleStar(ctx)),
       StarStats: unary(log, () => starStats(ctx)),
@@ -213,6 +255,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     address: `${host}:${port}`,
     memory,
     async close() {
+      keeper?.close();
       clearInterval(retention);
       clearInterval(settling);
       ctx.followers.close();

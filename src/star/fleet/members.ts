@@ -39,6 +39,8 @@ export function parseMember(entry: string): Member {
 export class Fleet {
   readonly self: Member;
   readonly members: readonly Member[];
+  /** The members that lead streams (docs/fleet.md, "Leases"): all, until the leases say. */
+  #leading: readonly Member[];
 
   /** `members` must name `self`; names and addresses must be unique. */
   constructor(self: string, members: readonly Member[]) {
@@ -60,6 +62,18 @@ export class Fleet {
     }
     this.self = me;
     this.members = members;
+    this.#leading = members;
+  }
+
+  /** Who leads streams now, by name; an empty view leaves it as it was. */
+  setView(names: readonly string[]): void {
+    const leading = this.members.filter((m) => names.includes(m.name));
+    if (leading.length > 0) this.#leading = leading;
+  }
+
+  /** The names of the members leading streams now. */
+  get view(): string[] {
+    return this.#leading.map((m) => m.name);
   }
 
   /** A fleet of one: this star leads everything. */
@@ -74,12 +88,12 @@ export class Fleet {
   leaderOf(bucket: string, key: string): Member {
     return this.members.length === 1
       ? this.self
-      : rendezvous(this.members, streamItem(bucket, key));
+      : rendezvous(this.#leading, streamItem(bucket, key));
   }
 
   /** The member that writes a bucket's descriptor. */
   bucketLeaderOf(bucket: string): Member {
-    return this.members.length === 1 ? this.self : rendezvous(this.members, bucketItem(bucket));
+    return this.members.length === 1 ? this.self : rendezvous(this.#leading, bucketItem(bucket));
   }
 
   leads(bucket: string, key: string): boolean {

@@ -58,6 +58,12 @@ export async function starStats(ctx: StarContext): Promise<StarStatsResponse> {
     chunks_settled: String(ctx.settler.chunks),
     log_objects_torn: String(ctx.logs.stats.tornPassedOver),
     log_damage_errors: String(ctx.logs.stats.damageErrors),
+    lease_held: ctx.lease?.stats.held ?? false,
+    lease_epoch: String(ctx.lease?.stats.epoch ?? 0),
+    lease_renewals: String(ctx.lease?.stats.renewals ?? 0),
+    lease_takeovers: String(ctx.lease?.stats.takeovers ?? 0),
+    leases_lost: String(ctx.lease?.stats.lost ?? 0),
+    log_fenced_refusals: String(ctx.wal.fencedRefusals),
     memory: ctx.memory.snapshot().map((part) => ({
       name: part.name,
       held_bytes: String(part.held),

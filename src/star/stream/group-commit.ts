@@ -42,7 +42,7 @@ export class GroupCommit<T> {
   #records = 0;
   /** When the window of the items waiting now began. */
   #since = 0;
-  #flushing = false;
+  #flushing: Promise<void> | undefined;
   #timer: unknown;
 
   constructor(options: GroupCommitOptions) {
@@ -102,7 +102,7 @@ export class GroupCommit<T> {
       waited >= limits.maxDelayMs;
     if (due) {
       this.#stopTimer();
-      void this.#flush();
+      this.#flushing = this.#flush();
     } else if (this.#timer === undefined) {
       this.#timer = this.#clock.setTimeout(
         () => {
@@ -114,12 +114,16 @@ export class GroupCommit<T> {
     }
   }
 
+  /** Resolves once the flush under way, if any, has ended. */
+  idle(): Promise<void> {
+    return this.#flushing ?? Promise.resolve();
+  }
+
   async #flush(): Promise<void> {
-    this.#flushing = true;
     try {
       await this.#flushItems();
     } finally {
-      this.#flushing = false;
+      this.#flushing = undefined;
       // What waited through the flush starts a new window now.
       if (this.#line.length > 0) this.#since = this.#clock.now();
       this.#kick();

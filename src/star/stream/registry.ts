@@ -77,11 +77,19 @@ export class StreamRegistry {
     return settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
   }
 
-  /** Shutdown: unsettled records stay in the log objects, replayed at the next start. */
-  async closeAll(reason: StarError): Promise<void> {
-    for (const log of await this.openLogs()) log.close(reason);
+  /** Closes every open log; its unsettled records stay in the log objects, for a replay. */
+  async dropAll(reason: StarError): Promise<void> {
+    const logs = [...this.#logs.values()];
     this.#logs.clear();
     this.#opened.clear();
+    for (const s of await Promise.allSettled(logs)) {
+      if (s.status === "fulfilled") s.value.close(reason);
+    }
+  }
+
+  /** Shutdown: unsettled records stay in the log objects, replayed at the next start. */
+  async closeAll(reason: StarError): Promise<void> {
+    await this.dropAll(reason);
     this.#options.wal.close();
   }
 }

@@ -872,6 +872,11 @@ export class StreamLog {
     this.#wake();
   }
 
+  /** Resolves once the commit under way, if any, has ended; after close nothing more commits. */
+  drained(): Promise<void> {
+    return this.#groupCommit.idle();
+  }
+
   get closeReason(): StarError | undefined {
     return this.#closed;
   }

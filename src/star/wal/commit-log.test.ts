@@ -178,7 +178,7 @@ test("a number another member voided fences the log: nothing in flight or after 
 });
 
 test("a log object is deleted once every stream in it has settled past its entry", async () => {
-  const { store, release } = gatedStore();
+  const { store, state, release } = gatedStore();
   const log = newLog(store);
   const first = log.append(entry("a", 0n), 1);
   await new Promise((r) => setImmediate(r));
@@ -200,7 +200,15 @@ test("a log object is deleted once every stream in it has settled past its entry
   assert.deepEqual(await keys(store), [ofBC], "c is not settled yet");
   log.forget("c");
   await log.deleteSettled();
-  assert.deepEqual(await keys(store), []);
-  assert.equal(log.outstanding, 0);
+  assert.deepEqual(await keys(store), [ofBC], "the newest stays, the log's high-water mark");
+  const later = log.append(entry("d", 0n), 1);
+  await waitFor(() => state.gates.length === 1);
+  release();
+  await later;
+  await log.deleteSettled();
+  const newest = await keys(store);
+  assert.equal(newest.length, 1, "once a later one resolved, it goes");
+  assert.notEqual(newest[0], ofBC);
+  assert.equal(log.outstanding, 1);
   assert.ok(ofA !== undefined);
 });

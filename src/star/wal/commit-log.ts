@@ -61,7 +61,6 @@ export class CommitLog {
   #next: bigint | undefined;
   #waiting: Waiting[] = [];
   #waitingBytes = 0;
-  #inFlight = 0;
   #timer: NodeJS.Timeout | undefined;
   #lastPutAt = Number.NEGATIVE_INFINITY;
   /** The number whose commits resolve next: every number below it has ended. */
@@ -75,6 +74,8 @@ export class CommitLog {
   #closed = false;
   /** Log objects written since the start. */
   puts = 0;
+  /** Commits refused because another member had taken the log over (fenced). */
+  fencedRefusals = 0;
 
   constructor(store: ObjectStore, starId: string, options: CommitLogOptions) {
     this.#store = store;
@@ -109,7 +110,10 @@ export class CommitLog {
   /** Resolves once a log object holding the entry is durable; rejects when its PUT failed. */
   append(entry: LogEntry, storedBytes: number): Promise<void> {
     if (this.#closed) return Promise.reject(unavailable("the star is shutting down"));
-    if (this.#fenced) return Promise.reject(this.#fenced);
+    if (this.#fenced) {
+      this.fencedRefusals++;
+      return Promise.reject(this.#fenced);
+    }
     if (this.#next === undefined) throw new Error("the commit log was not begun (replay first)");
     return new Promise((resolve, reject) => {
       this.#waiting.push({ entry, bytes: storedBytes, resolve, reject });
@@ -119,7 +123,10 @@ export class CommitLog {
   }
 
   #kick(): void {
-    if (this.#inFlight >= this.#options.maxPutsInFlight) return;
+    // Numbers are taken only within maxPutsInFlight of the first not yet resolved, so every
+    // number a fencer must void lies within that many of the newest in storage (log-fence.ts).
+    const taken = (this.#next ?? 0n) - this.#ackNext;
+    if (taken >= BigInt(this.#options.maxPutsInFlight)) return;
     if (this.#waiting.length === 0 || this.#closed || this.#fenced) return;
     const wait = this.#lastPutAt + this.#options.commitIntervalMs - Date.now();
     if (wait > 0 && this.#waitingBytes < this.#options.maxObjectBytes) {
@@ -135,7 +142,6 @@ export class CommitLog {
   }
 
   async #write(): Promise<void> {
-    this.#inFlight++;
     this.#lastPutAt = Date.now();
     let n = 0;
     let bytes = 0;
@@ -181,8 +187,8 @@ export class CommitLog {
 
   /** A number's PUT ended: its commits, and those after it that wait for it, resolve in order. */
   #end(number: bigint, done: Done): void {
-    this.#inFlight--;
     if (this.#fenced) {
+      this.fencedRefusals += done.taken.length;
       for (const t of done.taken) t.reject(this.#fenced);
       return;
     }
@@ -228,7 +234,9 @@ export class CommitLog {
     );
     const pending = [...this.#done.values()].flatMap((d) => d.taken);
     this.#done.clear();
-    for (const t of [...pending, ...this.#waiting.splice(0)]) t.reject(this.#fenced);
+    const refused = [...pending, ...this.#waiting.splice(0)];
+    this.fencedRefusals += refused.length;
+    for (const t of refused) t.reject(this.#fenced);
     this.#waitingBytes = 0;
     clearTimeout(this.#timer);
     this.#timer = undefined;
@@ -259,14 +267,22 @@ export class CommitLog {
    * is added while it runs. A failure leaves them for the next call (the settler's next round).
    */
   deleteSettled(): Promise<void> {
+    // The newest resolved object stays (until a later one resolves): a fencer finds the log's
+    // high-water mark by listing (log-fence.ts), and deletes must not lower it.
+    const deletable = () => {
+      const kept = logKey(this.#starId, this.#ackNext - 1n);
+      return this.#deletable.filter((k) => k !== kept);
+    };
     // With nothing to delete the run would end before it is stored, and stay stored forever.
-    if (!this.#deleting && this.#deletable.length > 0) {
+    if (!this.#deleting && deletable().length > 0) {
       this.#deleting = (async () => {
         try {
-          while (this.#deletable.length > 0) {
-            const batch = this.#deletable.slice(0, 1000);
+          for (;;) {
+            const batch = deletable().slice(0, 1000);
+            if (batch.length === 0) break;
             await this.#store.delete(batch);
-            this.#deletable.splice(0, batch.length);
+            const gone = new Set(batch);
+            this.#deletable = this.#deletable.filter((k) => !gone.has(k));
             this.#outstanding -= batch.length;
           }
         } finally {

@@ -36,8 +36,10 @@ export async function replayLog(
   starId: string,
   chunkBytes: number,
   log: Logger,
+  /** The epoch whose log numbers to replay (docs/fleet.md); default the newest in storage. */
+  epoch?: number,
 ): Promise<ReplayResult> {
-  const { decoded, passedOver } = await reader.readAll(starId);
+  const { decoded, passedOver } = await reader.readAll(starId, epoch);
   const keys: string[] = [];
   let next = 0n;
   for (const object of [...decoded, ...passedOver]) {
@@ -62,7 +64,7 @@ export async function replayLog(
     records += replayed;
   }
   for (let i = 0; i < keys.length; i += 1000) await store.delete(keys.slice(i, i + 1000));
-  if (keys.length > 0) log.info({ objects: keys.length, records }, "log replayed");
+  if (keys.length > 0) log.info({ star: starId, objects: keys.length, records }, "log replayed");
   return { next, objects: keys.length, records };
 }
 

@@ -5,10 +5,12 @@ export interface HealthResponse {
   'star_id'?: (string);
   'ready'?: (boolean);
   'members'?: (string)[];
+  'leading'?: (string)[];
 }
 
 export interface HealthResponse__Output {
   'star_id': (string);
   'ready': (boolean);
   'members': (string)[];
+  'leading': (string)[];
 }

@@ -16,6 +16,12 @@ export interface StarStatsResponse {
   'log_objects_torn'?: (number | string | Long);
   'log_damage_errors'?: (number | string | Long);
   'memory'?: (_nova_v1_MemoryPart)[];
+  'lease_held'?: (boolean);
+  'lease_epoch'?: (number | string | Long);
+  'lease_renewals'?: (number | string | Long);
+  'lease_takeovers'?: (number | string | Long);
+  'leases_lost'?: (number | string | Long);
+  'log_fenced_refusals'?: (number | string | Long);
 }
 
 export interface StarStatsResponse__Output {
@@ -31,4 +37,10 @@ export interface StarStatsResponse__Output {
   'log_objects_torn': (string);
   'log_damage_errors': (string);
   'memory': (_nova_v1_MemoryPart__Output)[];
+  'lease_held': (boolean);
+  'lease_epoch': (string);
+  'lease_renewals': (string);
+  'lease_takeovers': (string);
+  'leases_lost': (string);
+  'log_fenced_refusals': (string);
 }

@@ -1,0 +1,182 @@
+// The lease keeper on the in-memory store and a manual clock: three members join, a member that
+// stops renewing is taken over once (its log voided, replayed, marked fenced) and its streams
+// leave every view; it rejoins and leads only after the others hand its streams back; a zombie
+// that resumes after it was taken over finds out at its next renewal and rejoins.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import pino from "pino";
+import { decodeLogVoid } from "../../contract/codec/index.ts";
+import { createMemoryStore, type ObjectStore } from "../../platform/objstore/index.ts";
+import { firstLogNumber, logKey } from "../storage/keys.ts";
+import { LeaseKeeper } from "./lease-keeper.ts";
+import { decodeLease, leaseKey } from "./lease-record.ts";
+
+const LEASE = 1000;
+const MEMBERS = ["a", "b", "c"];
+
+interface Member {
+  keeper: LeaseKeeper;
+  replays: string[];
+  handBacks: string[];
+  lost: string[];
+  views: string[][];
+  epochs: number[];
+}
+
+function member(store: ObjectStore, clock: { now: number }, self: string): Member {
+  const m: Member = {
+    replays: [],
+    handBacks: [],
+    lost: [],
+    views: [],
+    epochs: [],
+    keeper: undefined as unknown as LeaseKeeper,
+  };
+  m.keeper = new LeaseKeeper({
+    store,
+    self,
+    members: MEMBERS,
+    leaseMs: LEASE,
+    logPutsInFlight: 2,
+    log: pino({ level: "silent" }),
+    now: () => clock.now,
+    replay: async (who, epoch) => {
+      m.replays.push(`${who}@${epoch}`);
+    },
+    begin: (epoch) => m.epochs.push(epoch),
+    onView: (view) => m.views.push([...view]),
+    handBack: async (who) => {
+      m.handBacks.push(who);
+    },
+    onLost: (reason) => m.lost.push(reason),
+  });
+  return m;
+}
+
+async function rounds(members: Member[], n = 1): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    for (const m of members) {
+      await m.keeper.tick();
+      await m.keeper.settled();
+    }
+  }
+}
+
+async function lease(store: ObjectStore, who: string) {
+  const got = await store.get(leaseKey(who));
+  return got && decodeLease(leaseKey(who), got);
+}
+
+async function fleet() {
+  const store = createMemoryStore();
+  const clock = { now: 0 };
+  const [a, b, c] = MEMBERS.map((name) => member(store, clock, name)) as [Member, Member, Member];
+  for (const m of [a, b, c]) await m.keeper.join();
+  await rounds([a, b, c]);
+  // From here c is silent: a and b read its last renewal now.
+  await rounds([a, b]);
+  return { store, clock, a, b, c };
+}
+
+test("members join with epoch 1 and lead at once: nobody led their streams before", async () => {
+  const { a, b, c } = await fleet();
+  for (const m of [a, b, c]) {
+    assert.deepEqual(m.epochs, [1]);
+    assert.equal(m.keeper.ready, true);
+    assert.deepEqual(m.keeper.view, MEMBERS);
+    assert.deepEqual(m.replays, [`${MEMBERS[[a, b, c].indexOf(m)]}@0`], "its pre-lease log");
+    assert.deepEqual(m.handBacks, []);
+  }
+});
+
+test("a member that stops renewing is taken over once, after a lease, and leaves every view", async () => {
+  const { store, clock, a, b, c } = await fleet();
+  clock.now += LEASE - 1;
+  await rounds([a, b]);
+  assert.deepEqual(a.keeper.view, MEMBERS, "not before a whole lease");
+  clock.now += 1;
+  await rounds([a, b], 2);
+  const record = await lease(store, "c");
+  assert.equal(record?.state, "fenced");
+  const fencer = record?.by === "a" ? a : b;
+  const other = fencer === a ? b : a;
+  assert.deepEqual(fencer.replays.slice(1), ["c@1"]);
+  assert.deepEqual(other.replays.slice(1), [], "one member takes it over");
+  assert.equal(fencer.keeper.stats.takeovers, 1);
+  assert.deepEqual(a.keeper.view, ["a", "b"]);
+  assert.deepEqual(b.keeper.view, ["a", "b"]);
+  // c's log is voided from its first number of epoch 1: nothing it writes there can be acked.
+  const voided = await store.get(logKey("c", firstLogNumber(1)));
+  assert.deepEqual(decodeLogVoid(voided as Buffer), { by: fencer === a ? "a" : "b", epoch: 1 });
+  void c;
+});
+
+test("a taken-over member rejoins with a new epoch and leads once every member handed back", async () => {
+  const { store, clock, a, b } = await fleet();
+  clock.now += LEASE;
+  await rounds([a, b], 2);
+  const back = member(store, clock, "c");
+  await back.keeper.join();
+  assert.deepEqual(back.epochs, [2]);
+  assert.deepEqual(back.replays, [], "the member that fenced it replayed its log");
+  assert.equal(back.keeper.ready, false, "its streams are still led by a and b");
+  assert.deepEqual(back.keeper.view, MEMBERS);
+  await rounds([a]);
+  await back.keeper.tick();
+  assert.equal(back.keeper.ready, false, "b has not handed back yet");
+  await rounds([b]);
+  await back.keeper.tick();
+  assert.equal(back.keeper.ready, true);
+  assert.deepEqual(a.handBacks, ["c"]);
+  assert.deepEqual(b.handBacks, ["c"]);
+  assert.deepEqual(a.keeper.view, MEMBERS);
+  assert.equal((await lease(store, "c"))?.since, 2);
+});
+
+test("a zombie taken over while paused learns it at its next renewal, leads nothing, and rejoins", async () => {
+  const { store, clock, a, b, c } = await fleet();
+  clock.now += LEASE;
+  await rounds([a, b], 2);
+  assert.equal((await lease(store, "c"))?.state, "fenced");
+  // c resumes with its lease in memory; its renewal fails.
+  await c.keeper.tick();
+  await c.keeper.settled();
+  assert.equal(c.lost.length, 1);
+  assert.match(c.lost[0] as string, /took over this star's log/);
+  assert.equal(c.keeper.stats.lost, 1);
+  assert.deepEqual(c.epochs, [1, 2], "it joined again with epoch 2");
+  assert.equal(c.keeper.ready, false);
+  await rounds([a, b, c]);
+  assert.equal(c.keeper.ready, true);
+});
+
+test("a member restarted before its lease lapsed replays its own log and leads on at once", async () => {
+  const { store, clock, a, b } = await fleet();
+  clock.now += LEASE / 2;
+  const again = member(store, clock, "c");
+  await again.keeper.join();
+  assert.deepEqual(again.replays, ["c@1"]);
+  assert.deepEqual(again.epochs, [2]);
+  assert.equal(again.keeper.ready, true, "nobody took its streams: since stays 0");
+  await rounds([a, b, again], 2);
+  assert.deepEqual(a.keeper.view, MEMBERS);
+  assert.deepEqual(a.handBacks, []);
+  assert.equal((await lease(store, "c"))?.state, "live");
+});
+
+test("a member that never joined is taken over after a lease from when it was first missed", async () => {
+  const store = createMemoryStore();
+  const clock = { now: 0 };
+  const a = member(store, clock, "a");
+  const b = member(store, clock, "b");
+  await a.keeper.join();
+  await b.keeper.join();
+  await rounds([a, b]);
+  assert.deepEqual(a.keeper.view, MEMBERS, "c is presumed to lead its streams");
+  clock.now += LEASE;
+  await rounds([a, b], 2);
+  assert.deepEqual(a.keeper.view, ["a", "b"]);
+  const record = await lease(store, "c");
+  assert.equal(record?.state, "fenced");
+  assert.equal(record?.epoch, 0);
+});

@@ -1,0 +1,427 @@
+// A member's lease and its view of the fleet (docs/fleet.md, "Leases"). It joins with a new
+// epoch (recovering its own last epoch's log first), renews its lease object every quarter
+// lease, reads every other member's, takes over the log of a member whose lease lapsed (voids
+// it, replays it, marks it fenced), hands streams back to a member that (re)joins, and says when
+// this member may lead its streams. Every write of a lease object is conditional, so two members
+// never both win one step; the rules are in lease-rules.ts.
+import type { Logger } from "pino";
+import type { ObjectStore } from "../../platform/objstore/index.ts";
+import { StarError, unavailable } from "../errors.ts";
+import { decodeLease, encodeLease, type LeaseRecord, leaseKey } from "./lease-record.ts";
+import {
+  handBacksOwed,
+  LeaseWatch,
+  neverJoined,
+  owingHandBack,
+  shouldTakeOver,
+  viewOf,
+} from "./lease-rules.ts";
+import { fenceLog } from "./log-fence.ts";
+
+export interface LeaseKeeperOptions {
+  store: ObjectStore;
+  self: string;
+  /** Every member's name, this one's too. */
+  members: readonly string[];
+  leaseMs: number;
+  /** --log-puts-in-flight, alike on every member: how far a lost member's log is voided. */
+  logPutsInFlight: number;
+  log: Logger;
+  /** A monotonic clock in ms. */
+  now?: () => number;
+  /** Settles a member's log of one epoch (voided first) into chunks and state objects. */
+  replay(member: string, epoch: number): Promise<void>;
+  /** This member joined with `epoch`: its log writes that epoch's numbers. */
+  begin(epoch: number): void;
+  /** Who leads streams, in this member's view, changed. */
+  onView(view: readonly string[]): void;
+  /** Stop leading the streams that are `member`'s in the view now, with all they hold settled. */
+  handBack(member: string): Promise<void>;
+  /** This member lost its lease: it leads nothing until it has joined again. */
+  onLost(reason: string): void;
+}
+
+export interface LeaseStats {
+  held: boolean;
+  epoch: number;
+  renewals: number;
+  takeovers: number;
+  /** Times this member lost its lease (fenced, or unable to renew in time). */
+  lost: number;
+}
+
+interface Read {
+  record: LeaseRecord;
+  etag: string;
+}
+
+export class LeaseKeeper {
+  readonly #o: LeaseKeeperOptions;
+  readonly #now: () => number;
+  readonly #watch: LeaseWatch;
+  readonly #records = new Map<string, LeaseRecord>();
+  #mine: Read | undefined;
+  #holding = false;
+  #heldUntil = 0;
+  #view: string[] = [];
+  #joining: Promise<void> | undefined;
+  /** Why the last join failed, until one succeeds: a damaged log is the caller's answer too. */
+  #joinError: unknown;
+  /** Own-record writes, one at a time. */
+  #writes: Promise<unknown> = Promise.resolve();
+  readonly #busy = new Map<string, Promise<void>>();
+  #timer: NodeJS.Timeout | undefined;
+  #ticking = false;
+  #waiters = new Set<() => void>();
+  #closed = false;
+  readonly stats: LeaseStats = { held: false, epoch: 0, renewals: 0, takeovers: 0, lost: 0 };
+
+  constructor(options: LeaseKeeperOptions) {
+    this.#o = options;
+    this.#now = options.now ?? (() => performance.now());
+    this.#watch = new LeaseWatch(options.leaseMs);
+  }
+
+  /** Joins now (resolves once joined, or once the attempt failed), without the rounds. */
+  join(): Promise<void> {
+    this.#rejoin();
+    return this.settled();
+  }
+
+  /** Joins, then renews and watches every quarter lease until closed. */
+  start(): void {
+    this.#rejoin();
+    this.#timer = setInterval(() => void this.tick(), Math.max(1, this.#o.leaseMs / 4));
+    this.#timer.unref();
+  }
+
+  close(): void {
+    this.#closed = true;
+    clearInterval(this.#timer);
+    for (const wake of this.#waiters) wake();
+  }
+
+  get view(): readonly string[] {
+    return this.#view;
+  }
+
+  /** Holding its lease, with every member in its view having handed its streams back. */
+  get ready(): boolean {
+    const mine = this.#mine?.record;
+    return (
+      this.#holding &&
+      mine !== undefined &&
+      owingHandBack(mine, this.#records, this.#view).length === 0
+    );
+  }
+
+  /** Resolves once ready; UNAVAILABLE, saying what it waits for, after `timeoutMs`. */
+  async whenReady(timeoutMs: number): Promise<void> {
+    if (this.ready) return;
+    const deadline = this.#now() + timeoutMs;
+    while (!this.ready) {
+      if (this.#joinError instanceof StarError) throw this.#joinError;
+      const left = deadline - this.#now();
+      if (left <= 0 || this.#closed) throw unavailable(this.#notReadyReason());
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          this.#waiters.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, left);
+        this.#waiters.add(wake);
+      });
+    }
+  }
+
+  #notReadyReason(): string {
+    const mine = this.#mine?.record;
+    if (!this.#holding || mine === undefined) {
+      return `star ${this.#o.self} is joining its fleet (acquiring its lease); retry shortly`;
+    }
+    const owing = owingHandBack(mine, this.#records, this.#view);
+    return (
+      `star ${this.#o.self} is taking its streams back; waiting for ${owing.join(", ")} to hand ` +
+      "them over; retry shortly"
+    );
+  }
+
+  /** The member's log was fenced, or its lease could not be renewed in time. */
+  lost(reason: string): void {
+    if (!this.#holding) return;
+    this.#holding = false;
+    this.stats.held = false;
+    this.stats.lost++;
+    this.#o.log.warn({ reason }, "lease lost: leading nothing until the star joins again");
+    this.#setView();
+    this.#o.onLost(reason);
+    this.#rejoin();
+  }
+
+  /** One round: renew, read the others, take over lapsed ones, hand back, wake waiters. */
+  async tick(): Promise<void> {
+    if (this.#ticking || this.#closed) return;
+    this.#ticking = true;
+    try {
+      if (this.#holding) await this.#renew();
+      await this.#readOthers();
+      const now = this.#now();
+      for (const m of this.#o.members) {
+        const record = this.#records.get(m) ?? neverJoined(m);
+        if (shouldTakeOver(record, this.#o.self, this.#watch, now)) {
+          this.#background(m, () => this.#takeOver(m));
+        }
+      }
+      this.#setView();
+      const mine = this.#mine?.record;
+      if (this.#holding && mine) {
+        for (const { member, since } of handBacksOwed(mine, this.#records, this.#view)) {
+          this.#background(`hand-back:${member}`, async () => {
+            await this.#o.handBack(member);
+            await this.#writeOwn((r) => ({ ...r, released: { ...r.released, [member]: since } }));
+          });
+        }
+      }
+    } catch (err) {
+      this.#o.log.warn({ err }, "lease round failed; retried next round");
+    } finally {
+      this.#ticking = false;
+      this.#wake();
+    }
+  }
+
+  #wake(): void {
+    if (this.ready) this.#wakeAll();
+  }
+
+  #wakeAll(): void {
+    for (const wake of [...this.#waiters]) wake();
+  }
+
+  #background(what: string, work: () => Promise<void>): void {
+    if (this.#busy.has(what) || this.#closed) return;
+    const run = work()
+      .catch((err: unknown) => this.#o.log.warn({ err, what }, "lease work failed; retried"))
+      .finally(() => {
+        this.#busy.delete(what);
+        this.#wake();
+      });
+    this.#busy.set(what, run);
+  }
+
+  /** Resolves once the join and the takeovers and hand-backs under way have ended. */
+  async settled(): Promise<void> {
+    while (this.#joining || this.#busy.size > 0) {
+      await Promise.all([this.#joining, ...this.#busy.values()]);
+    }
+  }
+
+  #rejoin(): void {
+    this.#joining ??= this.#join()
+      .then(
+        () => {
+          this.#joinError = undefined;
+        },
+        (err: unknown) => {
+          this.#joinError = err;
+          this.#o.log.warn({ err }, "joining the fleet failed; retried next round");
+          this.#wakeAll();
+        },
+      )
+      .finally(() => {
+        this.#joining = undefined;
+        if (!this.#holding && !this.#closed) {
+          setTimeout(() => this.#rejoin(), this.#o.leaseMs / 4).unref();
+        }
+      });
+  }
+
+  async #read(member: string): Promise<Read | undefined> {
+    const got = await this.#o.store.getVersioned(leaseKey(member));
+    if (!got) return undefined;
+    return { record: decodeLease(leaseKey(member), got.body), etag: got.etag };
+  }
+
+  async #put(record: LeaseRecord, condition: { ifMatch: string } | undefined) {
+    return this.#o.store.putIf(
+      leaseKey(record.member),
+      encodeLease(record),
+      condition ?? { ifNoneMatch: "*" },
+    );
+  }
+
+  async #readOthers(): Promise<void> {
+    const now = this.#now();
+    await Promise.all(
+      this.#o.members
+        .filter((m) => m !== this.#o.self)
+        .map(async (m) => {
+          const read = await this.#read(m);
+          this.#watch.observe(m, read?.etag, now);
+          if (read) this.#records.set(m, read.record);
+          else this.#records.delete(m);
+        }),
+    );
+  }
+
+  /** A member that leads nothing has handed back everything: to each member at its `since`. */
+  #releasedToAll(): Record<string, number> {
+    const released: Record<string, number> = {};
+    for (const r of this.#records.values()) {
+      if (r.member !== this.#o.self) released[r.member] = r.since;
+    }
+    return released;
+  }
+
+  /**
+   * A new epoch for this member. Its last epoch's log is voided and replayed first, unless the
+   * member that fenced it did so; then its streams moved, and it leads them again only once
+   * handed back (`since` is the new epoch).
+   */
+  async #join(): Promise<void> {
+    const self = this.#o.self;
+    for (;;) {
+      if (this.#closed) return;
+      const own = await this.#read(self);
+      await this.#readOthers();
+      let next: LeaseRecord;
+      let over: string | undefined;
+      if (!own) {
+        // A new member, or one from before leases: its log, if any, is epoch 0's. Presumed to
+        // lead its streams until now, it leads them on (`since` 0).
+        await this.#o.replay(self, 0);
+        next = { ...neverJoined(self), epoch: 1 };
+      } else if (own.record.state === "fenced") {
+        next = {
+          member: self,
+          epoch: own.record.epoch + 1,
+          since: own.record.epoch + 1,
+          state: "live",
+          writes: own.record.writes + 1,
+          released: {},
+        };
+        over = own.etag;
+      } else {
+        if (own.record.state === "fencing" && own.record.by !== self) {
+          // Another member is taking this log over: wait for it, unless it stopped too.
+          this.#watch.observe(self, own.etag, this.#now());
+          if (!this.#watch.lapsed(self, this.#now())) {
+            await new Promise((r) => setTimeout(r, this.#o.leaseMs / 4));
+            continue;
+          }
+        }
+        const fencing = {
+          ...own.record,
+          state: "fencing" as const,
+          by: self,
+          writes: own.record.writes + 1,
+        };
+        const etag = await this.#put(fencing, { ifMatch: own.etag });
+        if (etag === undefined) continue;
+        const epoch = own.record.epoch;
+        await fenceLog(this.#o.store, self, epoch, this.#o.logPutsInFlight, {
+          member: self,
+          epoch,
+        });
+        await this.#o.replay(self, epoch);
+        // Never fenced by another: nobody led its streams, which it leads again at once.
+        const { by: _, ...kept } = own.record;
+        next = { ...kept, epoch: epoch + 1, state: "live", writes: own.record.writes + 2 };
+        over = etag;
+      }
+      if (own?.record.state === "fenced") next.released = this.#releasedToAll();
+      const sentAt = this.#now();
+      const etag = await this.#put(next, over === undefined ? undefined : { ifMatch: over });
+      if (etag === undefined) continue;
+      this.#mine = { record: next, etag };
+      this.#records.set(self, next);
+      this.#holding = true;
+      this.#heldUntil = sentAt + this.#o.leaseMs;
+      this.stats.held = true;
+      this.stats.epoch = next.epoch;
+      this.#o.begin(next.epoch);
+      this.#o.log.info({ epoch: next.epoch, since: next.since }, "lease acquired");
+      this.#setView();
+      this.#wake();
+      return;
+    }
+  }
+
+  async #renew(): Promise<void> {
+    const sentAt = this.#now();
+    try {
+      const renewed = await this.#writeOwn((r) => r);
+      if (renewed) {
+        this.#heldUntil = sentAt + this.#o.leaseMs;
+        this.stats.renewals++;
+        return;
+      }
+      const own = await this.#read(this.#o.self);
+      const by = own?.record.by ?? "another member";
+      this.lost(`star ${by} took over this star's log (its lease lapsed)`);
+    } catch (err) {
+      if (this.#now() >= this.#heldUntil) {
+        this.lost(`the lease could not be renewed in time: ${(err as Error).message}`);
+      } else {
+        this.#o.log.warn({ err }, "lease renewal failed; retried next round");
+      }
+    }
+  }
+
+  /** Writes this member's own record, changed by `change`; false when it is not ours any more. */
+  #writeOwn(change: (r: LeaseRecord) => LeaseRecord): Promise<boolean> {
+    const run = this.#writes.then(async () => {
+      const mine = this.#mine;
+      if (!mine || !this.#holding) return false;
+      const next = { ...change(mine.record), writes: mine.record.writes + 1 };
+      const etag = await this.#put(next, { ifMatch: mine.etag });
+      if (etag === undefined) return false;
+      this.#mine = { record: next, etag };
+      this.#records.set(this.#o.self, next);
+      return true;
+    });
+    this.#writes = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Voids and replays a lapsed member's log, then marks it fenced: its streams move. */
+  async #takeOver(member: string): Promise<void> {
+    const read = await this.#read(member);
+    const record = read?.record ?? neverJoined(member);
+    if (!shouldTakeOver(record, this.#o.self, this.#watch, this.#now())) return;
+    const me = this.#mine?.record;
+    if (!this.#holding || !me) return;
+    const fencing = {
+      ...record,
+      state: "fencing" as const,
+      by: this.#o.self,
+      writes: record.writes + 1,
+    };
+    const etag = await this.#put(fencing, read && { ifMatch: read.etag });
+    if (etag === undefined) return;
+    const epoch = record.epoch;
+    this.#o.log.warn({ member, epoch }, "taking over a member whose lease lapsed");
+    const fence = await fenceLog(this.#o.store, member, epoch, this.#o.logPutsInFlight, {
+      member: this.#o.self,
+      epoch: me.epoch,
+    });
+    await this.#o.replay(member, epoch);
+    const fenced = { ...fencing, state: "fenced" as const, writes: fencing.writes + 1 };
+    if ((await this.#put(fenced, { ifMatch: etag })) === undefined) return;
+    this.#records.set(member, fenced);
+    this.stats.takeovers++;
+    this.#o.log.warn(
+      { member, epoch, voided: fence.voided.map(String) },
+      "took over a member's log: its streams move to the members left",
+    );
+    this.#setView();
+  }
+
+  #setView(): void {
+    const view = viewOf(this.#o.members, this.#records, this.#o.self, this.#holding);
+    if (view.join(",") === this.#view.join(",")) return;
+    this.#view = view;
+    this.#o.onView(view);
+  }
+}

@@ -1,0 +1,58 @@
+// Voiding the log numbers a lost member may still write (docs/fleet.md, "Fencing"). A star has
+// at most `inFlight` log numbers outstanding (PUT not yet ended), always among the last
+// `inFlight` it allocated, and it acknowledges a number only once every lower one has ended.
+// So after a listing whose highest number of the epoch is H, every number it may still write
+// that matters is a missing one in (H - inFlight, H + 1]: voiding each of those (If-None-Match)
+// leaves nothing it can still acknowledge, and everything it acknowledged is in the objects
+// listed. A void that loses its race (the PUT landed first) sends the fence round again.
+import { decodeLogVoid, encodeLogVoid } from "../../contract/codec/index.ts";
+import type { ObjectStore } from "../../platform/objstore/index.ts";
+import {
+  epochOfLogNumber,
+  firstLogNumber,
+  logKey,
+  logPrefix,
+  parseLogKey,
+} from "../storage/keys.ts";
+
+export interface FenceResult {
+  /** The numbers voided. */
+  voided: bigint[];
+  /** Rounds taken: more than one when a PUT of the fenced member landed meanwhile. */
+  rounds: number;
+}
+
+export async function fenceLog(
+  store: ObjectStore,
+  member: string,
+  epoch: number,
+  inFlight: number,
+  by: { member: string; epoch: number },
+): Promise<FenceResult> {
+  const voided: bigint[] = [];
+  const mark = encodeLogVoid({ by: by.member, epoch: by.epoch });
+  for (let rounds = 1; ; rounds++) {
+    const present = new Set<bigint>();
+    for await (const obj of store.listAll(logPrefix(member))) {
+      const n = parseLogKey(member, obj.key);
+      if (n !== undefined && epochOfLogNumber(n) === epoch) present.add(n);
+    }
+    let highest = firstLogNumber(epoch) - 1n;
+    for (const n of present) if (n > highest) highest = n;
+    let from = highest - BigInt(inFlight) + 1n;
+    if (from < firstLogNumber(epoch)) from = firstLogNumber(epoch);
+    // A void on top (a fence before this one) already stops everything above it.
+    const top = present.has(highest) ? await store.get(logKey(member, highest)) : undefined;
+    const to = top && decodeLogVoid(top) ? highest : highest + 1n;
+    let raced = false;
+    for (let n = from; n <= to && !raced; n++) {
+      if (present.has(n)) continue;
+      if ((await store.putIf(logKey(member, n), mark, { ifNoneMatch: "*" })) === undefined) {
+        raced = true;
+      } else {
+        voided.push(n);
+      }
+    }
+    if (!raced) return { voided, rounds };
+  }
+}
