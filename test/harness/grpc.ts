@@ -4,6 +4,7 @@ import * as grpc from "@grpc/grpc-js";
 import type { RequestOf, ResponseOf, UnaryMethod } from "../../src/contract/proto/index.ts";
 import { GRPC_MESSAGE_LIMIT, nova } from "../../src/contract/proto/index.ts";
 import type { DataPlaneServiceClient } from "../../src/gen/nova/v1/DataPlaneService.ts";
+import type { HealthResponse__Output } from "../../src/gen/nova/v1/HealthResponse.ts";
 import type { Record__Output } from "../../src/gen/nova/v1/Record.ts";
 import type { SettleStarResponse__Output } from "../../src/gen/nova/v1/SettleStarResponse.ts";
 import type { StarStatsResponse__Output } from "../../src/gen/nova/v1/StarStatsResponse.ts";
@@ -47,7 +48,7 @@ export function call<K extends UnaryMethod>(
 /** One admin-plane call to the star at `address`, on a channel of its own. */
 function adminCall<T>(
   address: string,
-  method: "SettleStar" | "StarStats",
+  method: "SettleStar" | "StarStats" | "Health",
   metadata: grpc.Metadata,
 ): Promise<T> {
   const client = new nova.AdminPlaneService(address, grpc.credentials.createInsecure());
@@ -72,6 +73,10 @@ export function starStats(
   metadata = new grpc.Metadata(),
 ): Promise<StarStatsResponse__Output> {
   return adminCall(address, "StarStats", metadata);
+}
+
+export function health(address: string): Promise<HealthResponse__Output> {
+  return adminCall(address, "Health", new grpc.Metadata());
 }
 
 /** Subscribes and collects records until `until` of them arrived; then cancels. */

@@ -34,7 +34,7 @@ export async function startStarProcess(
     "--listen",
     options.listen ?? "127.0.0.1:0",
     "--log-level",
-    "warn",
+    process.env.TEST_STAR_LOG ?? "warn",
     ...storage,
     ...(options.args ?? []),
   ]);

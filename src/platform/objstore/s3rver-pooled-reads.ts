@@ -6,11 +6,12 @@
 // goes back to the pool once the response has handed every byte to the socket ('finish').
 // Everything else keeps s3rver's own path: empty objects, ranges it cannot satisfy, larger reads.
 
-import { open } from "node:fs/promises";
+import { type FileHandle, open } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import type S3rver from "s3rver";
 import { BufferPool } from "../memory/index.ts";
+import { md5Etag } from "./object-store.ts";
 import { S3Object, storeOf } from "./s3rver-internals.ts";
 
 /** Larger reads are streamed by s3rver, so one GET never holds more than this in memory. */
@@ -63,20 +64,14 @@ class PooledBody extends Readable {
   }
 }
 
-/** `length` bytes of the file at `path` from `start`, or undefined when there is no file. */
+/** `length` bytes of an open file from `start`, into pooled memory. */
 async function readRange(
+  file: FileHandle,
   path: string,
   start: number,
   length: number,
   pool: BufferPool,
-): Promise<Buffer | undefined> {
-  let file: Awaited<ReturnType<typeof open>>;
-  try {
-    file = await open(path, "r");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw err;
-  }
+): Promise<Buffer> {
   const bytes = pool.take(length);
   try {
     let got = 0;
@@ -91,8 +86,6 @@ async function readRange(
   } catch (err) {
     pool.give(bytes);
     throw err;
-  } finally {
-    await file.close();
   }
 }
 
@@ -104,31 +97,43 @@ export function readIntoPooledMemory(
   const store = storeOf(server);
   const getObject = store.getObject.bind(store);
   store.getObject = async (bucket, key, options) => {
-    let metadata: Record<string, unknown>;
+    // One open file throughout: a PUT that replaces the object meanwhile (a rename) cannot mix
+    // its size, its bytes or its ETag into this read.
+    const path = store.getResourcePath(bucket, key, "object");
+    let file: FileHandle;
     try {
-      metadata = await store.getMetadata(bucket, key);
+      file = await open(path, "r");
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
       throw err;
     }
-    const size = Number(metadata["content-length"]);
-    // s3rver's own range rule, kept as it is (a missing or zero end means the last byte).
-    const start = options?.start || 0;
-    const end = Math.min(options?.end || Number.POSITIVE_INFINITY, size - 1);
-    const length = end + 1 - start;
-    if (!(size > 0 && start >= 0 && length > 0 && length <= MAX_POOLED_READ)) {
-      return getObject(bucket, key, options);
+    try {
+      const size = (await file.stat()).size;
+      // s3rver's own range rule, kept as it is (a missing or zero end means the last byte).
+      const start = options?.start || 0;
+      const end = Math.min(options?.end || Number.POSITIVE_INFINITY, size - 1);
+      const length = end + 1 - start;
+      if (!(size > 0 && start >= 0 && length > 0 && length <= MAX_POOLED_READ)) {
+        return await getObject(bucket, key, options);
+      }
+      let metadata: Record<string, unknown>;
+      try {
+        metadata = await store.getMetadata(bucket, key);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+        throw err;
+      }
+      const bytes = await readRange(file, path, start, length, pool);
+      const whole = length === size;
+      // The ETag of the bytes read, not the one stored beside them (written after the rename).
+      if (whole) metadata = { ...metadata, etag: md5Etag(bytes.subarray(0, size)) };
+      metadata["content-length"] = size;
+      const object = new S3Object(bucket, key, new PooledBody(bytes, pool), metadata);
+      if (options && (options.start !== undefined || options.end)) object.range = { start, end };
+      return object;
+    } finally {
+      await file.close();
     }
-    const bytes = await readRange(
-      store.getResourcePath(bucket, key, "object"),
-      start,
-      length,
-      pool,
-    );
-    if (!bytes) return null;
-    const object = new S3Object(bucket, key, new PooledBody(bytes, pool), metadata);
-    if (options && (options.start !== undefined || options.end)) object.range = { start, end };
-    return object;
   };
   // Outermost, so that it sees the body the router chose before Koa starts sending it.
   (server as unknown as { middleware: Middleware[] }).middleware.unshift(async (ctx, next) => {

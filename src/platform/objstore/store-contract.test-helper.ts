@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { describe, test } from "node:test";
 import { ObjectStoreError } from "./errors.ts";
 import { createMemoryStore } from "./memory-store.ts";
-import type { ObjectInfo, ObjectStore } from "./object-store.ts";
+import { md5Etag, type ObjectInfo, type ObjectStore } from "./object-store.ts";
 
 /** How the contract reaches one implementation of ObjectStore. */
 export interface ContractTarget {
@@ -118,6 +118,26 @@ export function describeObjectStoreContract(name: string, target: ContractTarget
       const winners = replaced.flatMap((e, i) => (e === undefined ? [] : [i]));
       assert.equal(winners.length, 1);
       assert.deepEqual((await store.get(`${p}k`))?.toString(), `r${winners[0]}`);
+    });
+
+    test("a read racing replacements gets one version whole, with that version's ETag", async (t) => {
+      const { store, p } = await setup(t);
+      const versions = [bytes("short"), bytes("a longer version of the object".repeat(50))];
+      await store.put(`${p}k`, versions[0] as Buffer);
+      let writing = true;
+      const writer = (async () => {
+        for (let i = 1; writing; i++) await store.put(`${p}k`, versions[i % 2] as Buffer);
+      })();
+      try {
+        for (let i = 0; i < 60; i++) {
+          const read = await store.getVersioned(`${p}k`);
+          assert.ok(read && versions.some((v) => v.equals(read.body)), "one version, whole");
+          assert.equal(read.etag, md5Etag(read.body));
+        }
+      } finally {
+        writing = false;
+        await writer;
+      }
     });
 
     test("a missing object reads as undefined, with or without a range", async (t) => {

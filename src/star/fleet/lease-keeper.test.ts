@@ -180,3 +180,16 @@ test("a member that never joined is taken over after a lease from when it was fi
   assert.equal(record?.state, "fenced");
   assert.equal(record?.epoch, 0);
 });
+
+test("of two members that saw a lease lapse, the one that reads the other's takeover stands back", async () => {
+  const { store, clock, a, b } = await fleet();
+  clock.now += LEASE;
+  // Both read c's lapsed lease in their rounds; a starts the takeover first.
+  await a.keeper.tick();
+  await b.keeper.tick();
+  await Promise.all([a.keeper.settled(), b.keeper.settled()]);
+  await rounds([a, b], 2);
+  assert.equal((await lease(store, "c"))?.state, "fenced");
+  assert.equal(a.replays.length + b.replays.length, 3, "c@1 replayed once, besides their own");
+  assert.equal(a.keeper.stats.takeovers + b.keeper.stats.takeovers, 1);
+});

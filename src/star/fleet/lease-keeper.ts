@@ -389,6 +389,8 @@ export class LeaseKeeper {
   async #takeOver(member: string): Promise<void> {
     const read = await this.#read(member);
     const record = read?.record ?? neverJoined(member);
+    // Read again: another member may have begun the takeover since (a new ETag, lapsing anew).
+    this.#watch.observe(member, read?.etag, this.#now());
     if (!shouldTakeOver(record, this.#o.self, this.#watch, this.#now())) return;
     const me = this.#mine?.record;
     if (!this.#holding || !me) return;
@@ -402,20 +404,40 @@ export class LeaseKeeper {
     if (etag === undefined) return;
     const epoch = record.epoch;
     this.#o.log.warn({ member, epoch }, "taking over a member whose lease lapsed");
-    const fence = await fenceLog(this.#o.store, member, epoch, this.#o.logPutsInFlight, {
-      member: this.#o.self,
-      epoch: me.epoch,
-    });
-    await this.#o.replay(member, epoch);
-    const fenced = { ...fencing, state: "fenced" as const, writes: fencing.writes + 1 };
-    if ((await this.#put(fenced, { ifMatch: etag })) === undefined) return;
-    this.#records.set(member, fenced);
-    this.stats.takeovers++;
-    this.#o.log.warn(
-      { member, epoch, voided: fence.voided.map(String) },
-      "took over a member's log: its streams move to the members left",
-    );
-    this.#setView();
+    // The work is renewed like a lease while it lasts, so no other member starts it again.
+    let held = { record: fencing as LeaseRecord, etag };
+    let writes = Promise.resolve(true);
+    const write = (change: (r: LeaseRecord) => LeaseRecord) => {
+      writes = writes.then(async (ok) => {
+        if (!ok) return false;
+        const next = { ...change(held.record), writes: held.record.writes + 1 };
+        const written = await this.#put(next, { ifMatch: held.etag }).catch(() => null);
+        if (written === undefined) return false;
+        if (written !== null) held = { record: next, etag: written };
+        return true;
+      });
+      return writes;
+    };
+    const beat = setInterval(() => void write((r) => r), this.#o.leaseMs / 4);
+    try {
+      const fence = await fenceLog(this.#o.store, member, epoch, this.#o.logPutsInFlight, {
+        member: this.#o.self,
+        epoch: me.epoch,
+      });
+      await this.#o.replay(member, epoch);
+      clearInterval(beat);
+      if (!(await write((r) => ({ ...r, state: "fenced" })))) return;
+      if (held.record.state !== "fenced") return;
+      this.#records.set(member, held.record);
+      this.stats.takeovers++;
+      this.#o.log.warn(
+        { member, epoch, voided: fence.voided.map(String) },
+        "took over a member's log: its streams move to the members left",
+      );
+      this.#setView();
+    } finally {
+      clearInterval(beat);
+    }
   }
 
   #setView(): void {

@@ -44,15 +44,12 @@ export async function fenceLog(
     // A void on top (a fence before this one) already stops everything above it.
     const top = present.has(highest) ? await store.get(logKey(member, highest)) : undefined;
     const to = top && decodeLogVoid(top) ? highest : highest + 1n;
-    let raced = false;
-    for (let n = from; n <= to && !raced; n++) {
-      if (present.has(n)) continue;
-      if ((await store.putIf(logKey(member, n), mark, { ifNoneMatch: "*" })) === undefined) {
-        raced = true;
-      } else {
-        voided.push(n);
-      }
-    }
-    if (!raced) return { voided, rounds };
+    const missing: bigint[] = [];
+    for (let n = from; n <= to; n++) if (!present.has(n)) missing.push(n);
+    const written = await Promise.all(
+      missing.map((n) => store.putIf(logKey(member, n), mark, { ifNoneMatch: "*" })),
+    );
+    voided.push(...missing.filter((_, i) => written[i] !== undefined));
+    if (written.every((etag) => etag !== undefined)) return { voided, rounds };
   }
 }

@@ -3,6 +3,7 @@
 // through LogReader, which applies the one damage rule (damage-rule.ts): torn objects among the
 // newest are passed over with a warning; any other damage fails the read UNAVAILABLE, naming the
 // object, with a log line and a count in StarStats.
+import { pMapIterable } from "p-map";
 import type { Logger } from "pino";
 import {
   CorruptionError,
@@ -39,6 +40,8 @@ export interface LogReadStats {
  * deleted between the listing and its read is skipped (its entries were settled), and one that
  * does not decode comes without entries.
  */
+const READ_CONCURRENCY = 16;
+
 async function* readLogObjects(
   store: ObjectStore,
   starId: string,
@@ -51,9 +54,13 @@ async function* readLogObjects(
   }
   const last = listed.at(-1);
   const wanted = epoch ?? (last === undefined ? 0 : epochOfLogNumber(last.number));
-  for (const { key, number } of listed) {
-    if (epochOfLogNumber(number) !== wanted) continue;
-    const bytes = await store.get(key);
+  // Read several at once (a takeover waits on this), yielded in log order.
+  const reads = pMapIterable(
+    listed.filter(({ number }) => epochOfLogNumber(number) === wanted),
+    async ({ key, number }) => ({ key, number, bytes: await store.get(key) }),
+    { concurrency: READ_CONCURRENCY },
+  );
+  for await (const { key, number, bytes } of reads) {
     if (bytes === undefined || decodeLogVoid(bytes) !== undefined) continue;
     try {
       yield { key, number, entries: decodeLogObject(bytes), damage: undefined };

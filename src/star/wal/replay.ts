@@ -7,6 +7,7 @@
 // The entries' producer marks and close, and what their command records do (a fencing token, a
 // trim point), go into each stream's state object before the log objects that hold them are
 // deleted.
+import pMap from "p-map";
 import type { Logger } from "pino";
 import type { DecodedChunkRecord, DecodedLogEntry } from "../../contract/codec/index.ts";
 import { contentBytes } from "../../contract/codec/index.ts";
@@ -58,11 +59,16 @@ export async function replayLog(
     }
   }
   let records = 0;
-  for (const [streamId, entries] of byStream) {
-    const replayed = await replayStream(catalog, chunks, streamId, entries, chunkBytes, log);
-    if (typeof replayed !== "number") throw reader.gap(starId, streamId, replayed.gapAt);
-    records += replayed;
-  }
+  // Streams replay side by side: a member taking another over waits on this.
+  await pMap(
+    byStream,
+    async ([streamId, entries]) => {
+      const replayed = await replayStream(catalog, chunks, streamId, entries, chunkBytes, log);
+      if (typeof replayed !== "number") throw reader.gap(starId, streamId, replayed.gapAt);
+      records += replayed;
+    },
+    { concurrency: 16 },
+  );
   for (let i = 0; i < keys.length; i += 1000) await store.delete(keys.slice(i, i + 1000));
   if (keys.length > 0) log.info({ star: starId, objects: keys.length, records }, "log replayed");
   return { next, objects: keys.length, records };
@@ -78,11 +84,13 @@ async function replayStream(
   log: Logger,
 ): Promise<number | { gapAt: bigint }> {
   const first = entries[0] as DecodedLogEntry;
-  const stream = await catalog.getStream(first.bucket, first.key, { fresh: true });
+  const index = new ChunkIndex();
+  const [stream] = await Promise.all([
+    catalog.getStream(first.bucket, first.key, { fresh: true }),
+    extendFromListing(chunks.store, streamId, index),
+  ]);
   // Deleted since (or its key now names another stream): nothing of it is to be kept.
   if (!stream || stream.stream_id !== streamId || stream.deleted_at_unix_ms !== "0") return 0;
-  const index = new ChunkIndex();
-  await extendFromListing(chunks.store, streamId, index);
   const last = index.last();
   const from = last ? last.firstSeqNum + BigInt(last.count) : first.firstSeqNum;
   const { records, gapAt } = continueFrom(entries, from);
