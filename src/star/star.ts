@@ -77,6 +77,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     maxObjectBytes: limits.logObjectMaxBytes,
     maxPutsInFlight: limits.logPutsInFlight,
     onFenced: (by) => keeper?.lost(`was taken over by ${by}`),
+    keepNewest: fleet.size > 1,
   });
   const logs = new LogReader(store, limits.logPutsInFlight, log);
   // Before a stream is opened: what the last run acked and had not settled goes into chunks.
@@ -233,7 +234,10 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
   const host = options.listen.slice(0, options.listen.lastIndexOf(":"));
   if (!options.fleet) fleet = Fleet.single(options.id, `${host}:${port}`);
 
+  // A member that may have lost its lease starts no background write (docs/fleet.md).
+  const mayWrite = () => keeper?.holds ?? true;
   const retention = setInterval(() => {
+    if (!mayWrite()) return;
     ctx.background("retention", async () => {
       const now = BigInt(ctx.now());
       for (const stream of await registry.openLogs()) {
@@ -246,6 +250,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
   }, options.retentionIntervalMs ?? 5_000);
   retention.unref();
   const settling = setInterval(() => {
+    if (!mayWrite()) return;
     ctx.background("settling", () => settler.round());
   }, limits.settleIntervalMs);
   settling.unref();

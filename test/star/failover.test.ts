@@ -1,5 +1,5 @@
-// A fleet of three star processes on one s3rver, with a short lease, behind a gateway (and, in
-// one test, behind HAProxy in front of it): 12 streams, an idempotent producer appending to each
+// A fleet of three star processes on one s3rver, with a short lease, behind a gateway behind
+// HAProxy (where it is installed): 12 streams, an idempotent producer appending to each
 // without pause and retrying every failure with the same stamp, and an EventSource following each
 // from seq 0. The member leading the most streams is killed with SIGKILL and never restarted:
 // its streams take appends again within the lease and 5 s. Then another leader is paused with
@@ -246,8 +246,12 @@ after(() => {
   if (report.length > 0) process.stderr.write(`${report.join("\n")}\n`);
 });
 
+// Through HAProxy where it is installed (always under CI, system-tool.ts); straight to the
+// gateway on a machine without it, which says so once.
+const viaHaproxy = haproxyTool.skip === undefined;
+
 test("a killed leader's streams move within the lease; a paused one is fenced and rejoins", async (t) => {
-  const { members, stars, base, closers } = await startStack(t, false);
+  const { members, stars, base, closers } = await startStack(t, viaHaproxy);
   const keys = await createStreams(base);
   const traffic = startTraffic(base, keys);
   closers.push(() => traffic.close());
@@ -266,7 +270,7 @@ test("a killed leader's streams move within the lease; a paused one is fenced an
   stars.delete(victim);
   const stall = await resumed(traffic, victimKeys, killedAt);
   report.push(
-    `failover: ${victim} killed; its ${victimKeys.length} streams took appends again after ${stall.toFixed(0)} ms`,
+    `failover${viaHaproxy ? " (through HAProxy)" : ""}: ${victim} killed; its ${victimKeys.length} streams took appends again after ${stall.toFixed(0)} ms`,
   );
 
   // Pause the member that now leads the most of the streams, for three leases.
@@ -322,31 +326,4 @@ test("a killed leader's streams move within the lease; a paused one is fenced an
   await traffic.stop();
   const total = await checkStreams(base, traffic);
   report.push(`failover: ${total} records acked over ${STREAMS} streams, none lost or repeated`);
-});
-
-test("behind HAProxy: a killed leader's streams move and nothing acked is lost", {
-  skip: haproxyTool.skip,
-}, async (t) => {
-  const { members, stars, base, closers } = await startStack(t, true);
-  const keys = await createStreams(base);
-  const traffic = startTraffic(base, keys);
-  closers.push(() => traffic.close());
-  const led = leaders(members, keys);
-  const [victim, victimKeys] = [...led.entries()].sort((a, b) => b[1].length - a[1].length)[0] as [
-    string,
-    string[],
-  ];
-  await waitFor(() => keys.every((k) => (traffic.acks.get(k)?.length ?? 0) >= 5), {
-    timeoutMs: 20_000,
-    message: "every stream to take appends",
-  });
-  const killedAt = performance.now();
-  await stars.get(victim)?.proc.kill("SIGKILL");
-  stars.delete(victim);
-  const stall = await resumed(traffic, victimKeys, killedAt);
-  report.push(
-    `failover behind HAProxy: ${victim} killed; appends resumed after ${stall.toFixed(0)} ms`,
-  );
-  await traffic.stop();
-  await checkStreams(base, traffic);
 });

@@ -101,6 +101,11 @@ export class LeaseKeeper {
     for (const wake of this.#waiters) wake();
   }
 
+  /** Holding its lease by its own clock: what background writes check before they start. */
+  get holds(): boolean {
+    return this.#holding && this.#now() < this.#heldUntil;
+  }
+
   get view(): readonly string[] {
     return this.#view;
   }

@@ -71,13 +71,13 @@ const keys = async (store: ReturnType<typeof createMemoryStore>) =>
 function newLog(
   store: ReturnType<typeof createMemoryStore>,
   maxPutsInFlight = 1,
-  onFenced?: (by: string) => void,
+  more: { onFenced?: (by: string) => void; keepNewest?: boolean } = {},
 ) {
   const log = new CommitLog(store, "s", {
     commitIntervalMs: 0,
     maxObjectBytes: 1 << 20,
     maxPutsInFlight,
-    ...(onFenced ? { onFenced } : {}),
+    ...more,
   });
   log.begin(0n);
   return log;
@@ -161,7 +161,7 @@ test("commits resolve in log order: a PUT that lands first waits for the one bef
 test("a number another member voided fences the log: nothing in flight or after resolves", async () => {
   const { store, state } = gatedStore();
   const fencedBy: string[] = [];
-  const log = newLog(store, 2, (by) => fencedBy.push(by));
+  const log = newLog(store, 2, { onFenced: (by) => fencedBy.push(by) });
   const a = log.append(entry("a", 0n), 1);
   await waitFor(() => state.gates.length === 1);
   const b = log.append(entry("b", 0n), 1);
@@ -178,7 +178,7 @@ test("a number another member voided fences the log: nothing in flight or after 
 });
 
 test("a log object is deleted once every stream in it has settled past its entry", async () => {
-  const { store, state, release } = gatedStore();
+  const { store, release } = gatedStore();
   const log = newLog(store);
   const first = log.append(entry("a", 0n), 1);
   await new Promise((r) => setImmediate(r));
@@ -200,15 +200,28 @@ test("a log object is deleted once every stream in it has settled past its entry
   assert.deepEqual(await keys(store), [ofBC], "c is not settled yet");
   log.forget("c");
   await log.deleteSettled();
-  assert.deepEqual(await keys(store), [ofBC], "the newest stays, the log's high-water mark");
-  const later = log.append(entry("d", 0n), 1);
+  assert.deepEqual(await keys(store), []);
+  assert.equal(log.outstanding, 0);
+  assert.ok(ofA !== undefined);
+});
+
+test("keepNewest: a settled log object stays while it is the newest resolved, then goes", async () => {
+  const { store, state, release } = gatedStore();
+  const log = newLog(store, 1, { keepNewest: true });
+  const first = log.append(entry("a", 0n), 1);
+  await waitFor(() => state.gates.length === 1);
+  release();
+  await first;
+  const [ofA] = await keys(store);
+  log.settled("a", 1n);
+  await log.deleteSettled();
+  assert.deepEqual(await keys(store), [ofA], "the log's high-water mark stays");
+  const later = log.append(entry("b", 0n), 1);
   await waitFor(() => state.gates.length === 1);
   release();
   await later;
   await log.deleteSettled();
-  const newest = await keys(store);
-  assert.equal(newest.length, 1, "once a later one resolved, it goes");
-  assert.notEqual(newest[0], ofBC);
-  assert.equal(log.outstanding, 1);
-  assert.ok(ofA !== undefined);
+  const left = await keys(store);
+  assert.equal(left.length, 1, "once a later one resolved, it goes");
+  assert.notEqual(left[0], ofA);
 });

@@ -30,6 +30,11 @@ export interface CommitLogOptions {
   maxPutsInFlight: number;
   /** Called once when a PUT finds its number voided by another member: this epoch is over. */
   onFenced?: (by: string) => void;
+  /**
+   * Keeps the newest resolved log object in storage, settled or not, until a later one resolves:
+   * in a fleet of several, where another member may have to fence this log (log-fence.ts).
+   */
+  keepNewest?: boolean;
 }
 
 interface Waiting {
@@ -267,9 +272,10 @@ export class CommitLog {
    * is added while it runs. A failure leaves them for the next call (the settler's next round).
    */
   deleteSettled(): Promise<void> {
-    // The newest resolved object stays (until a later one resolves): a fencer finds the log's
-    // high-water mark by listing (log-fence.ts), and deletes must not lower it.
+    // With keepNewest, the newest resolved object stays (until a later one resolves): a fencer
+    // finds the log's high-water mark by listing (log-fence.ts), and deletes must not lower it.
     const deletable = () => {
+      if (!this.#options.keepNewest) return this.#deletable;
       const kept = logKey(this.#starId, this.#ackNext - 1n);
       return this.#deletable.filter((k) => k !== kept);
     };
