@@ -217,7 +217,8 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
         await options.store.list("meta/", { limit: 1 });
         return {
           star_id: options.id,
-          ready: true,
+          // A member of a fleet of several is ready while it holds its lease.
+          ready: keeper?.holds ?? true,
           members: fleet.describe(),
           leading: leased ? fleet.view : [],
         };
