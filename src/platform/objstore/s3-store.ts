@@ -125,6 +125,12 @@ function httpStatus(e: SdkError): number | undefined {
   return e.$metadata?.httpStatusCode;
 }
 
+/** The object is not there (its bucket is). */
+function noSuchKey(e: SdkError): boolean {
+  const code = errorCode(e);
+  return code === "NoSuchKey" || (httpStatus(e) === 404 && code !== "NoSuchBucket");
+}
+
 function secretsOf(opts: S3StoreOptions): string[] {
   return [opts.accessKeyId, opts.secretAccessKey].filter(
     (s): s is string => s !== undefined && s.length > 0,
@@ -170,6 +176,21 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
     if (closed) throw closedError(key);
   };
 
+  const putObject = (
+    key: string,
+    body: Uint8Array,
+    condition: { IfNoneMatch?: string; IfMatch?: string },
+  ) =>
+    client.send(
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key: key,
+        Body: body,
+        ContentLength: body.byteLength,
+        ...condition,
+      }),
+    );
+
   const list = async (
     prefix: string,
     opts: { startAfter?: string; limit?: number } = {},
@@ -202,14 +223,7 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
       open(key);
       checkKey(key);
       try {
-        await client.send(
-          new PutObjectCommand({
-            Bucket: bucket,
-            Key: key,
-            Body: body,
-            ContentLength: body.byteLength,
-          }),
-        );
+        await putObject(key, body, {});
       } catch (err) {
         throw wrap(err, "put", key);
       }
@@ -238,11 +252,8 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
           : body.subarray(0, range.end - range.start);
       } catch (err) {
         const e = err as SdkError;
-        const code = errorCode(e);
-        if (code === "NoSuchKey" || (httpStatus(e) === 404 && code !== "NoSuchBucket")) {
-          return undefined;
-        }
-        if (code === "InvalidRange" || httpStatus(e) === 416) return Buffer.alloc(0);
+        if (noSuchKey(e)) return undefined;
+        if (errorCode(e) === "InvalidRange" || httpStatus(e) === 416) return Buffer.alloc(0);
         throw wrap(err, "get", key);
       }
     },
@@ -258,11 +269,7 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
           etag: out.ETag ?? "",
         };
       } catch (err) {
-        const e = err as SdkError;
-        const code = errorCode(e);
-        if (code === "NoSuchKey" || (httpStatus(e) === 404 && code !== "NoSuchBucket")) {
-          return undefined;
-        }
+        if (noSuchKey(err as SdkError)) return undefined;
         throw wrap(err, "get", key);
       }
     },
@@ -271,16 +278,12 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
       open(key);
       checkKey(key);
       try {
-        const out = await client.send(
-          new PutObjectCommand({
-            Bucket: bucket,
-            Key: key,
-            Body: body,
-            ContentLength: body.byteLength,
-            ...("ifNoneMatch" in condition
-              ? { IfNoneMatch: condition.ifNoneMatch }
-              : { IfMatch: condition.ifMatch }),
-          }),
+        const out = await putObject(
+          key,
+          body,
+          "ifNoneMatch" in condition
+            ? { IfNoneMatch: condition.ifNoneMatch }
+            : { IfMatch: condition.ifMatch },
         );
         return out.ETag ?? "";
       } catch (err) {

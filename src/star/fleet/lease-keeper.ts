@@ -256,11 +256,12 @@ export class LeaseKeeper {
     );
   }
 
+  /** Reads every other member's lease, and this member's own while it does not hold it. */
   async #readOthers(): Promise<void> {
     const now = this.#now();
     await Promise.all(
       this.#o.members
-        .filter((m) => m !== this.#o.self)
+        .filter((m) => m !== this.#o.self || !this.#holding)
         .map(async (m) => {
           const read = await this.#read(m);
           this.#watch.observe(m, read?.etag, now);
@@ -308,8 +309,13 @@ export class LeaseKeeper {
         };
         over = own.etag;
       } else {
-        if (own.record.state === "fencing" && own.record.by !== self) {
-          // Another member is taking this log over: wait for it, unless it stopped too.
+        if (
+          own.record.state === "fencing" &&
+          own.record.by !== self &&
+          own.record.failed === undefined
+        ) {
+          // Another member is taking this log over: wait for it, unless it stopped too (or
+          // failed: then the replay here meets what it met, and says so to this star's callers).
           this.#watch.observe(self, own.etag, this.#now());
           if (!this.#watch.lapsed(self, this.#now())) {
             await new Promise((r) => setTimeout(r, this.#o.leaseMs / 4));
@@ -429,7 +435,13 @@ export class LeaseKeeper {
         member: this.#o.self,
         epoch: me.epoch,
       });
-      await this.#o.replay(member, epoch);
+      try {
+        await this.#o.replay(member, epoch);
+      } catch (err) {
+        clearInterval(beat);
+        await write((r) => ({ ...r, failed: (err as Error).message }));
+        throw err;
+      }
       clearInterval(beat);
       if (!(await write((r) => ({ ...r, state: "fenced" })))) return;
       if (held.record.state !== "fenced") return;

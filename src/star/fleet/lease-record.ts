@@ -22,6 +22,8 @@ export interface LeaseRecord {
   state: LeaseState;
   /** The member fencing, or that fenced, this epoch. */
   by?: string;
+  /** Why the fencing member's replay of the log failed (a damaged log), while `fencing`. */
+  failed?: string;
   /** Bumped by every write. */
   writes: number;
   /** Per other member, the `since` of it this member has handed its streams back to. */
@@ -54,6 +56,7 @@ export function decodeLease(key: string, bytes: Uint8Array): LeaseRecord {
     typeof r.state !== "string" ||
     !STATES.has(r.state) ||
     (r.by !== undefined && typeof r.by !== "string") ||
+    (r.failed !== undefined && typeof r.failed !== "string") ||
     typeof released !== "object" ||
     released === null ||
     !Object.values(released).every(count)

@@ -42,14 +42,17 @@ const record = (member: string, patch: Partial<LeaseRecord> = {}): LeaseRecord =
   ...patch,
 });
 
-test("the view: members not fenced, a member that never joined too, this one while it holds", () => {
+test("the view: members not fenced, a member that never joined too, this one unless fenced", () => {
   const records = new Map([
     ["a", record("a")],
     ["b", record("b", { state: "fenced" })],
     ["c", record("c", { state: "fencing", by: "a" })],
   ]);
-  assert.deepEqual(viewOf(["d", "c", "b", "a"], records, "a", true), ["a", "c", "d"]);
-  assert.deepEqual(viewOf(["d", "c", "b", "a"], records, "a", false), ["c", "d"]);
+  const all = ["d", "c", "b", "a"];
+  assert.deepEqual(viewOf(all, records, "a", true), ["a", "c", "d"]);
+  assert.deepEqual(viewOf(all, records, "a", false), ["a", "c", "d"], "not holding, not fenced");
+  assert.deepEqual(viewOf(all, records, "b", false), ["a", "c", "d"], "fenced, not back yet");
+  assert.deepEqual(viewOf(all, records, "b", true), ["a", "b", "c", "d"], "back with a new epoch");
 });
 
 test("a member leads once every member in its view handed back since it began leading", () => {

@@ -49,8 +49,10 @@ export const neverJoined = (member: string): LeaseRecord => ({
 /**
  * The members that lead streams in this member's view: every member that is not fenced (one
  * whose lease lapsed still leads its streams until it is fenced, and one that never joined until
- * it is taken over, so no two members lead one stream), and this member only while it holds its
- * lease.
+ * it is taken over, so no two members lead one stream). This member too, while it holds its
+ * lease or has not been fenced: what everyone else counts it as leading it answers for itself
+ * (UNAVAILABLE until it holds its lease), rather than sending callers to a member that does not
+ * lead it either.
  */
 export function viewOf(
   members: readonly string[],
@@ -58,7 +60,9 @@ export function viewOf(
   self: string,
   holding: boolean,
 ): string[] {
-  return members.filter((m) => (m === self ? holding : records.get(m)?.state !== "fenced")).sort();
+  return members
+    .filter((m) => (m === self && holding) || records.get(m)?.state !== "fenced")
+    .sort();
 }
 
 /**
