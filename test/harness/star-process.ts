@@ -33,6 +33,7 @@ export async function startStarProcess(
   const [command, args] = nodeArgs("src/star/main.ts", [
     "--listen",
     options.listen ?? "127.0.0.1:0",
+    // TEST_STAR_LOG=info shows what a star decided (leases, takeovers) in its stderr().
     "--log-level",
     process.env.TEST_STAR_LOG ?? "warn",
     ...storage,
