@@ -9,7 +9,8 @@
 //   from the first byte, and stays so when the upload is cut (a star killed mid-PUT) or the store
 //   dies: S3 shows an object only once its whole body arrived. Here the body goes to a file
 //   beside it that listings pass over, renamed over the key once complete; a cut upload leaves
-//   nothing;
+//   nothing; its metadata and ETag files were rewritten in place, so a GET racing a PUT could
+//   read them empty (a 500) or half written: they are replaced by a rename too;
 // - it ignores If-None-Match and If-Match on PUT, which S3 honours atomically (a 412 when the
 //   condition fails): conditional PUTs are checked and written one at a time per key here;
 // - a delete removes the directories it empties, so a PUT under the same prefix that made its
@@ -20,7 +21,7 @@
 // empty or "."/".." path segments alias other keys ("a//b" is "a/b").
 import { createHash, randomUUID } from "node:crypto";
 import { createWriteStream, type Dirent, readdirSync } from "node:fs";
-import { mkdir, rename, unlink } from "node:fs/promises";
+import { mkdir, rename, unlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -250,6 +251,8 @@ export function fixS3rver(server: S3rver): void {
     );
   };
   store.putObject = (object) => putObject(store, object);
+  store.putMetadata = (bucket, key, metadata, md5) =>
+    putMetadata(store, bucket, key, metadata, md5);
   // Before the router (the last middleware), after the virtual-host rewrite to path style.
   const { middleware } = server as unknown as { middleware: KoaMiddleware[] };
   middleware.splice(middleware.length - 1, 0, conditionalPuts(store));
@@ -263,6 +266,32 @@ export function fixS3rver(server: S3rver): void {
     }
     return object;
   };
+}
+
+const ALLOWED_METADATA = (S3Object as unknown as { ALLOWED_METADATA: string[] }).ALLOWED_METADATA;
+
+/** s3rver's putMetadata (the same files and content), each file replaced whole by a rename. */
+async function putMetadata(
+  store: FilesystemStore,
+  bucket: string,
+  key: string,
+  metadata: Record<string, unknown>,
+  md5: string,
+): Promise<void> {
+  const kept = Object.entries(metadata).filter(
+    ([name]) => ALLOWED_METADATA.includes(name) || name.startsWith("x-amz-meta-"),
+  );
+  if (md5) await replaceFile(store.getResourcePath(bucket, key, "object.md5"), md5);
+  await replaceFile(
+    store.getResourcePath(bucket, key, "metadata.json"),
+    JSON.stringify(Object.fromEntries(kept), null, 2),
+  );
+}
+
+async function replaceFile(path: string, content: string): Promise<void> {
+  const part = `${path}.${randomUUID()}.part`;
+  await writeFile(part, content);
+  await rename(part, path);
 }
 
 /** s3rver's putObject (same object and result), visible only once its whole body is stored. */
