@@ -42,6 +42,10 @@ export class PageRule {
   remaining(): { count: number; bytes: number } {
     const count = this.maxRecords - this.records;
     const bytes = this.maxBytes - this.bytes;
+    // A spent byte budget takes only a record of zero content bytes: ask for one record. One
+    // Read stops at the first record that does not fit; a Read starting at that record takes it
+    // as its first and would look at the one after, whose chunk the one Read never loads.
+    if (bytes <= 0) return { count: 1, bytes: 1 };
     return {
       count: Number.isFinite(count) ? Math.max(count, 1) : 0,
       // A record of zero content bytes still fits a spent byte budget; ask for at least one.
