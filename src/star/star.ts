@@ -64,20 +64,21 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
   let fleet = options.fleet
     ? new Fleet(options.id, options.fleet)
     : Fleet.single(options.id, options.listen);
+  // In a fleet of several, leases say who leads what (docs/fleet.md, "Leases").
+  const leased = fleet.size > 1;
   const { store, counts } = countingStore(options.store);
   // A fleet of one is the only writer of its descriptors: its cache never goes stale.
   const catalog = new Catalog(store, {
-    ttlMs: fleet.size > 1 ? limits.descriptorTtlMs : Number.POSITIVE_INFINITY,
+    ttlMs: leased ? limits.descriptorTtlMs : Number.POSITIVE_INFINITY,
   });
   const chunks = new ChunkStore(store, limits.chunkCacheBytes);
-  // In a fleet of several, leases say who leads what (docs/fleet.md, "Leases").
   let keeper: LeaseKeeper | undefined;
   const wal = new CommitLog(store, options.id, {
     commitIntervalMs: limits.logCommitIntervalMs,
     maxObjectBytes: limits.logObjectMaxBytes,
     maxPutsInFlight: limits.logPutsInFlight,
     onFenced: (by) => keeper?.lost(`was taken over by ${by}`),
-    keepNewest: fleet.size > 1,
+    keepNewest: leased,
   });
   const logs = new LogReader(store, limits.logPutsInFlight, log);
   // Before a stream is opened: what the last run acked and had not settled goes into chunks.
@@ -102,7 +103,6 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     );
     return replaying;
   };
-  const leased = fleet.size > 1;
   const replayed = leased ? () => (keeper as LeaseKeeper).whenReady(limits.leaseMs) : replayedAlone;
   if (!leased) {
     replayedAlone().catch((err: unknown) =>

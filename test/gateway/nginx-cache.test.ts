@@ -38,6 +38,17 @@ async function get(base: string, path: string, headers: Record<string, string> =
 }
 
 /** The page reads a gateway has answered with `status`, from its /metrics. */
+/** A Durable Streams create or append of text; its body is drained. */
+async function dsWrite(url: string, method: "PUT" | "POST", body?: string) {
+  const res = await request(url, {
+    method,
+    headers: { "content-type": "text/plain" },
+    ...(body === undefined ? {} : { body }),
+  });
+  await res.body.dump();
+  return res;
+}
+
 function pageReads(gw: GatewayProcess, status: number): Promise<number> {
   return metric(gw.base, "nova_gateway_requests_total", `${READ_ROUTE},status="${status}"`);
 }
@@ -214,13 +225,8 @@ describe("behind nginx's proxy_cache", () => {
     const { gw } = open as { gw: GatewayProcess };
     const front = (nginx as Nginx).bases[0] as string;
     const path = `/ds/v1/stream/cached-${process.pid}`;
-    const put = await request(gw.base + path, {
-      method: "PUT",
-      headers: { "content-type": "text/plain" },
-      body: "settled history",
-    });
+    const put = await dsWrite(gw.base + path, "PUT", "settled history");
     assert.equal(put.statusCode, 201);
-    await put.body.dump();
     const before = await metric(gw.base, "nova_gateway_requests_total", `${DS_ROUTE},status="200"`);
 
     const reads = await Promise.all(
@@ -242,23 +248,14 @@ describe("behind nginx's proxy_cache", () => {
     const { gw } = open as { gw: GatewayProcess };
     const front = (nginx as Nginx).bases[0] as string;
     const path = `/ds/v1/stream/tail-${process.pid}`;
-    const put = await request(gw.base + path, {
-      method: "PUT",
-      headers: { "content-type": "text/plain" },
-    });
-    await put.body.dump();
+    const put = await dsWrite(gw.base + path, "PUT");
     const tail = String(put.headers["stream-next-offset"]);
     const empty = await get(front, `${path}?offset=${tail}`);
     assert.equal(empty.status, 200);
     assert.equal(empty.text, "");
     assert.equal(empty.headers["cache-control"], "no-store");
-    const post = await request(gw.base + path, {
-      method: "POST",
-      headers: { "content-type": "text/plain" },
-      body: "new",
-    });
+    const post = await dsWrite(gw.base + path, "POST", "new");
     assert.equal(post.statusCode, 204);
-    await post.body.dump();
     const next = await get(front, `${path}?offset=${tail}`);
     assert.equal(next.text, "new");
   });

@@ -257,18 +257,21 @@ export class LeaseKeeper {
   }
 
   /** Reads every other member's lease, and this member's own while it does not hold it. */
-  async #readOthers(): Promise<void> {
+  async #readOthers(): Promise<Map<string, Read | undefined>> {
     const now = this.#now();
+    const reads = new Map<string, Read | undefined>();
     await Promise.all(
       this.#o.members
         .filter((m) => m !== this.#o.self || !this.#holding)
         .map(async (m) => {
           const read = await this.#read(m);
+          reads.set(m, read);
           this.#watch.observe(m, read?.etag, now);
           if (read) this.#records.set(m, read.record);
           else this.#records.delete(m);
         }),
     );
+    return reads;
   }
 
   /** A member that leads nothing has handed back everything: to each member at its `since`. */
@@ -289,8 +292,8 @@ export class LeaseKeeper {
     const self = this.#o.self;
     for (;;) {
       if (this.#closed) return;
-      const own = await this.#read(self);
-      await this.#readOthers();
+      // Not holding its lease, so this reads its own lease object too.
+      const own = (await this.#readOthers()).get(self);
       let next: LeaseRecord;
       let over: string | undefined;
       if (!own) {
