@@ -22,7 +22,8 @@ const SKIPPED_BY_SUITE = 5;
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 test("S2's end-to-end suite (S2-lite profile) passes against the gateway", async (t) => {
-  const basin = `e2e-${process.pid}`;
+  // S2 names a basin with 8 to 48 characters; a short pid alone would make it too short.
+  const basin = `e2e-suite-${process.pid}`;
   const result = await runSuite(t, {
     prefix: "nova-s2-suite-",
     config: "test/s2/e2e/vitest.config.ts",
