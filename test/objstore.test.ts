@@ -30,7 +30,7 @@ let dataDir: string | undefined;
 let s3: RunningS3rver | undefined;
 before(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "nova-test-"));
-  s3 = await startS3rver({ dataDir, buckets: ["contract", "fixes", "reads"] });
+  s3 = await startS3rver({ dataDir, buckets: ["contract", "local", "fixes", "reads"] });
 });
 after(async () => {
   await s3?.close();
@@ -46,11 +46,83 @@ describeObjectStoreContract("memory", memoryTarget);
 
 describeObjectStoreContract("S3 over s3rver", {
   open: () => createS3Store({ endpoint: s3url(), bucket: "contract" }),
-  fetchUrl: async (url) => {
-    const res = await request(url);
-    const body = Buffer.from(await res.body.arrayBuffer());
-    return res.statusCode === 200 ? body : undefined;
-  },
+  fetchUrl: (url) => fetchOk(url),
+});
+
+const fetchOk = async (url: string): Promise<Buffer | undefined> => {
+  const res = await request(url);
+  const body = Buffer.from(await res.body.arrayBuffer());
+  return res.statusCode === 200 ? body : undefined;
+};
+
+describeObjectStoreContract("s3rver's files in place (the process running it)", {
+  open: () => (s3 as RunningS3rver).localStore("local"),
+  fetchUrl: fetchOk,
+});
+
+describe("s3rver in place and over HTTP are one store", () => {
+  const both = (t: { after(fn: () => void): void }) => {
+    const local = (s3 as RunningS3rver).localStore("local");
+    const remote = createS3Store({ endpoint: s3url(), bucket: "local" });
+    t.after(() => {
+      local.close();
+      remote.close();
+    });
+    return { local, remote, p: `both-${Math.random().toString(36).slice(2)}/` };
+  };
+
+  test("what one side writes the other reads, bytes and ETag alike", async (t) => {
+    const { local, remote, p } = both(t);
+    const etag = await local.putIf(`${p}a`, Buffer.from("from here"), { ifNoneMatch: "*" });
+    assert.deepEqual(await remote.getVersioned(`${p}a`), { body: Buffer.from("from here"), etag });
+    await remote.put(`${p}b`, Buffer.from("from afar"));
+    assert.deepEqual(await local.get(`${p}b`), Buffer.from("from afar"));
+    assert.deepEqual(
+      (await local.list(p)).objects.map((o) => o.key),
+      [`${p}a`, `${p}b`],
+    );
+    await local.delete([`${p}a`]);
+    assert.equal(await remote.get(`${p}a`), undefined);
+  });
+
+  test("conditional writes racing from both sides on one key: exactly one wins", async (t) => {
+    const { local, remote, p } = both(t);
+    const racers = Array.from({ length: 12 }, (_, i) =>
+      (i % 2 === 0 ? local : remote).putIf(`${p}k`, Buffer.from(`c${i}`), { ifNoneMatch: "*" }),
+    );
+    const created = await Promise.all(racers);
+    assert.equal(created.filter((e) => e !== undefined).length, 1);
+    const read = await local.getVersioned(`${p}k`);
+    assert.ok(read);
+    const replaced = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        (i % 2 === 0 ? remote : local).putIf(`${p}k`, Buffer.from(`r${i}`), {
+          ifMatch: read.etag,
+        }),
+      ),
+    );
+    const winners = replaced.flatMap((e, i) => (e === undefined ? [] : [i]));
+    assert.equal(winners.length, 1);
+    assert.equal((await remote.get(`${p}k`))?.toString(), `r${winners[0]}`);
+  });
+
+  test('a key with a "." or ".." segment is refused in place, naming the key, and writes nothing', async (t) => {
+    const { local, p } = both(t);
+    for (const key of [`${p}../escape`, `${p}./x`, "../outside", `${p}a/../b`]) {
+      await assert.rejects(
+        local.put(key, Buffer.from("x")),
+        (err: Error) =>
+          err instanceof ObjectStoreError && err.key === key && /"\." and "\.\."/.test(err.message),
+      );
+    }
+    assert.deepEqual((await local.list(p)).objects, []);
+    assert.deepEqual(await readdir(join(dataDir as string)), [
+      "contract",
+      "fixes",
+      "local",
+      "reads",
+    ]);
+  });
 });
 
 describe("s3rver as the star's store", () => {

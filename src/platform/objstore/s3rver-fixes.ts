@@ -23,9 +23,10 @@ import { createHash, randomUUID } from "node:crypto";
 import { createWriteStream, type Dirent, readdirSync } from "node:fs";
 import { mkdir, rename, unlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { Readable } from "node:stream";
+import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type S3rver from "s3rver";
+import type { KeyTurns } from "./key-turns.ts";
 import { compareKeys } from "./object-store.ts";
 import {
   type FilesystemStore,
@@ -190,11 +191,11 @@ interface ConditionalContext {
 
 /**
  * S3's conditional PUT: with If-None-Match: * only where no object is, with If-Match only over
- * the object with that ETag, else 412. One conditional PUT per key at a time, so the check and
- * the write are one step for every other conditional PUT.
+ * the object with that ETag, else 412. The check and the write take one turn on the key, shared
+ * with the in-process store (s3rver-local-store.ts), so they are one step for every other
+ * conditional PUT.
  */
-function conditionalPuts(store: FilesystemStore): KoaMiddleware {
-  const tails = new Map<string, Promise<void>>();
+function conditionalPuts(store: FilesystemStore, turns: KeyTurns): KoaMiddleware {
   return async (ctx, next) => {
     const ifNoneMatch = ctx.get("if-none-match");
     const ifMatch = ctx.get("if-match");
@@ -203,20 +204,8 @@ function conditionalPuts(store: FilesystemStore): KoaMiddleware {
     if (slash < 0) return next();
     const bucket = decodeURIComponent(ctx.path.slice(1, slash));
     const key = decodeURIComponent(ctx.path.slice(slash + 1));
-    const id = `${bucket}/${key}`;
-    const before = tails.get(id) ?? Promise.resolve();
-    let done = () => {};
-    const mine = new Promise<void>((resolve) => {
-      done = resolve;
-    });
-    const tail = before.then(() => mine);
-    tails.set(id, tail);
-    await before;
-    try {
-      const etag = await store.getMetadata(bucket, key).then(
-        (m) => m.etag as string,
-        () => undefined,
-      );
+    await turns.take(turnKey(bucket, key), async () => {
+      const etag = await etagOf(store, bucket, key);
       const holds = ifNoneMatch === "*" ? etag === undefined : etag === ifMatch;
       if (!holds) {
         ctx.status = 412;
@@ -229,14 +218,22 @@ function conditionalPuts(store: FilesystemStore): KoaMiddleware {
         return;
       }
       await next();
-    } finally {
-      done();
-      if (tails.get(id) === tail) tails.delete(id);
-    }
+    });
   };
 }
 
-export function fixS3rver(server: S3rver): void {
+/** The key a conditional PUT takes its turn on. */
+export const turnKey = (bucket: string, key: string): string => `${bucket}/${key}`;
+
+/** The stored object's ETag, or undefined when there is none. */
+export function etagOf(store: FilesystemStore, bucket: string, key: string) {
+  return store.getMetadata(bucket, key).then(
+    (m) => m.etag as string,
+    () => undefined,
+  );
+}
+
+export function fixS3rver(server: S3rver, turns: KeyTurns): void {
   // s3rver's router looks the controller up on every request, so replacing it takes effect.
   objectController.deleteMultipleObjects = deleteMultipleObjects;
   const store = storeOf(server);
@@ -255,7 +252,7 @@ export function fixS3rver(server: S3rver): void {
     putMetadata(store, bucket, key, metadata, md5);
   // Before the router (the last middleware), after the virtual-host rewrite to path style.
   const { middleware } = server as unknown as { middleware: KoaMiddleware[] };
-  middleware.splice(middleware.length - 1, 0, conditionalPuts(store));
+  middleware.splice(middleware.length - 1, 0, conditionalPuts(store, turns));
   const getObject = store.getObject.bind(store);
   store.getObject = async (bucket, key, options) => {
     const object = await getObject(bucket, key, options);
@@ -305,22 +302,27 @@ async function putObject(
   const part = `${path}.part-${randomUUID()}`;
   const md5 = createHash("md5");
   let size = 0;
-  const content = Buffer.isBuffer(object.content)
-    ? Readable.from([object.content])
-    : object.content;
+  const { content } = object;
   try {
-    // A request cut before its Content-Length arrived ends the pipeline with an error.
-    await pipeline(
-      content,
-      async function* (chunks: AsyncIterable<Buffer>) {
-        for await (const chunk of chunks) {
-          md5.update(chunk);
-          size += chunk.length;
-          yield chunk;
-        }
-      },
-      createWriteStream(part),
-    );
+    if (Buffer.isBuffer(content)) {
+      // Bytes in hand (the in-process store): one write, no stream.
+      md5.update(content);
+      size = content.length;
+      await writeFile(part, content);
+    } else {
+      // A request cut before its Content-Length arrived ends the pipeline with an error.
+      await pipeline(
+        content,
+        async function* (chunks: AsyncIterable<Buffer>) {
+          for await (const chunk of chunks) {
+            md5.update(chunk);
+            size += chunk.length;
+            yield chunk;
+          }
+        },
+        createWriteStream(part),
+      );
+    }
     const digest = md5.digest("hex");
     await store.putMetadata(object.bucket, object.key, object.metadata, digest);
     await rename(part, path);

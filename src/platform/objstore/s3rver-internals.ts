@@ -12,6 +12,7 @@ export interface S3rverRange {
 }
 
 export interface S3rverObject {
+  key: string;
   size: number;
   range?: { start: number; end: number };
   content: Readable | null;
@@ -42,7 +43,7 @@ export interface FilesystemStore {
   listObjects(
     bucket: string,
     options: { delimiter?: string; startAfter?: string; prefix?: string; maxKeys?: number },
-  ): Promise<{ objects: unknown[]; commonPrefixes: string[]; isTruncated: boolean }>;
+  ): Promise<{ objects: S3rverObject[]; commonPrefixes: string[]; isTruncated: boolean }>;
 }
 
 /** Requires a module as s3rver itself would. */

@@ -5,6 +5,7 @@ import { request } from "undici";
 import { tempDir } from "../../../test/harness/tmp.ts";
 import { waitFor } from "../../../test/harness/wait.ts";
 import { BufferPool } from "../memory/index.ts";
+import { KeyTurns } from "./key-turns.ts";
 import { fixS3rver } from "./s3rver-fixes.ts";
 import { readIntoPooledMemory } from "./s3rver-pooled-reads.ts";
 
@@ -23,7 +24,7 @@ async function serve(
     silent: true,
     configureBuckets: [{ name: "b", configs: [] }],
   });
-  fixS3rver(server);
+  fixS3rver(server, new KeyTurns());
   readIntoPooledMemory(server, pool);
   const { port } = await server.run();
   t.after(() => server.close());

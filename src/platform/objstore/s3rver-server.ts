@@ -2,6 +2,7 @@
 // module: every gateway and star process imports the object store's face, and s3rver's module
 // graph (about 150 files) would add about 0.2 s to each start.
 import { mkdir } from "node:fs/promises";
+import type { ObjectStore } from "./object-store.ts";
 
 export interface S3rverOptions {
   /** default 127.0.0.1 */
@@ -17,6 +18,11 @@ export interface S3rverOptions {
 export interface RunningS3rver {
   url: string;
   port: number;
+  /**
+   * A bucket's objects for this process, read and written in place (s3rver-local-store.ts); what
+   * it writes is what the server serves, and the other way round.
+   */
+  localStore(bucket: string): ObjectStore;
   close(): Promise<void>;
 }
 
@@ -33,13 +39,21 @@ export async function startS3rver(opts: S3rverOptions): Promise<RunningS3rver> {
       );
     }
   }
-  const [{ default: S3rver }, { fixS3rver }, internals, { readIntoPooledMemory }] =
-    await Promise.all([
-      import("s3rver"),
-      import("./s3rver-fixes.ts"),
-      import("./s3rver-internals.ts"),
-      import("./s3rver-pooled-reads.ts"),
-    ]);
+  const [
+    { default: S3rver },
+    { fixS3rver },
+    internals,
+    { readIntoPooledMemory },
+    { createS3rverLocalStore },
+    { KeyTurns },
+  ] = await Promise.all([
+    import("s3rver"),
+    import("./s3rver-fixes.ts"),
+    import("./s3rver-internals.ts"),
+    import("./s3rver-pooled-reads.ts"),
+    import("./s3rver-local-store.ts"),
+    import("./key-turns.ts"),
+  ]);
   internals.checkS3rverVersion(internals.installedS3rverVersion);
   await mkdir(opts.dataDir, { recursive: true });
   const server = new S3rver({
@@ -49,12 +63,16 @@ export async function startS3rver(opts: S3rverOptions): Promise<RunningS3rver> {
     silent: true,
     configureBuckets: buckets.map((name) => ({ name, configs: [] })),
   });
-  fixS3rver(server);
+  const turns = new KeyTurns();
+  fixS3rver(server, turns);
   readIntoPooledMemory(server);
   const { port } = await server.run();
+  const url = `http://${urlHost(host)}:${port}`;
+  const store = internals.storeOf(server);
   return {
-    url: `http://${urlHost(host)}:${port}`,
+    url,
     port,
+    localStore: (bucket) => createS3rverLocalStore({ store, turns, bucket, endpoint: url }),
     // Node's server.close() also drops idle keep-alive connections, so clients cannot hold it open.
     close: () => server.close(),
   };

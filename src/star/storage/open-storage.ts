@@ -27,7 +27,8 @@ export async function openStorage(config: StorageConfig): Promise<OpenStorage> {
     return { store, endpoint: config.s3.endpoint, close: async () => store.close() };
   }
   const s3rver = await startS3rver({ port: 0, dataDir: config.dataDir, buckets: [config.bucket] });
-  const store = createS3Store({ endpoint: s3rver.url, bucket: config.bucket });
+  // The star runs the embedded store: it reads and writes its files in place, others over HTTP.
+  const store = s3rver.localStore(config.bucket);
   return {
     store,
     endpoint: s3rver.url,
