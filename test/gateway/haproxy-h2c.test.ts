@@ -56,7 +56,7 @@ describe("behind HAProxy speaking h2c", { skip }, () => {
   test("SSE and appends through it, across a graceful restart of a gateway", async () => {
     const base = (lb as Haproxy).base;
     const stream = await newStream(base);
-    const traffic = startRestartTraffic(base, stream, { followers: 4, producers: 8 });
+    const traffic = startRestartTraffic(base, stream, { followers: 4, producers: 8, pauseMs: 25 });
     try {
       try {
         await waitFor(() => traffic.acked >= 200, { message: "appends before the restart" });

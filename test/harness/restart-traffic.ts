@@ -1,6 +1,8 @@
 // Traffic through a balancer while gateways restart behind it: EventSource followers of one
-// stream and producers appending to it without pause; then the check that clients saw no error,
-// no gap and no duplicate.
+// stream and producers appending to it, each with a short pause between its appends (unpaced,
+// they would only load the machine: what a restart is tested for is appends in flight, and the
+// producers keep some in flight throughout); then the check that clients saw no error, no gap and
+// no duplicate.
 import assert from "node:assert/strict";
 import { EventSource } from "eventsource";
 import { http } from "./http.ts";
@@ -23,7 +25,7 @@ export interface RestartTraffic {
 export function startRestartTraffic(
   base: string,
   stream: string,
-  counts: { followers: number; producers: number },
+  counts: { followers: number; producers: number; pauseMs: number },
 ): RestartTraffic {
   const followers = Array.from({ length: counts.followers }, () => {
     const es = new EventSource(`${base}${stream}/records?seq_num=0`);
@@ -50,6 +52,7 @@ export function startRestartTraffic(
       } catch (err) {
         failures.push(`append ${body}: ${(err as Error).message}`);
       }
+      if (producing) await new Promise((resolve) => setTimeout(resolve, counts.pauseMs));
     }
   });
   return {
