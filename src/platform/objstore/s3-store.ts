@@ -1,15 +1,6 @@
 import { Agent as HttpAgent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
-import {
-  CreateBucketCommand,
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  HeadBucketCommand,
-  ListObjectsCommand,
-  PutObjectCommand,
-  S3Client,
-} from "@aws-sdk/client-s3";
-import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
+import type { S3Client } from "@aws-sdk/client-s3";
 import { ObjectStoreError, type ObjectStoreErrorKind } from "./errors.ts";
 import {
   type ByteRange,
@@ -53,10 +44,40 @@ function credentialsOf(opts: S3StoreOptions): { accessKeyId: string; secretAcces
   };
 }
 
-function createClient(opts: S3StoreOptions): S3Client {
+type Sdk = typeof import("@aws-sdk/client-s3");
+
+/**
+ * The SDK loads with a store's first request, not with this module: every gateway and star
+ * imports the object store's face, and most never talk S3 (an embedded store is used in place,
+ * a gateway without history reads never reads). About 0.1 s of each start otherwise.
+ */
+let sdkModule: Promise<Sdk> | undefined;
+const loadSdk = (): Promise<Sdk> => {
+  sdkModule ??= import("@aws-sdk/client-s3");
+  return sdkModule;
+};
+
+/** A client, made once its SDK has loaded. */
+function lazyClient(opts: S3StoreOptions): {
+  get(): Promise<{ sdk: Sdk; client: S3Client }>;
+  destroy(): void;
+} {
+  let made: Promise<{ sdk: Sdk; client: S3Client }> | undefined;
+  return {
+    get() {
+      made ??= loadSdk().then((sdk) => ({ sdk, client: createClient(sdk, opts) }));
+      return made;
+    },
+    destroy() {
+      void made?.then(({ client }) => client.destroy());
+    },
+  };
+}
+
+function createClient(sdk: Sdk, opts: S3StoreOptions): S3Client {
   const timeout = opts.requestTimeoutMs ?? 30_000;
   const agentOptions = { keepAlive: true, maxSockets: opts.maxSockets ?? 64 };
-  return new S3Client({
+  return new sdk.S3Client({
     endpoint: opts.endpoint,
     region: opts.region ?? "us-east-1",
     forcePathStyle: opts.forcePathStyle ?? true,
@@ -157,7 +178,7 @@ function toStoreError(
 /** An ObjectStore on an S3 bucket that exists (see ensureS3Bucket). */
 export function createS3Store(opts: S3StoreOptions): ObjectStore {
   const { bucket } = opts;
-  const client = createClient(opts);
+  const client = lazyClient(opts);
   const secrets = secretsOf(opts);
   // Path-style URLs are signed without the SDK (presign-get.ts); virtual-hosted ones by it.
   const presign =
@@ -176,13 +197,14 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
     if (closed) throw closedError(key);
   };
 
-  const putObject = (
+  const putObject = async (
     key: string,
     body: Uint8Array,
     condition: { IfNoneMatch?: string; IfMatch?: string },
-  ) =>
-    client.send(
-      new PutObjectCommand({
+  ) => {
+    const { sdk, client: c } = await client.get();
+    return c.send(
+      new sdk.PutObjectCommand({
         Bucket: bucket,
         Key: key,
         Body: body,
@@ -190,6 +212,7 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
         ...condition,
       }),
     );
+  };
 
   const list = async (
     prefix: string,
@@ -199,8 +222,9 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
     const limit = pageLimit(opts.limit);
     try {
       // V1 with markers: s3rver cannot make V2 continuation tokens on Node 17+ (they need DES).
-      const out = await client.send(
-        new ListObjectsCommand({
+      const { sdk, client: c } = await client.get();
+      const out = await c.send(
+        new sdk.ListObjectsCommand({
           Bucket: bucket,
           Prefix: prefix,
           MaxKeys: limit,
@@ -236,8 +260,9 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
       // HTTP ranges are inclusive and cannot be empty: an empty range asks for one byte and drops it.
       const header = range && `bytes=${range.start}-${Math.max(range.start, range.end - 1)}`;
       try {
-        const out = await client.send(
-          new GetObjectCommand({
+        const { sdk, client: c } = await client.get();
+        const out = await c.send(
+          new sdk.GetObjectCommand({
             Bucket: bucket,
             Key: key,
             ...(header === undefined ? {} : { Range: header }),
@@ -262,7 +287,8 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
       open(key);
       checkKey(key);
       try {
-        const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+        const { sdk, client: c } = await client.get();
+        const out = await c.send(new sdk.GetObjectCommand({ Bucket: bucket, Key: key }));
         const bytes = (await out.Body?.transformToByteArray()) ?? new Uint8Array();
         return {
           body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
@@ -307,8 +333,9 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
         const batch = keys.slice(i, i + MAX_PAGE);
         let failed: { Key?: string; Code?: string; Message?: string } | undefined;
         try {
-          const out = await client.send(
-            new DeleteObjectsCommand({
+          const { sdk, client: c } = await client.get();
+          const out = await c.send(
+            new sdk.DeleteObjectsCommand({
               Bucket: bucket,
               Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
             }),
@@ -334,7 +361,11 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
       checkExpiry(key, expiresSeconds);
       try {
         if (presign) return presign(bucket, key, expiresSeconds);
-        return await getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: key }), {
+        const [{ sdk, client: c }, { getSignedUrl }] = await Promise.all([
+          client.get(),
+          import("@aws-sdk/s3-request-presigner"),
+        ]);
+        return await getSignedUrl(c, new sdk.GetObjectCommand({ Bucket: bucket, Key: key }), {
           expiresIn: expiresSeconds,
         });
       } catch (err) {
@@ -352,10 +383,11 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
 
 /** Creates the bucket unless it exists; safe to call concurrently and repeatedly. */
 export async function ensureS3Bucket(opts: S3StoreOptions): Promise<void> {
-  const client = createClient(opts);
+  const sdk = await loadSdk();
+  const client = createClient(sdk, opts);
   const exists = async (): Promise<boolean> => {
     try {
-      await client.send(new HeadBucketCommand({ Bucket: opts.bucket }));
+      await client.send(new sdk.HeadBucketCommand({ Bucket: opts.bucket }));
       return true;
     } catch (err) {
       if (httpStatus(err as SdkError) === 404) return false;
@@ -365,7 +397,7 @@ export async function ensureS3Bucket(opts: S3StoreOptions): Promise<void> {
   try {
     if (await exists()) return;
     try {
-      await client.send(new CreateBucketCommand({ Bucket: opts.bucket }));
+      await client.send(new sdk.CreateBucketCommand({ Bucket: opts.bucket }));
     } catch (err) {
       const code = errorCode(err as SdkError);
       // Lost a race with another creator: fine when the bucket is now ours to use.
