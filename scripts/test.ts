@@ -20,9 +20,6 @@ const root = join(import.meta.dirname, "..");
 
 /** Files that load the machine on purpose: run alone, after the others. */
 const SERIAL = [
-  // fast-check fuzzing at full speed against a gateway process
-  "test/gateway/fuzz.test.ts",
-  "test/gateway/raw-fuzz.test.ts",
   // memory a process gives back after a burst, read from its /metrics and /proc
   "test/gateway/memory.test.ts",
   "test/gateway/slow-consumer.test.ts",
