@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { request } from "undici";
-import { type GatewayProcess, gatewayProcess } from "../harness/gateway.ts";
+import { type GatewayProcess, gatewayProcess } from "../harness/gateway-process.ts";
 import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
 import { tempDir } from "../harness/tmp.ts";
 

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { Readable } from "node:stream";
 import { after, before, test } from "node:test";
 import { request } from "undici";
-import type { GatewayProcess } from "../harness/gateway.ts";
+import type { GatewayProcess } from "../harness/gateway-process.ts";
 import { append, http, newStream } from "../harness/http.ts";
 import { type Stack, startProcessStack } from "../harness/stack.ts";
 import { openSse, readUntil, recordsOf, sseAgent } from "./sse-client.ts";

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { type GatewayProcess, gatewayProcess } from "../harness/gateway.ts";
+import { type GatewayProcess, gatewayProcess } from "../harness/gateway-process.ts";
 import { drainOut, type Haproxy, startHaproxy } from "../harness/haproxy.ts";
 import { newStream } from "../harness/http.ts";
 import { freePort } from "../harness/ports.ts";

@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { EventSource } from "eventsource";
 import { request } from "undici";
-import { type GatewayProcess, gatewayProcess } from "../harness/gateway.ts";
+import { type GatewayProcess, gatewayProcess } from "../harness/gateway-process.ts";
 import { drainOut, type Haproxy, startHaproxy } from "../harness/haproxy.ts";
 import { newStream } from "../harness/http.ts";
 import { freePort } from "../harness/ports.ts";

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { test } from "node:test";
-import { embeddedGateway } from "../harness/gateway.ts";
+import { embeddedGateway } from "../harness/gateway-process.ts";
 import { http } from "../harness/http.ts";
 import { scraped } from "../harness/metrics.ts";
 import { nodeArgs } from "../harness/process.ts";

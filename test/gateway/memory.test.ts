@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { Pool } from "undici";
-import type { GatewayProcess } from "../harness/gateway.ts";
+import type { GatewayProcess } from "../harness/gateway-process.ts";
 import { append, newStream } from "../harness/http.ts";
 import { metric } from "../harness/metrics.ts";
 import { type Stack, startProcessStack } from "../harness/stack.ts";

@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { request } from "undici";
-import { type GatewayProcess, gatewayProcess } from "../harness/gateway.ts";
+import { type GatewayProcess, gatewayProcess } from "../harness/gateway-process.ts";
 import { append, newStream } from "../harness/http.ts";
 import { metric } from "../harness/metrics.ts";
 import { type Nginx, startNginx } from "../harness/nginx.ts";

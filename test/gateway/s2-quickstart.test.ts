@@ -8,7 +8,7 @@ import { test } from "node:test";
 import { promisify } from "node:util";
 import ts from "typescript";
 import { request } from "undici";
-import { embeddedGateway } from "../harness/gateway.ts";
+import { embeddedGateway } from "../harness/gateway-process.ts";
 import { tempDir } from "../harness/tmp.ts";
 
 const root = join(import.meta.dirname, "..", "..");

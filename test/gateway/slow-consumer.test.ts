@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { get, type IncomingMessage } from "node:http";
 import { after, before, test } from "node:test";
-import type { GatewayProcess } from "../harness/gateway.ts";
+import type { GatewayProcess } from "../harness/gateway-process.ts";
 import { call } from "../harness/grpc.ts";
 import { metric } from "../harness/metrics.ts";
 import { type Stack, startProcessStack } from "../harness/stack.ts";

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { request } from "undici";
-import { embeddedGateway } from "../harness/gateway.ts";
+import { embeddedGateway } from "../harness/gateway-process.ts";
 import { tempDir } from "../harness/tmp.ts";
 
 test("the gateway starts embedded, serves on its printed URL, and stops on SIGTERM", async (t) => {

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Agent, setGlobalDispatcher } from "undici";
-import { type GatewayProcess, gatewayProcess } from "../harness/gateway.ts";
+import { type GatewayProcess, gatewayProcess } from "../harness/gateway-process.ts";
 import { type Haproxy, type HaproxyOptions, startHaproxy } from "../harness/haproxy.ts";
 import { newStream } from "../harness/http.ts";
 import { freePort } from "../harness/ports.ts";

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { Client, request } from "undici";
-import { embeddedGateway } from "../harness/gateway.ts";
+import { embeddedGateway } from "../harness/gateway-process.ts";
 import { append, http, newStream } from "../harness/http.ts";
 import { scraped } from "../harness/metrics.ts";
 import { nodeArgs, type RunningProcess, startProcess } from "../harness/process.ts";

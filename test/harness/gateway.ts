@@ -1,6 +1,5 @@
-// The gateway under test: the app in this process over the real fleet client, or `src/main.ts`
-// as a child process, in front of the given stars.
-import { readFileSync } from "node:fs";
+// The gateway under test in this process: the app over the real fleet client, in front of the
+// given stars (a gateway process: gateway-process.ts).
 import pino from "pino";
 import { type AppOptions, buildApp } from "../../src/gateway/app.ts";
 import {
@@ -14,7 +13,6 @@ import {
   metricsObserver,
 } from "../../src/gateway/http/index.ts";
 import { FleetClient, fleetUpstream } from "../../src/gateway/upstream/index.ts";
-import { nodeArgs, type RunningProcess, startProcess } from "./process.ts";
 
 export interface Gateway {
   base: string;
@@ -76,72 +74,4 @@ export async function inProcessGateway(
       fleet.close();
     },
   };
-}
-
-export interface GatewayProcess {
-  base: string;
-  proc: RunningProcess;
-  /** The gateway process's resident set size now, bytes (from /proc). */
-  rss(): number;
-  close(): Promise<void>;
-}
-
-/**
- * `src/main.ts` as a child process in front of `stars`, with more flags. Without a `--port` of
- * its own it takes a free one; without a `--drain-delay-ms` it drains with no delay (nothing in
- * front of it needs one).
- */
-export async function gatewayProcess(
-  stars: string[],
-  args: string[] = [],
-  logLevel = "warn",
-): Promise<GatewayProcess> {
-  const [command, argv] = nodeArgs("src/main.ts", [
-    ...(args.includes("--port") ? [] : ["--port", "0"]),
-    "--stars",
-    stars.join(","),
-    "--log-level",
-    logLevel,
-    ...(args.includes("--drain-delay-ms") ? [] : ["--drain-delay-ms", "0"]),
-    ...args,
-  ]);
-  const proc = await startProcess({
-    command,
-    args: argv,
-    readyLine: /^nova-gateway listening on (https?:\/\/\S+)$/,
-  });
-  const pid = proc.child.pid as number;
-  return {
-    base: proc.match[1] as string,
-    proc,
-    rss() {
-      const status = readFileSync(`/proc/${pid}/status`, "utf8");
-      const kb = Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1]);
-      return kb * 1024;
-    },
-    async close() {
-      await proc.kill("SIGTERM");
-    },
-  };
-}
-
-/**
- * `npm start`'s entry as a child process: an embedded star and object storage in `dataDir`.
- * Without a `--drain-delay-ms` of its own it drains with no delay.
- */
-export async function embeddedGateway(
-  dataDir: string,
-  more: string[] = [],
-): Promise<{ url: string; proc: RunningProcess }> {
-  const [command, args] = nodeArgs("src/main.ts", [
-    ...["--port", "0", "--data-dir", dataDir, "--log-level", "warn"],
-    ...(more.includes("--drain-delay-ms") ? [] : ["--drain-delay-ms", "0"]),
-    ...more,
-  ]);
-  const proc = await startProcess({
-    command,
-    args,
-    readyLine: /^nova-gateway listening on (http:\/\/\S+)$/,
-  });
-  return { url: proc.match[1] as string, proc };
 }

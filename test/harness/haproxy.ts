@@ -4,7 +4,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { request } from "undici";
-import type { GatewayProcess } from "./gateway.ts";
+import type { GatewayProcess } from "./gateway-process.ts";
 import { freePort } from "./ports.ts";
 import { type RunningProcess, startProcess } from "./process.ts";
 import type { SystemTool } from "./system-tool.ts";

@@ -4,13 +4,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  type Gateway,
-  type GatewayProcess,
-  gatewayProcess,
-  type InProcessOptions,
-  inProcessGateway,
-} from "./gateway.ts";
+import { type Gateway, type InProcessOptions, inProcessGateway } from "./gateway.ts";
+import { type GatewayProcess, gatewayProcess } from "./gateway-process.ts";
 import { type StarProcess, startStarProcess } from "./star-process.ts";
 
 export interface Stack<G> {

@@ -6,7 +6,7 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { embeddedGateway } from "./gateway.ts";
+import { embeddedGateway } from "./gateway-process.ts";
 import { type RunningProcess, startProcess } from "./process.ts";
 
 const root = join(import.meta.dirname, "..", "..");

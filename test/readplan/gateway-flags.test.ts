@@ -6,7 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { gatewayProcess } from "../harness/gateway.ts";
+import { gatewayProcess } from "../harness/gateway-process.ts";
 import { get } from "../harness/http.ts";
 import { scraped } from "../harness/metrics.ts";
 import { nodeArgs, startProcess } from "../harness/process.ts";
