@@ -91,10 +91,12 @@ export default {
     },
     ...faces.map((folder) => ({
       name: `through-the-face-of-${folder.slice(4).replace("/", "-")}`,
-      comment: `Outside ${folder}/, its code is imported through ${folder}/index.ts.`,
+      comment: `Outside ${folder}/, its code is imported through ${folder}/index.ts (or settings.ts).`,
       severity: "error",
       from: { path: "^src/", pathNot: [`^${folder}/`, testSupport] },
-      to: { path: `^${folder}/`, pathNot: `^${folder}/index\\.ts$` },
+      // A folder's settings.ts (values only: defaults and choices) is a second face: flags read
+      // it without loading the folder.
+      to: { path: `^${folder}/`, pathNot: `^${folder}/(index|settings)\\.ts$` },
     })),
   ],
   options: {

@@ -23,7 +23,7 @@ import {
   DEFAULT_SLOW_CONSUMER_MS,
   DEFAULT_SSE_MAX_STREAMS,
   DEFAULT_SSE_PING_MS,
-} from "./gateway/index.ts";
+} from "./gateway/settings.ts";
 import { defineFlags } from "./platform/cli/index.ts";
 
 export const PROGRAM = "nova-gateway";

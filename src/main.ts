@@ -11,22 +11,10 @@ import { runInNewContext } from "node:vm";
 import pino from "pino";
 import { flags, PROGRAM, SUMMARY } from "./flags.ts";
 import {
-  buildApp,
-  ClusterPrimary,
-  createMetrics,
-  createReadService,
   DEFAULT_HUB_RING,
   DEFAULT_READPLAN_SETTINGS,
-  Drain,
-  FleetClient,
   FORWARDED_HEADERS,
-  fleetUpstream,
-  metricsObserver,
-  REDACTED_PATHS,
-  StopRequests,
-  trustedProxies,
-  WorkerLink,
-} from "./gateway/index.ts";
+} from "./gateway/settings.ts";
 import { parseProcessFlags } from "./platform/cli/index.ts";
 import { GarbageNudge } from "./platform/memory/index.ts";
 import type { OpenStorage, RunningStar } from "./star/index.ts";
@@ -36,11 +24,6 @@ const refuse = (message: string): never => {
   process.stderr.write(`nova-gateway: ${message}\n`);
   process.exit(2);
 };
-try {
-  trustedProxies(opts.trustProxy);
-} catch (err) {
-  refuse(`--trust-proxy: ${(err as Error).message}`);
-}
 const forwardedHeader = FORWARDED_HEADERS.find((h) => h === opts.forwardedHeader);
 if (!forwardedHeader) {
   refuse(
@@ -55,6 +38,27 @@ if (opts.proxyProtocol && opts.trustProxy.length === 0) {
 }
 if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined)) {
   refuse("--tls-cert and --tls-key go together");
+}
+// The gateway's code loads once the flags are read: --help and a bad flag answer without it
+// (about 1 s of CPU; src/gateway/settings.ts holds what the flags need of it).
+const {
+  buildApp,
+  ClusterPrimary,
+  createMetrics,
+  createReadService,
+  Drain,
+  FleetClient,
+  fleetUpstream,
+  metricsObserver,
+  REDACTED_PATHS,
+  StopRequests,
+  trustedProxies,
+  WorkerLink,
+} = await import("./gateway/index.ts");
+try {
+  trustedProxies(opts.trustProxy);
+} catch (err) {
+  refuse(`--trust-proxy: ${(err as Error).message}`);
 }
 const pem = (flag: string, file: string) =>
   readFile(file).catch((err: Error) => refuse(`${flag} ${file}: ${err.message}`));

@@ -15,16 +15,9 @@ import {
   type CompressionSettings,
   clientError,
   compressionPlugin,
-  DEFAULT_BODY_TIMEOUTS,
-  DEFAULT_CACHE_MAX_AGE_S,
-  DEFAULT_COMPRESS_MIN_BYTES,
-  DEFAULT_H2_MAX_STREAMS,
-  DEFAULT_MAX_CONNECTIONS,
-  DEFAULT_MAX_SESSIONS_PER_CLIENT,
   Drain,
   drainPlugin,
   errorsPlugin,
-  type ForwardedHeader,
   frameworkErrors,
   type GatewayMetrics,
   gatewayServer,
@@ -55,6 +48,23 @@ import {
   type SseTiming,
   sseTiming,
 } from "./sessions/index.ts";
+import {
+  DEFAULT_BODY_TIMEOUTS,
+  DEFAULT_CACHE_MAX_AGE_S,
+  DEFAULT_COMPRESS_MIN_BYTES,
+  DEFAULT_DRAIN_GRACE_MS,
+  DEFAULT_DS_SETTINGS,
+  DEFAULT_H2_MAX_STREAMS,
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_KEEP_ALIVE_HINT_S,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_SESSIONS_PER_CLIENT,
+  DEFAULT_MAX_WAIT_S,
+  DEFAULT_NDJSON_SESSION_BYTES,
+  DEFAULT_SLOW_CONSUMER_MS,
+  DEFAULT_SSE_MAX_STREAMS,
+  type ForwardedHeader,
+} from "./settings.ts";
 import { DEFAULT_APPEND_LIMITS } from "./translate/index.ts";
 import type { Upstream } from "./upstream/index.ts";
 
@@ -132,34 +142,8 @@ export interface AppOptions {
   compression?: CompressionSettings | false;
 }
 
-export const DEFAULT_SLOW_CONSUMER_MS = 30_000;
-/**
- * The most streams on one multiplexed SSE response: past a dashboard's needs, and its resume id
- * (at most 62 bytes a stream, on every event) stays far below header limits.
- */
-export const DEFAULT_SSE_MAX_STREAMS = 64;
-/**
- * Headers take a legitimate client milliseconds; Node's own bound (60 s, checked every 30 s) let
- * slow-header connections live for up to 90 s each (docs/operating.md).
- */
-export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 /** Longer than a balancer's own keep-alive timeout, so the balancer closes idle connections first. */
 const KEEP_ALIVE_TIMEOUT_MS = 72_000;
-/**
- * Below the idle timeout balancers hold client connections for (HAProxy passes the header on):
- * Node's own default, and above undici's 4 s.
- */
-export const DEFAULT_KEEP_ALIVE_HINT_S = 5;
-export const DEFAULT_NDJSON_SESSION_BYTES = 4 * 1024 ** 3;
-export const DEFAULT_DRAIN_GRACE_MS = 10_000;
-/**
- * Below the idle timeouts balancers commonly use (30 s and more; nginx's proxy_read_timeout is
- * 60 s): a long-poll's empty 200 comes before the balancer's own 504.
- */
-export const DEFAULT_MAX_WAIT_S = 25;
-
-/** 100 MiB of content in base64 (4/3) plus JSON framing. */
-export const DEFAULT_BODY_LIMIT = 150 * 1024 * 1024;
 
 export const REDACTED_PATHS = ["req.headers.authorization", 'req.query["access_token"]'];
 
@@ -356,9 +340,3 @@ export interface DsSettings {
   /** How long an SSE response lasts before the client is made to reconnect, seconds. */
   sseCloseS: number;
 }
-
-export const DEFAULT_DS_SETTINGS: DsSettings = {
-  bucket: "durable-streams",
-  longPollMs: 20_000,
-  sseCloseS: 60,
-};

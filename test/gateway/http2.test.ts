@@ -9,7 +9,7 @@ import { after, before, describe, test } from "node:test";
 import tls from "node:tls";
 import { promisify } from "node:util";
 import openapi from "../../openapi/openapi.json" with { type: "json" };
-import { DEFAULT_H2_MAX_STREAMS } from "../../src/gateway/http/index.ts";
+import { DEFAULT_H2_MAX_STREAMS } from "../../src/gateway/settings.ts";
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
 import { gatewayProcess } from "../harness/gateway-process.ts";
 import { openRaw, parseAnswer } from "../harness/raw-socket.ts";

@@ -2,16 +2,13 @@
 // given stars (a gateway process: gateway-process.ts).
 import pino from "pino";
 import { type AppOptions, buildApp } from "../../src/gateway/app.ts";
-import {
-  createReadService,
-  DEFAULT_READPLAN_SETTINGS,
-  type ReadPlanSettings,
-} from "../../src/gateway/history/index.ts";
+import { createReadService, type ReadPlanSettings } from "../../src/gateway/history/index.ts";
 import {
   createMetrics,
   type GatewayMetrics,
   metricsObserver,
 } from "../../src/gateway/http/index.ts";
+import { DEFAULT_READPLAN_SETTINGS } from "../../src/gateway/settings.ts";
 import { FleetClient, fleetUpstream } from "../../src/gateway/upstream/index.ts";
 
 export interface Gateway {

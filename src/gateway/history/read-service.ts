@@ -45,14 +45,6 @@ export interface ReadPlanSettings {
   planLimit: number;
 }
 
-export const DEFAULT_READPLAN_SETTINGS: ReadPlanSettings = {
-  cacheBytes: 256 * 1024 * 1024,
-  prefetch: 4,
-  connections: 16,
-  timeoutMs: 10_000,
-  planLimit: 64,
-};
-
 export interface PageResult {
   /** `closed`: the stream is closed and this page ends at its tail. */
   response: { records: Record__Output[]; tail: Position__Output | null; closed?: boolean };

@@ -28,8 +28,6 @@ export interface BodyTimeouts {
   totalMs: number;
 }
 
-export const DEFAULT_BODY_TIMEOUTS: BodyTimeouts = { idleMs: 10_000, totalMs: 60_000 };
-
 export const bodyGuardPlugin = fp(
   async (app: FastifyInstance, opts: { admission: AppendAdmission; timeouts: BodyTimeouts }) => {
     const guarded = new WeakMap<IncomingMessage, Readable>();

@@ -4,8 +4,6 @@
 // is a retryable 429 before anything starts; a multiplexed subscription is one session.
 import { resourceExhausted } from "../errors/index.ts";
 
-export const DEFAULT_MAX_SESSIONS_PER_CLIENT = 1000;
-
 export class ClientSessions {
   readonly #max: number;
   readonly #open = new Map<string, number>();

@@ -7,9 +7,6 @@ import compress from "@fastify/compress";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 
-/** Below this a body gains too little to be worth a compressor's CPU and its latency. */
-export const DEFAULT_COMPRESS_MIN_BYTES = 1024;
-
 export interface CompressionSettings {
   /** Bodies smaller than this go uncompressed. */
   minBytes: number;

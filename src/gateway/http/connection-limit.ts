@@ -6,8 +6,6 @@
 import type { Server, Socket } from "node:net";
 import { Server as TlsServer } from "node:tls";
 
-export const DEFAULT_MAX_CONNECTIONS = 20_000;
-
 export function limitConnections(server: Server, max: number): void {
   let open = 0;
   // Before the HTTP server's own listener, so a refused socket is answered and gone first.

@@ -8,12 +8,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 
-/**
- * Longer than typical health checks take to mark a server down (HAProxy's defaults, `inter 2s`
- * and `fall 3`, take up to 6 s; Kubernetes takes an endpoint out within a few seconds).
- */
-export const DEFAULT_DRAIN_DELAY_MS = 10_000;
-
 type DrainPhase = "serving" | "draining" | "closing";
 
 export class Drain {

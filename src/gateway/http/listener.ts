@@ -16,12 +16,6 @@ const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 /** The client a PROXY header named, for the TLS socket made over that connection. */
 const proxiedClient = new WeakMap<net.Socket, PropertyDescriptorMap>();
 
-/**
- * Browsers open an EventSource per stream, each an HTTP/2 stream; nginx allows 128, Go 250.
- * Node's own default is unbounded.
- */
-export const DEFAULT_H2_MAX_STREAMS = 100;
-
 export interface ListenerSettings {
   /** PEM certificate chain and key: TLS with ALPN h2 and http/1.1; absent: cleartext. */
   tls?: { cert: Buffer; key: Buffer };

@@ -7,9 +7,6 @@
 import { hash } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 
-/** How long caches may keep a settled page; 0 makes every page `no-store`. */
-export const DEFAULT_CACHE_MAX_AGE_S = 60;
-
 /**
  * What selects a page's representation besides its URL: an SSE request or a base64 read of the
  * same URL must never get a cached JSON page.

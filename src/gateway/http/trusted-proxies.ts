@@ -8,10 +8,6 @@ import type { IncomingMessage } from "node:http";
 import { compile } from "@fastify/proxy-addr";
 import { forwardedFor } from "./forwarded-header.ts";
 
-/** The header the trusted balancers write the client's address in. */
-export type ForwardedHeader = "x-forwarded-for" | "forwarded";
-export const FORWARDED_HEADERS: readonly ForwardedHeader[] = ["x-forwarded-for", "forwarded"];
-
 export type TrustProxy = (address: string, hop: number) => boolean;
 
 /** The trust test for `list` (none: no peer is trusted); throws naming an entry it cannot read. */

@@ -6,6 +6,12 @@ import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../../contract/proto/index.ts"
 import type { HistorySource } from "../history/index.ts";
 import type { ClientSessions, GatewayMetrics, LiveSessions } from "../http/index.ts";
 import { chunkWriter, clientKey, takeOverResponse } from "../http/index.ts";
+import {
+  DEFAULT_FANOUT_SLICE,
+  DEFAULT_HUB_LINGER_MS,
+  DEFAULT_HUB_RING,
+  DEFAULT_READ_GRANT_MS,
+} from "../settings.ts";
 import type {
   EventId,
   Int64Mode,
@@ -16,15 +22,7 @@ import type {
 } from "../translate/index.ts";
 import type { CallOptions, Upstream } from "../upstream/index.ts";
 import type { RingLimits } from "./hubs/index.ts";
-import {
-  DEFAULT_FANOUT_SLICE,
-  DEFAULT_HUB_LINGER_MS,
-  DEFAULT_HUB_RING,
-  DEFAULT_READ_GRANT_MS,
-  HubRegistry,
-  type ReadGrants,
-  sharedSource,
-} from "./hubs/index.ts";
+import { HubRegistry, type ReadGrants, sharedSource } from "./hubs/index.ts";
 import { longPoll } from "./long-poll.ts";
 import type { BatchSource, SourceBatch } from "./sources/index.ts";
 import { fleetSource, withCatchUp } from "./sources/index.ts";

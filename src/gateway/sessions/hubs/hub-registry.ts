@@ -1,8 +1,9 @@
 // The gateway's live hubs, one per stream followed: made with the first subscriber, closed
 // `lingerMs` after the last one leaves (a client reconnecting at once finds it still there),
 // and dropped at once when its feed fails, so the next subscriber starts a fresh one.
+import { DEFAULT_FANOUT_SLICE } from "../../settings.ts";
 import type { RingLimits } from "./hub-ring.ts";
-import { DEFAULT_FANOUT_SLICE, type HubFeed, type HubSubscriber, StreamHub } from "./stream-hub.ts";
+import { type HubFeed, type HubSubscriber, StreamHub } from "./stream-hub.ts";
 
 export interface HubRegistryOptions {
   feed: (bucket: string, key: string) => HubFeed;
@@ -24,13 +25,6 @@ interface Held {
   leases: number;
   linger: NodeJS.Timeout | undefined;
 }
-
-export const DEFAULT_HUB_LINGER_MS = 5_000;
-export const DEFAULT_HUB_RING: RingLimits = {
-  maxBatches: 4096,
-  maxBytes: 4 * 1024 * 1024,
-  maxAgeMs: 60_000,
-};
 
 export class HubRegistry {
   readonly #opts: HubRegistryOptions;

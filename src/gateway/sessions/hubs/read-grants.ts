@@ -5,7 +5,6 @@
 // and the map is bounded (the oldest grant goes first).
 import { tokenExpiresAtMs } from "./token-expiry.ts";
 
-export const DEFAULT_READ_GRANT_MS = 10_000;
 export const MAX_READ_GRANTS = 10_000;
 
 export class ReadGrants {

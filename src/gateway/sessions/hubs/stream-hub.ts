@@ -15,6 +15,7 @@
 import { status } from "@grpc/grpc-js";
 import type { Position__Output } from "../../../gen/nova/v1/Position.ts";
 import { unavailable } from "../../errors/index.ts";
+import { DEFAULT_FANOUT_SLICE } from "../../settings.ts";
 import { StarCallError } from "../../upstream/index.ts";
 import type { BatchTap, Cursor, SourceBatch } from "../sources/index.ts";
 import { HubRing, type RingLimits } from "./hub-ring.ts";
@@ -44,9 +45,6 @@ export class HubSubscriber {
     if (!this.#ended.signal.aborted) this.#ended.abort(reason);
   }
 }
-
-/** Readers a fan-out serves before it yields to the event loop. */
-export const DEFAULT_FANOUT_SLICE = 256;
 
 export interface HubLimits extends RingLimits {
   /** Readers a fan-out serves before it yields to the event loop. */

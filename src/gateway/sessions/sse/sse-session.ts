@@ -8,6 +8,7 @@
 
 import { HttpError, unavailable } from "../../errors/index.ts";
 import { responseBuffers, type StreamOutput, takeResponseBuffer } from "../../http/index.ts";
+import { DEFAULT_SSE_PING_MS } from "../../settings.ts";
 import type { EventId, Int64Mode, RecordFormat, StreamPosition } from "../../translate/index.ts";
 import { batchEventBytes, sseRetry } from "../../translate/index.ts";
 import type { BatchSource, Cursor, SourceBatch } from "../sources/index.ts";
@@ -32,13 +33,6 @@ export interface SseTiming {
 }
 
 export const DEFAULT_LINGER_MS = 60_000;
-
-/**
- * The longest a subscriber waits without a byte: under the idle timeouts balancers and proxies
- * use (30 s to 60 s; nginx proxy_read_timeout 60 s, HAProxy setups often 30 s), with room for a
- * ping to be late on a loaded machine, and rarely enough that idle pings cost next to nothing.
- */
-export const DEFAULT_SSE_PING_MS = 15_000;
 
 /** Pings at most `pingMs` after the last byte, jittered down to 2/3 of it: not all in step. */
 export function sseTiming(pingMs = DEFAULT_SSE_PING_MS): SseTiming {
