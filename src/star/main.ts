@@ -6,8 +6,6 @@ import { loadAuthConfig } from "./auth/config.ts";
 import { flags, PROGRAM, SUMMARY } from "./flags.ts";
 import { Fleet, FleetSpecError, type Member, parseMember } from "./fleet/members.ts";
 import { DEFAULT_LIMITS } from "./limits.ts";
-import { startStar } from "./star.ts";
-import { openStorage } from "./storage/open-storage.ts";
 
 const opts = parseProcessFlags(flags, PROGRAM, SUMMARY);
 if ((opts.dataDir === undefined) === (opts.s3Endpoint === undefined)) {
@@ -37,6 +35,11 @@ const auth = await loadAuthConfig(opts).catch((err: Error) => {
 });
 const logger = pino({ level: opts.logLevel }, pino.destination(2));
 logger.info({ node: process.version }, "nova-star starting");
+// The star's code loads once the flags are read: --help and a bad flag answer without it.
+const [{ startStar }, { openStorage }] = await Promise.all([
+  import("./star.ts"),
+  import("./storage/open-storage.ts"),
+]);
 const storage = await openStorage(
   opts.dataDir !== undefined
     ? { kind: "embedded", dataDir: opts.dataDir, bucket: opts.s3Bucket }
