@@ -7,10 +7,14 @@
 // failed. Every file's wall time is kept in node_modules/.cache/nova-test-times.tsv
 // ("ms<TAB>file" lines).
 // Arguments: test files, or folders whose `**/*.test.ts` files run (default: src and test).
+// --cpu: after the run, the CPU its processes spent, by kind and by test file
+// (scripts/cpu-report.ts; Linux); the run is bound by CPU, not by waiting (docs/development.md).
 import { globSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { run } from "node:test";
+import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { cpuReport, parseCpuLines } from "./cpu-report.ts";
 import { exitOnHelp } from "./help.ts";
 import reporter, { fileDuration, type TestEvent } from "./test-reporter.ts";
 
@@ -36,7 +40,10 @@ const SERIAL = [
 ];
 
 const { values, positionals } = parseArgs({
-  options: { concurrency: { type: "string", default: "4" } },
+  options: {
+    concurrency: { type: "string", default: "4" },
+    cpu: { type: "boolean", default: false },
+  },
   allowPositionals: true,
 });
 const concurrency = Number(values.concurrency);
@@ -58,6 +65,16 @@ const cache = join(root, "node_modules", ".cache");
 // Every process of the run (test files, stars, gateways: some hundreds) loads the same modules:
 // V8's compile cache lets each one after the first skip compiling them.
 process.env.NODE_COMPILE_CACHE ??= join(cache, "nova-compile");
+
+const cpuLog = join(cache, "nova-test-cpu.tsv");
+if (values.cpu) {
+  // Every Node process of the run, however deep, logs its CPU at exit (scripts/cpu-at-exit.ts).
+  mkdirSync(cache, { recursive: true });
+  writeFileSync(cpuLog, "");
+  process.env.NOVA_CPU_LOG = cpuLog;
+  const hook = pathToFileURL(join(root, "scripts", "cpu-at-exit.ts")).href;
+  process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ""} --import ${hook}`.trim();
+}
 
 const timesPath = join(cache, "nova-test-times.tsv");
 function lastTimes(): Map<string, number> {
@@ -138,3 +155,4 @@ if (files.length === 0) {
   process.exit(2);
 }
 for await (const text of reporter(events())) process.stdout.write(text);
+if (values.cpu) process.stdout.write(cpuReport(parseCpuLines(readFileSync(cpuLog, "utf8")), root));
