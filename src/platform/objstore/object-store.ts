@@ -113,6 +113,14 @@ export function closedError(key: string | undefined): ObjectStoreError {
   return new ObjectStoreError("other", key, "the object store is closed");
 }
 
+/** A page of a listing: when the store says there is more, the next page starts after its last key. */
+export function listPage(objects: ObjectInfo[], truncated: boolean | undefined): ListPage {
+  const page: ListPage = { objects };
+  const last = objects.at(-1);
+  if (truncated && last !== undefined) page.next = last.key;
+  return page;
+}
+
 /** listAll in terms of list, so that every store pages the same way. */
 export async function* listPages(
   list: ObjectStore["list"],

@@ -9,6 +9,7 @@ import {
   checkRange,
   closedError,
   type ListPage,
+  listPage,
   listPages,
   MAX_PAGE,
   type ObjectStore,
@@ -231,11 +232,10 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
           ...(opts.startAfter === undefined ? {} : { Marker: opts.startAfter }),
         }),
       );
-      const objects = (out.Contents ?? []).map((o) => ({ key: o.Key ?? "", size: o.Size ?? 0 }));
-      const page: ListPage = { objects };
-      const last = objects.at(-1);
-      if (out.IsTruncated && last !== undefined) page.next = last.key;
-      return page;
+      return listPage(
+        (out.Contents ?? []).map((o) => ({ key: o.Key ?? "", size: o.Size ?? 0 })),
+        out.IsTruncated,
+      );
     } catch (err) {
       throw wrap(err, "list", prefix);
     }

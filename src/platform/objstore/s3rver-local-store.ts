@@ -14,6 +14,7 @@ import {
   checkRange,
   closedError,
   type ListPage,
+  listPage,
   listPages,
   md5Etag,
   type ObjectStore,
@@ -111,11 +112,10 @@ export function createS3rverLocalStore(opts: S3rverLocalStoreOptions): ObjectSto
         maxKeys: limit,
         ...(options.startAfter === undefined ? {} : { startAfter: options.startAfter }),
       });
-      const objects = out.objects.map(({ key, size }) => ({ key, size }));
-      const page: ListPage = { objects };
-      const last = objects.at(-1);
-      if (out.isTruncated && last !== undefined) page.next = last.key;
-      return page;
+      return listPage(
+        out.objects.map(({ key, size }) => ({ key, size })),
+        out.isTruncated,
+      );
     } catch (err) {
       throw fail(err, "list", prefix);
     }
