@@ -1,4 +1,4 @@
-// The CPU report of `npm test -- --cpu`: scripts/cpu-at-exit.ts's lines summed by kind of
+// The CPU report of `npm test -- --cpu`: scripts/cpu-at-exit.mjs's lines summed by kind of
 // process (test files, stars, gateways, other Node programs) and the test files that cost most,
 // each with the processes it started. CPU no logged process claims as its own (Chromium, HAProxy,
 // nginx, processes killed with SIGKILL) counts in the test file that started it.

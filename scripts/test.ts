@@ -68,11 +68,11 @@ process.env.NODE_COMPILE_CACHE ??= join(cache, "nova-compile");
 
 const cpuLog = join(cache, "nova-test-cpu.tsv");
 if (values.cpu) {
-  // Every Node process of the run, however deep, logs its CPU at exit (scripts/cpu-at-exit.ts).
+  // Every Node process of the run, however deep, logs its CPU at exit (scripts/cpu-at-exit.mjs).
   mkdirSync(cache, { recursive: true });
   writeFileSync(cpuLog, "");
   process.env.NOVA_CPU_LOG = cpuLog;
-  const hook = pathToFileURL(join(root, "scripts", "cpu-at-exit.ts")).href;
+  const hook = pathToFileURL(join(root, "scripts", "cpu-at-exit.mjs")).href;
   process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ""} --import ${hook}`.trim();
 }
 
