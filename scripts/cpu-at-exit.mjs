@@ -2,6 +2,7 @@
 // (NODE_OPTIONS=--import): at exit it appends one line to $NOVA_CPU_LOG, tab-separated: its pid,
 // its parent's, the CPU seconds it spent itself and those of the children it reaped (Linux's
 // /proc/self/stat), and its script with arguments. scripts/cpu-report.ts sums the lines.
+// Plain JavaScript: npm, and what it runs, may be on a Node without TypeScript support.
 import { appendFileSync, readFileSync } from "node:fs";
 
 const log = process.env.NOVA_CPU_LOG;
