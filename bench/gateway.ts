@@ -6,14 +6,21 @@
 // the CPU each process spent per append (Linux /proc): with every process on the same cores,
 // that shows where the time goes. The `producer` path is the gateway with idempotent-producer
 // headers (one producer per concurrent loop, docs/producers.md): its row against the plain
-// gateway's is what exactly-once appends cost.
+// gateway's is what exactly-once appends cost. The `ndjson` path sends the same appends as lines
+// of NDJSON append sessions (one session per concurrent loop, held across the row, one line
+// unanswered at a time), so its row against the unary one is what a request costs besides its
+// batch. Before the rows, the gateway's CPU while idle (its timers and pings) for 2 s.
 // BENCH_SECONDS sets each row's length (default 3); BENCH_PROFILE=DIR writes the gateway's CPU
-// profile there. Prints a table; no thresholds.
+// profile there; BENCH_BATCHES (default 1,100), BENCH_CONCURRENCY (1,64) and BENCH_PATHS
+// (gateway,producer,ndjson,direct) choose the rows, so a profile can hold one workload. Prints a table;
+// no thresholds.
 
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { PassThrough } from "node:stream";
 import { Pool } from "undici";
 import { exitOnHelp } from "../scripts/help.ts";
 import { call } from "../test/harness/grpc.ts";
@@ -26,6 +33,12 @@ exitOnHelp(import.meta.filename);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const WARMUP_SECONDS = Math.min(1, SECONDS / 3);
 const PROFILE_DIR = process.env.BENCH_PROFILE;
+const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(",");
+const BATCHES = list("BENCH_BATCHES", "1,100").map(Number);
+const CONCURRENCIES = list("BENCH_CONCURRENCY", "1,64").map(Number);
+const PATHS = list("BENCH_PATHS", "gateway,producer,ndjson,direct") as Path[];
+type Path = "gateway" | "producer" | "ndjson" | "direct";
+const IDLE_SECONDS = 2;
 const RECORD_BYTES = 1024;
 const BODY = "x".repeat(RECORD_BYTES);
 
@@ -102,36 +115,49 @@ const url = gateway.match[1] as string;
 const { client } = star;
 // Keep-alive connections, one per concurrent request, as the direct path's one multiplexed
 // channel is: no row pays for connecting.
-const pools = new Map([1, 64].map((c) => [c, new Pool(url, { connections: c, pipelining: 1 })]));
+const pools = new Map(
+  CONCURRENCIES.map((c) => [c, new Pool(url, { connections: c, pipelining: 1 })]),
+);
 
 try {
   await call(client, "CreateBucket", { name: "bench" });
   console.log(
     `gateway vs direct gRPC, appends of 1 KiB records, CLASS_EXPRESS, ${SECONDS} s per row`,
   );
+  const idle0 = cpuMs(gateway.child.pid);
+  await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
+  const idle = (cpuMs(gateway.child.pid) - idle0) / IDLE_SECONDS;
+  console.log(`gateway CPU while idle: ${idle.toFixed(1)} ms per second`);
   console.log(
     "batch  conc  path        appends/s      MB/s   p50 ms   p99 ms   gateway/direct" +
       "   CPU ms/append: gateway   star  client",
   );
-  for (const batch of [1, 100]) {
-    for (const concurrency of [1, 64]) {
-      const rows: [string, Result][] = [];
-      for (const path of ["gateway", "producer", "direct"] as const) {
+  for (const batch of BATCHES) {
+    for (const concurrency of CONCURRENCIES) {
+      const rows: [Path, Result][] = [];
+      for (const path of PATHS) {
         const key = `${path}-${batch}-${concurrency}`;
         await call(client, "CreateStream", {
           bucket: "bench",
           key,
           config: { class: "CLASS_EXPRESS" },
         });
+        const sessions = path === "ndjson" ? openSessions(key, concurrency) : undefined;
         const append =
           path === "direct"
             ? grpcAppend(key, batch)
-            : httpAppend(key, batch, concurrency, path === "producer");
-        await drive(concurrency, WARMUP_SECONDS, append);
-        rows.push([path, await drive(concurrency, SECONDS, append)]);
+            : sessions
+              ? sessionAppend(sessions, batch)
+              : httpAppend(key, batch, concurrency, path === "producer");
+        try {
+          await drive(concurrency, WARMUP_SECONDS, append);
+          rows.push([path, await drive(concurrency, SECONDS, append)]);
+        } finally {
+          await sessions?.close();
+        }
       }
       const rate = (r: Result) => r.appends / r.elapsed;
-      const direct = rows[2]?.[1];
+      const direct = rows.find(([path]) => path === "direct")?.[1];
       for (const [path, result] of rows) {
         const sorted = result.latencies.sort((a, b) => a - b);
         const ratio = path !== "direct" && direct ? (rate(result) / rate(direct)).toFixed(2) : "";
@@ -151,12 +177,15 @@ try {
           ].join(" "),
         );
       }
-      const [plain, stamped] = [rows[0]?.[1], rows[1]?.[1]] as [Result, Result];
-      const slower = (1 - rate(stamped) / rate(plain)) * 100;
-      const cpu = (stamped.cpu.gateway / plain.cpu.gateway - 1) * 100;
-      console.log(
-        `             producer headers: ${slower.toFixed(1)}% fewer appends/s, ${cpu.toFixed(1)}% more gateway CPU per append`,
-      );
+      const plain = rows.find(([path]) => path === "gateway")?.[1];
+      const stamped = rows.find(([path]) => path === "producer")?.[1];
+      if (plain && stamped) {
+        const slower = (1 - rate(stamped) / rate(plain)) * 100;
+        const cpu = (stamped.cpu.gateway / plain.cpu.gateway - 1) * 100;
+        console.log(
+          `             producer headers: ${slower.toFixed(1)}% fewer appends/s, ${cpu.toFixed(1)}% more gateway CPU per append`,
+        );
+      }
     }
   }
 } finally {
@@ -194,6 +223,74 @@ function httpAppend(
       if (res.statusCode !== 200) throw new Error(`append answered ${res.statusCode}: ${text}`);
     } finally {
       if (producer) idle.push(producer);
+    }
+  };
+}
+
+interface Session {
+  send(line: string): Promise<void>;
+}
+
+interface Sessions {
+  idle: Session[];
+  close(): Promise<void>;
+}
+
+/** One NDJSON append session per concurrent loop, each on a connection of its own. */
+function openSessions(key: string, concurrency: number): Sessions {
+  const pool = new Pool(url, { connections: concurrency, pipelining: 1 });
+  const ends: (() => Promise<void>)[] = [];
+  const idle = Array.from({ length: concurrency }, (): Session => {
+    const body = new PassThrough();
+    // The session answers once it has its first line (docs/http-api.md).
+    const response = pool.request({
+      method: "POST",
+      path: `/v1/buckets/bench/streams/${key}/records`,
+      headers: { "content-type": "application/x-ndjson" },
+      body,
+    });
+    response.catch(() => {});
+    let lines: AsyncIterator<string> | undefined;
+    const opened = async () => {
+      const res = await response;
+      if (res.statusCode !== 200) throw new Error(`session answered ${res.statusCode}`);
+      return createInterface({ input: res.body })[Symbol.asyncIterator]();
+    };
+    ends.push(async () => {
+      body.end();
+      if (!lines) return;
+      for (let line = await lines.next(); !line.done; line = await lines.next()) {
+        if (!line.value.startsWith('{"end"')) throw new Error(`unexpected line: ${line.value}`);
+      }
+    });
+    return {
+      async send(line) {
+        body.write(line);
+        lines ??= await opened();
+        const ack = await lines.next();
+        if (ack.done || !ack.value.startsWith('{"start"')) {
+          throw new Error(`session answered ${ack.done ? "nothing" : ack.value}`);
+        }
+      },
+    };
+  });
+  return {
+    idle,
+    async close() {
+      await Promise.all(ends.map((end) => end()));
+      await pool.close();
+    },
+  };
+}
+
+function sessionAppend(sessions: Sessions, batch: number): () => Promise<void> {
+  const line = `${JSON.stringify({ records: Array.from({ length: batch }, () => ({ body: BODY })) })}\n`;
+  return async () => {
+    const session = sessions.idle.pop() as Session;
+    try {
+      await session.send(line);
+    } finally {
+      sessions.idle.push(session);
     }
   };
 }
