@@ -13,6 +13,7 @@ const faces = [
   "src/platform/objstore",
   "src/platform/memory",
   "src/platform/cli",
+  "src/platform/concurrency",
   "src/gateway/errors",
   "src/gateway/upstream",
   "src/gateway/history",

@@ -26,7 +26,7 @@ import { dirname, join } from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type S3rver from "s3rver";
-import type { KeyTurns } from "./key-turns.ts";
+import type { KeyTurns } from "../concurrency/index.ts";
 import { compareKeys } from "./object-store.ts";
 import {
   type FilesystemStore,

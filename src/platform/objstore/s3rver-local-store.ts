@@ -5,8 +5,8 @@
 // reaches the same objects over HTTP: the layout, the ETags and the conditional PUTs' turns on a
 // key (KeyTurns, shared with s3rver-fixes.ts) are s3rver's, so both ways see one store.
 import { open as openFile, readFile } from "node:fs/promises";
+import type { KeyTurns } from "../concurrency/index.ts";
 import { ObjectStoreError } from "./errors.ts";
-import type { KeyTurns } from "./key-turns.ts";
 import {
   type ByteRange,
   checkExpiry,

@@ -4,8 +4,8 @@ import S3rver from "s3rver";
 import { request } from "undici";
 import { tempDir } from "../../../test/harness/tmp.ts";
 import { waitFor } from "../../../test/harness/wait.ts";
+import { KeyTurns } from "../concurrency/index.ts";
 import { BufferPool } from "../memory/index.ts";
-import { KeyTurns } from "./key-turns.ts";
 import { fixS3rver } from "./s3rver-fixes.ts";
 import { readIntoPooledMemory } from "./s3rver-pooled-reads.ts";
 

@@ -52,7 +52,7 @@ export async function startS3rver(opts: S3rverOptions): Promise<RunningS3rver> {
     import("./s3rver-internals.ts"),
     import("./s3rver-pooled-reads.ts"),
     import("./s3rver-local-store.ts"),
-    import("./key-turns.ts"),
+    import("../concurrency/index.ts"),
   ]);
   internals.checkS3rverVersion(internals.installedS3rverVersion);
   await mkdir(opts.dataDir, { recursive: true });
