@@ -1,11 +1,11 @@
 // Everything a star's verbs share.
 import type { Logger } from "pino";
+import type { KeyTurns } from "../platform/concurrency/index.ts";
 import type { MemoryParts } from "../platform/memory/index.ts";
 import type { StarAuth } from "./auth/star-auth.ts";
 import type { LeaseKeeper } from "./fleet/lease-keeper.ts";
 import type { Fleet } from "./fleet/members.ts";
 import type { Peers } from "./fleet/peers.ts";
-import type { KeyedLock } from "./keyed-lock.ts";
 import type { StreamUses } from "./lifecycle/expiry.ts";
 import type { StarLimits } from "./limits.ts";
 import type { Catalog } from "./storage/catalog.ts";
@@ -31,7 +31,8 @@ export interface StarContext {
   readonly storeCounts: StoreCounts;
   /** Its caches and buffers, each with the memory it holds and its bound. */
   readonly memory: MemoryParts;
-  readonly locks: KeyedLock;
+  /** Creates, reconfigures and deletes of one bucket or stream take turns on its name. */
+  readonly locks: KeyTurns;
   readonly limits: StarLimits;
   readonly log: Logger;
   readonly now: () => number;

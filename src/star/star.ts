@@ -3,6 +3,7 @@
 import * as grpc from "@grpc/grpc-js";
 import pino, { type Logger } from "pino";
 import { NOVA_CHANNEL_OPTIONS, nova } from "../contract/proto/index.ts";
+import { KeyTurns } from "../platform/concurrency/index.ts";
 import { MemoryParts } from "../platform/memory/index.ts";
 import type { ObjectStore } from "../platform/objstore/index.ts";
 import { guardAdminHandlers } from "./auth/guard.ts";
@@ -13,7 +14,6 @@ import { handBackStreams, stepDown } from "./fleet/leadership.ts";
 import { LeaseKeeper } from "./fleet/lease-keeper.ts";
 import { Fleet, type Member } from "./fleet/members.ts";
 import { Peers } from "./fleet/peers.ts";
-import { KeyedLock } from "./keyed-lock.ts";
 import { StreamUses } from "./lifecycle/expiry.ts";
 import { deleteIfEmpty } from "./lifecycle/streams.ts";
 import { DEFAULT_LIMITS, type StarLimits } from "./limits.ts";
@@ -163,7 +163,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     logs,
     storeCounts: counts,
     memory,
-    locks: new KeyedLock(),
+    locks: new KeyTurns(),
     limits,
     log,
     now: Date.now,

@@ -1,6 +1,8 @@
 /**
- * One turn at a time per key: what runs in a key's turn (a conditional PUT's check and its write)
- * is one step for everything else that takes a turn on that key. Turns on different keys overlap.
+ * One turn at a time per key: what runs in a key's turn (a conditional PUT's check and its write;
+ * a create of one bucket or stream) is one step for everything else that takes a turn on that
+ * key, so two concurrent creates of one name converge instead of racing. Turns on different keys
+ * overlap; a turn that fails ends like any other.
  */
 export class KeyTurns {
   readonly #tails = new Map<string, Promise<void>>();

@@ -32,7 +32,7 @@ export async function createBucket(
     });
     return rememberBucket(ctx, bucket, writer.name);
   }
-  return ctx.locks.run(`bucket/${req.name}`, async () => {
+  return ctx.locks.take(`bucket/${req.name}`, async () => {
     const existing = await ctx.catalog.getBucket(req.name);
     if (existing && existing.deleted_at_unix_ms === "0") {
       if (req.creation_token !== "" && req.creation_token === existing.creation_token)
@@ -67,7 +67,7 @@ export async function reconfigureBucketVerb(
     });
     return rememberBucket(ctx, bucket, writer.name);
   }
-  return ctx.locks.run(`bucket/${req.name}`, async () => {
+  return ctx.locks.take(`bucket/${req.name}`, async () => {
     const next = reconfigureBucket(await liveBucket(ctx, req.name), req.config);
     await ctx.catalog.putBucket(next);
     return next;
@@ -83,7 +83,7 @@ export async function deleteBucket(ctx: StarContext, name: string): Promise<void
     await ctx.catalog.getBucket(name, { fresh: true });
     return;
   }
-  return ctx.locks.run(`bucket/${name}`, async () => {
+  return ctx.locks.take(`bucket/${name}`, async () => {
     const bucket = await ctx.catalog.getBucket(name);
     if (!bucket) throw bucketNotFound(name);
     // A bucket deleted already deletes again quietly, as a stream does.

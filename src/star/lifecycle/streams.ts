@@ -41,7 +41,7 @@ export function createStream(
       return stream;
     });
   }
-  return ctx.locks.run(lockKey(bucketName, key), async () => {
+  return ctx.locks.take(lockKey(bucketName, key), async () => {
     const bucket = await liveBucket(ctx, bucketName);
     const existing = await ctx.catalog.getStream(bucketName, key);
     if (existing && existing.deleted_at_unix_ms === "0" && expiredHere(ctx, existing)) {
@@ -84,7 +84,7 @@ function expired(ctx: StarContext, stream: Stream__Output): boolean {
   if (!hasExpired(stream, ctx.uses, ctx.now(), leads)) return false;
   if (leads) {
     ctx.background(`delete expired stream ${stream.stream_id}`, () =>
-      ctx.locks.run(lockKey(stream.bucket, stream.key), async () => {
+      ctx.locks.take(lockKey(stream.bucket, stream.key), async () => {
         const now = await ctx.catalog.getStream(stream.bucket, stream.key, { fresh: true });
         if (now?.stream_id === stream.stream_id && now.deleted_at_unix_ms === "0") {
           await deleteStreamNow(ctx, now);
@@ -200,7 +200,7 @@ export function reconfigureStreamVerb(
   config: StreamReconfiguration__Output | null,
 ): Promise<Stream__Output> {
   requireLeader(ctx, bucket, key);
-  return ctx.locks.run(lockKey(bucket, key), async () => {
+  return ctx.locks.take(lockKey(bucket, key), async () => {
     const next = reconfigureStream(await liveStream(ctx, bucket, key), config);
     await ctx.catalog.putStream(next);
     const log = await ctx.registry.peek(next.stream_id);
@@ -212,7 +212,7 @@ export function reconfigureStreamVerb(
 /** Idempotent: a tombstoned stream deletes again quietly; one that never existed is NOT_FOUND. */
 export function deleteStream(ctx: StarContext, bucket: string, key: string): Promise<void> {
   requireLeader(ctx, bucket, key);
-  return ctx.locks.run(lockKey(bucket, key), async () => {
+  return ctx.locks.take(lockKey(bucket, key), async () => {
     await liveBucket(ctx, bucket);
     checkStreamKey(key);
     const stream = await ctx.catalog.getStream(bucket, key);
