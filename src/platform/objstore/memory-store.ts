@@ -6,6 +6,7 @@ import {
   closedError,
   compareKeys,
   type ListPage,
+  listPage,
   listPages,
   md5Etag,
   type ObjectStore,
@@ -33,13 +34,8 @@ export function createMemoryStore(bucket = "mem"): ObjectStore {
         (k) => k.startsWith(prefix) && (startAfter === undefined || compareKeys(k, startAfter) > 0),
       )
       .sort(compareKeys);
-    const page = keys.slice(0, limit);
-    const result: ListPage = {
-      objects: page.map((key) => ({ key, size: objects.get(key)?.length ?? 0 })),
-    };
-    const last = page.at(-1);
-    if (keys.length > limit && last !== undefined) result.next = last;
-    return result;
+    const page = keys.slice(0, limit).map((key) => ({ key, size: objects.get(key)?.length ?? 0 }));
+    return listPage(page, keys.length > limit);
   };
 
   return {

@@ -7,19 +7,12 @@
 // listed. A void that loses its race (the PUT landed first) sends the fence round again.
 import { decodeLogVoid, encodeLogVoid } from "../../contract/codec/index.ts";
 import type { ObjectStore } from "../../platform/objstore/index.ts";
-import {
-  epochOfLogNumber,
-  firstLogNumber,
-  logKey,
-  logPrefix,
-  parseLogKey,
-} from "../storage/keys.ts";
+import { epochOfLogNumber, firstLogNumber, logKey } from "../storage/keys.ts";
+import { listLogNumbers } from "../wal/log-objects.ts";
 
 export interface FenceResult {
   /** The numbers voided. */
   voided: bigint[];
-  /** Rounds taken: more than one when a PUT of the fenced member landed meanwhile. */
-  rounds: number;
 }
 
 export async function fenceLog(
@@ -31,11 +24,10 @@ export async function fenceLog(
 ): Promise<FenceResult> {
   const voided: bigint[] = [];
   const mark = encodeLogVoid({ by: by.member, epoch: by.epoch });
-  for (let rounds = 1; ; rounds++) {
+  for (;;) {
     const present = new Set<bigint>();
-    for await (const obj of store.listAll(logPrefix(member))) {
-      const n = parseLogKey(member, obj.key);
-      if (n !== undefined && epochOfLogNumber(n) === epoch) present.add(n);
+    for (const { number } of await listLogNumbers(store, member)) {
+      if (epochOfLogNumber(number) === epoch) present.add(number);
     }
     let highest = firstLogNumber(epoch) - 1n;
     for (const n of present) if (n > highest) highest = n;
@@ -50,6 +42,6 @@ export async function fenceLog(
       missing.map((n) => store.putIf(logKey(member, n), mark, { ifNoneMatch: "*" })),
     );
     voided.push(...missing.filter((_, i) => written[i] !== undefined));
-    if (written.every((etag) => etag !== undefined)) return { voided, rounds };
+    if (written.every((etag) => etag !== undefined)) return { voided };
   }
 }

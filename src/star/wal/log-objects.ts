@@ -35,30 +35,43 @@ export interface LogReadStats {
 }
 
 /**
- * Every log object of `starId`'s epoch `epoch` (default: the newest epoch in storage; older
- * ones hold only what their fencing left, docs/fleet.md) in order, voids passed over; one
- * deleted between the listing and its read is skipped (its entries were settled), and one that
- * does not decode comes without entries.
+ * Object-store requests of a takeover's log work in flight at once: reading a star's log
+ * objects, and replaying its streams.
  */
-const READ_CONCURRENCY = 16;
+export const LOG_WORK_CONCURRENCY = 16;
 
-async function* readLogObjects(
+/** `starId`'s log objects in storage, every epoch, in log order (their keys sort as their numbers). */
+export async function listLogNumbers(
   store: ObjectStore,
   starId: string,
-  epoch?: number,
-): AsyncIterable<LogObject> {
+): Promise<{ key: string; number: bigint }[]> {
   const listed: { key: string; number: bigint }[] = [];
   for await (const obj of store.listAll(logPrefix(starId))) {
     const number = parseLogKey(starId, obj.key);
     if (number !== undefined) listed.push({ key: obj.key, number });
   }
+  return listed;
+}
+
+/**
+ * Every log object of `starId`'s epoch `epoch` (default: the newest epoch in storage; older
+ * ones hold only what their fencing left, docs/fleet.md) in order, voids passed over; one
+ * deleted between the listing and its read is skipped (its entries were settled), and one that
+ * does not decode comes without entries.
+ */
+async function* readLogObjects(
+  store: ObjectStore,
+  starId: string,
+  epoch?: number,
+): AsyncIterable<LogObject> {
+  const listed = await listLogNumbers(store, starId);
   const last = listed.at(-1);
   const wanted = epoch ?? (last === undefined ? 0 : epochOfLogNumber(last.number));
   // Read several at once (a takeover waits on this), yielded in log order.
   const reads = pMapIterable(
     listed.filter(({ number }) => epochOfLogNumber(number) === wanted),
     async ({ key, number }) => ({ key, number, bytes: await store.get(key) }),
-    { concurrency: READ_CONCURRENCY },
+    { concurrency: LOG_WORK_CONCURRENCY },
   );
   for await (const { key, number, bytes } of reads) {
     if (bytes === undefined || decodeLogVoid(bytes) !== undefined) continue;

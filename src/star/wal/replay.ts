@@ -19,7 +19,7 @@ import type { ChunkStore } from "../storage/chunk-store.ts";
 import { ChunkIndex } from "../stream/chunk-index.ts";
 import { extendFromListing } from "../stream/chunk-listing.ts";
 import { continueFrom } from "./log-continuation.ts";
-import type { LogReader } from "./log-objects.ts";
+import { LOG_WORK_CONCURRENCY, type LogReader } from "./log-objects.ts";
 
 export interface ReplayResult {
   /** The number for the star's next log object: above every one it found. */
@@ -67,7 +67,7 @@ export async function replayLog(
       if (typeof replayed !== "number") throw reader.gap(starId, streamId, replayed.gapAt);
       records += replayed;
     },
-    { concurrency: 16 },
+    { concurrency: LOG_WORK_CONCURRENCY },
   );
   for (let i = 0; i < keys.length; i += 1000) await store.delete(keys.slice(i, i + 1000));
   if (keys.length > 0) log.info({ star: starId, objects: keys.length, records }, "log replayed");
