@@ -216,6 +216,24 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
     );
   };
 
+  /** An object's bytes and ETag; `ranged`: the store answered the Range header. */
+  const getObject = async (key: string, rangeHeader: string | undefined) => {
+    const { sdk, client: c } = await client.get();
+    const out = await c.send(
+      new sdk.GetObjectCommand({
+        Bucket: bucket,
+        Key: key,
+        ...(rangeHeader === undefined ? {} : { Range: rangeHeader }),
+      }),
+    );
+    const bytes = (await out.Body?.transformToByteArray()) ?? new Uint8Array();
+    return {
+      body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+      etag: out.ETag ?? "",
+      ranged: out.ContentRange !== undefined,
+    };
+  };
+
   const list = async (
     prefix: string,
     opts: { startAfter?: string; limit?: number } = {},
@@ -261,21 +279,12 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
       // HTTP ranges are inclusive and cannot be empty: an empty range asks for one byte and drops it.
       const header = range && `bytes=${range.start}-${Math.max(range.start, range.end - 1)}`;
       try {
-        const { sdk, client: c } = await client.get();
-        const out = await c.send(
-          new sdk.GetObjectCommand({
-            Bucket: bucket,
-            Key: key,
-            ...(header === undefined ? {} : { Range: header }),
-          }),
-        );
-        const bytes = (await out.Body?.transformToByteArray()) ?? new Uint8Array();
-        const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+        const { body, ranged } = await getObject(key, header);
         if (!range) return body;
         // A store that ignores Range answers the whole object.
-        return out.ContentRange === undefined
-          ? body.subarray(range.start, range.end)
-          : body.subarray(0, range.end - range.start);
+        return ranged
+          ? body.subarray(0, range.end - range.start)
+          : body.subarray(range.start, range.end);
       } catch (err) {
         const e = err as SdkError;
         if (noSuchKey(e)) return undefined;
@@ -288,13 +297,8 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
       open(key);
       checkKey(key);
       try {
-        const { sdk, client: c } = await client.get();
-        const out = await c.send(new sdk.GetObjectCommand({ Bucket: bucket, Key: key }));
-        const bytes = (await out.Body?.transformToByteArray()) ?? new Uint8Array();
-        return {
-          body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
-          etag: out.ETag ?? "",
-        };
+        const { body, etag } = await getObject(key, undefined);
+        return { body, etag };
       } catch (err) {
         if (noSuchKey(err as SdkError)) return undefined;
         throw wrap(err, "get", key);
