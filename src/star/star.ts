@@ -208,6 +208,8 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     keeper.start();
   }
 
+  // A member of a fleet of several writes, and is ready, while it holds its lease (docs/fleet.md).
+  const holdsLease = () => keeper?.holds ?? true;
   const server = new grpc.Server(NOVA_CHANNEL_OPTIONS);
   server.addService(nova.DataPlaneService.service, dataPlaneHandlers(ctx));
   server.addService(
@@ -217,8 +219,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
         await options.store.list("meta/", { limit: 1 });
         return {
           star_id: options.id,
-          // A member of a fleet of several is ready while it holds its lease.
-          ready: keeper?.holds ?? true,
+          ready: holdsLease(),
           members: fleet.describe(),
           leading: leased ? fleet.view : [],
         };
@@ -235,10 +236,8 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
   const host = options.listen.slice(0, options.listen.lastIndexOf(":"));
   if (!options.fleet) fleet = Fleet.single(options.id, `${host}:${port}`);
 
-  // A member that may have lost its lease starts no background write (docs/fleet.md).
-  const mayWrite = () => keeper?.holds ?? true;
   const retention = setInterval(() => {
-    if (!mayWrite()) return;
+    if (!holdsLease()) return;
     ctx.background("retention", async () => {
       const now = BigInt(ctx.now());
       for (const stream of await registry.openLogs()) {
@@ -251,7 +250,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
   }, options.retentionIntervalMs ?? 5_000);
   retention.unref();
   const settling = setInterval(() => {
-    if (!mayWrite()) return;
+    if (!holdsLease()) return;
     ctx.background("settling", () => settler.round());
   }, limits.settleIntervalMs);
   settling.unref();

@@ -79,12 +79,11 @@ export class StreamRegistry {
 
   /** Closes every open log; its unsettled records stay in the log objects, for a replay. */
   async dropAll(reason: StarError): Promise<void> {
-    const logs = [...this.#logs.values()];
+    // Taken before the maps are cleared: openLogs reads them at once.
+    const logs = this.openLogs();
     this.#logs.clear();
     this.#opened.clear();
-    for (const s of await Promise.allSettled(logs)) {
-      if (s.status === "fulfilled") s.value.close(reason);
-    }
+    for (const log of await logs) log.close(reason);
   }
 
   /** Shutdown: unsettled records stay in the log objects, replayed at the next start. */
