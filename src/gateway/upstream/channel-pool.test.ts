@@ -4,6 +4,7 @@ import { connectivityState } from "@grpc/grpc-js";
 import { GRPC_MESSAGE_LIMIT } from "../../contract/proto/index.ts";
 import { CHANNEL_OPTIONS, ChannelPool, type Lease } from "./channel-pool.ts";
 import { FleetError } from "./errors.ts";
+import { FakeStar, waitFor } from "./fake-star.test-helper.ts";
 
 // Channels connect lazily, so these addresses are never dialed.
 const shutDown = (lease: Lease) =>
@@ -120,4 +121,36 @@ test("channels carry the message limits and keepalive the gateway needs", () => 
   assert.equal(CHANNEL_OPTIONS["grpc.keepalive_time_ms"], 30_000);
   assert.equal(CHANNEL_OPTIONS["grpc.keepalive_timeout_ms"], 10_000);
   assert.equal(CHANNEL_OPTIONS["grpc.keepalive_permit_without_calls"], 1);
+});
+
+test("the calls lane keeps a bare HTTP/2 session for unary calls, once connected; no other lane does", async (t) => {
+  const star = await FakeStar.start("s");
+  t.after(() => star.stop());
+  const pool = new ChannelPool();
+  const calls = pool.acquire(star.address);
+  assert.equal(calls.bare(), undefined, "connecting: unary calls take the channel meanwhile");
+  await waitFor("the bare session", () => calls.bare() !== undefined);
+  const session = calls.bare();
+  assert.equal(pool.acquire(star.address).bare(), session, "one per star and lane");
+  const bulk = pool.acquire(star.address, "bulk");
+  const subscriptions = pool.acquire(star.address, "subscriptions");
+  assert.equal(bulk.bare(), undefined);
+  assert.equal(subscriptions.bare(), undefined);
+  pool.close();
+  assert.ok(session?.closed, "closed with the pool");
+});
+
+test("a bare session that goes away is opened again by the next call", async (t) => {
+  const star = await FakeStar.start("s");
+  t.after(() => star.stop());
+  const pool = new ChannelPool();
+  t.after(() => pool.close());
+  const lease = pool.acquire(star.address);
+  await waitFor("the bare session", () => lease.bare() !== undefined);
+  const first = lease.bare();
+  first?.destroy();
+  await waitFor("a new bare session", () => {
+    const now = lease.bare();
+    return now !== undefined && now !== first;
+  });
 });

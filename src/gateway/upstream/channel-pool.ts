@@ -9,6 +9,12 @@
 // (measured: 3 to 11 s under a flood of 8 MiB appends, docs/operating.md). Bounded:
 // redirects can name any number of addresses over time, so past the bound the least recently
 // used channel without calls in flight is closed.
+//
+// The calls lane also keeps a bare HTTP/2 session to the star for unary calls (h2-unary.ts):
+// grpc-js costs its caller more per call than the rest of a small request. It is opened with the
+// lane's first call and used once connected; until then, and once it is going away, unary calls
+// take the channel. Streaming calls and the bulk lane always take the channel.
+import http2 from "node:http2";
 import * as grpc from "@grpc/grpc-js";
 import { NOVA_CHANNEL_OPTIONS } from "../../contract/proto/index.ts";
 import { FleetError } from "./errors.ts";
@@ -32,12 +38,75 @@ export interface Lease {
   readonly address: string;
   /** A generic client: any service's methods go through makeUnaryRequest and friends. */
   readonly client: grpc.Client;
+  /** The lane's bare HTTP/2 session for unary calls, when connected (calls lane only). */
+  bare(): http2.ClientHttp2Session | undefined;
   release(): void;
 }
 
 interface Entry {
   readonly client: grpc.Client;
+  readonly bare: BareSession | undefined;
   inFlight: number;
+}
+
+/** Keepalive as the channels have it: a dead star is noticed on an idle session too. */
+const KEEPALIVE_MS = Number(NOVA_CHANNEL_OPTIONS["grpc.keepalive_time_ms"]);
+const KEEPALIVE_TIMEOUT_MS = Number(NOVA_CHANNEL_OPTIONS["grpc.keepalive_timeout_ms"]);
+
+/** One star's bare HTTP/2 session, opened again on the next call after it ends or goes away. */
+class BareSession {
+  readonly #address: string;
+  #session: http2.ClientHttp2Session | undefined;
+  #closed = false;
+
+  constructor(address: string) {
+    this.#address = address;
+  }
+
+  /** The session when connected; otherwise undefined, and a connection attempt under way. */
+  connected(): http2.ClientHttp2Session | undefined {
+    const session = this.#session;
+    if (session && !session.connecting) return session;
+    if (!session && !this.#closed) this.#open();
+    return undefined;
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#session?.close();
+    this.#session = undefined;
+  }
+
+  #open(): void {
+    // As grpc-js opens its sessions: Node's default cap on a session's memory (10 MiB) refuses
+    // new streams while calls carry more than that; the gateway's append budget bounds it.
+    const session = http2.connect(`http://${this.#address}`, {
+      maxSessionMemory: Number.MAX_SAFE_INTEGER,
+      maxSendHeaderBlockLength: Number.MAX_SAFE_INTEGER,
+    });
+    this.#session = session;
+    const forget = () => {
+      if (this.#session === session) this.#session = undefined;
+    };
+    // Calls in flight see the end on their streams; new ones take the channel meanwhile.
+    session.on("error", forget);
+    session.on("goaway", forget);
+    session.on("close", () => {
+      forget();
+      clearInterval(keepalive);
+    });
+    const keepalive = setInterval(() => {
+      const timeout = setTimeout(() => session.destroy(), KEEPALIVE_TIMEOUT_MS);
+      timeout.unref();
+      const pinged = session.ping((err) => {
+        clearTimeout(timeout);
+        if (err) session.destroy();
+      });
+      if (!pinged) clearTimeout(timeout);
+    }, KEEPALIVE_MS);
+    keepalive.unref();
+    session.unref();
+  }
 }
 
 export class ChannelPool {
@@ -74,6 +143,7 @@ export class ChannelPool {
           : { ...this.#options, "grpc.use_local_subchannel_pool": 1 };
       entry = {
         client: new grpc.Client(address, grpc.credentials.createInsecure(), options),
+        bare: lane === "calls" ? new BareSession(address) : undefined,
         inFlight: 0,
       };
       this.#entries.set(key, entry);
@@ -89,6 +159,7 @@ export class ChannelPool {
     return {
       address,
       client: entry.client,
+      bare: () => held.bare?.connected(),
       release: () => {
         if (released) return;
         released = true;
@@ -101,7 +172,10 @@ export class ChannelPool {
   /** Closes every channel; calls still in flight on them fail. */
   close(): void {
     this.#closed = true;
-    for (const entry of this.#entries.values()) entry.client.close();
+    for (const entry of this.#entries.values()) {
+      entry.client.close();
+      entry.bare?.close();
+    }
     this.#entries.clear();
   }
 
@@ -112,6 +186,7 @@ export class ChannelPool {
       if (entry.inFlight > 0) continue;
       this.#entries.delete(key);
       entry.client.close();
+      entry.bare?.close();
     }
   }
 }

@@ -310,6 +310,28 @@ test("forwards the caller's authorization as gRPC metadata", async (t) => {
   assert.deepEqual(a.calls[1]?.metadata.get("authorization"), []);
 });
 
+test("once a star's bare session is up, unary calls take it: the same answers, no grpc-js", async (t) => {
+  const [a] = await stars(t, 1);
+  assert.ok(a);
+  serveRead(a);
+  const client = fleet(t, { stars: [a.address] });
+  const viaGrpcJs = (i: number) =>
+    String(a.calls[i]?.metadata.get("user-agent")[0] ?? "").startsWith("grpc-node-js");
+  // The first call opens the session and, while it connects, takes the channel.
+  for (let i = 0; ; i++) {
+    assert.deepEqual((await client.unary("Read", X, { authorization: "Bearer t" })).tail, TAIL);
+    assert.deepEqual(a.calls[i]?.metadata.get("authorization"), ["Bearer t"]);
+    if (!viaGrpcJs(i)) break;
+    assert.ok(i < 100, "the bare session never came up");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  a.unary.Read = async () => {
+    throw notOwner("");
+  };
+  await assert.rejects(client.unary("Read", X), isFleetError("leader_unknown"));
+  assert.equal(viaGrpcJs(a.calls.length - 1), false);
+});
+
 test("the verb's deadline fires on a star that never answers", async (t) => {
   const [a] = await stars(t, 1);
   assert.ok(a);

@@ -24,6 +24,7 @@ import {
   type StatusName,
   statusName,
 } from "./errors.ts";
+import { startUnary } from "./h2-unary.ts";
 import { LeaderCache } from "./leader-cache.ts";
 import { awaitReady, type Readiness } from "./ready.ts";
 import type { AppendSession, AppendSessionCall, CallOptions, SubscribeCall } from "./upstream.ts";
@@ -147,6 +148,17 @@ export class FleetClient {
     const stream = streamOf(request, opts);
     const lane = laneOf(method, request);
     return this.#route(method, stream, opts, replayable(method, request), lane, (hop) => {
+      const session = hop.lease.bare();
+      if (session) {
+        return new Promise((resolve, reject) => {
+          const call = startUnary(session, def, request, hop.metadata, hop.deadline, (ended) => {
+            end(ended.status.code);
+            if (ended.response !== undefined) resolve(ended.response);
+            else reject(new HopFailure(ended.status, ended.sent, opts.signal?.aborted === true));
+          });
+          const end = this.#watch(method, hop, call, opts.signal);
+        });
+      }
       return new Promise((resolve, reject) => {
         const call = hop.lease.client.makeUnaryRequest(
           def.path,
