@@ -142,3 +142,43 @@ test("a session already closed fails the call as never sent", async (t) => {
   assert.equal(end.status.code, grpc.status.UNAVAILABLE);
   assert.equal(end.sent, false);
 });
+
+/** A bare HTTP/2 server that does `onStream` with each call's stream instead of answering. */
+async function rawServer(
+  t: TestContext,
+  onStream: (stream: http2.ServerHttp2Stream) => void,
+): Promise<http2.ClientHttp2Session> {
+  const server = http2.createServer();
+  server.on("stream", (stream) => {
+    stream.on("error", () => {});
+    onStream(stream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  const session = http2.connect(`http://127.0.0.1:${port}`);
+  session.on("error", () => {});
+  await new Promise((resolve) => session.once("connect", resolve));
+  t.after(() => {
+    session.destroy();
+    server.close();
+  });
+  return session;
+}
+
+test("a connection that drops after the request went out leaves the call maybe sent", async (t) => {
+  const session = await rawServer(t, (stream) => {
+    stream.once("data", () => stream.session?.destroy());
+  });
+  const end = await within("the drop", call(session, "Append", { ...X, records: [] }).ended);
+  assert.equal(end.status.code, grpc.status.UNAVAILABLE);
+  assert.equal(end.sent, true, "the star may have appended it: an Append must not be replayed");
+});
+
+test("a stream the star refuses unopened (REFUSED_STREAM) was never sent", async (t) => {
+  const session = await rawServer(t, (stream) => {
+    stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
+  });
+  const end = await within("the refusal", call(session, "Append", { ...X, records: [] }).ended);
+  assert.equal(end.status.code, grpc.status.UNAVAILABLE);
+  assert.equal(end.sent, false);
+});

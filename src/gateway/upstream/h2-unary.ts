@@ -81,11 +81,6 @@ export function startUnary<Req, Res>(
     queueMicrotask(() => done(failure(grpc.status.UNAVAILABLE, details, false)));
     return { cancel() {} };
   }
-  // A stream that never got its id never left this process.
-  let opened = false;
-  stream.once("ready", () => {
-    opened = true;
-  });
   const timer = Number.isFinite(left)
     ? setTimeout(
         () => {
@@ -110,7 +105,9 @@ export function startUnary<Req, Res>(
     }
     if (ended === "cancelled") return done(failure(grpc.status.CANCELLED, "cancelled", true));
     if (!status) {
-      const unsent = !opened || stream.rstCode === NGHTTP2_REFUSED_STREAM;
+      // A stream that never got its id never left this process (on a connected session it
+      // gets one within request(), before any listener could hear its 'ready').
+      const unsent = stream.id === undefined || stream.rstCode === NGHTTP2_REFUSED_STREAM;
       const details = unsent
         ? "the connection to the star ended before the call went out"
         : `the star's connection ended before the call did (code ${stream.rstCode})`;
