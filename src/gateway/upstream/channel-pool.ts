@@ -66,7 +66,9 @@ class BareSession {
   /** The session when connected; otherwise undefined, and a connection attempt under way. */
   connected(): http2.ClientHttp2Session | undefined {
     const session = this.#session;
-    if (session && !session.connecting) return session;
+    // A session ending before its events say so is not handed out: a call on it would fail as
+    // never sent, and the call's route would count that against the star.
+    if (session && !session.connecting && !session.closed && !session.destroyed) return session;
     if (!session && !this.#closed) this.#open();
     return undefined;
   }
@@ -96,6 +98,7 @@ class BareSession {
       clearInterval(keepalive);
     });
     const keepalive = setInterval(() => {
+      if (session.closed || session.destroyed) return;
       const timeout = setTimeout(() => session.destroy(), KEEPALIVE_TIMEOUT_MS);
       timeout.unref();
       const pinged = session.ping((err) => {
