@@ -1,18 +1,20 @@
 // `npm run bench:unary-transport`: what one unary gRPC call costs the process that makes it, two
-// ways against one star process (embedded s3rver): grpc-js (the gateway's upstream client) and
-// a bare gRPC unary call over Node's own HTTP/2 client (one session, a request per call, the
-// message framed by hand). Calls: CheckTail (a small request and answer) and Append (one 1 KiB
-// record, CLASS_EXPRESS), from BENCH_CONCURRENCY (default 64) loops for BENCH_SECONDS (default
-// 4) each. Printed: calls/s and this process's CPU µs per call (utime + stime from /proc), which
-// is the client's cost: the star is another process. It measures the room a lighter unary path
-// in the gateway would have; no thresholds.
+// ways against one star process (embedded s3rver): grpc-js, and the gateway's bare unary call
+// over Node's own HTTP/2 client (src/gateway/upstream/h2-unary.ts: one session, a request per
+// call, the message framed by hand). Calls: CheckTail (a small request and answer) and Append
+// (one 1 KiB record, CLASS_EXPRESS), from BENCH_CONCURRENCY (default 64) loops for BENCH_SECONDS
+// (default 4) each. Printed: calls/s and this process's CPU µs per call (utime + stime), which is
+// the client's cost: the star is another process. No thresholds.
 
 import { mkdtemp, rm } from "node:fs/promises";
 import http2 from "node:http2";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Metadata } from "@grpc/grpc-js";
+import type { MethodDefinition } from "@grpc/proto-loader";
 import { exitOnHelp } from "../scripts/help.ts";
 import { nova, type RequestOf, type UnaryMethod } from "../src/contract/proto/index.ts";
+import { startUnary } from "../src/gateway/upstream/h2-unary.ts";
 import { call } from "../test/harness/grpc.ts";
 import { startStarProcess } from "../test/harness/star-process.ts";
 
@@ -21,45 +23,25 @@ exitOnHelp(import.meta.filename);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
 const SERVICE = nova.DataPlaneService.service;
+const NO_METADATA = new Metadata();
 
-/** One unary call over a bare HTTP/2 session: length-prefixed message, status in the trailers. */
+/** One unary call through the gateway's own bare path (src/gateway/upstream/h2-unary.ts). */
 function bareUnary<M extends UnaryMethod>(
   session: http2.ClientHttp2Session,
   method: M,
   request: RequestOf<M>,
 ): Promise<unknown> {
-  const def = SERVICE[method];
-  const message = def.requestSerialize(request as never) as Buffer;
-  const frame = Buffer.allocUnsafe(5 + message.length);
-  frame[0] = 0;
-  frame.writeUInt32BE(message.length, 1);
-  message.copy(frame, 5);
+  const def = SERVICE[method] as unknown as MethodDefinition<
+    RequestOf<M>,
+    unknown,
+    unknown,
+    unknown
+  >;
   return new Promise((resolve, reject) => {
-    const stream = session.request({
-      ":method": "POST",
-      ":path": def.path,
-      "content-type": "application/grpc",
-      te: "trailers",
+    startUnary(session, def, request, NO_METADATA, Infinity, (ended) => {
+      if (ended.status.code === 0) resolve(ended.response);
+      else reject(new Error(`status ${ended.status.code}: ${ended.status.details}`));
     });
-    const chunks: Buffer[] = [];
-    stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-    let status: string | undefined;
-    let detail = "";
-    const take = (headers: http2.IncomingHttpHeaders) => {
-      if (headers["grpc-status"] !== undefined) {
-        status = String(headers["grpc-status"]);
-        detail = String(headers["grpc-message"] ?? "");
-      }
-    };
-    stream.on("response", take);
-    stream.on("trailers", take);
-    stream.on("error", reject);
-    stream.on("close", () => {
-      if (status !== "0") return reject(new Error(`status ${status}: ${detail}`));
-      const body = Buffer.concat(chunks);
-      resolve(def.responseDeserialize(body.subarray(5, 5 + body.readUInt32BE(1))));
-    });
-    stream.end(frame);
   });
 }
 

@@ -147,35 +147,41 @@ export class FleetClient {
     const def = SERVICE[method] as MethodDefinition<RequestOf<M>, unknown, unknown, ResponseOf<M>>;
     const stream = streamOf(request, opts);
     const lane = laneOf(method, request);
-    return this.#route(method, stream, opts, replayable(method, request), lane, (hop) => {
-      const session = hop.lease.bare();
-      if (session) {
-        return new Promise((resolve, reject) => {
-          const call = startUnary(session, def, request, hop.metadata, hop.deadline, (ended) => {
-            end(ended.status.code);
-            if (ended.response !== undefined) resolve(ended.response);
-            else reject(new HopFailure(ended.status, ended.sent, opts.signal?.aborted === true));
-          });
+    return this.#route(
+      method,
+      stream,
+      opts,
+      replayable(method, request),
+      lane,
+      (hop) =>
+        new Promise((resolve, reject) => {
+          const settle = (
+            status: HopFailure["status"],
+            sent: boolean,
+            response: ResponseOf<M> | undefined,
+          ) => {
+            end(status.code);
+            if (status.code === grpc.status.OK) resolve(response as ResponseOf<M>);
+            else reject(new HopFailure(status, sent, opts.signal?.aborted === true));
+          };
+          const session = hop.lease.bare();
+          const call = session
+            ? startUnary(session, def, request, hop.metadata, hop.deadline, (ended) =>
+                settle(ended.status, ended.sent, ended.response),
+              )
+            : hop.lease.client.makeUnaryRequest(
+                def.path,
+                def.requestSerialize,
+                def.responseDeserialize,
+                request,
+                hop.metadata,
+                { deadline: hop.deadline },
+                (err, response) =>
+                  settle(err ?? { code: grpc.status.OK, details: "OK" }, true, response),
+              );
           const end = this.#watch(method, hop, call, opts.signal);
-        });
-      }
-      return new Promise((resolve, reject) => {
-        const call = hop.lease.client.makeUnaryRequest(
-          def.path,
-          def.requestSerialize,
-          def.responseDeserialize,
-          request,
-          hop.metadata,
-          { deadline: hop.deadline },
-          (err, response) => {
-            end(err?.code ?? grpc.status.OK);
-            if (err) reject(new HopFailure(err, true, opts.signal?.aborted === true));
-            else resolve(response as ResponseOf<M>);
-          },
-        );
-        const end = this.#watch(method, hop, call, opts.signal);
-      });
-    });
+        }),
+    );
   }
 
   /**
