@@ -35,6 +35,9 @@ describe("curl-style clients", () => {
       assert.equal(sse.headers["cache-control"], "no-cache, no-transform");
       assert.equal(sse.headers["x-accel-buffering"], "no");
       assert.equal(sse.headers["content-encoding"], undefined);
+      // The stream owns its HTTP/1.1 connection to its end (parser-release.ts).
+      assert.equal(sse.headers.connection, "close");
+      assert.equal(sse.headers["keep-alive"], undefined);
       const first = await readUntil(sse.events, (seen) => seen.some((e) => e.event === "ping"));
       assert.equal(first[0]?.event, "retry");
       assert.ok((first[0]?.retry ?? 0) > 0);

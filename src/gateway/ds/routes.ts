@@ -11,7 +11,7 @@ import {
   toHttpError,
 } from "../errors/index.ts";
 import type { ReadService } from "../history/index.ts";
-import { clientAbortSignal, clientKey, etagMatches, takeOverResponse } from "../http/index.ts";
+import { clientAbortSignal, clientKey, etagMatches, takeOverConnection } from "../http/index.ts";
 import {
   SSE_HEADERS,
   type SubscribeDeps,
@@ -346,7 +346,7 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
         }
         const headers: Record<string, string> = { ...SSE_HEADERS, ...SECURITY_HEADERS };
         if (rendering === "base64") headers["stream-sse-data-encoding"] = "base64";
-        await session.run(takeOverResponse(reply, 200, headers));
+        await session.run(takeOverConnection(reply, 200, headers));
       },
     );
   }

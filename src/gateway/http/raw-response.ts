@@ -2,6 +2,7 @@
 // response over and set its head, keeping the headers hooks already set on the reply (CORS).
 import type { ServerResponse } from "node:http";
 import type { FastifyReply } from "fastify";
+import { releaseParser } from "./parser-release.ts";
 
 /**
  * `flush`: send the head at once, for a session that has nothing to write yet; without it the
@@ -21,5 +22,24 @@ export function takeOverResponse(
   res.writeHead(status, headers);
   // The client learns at once that the session is open, before the first event or ack.
   if (flush) res.flushHeaders();
+  return res;
+}
+
+/**
+ * A response that holds its connection to its end (an SSE session): taken over as above, with
+ * HTTP/1.1's `connection: close`, and the connection's parser given back at once.
+ */
+export function takeOverConnection(
+  reply: FastifyReply,
+  status: number,
+  headers: Record<string, string>,
+  flush = true,
+): ServerResponse {
+  const req = reply.request.raw;
+  if (req.httpVersionMajor !== 1) return takeOverResponse(reply, status, headers, flush);
+  // The listener's keep-alive hint would contradict the close.
+  reply.raw.removeHeader("keep-alive");
+  const res = takeOverResponse(reply, status, { ...headers, connection: "close" }, flush);
+  releaseParser(req);
   return res;
 }

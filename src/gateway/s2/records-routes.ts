@@ -3,7 +3,7 @@
 // transport.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ReadService } from "../history/index.ts";
-import { type AppendAdmission, clientKey, takeOverResponse } from "../http/index.ts";
+import { type AppendAdmission, clientKey, takeOverConnection } from "../http/index.ts";
 import {
   SSE_HEADERS,
   type SubscribeDeps,
@@ -169,7 +169,7 @@ async function serveS2Sse(
     { drain: () => session.drain(), destroy: () => socket.destroy() },
     async () => {
       await session.start();
-      await session.run(takeOverResponse(reply, 200, SSE_HEADERS));
+      await session.run(takeOverConnection(reply, 200, SSE_HEADERS));
     },
   );
 }

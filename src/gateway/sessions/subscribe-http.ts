@@ -5,7 +5,7 @@ import type { FastifyReply } from "fastify";
 import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../../contract/proto/index.ts";
 import type { HistorySource } from "../history/index.ts";
 import type { ClientSessions, GatewayMetrics, LiveSessions } from "../http/index.ts";
-import { chunkWriter, clientKey, takeOverResponse } from "../http/index.ts";
+import { chunkWriter, clientKey, takeOverConnection } from "../http/index.ts";
 import {
   DEFAULT_FANOUT_SLICE,
   DEFAULT_HUB_LINGER_MS,
@@ -155,7 +155,7 @@ async function runSse(session: SseSession, reply: FastifyReply, deps: SubscribeD
         return;
       }
       // The session's first events are ready: the head goes out with them.
-      await session.run(chunkWriter(takeOverResponse(reply, 200, SSE_HEADERS, false)));
+      await session.run(chunkWriter(takeOverConnection(reply, 200, SSE_HEADERS, false)));
     },
   );
 }
