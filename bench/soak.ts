@@ -4,8 +4,8 @@
 // and resumed with Last-Event-ID. The load runs in a separate process (bench/soak-client.ts).
 // Targets, run side by side in one run: `embedded` (`npm start`: gateway, star and object store
 // in one process) and `pair` (a gateway in front of a separate star process). Every
-// SOAK_SAMPLE_S seconds it prints each process's RSS, the gateway's heap and external memory and
-// every cache's held bytes against its bound; at the end, RSS growth per 10 minutes after the
+// SOAK_SAMPLE_S seconds it prints each process's RSS, the gateway's heap (used/total) and
+// external memory and every cache's held bytes against its bound; at the end, RSS growth per 10 minutes after the
 // warm-up (also less what the caches hold, which grows as they fill toward their bounds), and
 // whether every subscriber saw every record once and in order.
 //   SOAK_MINUTES=30 SOAK_WARMUP_MINUTES=5 SOAK_SAMPLE_S=60 SOAK_TARGETS=embedded,pair npm run soak
@@ -40,6 +40,8 @@ interface Sample {
   gatewayRss: number;
   starRss?: number;
   heap: number;
+  /** What V8 holds for its heap, used or not. */
+  heapTotal: number;
   external: number;
   /** What the caches and pools in the gateway's process hold (its /metrics). */
   gatewayHeld: number;
@@ -124,6 +126,7 @@ async function sample(t: Target, atS: number): Promise<Sample> {
     gatewayRss: rssOf(t.gatewayPid),
     ...(t.starPid ? { starRss: rssOf(t.starPid) } : {}),
     heap: scraped(page, "nodejs_heap_size_used_bytes"),
+    heapTotal: scraped(page, "nodejs_heap_size_total_bytes"),
     external: scraped(page, "nodejs_external_memory_bytes"),
     gatewayHeld,
     parts,
@@ -138,7 +141,7 @@ function printSample(t: Target, s: Sample): void {
     .join(", ");
   const star = s.starRss === undefined ? "" : ` star RSS ${mib(s.starRss)}`;
   console.log(
-    `${t.name.padEnd(8)} ${String(s.atS).padStart(5)} s  RSS ${mib(s.gatewayRss)} MiB${star}  heap ${mib(s.heap)}  external ${mib(s.external)}  held/bound MiB: ${parts}`,
+    `${t.name.padEnd(8)} ${String(s.atS).padStart(5)} s  RSS ${mib(s.gatewayRss)} MiB${star}  heap ${mib(s.heap)}/${mib(s.heapTotal)}  external ${mib(s.external)}  held/bound MiB: ${parts}`,
   );
 }
 
