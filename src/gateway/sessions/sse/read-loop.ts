@@ -3,6 +3,7 @@
 // first); then the loop waits for the first of the session's next read, its timer (a ping, a
 // heartbeat, an idle end) and a wake-up, and hands over what came. What a session writes, and
 // when it ends, stays the session's own.
+import { Watched } from "../../../platform/concurrency/index.ts";
 import { raceNext } from "./next-batch.ts";
 
 /** One session as its read loop drives it; each step answers false to end the loop. */
@@ -19,6 +20,8 @@ export interface LoopSteps<T> {
 
 export class ReadLoop {
   #wake: (() => void) | undefined;
+  /** Each pending read, watched once however many waits it outlives. */
+  readonly #watched = new WeakMap<Promise<unknown>, Watched<unknown>>();
 
   /** Ends the current wait (the loop asks `ready` again): a drain request, a client gone. */
   wake(): void {
@@ -33,9 +36,21 @@ export class ReadLoop {
   async run<T>(steps: LoopSteps<T>): Promise<void> {
     for (;;) {
       if (!(await steps.ready())) return;
-      const got = await raceNext(steps.reads(), steps.wakeAt() - Date.now(), "wake", this.setWake);
+      const reads = steps.reads();
+      const list: readonly Promise<T>[] = Array.isArray(reads) ? reads : [reads as Promise<T>];
+      const pending = list.map((read) => this.#watch(read));
+      const got = await raceNext(pending, steps.wakeAt() - Date.now(), "wake", this.setWake);
       if (got === "wake") continue;
       if (!(await (got === "timer" ? steps.timer() : steps.read(got)))) return;
     }
+  }
+
+  #watch<T>(read: Promise<T>): Watched<T> {
+    let watched = this.#watched.get(read);
+    if (!watched) {
+      watched = new Watched(read);
+      this.#watched.set(read, watched);
+    }
+    return watched as Watched<T>;
   }
 }
