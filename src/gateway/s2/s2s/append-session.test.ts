@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { queryObjects } from "node:v8";
 import { gzipSync } from "node:zlib";
 import { S2sAppendSession } from "./append-session.ts";
 import { encodeFrame, FrameError } from "./frame.ts";
@@ -173,4 +174,21 @@ test("draining ends a session waiting for the client's next frame at once", asyn
   release?.();
   assert.deepEqual(out.messages(), ["ack a"]);
   assert.deepEqual(out.terminal(), { status: 503, body: { code: "server_draining" } });
+});
+
+test("a long session keeps nothing per frame while it waits on its stop and its drain", async () => {
+  const FRAMES = 600;
+  const live = () => queryObjects(Promise, { format: "count" }) as number;
+  const counts: number[] = [];
+  async function* frames(): AsyncGenerator<Uint8Array> {
+    for (let i = 0; i < FRAMES; i++) {
+      if (i === 100 || i === FRAMES - 1) counts.push(live());
+      yield input(`r${i}`);
+    }
+  }
+  const { s, appended } = session(frames());
+  await s.run();
+  assert.equal(appended.length, FRAMES);
+  const [atStart, atEnd] = counts as [number, number];
+  assert.ok(atEnd - atStart < 100, `${atEnd - atStart} promises kept over ${FRAMES - 101} frames`);
 });

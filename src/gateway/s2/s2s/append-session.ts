@@ -12,6 +12,7 @@
 //   after the failing input is appended.
 // - Draining lets the batch in flight finish, then ends with S2's 503 server_draining: nothing
 //   unacked was appended, so the SDK resubmits it on a fresh connection.
+import { raceWatched, Watched } from "../../../platform/concurrency/index.ts";
 import { decompressPayload } from "./compression.ts";
 import { type Frame, FrameDecoder, FrameError, type TerminalFrame } from "./frame.ts";
 import type { FrameWriter } from "./frame-output.ts";
@@ -44,9 +45,12 @@ export class S2sAppendSession<Batch, Ack> {
   #draining = false;
   /** Wakes a session waiting for the client's next frame when the gateway drains. */
   #wake: (() => void) | undefined;
-  readonly #drained = new Promise<"drained">((resolve) => {
-    this.#wake = () => resolve("drained");
-  });
+  /** Raced once per chunk for the session's life: watched, so that no race leaves a reaction. */
+  readonly #drained = new Watched(
+    new Promise<"drained">((resolve) => {
+      this.#wake = () => resolve("drained");
+    }),
+  );
 
   constructor(opts: S2sAppendOptions<Batch, Ack>) {
     this.#opts = opts;
@@ -65,9 +69,11 @@ export class S2sAppendSession<Batch, Ack> {
     let failure: { err: unknown } | undefined;
     let gone = false;
     let stop: () => void = () => {};
-    const stopped = new Promise<"stopped">((resolve) => {
-      stop = () => resolve("stopped");
-    });
+    const stopped = new Watched(
+      new Promise<"stopped">((resolve) => {
+        stop = () => resolve("stopped");
+      }),
+    );
     // Acks are written in submission order: each waits for the one before it.
     let answered: Promise<void> = Promise.resolve();
     let ended: { err: unknown } | "draining" | undefined;
@@ -79,10 +85,16 @@ export class S2sAppendSession<Batch, Ack> {
           break;
         }
         if (unanswered.length >= MAX_UNANSWERED) {
-          await Promise.race([unanswered[0], stopped]);
+          await raceWatched<unknown>([
+            new Watched<unknown>(unanswered[0] as Promise<void>),
+            stopped,
+          ]);
           continue;
         }
-        const frame = await Promise.race([this.#nextFrame(), stopped]);
+        const frame = await raceWatched<Frame | undefined | "drained" | "stopped">([
+          new Watched(this.#nextFrame()),
+          stopped,
+        ]);
         if (frame === "drained" || frame === "stopped") continue;
         if (!frame) break;
         if (frame.terminal) throw new FrameError("a terminal frame is not an append input");
@@ -118,7 +130,10 @@ export class S2sAppendSession<Batch, Ack> {
 
   async #nextFrame(): Promise<Frame | undefined | "drained"> {
     while (this.#ready.length === 0) {
-      const next = await Promise.race([this.#opts.chunks.next(), this.#drained]);
+      const next = await raceWatched<IteratorResult<Uint8Array> | "drained">([
+        new Watched(this.#opts.chunks.next()),
+        this.#drained,
+      ]);
       if (next === "drained") return next;
       if (next.done) {
         this.#decoder.end();
