@@ -21,7 +21,7 @@ import type {
   StreamSpec,
 } from "../translate/index.ts";
 import type { CallOptions, Upstream } from "../upstream/index.ts";
-import type { RingLimits } from "./hubs/index.ts";
+import type { HubEvents, RingLimits } from "./hubs/index.ts";
 import { HubRegistry, type ReadGrants, sharedSource } from "./hubs/index.ts";
 import { longPoll } from "./long-poll.ts";
 import type { BatchSource, SourceBatch } from "./sources/index.ts";
@@ -223,16 +223,43 @@ function fleetSubscribe(
   key: string,
   authorization: string | undefined,
 ): BatchSource {
-  const gauge = deps.metrics.upstreamSubscribes;
   return fleetSource({
     upstream: deps.upstream,
     bucket,
     key,
     authorization,
     failoverMs: deps.failoverMs,
-    calls: { opened: () => gauge.inc(), closed: () => gauge.dec() },
+    calls: counted(deps.metrics).calls,
   });
 }
+
+/**
+ * The metrics callbacks of sources, made once per gateway: every subscriber keeps its sources for
+ * as long as it is connected, and 10,000 copies of the same closures are memory for nothing.
+ */
+function counted(m: GatewayMetrics): SourceCallbacks {
+  let callbacks = countedCallbacks.get(m);
+  if (!callbacks) {
+    const gauge = m.upstreamSubscribes;
+    callbacks = {
+      calls: { opened: () => gauge.inc(), closed: () => gauge.dec() },
+      events: {
+        joined: (hit: boolean) => m.hubJoins.inc({ result: hit ? "hit" : "miss" }),
+        detached: () => m.hubDetaches.inc(),
+        attached: (delta: 1 | -1) => m.hubSubscribers.inc(delta),
+      },
+    };
+    countedCallbacks.set(m, callbacks);
+  }
+  return callbacks;
+}
+
+interface SourceCallbacks {
+  calls: { opened(): void; closed(): void };
+  events: HubEvents;
+}
+
+const countedCallbacks = new WeakMap<GatewayMetrics, SourceCallbacks>();
 
 export interface HubSettings {
   ring: RingLimits;
@@ -273,7 +300,6 @@ function shared(
   deps: SubscribeDeps,
 ): BatchSource {
   if (!deps.hubs) return own;
-  const m = deps.metrics;
   return sharedSource({
     registry: deps.hubs,
     upstream: deps.upstream,
@@ -282,11 +308,7 @@ function shared(
     authorization: parts.call.authorization,
     behind: own,
     grants: deps.grants,
-    events: {
-      joined: (hit) => m.hubJoins.inc({ result: hit ? "hit" : "miss" }),
-      detached: () => m.hubDetaches.inc(),
-      attached: (delta) => m.hubSubscribers.inc(delta),
-    },
+    events: counted(deps.metrics).events,
   });
 }
 
