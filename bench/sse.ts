@@ -24,7 +24,8 @@
 // 2:20000, empty skips): N subscribers on 1 stream with `--workers W` (nginx: worker_processes
 // W). BENCH_GATEWAY_WORKERS (default 1) sets the workers of the matrix's rows. With several
 // workers the server's RSS and CPU are its whole process tree's. Each client process connects
-// from its own source address (127.0.0.2, .3, ...). BENCH_GATEWAY_ARGS adds gateway flags.
+// from its own source address (127.0.0.2, .3, ...). BENCH_GATEWAY_ARGS adds gateway flags,
+// BENCH_GATEWAY_NODE_ARGS Node's own flags for the gateway process.
 // Then a table of every row, nova and nchan next to each other. No thresholds.
 //
 // Every process runs with its file-descriptor limit raised (`ulimit -n 65536`, or the hard limit
@@ -56,6 +57,8 @@ const IDLE = Number(process.env.BENCH_IDLE ?? 18_000);
 const MULTI = (process.env.BENCH_MULTI ?? "2:20000").split(":").filter(Boolean).map(Number);
 /** More gateway flags for every nova row (e.g. `--hub-fanout-slice 64`). */
 const GATEWAY_ARGS = (process.env.BENCH_GATEWAY_ARGS ?? "").split(" ").filter(Boolean);
+/** Node's own flags for the gateway process only (e.g. `--max-semi-space-size=16`). */
+const GATEWAY_NODE_ARGS = (process.env.BENCH_GATEWAY_NODE_ARGS ?? "").split(" ").filter(Boolean);
 /** How long the idle row holds its subscribers: one ping period (15 s) and some. */
 const IDLE_HOLD_MS = 20_000;
 const WARMUP_ROUNDS = 10;
@@ -316,6 +319,7 @@ async function novaTarget(
     });
     const [command, args] = withFdLimit(process.execPath, [
       ...(PROFILE_DIR ? ["--cpu-prof", "--cpu-prof-dir", PROFILE_DIR] : []),
+      ...GATEWAY_NODE_ARGS,
       resolve("src/main.ts"),
       ...["--port", "0", "--stars", star.address, "--log-level", "warn"],
       ...["--drain-delay-ms", "0", `--subscribe-sharing=${sharing}`],
