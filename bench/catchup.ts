@@ -25,13 +25,14 @@
 // BENCH_CATCHUP_BASELINE=DIR adds the presigned and star paths served by the gateway of the
 // checkout in DIR (rows "presigned@base", "star@base"): a before/after under the same load.
 
-import { execSync, spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { exitOnHelp } from "../scripts/help.ts";
 import { call, dataPlaneClient } from "../test/harness/grpc.ts";
+import { cpuSeconds as cpuSecondsOf } from "../test/harness/proc-stats.ts";
 import { nodeArgs, type RunningProcess, startProcess } from "../test/harness/process.ts";
 import { startObjstore } from "../test/readplan/fixture.ts";
 
@@ -44,7 +45,6 @@ const PER_BATCH = 1000;
 const BATCHES = Math.ceil((MB * 1024 * 1024) / (RECORD_BYTES * PER_BATCH));
 const TOTAL = BATCHES * PER_BATCH;
 const CONTENT_MB = (TOTAL * RECORD_BYTES) / 1024 / 1024;
-const TICKS = Number(execSync("getconf CLK_TCK").toString().trim());
 const PATH = "/v1/buckets/bench/streams/history/records";
 const PROFILE_DIR = process.env.BENCH_CATCHUP_CPU_PROF;
 const BASELINE = process.env.BENCH_CATCHUP_BASELINE;
@@ -128,10 +128,7 @@ async function gatewayProcess(
 
 /** CPU seconds a process has used so far. */
 function cpuSeconds(proc: RunningProcess): number {
-  const stat = readFileSync(`/proc/${proc.child.pid}/stat`, "utf8");
-  // utime and stime are fields 14 and 15 of the line, 12 and 13 after "pid (comm) ".
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / TICKS;
+  return cpuSecondsOf(proc.child.pid as number);
 }
 
 /**

@@ -12,13 +12,13 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { readFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import { createServer as createNetServer } from "node:net";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { exitOnHelp } from "../scripts/help.ts";
 import { releaseParser } from "../src/gateway/http/parser-release.ts";
+import { cpuSeconds, rssBytes } from "../test/harness/proc-stats.ts";
 
 exitOnHelp(import.meta.filename);
 
@@ -75,9 +75,7 @@ function jsonLines(child: ChildProcess): () => Promise<Record<string, unknown>> 
 }
 
 function procStatus(pid: number): { rssKib: number; cpuMs: number } {
-  const rss = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-  const stat = (readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1] ?? "").split(" ");
-  return { rssKib: Number(rss), cpuMs: (Number(stat[11]) + Number(stat[12])) * 10 };
+  return { rssKib: rssBytes(pid) / 1024, cpuMs: cpuSeconds(pid) * 1000 };
 }
 
 const settle = () => new Promise((r) => setTimeout(r, 2500));

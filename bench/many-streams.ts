@@ -6,13 +6,14 @@
 // and the star's CPU. s3rver runs in a process of its own (bench/counting-store.ts) behind a
 // loopback proxy that counts PUTs, so the star's CPU is its own and the store's is shown beside
 // it. Extra star flags: BENCH_STAR_ARGS (space-separated).
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ClientDuplexStream } from "@grpc/grpc-js";
 import type { AppendSessionRequest } from "../src/gen/nova/v1/AppendSessionRequest.ts";
 import type { AppendSessionResponse__Output } from "../src/gen/nova/v1/AppendSessionResponse.ts";
 import { call } from "../test/harness/grpc.ts";
+import { cpuSeconds } from "../test/harness/proc-stats.ts";
 import { nodeArgs, startProcess } from "../test/harness/process.ts";
 import { s3Storage, startStarProcess } from "../test/harness/star-process.ts";
 import { quantile } from "./stats.ts";
@@ -29,13 +30,6 @@ const MATRIX: [streams: number, perSecond: number][] = [
   [1000, 10],
   [1000, 1],
 ];
-
-/** The star's user + system CPU seconds so far (Linux /proc; clock ticks of 10 ms). */
-async function cpuSeconds(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 export async function manyStreams(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "nova-bench-streams-"));
@@ -84,9 +78,9 @@ export async function manyStreams(): Promise<void> {
           sessions.set(key, session);
         }
       }
-      const cpu0 = await cpuSeconds(pid);
+      const cpu0 = cpuSeconds(pid);
       const puts0 = await puts();
-      const storeCpu0 = await cpuSeconds(storePid);
+      const storeCpu0 = cpuSeconds(storePid);
       const t0 = performance.now();
       const period = 1000 / rate;
       const timers: NodeJS.Timeout[] = [];
@@ -135,9 +129,9 @@ export async function manyStreams(): Promise<void> {
       await new Promise((r) => setTimeout(r, SECONDS * 1000));
       for (const t of timers) clearTimeout(t);
       const elapsed = (performance.now() - t0) / 1000;
-      const cpu = (await cpuSeconds(pid)) - cpu0;
+      const cpu = cpuSeconds(pid) - cpu0;
       const putCount = (await puts()) - puts0;
-      const storeCpu = (await cpuSeconds(storePid)) - storeCpu0;
+      const storeCpu = cpuSeconds(storePid) - storeCpu0;
       const acked = latencies.length;
       await Promise.allSettled(pending);
       await Promise.all(

@@ -11,7 +11,6 @@
 //   SOAK_MINUTES=30 SOAK_WARMUP_MINUTES=5 SOAK_SAMPLE_S=60 SOAK_TARGETS=embedded,pair npm run soak
 // SOAK_GATEWAY_ARGS and SOAK_STAR_ARGS add flags (the star's apply to `pair` only).
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,6 +19,7 @@ import { exitOnHelp } from "../scripts/help.ts";
 import { starStats } from "../test/harness/grpc.ts";
 import { http } from "../test/harness/http.ts";
 import { scraped } from "../test/harness/metrics.ts";
+import { rssBytes } from "../test/harness/proc-stats.ts";
 import { nodeArgs, type RunningProcess, startProcess } from "../test/harness/process.ts";
 import { startStarProcess } from "../test/harness/star-process.ts";
 
@@ -56,11 +56,6 @@ interface Target {
   starAddress?: string;
   close(): Promise<void>;
 }
-
-const rssOf = (pid: number): number => {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1]) * 1024;
-};
 
 const READY = /^nova-gateway listening on (http:\/\/\S+)$/;
 
@@ -123,8 +118,8 @@ async function sample(t: Target, atS: number): Promise<Sample> {
   }
   return {
     atS,
-    gatewayRss: rssOf(t.gatewayPid),
-    ...(t.starPid ? { starRss: rssOf(t.starPid) } : {}),
+    gatewayRss: rssBytes(t.gatewayPid),
+    ...(t.starPid ? { starRss: rssBytes(t.starPid) } : {}),
     heap: scraped(page, "nodejs_heap_size_used_bytes"),
     heapTotal: scraped(page, "nodejs_heap_size_total_bytes"),
     external: scraped(page, "nodejs_external_memory_bytes"),

@@ -41,6 +41,7 @@ import { Pool } from "undici";
 import { exitOnHelp } from "../scripts/help.ts";
 import { metric } from "../test/harness/metrics.ts";
 import { freePort } from "../test/harness/ports.ts";
+import { cpuSeconds, rssBytes } from "../test/harness/proc-stats.ts";
 import { type RunningProcess, startProcess } from "../test/harness/process.ts";
 import { type StarProcess, startStarProcess } from "../test/harness/star-process.ts";
 import { quantile } from "./stats.ts";
@@ -75,7 +76,6 @@ const NGINX = process.env.BENCH_NGINX ?? "/usr/sbin/nginx";
 /** A directory for each gateway's CPU profile (`node --cpu-prof`), written when it stops. */
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 const NCHAN = "/usr/lib/nginx/modules/ngx_nchan_module.so";
-const TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim());
 const ULIMIT = `ulimit -n ${WANT_FDS} 2>/dev/null || ulimit -n hard`;
 /** The limit every process of the bench gets. */
 const FD_LIMIT = Number(
@@ -124,11 +124,7 @@ function withFdLimit(command: string, args: string[]): [string, string[]] {
 
 /** Processes' resident set size, KiB (VmRSS), summed. */
 function rssKib(pids: number[]): number {
-  let kib = 0;
-  for (const pid of pids) {
-    kib += Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
-  }
-  return kib;
+  return pids.reduce((kib, pid) => kib + rssBytes(pid) / 1024, 0);
 }
 
 /** A process's children. */
@@ -149,12 +145,7 @@ function fdCount(pids: number[]): number {
 
 /** Processes' CPU time so far, s (utime + stime), summed. */
 function cpuS(pids: number[]): number {
-  let s = 0;
-  for (const pid of pids) {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-    s += (Number(fields[11]) + Number(fields[12])) / TICKS;
-  }
-  return s;
+  return pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
 }
 
 function exists(path: string): boolean {

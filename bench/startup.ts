@@ -7,11 +7,11 @@
 // BENCH_STARTUP_RUNS (default 10) runs per way, interleaved. Prints a table; no thresholds.
 
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exitOnHelp } from "../scripts/help.ts";
+import { rssBytes } from "../test/harness/proc-stats.ts";
 import { startProcess } from "../test/harness/process.ts";
 import { waitFor } from "../test/harness/wait.ts";
 import { quantile } from "./stats.ts";
@@ -44,8 +44,7 @@ const tsx = tsxLoader();
 if (tsx) ways.push(["tsx", ["--import", tsx, join(root, "src", "main.ts")]]);
 
 function rssMiB(pid: number | undefined): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(status.match(/^VmRSS:\s+(\d+) kB$/m)?.[1]) / 1024;
+  return rssBytes(pid as number) / 1024 / 1024;
 }
 
 async function once(args: string[]): Promise<{ readyMs: number; rss: number }> {

@@ -1,7 +1,7 @@
 // `src/main.ts` as a child process: in front of given stars, or with its embedded star and object
 // storage (`npm start`'s entry). Apart from the in-process gateway (gateway.ts), so a test file
 // starting only processes does not load the gateway's code itself (about 0.7 s of CPU).
-import { readFileSync } from "node:fs";
+import { rssBytes } from "./proc-stats.ts";
 import { nodeArgs, type RunningProcess, startProcess } from "./process.ts";
 
 export interface GatewayProcess {
@@ -40,11 +40,7 @@ export async function gatewayProcess(
   return {
     base: proc.match[1] as string,
     proc,
-    rss() {
-      const status = readFileSync(`/proc/${pid}/status`, "utf8");
-      const kb = Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1]);
-      return kb * 1024;
-    },
+    rss: () => rssBytes(pid),
     async close() {
       await proc.kill("SIGTERM");
     },
