@@ -50,7 +50,8 @@ async function* subscribe(
   signal: AbortSignal,
   tap: BatchTap | undefined,
 ): AsyncGenerator<SourceBatch> {
-  if (!(await authorize(opts, signal))) {
+  const checked = await authorize(opts, signal);
+  if (!checked) {
     // The stream does not exist (yet): the subscriber's own Subscribe says what is right, and
     // may create it (create_stream_on_read).
     yield* opts.behind(cursor, signal);
@@ -69,7 +70,7 @@ async function* subscribe(
       const hub = lease.hub;
       try {
         await untilAborted(hub.ready, signal);
-        const seq = seqOf(at) ?? (isTail(at) ? hub.next : undefined);
+        const seq = seqOf(at) ?? (isTail(at) ? await tailOf(hub, checked, sub, signal) : undefined);
         if (seq !== undefined && hub.contains(seq)) {
           events?.joined(true);
           const left = yield* hub.follow(sub, seq, signal, tap);
@@ -143,22 +144,56 @@ async function* catchUp(
   }
 }
 
+/** A subscriber the star let read: the tail its own CheckTail found, when it asked one. */
+interface Checked {
+  tail: bigint | undefined;
+}
+
 /**
  * Checks the subscriber's own read access with a star (CheckTail on its credentials) before it
- * reads anything a hub holds. False: the stream does not exist.
+ * reads anything a hub holds. Undefined: the stream does not exist.
  */
-function authorize(opts: SharedSourceOptions, signal: AbortSignal): Promise<boolean> {
+async function authorize(
+  opts: SharedSourceOptions,
+  signal: AbortSignal,
+): Promise<Checked | undefined> {
   const { bucket, key, authorization, grants } = opts;
+  const checked: Checked = { tail: undefined };
   // Not cancelled with this reader: readers on the same credential may be waiting for it too.
   const ask = () =>
     opts.upstream.unary("CheckTail", { bucket, key }, { bucket, key, authorization }).then(
-      () => true,
+      (res) => {
+        checked.tail = BigInt(res.tail?.seq_num ?? "0");
+        return true;
+      },
       (err) => {
         if (err instanceof StarCallError && err.code === status.NOT_FOUND) return false;
         throw err;
       },
     );
-  return untilAborted(grants ? grants.check(authorization, bucket, key, ask) : ask(), signal);
+  const ok = await untilAborted(
+    grants ? grants.check(authorization, bucket, key, ask) : ask(),
+    signal,
+  );
+  return ok ? checked : undefined;
+}
+
+/**
+ * Where a subscriber from the tail starts: the hub's head, or the tail the subscriber's own check
+ * found if the hub has not yet heard of every record acked before it (it waits for them there),
+ * so that it never gets a record acked before it asked. A subscriber admitted on a grant asked no
+ * star: it starts at the hub's head.
+ */
+async function tailOf(
+  hub: StreamHub,
+  checked: Checked,
+  sub: HubSubscriber,
+  signal: AbortSignal,
+): Promise<bigint> {
+  const tail = checked.tail;
+  if (tail === undefined || tail <= hub.next) return hub.next;
+  await hub.reach(tail, sub, signal);
+  return tail;
 }
 
 async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {

@@ -184,12 +184,16 @@ export class StreamHub {
     }
   }
 
-  /** Resolves once the hub holds records up to `seq` (or it failed, or the wait was aborted). */
+  /**
+   * Resolves once the hub holds records up to `seq` (or it failed, the stream closed, or the
+   * wait was aborted).
+   */
   async reach(seq: bigint, sub: HubSubscriber, signal: AbortSignal): Promise<void> {
     const wakeup = new Wakeup([signal, sub.signal]);
     try {
       while (
         this.#failure === undefined &&
+        !this.#closed &&
         this.#ring.next < seq &&
         !signal.aborted &&
         !sub.signal.aborted
