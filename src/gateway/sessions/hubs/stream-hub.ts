@@ -175,7 +175,7 @@ export class StreamHub {
         }
         wakeup.seq = seq;
         wakeup.tap = tap;
-        await this.#changed(wakeup);
+        await wakeup.wait(this.#waiters);
         // What the tap took is delivered: go on after it.
         seq = wakeup.seq;
       }
@@ -198,7 +198,7 @@ export class StreamHub {
         !signal.aborted &&
         !sub.signal.aborted
       ) {
-        await this.#changed(wakeup);
+        await wakeup.wait(this.#waiters);
       }
     } finally {
       wakeup.dispose();
@@ -290,13 +290,6 @@ export class StreamHub {
     this.#onEnd(this);
   }
 
-  async #changed(wakeup: Wakeup): Promise<void> {
-    const next = wakeup.next();
-    this.#waiters.add(wakeup);
-    await next;
-    this.#waiters.delete(wakeup);
-  }
-
   #wake(): void {
     const waiters = this.#waiters;
     this.#waiters = new Set();
@@ -367,6 +360,8 @@ class Wakeup {
   tap: BatchTap | undefined;
   readonly #signals: AbortSignal[];
   #resolve: (() => void) | undefined;
+  /** The hub's waiters while it waits there. */
+  #in: Set<Wakeup> | undefined;
   readonly #onAbort = () => this.fire();
 
   constructor(signals: AbortSignal[]) {
@@ -379,7 +374,10 @@ class Wakeup {
     return this.#resolve !== undefined;
   }
 
-  next(): Promise<void> {
+  /** Waits among `waiters` until fired (and leaves them then). */
+  wait(waiters: Set<Wakeup>): Promise<void> {
+    waiters.add(this);
+    this.#in = waiters;
     return new Promise((resolve) => {
       this.#resolve = resolve;
     });
@@ -388,6 +386,8 @@ class Wakeup {
   fire(): void {
     const resolve = this.#resolve;
     this.#resolve = undefined;
+    this.#in?.delete(this);
+    this.#in = undefined;
     resolve?.();
   }
 

@@ -3,8 +3,11 @@
 // first); then the loop waits for the first of the session's next read, its timer (a ping, a
 // heartbeat, an idle end) and a wake-up, and hands over what came. What a session writes, and
 // when it ends, stays the session's own.
+//
+// An idle subscriber sits in one wait for a whole ping period, so a wait is made of the loop's
+// own fields and callbacks, made once per loop: the wait's promise and its timer are all it
+// allocates.
 import { Watched } from "../../../platform/concurrency/index.ts";
-import { raceNext } from "./next-batch.ts";
 
 /** One session as its read loop drives it; each step answers false to end the loop. */
 export interface LoopSteps<T> {
@@ -18,10 +21,22 @@ export interface LoopSteps<T> {
   read(got: T): boolean | Promise<boolean>;
 }
 
+const TIMER = Symbol("timer");
+const WAKE = Symbol("wake");
+type Outcome = Watched<unknown> | typeof TIMER | typeof WAKE;
+const NONE: readonly Watched<unknown>[] = [];
+
 export class ReadLoop {
   #wake: (() => void) | undefined;
   /** Each pending read, watched once however many waits it outlives. */
   readonly #watched = new WeakMap<Promise<unknown>, Watched<unknown>>();
+  /** The wait under way: the reads it waits on, its end and its timer. */
+  #pending = NONE;
+  #resolve: ((outcome: Outcome) => void) | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  readonly #onRead = () => this.#end(this.#pending.find((w) => w.settled));
+  readonly #onTimer = () => this.#end(TIMER);
+  readonly #onWake = () => this.#end(WAKE);
 
   /** Ends the current wait (the loop asks `ready` again): a drain request, a client gone. */
   wake(): void {
@@ -38,11 +53,42 @@ export class ReadLoop {
       if (!(await steps.ready())) return;
       const reads = steps.reads();
       const list: readonly Promise<T>[] = Array.isArray(reads) ? reads : [reads as Promise<T>];
-      const pending = list.map((read) => this.#watch(read));
-      const got = await raceNext(pending, steps.wakeAt() - Date.now(), "wake", this.setWake);
-      if (got === "wake") continue;
-      if (!(await (got === "timer" ? steps.timer() : steps.read(got)))) return;
+      const got = await this.#wait(
+        list.map((read) => this.#watch(read)),
+        steps.wakeAt() - Date.now(),
+      );
+      if (got === WAKE) continue;
+      const more = got === TIMER ? steps.timer() : steps.read((got as Watched<T>).take());
+      if (!(await more)) return;
     }
+  }
+
+  /**
+   * The first of `pending` to settle (the first given, of those already settled), the timer
+   * after `delayMs`, or a wake-up. A read that rejected is handed over too: `take` throws it.
+   */
+  #wait(pending: readonly Watched<unknown>[], delayMs: number): Promise<Outcome> {
+    const settled = pending.find((w) => w.settled);
+    if (settled) return Promise.resolve(settled);
+    return new Promise<Outcome>((resolve) => {
+      this.#pending = pending;
+      this.#resolve = resolve;
+      for (const w of pending) w.listen(this.#onRead);
+      this.#timer = setTimeout(this.#onTimer, Math.max(0, delayMs));
+      this.#wake = this.#onWake;
+    });
+  }
+
+  #end(outcome: Outcome | undefined): void {
+    const resolve = this.#resolve;
+    if (!resolve || outcome === undefined) return;
+    this.#resolve = undefined;
+    for (const w of this.#pending) w.listen(undefined);
+    this.#pending = NONE;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#wake = undefined;
+    resolve(outcome);
   }
 
   #watch<T>(read: Promise<T>): Watched<T> {
