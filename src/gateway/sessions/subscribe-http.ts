@@ -73,7 +73,7 @@ export function wantsEventStream(accept: string | undefined): boolean {
 }
 
 /** Serves an SSE subscription; errors before the first byte are thrown as HTTP errors. */
-export async function serveSse(
+export function serveSse(
   parts: ReadParts,
   resume: EventId | undefined,
   reply: FastifyReply,
@@ -87,7 +87,7 @@ export async function serveSse(
     bounds: bounds(query),
     ...(resume ? { resume } : {}),
   });
-  await runSse(session, reply, deps);
+  return runSse(session, reply, deps);
 }
 
 /** A multiplexed subscription as the route parsed it. */
@@ -101,7 +101,7 @@ export interface MultiplexParts {
 }
 
 /** Serves several streams on one SSE response, each read as its own subscription would be. */
-export async function serveMultiplexedSse(
+export function serveMultiplexedSse(
   parts: MultiplexParts,
   resume: StreamPosition[] | undefined,
   reply: FastifyReply,
@@ -123,7 +123,7 @@ export async function serveMultiplexedSse(
     streams,
     form: multiplexed(parts.streams.map((s) => s.name)),
   });
-  await runSse(session, reply, deps);
+  return runSse(session, reply, deps);
 }
 
 function sessionOptions(
@@ -142,21 +142,26 @@ function sessionOptions(
   };
 }
 
-async function runSse(session: SseSession, reply: FastifyReply, deps: SubscribeDeps) {
+/**
+ * Runs the session for as long as it streams. Promise chains rather than async functions: a
+ * subscriber holds this chain for its whole life, and a suspended async function costs more.
+ */
+function runSse(session: SseSession, reply: FastifyReply, deps: SubscribeDeps): Promise<void> {
   const socket = reply.request.raw.socket;
-  await trackSession(
+  return trackSession(
     deps,
     "sse",
     clientKey(reply.request),
     { drain: () => session.drain(), destroy: () => socket.destroy() },
-    async () => {
-      if ((await session.start()) === "met") {
-        reply.code(204).send();
-        return;
-      }
-      // The session's first events are ready: the head goes out with them.
-      await session.run(chunkWriter(takeOverConnection(reply, 200, SSE_HEADERS, false)));
-    },
+    () =>
+      session.start().then((started) => {
+        if (started === "met") {
+          reply.code(204).send();
+          return;
+        }
+        // The session's first events are ready: the head goes out with them.
+        return session.run(chunkWriter(takeOverConnection(reply, 200, SSE_HEADERS, false)));
+      }),
   );
 }
 
@@ -329,21 +334,33 @@ function atMost(value: bigint | undefined, max: number): bigint {
  * Runs a session counted in /metrics, against its client's share (a 429 before it starts, past
  * the share) and drained on shutdown.
  */
-export async function trackSession<T>(
+export function trackSession<T>(
   deps: Pick<SubscribeDeps, "metrics" | "sessions" | "clientSessions">,
   kind: string,
   client: string,
   handle: { drain(): void; destroy(): void },
   run: () => Promise<T>,
 ): Promise<T> {
-  const release = deps.clientSessions.hold(client);
-  deps.metrics.sessions.inc({ kind });
-  const done = run();
-  deps.sessions.track(handle, done);
+  let release: () => void;
   try {
-    return await done;
-  } finally {
+    release = deps.clientSessions.hold(client);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  deps.metrics.sessions.inc({ kind });
+  const done = started(run);
+  deps.sessions.track(handle, done);
+  return done.finally(() => {
     deps.metrics.sessions.dec({ kind });
     release();
+  });
+}
+
+/** What `run` returns, or its throw as a rejection. */
+function started<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return run();
+  } catch (err) {
+    return Promise.reject(err);
   }
 }
