@@ -138,7 +138,7 @@ function sessionOptions(
     slowConsumerMs: deps.slowConsumerMs,
     signal: parts.call.signal ?? new AbortController().signal,
     timing: deps.sseTiming,
-    onSlowConsumer: () => deps.metrics.slowConsumers.inc(),
+    onSlowConsumer: counted(deps.metrics).slowConsumer,
   };
 }
 
@@ -207,11 +207,20 @@ export function subscriptionSource(
   parts: Pick<ReadParts, "bucket" | "key" | "call">,
   deps: SubscribeDeps,
 ): BatchSource {
+  if (!deps.hubs) return ownSource(parts, deps);
+  // Made only if the reader has to catch up on its own: most follow their hub from the start.
+  return shared((cursor, signal) => ownSource(parts, deps)(cursor, signal), parts, deps);
+}
+
+/** A reader's own subscription: history (when on), then the fleet's Subscribe. */
+function ownSource(
+  parts: Pick<ReadParts, "bucket" | "key" | "call">,
+  deps: SubscribeDeps,
+): BatchSource {
   const live = source(parts, deps);
-  const own = deps.history
+  return deps.history
     ? withCatchUp(deps.history, live, { ...parts, authorization: parts.call.authorization })
     : live;
-  return shared(own, parts, deps);
 }
 
 function source(
@@ -239,15 +248,16 @@ function fleetSubscribe(
 }
 
 /**
- * The metrics callbacks of sources, made once per gateway: every subscriber keeps its sources for
+ * The metrics callbacks of sources and sessions, made once per gateway: every subscriber keeps its sources for
  * as long as it is connected, and 10,000 copies of the same closures are memory for nothing.
  */
-function counted(m: GatewayMetrics): SourceCallbacks {
+function counted(m: GatewayMetrics): CountedCallbacks {
   let callbacks = countedCallbacks.get(m);
   if (!callbacks) {
     const gauge = m.upstreamSubscribes;
     callbacks = {
       calls: { opened: () => gauge.inc(), closed: () => gauge.dec() },
+      slowConsumer: () => m.slowConsumers.inc(),
       events: {
         joined: (hit: boolean) => m.hubJoins.inc({ result: hit ? "hit" : "miss" }),
         detached: () => m.hubDetaches.inc(),
@@ -259,12 +269,13 @@ function counted(m: GatewayMetrics): SourceCallbacks {
   return callbacks;
 }
 
-interface SourceCallbacks {
+interface CountedCallbacks {
   calls: { opened(): void; closed(): void };
+  slowConsumer(): void;
   events: HubEvents;
 }
 
-const countedCallbacks = new WeakMap<GatewayMetrics, SourceCallbacks>();
+const countedCallbacks = new WeakMap<GatewayMetrics, CountedCallbacks>();
 
 export interface HubSettings {
   ring: RingLimits;
