@@ -217,12 +217,12 @@ export class SseSession {
     this.#reader.wake();
   }
 
-  async #loop(): Promise<void> {
+  #loop(): Promise<void> {
     const out = this.#out as SseOutput;
     let waitEnds: number | undefined;
     let wakeAt = 0;
     let written = 0;
-    await this.#reader.run<LaneRead>({
+    return this.#reader.run<LaneRead>({
       ready: async () => {
         for (;;) {
           if (this.#finished) return false;
