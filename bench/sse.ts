@@ -8,7 +8,8 @@
 // (`src/star/main.ts --data-dir`), a gateway (`src/main.ts`) in front of it, or an nginx, so RSS
 // baselines are clean. A row: WARMUP_ROUNDS rounds of appends with no subscriber (the idle
 // append latency), then the subscribers connect (each from the tail; a nova subscriber is ready
-// at its caught-up `event: ping`), then BENCH_ROUNDS (default 20) rounds at 10/s, each appending
+// at its caught-up `event: ping`), then BENCH_ROUNDS (default 20) rounds at 10/s (BENCH_INTERVAL_MS
+// apart, default 100), each appending
 // one 1 KiB record to every stream at once (POST .../records through the gateway, or POST to
 // nchan's publisher location), one round after the previous one's acks.
 //
@@ -63,7 +64,8 @@ const GATEWAY_NODE_ARGS = (process.env.BENCH_GATEWAY_NODE_ARGS ?? "").split(" ")
 /** How long the idle row holds its subscribers: one ping period (15 s) and some. */
 const IDLE_HOLD_MS = 20_000;
 const WARMUP_ROUNDS = 10;
-const INTERVAL_MS = 100;
+/** Between the starts of two rounds (BENCH_INTERVAL_MS, default 100: 10 rounds a second). */
+const INTERVAL_MS = Number(process.env.BENCH_INTERVAL_MS ?? 100);
 const RECORD_BYTES = 1024;
 /** Subscribers each worker connects at once (a burst of thousands overflows the listen backlog). */
 const CONNECT_CONCURRENCY = 100;
@@ -488,7 +490,7 @@ http {
 
 // ---- one row ----------------------------------------------------------------------------------
 
-/** ROUNDS rounds at 10/s, each one append to every stream; the start and ack time of each. */
+/** ROUNDS rounds, INTERVAL_MS apart, each one append to every stream; the start and ack time of each. */
 async function appendRounds(target: Target, streams: number, rounds: number, tag: string) {
   const started = Array.from({ length: streams }, () => new Float64Array(rounds));
   const acked = Array.from({ length: streams }, () => new Float64Array(rounds));
@@ -710,7 +712,7 @@ const header = COLUMNS.map(([name, w]) => name.padStart(w)).join("  ");
 const nchan = exists(NGINX) && exists(NCHAN);
 const systems = SYSTEMS.filter((s) => s !== "nchan" || nchan);
 console.log(
-  `SSE fan-out: ${ROUNDS} rounds at 10/s of one ${RECORD_BYTES} B record to every stream; ` +
+  `SSE fan-out: ${ROUNDS} rounds at ${1000 / INTERVAL_MS}/s of one ${RECORD_BYTES} B record to every stream; ` +
     `subscribers held by ${WORKERS} client processes; fd limit ${FD_LIMIT}`,
 );
 if (!nchan) console.log(`nchan rows skipped: ${NGINX} or ${NCHAN} is missing`);
