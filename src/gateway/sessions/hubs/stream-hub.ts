@@ -96,6 +96,11 @@ export class StreamHub {
     return this.#ready;
   }
 
+  /** The feed has its first frame and has not failed: `ready` has resolved. */
+  get live(): boolean {
+    return this.#live && this.#failure === undefined;
+  }
+
   get ended(): boolean {
     return this.#failure !== undefined;
   }
