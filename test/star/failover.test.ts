@@ -345,7 +345,7 @@ test("a killed leader's streams move to the others; a paused one is fenced and r
         (traffic.acks.get(k) ?? []).some((a) => a.at > performance.now() - 500),
       ),
     {
-      timeoutMs: LEASE_MS + 5_000,
+      timeoutMs: RESUME_TIMEOUT_MS,
       message: "the paused member's streams to take appends after it rejoined",
     },
   );
