@@ -5,9 +5,9 @@
 // Targets, run side by side in one run: `embedded` (`npm start`: gateway, star and object store
 // in one process) and `pair` (a gateway in front of a separate star process). Every
 // SOAK_SAMPLE_S seconds it prints each process's RSS, the gateway's heap (used/total) and
-// external memory and every cache's held bytes against its bound; at the end, RSS growth per 10 minutes after the
-// warm-up (also less what the caches hold, which grows as they fill toward their bounds), and
-// whether every subscriber saw every record once and in order.
+// external memory and every cache's held bytes against its bound; at the end, RSS growth per 10
+// minutes after the warm-up (also less what the caches hold, which grows as they fill toward their
+// bounds), and whether every subscriber saw every record once and in order.
 //   SOAK_MINUTES=30 SOAK_WARMUP_MINUTES=5 SOAK_SAMPLE_S=60 SOAK_TARGETS=embedded,pair npm run soak
 // SOAK_GATEWAY_ARGS and SOAK_STAR_ARGS add flags (the star's apply to `pair` only).
 import { spawn } from "node:child_process";

@@ -8,10 +8,10 @@
 // (`src/star/main.ts --data-dir`), a gateway (`src/main.ts`) in front of it, or an nginx, so RSS
 // baselines are clean. A row: WARMUP_ROUNDS rounds of appends with no subscriber (the idle
 // append latency), then the subscribers connect (each from the tail; a nova subscriber is ready
-// at its caught-up `event: ping`), then BENCH_ROUNDS (default 20) rounds at 10/s (BENCH_INTERVAL_MS
-// apart, default 100), each appending
-// one 1 KiB record to every stream at once (POST .../records through the gateway, or POST to
-// nchan's publisher location), one round after the previous one's acks.
+// at its caught-up `event: ping`), then BENCH_ROUNDS (default 20) rounds at 10/s
+// (BENCH_INTERVAL_MS apart, default 100), each appending one 1 KiB record to every stream at once
+// (POST .../records through the gateway, or POST to nchan's publisher location), one round after
+// the previous one's acks.
 //
 // Printed per row: the append latency p50 (start to ack) without and with subscribers; the
 // latency from an append's start to each subscriber's event, p50/p99/max over every (subscriber,

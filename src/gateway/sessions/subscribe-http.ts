@@ -248,8 +248,9 @@ function fleetSubscribe(
 }
 
 /**
- * The metrics callbacks of sources and sessions, made once per gateway: every subscriber keeps its sources for
- * as long as it is connected, and 10,000 copies of the same closures are memory for nothing.
+ * The metrics callbacks of sources and sessions, made once per gateway: every subscriber keeps
+ * them for as long as it is connected, and 10,000 copies of the same closures are memory for
+ * nothing.
  */
 function counted(m: GatewayMetrics): CountedCallbacks {
   let callbacks = countedCallbacks.get(m);

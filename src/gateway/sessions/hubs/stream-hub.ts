@@ -107,7 +107,7 @@ export class StreamHub {
 
   /** Whether a subscriber at `seq` can follow the hub from there. */
   contains(seq: bigint): boolean {
-    return this.#live && this.#failure === undefined && this.#ring.contains(seq);
+    return this.live && this.#ring.contains(seq);
   }
 
   /** The seq_num after the newest record the hub holds: where a tail subscriber starts. */
