@@ -15,7 +15,7 @@
 // A nova record is told by its seq_num (round = seq_num - F, from the batch's
 // `id: <last seq_num>,<count>,<bytes>`); an nchan message by its body, which starts `r<round>:`.
 // The process ends when its stdin does (the bench ended) or on {"cmd":"close"}.
-import { Agent, type ClientRequest, get, type IncomingMessage } from "node:http";
+import { type Socket, connect as tcpConnect } from "node:net";
 import { createInterface } from "node:readline";
 
 type Kind = "nova" | "nchan";
@@ -33,7 +33,6 @@ interface Connect {
 type Command = Connect | { cmd: "await"; idleMs: number; capMs: number } | { cmd: "close" };
 
 const now = () => performance.timeOrigin + performance.now();
-const agent = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
 const MAX_ERRORS = 5;
 
 let arrivals = new Float64Array(0);
@@ -54,15 +53,57 @@ function send(message: object): void {
   process.stdout.write(`${JSON.stringify(message)}\n`);
 }
 
+// The subscribers are read straight off their sockets into one buffer (`onread`), with no HTTP
+// client or stream machinery: on this 2-core machine they share the cores with the server under
+// test, and what they spend per event the server does not get (docs/subscriptions.md).
+const READ_BUFFER = Buffer.allocUnsafe(256 * 1024);
+const NL = 0x0a;
+const ID = Buffer.from("id: ");
+const DATA_R = Buffer.from("data: r");
+const DATA = Buffer.from("data: ");
+const EVENT_PING = Buffer.from("event: ping");
+const EVENT_ERROR = Buffer.from("event: error");
+const HEAD_END = Buffer.from("\r\n\r\n");
+/** A line a segment cuts off is kept for the next when shorter than this; markers fit. */
+const MAX_CARRY = 64;
+
+function startsWith(b: Buffer, at: number, end: number, prefix: Buffer): boolean {
+  if (end - at < prefix.length) return false;
+  for (let k = 0; k < prefix.length; k++) if (b[at + k] !== prefix[k]) return false;
+  return true;
+}
+
+/** The decimal integer at `at` in `b` (up to `end` or the first non-digit), and where it ends. */
+function integerAt(b: Buffer, at: number, end: number): [number, number] {
+  let n = 0;
+  let i = at;
+  for (; i < end; i++) {
+    const c = b[i] as number;
+    if (c < 0x30 || c > 0x39) break;
+    n = n * 10 + (c - 0x30);
+  }
+  return [n, i];
+}
+
 class Subscriber {
   readonly #index: number;
-  readonly #url: string;
-  #req: ClientRequest | undefined;
-  #res: IncomingMessage | undefined;
-  #buffer = "";
+  readonly #url: URL;
+  #socket: Socket | undefined;
+  /** The response head, until it is whole. */
+  #head: Buffer | undefined = Buffer.alloc(0);
+  /** The start of a line the last segment cut off, when short. */
+  #carry: Buffer | undefined;
+  /** The last segment cut off a long line, read already: the next one starts inside it. */
+  #skip = false;
+  /** The response is chunked: where its framing stands. */
+  #chunked = false;
+  #chunkLeft = 0;
+  #chunkSize = 0;
+  #afterChunk = false;
+  #inExtension = false;
   #seen = 0;
   #count = 0;
-  #event = "";
+  #inError = false;
   #ready = false;
   #onReady: (ok: boolean) => void = () => {};
   #closed = false;
@@ -71,7 +112,7 @@ class Subscriber {
 
   constructor(index: number, url: string, localAddress: string | undefined) {
     this.#index = index;
-    this.#url = url;
+    this.#url = new URL(url);
     this.#localAddress = localAddress;
   }
 
@@ -82,42 +123,42 @@ class Subscriber {
         this.#onReady = () => {};
         resolve(ok);
       };
-      const options = {
-        agent,
-        headers: { accept: "text/event-stream" },
+      const { hostname, port, pathname, search, host } = this.#url;
+      const socket = tcpConnect({
+        host: hostname,
+        port: Number(port),
         ...(this.#localAddress ? { localAddress: this.#localAddress } : {}),
-      };
-      const req = get(this.#url, options, (res) => {
-        this.#res = res;
-        if (res.statusCode !== 200) {
-          let body = "";
-          res.setEncoding("utf8");
-          res.on("data", (c: string) => {
-            body += c;
-          });
-          res.on("end", () => this.#fail(`${res.statusCode} ${body.slice(0, 200)}`));
-          res.on("error", () => this.#fail(`status ${res.statusCode}`));
-          return;
-        }
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => this.#onData(chunk));
-        res.on("error", (err) => this.#fail(`response: ${err.message}`));
-        res.on("end", () => this.#fail("the event stream ended"));
+        onread: {
+          buffer: READ_BUFFER,
+          callback: (n: number, buf: Uint8Array) => {
+            this.#onData(buf as Buffer, n);
+            return true;
+          },
+        },
       });
-      req.on("error", (err) => this.#fail(`request: ${err.message}`));
-      this.#req = req;
+      socket.setNoDelay(true);
+      socket.on("connect", () => {
+        socket.write(
+          `GET ${pathname}${search} HTTP/1.1\r\nhost: ${host}\r\naccept: text/event-stream\r\n\r\n`,
+        );
+      });
+      socket.on("error", (err) => this.#fail(`socket: ${err.message}`));
+      socket.on("end", () =>
+        this.#fail(this.#head ? "closed before a head" : "the event stream ended"),
+      );
+      this.#socket = socket;
     });
   }
 
   close(): void {
     this.#closed = true;
-    this.#res?.destroy();
-    this.#req?.destroy();
+    this.#socket?.destroy();
   }
 
   #fail(what: string): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#socket?.destroy();
     if (this.#ready) counts.ended++;
     else counts.failed++;
     error(`subscriber ${this.#index}: ${what}`);
@@ -139,30 +180,127 @@ class Subscriber {
     if (++this.#seen === rounds) complete++;
   }
 
-  #onData(chunk: string): void {
+  #onData(read: Buffer, n: number): void {
     const at = now();
-    if (kind === "nchan" && !this.#ready) this.#setReady();
-    this.#buffer += chunk;
-    const lines = this.#buffer.split("\n");
-    this.#buffer = lines.pop() ?? "";
-    for (const line of lines) {
-      if (line.startsWith("event: ")) {
-        this.#event = line.slice(7);
-        if (this.#event === "ping" && !this.#ready) this.#setReady();
-      } else if (line === "") {
-        this.#event = "";
-      } else if (kind === "nova" && line.startsWith("id: ")) {
-        // id: <last seq_num>,<count>,<bytes>: the batch holds seq_nums last-n+1..last, where n
-        // is how far count moved.
-        const [last, count] = line.slice(4).split(",").map(Number) as [number, number];
-        const n = count - this.#count;
-        this.#count = count;
-        for (let seq = last - n + 1; seq <= last; seq++) this.#arrived(seq - first, at);
-      } else if (kind === "nchan" && line.startsWith("data: r")) {
-        this.#arrived(Number.parseInt(line.slice(7), 10), at);
-      } else if (this.#event === "error" && line.startsWith("data: ")) {
-        error(`subscriber ${this.#index}: error event ${line.slice(6, 300)}`);
+    let b = read.subarray(0, n);
+    let start = 0;
+    if (this.#head) {
+      b = Buffer.concat([this.#head, b]);
+      const headEnd = b.indexOf(HEAD_END);
+      if (headEnd < 0) {
+        this.#head = b;
+        return;
       }
+      this.#head = undefined;
+      const head = b.toString("latin1", 0, headEnd);
+      const status = head.slice(9, 12);
+      if (status !== "200") {
+        const body = b.toString("utf8", headEnd + 4, Math.min(b.length, headEnd + 304));
+        this.#fail(`${status} ${body}`);
+        return;
+      }
+      this.#chunked = /\r\ntransfer-encoding:\s*chunked/i.test(head);
+      if (kind === "nchan") this.#setReady();
+      start = headEnd + 4;
+    }
+    if (kind === "nchan" && !this.#ready) this.#setReady();
+    if (!this.#chunked) {
+      this.#segment(b.subarray(start), at);
+      return;
+    }
+    // The chunked encoding's framing, undone: each chunk's data goes on as one segment.
+    let i = start;
+    const end = b.length;
+    while (i < end) {
+      if (this.#chunkLeft > 0) {
+        const take = Math.min(this.#chunkLeft, end - i);
+        this.#segment(b.subarray(i, i + take), at);
+        i += take;
+        this.#chunkLeft -= take;
+        if (this.#chunkLeft === 0) this.#afterChunk = true;
+        continue;
+      }
+      // A size line (hex digits, maybe an extension, CRLF), or the CRLF after a chunk's data.
+      const c = b[i++] as number;
+      if (c !== NL) {
+        if (!this.#afterChunk && !this.#inExtension) {
+          const digit = Number.parseInt(String.fromCharCode(c), 16);
+          if (Number.isNaN(digit)) this.#inExtension = c !== 0x0d;
+          else this.#chunkSize = this.#chunkSize * 16 + digit;
+        }
+        continue;
+      }
+      if (this.#afterChunk) {
+        this.#afterChunk = false;
+        continue;
+      }
+      this.#inExtension = false;
+      if (this.#chunkSize === 0) {
+        this.#fail("the event stream ended");
+        return;
+      }
+      this.#chunkLeft = this.#chunkSize;
+      this.#chunkSize = 0;
+    }
+  }
+
+  /** Event-stream bytes, going on from the last segment's. */
+  #segment(b: Buffer, at: number): void {
+    let start = 0;
+    if (this.#carry) {
+      b = Buffer.concat([this.#carry, b]);
+      this.#carry = undefined;
+    } else if (this.#skip) {
+      const nl = b.indexOf(NL);
+      if (nl < 0) return;
+      this.#skip = false;
+      start = nl + 1;
+    }
+    this.#lines(b, start, at);
+  }
+
+  /** The lines of `b` from `start`, where one begins; a line cut off waits for the next segment. */
+  #lines(b: Buffer, start: number, at: number): void {
+    const end = b.length;
+    let line = start;
+    while (line < end) {
+      const nl = b.indexOf(NL, line);
+      if (nl < 0) {
+        // Its start is all the markers need: a short one is kept, a long one read now.
+        if (end - line < MAX_CARRY) {
+          this.#carry = Buffer.from(b.subarray(line));
+        } else {
+          this.#line(b, line, end, at);
+          this.#skip = true;
+        }
+        return;
+      }
+      this.#line(b, line, nl, at);
+      line = nl + 1;
+    }
+  }
+
+  #line(b: Buffer, at0: number, end: number, at: number): void {
+    const c = b[at0];
+    if (c === 0x69 /* i */ && kind === "nova" && startsWith(b, at0, end, ID)) {
+      // id: <last seq_num>,<count>,<bytes>: the batch holds seq_nums last-n+1..last, where n
+      // is how far count moved.
+      const [last, comma] = integerAt(b, at0 + ID.length, end);
+      const [count] = integerAt(b, comma + 1, end);
+      const n = count - this.#count;
+      this.#count = count;
+      for (let seq = last - n + 1; seq <= last; seq++) this.#arrived(seq - first, at);
+    } else if (c === 0x64 /* d */) {
+      if (kind === "nchan" && startsWith(b, at0, end, DATA_R)) {
+        this.#arrived(integerAt(b, at0 + DATA_R.length, end)[0], at);
+      } else if (this.#inError && startsWith(b, at0, end, DATA)) {
+        error(
+          `subscriber ${this.#index}: error event ${b.toString("utf8", at0 + 6, Math.min(end, at0 + 306))}`,
+        );
+      }
+    } else if (c === 0x65 /* e */) {
+      this.#inError = startsWith(b, at0, end, EVENT_ERROR);
+      if (!this.#ready && startsWith(b, at0, end, EVENT_PING)) this.#setReady();
     }
   }
 
