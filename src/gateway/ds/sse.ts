@@ -7,6 +7,7 @@
 // while the socket does not drain nothing more is pulled.
 
 import { unavailable } from "../errors/index.ts";
+import { onClosed } from "../http/index.ts";
 import {
   awaitDrain,
   type BatchSource,
@@ -75,8 +76,7 @@ export class DsSseSession {
   }
 
   async run(out: SseOutput): Promise<void> {
-    const closed = new Promise<void>((resolve) => out.once("close", resolve));
-    out.once("close", () => this.#release());
+    const closed = onClosed(out, () => this.#release());
     try {
       await this.#loop(out);
     } catch (err) {

@@ -24,6 +24,19 @@ export interface StreamOutput {
 
 const CRLF = "\r\n";
 
+/**
+ * Calls `release` when `out` closes, and resolves after it: one listener for both, as a
+ * subscriber holds it for its whole life.
+ */
+export function onClosed(out: StreamOutput, release: () => void): Promise<void> {
+  return new Promise((resolve) => {
+    out.once("close", () => {
+      release();
+      resolve();
+    });
+  });
+}
+
 /** `res` as a StreamOutput that writes events straight to its socket when it can. */
 export function chunkWriter(res: ServerResponse): StreamOutput {
   const socket = res.socket;

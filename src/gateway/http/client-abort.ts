@@ -5,7 +5,8 @@ import type { FastifyReply } from "fastify";
 /** Aborts once the reply's response closes unfinished. */
 export function clientAbortSignal(reply: FastifyReply): AbortSignal {
   const abort = new AbortController();
-  reply.raw.once("close", () => {
+  // "close" comes once; `on` keeps no once-wrapper for a long response's life.
+  reply.raw.on("close", () => {
     if (!reply.raw.writableFinished) abort.abort();
   });
   return abort.signal;

@@ -29,6 +29,7 @@ export function limitConnections(server: Server, max: number): void {
       return;
     }
     open++;
-    socket.once("close", () => open--);
+    // "close" comes once; `on` keeps no once-wrapper for the connection's life.
+    socket.on("close", () => open--);
   });
 }

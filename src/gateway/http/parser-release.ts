@@ -34,7 +34,8 @@ export function releaseParser(req: IncomingMessage): boolean {
     }
   }
   freeParser(parser, req, socket);
-  socket.once("end", () => socket.destroy());
+  // "end" comes once; `on` keeps no once-wrapper for the connection's life.
+  socket.on("end", () => socket.destroy());
   // Bytes the client still sends are dropped, so that its end is seen.
   socket.resume();
   return true;

@@ -6,6 +6,7 @@
 // storage catch-up, Subscribe with failover, the stream's hub). While the socket does not drain
 // nothing more is pulled; a client stalled past the slow-consumer limit gets an error event.
 import type { Position__Output } from "../../gen/nova/v1/Position.ts";
+import { onClosed } from "../http/index.ts";
 import {
   awaitDrain,
   type BatchSource,
@@ -79,8 +80,7 @@ export class S2SseSession {
 
   /** Writes events until the session ends; resolves once the response is finished or gone. */
   async run(out: SseOutput): Promise<void> {
-    const closed = new Promise<void>((resolve) => out.once("close", resolve));
-    out.once("close", () => this.#release());
+    const closed = onClosed(out, () => this.#release());
     try {
       await this.#loop(out);
     } catch (err) {

@@ -85,7 +85,7 @@ async function* subscribe(
         at = caught;
       } catch (err) {
         signal.throwIfAborted();
-        if (!refused(err) || sub.signal.aborted || ++retries > REFUSED_HUB_RETRIES) throw err;
+        if (!refused(err) || sub.ended || ++retries > REFUSED_HUB_RETRIES) throw err;
         // The hub's feed ran on credentials the star no longer takes; if this subscriber's
         // still are, it opens a new hub on them.
         if (!(await authorize(opts, signal))) throw err;
@@ -121,7 +121,7 @@ async function* catchUp(
   let seq = seqOf(at);
   try {
     for (;;) {
-      if (sub.signal.aborted) throw sub.signal.reason;
+      sub.throwIfEnded();
       const step = await it.next();
       if (step.done) throw unavailable("the subscription ended; retry");
       const batch = step.value;

@@ -27,22 +27,45 @@ export type HubFeed = (
   authorization: string | undefined,
 ) => AsyncIterable<SourceBatch>;
 
-/** One reader of a hub, with its own credentials and its own end (its token's expiry). */
+/**
+ * One reader of a hub, with its own credentials and its own end (its token's expiry). Ended by a
+ * field and one listener rather than an AbortController: every subscriber holds one.
+ */
 export class HubSubscriber {
   readonly authorization: string | undefined;
-  readonly #ended = new AbortController();
+  #ended = false;
+  #reason: unknown;
+  /** The wait under way, told when the subscriber ends (one at a time). */
+  #onEnd: (() => void) | undefined;
 
   constructor(authorization: string | undefined) {
     this.authorization = authorization;
   }
 
-  /** Aborts when this subscriber must stop, with the reason to tell its client. */
-  get signal(): AbortSignal {
-    return this.#ended.signal;
+  /** This subscriber must stop; `reason` is what to tell its client. */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  get reason(): unknown {
+    return this.#reason;
+  }
+
+  /** Throws the reason once ended. */
+  throwIfEnded(): void {
+    if (this.#ended) throw this.#reason;
   }
 
   end(reason: unknown): void {
-    if (!this.#ended.signal.aborted) this.#ended.abort(reason);
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#reason = reason;
+    this.#onEnd?.();
+  }
+
+  /** Sets the one listener told when the subscriber ends, or clears it (undefined). */
+  listen(onEnd: (() => void) | undefined): void {
+    this.#onEnd = onEnd;
   }
 }
 
@@ -151,11 +174,11 @@ export class StreamHub {
     tap?: BatchTap,
   ): AsyncGenerator<SourceBatch, bigint | undefined> {
     let atHead = false;
-    const wakeup = new Wakeup([signal, sub.signal]);
+    const wakeup = new Wakeup(signal, sub);
     try {
       for (;;) {
         signal.throwIfAborted();
-        if (sub.signal.aborted) throw sub.signal.reason;
+        sub.throwIfEnded();
         if (this.#failure !== undefined) throw this.#failure;
         if (seq < this.#ring.start) return seq;
         const entry = this.#ring.find(seq);
@@ -194,14 +217,14 @@ export class StreamHub {
    * wait was aborted).
    */
   async reach(seq: bigint, sub: HubSubscriber, signal: AbortSignal): Promise<void> {
-    const wakeup = new Wakeup([signal, sub.signal]);
+    const wakeup = new Wakeup(signal, sub);
     try {
       while (
         this.#failure === undefined &&
         !this.#closed &&
         this.#ring.next < seq &&
         !signal.aborted &&
-        !sub.signal.aborted
+        !sub.ended
       ) {
         await wakeup.wait(this.#waiters);
       }
@@ -282,7 +305,7 @@ export class StreamHub {
   #otherCredential(failed: string | undefined): { value: string | undefined } | undefined {
     for (const sub of this.#subscribers) {
       const c = sub.authorization;
-      if (c !== failed && !this.#refused.has(c) && !sub.signal.aborted) return { value: c };
+      if (c !== failed && !this.#refused.has(c) && !sub.ended) return { value: c };
     }
     return undefined;
   }
@@ -363,15 +386,18 @@ class Wakeup {
   /** Where the reader waits (the head when it began to wait), moved on by what its tap takes. */
   seq = 0n;
   tap: BatchTap | undefined;
-  readonly #signals: AbortSignal[];
+  readonly #signal: AbortSignal;
+  readonly #sub: HubSubscriber;
   #resolve: (() => void) | undefined;
   /** The hub's waiters while it waits there. */
   #in: Set<Wakeup> | undefined;
   readonly #onAbort = () => this.fire();
 
-  constructor(signals: AbortSignal[]) {
-    this.#signals = signals;
-    for (const s of signals) s.addEventListener("abort", this.#onAbort, { once: true });
+  constructor(signal: AbortSignal, sub: HubSubscriber) {
+    this.#signal = signal;
+    this.#sub = sub;
+    signal.addEventListener("abort", this.#onAbort, { once: true });
+    sub.listen(this.#onAbort);
   }
 
   /** Between next() and fire(): the reader still waits. */
@@ -397,7 +423,8 @@ class Wakeup {
   }
 
   dispose(): void {
-    for (const s of this.#signals) s.removeEventListener("abort", this.#onAbort);
+    this.#signal.removeEventListener("abort", this.#onAbort);
+    this.#sub.listen(undefined);
     this.fire();
   }
 }

@@ -7,7 +7,12 @@
 // Whatever ends the session releases every upstream call at once.
 
 import { HttpError, unavailable } from "../../errors/index.ts";
-import { responseBuffers, type StreamOutput, takeResponseBuffer } from "../../http/index.ts";
+import {
+  onClosed,
+  responseBuffers,
+  type StreamOutput,
+  takeResponseBuffer,
+} from "../../http/index.ts";
 import { DEFAULT_SSE_PING_MS } from "../../settings.ts";
 import type { EventId, Int64Mode, RecordFormat, StreamPosition } from "../../translate/index.ts";
 import { batchEventBytes, sseRetry } from "../../translate/index.ts";
@@ -191,9 +196,7 @@ export class SseSession {
   /** Streams events until the session ends; resolves once the response is finished or gone. */
   async run(out: SseOutput): Promise<void> {
     this.#out = out;
-    const closed = new Promise<void>((resolve) => out.once("close", resolve));
-    const onClose = () => this.#release();
-    out.once("close", onClose);
+    const closed = onClosed(out, () => this.#release());
     try {
       this.#write([sseRetry(this.#timing.retryMs()), ...this.#first]);
       this.#first = [];
