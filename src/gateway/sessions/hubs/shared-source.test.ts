@@ -280,9 +280,19 @@ test("a reader whose token expires is ended; the others go on", async () => {
   model.append(1);
   await expiring.readTo(1);
   await other.readTo(1);
-  for (;;) {
-    const batch = await expiring.pullOne();
-    if (batch === undefined) break;
+  // The expiry's timer is unref'd (it must not hold a gateway open): this deadline keeps the
+  // test's event loop alive until the token expires, and fails the test if it never does.
+  const deadline = setTimeout(
+    () => assert.fail("the token did not end its reader in 30 s"),
+    30_000,
+  );
+  try {
+    for (;;) {
+      const batch = await expiring.pullOne();
+      if (batch === undefined) break;
+    }
+  } finally {
+    clearTimeout(deadline);
   }
   assert.match(String((expiring.error as Error).message), /token has expired/);
   model.append(1);
