@@ -6,7 +6,7 @@
 //    "localAddress":A}
 //     opens one subscriber per URL, C at a time, from source address A when given, and answers
 //     {"type":"connected",...} once every one is ready (nova: its first `event: ping`, the
-//     caught-up signal; nchan: its first bytes).
+//     caught-up signal; nchan: its first bytes), with the first errors so far.
 //   {"cmd":"await","idleMs":I,"capMs":T}
 //     answers {"type":"report",...} once every subscriber has every record, or once no record
 //     has arrived for I ms, or after T ms: the arrivals (subscriber-major, R per subscriber, NaN
@@ -327,7 +327,7 @@ async function connect(cmd: Connect): Promise<void> {
       }
     }),
   );
-  send({ type: "connected", ready, failed: counts.failed, ms: now() - started });
+  send({ type: "connected", ready, failed: counts.failed, errors, ms: now() - started });
 }
 
 async function report(idleMs: number, capMs: number): Promise<void> {

@@ -593,6 +593,9 @@ async function row(spec: RowSpec): Promise<Row> {
           `${(rss2 / 1024).toFixed(0)} MiB after ${IDLE_HOLD_MS / 1000} s of pings; ` +
           `open fds ${fds0} -> ${fds1}; load average ${loadavg()[0]?.toFixed(2)}`,
       );
+      for (const e of connected.flatMap((m) => m.errors as string[]).slice(0, 5)) {
+        console.log(`    ${e}`);
+      }
       return result;
     }
 
