@@ -104,7 +104,7 @@ test("nchan's unchunked messages cut anywhere: every round once, ready at the fi
     createNetServer((socket) => {
       socket.once("data", () => {
         socket.write("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n");
-        const messages = [0, 1, 2, 1].map((r) => `data: r${r}:${"y".repeat(100)}\n\n`).join("");
+        const messages = [0, 1, 1, 2].map((r) => `data: r${r}:${"y".repeat(100)}\n\n`).join("");
         void dribble(socket, `: hi\n\n${messages}`, 5);
       });
     }),
