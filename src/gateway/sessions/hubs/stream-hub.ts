@@ -42,16 +42,12 @@ export class HubSubscriber {
     this.authorization = authorization;
   }
 
-  /** This subscriber must stop; `reason` is what to tell its client. */
+  /** This subscriber must stop. */
   get ended(): boolean {
     return this.#ended;
   }
 
-  get reason(): unknown {
-    return this.#reason;
-  }
-
-  /** Throws the reason once ended. */
+  /** Throws the reason to tell its client, once ended. */
   throwIfEnded(): void {
     if (this.#ended) throw this.#reason;
   }
