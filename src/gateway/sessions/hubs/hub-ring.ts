@@ -153,8 +153,12 @@ export class HubRing {
   /** The batch that holds `seq`, if the window does. */
   find(seq: bigint): RingEntry | undefined {
     if (seq < this.#start || seq >= this.#next) return undefined;
-    let lo = this.#head;
+    // A reader at the head asks for the newest batch: every tapped reader, on every batch.
     let hi = this.#entries.length - 1;
+    const newest = this.#entries[hi] as RingEntry;
+    if (seq >= newest.first) return newest;
+    let lo = this.#head;
+    hi--;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
       const e = this.#entries[mid] as RingEntry;
