@@ -1,7 +1,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { type Bounds, boundsMet, cutBatch, type Tally, ZERO_TALLY } from "./bounds.ts";
+import {
+  type Bounds,
+  batchTotals,
+  boundsMet,
+  cutBatch,
+  type Tally,
+  wholeTally,
+  ZERO_TALLY,
+} from "./bounds.ts";
 
 interface R {
   timestamp_ms: string;
@@ -97,4 +105,27 @@ test("bounds already met by the tally deliver nothing", () => {
     tally: { count: 2n, bytes: 9n },
     done: true,
   });
+});
+
+test("wholeTally answers what cutBatch does when it takes the whole batch and stays open", () => {
+  const bound = fc.option(fc.bigInt({ min: 0n, max: 600n }), { nil: undefined });
+  fc.assert(
+    fc.property(
+      fc.array(
+        fc.record({ size: fc.nat(100), ts: fc.nat(50) }).map((r) => rec(r.size, r.ts)),
+        { maxLength: 8 },
+      ),
+      fc.record({ count: bound, bytes: bound, untilMs: bound }),
+      fc.record({
+        count: fc.bigInt({ min: 0n, max: 20n }),
+        bytes: fc.bigInt({ min: 0n, max: 300n }),
+      }),
+      (records, bounds, tally) => {
+        const cut = cutBatch(records, size, bounds, tally);
+        const whole = cut.take === records.length && !cut.done ? cut.tally : undefined;
+        assert.deepEqual(wholeTally(batchTotals(records, size), bounds, tally), whole);
+      },
+    ),
+    { numRuns: 2000 },
+  );
 });

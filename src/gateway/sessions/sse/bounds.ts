@@ -70,3 +70,39 @@ export function cutBatch<R extends BoundedRecord>(
   }
   return { take, tally: { count, bytes }, done: false };
 }
+
+/** A whole batch as the bounds see it: made once, for every subscriber it is delivered to. */
+export interface BatchTotals {
+  count: bigint;
+  bytes: bigint;
+  /** The latest record timestamp, or -1 for no records. */
+  maxTimestampMs: bigint;
+}
+
+export function batchTotals<R extends BoundedRecord>(
+  records: readonly R[],
+  sizeOf: (record: R) => number,
+): BatchTotals {
+  let bytes = 0;
+  let maxTimestampMs = -1n;
+  for (const record of records) {
+    bytes += sizeOf(record);
+    const ts = BigInt(record.timestamp_ms);
+    if (ts > maxTimestampMs) maxTimestampMs = ts;
+  }
+  return { count: BigInt(records.length), bytes: BigInt(bytes), maxTimestampMs };
+}
+
+/**
+ * The tally after the whole batch when the bounds take all of it and stay open, which is what
+ * cutBatch answers with every record taken and not done; undefined otherwise. A fan-out's fast
+ * path: no work per record.
+ */
+export function wholeTally(totals: BatchTotals, bounds: Bounds, tally: Tally): Tally | undefined {
+  const count = tally.count + totals.count;
+  const bytes = tally.bytes + totals.bytes;
+  if (bounds.count !== undefined && count >= bounds.count) return undefined;
+  if (bounds.bytes !== undefined && bytes >= bounds.bytes) return undefined;
+  if (bounds.untilMs !== undefined && totals.maxTimestampMs >= bounds.untilMs) return undefined;
+  return { count, bytes };
+}

@@ -15,7 +15,16 @@ import type {
 } from "../../translate/index.ts";
 import { positionText, recordsJsonBytes } from "../../translate/index.ts";
 import type { BatchSource, BatchTap, Cursor, SourceBatch } from "../sources/index.ts";
-import { type Bounds, boundsMet, cutBatch, type Tally, ZERO_TALLY } from "./bounds.ts";
+import {
+  type BatchTotals,
+  type Bounds,
+  batchTotals,
+  boundsMet,
+  cutBatch,
+  type Tally,
+  wholeTally,
+  ZERO_TALLY,
+} from "./bounds.ts";
 
 export interface SseLaneOptions {
   source: BatchSource;
@@ -205,12 +214,15 @@ export class SseLane {
     const { records } = batch;
     const last = records[records.length - 1];
     if (!last || !this.#caughtUp || batch.closed) return undefined;
-    const cut = cutBatch(records, contentBytes, this.#opts.bounds, this.#tally);
-    if (cut.take !== records.length || cut.done) return undefined;
+    const whole = wholeOf(records, last);
+    const tally = wholeTally(whole.totals, this.#opts.bounds, this.#tally);
+    if (!tally) return undefined;
     const rest = this.#sharedRest(batch);
     if (!rest) return undefined;
     this.prime(batch);
-    this.#delivered(last, cut.tally);
+    this.#tally = tally;
+    this.#last = whole.last;
+    this.#next = whole.next;
     return { delivered: { rest }, done: false, caughtUp: false };
   }
 
@@ -232,6 +244,30 @@ export class SseLane {
     if (!batch.shared || !batch.tail) return undefined;
     return batch.shared.rest(batch.records, batch.tail, this.#opts.format, this.#opts.int64);
   }
+}
+
+interface Whole {
+  totals: BatchTotals;
+  last: bigint;
+  /** Shared by every lane that took the batch, so never changed. */
+  next: Readonly<Next>;
+}
+
+/** What a hub batch taken whole means to a lane, made once per batch for all of them. */
+const wholes = new WeakMap<readonly Record__Output[], Whole>();
+
+function wholeOf(records: readonly Record__Output[], last: Record__Output): Whole {
+  let whole = wholes.get(records);
+  if (!whole) {
+    const seq = BigInt(last.seq_num);
+    whole = {
+      totals: batchTotals(records, contentBytes),
+      last: seq,
+      next: Object.freeze({ seq_num: seq + 1n, timestamp_ms: last.timestamp_ms }),
+    };
+    wholes.set(records, whole);
+  }
+  return whole;
 }
 
 function addTally(tally: Tally, records: Record__Output[]): Tally {
