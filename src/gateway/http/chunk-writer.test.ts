@@ -58,6 +58,20 @@ test("HTTP/1.1: the head goes with the first write; once it is out, each write o
   );
 });
 
+test("an event of any size is one chunk: copied whole when small, framed around its pieces when large", async () => {
+  const sizes = [1, 16 * 1024 - 40, 16 * 1024, 64 * 1024];
+  const events = sizes.map((n) => ({ head: "id: é\n", rest: Buffer.alloc(n, 0x62) }));
+  const raw = await exchange("GET / HTTP/1.1", async (out) => {
+    await new Promise((resolve) => out.write(":\n", resolve));
+    for (const { head, rest } of events) out.writeParts?.([head, rest, "\n"]);
+  });
+  const chunk = ({ head, rest }: (typeof events)[number]) => {
+    const bytes = Buffer.concat([Buffer.from(head), rest, Buffer.from("\n")]);
+    return `${bytes.length.toString(16)}\r\n${bytes.toString("latin1")}\r\n`;
+  };
+  assert.equal(body(raw), `2\r\n:\n\r\n${events.map(chunk).join("")}0\r\n\r\n`);
+});
+
 test("writes made before the head is out go through the response, in order", async () => {
   const raw = await exchange("GET / HTTP/1.1", (out) => {
     out.write("a\n");
