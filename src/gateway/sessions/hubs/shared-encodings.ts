@@ -9,8 +9,11 @@ import { batchEventRest, positionText, recordsJsonBytes } from "../../translate/
 import type { SharedEvent } from "../sources/index.ts";
 
 export class SharedEncodings implements SharedEvent {
-  /** null: some record cannot be shown in that mode, so each subscriber frames its own. */
-  readonly #byMode = new Map<string, Buffer | null>();
+  /**
+   * By format, then int64 mode (no key string made per reader); null: some record cannot be
+   * shown in that mode, so each subscriber frames its own.
+   */
+  readonly #byMode = new Map<RecordFormat, Map<Int64Mode, Buffer | null>>();
   readonly #held: (bytes: number) => void;
 
   /** `held` is told the size of each encoding made. */
@@ -25,15 +28,19 @@ export class SharedEncodings implements SharedEvent {
     format: RecordFormat,
     int64: Int64Mode,
   ): Buffer | undefined {
-    const mode = `${format}/${int64}`;
-    const known = this.#byMode.get(mode);
+    let byInt64 = this.#byMode.get(format);
+    if (!byInt64) {
+      byInt64 = new Map();
+      this.#byMode.set(format, byInt64);
+    }
+    const known = byInt64.get(int64);
     if (known !== undefined) return known ?? undefined;
     const { json, written, failure } = recordsJsonBytes(records, format, int64);
     const rest =
       failure === undefined && written === records.length
         ? batchEventRest(json, positionText(tail, int64), Buffer.allocUnsafeSlow)
         : null;
-    this.#byMode.set(mode, rest);
+    byInt64.set(int64, rest);
     if (rest) this.#held(rest.length);
     return rest ?? undefined;
   }
