@@ -8,6 +8,11 @@
 // 1000) connections, then BENCH_MORE (default 4000) more, 1000 per source address (127.0.0.2,
 // .3, ...); the server collects garbage every second (--expose-gc). Printed per server: RSS, JS
 // heap and server CPU per connection over the BENCH_MORE, and the connections per second.
+// Then the floor under a delivered event: the server writes BENCH_ROUNDS (default 20) rounds of
+// one 1 KiB event to every connection (a pause of 50 ms between rounds, a turn of the event
+// loop every 100 writes, as a hub's fan-out slices), one write call per event: on `net` a
+// buffer with its chunk framing, on `http` a string through `res.write`. Printed: the server's
+// CPU per delivered event, user and system apart (`process.cpuUsage`).
 // Both processes need a file-descriptor limit above the connections (`ulimit -n`). No thresholds.
 
 import { type ChildProcess, spawn } from "node:child_process";
@@ -26,16 +31,26 @@ const MODES = ["net", "http", "http-released"] as const;
 type Mode = (typeof MODES)[number];
 const BASE = Number(process.env.BENCH_BASE ?? 1000);
 const MORE = Number(process.env.BENCH_MORE ?? 4000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
+const SLICE = 100;
+const PAUSE_MS = 50;
 const PER_ADDRESS = 1000;
 const FIRST_EVENTS = "retry: 1500\n\nevent: ping\ndata: {}\n\n";
 const SSE_HEAD = { "content-type": "text/event-stream", "cache-control": "no-cache" };
 
+/** One event to one connection: one write call. */
+type Deliver = () => void;
+
 function serve(mode: Mode): void {
   const gc = (globalThis as { gc?: () => void }).gc;
-  setInterval(() => gc?.(), 1000);
+  const collecting = setInterval(() => gc?.(), 1000);
+  const deliveries: Deliver[] = [];
+  const event = `event: batch\ndata: ${"x".repeat(1024)}\n\n`;
+  const chunk = Buffer.from(`${event.length.toString(16)}\r\n${event}\r\n`);
   const server =
     mode === "net"
       ? createNetServer((socket) => {
+          deliveries.push(() => socket.write(chunk));
           const body = `${FIRST_EVENTS.length.toString(16)}\r\n${FIRST_EVENTS}\r\n`;
           socket.once("data", () => {
             socket.write(
@@ -49,6 +64,7 @@ function serve(mode: Mode): void {
           const released = mode === "http-released";
           res.writeHead(200, released ? { ...SSE_HEAD, connection: "close" } : SSE_HEAD);
           res.write(FIRST_EVENTS);
+          deliveries.push(() => res.write(event));
           // After the parser's turn, as a route does.
           if (released) setImmediate(() => releaseParser(req));
         });
@@ -59,6 +75,22 @@ function serve(mode: Mode): void {
   process.on("SIGUSR2", () => {
     gc?.();
     process.stdout.write(`${JSON.stringify({ heap: process.memoryUsage().heapUsed })}\n`);
+  });
+  process.on("SIGUSR1", async () => {
+    clearInterval(collecting);
+    const started = process.cpuUsage();
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let i = 0; i < deliveries.length; i++) {
+        (deliveries[i] as Deliver)();
+        if (i % SLICE === SLICE - 1) await new Promise((r) => setImmediate(r));
+      }
+      await new Promise((r) => setTimeout(r, PAUSE_MS));
+    }
+    const { user, system } = process.cpuUsage(started);
+    const events = ROUNDS * deliveries.length;
+    process.stdout.write(
+      `${JSON.stringify({ userUs: user / events, systemUs: system / events })}\n`,
+    );
   });
 }
 
@@ -123,6 +155,8 @@ async function measure(mode: Mode) {
     const cpuMs = procStatus(server.pid as number).cpuMs - before.cpuMs;
     await settle();
     const after = { ...procStatus(server.pid as number), heap: await heap() };
+    server.kill("SIGUSR1");
+    const { userUs, systemUs } = (await fromServer()) as { userUs: number; systemUs: number };
     return {
       mode,
       failed,
@@ -130,6 +164,8 @@ async function measure(mode: Mode) {
       heapKib: (after.heap - before.heap) / 1024 / MORE,
       cpuUs: (cpuMs * 1000) / MORE,
       perSecond: MORE / seconds,
+      userUs,
+      systemUs,
     };
   } finally {
     client.kill();
@@ -142,13 +178,18 @@ async function main(): Promise<void> {
   console.log(
     `Idle SSE connections: ${BASE} open, then ${MORE} more measured; Node ${process.version}`,
   );
-  console.log("server          failed  RSS KiB/conn  heap KiB/conn  CPU µs/conn  conn/s");
+  console.log(`Then ${ROUNDS} rounds of one 1 KiB event to each of the ${BASE + MORE}`);
+  console.log(
+    "server          failed  RSS KiB/conn  heap KiB/conn  CPU µs/conn  conn/s  event µs  user  system",
+  );
   for (const mode of MODES) {
     const r = await measure(mode);
     console.log(
       `${r.mode.padEnd(14)}  ${String(r.failed).padStart(6)}  ${r.rssKib.toFixed(1).padStart(12)}` +
         `  ${r.heapKib.toFixed(1).padStart(13)}  ${r.cpuUs.toFixed(0).padStart(11)}` +
-        `  ${r.perSecond.toFixed(0).padStart(6)}`,
+        `  ${r.perSecond.toFixed(0).padStart(6)}` +
+        `  ${(r.userUs + r.systemUs).toFixed(1).padStart(8)}  ${r.userUs.toFixed(1).padStart(4)}` +
+        `  ${r.systemUs.toFixed(1).padStart(6)}`,
     );
   }
 }
