@@ -113,6 +113,7 @@ class Subscriber {
         }
       },
     });
+    const openedAt = performance.now();
     const req = get(`${base}${this.stream}/records?seq_num=0`, { agent, headers }, (res) => {
       if (this.req !== req) {
         res.destroy();
@@ -120,13 +121,18 @@ class Subscriber {
       }
       this.res = res;
       if (res.statusCode !== 200) {
-        // The body says which bound answered, for a report that can be acted on.
+        // The body says which bound answered, and the connection which side was late, for a
+        // report that can be acted on.
+        const after = Math.round(performance.now() - openedAt);
+        const connection = `${req.reusedSocket ? "a reused" : "a new"} connection, local port ${req.socket?.localPort}`;
         let text = "";
         res.setEncoding("utf8");
         res.on("data", (chunk: string) => {
           text += chunk;
         });
-        res.on("end", () => failed("sse", `status ${res.statusCode} ${text}`));
+        res.on("end", () =>
+          failed("sse", `status ${res.statusCode} after ${after} ms on ${connection}: ${text}`),
+        );
         return;
       }
       res.setEncoding("utf8");
