@@ -16,7 +16,7 @@ import {
   FORWARDED_HEADERS,
 } from "./gateway/settings.ts";
 import { parseProcessFlags } from "./platform/cli/index.ts";
-import { GarbageNudge } from "./platform/memory/index.ts";
+import { GarbageNudge, settledBytes } from "./platform/memory/index.ts";
 import type { OpenStorage, RunningStar } from "./star/index.ts";
 
 const opts = parseProcessFlags(flags, PROGRAM, SUMMARY);
@@ -199,16 +199,7 @@ function startGarbageNudge(slackBytes: number): GarbageNudge {
     slackBytes,
     intervalMs: 1000,
     quietLooks: 10,
-    // The young generation is left out: it fills with short-lived garbage by the tens of MiB
-    // between scavenges under steady load (V8 lets it grow to 128 MiB here), which read as growth
-    // forced a full collection of every subscriber's objects every few seconds.
-    measure: () => {
-      let settled = 0;
-      for (const space of getHeapSpaceStatistics()) {
-        if (!space.space_name.startsWith("new_")) settled += space.space_used_size;
-      }
-      return settled + process.memoryUsage().external;
-    },
+    measure: () => settledBytes(getHeapSpaceStatistics(), process.memoryUsage().external),
     collect: () => void gc({ type: "major", execution: "async" }),
   });
   nudge.start();

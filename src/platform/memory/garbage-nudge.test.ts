@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { GarbageNudge } from "./garbage-nudge.ts";
+import { GarbageNudge, settledBytes } from "./garbage-nudge.ts";
 
 /** A nudge over scripted memory levels (the first is the level at start); the looks that collect. */
 function collectingLooks(levels: number[], slack: number, quietLooks = 1000): number[] {
@@ -52,4 +52,16 @@ test("never a collection on the look right after one, and each answers a level p
       },
     ),
   );
+});
+
+test("the level counts the old generation and buffers, not the young generation", () => {
+  const spaces = [
+    { space_name: "read_only_space", space_used_size: 1 },
+    { space_name: "new_space", space_used_size: 1000 },
+    { space_name: "old_space", space_used_size: 20 },
+    { space_name: "code_space", space_used_size: 300 },
+    { space_name: "new_large_object_space", space_used_size: 4000 },
+    { space_name: "large_object_space", space_used_size: 50_000 },
+  ];
+  assert.equal(settledBytes(spaces, 600_000), 650_321);
 });

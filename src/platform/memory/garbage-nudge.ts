@@ -82,3 +82,23 @@ export class GarbageNudge {
     this.#opts.collect();
   }
 }
+
+/** What `v8.getHeapSpaceStatistics()` says of one heap space. */
+export interface HeapSpace {
+  space_name: string;
+  space_used_size: number;
+}
+
+/**
+ * The level a nudge watches: the heap's spaces outside the young generation, plus `external`
+ * (Buffers). The young generation is left out: it fills with short-lived garbage by the tens of
+ * MiB between scavenges under steady load, which read as growth forced a full collection of
+ * every subscriber's objects every few seconds (docs/subscriptions.md).
+ */
+export function settledBytes(spaces: readonly HeapSpace[], external: number): number {
+  let settled = external;
+  for (const space of spaces) {
+    if (!space.space_name.startsWith("new_")) settled += space.space_used_size;
+  }
+  return settled;
+}
