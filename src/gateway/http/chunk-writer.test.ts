@@ -113,3 +113,57 @@ test("HTTP/1.0 (no chunked encoding): the response writes as it is", async () =>
   });
   assert.equal(body(raw), "event: ping\n\n");
 });
+
+test("a socket that keeps writes to send later keeps their bytes while other sockets write", async () => {
+  const outs: StreamOutput[] = [];
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    outs.push(chunkWriter(res));
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const port = (server.address() as AddressInfo).port;
+  const clients = [connect(port, "127.0.0.1"), connect(port, "127.0.0.1")];
+  try {
+    const raws = ["", ""];
+    clients.forEach((socket, i) => {
+      socket.write("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+      socket.setEncoding("latin1");
+      socket.on("data", (d: string) => {
+        raws[i] += d;
+      });
+    });
+    await waitFor(() => outs.length === 2);
+    const [stalled, other] = outs as [StreamOutput, StreamOutput];
+    for (const out of outs) await new Promise((resolve) => out.write(":\n", resolve));
+    await waitFor(() => raws.every((raw) => raw.includes(":\n")));
+    clients[0]?.pause();
+    // Events of different sizes, each its own bytes, until the stalled socket keeps some.
+    const event = (who: string, n: number) => [
+      `id: ${who}${n}\n`,
+      Buffer.alloc(100 + ((n * 37) % 4000), who.charCodeAt(0) + (n % 20)),
+    ];
+    let sent = 0;
+    while (!stalled.writableNeedDrain) stalled.writeParts?.(event("a", sent++));
+    for (let n = 0; n < 200; n++) other.writeParts?.(event("b", n));
+    stalled.writeParts?.(event("a", sent++));
+    for (const out of outs) out.end();
+    clients[0]?.resume();
+    await Promise.all(clients.map((socket) => once(socket, "close")));
+    const chunks = (parts: (string | Buffer)[][]) =>
+      parts
+        .map((p) => {
+          const bytes = Buffer.concat(p.map((x) => (typeof x === "string" ? Buffer.from(x) : x)));
+          return `${bytes.length.toString(16)}\r\n${bytes.toString("latin1")}\r\n`;
+        })
+        .join("");
+    const expect = (who: string, count: number) =>
+      `2\r\n:\n\r\n${chunks(Array.from({ length: count }, (_, n) => event(who, n)))}0\r\n\r\n`;
+    assert.ok(sent > 10, `the stalled socket kept writes (${sent} sent)`);
+    assert.equal(body(raws[0] as string), expect("a", sent));
+    assert.equal(body(raws[1] as string), expect("b", 200));
+  } finally {
+    for (const socket of clients) socket.destroy();
+    server.close();
+  }
+});

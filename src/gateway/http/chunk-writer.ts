@@ -2,7 +2,11 @@
 // one chunk of the chunked encoding, framed here from its pieces (the reader's own head and the
 // bytes every reader shares). A small event is copied with its framing into one buffer and
 // written at once: one write call, where four writes to a corked socket and its writev cost a
-// fan-out more than the copy (docs/subscriptions.md). A large one is framed around its pieces
+// fan-out more than the copy (docs/subscriptions.md). The copy goes into one scratch buffer that
+// every small write reuses while the socket takes its writes whole at once, as a fan-out's
+// sockets do: a buffer per event turned a fan-out's writes into tens of MiB of dead Buffers
+// between collections. A socket that keeps a write to send later keeps that scratch buffer, and
+// the next write gets a new one. A large one is framed around its pieces
 // without copying them, on a socket corked until the next tick as ServerResponse keeps it.
 // Responses it cannot write this way (HTTP/2, no chunked encoding) keep ServerResponse's writes.
 import type { ServerResponse } from "node:http";
@@ -102,7 +106,13 @@ class ChunkWriter implements StreamOutput {
       done?.();
       return !socket.writableNeedDrain;
     }
-    if (size <= COPY_MAX_BYTES) return socket.write(framed(parts, size), done);
+    if (size <= COPY_MAX_BYTES) {
+      // Bytes already waiting in the socket stay there with this write: it gets its own buffer.
+      if (socket.writableLength > 0) return socket.write(framed(parts, size), done);
+      const ok = socket.write(frameInto(scratch, parts, size), done);
+      if (socket.writableLength > 0) scratch = Buffer.allocUnsafeSlow(SCRATCH_BYTES);
+      return ok;
+    }
     if (!this.#corked) {
       this.#corked = true;
       socket.cork();
@@ -143,10 +153,19 @@ class ChunkWriter implements StreamOutput {
   }
 }
 
-/** One chunk of the chunked encoding: the size line, the pieces, the CRLF. */
+/** A small chunk with its framing: the size line (at most 4 hex digits here) and two CRLFs. */
+const SCRATCH_BYTES = COPY_MAX_BYTES + 8;
+/** Where small writes are framed while sockets take them at once; replaced once one is kept. */
+let scratch = Buffer.allocUnsafeSlow(SCRATCH_BYTES);
+
+/** One chunk of the chunked encoding in a buffer of its own. */
 function framed(parts: readonly (string | Uint8Array)[], size: number): Buffer {
+  return frameInto(Buffer.allocUnsafe(size.toString(16).length + size + 4), parts, size);
+}
+
+/** One chunk of the chunked encoding (the size line, the pieces, the CRLF) at the start of `buf`. */
+function frameInto(buf: Buffer, parts: readonly (string | Uint8Array)[], size: number): Buffer {
   const line = size.toString(16) + CRLF;
-  const buf = Buffer.allocUnsafe(line.length + size + 2);
   let at = buf.write(line, 0, "latin1");
   for (const part of parts) {
     if (typeof part === "string") at += buf.write(part, at, "utf8");
@@ -155,6 +174,6 @@ function framed(parts: readonly (string | Uint8Array)[], size: number): Buffer {
       at += part.length;
     }
   }
-  buf.write(CRLF, at, "latin1");
-  return buf;
+  at += buf.write(CRLF, at, "latin1");
+  return buf.subarray(0, at);
 }
