@@ -195,11 +195,22 @@ function startGarbageNudge(slackBytes: number): GarbageNudge {
   // Node gives a script gc() only with --expose-gc; with the flag set, a new context has it.
   setFlagsFromString("--expose-gc");
   const gc = runInNewContext("gc") as (options: { type: "major"; execution: "async" }) => unknown;
+  let lastLoop = performance.eventLoopUtilization();
   const nudge = new GarbageNudge({
     slackBytes,
     intervalMs: 1000,
     quietLooks: 10,
-    measure: () => settledBytes(getHeapSpaceStatistics(), process.memoryUsage().external),
+    quietBusy: 0.1,
+    measure: () => {
+      const buffers = process.memoryUsage().external;
+      return { buffers, settled: settledBytes(getHeapSpaceStatistics(), buffers) };
+    },
+    busy: () => {
+      const now = performance.eventLoopUtilization();
+      const busy = performance.eventLoopUtilization(now, lastLoop).utilization;
+      lastLoop = now;
+      return busy;
+    },
     collect: () => void gc({ type: "major", execution: "async" }),
   });
   nudge.start();

@@ -3,15 +3,34 @@ import { test } from "node:test";
 import fc from "fast-check";
 import { GarbageNudge, settledBytes } from "./garbage-nudge.ts";
 
-/** A nudge over scripted memory levels (the first is the level at start); the looks that collect. */
-function collectingLooks(levels: number[], slack: number, quietLooks = 1000): number[] {
+interface Script {
+  /** The settled level at each look (the first is the level at start). */
+  levels: number[];
+  /** The buffer level at each look; the settled levels when not given. */
+  buffers?: number[];
+  /** The event loop's busy share at each look; 0 when not given. */
+  busy?: number[];
+  slack: number;
+  quietLooks?: number;
+}
+
+/** A nudge over scripted memory levels; the looks that collect. */
+function collectingLooks({
+  levels,
+  buffers = levels,
+  busy = [],
+  slack,
+  quietLooks = 1000,
+}: Script) {
   let at = 0;
   const calls: number[] = [];
   const nudge = new GarbageNudge({
     slackBytes: slack,
     intervalMs: 1000,
     quietLooks,
-    measure: () => levels[at] as number,
+    quietBusy: 0.1,
+    measure: () => ({ buffers: buffers[at] as number, settled: levels[at] as number }),
+    busy: () => busy[at] ?? 0,
     collect: () => calls.push(at),
   });
   for (at = 1; at < levels.length; at++) nudge.look();
@@ -21,18 +40,35 @@ function collectingLooks(levels: number[], slack: number, quietLooks = 1000): nu
 
 test("collects once memory grows past the slack over the last collection's level", () => {
   // 171 - 100 > 70: collect; the next look (90) is the new level; 161 - 90 > 70: collect again.
-  assert.deepEqual(collectingLooks([100, 120, 150, 171, 90, 100, 150, 161], 70), [3, 7]);
+  const levels = [100, 120, 150, 171, 90, 100, 150, 161];
+  assert.deepEqual(collectingLooks({ levels, slack: 70 }), [3, 7]);
 });
 
 test("a level that only falls, or grows within the slack, is left to V8", () => {
-  assert.deepEqual(collectingLooks([500, 400, 300, 350, 369, 320, 369], 70), []);
+  assert.deepEqual(collectingLooks({ levels: [500, 400, 300, 350, 369, 320, 369], slack: 70 }), []);
 });
 
 test("leftovers: a level that stays high after the quiet looks is collected once", () => {
   // Growth collects at look 2 (250 - 100 > 70); the burst's end leaves 240 with no growth; three
   // looks later the leftovers are collected; 240 stays (it is live), and is not collected again.
   const levels = [100, 150, 250, 240, 240, 240, 240, 240, 240, 240, 240];
-  assert.deepEqual(collectingLooks(levels, 70, 3), [2, 6]);
+  assert.deepEqual(collectingLooks({ levels, slack: 70, quietLooks: 3 }), [2, 6]);
+});
+
+test("under load only buffers count: a heap that grows is V8's to collect, concurrently", () => {
+  // The settled level (heap and buffers) grows by 200 while buffers stay flat and the loop is
+  // busy: no collection, where a forced one would mark the whole heap in one pause.
+  const levels = [100, 150, 200, 250, 300, 300, 300, 300];
+  const buffers = [10, 12, 11, 13, 12, 12, 12, 12];
+  const busy = levels.map(() => 0.6);
+  assert.deepEqual(collectingLooks({ levels, buffers, busy, slack: 70, quietLooks: 3 }), []);
+});
+
+test("leftovers wait for a quiet event loop", () => {
+  // The level stays 240 after a burst; the loop is busy until look 7, quiet from then on.
+  const levels = [100, 150, 250, 240, 240, 240, 240, 240, 240, 240, 240];
+  const busy = [0, 0, 0, 0.5, 0.5, 0.5, 0.5, 0.05, 0.05, 0.05, 0.05];
+  assert.deepEqual(collectingLooks({ levels, busy, slack: 70, quietLooks: 3 }), [2, 7]);
 });
 
 test("never a collection on the look right after one, and each answers a level past the slack", () => {
@@ -42,7 +78,7 @@ test("never a collection on the look right after one, and each answers a level p
       fc.nat(2_000),
       fc.integer({ min: 1, max: 10 }),
       (levels, slack, quiet) => {
-        const calls = collectingLooks(levels, slack, quiet);
+        const calls = collectingLooks({ levels, slack, quietLooks: quiet });
         for (let i = 1; i < calls.length; i++) {
           assert.ok((calls[i] as number) - (calls[i - 1] as number) >= 2);
         }

@@ -3,29 +3,44 @@
 // given back only when a full collection finds their owners dead, and V8 starts one late, or,
 // once the traffic that made them has stopped, never: after an append flood a gateway held
 // 812 MiB of dead buffers until a collection was forced (docs/operating.md). Every look (the
-// timer's, each `intervalMs`) measures the JS heap and external memory in use, and starts a
-// collection (concurrent marking: no long pause)
-// - when it grew more than `slackBytes` past the level the last collection left (growth), or
-// - when, `quietLooks` looks after the last collection, it is still more than `slackBytes` over
-//   the lowest level ever seen, and not where such a collection left it before (leftovers: what
-//   a burst left behind once it ended, which no growth will reveal).
+// timer's, each `intervalMs`) starts a collection
+// - when buffer memory grew more than `slackBytes` past the level the last collection left
+//   (growth), or
+// - when, `quietLooks` looks after the last collection, the old generation and buffers together
+//   are still more than `slackBytes` over the lowest level ever seen, and not where such a
+//   collection left them before, and the event loop was quiet since the last look (leftovers:
+//   what a burst left behind once it ended, which no growth will reveal).
+// A forced collection marks the whole heap in one pause (300-430 ms with 10,000 subscribers):
+// under load the heap is left to V8, which marks it concurrently, and only buffers are nudged.
 
 export interface GarbageNudgeOptions {
   slackBytes: number;
   intervalMs: number;
   /** Looks after a collection before leftovers are collected. */
   quietLooks: number;
-  /** Heap in use plus external memory, in bytes. */
-  measure: () => number;
+  /** The event loop's busy share since the last look (0 to 1) under which leftovers go. */
+  quietBusy: number;
+  /** What the nudge watches now. */
+  measure: () => MemoryLevel;
+  /** The event loop's busy share since the last call, 0 to 1. */
+  busy: () => number;
   /** Starts a full collection. */
   collect: () => void;
 }
 
+/** The memory a nudge watches, in bytes. */
+export interface MemoryLevel {
+  /** Buffers: external memory, whose growth is collected at once. */
+  buffers: number;
+  /** The heap outside the young generation plus buffers, whose leftovers are collected. */
+  settled: number;
+}
+
 export class GarbageNudge {
   readonly #opts: GarbageNudgeOptions;
-  /** The lowest level since the last collection (set by the first look after it). */
+  /** The lowest buffer level since the last collection (set by the first look after it). */
   #floor: number;
-  /** The lowest level ever seen. */
+  /** The lowest settled level ever seen. */
   #base: number;
   /** The level at the last collection for leftovers, which the same level does not repeat. */
   #leftoverAt = Number.NaN;
@@ -35,8 +50,9 @@ export class GarbageNudge {
 
   constructor(opts: GarbageNudgeOptions) {
     this.#opts = opts;
-    this.#floor = opts.measure();
-    this.#base = this.#floor;
+    const { buffers, settled } = opts.measure();
+    this.#floor = buffers;
+    this.#base = settled;
   }
 
   /** Collections started so far. */
@@ -56,22 +72,24 @@ export class GarbageNudge {
 
   /** One look: measures, and starts a collection for growth or leftovers. */
   look(): void {
-    const now = this.#opts.measure();
-    const { slackBytes, quietLooks } = this.#opts;
+    const { buffers, settled } = this.#opts.measure();
+    const busy = this.#opts.busy();
+    const { slackBytes, quietLooks, quietBusy } = this.#opts;
     this.#looksSince++;
-    this.#base = Math.min(this.#base, now);
-    if (this.#looksSince === 1) this.#floor = now;
-    this.#floor = Math.min(this.#floor, now);
-    if (now - this.#floor > slackBytes) {
+    this.#base = Math.min(this.#base, settled);
+    if (this.#looksSince === 1) this.#floor = buffers;
+    this.#floor = Math.min(this.#floor, buffers);
+    if (buffers - this.#floor > slackBytes) {
       this.#collect();
       return;
     }
     const leftovers =
       this.#looksSince > quietLooks &&
-      now - this.#base > slackBytes &&
-      !(Math.abs(now - this.#leftoverAt) <= slackBytes / 2);
+      busy < quietBusy &&
+      settled - this.#base > slackBytes &&
+      !(Math.abs(settled - this.#leftoverAt) <= slackBytes / 2);
     if (leftovers) {
-      this.#leftoverAt = now;
+      this.#leftoverAt = settled;
       this.#collect();
     }
   }
