@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { waitFor } from "../../../../test/harness/wait.ts";
 import type { Record__Output } from "../../../gen/nova/v1/Record.ts";
-import type { Cursor, SourceBatch } from "../sources/source.ts";
+import type { BatchTap, Cursor, SourceBatch } from "../sources/source.ts";
 import { feedChannel } from "./hub-fakes.test-helper.ts";
 import { type HubFeed, HubSubscriber, StreamHub } from "./stream-hub.ts";
 
@@ -88,8 +88,21 @@ test("a feed that fails ends the hub: ready rejects, followers get the error, th
   await assert.rejects(collect(hub, 0n, 0), /stream deleted/);
 });
 
-/** A follower at the head with a tap; `next` is its pending read, `settled` once it resolves. */
-async function tapped(hub: StreamHub, tap: (b: SourceBatch) => boolean) {
+/**
+ * A follower at the head with a tap that takes batches while `take` says yes, one at a time;
+ * `next` is its pending read, `settled` once it resolves.
+ */
+async function tapped(hub: StreamHub, take: (b: SourceBatch) => boolean) {
+  const tap = (batches: readonly SourceBatch[]) => {
+    let taken = 0;
+    while (taken < batches.length && take(batches[taken] as SourceBatch)) taken++;
+    return taken;
+  };
+  return listTapped(hub, tap);
+}
+
+/** A follower at the head with a tap given every pending batch at once. */
+async function listTapped(hub: StreamHub, tap: BatchTap) {
   const stop = new AbortController();
   const it = hub.follow(new HubSubscriber(undefined), hub.next, stop.signal, tap);
   const first = await it.next();
@@ -185,4 +198,41 @@ test("a fan-out serves a slice of readers per event-loop turn; a batch during it
     await assert.rejects(r.next);
   }
   hub.close();
+});
+
+test("a reader the fan-out reaches late is offered every batch since its seq at once, and may take part", async () => {
+  for (const takes of [3, 1]) {
+    const { feed, send } = feedChannel();
+    const hub = new StreamHub(
+      feed,
+      { ...ring, fanoutSlice: 1 },
+      new HubSubscriber(undefined),
+      () => {},
+    );
+    send(batch([]));
+    await hub.ready;
+    const first = await tapped(hub, () => true);
+    const offers: number[][][] = [];
+    const late = await listTapped(hub, (batches) => {
+      offers.push(batches.map(seqsOf));
+      return Math.min(takes, batches.length);
+    });
+    // The first reader takes [0] in the feed's turn; before the next slice reaches the late
+    // one, [1] and [2] arrive.
+    send(batch([0]), batch([1]), batch([2, 3]));
+    if (takes === 3) {
+      await waitFor(() => offers.length > 0);
+      assert.deepEqual(offers, [[[0], [1], [2, 3]]]);
+      assert.equal(late.state.settled, false, "it took them all: its own read still waits");
+    } else {
+      const step = await late.next;
+      assert.deepEqual(offers, [[[0], [1], [2, 3]]]);
+      assert.deepEqual(step.done ? undefined : seqsOf(step.value), [1], "the rest, its own way");
+      const after = await late.it.next();
+      assert.deepEqual(after.done ? undefined : seqsOf(after.value), [2, 3]);
+    }
+    for (const r of [first, late]) r.stop.abort();
+    await Promise.allSettled([first.next, late.next]);
+    hub.close();
+  }
 });

@@ -6,10 +6,11 @@
 // it to another's, and each subscriber is authorized on its own before it attaches. When the
 // stream is closed the feed ends; readers that reach the head get the closing batch and stop.
 //
-// The fast path: a reader waiting at the head with a tap gets each new batch handed to its tap
-// in the hub's turn (the tap writes it to the socket), with no promise, generator step or timer
-// per reader per batch. A tap that refuses (backpressure, bounds ending, a record it cannot show)
-// wakes its reader, which takes the batch on its own path and comes back when it waits again.
+// The fast path: a reader waiting at the head with a tap gets the new batches handed to its tap
+// in the hub's turn (the tap writes them to the socket, together when there are several), with
+// no promise, generator step or timer per reader per batch. A tap that refuses (backpressure,
+// bounds ending, a record it cannot show) wakes its reader, which takes the batches left on its
+// own path and comes back when it waits again.
 // A fan-out hands a batch to `fanoutSlice` readers at a time and yields to the event loop in
 // between, so appends and new requests are served during a fan-out to thousands.
 import { status } from "@grpc/grpc-js";
@@ -337,9 +338,15 @@ export class StreamHub {
       return;
     }
     const end = Math.min(readers.length, from + this.#fanoutSlice);
+    // Most readers wait at the same seq_num: what is new from there is looked up once a slice.
+    let pending: Pending | undefined;
     for (let i = from; i < end; i++) {
       const w = readers[i] as Wakeup;
-      if (w.waiting && (!this.#tapped(w) || this.#closed)) w.fire();
+      if (!w.waiting) continue;
+      if (w.tap && w.seq < this.#ring.next && pending?.from !== w.seq) {
+        pending = this.#pendingFrom(w.seq);
+      }
+      if (!this.#tapped(w, pending) || this.#closed) w.fire();
     }
     if (end < readers.length) {
       setImmediate(() => this.#slice(readers, end));
@@ -353,24 +360,44 @@ export class StreamHub {
   }
 
   /** Whether the reader's tap took every batch from its seq to the head (it waits on). */
-  #tapped(w: Wakeup): boolean {
+  #tapped(w: Wakeup, pending: Pending | undefined): boolean {
     const tap = w.tap;
     if (!tap) return false;
-    while (w.seq < this.#ring.next) {
-      const entry = this.#ring.find(w.seq);
-      if (entry?.first !== w.seq || !offer(tap, entry.batch)) return false;
-      w.seq = entry.end;
+    if (w.seq >= this.#ring.next) return true;
+    if (pending?.from !== w.seq) return false;
+    const taken = offer(tap, pending.batches);
+    if (taken > 0) w.seq = pending.ends[taken - 1] as bigint;
+    return taken === pending.batches.length;
+  }
+
+  /** The batches from `seq` to the head, or undefined when `seq` does not start one. */
+  #pendingFrom(seq: bigint): Pending | undefined {
+    const batches: SourceBatch[] = [];
+    const ends: bigint[] = [];
+    for (let at = seq; at < this.#ring.next; ) {
+      const entry = this.#ring.find(at);
+      if (entry?.first !== at) return undefined;
+      batches.push(entry.batch);
+      ends.push(entry.end);
+      at = entry.end;
     }
-    return true;
+    return { from: seq, batches, ends };
   }
 }
 
-/** A tap that throws refuses: its reader then meets the same batch on its own path. */
-function offer(tap: BatchTap, batch: SourceBatch): boolean {
+/** What is new for the readers waiting at `from`: the batches, and where each ends. */
+interface Pending {
+  from: bigint;
+  batches: SourceBatch[];
+  ends: bigint[];
+}
+
+/** How many batches a tap took (a tap that throws took none). */
+function offer(tap: BatchTap, batches: readonly SourceBatch[]): number {
   try {
-    return tap(batch);
+    return tap(batches);
   } catch {
-    return false;
+    return 0;
   }
 }
 

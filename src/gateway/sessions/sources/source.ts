@@ -39,11 +39,13 @@ export interface SharedEvent {
 }
 
 /**
- * A consumer that takes batches in the producer's turn, with no await: true when it took the
- * batch (delivered as if the iterator had yielded it), false to have it yielded as usual. Called
- * synchronously, only while the consumer waits on the iterator's next batch.
+ * A consumer that takes batches in the producer's turn, with no await: given every batch from
+ * where it waits, in order, it answers how many it took from the first (delivered as if the
+ * iterator had yielded them); the rest are yielded as usual. Several at once when it was behind:
+ * it can deliver them together. Called synchronously, only while the consumer waits on the
+ * iterator's next batch; one that throws took none.
  */
-export type BatchTap = (batch: SourceBatch) => boolean;
+export type BatchTap = (batches: readonly SourceBatch[]) => number;
 
 /**
  * Batches from `cursor` on, until the consumer stops or `signal` aborts (which must release any

@@ -207,10 +207,11 @@ export class SseLane {
   }
 
   /**
-   * A caught-up lane's step for a hub batch that it delivers whole with its bounds still open,
-   * in the shared bytes: the fast path. Undefined, with nothing changed, for any other batch.
+   * A caught-up lane takes a hub batch that it delivers whole with its bounds still open: the
+   * fast path. Its event's shared bytes, after the reader's head; undefined, with nothing
+   * changed, for any other batch.
    */
-  takeWhole(batch: SourceBatch): LaneStep | undefined {
+  takeWhole(batch: SourceBatch): Uint8Array | undefined {
     const { records } = batch;
     const last = records[records.length - 1];
     if (!last || !this.#caughtUp || batch.closed) return undefined;
@@ -223,7 +224,7 @@ export class SseLane {
     this.#tally = tally;
     this.#last = whole.last;
     this.#next = whole.next;
-    return { delivered: { rest }, done: false, caughtUp: false };
+    return rest;
   }
 
   /** Stops the source and with it the upstream call. */

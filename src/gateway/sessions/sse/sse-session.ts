@@ -294,17 +294,29 @@ export class SseSession {
   }
 
   /**
-   * A hub batch handed over while the session waits on its lanes: written at once when it is
-   * the whole step (see SseLane.takeWhole) and the socket takes writes; otherwise refused, and
-   * the batch comes through the loop.
+   * Hub batches handed over while the session waits on its lanes: those it takes whole (see
+   * SseLane.takeWhole) are written at once, together, when the socket takes writes; the first it
+   * cannot take, and those after it, come through the loop.
    */
-  #tap(lane: SseLane, batch: SourceBatch): boolean {
+  #tap(lane: SseLane, batches: readonly SourceBatch[]): number {
     const out = this.#out;
-    if (!out || this.#finished || this.#draining || out.writableNeedDrain) return false;
-    const step = lane.takeWhole(batch);
-    if (!step) return false;
-    this.#write(this.#events(lane, step));
-    return true;
+    if (!out || this.#finished || this.#draining || out.writableNeedDrain) return 0;
+    const parts: (string | Uint8Array)[] = [];
+    try {
+      for (const batch of batches) {
+        const rest = lane.takeWhole(batch);
+        if (!rest) break;
+        parts.push(this.#form.batchHead(this.#lanes, lane), rest);
+      }
+    } catch {
+      // Taken or not, a batch is the lane's whole: what it could not take goes the loop's way,
+      // where its failure is the reader's error event; those before it are written here.
+    }
+    if (parts.length === 0) return 0;
+    this.#idleSince = Date.now();
+    writeEvents(out, parts);
+    this.#wrote();
+    return parts.length / 2;
   }
 
   /** The events of one lane's step (its batch and done); an error is the caller's. */
@@ -364,12 +376,16 @@ export class SseSession {
     const out = this.#out as SseOutput;
     for (const chunk of chunks) {
       if (typeof chunk === "string") out.write(chunk);
-      else if ("rest" in chunk) writeEvent(out, chunk.head, chunk.rest);
+      else if ("rest" in chunk) writeEvents(out, [chunk.head, chunk.rest]);
       else
         out.write(chunk, (err) => {
           if (!err) responseBuffers.give(chunk);
         });
     }
+    this.#wrote();
+  }
+
+  #wrote(): void {
     this.#written++;
     this.#lastWrite = Date.now();
     this.#pingDelay = this.#timing.pingMs();
@@ -397,19 +413,15 @@ export class SseSession {
 }
 
 /**
- * A hub batch's event: one chunk of the reader's head and the shared rest, uncopied, where the
- * output can; else one buffer, a single piece for the socket to send.
+ * Hub batches' events, each a reader's head and the shared rest: one chunk of them uncopied,
+ * where the output can; else one buffer, a single piece for the socket to send.
  */
-function writeEvent(out: SseOutput, head: string, rest: Uint8Array): void {
+function writeEvents(out: SseOutput, parts: readonly (string | Uint8Array)[]): void {
   if (out.writeParts) {
-    out.writeParts([head, rest]);
+    out.writeParts(parts);
     return;
   }
-  const headBytes = Buffer.byteLength(head);
-  const event = Buffer.allocUnsafe(headBytes + rest.length);
-  event.write(head, 0, "utf8");
-  event.set(rest, headBytes);
-  out.write(event);
+  out.write(Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p) : p))));
 }
 
 /** A one-stream session's options as a session of one lane. */
