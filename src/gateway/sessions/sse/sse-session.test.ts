@@ -432,17 +432,30 @@ test("multiplexed: a stream that always has a batch ready cannot starve another"
   await running;
 });
 
-/** A session reading a live hub from its head; `pulls` counts the reads through its loop. */
-async function hubSession(over: Partial<SseSessionOptions> = {}) {
+/**
+ * A session reading a live hub from its head; `pulls` counts the reads through its loop.
+ * `behind`: the hub serves one reader a turn, and another one, taking every batch, waits first.
+ */
+async function hubSession(over: Partial<SseSessionOptions> = {}, behind = false) {
   const { feed, send } = feedChannel();
   const hub = new StreamHub(
     feed,
-    { maxBatches: 64, maxBytes: 1 << 20 },
+    { maxBatches: 64, maxBytes: 1 << 20, fanoutSlice: behind ? 1 : undefined },
     new HubSubscriber(undefined),
     () => {},
   );
   send(caughtUp(0));
   await hub.ready;
+  if (behind) {
+    const ahead = hub.follow(
+      new HubSubscriber(undefined),
+      hub.next,
+      new AbortController().signal,
+      (b) => b.length,
+    );
+    await ahead.next();
+    ahead.next().catch(() => {});
+  }
   const counter = { pulls: 0 };
   const sub = new HubSubscriber(undefined);
   const source: BatchSource = (_cursor, signal, tap) => ({
@@ -490,6 +503,41 @@ test("live hub batches are written in the hub's turn, not through the session's 
   out.destroy();
   await running;
   hub.close();
+});
+
+test("batches a late fan-out hands over together are written at once, each its own event", async () => {
+  const { s, abort, send, hub, counter } = await hubSession({}, true);
+  const out = new FakeOut();
+  let writes = 0;
+  const write = out._write.bind(out);
+  out._write = (chunk, enc, cb) => {
+    writes++;
+    write(chunk, enc, cb);
+  };
+  const running = s.run(out);
+  try {
+    await waitFor(() => out.events().length === 1 && counter.pulls === 2);
+    const before = writes;
+    // The reader ahead takes [0] in the feed's turn; the session's turn comes after all three.
+    send(batch([0], 1), batch([1, 2], 3), batch([3], 4));
+    await waitFor(() => out.events().length === 4);
+    assert.deepEqual(
+      out.events().map((e) => [e.event, e.id, e.data.records?.length]),
+      [
+        ["ping", undefined, undefined],
+        ["batch", "0,1,1", 1],
+        ["batch", "2,3,3", 2],
+        ["batch", "3,4,4", 1],
+      ],
+    );
+    assert.equal(writes - before, 1, "one write for the three events");
+    assert.equal(counter.pulls, 2, "the session's own read still waits");
+  } finally {
+    abort.abort();
+    out.destroy();
+    await running;
+    hub.close();
+  }
 });
 
 test("a hub batch that meets the count, or meets a stalled client, takes the loop; then the fast path again", async () => {
