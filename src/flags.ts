@@ -224,7 +224,7 @@ export const flags = defineFlags({
     type: "int",
     default: DEFAULT_FANOUT_SLICE,
     min: 1,
-    help: "subscribers a hub hands a new batch to before it lets the event loop serve other work (appends, new requests); smaller favours them, larger the subscribers' latency",
+    help: "subscribers the hubs hand new batches to, all hubs together, before they let the event loop serve other work (appends, new requests); smaller favours them, larger the subscribers' latency",
   },
   "read-grant-ms": {
     type: "int",

@@ -2,6 +2,7 @@
 // `lingerMs` after the last one leaves (a client reconnecting at once finds it still there),
 // and dropped at once when its feed fails, so the next subscriber starts a fresh one.
 import { DEFAULT_FANOUT_SLICE } from "../../settings.ts";
+import { FanoutTurns } from "./fanout-turns.ts";
 import type { RingLimits } from "./hub-ring.ts";
 import { type HubFeed, type HubSubscriber, StreamHub } from "./stream-hub.ts";
 
@@ -9,7 +10,7 @@ export interface HubRegistryOptions {
   feed: (bucket: string, key: string) => HubFeed;
   ring: RingLimits;
   lingerMs: number;
-  /** Readers a hub's fan-out serves before it yields to the event loop. */
+  /** Readers the hubs' fan-outs serve, all together, before they yield to the event loop. */
   fanoutSlice?: number;
   /** Told when the number of hubs changes (a gauge in /metrics). */
   onCount?: (hubs: number) => void;
@@ -29,9 +30,11 @@ interface Held {
 export class HubRegistry {
   readonly #opts: HubRegistryOptions;
   readonly #hubs = new Map<string, Held>();
+  readonly #turns: FanoutTurns;
 
   constructor(opts: HubRegistryOptions) {
     this.#opts = opts;
+    this.#turns = new FanoutTurns(opts.fanoutSlice ?? DEFAULT_FANOUT_SLICE);
   }
 
   get size(): number {
@@ -55,10 +58,7 @@ export class HubRegistry {
     const id = JSON.stringify([bucket, key]);
     let held = this.#hubs.get(id);
     if (!held || held.hub.ended) {
-      const limits = {
-        ...this.#opts.ring,
-        fanoutSlice: this.#opts.fanoutSlice ?? DEFAULT_FANOUT_SLICE,
-      };
+      const limits = { ...this.#opts.ring, turns: this.#turns };
       const hub = new StreamHub(this.#opts.feed(bucket, key), limits, opener, (h) =>
         this.#drop(id, h),
       );

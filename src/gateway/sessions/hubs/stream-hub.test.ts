@@ -3,6 +3,7 @@ import { test } from "node:test";
 import { waitFor } from "../../../../test/harness/wait.ts";
 import type { Record__Output } from "../../../gen/nova/v1/Record.ts";
 import type { BatchTap, Cursor, SourceBatch } from "../sources/source.ts";
+import { FanoutTurns } from "./fanout-turns.ts";
 import { feedChannel } from "./hub-fakes.test-helper.ts";
 import { type HubFeed, HubSubscriber, StreamHub } from "./stream-hub.ts";
 
@@ -165,7 +166,7 @@ test("a fan-out serves a slice of readers per event-loop turn; a batch during it
   const { feed, send } = feedChannel();
   const hub = new StreamHub(
     feed,
-    { ...ring, fanoutSlice: 2 },
+    { ...ring, turns: new FanoutTurns(2) },
     new HubSubscriber(undefined),
     () => {},
   );
@@ -205,7 +206,7 @@ test("a reader the fan-out reaches late is offered every batch since its seq at 
     const { feed, send } = feedChannel();
     const hub = new StreamHub(
       feed,
-      { ...ring, fanoutSlice: 1 },
+      { ...ring, turns: new FanoutTurns(1) },
       new HubSubscriber(undefined),
       () => {},
     );
@@ -235,4 +236,42 @@ test("a reader the fan-out reaches late is offered every batch since its seq at 
     await Promise.allSettled([first.next, late.next]);
     hub.close();
   }
+});
+
+test("hubs sharing their turns serve that many readers a turn between them", async () => {
+  const turns = new FanoutTurns(2);
+  const hubs = [feedChannel(), feedChannel()].map(({ feed, send }) => ({
+    hub: new StreamHub(feed, { ...ring, turns }, new HubSubscriber(undefined), () => {}),
+    send,
+  }));
+  for (const { hub, send } of hubs) {
+    send(batch([]));
+    await hub.ready;
+  }
+  let turn = 0;
+  const calls: string[] = [];
+  const readers = await Promise.all(
+    ["a1", "a2", "b1", "b2"].map((name) =>
+      tapped(hubs[name.startsWith("a") ? 0 : 1]?.hub as StreamHub, () => {
+        calls.push(`${name}@${turn}`);
+        return true;
+      }),
+    ),
+  );
+  let counting = true;
+  // Counts the turns, each counted before the hubs' part of it.
+  const counter = (async () => {
+    while (counting) {
+      await new Promise((resolve) => setImmediate(resolve));
+      turn++;
+    }
+  })();
+  for (const { send } of hubs) send(batch([0]));
+  await waitFor(() => calls.length === 4);
+  counting = false;
+  await counter;
+  assert.deepEqual(calls, ["a1@0", "a2@0", "b1@1", "b2@1"]);
+  for (const r of readers) r.stop.abort();
+  await Promise.allSettled(readers.map((r) => r.next));
+  for (const { hub } of hubs) hub.close();
 });

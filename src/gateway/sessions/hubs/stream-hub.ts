@@ -11,14 +11,16 @@
 // no promise, generator step or timer per reader per batch. A tap that refuses (backpressure,
 // bounds ending, a record it cannot show) wakes its reader, which takes the batches left on its
 // own path and comes back when it waits again.
-// A fan-out hands a batch to `fanoutSlice` readers at a time and yields to the event loop in
-// between, so appends and new requests are served during a fan-out to thousands.
+// A fan-out hands a batch to the readers the turn has left (fanout-turns.ts: a budget every hub
+// of the gateway shares) and yields to the event loop in between, so appends and new requests
+// are served during a fan-out to thousands, or to many streams at once.
 import { status } from "@grpc/grpc-js";
 import type { Position__Output } from "../../../gen/nova/v1/Position.ts";
 import { unavailable } from "../../errors/index.ts";
 import { DEFAULT_FANOUT_SLICE } from "../../settings.ts";
 import { StarCallError } from "../../upstream/index.ts";
 import type { BatchTap, Cursor, SourceBatch } from "../sources/index.ts";
+import { FanoutTurns } from "./fanout-turns.ts";
 import { HubRing, type RingLimits } from "./hub-ring.ts";
 
 /** The upstream feed from a cursor, on one credential. */
@@ -67,14 +69,14 @@ export class HubSubscriber {
 }
 
 export interface HubLimits extends RingLimits {
-  /** Readers a fan-out serves before it yields to the event loop. */
-  fanoutSlice?: number;
+  /** The readers a turn of the event loop serves, shared with the other hubs. */
+  turns?: FanoutTurns;
 }
 
 export class StreamHub {
   readonly #feed: HubFeed;
   readonly #ring: HubRing;
-  readonly #fanoutSlice: number;
+  readonly #turns: FanoutTurns;
   /** A fan-out is under way (between slices); another batch came during it. */
   #fanning = false;
   #again = false;
@@ -101,7 +103,7 @@ export class StreamHub {
   ) {
     this.#feed = feed;
     this.#ring = new HubRing(limits);
-    this.#fanoutSlice = Math.max(1, limits.fanoutSlice ?? DEFAULT_FANOUT_SLICE);
+    this.#turns = limits.turns ?? new FanoutTurns(DEFAULT_FANOUT_SLICE);
     this.#onEnd = onEnd;
     this.#ready = new Promise<void>((resolve, reject) => {
       this.#readyResolve = resolve;
@@ -337,7 +339,13 @@ export class StreamHub {
       this.#fanning = false;
       return;
     }
-    const end = Math.min(readers.length, from + this.#fanoutSlice);
+    // A fan-out with no reader left (or none at all) takes nothing of the turn.
+    const served = from < readers.length ? this.#turns.take(readers.length - from) : 0;
+    if (served === 0 && from < readers.length) {
+      this.#turns.later(() => this.#slice(readers, from));
+      return;
+    }
+    const end = from + served;
     // Most readers wait at the same seq_num: what is new from there is looked up once a slice.
     let pending: Pending | undefined;
     for (let i = from; i < end; i++) {
@@ -349,7 +357,7 @@ export class StreamHub {
       if (!this.#tapped(w, pending) || this.#closed) w.fire();
     }
     if (end < readers.length) {
-      setImmediate(() => this.#slice(readers, end));
+      this.#turns.later(() => this.#slice(readers, end));
       return;
     }
     this.#fanning = false;

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { waitFor } from "../../../../test/harness/wait.ts";
 import { HttpError } from "../../errors/index.ts";
+import { FanoutTurns } from "../hubs/fanout-turns.ts";
 import { feedChannel } from "../hubs/hub-fakes.test-helper.ts";
 import { HubSubscriber, StreamHub } from "../hubs/stream-hub.ts";
 import type { BatchSource } from "../sources/source.ts";
@@ -440,7 +441,7 @@ async function hubSession(over: Partial<SseSessionOptions> = {}, behind = false)
   const { feed, send } = feedChannel();
   const hub = new StreamHub(
     feed,
-    { maxBatches: 64, maxBytes: 1 << 20, fanoutSlice: behind ? 1 : undefined },
+    { maxBatches: 64, maxBytes: 1 << 20, turns: new FanoutTurns(behind ? 1 : 256) },
     new HubSubscriber(undefined),
     () => {},
   );
