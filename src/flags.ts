@@ -95,6 +95,12 @@ export const flags = defineFlags({
     min: 0,
     help: "buffer memory that may pile up past its level after the last full garbage collection before the gateway asks V8 for one, MiB; leftovers of the old generation and buffers this far over their lowest level are collected once the event loop is quiet (0: leave it all to V8)",
   },
+  "gc-leftover-ms": {
+    type: "int",
+    default: 10_000,
+    min: 1000,
+    help: "how long after the last full collection a burst's leftovers wait before the gateway asks for another (--gc-slack-mb), ms, counted in whole seconds",
+  },
   "body-idle-ms": {
     type: "int",
     default: DEFAULT_BODY_TIMEOUTS.idleMs,

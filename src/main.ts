@@ -174,7 +174,10 @@ const url = (await app.listen({ host: opts.host, port: opts.port })).replace(
   /^http:/,
   tls ? "https:" : "http:",
 );
-const nudge = opts.gcSlackMb > 0 ? startGarbageNudge(opts.gcSlackMb * 1024 * 1024) : undefined;
+const nudge =
+  opts.gcSlackMb > 0
+    ? startGarbageNudge(opts.gcSlackMb * 1024 * 1024, opts.gcLeftoverMs)
+    : undefined;
 let stopping = false;
 const stop = async (signal: NodeJS.Signals) => {
   // Ctrl-C, or a second signal, skips what is left of the drain delay.
@@ -191,7 +194,7 @@ const stop = async (signal: NodeJS.Signals) => {
   process.exit(0);
 };
 /** Full collections when dead buffers pile up (platform/memory/garbage-nudge.ts). */
-function startGarbageNudge(slackBytes: number): GarbageNudge {
+function startGarbageNudge(slackBytes: number, leftoverMs: number): GarbageNudge {
   // Node gives a script gc() only with --expose-gc; with the flag set, a new context has it.
   setFlagsFromString("--expose-gc");
   const gc = runInNewContext("gc") as (options: { type: "major"; execution: "async" }) => unknown;
@@ -199,7 +202,7 @@ function startGarbageNudge(slackBytes: number): GarbageNudge {
   const nudge = new GarbageNudge({
     slackBytes,
     intervalMs: 1000,
-    quietLooks: 10,
+    quietLooks: Math.round(leftoverMs / 1000),
     quietBusy: 0.1,
     measure: () => {
       const buffers = process.memoryUsage().external;
