@@ -387,6 +387,8 @@ async function nchanTarget(subscribers: number, workers: number): Promise<Target
   };
   try {
     const port = await freePort();
+    // worker_connections for every subscriber in each worker: workers race for new connections,
+    // and one that took more than its share closed the rest ("other side closed").
     const config = `
 load_module ${NCHAN};
 worker_processes ${workers};
@@ -395,7 +397,7 @@ daemon off;
 master_process on;
 error_log ${dir}/error.log warn;
 pid ${dir}/nginx.pid;
-events { worker_connections ${Math.min(FD_LIMIT - 100, Math.ceil(subscribers / workers) + 1024)}; }
+events { worker_connections ${Math.min(FD_LIMIT - 100, subscribers + 1024)}; }
 http {
   access_log off;
   client_body_temp_path ${dir}/body;
