@@ -195,14 +195,16 @@ const stop = async (signal: NodeJS.Signals) => {
 };
 /** Full collections when dead buffers pile up (platform/memory/garbage-nudge.ts). */
 function startGarbageNudge(slackBytes: number, leftoverMs: number): GarbageNudge {
+  // How often it looks at memory; --gc-leftover-ms counts in these looks.
+  const lookMs = 1000;
   // Node gives a script gc() only with --expose-gc; with the flag set, a new context has it.
   setFlagsFromString("--expose-gc");
   const gc = runInNewContext("gc") as (options: { type: "major"; execution: "async" }) => unknown;
   let lastLoop = performance.eventLoopUtilization();
   const nudge = new GarbageNudge({
     slackBytes,
-    intervalMs: 1000,
-    quietLooks: Math.round(leftoverMs / 1000),
+    intervalMs: lookMs,
+    quietLooks: Math.round(leftoverMs / lookMs),
     quietBusy: 0.1,
     measure: () => {
       const buffers = process.memoryUsage().external;

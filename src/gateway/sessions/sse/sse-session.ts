@@ -313,9 +313,9 @@ export class SseSession {
       // where its failure is the reader's error event; those before it are written here.
     }
     if (parts.length === 0) return 0;
-    this.#idleSince = Date.now();
     writeEvents(out, parts);
     this.#wrote();
+    this.#idleSince = this.#lastWrite;
     return parts.length / 2;
   }
 
