@@ -3,6 +3,7 @@
 // framing and the event lines, however the bytes are cut into reads.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { createServer as createHttpServer, type ServerResponse } from "node:http";
 import { createServer as createNetServer, type Server, type Socket } from "node:net";
 import { resolve } from "node:path";
@@ -43,7 +44,11 @@ async function subscribe(kind: "nova" | "nchan", urls: string[], rounds: number)
     );
     return { connected, report: { ...m, arrived } as Report };
   } finally {
+    // The servers may still be writing when the reader goes: its exit is awaited so that no
+    // reset lands after the test has ended.
+    const exited = child.exitCode === null ? once(child, "exit") : Promise.resolve();
     child.kill();
+    await exited;
   }
 }
 
@@ -59,7 +64,7 @@ function listen(server: Server): Promise<number> {
  * moment apart so that most reach the reader in reads of their own.
  */
 async function dribble(out: ServerResponse | Socket, text: string, piece: number): Promise<void> {
-  for (let i = 0; i < text.length; i += piece) {
+  for (let i = 0; i < text.length && !out.destroyed; i += piece) {
     out.write(text.slice(i, i + piece));
     await new Promise((r) => setTimeout(r, 2));
   }
@@ -102,6 +107,8 @@ test("nova's chunked events cut anywhere: every record once, the error event and
 test("nchan's unchunked messages cut anywhere: every round once, ready at the first bytes", async () => {
   const port = await listen(
     createNetServer((socket) => {
+      // The reader is killed at the end of the test: a reset then is expected, not a failure.
+      socket.on("error", () => socket.destroy());
       socket.once("data", () => {
         socket.write("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n");
         const messages = [0, 1, 1, 2].map((r) => `data: r${r}:${"y".repeat(100)}\n\n`).join("");
