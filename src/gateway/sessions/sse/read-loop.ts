@@ -28,8 +28,12 @@ const NONE: readonly Watched<unknown>[] = [];
 
 export class ReadLoop {
   #wake: (() => void) | undefined;
-  /** Each pending read, watched once however many waits it outlives. */
-  readonly #watched = new WeakMap<Promise<unknown>, Watched<unknown>>();
+  /**
+   * The last wait's reads and their watches: a read is watched once however many waits it
+   * outlives (each wait is given every read still pending), in two arrays, lighter than a map.
+   */
+  #lastReads: readonly Promise<unknown>[] = [];
+  #lastWatched = NONE;
   /** The wait under way: the reads it waits on, its end and its timer. */
   #pending = NONE;
   #resolve: ((outcome: Outcome) => void) | undefined;
@@ -53,10 +57,7 @@ export class ReadLoop {
       if (!(await steps.ready())) return;
       const reads = steps.reads();
       const list: readonly Promise<T>[] = Array.isArray(reads) ? reads : [reads as Promise<T>];
-      const got = await this.#wait(
-        list.map((read) => this.#watch(read)),
-        steps.wakeAt() - Date.now(),
-      );
+      const got = await this.#wait(this.#watch(list), steps.wakeAt() - Date.now());
       if (got === WAKE) continue;
       const more = got === TIMER ? steps.timer() : steps.read((got as Watched<T>).take());
       if (!(await more)) return;
@@ -91,12 +92,14 @@ export class ReadLoop {
     resolve(outcome);
   }
 
-  #watch<T>(read: Promise<T>): Watched<T> {
-    let watched = this.#watched.get(read);
-    if (!watched) {
-      watched = new Watched(read);
-      this.#watched.set(read, watched);
-    }
-    return watched as Watched<T>;
+  #watch(reads: readonly Promise<unknown>[]): readonly Watched<unknown>[] {
+    const last = this.#lastReads;
+    const watched = reads.map((read) => {
+      const i = last.indexOf(read);
+      return i < 0 ? new Watched(read) : (this.#lastWatched[i] as Watched<unknown>);
+    });
+    this.#lastReads = reads;
+    this.#lastWatched = watched;
+    return watched;
   }
 }

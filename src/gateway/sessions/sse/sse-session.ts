@@ -146,7 +146,9 @@ export class SseSession {
    */
   async start(): Promise<"stream" | "met"> {
     const { signal } = this.#opts;
-    this.#live = this.#lanes.filter((lane) => !lane.metBefore);
+    // The same array when every lane is live: a filtered copy's spare room is kept for life.
+    if (this.#lanes.some((lane) => lane.metBefore))
+      this.#live = this.#lanes.filter((lane) => !lane.metBefore);
     if (this.#live.length === 0) return "met";
     stopWith(signal, this.#stop);
     try {
