@@ -65,10 +65,8 @@ class ChunkWriter implements StreamOutput {
   #direct = false;
   #inResponse = 0;
   #corked = false;
-  readonly #uncork = () => {
-    this.#corked = false;
-    this.#socket.uncork();
-  };
+  /** Made by the first large event: most subscribers never write one. */
+  #uncork: (() => void) | undefined;
 
   constructor(res: ServerResponse, socket: Socket) {
     this.#res = res;
@@ -116,6 +114,10 @@ class ChunkWriter implements StreamOutput {
     if (!this.#corked) {
       this.#corked = true;
       socket.cork();
+      this.#uncork ??= () => {
+        this.#corked = false;
+        this.#socket.uncork();
+      };
       process.nextTick(this.#uncork);
     }
     socket.write(size.toString(16) + CRLF);
