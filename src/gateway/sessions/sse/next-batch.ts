@@ -10,10 +10,18 @@ export function pullNext(it: AsyncIterator<SourceBatch>): Promise<IteratorResult
   return next;
 }
 
-/** Stops the session's source (`stop`) when the client goes away (`signal`). */
-export function stopWith(signal: AbortSignal, stop: AbortController): void {
+/**
+ * Stops the session's source (`stop`) when the client goes away (`signal`); returns what ends
+ * the link early, for a session that learns of its client's end another way.
+ */
+export function stopWith(signal: AbortSignal, stop: AbortController): () => void {
   const onAbort = () => stop.abort(signal.reason);
+  const unlink = () => signal.removeEventListener("abort", onAbort);
   if (signal.aborted) onAbort();
   signal.addEventListener("abort", onAbort, { once: true });
-  stop.signal.addEventListener("abort", () => signal.removeEventListener("abort", onAbort));
+  stop.signal.addEventListener("abort", unlink, { once: true });
+  return () => {
+    unlink();
+    stop.signal.removeEventListener("abort", unlink);
+  };
 }

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { getEventListeners } from "node:events";
 import { test } from "node:test";
 import { waitFor } from "../../../../test/harness/wait.ts";
 import { HttpError } from "../../errors/index.ts";
@@ -137,6 +138,25 @@ test("a stalled client gets slow_consumer with its resume id, and the source is 
   assert.equal(error?.data.retryable, true);
   const lastBatch = events.filter((e) => e.event === "batch").at(-1);
   assert.equal(error?.data.last_event_id, lastBatch?.id);
+});
+
+test("a running session lets the client's signal go: the response's close stops the sources", async () => {
+  const src = new FakeSource();
+  src.push(caughtUp(0));
+  const { s, abort } = session(src);
+  await s.start();
+  // Until the response is there, the client's going away is told by its signal.
+  assert.equal(getEventListeners(abort.signal, "abort").length, 1);
+  const out = new FakeOut();
+  const running = s.run(out);
+  try {
+    assert.equal(getEventListeners(abort.signal, "abort").length, 0);
+    await waitFor(() => out.events().length === 1);
+  } finally {
+    out.destroy();
+    await running;
+  }
+  assert.equal(src.released, true);
 });
 
 test("drain ends the stream with the drain retry", async () => {

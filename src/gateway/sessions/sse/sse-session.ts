@@ -21,7 +21,7 @@ import { jitter } from "../sources/index.ts";
 import { awaitDrain } from "./await-drain.ts";
 import type { Bounds } from "./bounds.ts";
 import { stopWith } from "./next-batch.ts";
-import { ReadLoop } from "./read-loop.ts";
+import { type LoopSteps, ReadLoop } from "./read-loop.ts";
 import { ONE_STREAM, type SseForm } from "./sse-forms.ts";
 import { type LaneRead, type LaneStep, SseLane } from "./sse-lane.ts";
 
@@ -106,7 +106,7 @@ class LaneFailure {
   }
 }
 
-export class SseSession {
+export class SseSession implements LoopSteps<LaneRead> {
   readonly #opts: MultiplexOptions;
   readonly #form: SseForm;
   readonly #lanes: SseLane[];
@@ -128,6 +128,12 @@ export class SseSession {
   #finished = false;
   /** Counts writes, so a timer knows whether its deadline still holds. */
   #written = 0;
+  /** The wait under way: its deadlines, and the writes made before it. */
+  #waitEnds: number | undefined;
+  #wakeAt = 0;
+  #writtenAtWait = 0;
+  /** Lets the client's signal go (it stops the sources until the response's close does). */
+  #unlink: (() => void) | undefined;
 
   constructor(opts: SseSessionOptions | MultiplexOptions) {
     this.#opts = "streams" in opts ? opts : oneStream(opts);
@@ -150,7 +156,7 @@ export class SseSession {
     if (this.#lanes.some((lane) => lane.metBefore))
       this.#live = this.#lanes.filter((lane) => !lane.metBefore);
     if (this.#live.length === 0) return "met";
-    stopWith(signal, this.#stop);
+    this.#unlink = stopWith(signal, this.#stop);
     try {
       for (const lane of this.#live) lane.open(this.#stop.signal, (b) => this.#tap(lane, b));
       const firsts = (await Promise.all(this.#live.map((lane) => lane.read()))).map((read) => {
@@ -195,25 +201,36 @@ export class SseSession {
     }
   }
 
-  /** Streams events until the session ends; resolves once the response is finished or gone. */
-  async run(out: SseOutput): Promise<void> {
+  /**
+   * Streams events until the session ends; resolves once the response is finished or gone. A
+   * promise chain rather than an async function: a subscriber holds it for its whole life.
+   */
+  run(out: SseOutput): Promise<void> {
     this.#out = out;
     const closed = onClosed(out, () => this.#release());
+    // The response's close stops the sources from now on: the client's signal is let go.
+    this.#unlink?.();
+    this.#unlink = undefined;
+    let streamed: Promise<void>;
     try {
       this.#write([sseRetry(this.#timing.retryMs()), ...this.#first]);
       this.#first = [];
-      if (this.#firstEnds) this.#finish([]);
-      else await this.#loop();
-    } catch (err) {
-      if (!this.#stop.signal.aborted) {
-        const lane = err instanceof LaneFailure ? err.lane : undefined;
-        const cause = err instanceof LaneFailure ? err.error : err;
-        this.#finish([this.#form.error(cause, this.#lanes, this.#opts.int64, lane)]);
+      if (this.#firstEnds) {
+        this.#finish([]);
+        streamed = Promise.resolve();
+      } else {
+        streamed = this.#reader.run<LaneRead>(this);
       }
-    } finally {
-      this.#release();
+    } catch (err) {
+      streamed = Promise.reject(err);
     }
-    if (!out.writableFinished && !out.destroyed) await closed;
+    return streamed.then(
+      () => this.#ended(out, closed),
+      (err: unknown) => {
+        this.#failed(err);
+        return this.#ended(out, closed);
+      },
+    );
   }
 
   /** Ends the stream with a jittered `retry:`, so EventSource reconnects to another gateway. */
@@ -222,53 +239,77 @@ export class SseSession {
     this.#reader.wake();
   }
 
-  #loop(): Promise<void> {
+  // The read loop's steps (read-loop.ts): the session is its own steps, which costs a
+  // subscriber no closure.
+
+  /** Before each wait: not once finished or draining; once the socket has drained. */
+  ready(): boolean | Promise<boolean> {
+    if (this.#finished) return false;
+    if (this.#draining) {
+      this.#finish([sseRetry(this.#timing.drainRetryMs())]);
+      return false;
+    }
     const out = this.#out as SseOutput;
-    let waitEnds: number | undefined;
-    let wakeAt = 0;
-    let written = 0;
-    return this.#reader.run<LaneRead>({
-      ready: async () => {
-        for (;;) {
-          if (this.#finished) return false;
-          if (this.#draining) {
-            this.#finish([sseRetry(this.#timing.drainRetryMs())]);
-            return false;
-          }
-          if (!out.writableNeedDrain) return true;
-          const drained = await awaitDrain(out, this.#opts.slowConsumerMs, this.#reader.setWake);
-          if (drained === "closed") return false;
-          if (drained === "slow") {
-            this.#slowConsumer();
-            return false;
-          }
-        }
-      },
-      reads: () => this.#reads(),
-      wakeAt: () => {
-        waitEnds = this.#waitEnds();
-        const pingAt = this.#lastWrite + this.#pingDelay;
-        wakeAt = waitEnds === undefined ? pingAt : Math.min(pingAt, waitEnds);
-        written = this.#written;
-        return wakeAt;
-      },
-      timer: () => {
-        // The tap wrote while the timer ran: both deadlines moved.
-        if (written !== this.#written) return true;
-        // Decided by which deadline the timer was for, not by the clock: a timer may fire a
-        // millisecond before Date.now() reaches its deadline.
-        if (waitEnds !== undefined && wakeAt === waitEnds) {
-          this.#finish(this.#live.map((lane) => this.#form.done(lane, this.#opts.int64)));
-          return false;
-        }
-        this.#write([this.#form.ping(this.#lanes, this.#opts.int64)]);
-        return true;
-      },
-      read: (got) => {
-        this.#take(got);
-        return !this.#finished;
-      },
+    if (!out.writableNeedDrain) return true;
+    return awaitDrain(out, this.#opts.slowConsumerMs, this.#reader.setWake).then((drained) => {
+      if (drained === "closed") return false;
+      if (drained === "slow") {
+        this.#slowConsumer();
+        return false;
+      }
+      return this.ready();
     });
+  }
+
+  /** The reads of the live lanes, for the loop to wait on. */
+  reads(): Promise<LaneRead> | Promise<LaneRead>[] {
+    const live = this.#live;
+    if (live.length === 1) return (live[0] as SseLane).read();
+    // Lanes whose batches are already there win in array order: start the turn elsewhere each
+    // time, so that a busy stream cannot starve the others.
+    const turn = this.#turn++ % live.length;
+    return [...live.slice(turn), ...live.slice(0, turn)].map((lane) => lane.read());
+  }
+
+  /** The next ping, or the end of a caught-up `wait` session if that comes first. */
+  wakeAt(): number {
+    this.#waitEnds = this.#idleEnds();
+    const pingAt = this.#lastWrite + this.#pingDelay;
+    this.#wakeAt = this.#waitEnds === undefined ? pingAt : Math.min(pingAt, this.#waitEnds);
+    this.#writtenAtWait = this.#written;
+    return this.#wakeAt;
+  }
+
+  timer(): boolean {
+    // The tap wrote while the timer ran: both deadlines moved.
+    if (this.#writtenAtWait !== this.#written) return true;
+    // Decided by which deadline the timer was for, not by the clock: a timer may fire a
+    // millisecond before Date.now() reaches its deadline.
+    if (this.#waitEnds !== undefined && this.#wakeAt === this.#waitEnds) {
+      this.#finish(this.#live.map((lane) => this.#form.done(lane, this.#opts.int64)));
+      return false;
+    }
+    this.#write([this.#form.ping(this.#lanes, this.#opts.int64)]);
+    return true;
+  }
+
+  read(got: LaneRead): boolean {
+    this.#take(got);
+    return !this.#finished;
+  }
+
+  /** A failure that ended the loop: the error event, unless the session already stopped. */
+  #failed(err: unknown): void {
+    if (this.#stop.signal.aborted) return;
+    const lane = err instanceof LaneFailure ? err.lane : undefined;
+    const cause = err instanceof LaneFailure ? err.error : err;
+    this.#finish([this.#form.error(cause, this.#lanes, this.#opts.int64, lane)]);
+  }
+
+  /** After the loop: the sources stopped; resolves once the response is finished or gone. */
+  #ended(out: SseOutput, closed: Promise<void>): Promise<void> | undefined {
+    this.#release();
+    return out.writableFinished || out.destroyed ? undefined : closed;
   }
 
   /** Writes what a lane's read brings, or ends the session with it. */
@@ -344,18 +385,8 @@ export class SseSession {
     lane.release();
   }
 
-  /** The reads of the live lanes, for the loop to wait on. */
-  #reads(): Promise<LaneRead> | Promise<LaneRead>[] {
-    const live = this.#live;
-    if (live.length === 1) return (live[0] as SseLane).read();
-    // Lanes whose batches are already there win in array order: start the turn elsewhere each
-    // time, so that a busy stream cannot starve the others.
-    const turn = this.#turn++ % live.length;
-    return [...live.slice(turn), ...live.slice(0, turn)].map((lane) => lane.read());
-  }
-
   /** When a caught-up `wait` session ends with nothing new; undefined without one. */
-  #waitEnds(): number | undefined {
+  #idleEnds(): number | undefined {
     const { waitMs } = this.#opts;
     if (waitMs === undefined || !this.#live.every((lane) => lane.caughtUp)) return undefined;
     return this.#idleSince + waitMs;
