@@ -4,7 +4,8 @@
 // one `event: ping`, and keeps the connection: `net` (a `node:net` server writing the response
 // by hand), `http` (`node:http`, keep-alive), `http-released` (`node:http` with `connection:
 // close` and the parser given back, as the gateway's SSE responses: src/gateway/http/
-// parser-release.ts). A client process (bench/sse-subscribers.ts) opens BENCH_BASE (default
+// parser-release.ts), `fastify-released` (the same behind a Fastify route that takes the reply
+// over, with a logger as the gateway has: what a Fastify request adds). A client process (bench/sse-subscribers.ts) opens BENCH_BASE (default
 // 1000) connections, then BENCH_MORE (default 4000) more, 1000 per source address (127.0.0.2,
 // .3, ...); the server collects garbage every second (--expose-gc). Printed per server: RSS, JS
 // heap and server CPU per connection over the BENCH_MORE, and the connections per second.
@@ -18,16 +19,18 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer as createHttpServer } from "node:http";
+import type { Server } from "node:net";
 import { createServer as createNetServer } from "node:net";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
+import Fastify from "fastify";
 import { exitOnHelp } from "../scripts/help.ts";
 import { releaseParser } from "../src/gateway/http/parser-release.ts";
 import { cpuSeconds, rssBytes } from "../test/harness/proc-stats.ts";
 
 exitOnHelp(import.meta.filename);
 
-const MODES = ["net", "http", "http-released"] as const;
+const MODES = ["net", "http", "http-released", "fastify-released"] as const;
 type Mode = (typeof MODES)[number];
 const BASE = Number(process.env.BENCH_BASE ?? 1000);
 const MORE = Number(process.env.BENCH_MORE ?? 4000);
@@ -47,27 +50,29 @@ function serve(mode: Mode): void {
   const deliveries: Deliver[] = [];
   const event = `event: batch\ndata: ${"x".repeat(1024)}\n\n`;
   const chunk = Buffer.from(`${event.length.toString(16)}\r\n${event}\r\n`);
-  const server =
-    mode === "net"
-      ? createNetServer((socket) => {
-          deliveries.push(() => socket.write(chunk));
-          const body = `${FIRST_EVENTS.length.toString(16)}\r\n${FIRST_EVENTS}\r\n`;
-          socket.once("data", () => {
-            socket.write(
-              "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n" +
-                `transfer-encoding: chunked\r\n\r\n${body}`,
-            );
-            socket.resume();
+  const server: Server =
+    mode === "fastify-released"
+      ? fastifyServer(deliveries, event)
+      : mode === "net"
+        ? createNetServer((socket) => {
+            deliveries.push(() => socket.write(chunk));
+            const body = `${FIRST_EVENTS.length.toString(16)}\r\n${FIRST_EVENTS}\r\n`;
+            socket.once("data", () => {
+              socket.write(
+                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n" +
+                  `transfer-encoding: chunked\r\n\r\n${body}`,
+              );
+              socket.resume();
+            });
+          })
+        : createHttpServer((req, res) => {
+            const released = mode === "http-released";
+            res.writeHead(200, released ? { ...SSE_HEAD, connection: "close" } : SSE_HEAD);
+            res.write(FIRST_EVENTS);
+            deliveries.push(() => res.write(event));
+            // After the parser's turn, as a route does.
+            if (released) setImmediate(() => releaseParser(req));
           });
-        })
-      : createHttpServer((req, res) => {
-          const released = mode === "http-released";
-          res.writeHead(200, released ? { ...SSE_HEAD, connection: "close" } : SSE_HEAD);
-          res.write(FIRST_EVENTS);
-          deliveries.push(() => res.write(event));
-          // After the parser's turn, as a route does.
-          if (released) setImmediate(() => releaseParser(req));
-        });
   server.listen(0, "127.0.0.1", () => {
     const { port } = server.address() as { port: number };
     process.stdout.write(`${JSON.stringify({ port })}\n`);
@@ -92,6 +97,21 @@ function serve(mode: Mode): void {
       `${JSON.stringify({ userUs: user / events, systemUs: system / events })}\n`,
     );
   });
+}
+
+/** A Fastify route that takes its reply over, as the gateway's SSE routes do. */
+function fastifyServer(deliveries: Deliver[], event: string): Server {
+  const app = Fastify({ logger: { level: "warn" } });
+  app.get("/s", (req, reply) => {
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, { ...SSE_HEAD, connection: "close" });
+    res.write(FIRST_EVENTS);
+    deliveries.push(() => res.write(event));
+    setImmediate(() => releaseParser(req.raw));
+  });
+  void app.ready();
+  return app.server;
 }
 
 /** Lines of JSON from a child, awaited one at a time. */
@@ -180,12 +200,12 @@ async function main(): Promise<void> {
   );
   console.log(`Then ${ROUNDS} rounds of one 1 KiB event to each of the ${BASE + MORE}`);
   console.log(
-    "server          failed  RSS KiB/conn  heap KiB/conn  CPU µs/conn  conn/s  event µs  user  system",
+    "server            failed  RSS KiB/conn  heap KiB/conn  CPU µs/conn  conn/s  event µs  user  system",
   );
   for (const mode of MODES) {
     const r = await measure(mode);
     console.log(
-      `${r.mode.padEnd(14)}  ${String(r.failed).padStart(6)}  ${r.rssKib.toFixed(1).padStart(12)}` +
+      `${r.mode.padEnd(16)}  ${String(r.failed).padStart(6)}  ${r.rssKib.toFixed(1).padStart(12)}` +
         `  ${r.heapKib.toFixed(1).padStart(13)}  ${r.cpuUs.toFixed(0).padStart(11)}` +
         `  ${r.perSecond.toFixed(0).padStart(6)}` +
         `  ${(r.userUs + r.systemUs).toFixed(1).padStart(8)}  ${r.userUs.toFixed(1).padStart(4)}` +
