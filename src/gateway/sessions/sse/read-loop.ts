@@ -5,8 +5,7 @@
 // when it ends, stays the session's own.
 //
 // An idle subscriber sits in one wait for a whole ping period, so a wait is made of the loop's
-// own fields and callbacks, made once per loop: the wait's promise and its timer are all it
-// allocates.
+// own fields and callbacks, made once per loop: its timer is all it allocates.
 import { Watched } from "../../../platform/concurrency/index.ts";
 
 /** One session as its read loop drives it; each step answers false to end the loop. */
@@ -34,10 +33,14 @@ export class ReadLoop {
    */
   #lastReads: readonly Promise<unknown>[] = [];
   #lastWatched = NONE;
-  /** The wait under way: the reads it waits on, its end and its timer. */
+  /** The wait under way: the reads it waits on and its timer. */
   #pending = NONE;
-  #resolve: ((outcome: Outcome) => void) | undefined;
+  #waiting = false;
   #timer: NodeJS.Timeout | undefined;
+  /** The run under way: its steps, and how its promise ends. */
+  #steps: LoopSteps<unknown> | undefined;
+  #resolveRun: (() => void) | undefined;
+  #rejectRun: ((err: unknown) => void) | undefined;
   readonly #onRead = () => this.#end(this.#pending.find((w) => w.settled));
   readonly #onTimer = () => this.#end(TIMER);
   readonly #onWake = () => this.#end(WAKE);
@@ -52,44 +55,112 @@ export class ReadLoop {
     this.#wake = wake;
   };
 
-  async run<T>(steps: LoopSteps<T>): Promise<void> {
-    for (;;) {
-      if (!(await steps.ready())) return;
-      const reads = steps.reads();
-      const list: readonly Promise<T>[] = Array.isArray(reads) ? reads : [reads as Promise<T>];
-      const got = await this.#wait(this.#watch(list), steps.wakeAt() - Date.now());
-      if (got === WAKE) continue;
-      const more = got === TIMER ? steps.timer() : steps.read((got as Watched<T>).take());
-      if (!(await more)) return;
-    }
-  }
-
   /**
-   * The first of `pending` to settle (the first given, of those already settled), the timer
-   * after `delayMs`, or a wake-up. A read that rejected is handed over too: `take` throws it.
+   * Runs the steps until one answers false (resolves) or throws (rejects with it). Not an async
+   * function: a waiting loop is its fields, its callbacks and its timer, with no suspended
+   * frame or promise of its own.
    */
-  #wait(pending: readonly Watched<unknown>[], delayMs: number): Promise<Outcome> {
-    const settled = pending.find((w) => w.settled);
-    if (settled) return Promise.resolve(settled);
-    return new Promise<Outcome>((resolve) => {
-      this.#pending = pending;
-      this.#resolve = resolve;
-      for (const w of pending) w.listen(this.#onRead);
-      this.#timer = setTimeout(this.#onTimer, Math.max(0, delayMs));
-      this.#wake = this.#onWake;
+  run<T>(steps: LoopSteps<T>): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.#steps = steps as LoopSteps<unknown>;
+      this.#resolveRun = resolve;
+      this.#rejectRun = reject;
+      this.#ready();
     });
   }
 
+  #ready(): void {
+    let go: boolean | Promise<boolean>;
+    try {
+      go = (this.#steps as LoopSteps<unknown>).ready();
+    } catch (err) {
+      this.#fail(err);
+      return;
+    }
+    this.#then(go, () => this.#wait());
+  }
+
+  /**
+   * Waits for the first of the reads to settle (the first given, of those already settled), the
+   * timer, or a wake-up. A read that rejected is handed over too: `take` throws it.
+   */
+  #wait(): void {
+    const steps = this.#steps as LoopSteps<unknown>;
+    let pending: readonly Watched<unknown>[];
+    let delayMs: number;
+    try {
+      const reads = steps.reads();
+      pending = this.#watch(Array.isArray(reads) ? reads : [reads as Promise<unknown>]);
+      delayMs = steps.wakeAt() - Date.now();
+    } catch (err) {
+      this.#fail(err);
+      return;
+    }
+    const settled = pending.find((w) => w.settled);
+    if (settled) {
+      queueMicrotask(() => this.#handle(settled));
+      return;
+    }
+    this.#pending = pending;
+    this.#waiting = true;
+    for (const w of pending) w.listen(this.#onRead);
+    this.#timer = setTimeout(this.#onTimer, Math.max(0, delayMs));
+    this.#wake = this.#onWake;
+  }
+
   #end(outcome: Outcome | undefined): void {
-    const resolve = this.#resolve;
-    if (!resolve || outcome === undefined) return;
-    this.#resolve = undefined;
+    if (!this.#waiting || outcome === undefined) return;
+    this.#waiting = false;
     for (const w of this.#pending) w.listen(undefined);
     this.#pending = NONE;
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#wake = undefined;
-    resolve(outcome);
+    queueMicrotask(() => this.#handle(outcome));
+  }
+
+  #handle(outcome: Outcome): void {
+    if (outcome === WAKE) {
+      this.#ready();
+      return;
+    }
+    let more: boolean | Promise<boolean>;
+    try {
+      const steps = this.#steps as LoopSteps<unknown>;
+      more = outcome === TIMER ? steps.timer() : steps.read(outcome.take());
+    } catch (err) {
+      this.#fail(err);
+      return;
+    }
+    this.#then(more, () => this.#ready());
+  }
+
+  /** Goes on with `next` once `more` is true; a false ends the run, a rejection fails it. */
+  #then(more: boolean | Promise<boolean>, next: () => void): void {
+    Promise.resolve(more).then(
+      (yes) => (yes ? next() : this.#done()),
+      (err: unknown) => this.#fail(err),
+    );
+  }
+
+  /** Ends the run, resolved; the loop keeps nothing of it. */
+  #done(): void {
+    const resolve = this.#resolveRun;
+    this.#release();
+    resolve?.();
+  }
+
+  /** Ends the run, rejected with `err`. */
+  #fail(err: unknown): void {
+    const reject = this.#rejectRun;
+    this.#release();
+    reject?.(err);
+  }
+
+  #release(): void {
+    this.#steps = undefined;
+    this.#resolveRun = undefined;
+    this.#rejectRun = undefined;
   }
 
   #watch(reads: readonly Promise<unknown>[]): readonly Watched<unknown>[] {
