@@ -5,8 +5,8 @@
 // by hand), `http` (`node:http`, keep-alive), `http-released` (`node:http` with `connection:
 // close` and the parser given back, as the gateway's SSE responses: src/gateway/http/
 // parser-release.ts), `fastify-released` (the same behind a Fastify route that takes the reply
-// over, with a logger as the gateway has: what a Fastify request adds). A client process (bench/sse-subscribers.ts) opens BENCH_BASE (default
-// 1000) connections, then BENCH_MORE (default 4000) more, 1000 per source address (127.0.0.2,
+// over, with a logger as the gateway has: what a Fastify request adds). A client process
+// (bench/sse-subscribers.ts) opens BENCH_BASE (default 1000) connections, then BENCH_MORE (default 4000) more, 1000 per source address (127.0.0.2,
 // .3, ...); the server collects garbage every second (--expose-gc). Printed per server: RSS, JS
 // heap and server CPU per connection over the BENCH_MORE, and the connections per second.
 // Then the floor under a delivered event: the server writes BENCH_ROUNDS (default 20) rounds of
@@ -18,7 +18,11 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { createServer as createHttpServer } from "node:http";
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type ServerResponse,
+} from "node:http";
 import type { Server } from "node:net";
 import { createServer as createNetServer } from "node:net";
 import { resolve } from "node:path";
@@ -66,12 +70,10 @@ function serve(mode: Mode): void {
             });
           })
         : createHttpServer((req, res) => {
-            const released = mode === "http-released";
-            res.writeHead(200, released ? { ...SSE_HEAD, connection: "close" } : SSE_HEAD);
+            if (mode === "http-released") return holdReleased(req, res, deliveries, event);
+            res.writeHead(200, SSE_HEAD);
             res.write(FIRST_EVENTS);
             deliveries.push(() => res.write(event));
-            // After the parser's turn, as a route does.
-            if (released) setImmediate(() => releaseParser(req));
           });
   server.listen(0, "127.0.0.1", () => {
     const { port } = server.address() as { port: number };
@@ -104,14 +106,23 @@ function fastifyServer(deliveries: Deliver[], event: string): Server {
   const app = Fastify({ logger: { level: "warn" } });
   app.get("/s", (req, reply) => {
     reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, { ...SSE_HEAD, connection: "close" });
-    res.write(FIRST_EVENTS);
-    deliveries.push(() => res.write(event));
-    setImmediate(() => releaseParser(req.raw));
+    holdReleased(req.raw, reply.raw, deliveries, event);
   });
   void app.ready();
   return app.server;
+}
+
+/** An SSE response with `connection: close`, its parser given back after the parser's turn. */
+function holdReleased(
+  req: IncomingMessage,
+  res: ServerResponse,
+  deliveries: Deliver[],
+  event: string,
+): void {
+  res.writeHead(200, { ...SSE_HEAD, connection: "close" });
+  res.write(FIRST_EVENTS);
+  deliveries.push(() => res.write(event));
+  setImmediate(() => releaseParser(req));
 }
 
 /** Lines of JSON from a child, awaited one at a time. */

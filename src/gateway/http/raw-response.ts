@@ -47,7 +47,7 @@ export function takeOverConnection(
 
 /**
  * Node keeps the head it wrote, for the response's life, as the string it built it into: a rope
- * of a piece or two per header line, about 800 bytes of heap (docs/subscriptions.md). A response
+ * of a piece or two per header line, about 600 bytes of heap (docs/subscriptions.md). A response
  * that lives as long as its subscriber keeps one flat copy instead; Node reads it back only to
  * send it, and to know that it was sent. Heads are Latin-1, as Node writes them.
  */

@@ -128,9 +128,8 @@ export class SseSession implements LoopSteps<LaneRead> {
   #finished = false;
   /** Counts writes, so a timer knows whether its deadline still holds. */
   #written = 0;
-  /** The wait under way: its deadlines, and the writes made before it. */
-  #waitEnds: number | undefined;
-  #wakeAt = 0;
+  /** The wait under way: whether its timer ends a `wait` session, and the writes before it. */
+  #timerEndsWait = false;
   #writtenAtWait = 0;
   /** Lets the client's signal go (it stops the sources until the response's close does). */
   #unlink: (() => void) | undefined;
@@ -273,19 +272,19 @@ export class SseSession implements LoopSteps<LaneRead> {
 
   /** The next ping, or the end of a caught-up `wait` session if that comes first. */
   wakeAt(): number {
-    this.#waitEnds = this.#idleEnds();
+    const waitEnds = this.#idleEnds();
     const pingAt = this.#lastWrite + this.#pingDelay;
-    this.#wakeAt = this.#waitEnds === undefined ? pingAt : Math.min(pingAt, this.#waitEnds);
+    // Decided here, not by the clock when the timer fires: a timer may fire a millisecond
+    // before Date.now() reaches its deadline.
+    this.#timerEndsWait = waitEnds !== undefined && waitEnds <= pingAt;
     this.#writtenAtWait = this.#written;
-    return this.#wakeAt;
+    return this.#timerEndsWait ? (waitEnds as number) : pingAt;
   }
 
   timer(): boolean {
     // The tap wrote while the timer ran: both deadlines moved.
     if (this.#writtenAtWait !== this.#written) return true;
-    // Decided by which deadline the timer was for, not by the clock: a timer may fire a
-    // millisecond before Date.now() reaches its deadline.
-    if (this.#waitEnds !== undefined && this.#wakeAt === this.#waitEnds) {
+    if (this.#timerEndsWait) {
       this.#finish(this.#live.map((lane) => this.#form.done(lane, this.#opts.int64)));
       return false;
     }
