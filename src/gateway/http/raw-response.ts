@@ -42,6 +42,7 @@ export function takeOverConnection(
   const res = takeOverResponse(reply, status, { ...headers, connection: "close" }, flush);
   releaseParser(req);
   flattenHead(res);
+  forgetHeaderMap(res);
   return res;
 }
 
@@ -56,4 +57,19 @@ function flattenHead(res: ServerResponse): void {
   if (typeof out._header === "string") {
     out._header = Buffer.from(out._header, "latin1").toString("latin1");
   }
+}
+
+/** Node's private map of a response's headers (`kOutHeaders`), found on the first response. */
+let headerMapKey: symbol | undefined;
+
+/**
+ * Node also keeps the headers as a map (name: [name, value]), about 300 bytes more, for
+ * getHeader() and the writing of the head. Once the head is written, a response that holds its
+ * connection is only written to: the map is dropped, as Node has it before any header is set
+ * (getHeader() then finds nothing; headers cannot change any more).
+ */
+function forgetHeaderMap(res: ServerResponse): void {
+  if (typeof (res as { _header?: unknown })._header !== "string") return;
+  headerMapKey ??= Object.getOwnPropertySymbols(res).find((s) => s.description === "kOutHeaders");
+  if (headerMapKey !== undefined) (res as unknown as Record<symbol, unknown>)[headerMapKey] = null;
 }
