@@ -5,7 +5,7 @@ import type { FastifyReply } from "fastify";
 import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../../contract/proto/index.ts";
 import type { HistorySource } from "../history/index.ts";
 import type { ClientSessions, GatewayMetrics, LiveSessions } from "../http/index.ts";
-import { chunkWriter, clientKey, takeOverConnection } from "../http/index.ts";
+import { chunkWriter, clientKey, releaseClientAbort, takeOverConnection } from "../http/index.ts";
 import {
   DEFAULT_FANOUT_SLICE,
   DEFAULT_HUB_LINGER_MS,
@@ -160,7 +160,10 @@ function runSse(session: SseSession, reply: FastifyReply, deps: SubscribeDeps): 
           return;
         }
         // The session's first events are ready: the head goes out with them.
-        return session.run(chunkWriter(takeOverConnection(reply, 200, SSE_HEADERS, false)));
+        const res = takeOverConnection(reply, 200, SSE_HEADERS, false);
+        // The response's close stops the session from now on (SseSession.run).
+        releaseClientAbort(res);
+        return session.run(chunkWriter(res));
       }),
   );
 }
@@ -209,7 +212,10 @@ export function subscriptionSource(
 ): BatchSource {
   if (!deps.hubs) return ownSource(parts, deps);
   // Made only if the reader has to catch up on its own: most follow their hub from the start.
-  return shared((cursor, signal) => ownSource(parts, deps)(cursor, signal), parts, deps);
+  // It keeps the stream and the credential, not the request's parts, for the reader's life.
+  const { bucket, key } = parts;
+  const own = { bucket, key, call: { authorization: parts.call.authorization } };
+  return shared((cursor, signal) => ownSource(own, deps)(cursor, signal), own, deps);
 }
 
 /** A reader's own subscription: history (when on), then the fleet's Subscribe. */

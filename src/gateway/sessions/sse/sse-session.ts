@@ -50,6 +50,9 @@ export function sseTiming(pingMs = DEFAULT_SSE_PING_MS): SseTiming {
 
 export const DEFAULT_SSE_TIMING: SseTiming = sseTiming();
 
+/** Stands for a client signal a running session no longer holds: it never aborts. */
+const LET_GO = new AbortController().signal;
+
 /** One stream of a session. */
 export interface SseStream {
   source: BatchSource;
@@ -107,7 +110,10 @@ class LaneFailure {
 }
 
 export class SseSession implements LoopSteps<LaneRead> {
-  readonly #opts: MultiplexOptions;
+  /** The settings kept for the session's life (the streams live on in their lanes). */
+  readonly #opts: Omit<MultiplexOptions, "signal" | "streams">;
+  /** The client's signal, until the response's close stands for it (run). */
+  #clientSignal: AbortSignal;
   readonly #form: SseForm;
   readonly #lanes: SseLane[];
   /** The lanes with more to deliver: not done, not met before the session began. */
@@ -135,10 +141,12 @@ export class SseSession implements LoopSteps<LaneRead> {
   #unlink: (() => void) | undefined;
 
   constructor(opts: SseSessionOptions | MultiplexOptions) {
-    this.#opts = "streams" in opts ? opts : oneStream(opts);
-    this.#form = this.#opts.form;
+    const { signal, streams, ...settings } = "streams" in opts ? opts : oneStream(opts);
+    this.#opts = settings;
+    this.#clientSignal = signal;
+    this.#form = settings.form;
     this.#timing = opts.timing ?? DEFAULT_SSE_TIMING;
-    this.#lanes = this.#opts.streams.map(
+    this.#lanes = streams.map(
       (s, i) => new SseLane(i, { ...s, format: opts.format, int64: opts.int64 }),
     );
     this.#live = this.#lanes;
@@ -150,7 +158,7 @@ export class SseSession implements LoopSteps<LaneRead> {
    * (answer 204).
    */
   async start(): Promise<"stream" | "met"> {
-    const { signal } = this.#opts;
+    const signal = this.#clientSignal;
     // The same array when every lane is live: a filtered copy's spare room is kept for life.
     if (this.#lanes.some((lane) => lane.metBefore))
       this.#live = this.#lanes.filter((lane) => !lane.metBefore);
@@ -210,6 +218,7 @@ export class SseSession implements LoopSteps<LaneRead> {
     // The response's close stops the sources from now on: the client's signal is let go.
     this.#unlink?.();
     this.#unlink = undefined;
+    this.#clientSignal = LET_GO;
     let streamed: Promise<void>;
     try {
       this.#write([sseRetry(this.#timing.retryMs()), ...this.#first]);
