@@ -331,24 +331,18 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
       signal: c.signal ?? new AbortController().signal,
     });
     const socket = req.raw.socket;
-    await trackSession(
-      opts.subscribe,
-      "ds_sse",
-      clientKey(req),
-      { drain: () => session.drain(), destroy: () => socket.destroy() },
-      async () => {
-        try {
-          await session.start();
-        } catch (err) {
-          // The client left while the read was opening: nobody to answer.
-          if (c.signal?.aborted) return;
-          throw err;
-        }
-        const headers: Record<string, string> = { ...SSE_HEADERS, ...SECURITY_HEADERS };
-        if (rendering === "base64") headers["stream-sse-data-encoding"] = "base64";
-        await session.run(takeOverConnection(reply, 200, headers));
-      },
-    );
+    await trackSession(opts.subscribe, "ds_sse", clientKey(req), session, socket, async () => {
+      try {
+        await session.start();
+      } catch (err) {
+        // The client left while the read was opening: nobody to answer.
+        if (c.signal?.aborted) return;
+        throw err;
+      }
+      const headers: Record<string, string> = { ...SSE_HEADERS, ...SECURITY_HEADERS };
+      if (rendering === "base64") headers["stream-sse-data-encoding"] = "base64";
+      await session.run(takeOverConnection(reply, 200, headers));
+    });
   }
 }
 

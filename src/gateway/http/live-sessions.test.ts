@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { LiveSessions } from "./live-sessions.ts";
+import { ConnectionSession, LiveSessions } from "./live-sessions.ts";
 
 function fake(endsOnDrain: boolean) {
   let end: () => void = () => {};
@@ -55,4 +55,28 @@ test("a session that starts while draining is drained at once; a finished one is
   const late = fake(true);
   live.track(late.s, late.done);
   assert.equal(late.s.drained, 1);
+});
+
+test("a session that failed is forgotten; drainAll with none left returns at once", {
+  timeout: 10_000,
+}, async () => {
+  const live = new LiveSessions();
+  const failed = Promise.reject(new Error("gone"));
+  live.track({ drain() {}, destroy() {} }, failed);
+  await failed.catch(() => {});
+  await new Promise((r) => setImmediate(r));
+  assert.equal(live.size, 0);
+  // Waiting out a grace period this long would fail the test on its timeout.
+  await live.drainAll(3_600_000);
+});
+
+test("a connection's session drains through the session and is destroyed with its socket", () => {
+  const calls: string[] = [];
+  const s = new ConnectionSession(
+    { drain: () => calls.push("drain") },
+    { destroy: () => calls.push("destroy") },
+  );
+  s.drain();
+  s.destroy();
+  assert.deepEqual(calls, ["drain", "destroy"]);
 });

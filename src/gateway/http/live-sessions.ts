@@ -9,9 +9,30 @@ export interface LiveSession {
   destroy(): void;
 }
 
+/** A session that ends now by destroying its connection: one object, not two closures. */
+export class ConnectionSession implements LiveSession {
+  readonly #session: { drain(): void };
+  readonly #socket: { destroy(): void };
+
+  constructor(session: { drain(): void }, socket: { destroy(): void }) {
+    this.#session = session;
+    this.#socket = socket;
+  }
+
+  drain(): void {
+    this.#session.drain();
+  }
+
+  destroy(): void {
+    this.#socket.destroy();
+  }
+}
+
 export class LiveSessions {
-  readonly #live = new Map<LiveSession, Promise<void>>();
+  readonly #live = new Set<LiveSession>();
   #draining = false;
+  /** Called once the last session ended, while drainAll waits. */
+  #onEmpty: (() => void) | undefined;
 
   get size(): number {
     return this.#live.size;
@@ -21,27 +42,33 @@ export class LiveSessions {
     return this.#draining;
   }
 
-  /** Tracks a session until `done` settles; one that starts while draining is drained at once. */
+  /**
+   * Tracks a session until `done` settles; one that starts while draining is drained at once.
+   * One reaction per session: a subscriber holds it for as long as it is connected.
+   */
   track(session: LiveSession, done: Promise<unknown>): void {
-    const settled = done.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.#live.set(session, settled);
-    void settled.then(() => this.#live.delete(session));
+    this.#live.add(session);
+    const ended = () => {
+      this.#live.delete(session);
+      if (this.#live.size === 0) this.#onEmpty?.();
+    };
+    done.then(ended, ended);
     if (this.#draining) session.drain();
   }
 
   /** Drains every session and waits for them to end, destroying what is left after graceMs. */
   async drainAll(graceMs: number): Promise<void> {
     this.#draining = true;
-    for (const session of this.#live.keys()) session.drain();
-    let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, graceMs);
-    });
-    await Promise.race([Promise.all(this.#live.values()), grace]);
-    clearTimeout(timer);
-    for (const session of this.#live.keys()) session.destroy();
+    for (const session of this.#live) session.drain();
+    if (this.#live.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        this.#onEmpty = resolve;
+        timer = setTimeout(resolve, graceMs);
+      });
+      clearTimeout(timer);
+      this.#onEmpty = undefined;
+    }
+    for (const session of this.#live) session.destroy();
   }
 }

@@ -162,14 +162,8 @@ async function serveS2Sse(
     signal: stream.call.signal ?? new AbortController().signal,
   });
   const socket = req.raw.socket;
-  await trackSession(
-    deps,
-    "s2_sse",
-    clientKey(req),
-    { drain: () => session.drain(), destroy: () => socket.destroy() },
-    async () => {
-      await session.start();
-      await session.run(takeOverConnection(reply, 200, SSE_HEADERS));
-    },
-  );
+  await trackSession(deps, "s2_sse", clientKey(req), session, socket, async () => {
+    await session.start();
+    await session.run(takeOverConnection(reply, 200, SSE_HEADERS));
+  });
 }

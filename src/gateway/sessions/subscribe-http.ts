@@ -5,7 +5,13 @@ import type { FastifyReply } from "fastify";
 import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../../contract/proto/index.ts";
 import type { HistorySource } from "../history/index.ts";
 import type { ClientSessions, GatewayMetrics, LiveSessions } from "../http/index.ts";
-import { chunkWriter, clientKey, releaseClientAbort, takeOverConnection } from "../http/index.ts";
+import {
+  ConnectionSession,
+  chunkWriter,
+  clientKey,
+  releaseClientAbort,
+  takeOverConnection,
+} from "../http/index.ts";
 import {
   DEFAULT_FANOUT_SLICE,
   DEFAULT_HUB_LINGER_MS,
@@ -148,23 +154,18 @@ function sessionOptions(
  */
 function runSse(session: SseSession, reply: FastifyReply, deps: SubscribeDeps): Promise<void> {
   const socket = reply.request.raw.socket;
-  return trackSession(
-    deps,
-    "sse",
-    clientKey(reply.request),
-    { drain: () => session.drain(), destroy: () => socket.destroy() },
-    () =>
-      session.start().then((started) => {
-        if (started === "met") {
-          reply.code(204).send();
-          return;
-        }
-        // The session's first events are ready: the head goes out with them.
-        const res = takeOverConnection(reply, 200, SSE_HEADERS, false);
-        // The response's close stops the session from now on (SseSession.run).
-        releaseClientAbort(res);
-        return session.run(chunkWriter(res));
-      }),
+  return trackSession(deps, "sse", clientKey(reply.request), session, socket, () =>
+    session.start().then((started) => {
+      if (started === "met") {
+        reply.code(204).send();
+        return;
+      }
+      // The session's first events are ready: the head goes out with them.
+      const res = takeOverConnection(reply, 200, SSE_HEADERS, false);
+      // The response's close stops the session from now on (SseSession.run).
+      releaseClientAbort(res);
+      return session.run(chunkWriter(res));
+    }),
   );
 }
 
@@ -184,7 +185,8 @@ export async function serveLongPoll(
     deps,
     "long_poll",
     client,
-    { drain: () => drain.abort(), destroy: () => destroy.abort() },
+    { drain: () => drain.abort() },
+    { destroy: () => destroy.abort() },
     () =>
       longPoll({
         source: shared(source(parts, deps), parts, deps),
@@ -356,7 +358,8 @@ export function trackSession<T>(
   deps: Pick<SubscribeDeps, "metrics" | "sessions" | "clientSessions">,
   kind: string,
   client: string,
-  handle: { drain(): void; destroy(): void },
+  session: { drain(): void },
+  socket: { destroy(): void },
   run: () => Promise<T>,
 ): Promise<T> {
   let release: () => void;
@@ -367,7 +370,7 @@ export function trackSession<T>(
   }
   deps.metrics.sessions.inc({ kind });
   const done = started(run);
-  deps.sessions.track(handle, done);
+  deps.sessions.track(new ConnectionSession(session, socket), done);
   return done.finally(() => {
     deps.metrics.sessions.dec({ kind });
     release();

@@ -89,7 +89,8 @@ export async function serveS2sAppend(
     deps.subscribe,
     "s2s_append",
     clientKey(reply.request),
-    { drain: () => session.drain(), destroy: () => socket.destroy() },
+    session,
+    socket,
     async () => {
       try {
         await session.run();
@@ -129,7 +130,8 @@ export async function serveS2sRead(
     deps.subscribe,
     "s2s_read",
     clientKey(reply.request),
-    { drain: () => session.drain(), destroy: () => socket.destroy() },
+    session,
+    socket,
     async () => {
       await session.start();
       await session.run(frameWriter(reply, deps));

@@ -9,7 +9,12 @@ import type {
   GatewayMetrics,
   LiveSessions,
 } from "../../http/index.ts";
-import { clientKey, takeOverResponse, validationError } from "../../http/index.ts";
+import {
+  ConnectionSession,
+  clientKey,
+  takeOverResponse,
+  validationError,
+} from "../../http/index.ts";
 import type {
   AppendLimits,
   Int64Mode,
@@ -150,7 +155,7 @@ export async function serveAppendSession(
   })();
   // On shutdown the connection is done only once the client stopped sending too.
   const settled = done.catch(() => {}).then(() => bodyOver(body));
-  deps.sessions.track({ drain: () => session.drain(), destroy: () => socket.destroy() }, settled);
+  deps.sessions.track(new ConnectionSession(session, socket), settled);
   try {
     await done;
   } catch (err) {
