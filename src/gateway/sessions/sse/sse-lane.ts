@@ -66,7 +66,9 @@ export interface Next {
 
 export class SseLane {
   readonly index: number;
-  readonly #opts: SseLaneOptions;
+  readonly #opts: Omit<SseLaneOptions, "source" | "cursor">;
+  /** Where and how reading starts, until it has (open): not kept for the lane's life. */
+  #start: Pick<SseLaneOptions, "source" | "cursor"> | undefined;
   #it: AsyncIterator<SourceBatch> | undefined;
   #pending: Promise<LaneRead> | undefined;
   #tally: Tally;
@@ -79,7 +81,9 @@ export class SseLane {
 
   constructor(index: number, opts: SseLaneOptions) {
     this.index = index;
-    this.#opts = opts;
+    const { source, cursor, ...kept } = opts;
+    this.#opts = kept;
+    this.#start = { source, cursor };
     const { resume } = opts;
     this.#tally = resume ? { count: resume.count, bytes: resume.bytes } : { ...ZERO_TALLY };
     if (resume) {
@@ -130,11 +134,14 @@ export class SseLane {
    * may hand batches to `tap` while the lane waits at the head.
    */
   open(signal: AbortSignal, tap?: BatchTap): void {
-    const { resume, cursor } = this.#opts;
+    if (!this.#start) throw new Error("the lane is open already");
+    const { source, cursor } = this.#start;
+    this.#start = undefined;
+    const { resume } = this.#opts;
     const from: Cursor = resume
       ? { start: { seq_num: resume.next.toString() }, clamp: false }
       : cursor;
-    this.#it = this.#opts.source(from, signal, tap)[Symbol.asyncIterator]();
+    this.#it = source(from, signal, tap)[Symbol.asyncIterator]();
   }
 
   /** The lane's next read, started once and kept until taken. */
