@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { GarbageNudge, settledBytes } from "./garbage-nudge.ts";
+import { GarbageNudge, MAX_REPEAT_FACTOR, settledBytes } from "./garbage-nudge.ts";
 
 interface Script {
   /** The settled level at each look (the first is the level at start). */
@@ -48,11 +48,27 @@ test("a level that only falls, or grows within the slack, is left to V8", () => 
   assert.deepEqual(collectingLooks({ levels: [500, 400, 300, 350, 369, 320, 369], slack: 70 }), []);
 });
 
-test("leftovers: a level that stays high after the quiet looks is collected once", () => {
+test("leftovers: a level that stays high is collected after the quiet looks, then ever later", () => {
   // Growth collects at look 2 (250 - 100 > 70); the burst's end leaves 240 with no growth; three
-  // looks later the leftovers are collected; 240 stays (it is live), and is not collected again.
-  const levels = [100, 150, 250, 240, 240, 240, 240, 240, 240, 240, 240];
-  assert.deepEqual(collectingLooks({ levels, slack: 70, quietLooks: 3 }), [2, 6]);
+  // looks later the leftovers are collected; 240 stays (it may be live), and is collected again
+  // only after twice the quiet looks (6), then four times (12), and so on.
+  const levels = [100, 150, 250, ...Array.from({ length: 30 }, () => 240)];
+  assert.deepEqual(collectingLooks({ levels, slack: 70, quietLooks: 3 }), [2, 6, 13, 26]);
+});
+
+test("garbage that took the place of live data at the same level is collected in time", () => {
+  // Subscribers hold 240 when the leftover look comes (look 6: nothing is freed); they leave at
+  // look 8 and their memory is garbage at the same level: collected at look 13, down to 110.
+  const levels = [100, 150, 250, 240, 240, 240, 240, 240, 240, 240, 240, 240, 240, 240, 110, 110];
+  assert.deepEqual(collectingLooks({ levels, slack: 70, quietLooks: 3 }), [2, 6, 13]);
+});
+
+test("an unchanged level waits at most MAX_REPEAT_FACTOR quiet waits between collections", () => {
+  const levels = [100, 250, ...Array.from({ length: 700 }, () => 240)];
+  const calls = collectingLooks({ levels, slack: 70, quietLooks: 3 });
+  const gaps = calls.slice(1).map((c, i) => c - (calls[i] as number));
+  assert.ok(Math.max(...gaps) <= 3 * MAX_REPEAT_FACTOR + 1, gaps.join(","));
+  assert.ok(gaps.at(-1) === 3 * MAX_REPEAT_FACTOR + 1, gaps.join(","));
 });
 
 test("under load only buffers count: a heap that grows is V8's to collect, concurrently", () => {

@@ -7,11 +7,17 @@
 // - when buffer memory grew more than `slackBytes` past the level the last collection left
 //   (growth), or
 // - when, `quietLooks` looks after the last collection, the old generation and buffers together
-//   are still more than `slackBytes` over the lowest level ever seen, and not where such a
-//   collection left them before, and the event loop was quiet since the last look (leftovers:
-//   what a burst left behind once it ended, which no growth will reveal).
+//   are still more than `slackBytes` over the lowest level ever seen, and the event loop was
+//   quiet since the last look (leftovers: what a burst left behind once it ended, which no
+//   growth will reveal). At the level where such a collection left them before, it waits
+//   twice as long as the last time (up to MAX_REPEAT_FACTOR quiet waits): that level may be
+//   live (subscribers still connected), or garbage that replaced live data at the same level
+//   (those subscribers gone), which only another collection tells apart.
 // A forced collection marks the whole heap in one pause (300-430 ms with 10,000 subscribers):
 // under load the heap is left to V8, which marks it concurrently, and only buffers are nudged.
+
+/** The longest wait for leftovers at an unchanged level, in quiet waits (`quietLooks`). */
+export const MAX_REPEAT_FACTOR = 64;
 
 export interface GarbageNudgeOptions {
   slackBytes: number;
@@ -42,8 +48,10 @@ export class GarbageNudge {
   #floor: number;
   /** The lowest settled level ever seen. */
   #base: number;
-  /** The level at the last collection for leftovers, which the same level does not repeat. */
+  /** The level at the last collection for leftovers. */
   #leftoverAt = Number.NaN;
+  /** Looks a collection for leftovers at that same level waits for: doubled at each one. */
+  #sameLevelLooks = 0;
   #looksSince = 1;
   #timer: NodeJS.Timeout | undefined;
   #collections = 0;
@@ -83,12 +91,15 @@ export class GarbageNudge {
       this.#collect();
       return;
     }
+    const sameLevel = Math.abs(settled - this.#leftoverAt) <= slackBytes / 2;
     const leftovers =
-      this.#looksSince > quietLooks &&
+      this.#looksSince > (sameLevel ? this.#sameLevelLooks : quietLooks) &&
       busy < quietBusy &&
-      settled - this.#base > slackBytes &&
-      !(Math.abs(settled - this.#leftoverAt) <= slackBytes / 2);
+      settled - this.#base > slackBytes;
     if (leftovers) {
+      this.#sameLevelLooks = sameLevel
+        ? Math.min(this.#sameLevelLooks * 2, quietLooks * MAX_REPEAT_FACTOR)
+        : quietLooks * 2;
       this.#leftoverAt = settled;
       this.#collect();
     }
