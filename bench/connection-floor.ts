@@ -6,9 +6,10 @@
 // close` and the parser given back, as the gateway's SSE responses: src/gateway/http/
 // parser-release.ts), `fastify-released` (the same behind a Fastify route that takes the reply
 // over, with a logger as the gateway has: what a Fastify request adds). A client process
-// (bench/sse-subscribers.ts) opens BENCH_BASE (default 1000) connections, then BENCH_MORE (default 4000) more, 1000 per source address (127.0.0.2,
-// .3, ...); the server collects garbage every second (--expose-gc). Printed per server: RSS, JS
-// heap and server CPU per connection over the BENCH_MORE, and the connections per second.
+// (bench/sse-subscribers.ts) opens BENCH_BASE (default 1000) connections, then BENCH_MORE
+// (default 4000) more, 1000 per source address (127.0.0.2, .3, ...); the server collects
+// garbage every second (--expose-gc). Printed per server: RSS, JS heap and server CPU per
+// connection over the BENCH_MORE, and the connections per second.
 // Then the floor under a delivered event: the server writes BENCH_ROUNDS (default 20) rounds of
 // one 1 KiB event to every connection (a pause of 50 ms between rounds, a turn of the event
 // loop every 100 writes, as a hub's fan-out slices), one write call per event: on `net` a
