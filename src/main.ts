@@ -91,6 +91,8 @@ if (stars.length === 0) {
   star = await startStar({ id: "embedded", listen: "127.0.0.1:0", store: storage.store, logger });
   stars = [star.address];
 }
+/** The embedded store's S3 endpoint, serving from the start: the gateway reads chunks there. */
+const storageEndpoint = await storage?.endpoint();
 
 if (opts.workers > 1 && cluster.isPrimary) await runPrimary();
 
@@ -99,7 +101,7 @@ const metrics = createMetrics();
 if (star) metrics.memory.include("star_", star.memory);
 const fleet = new FleetClient({ stars, observer: metricsObserver(metrics) });
 const upstream = fleetUpstream(fleet);
-const s3Endpoint = opts.s3Endpoint ?? storage?.endpoint;
+const s3Endpoint = opts.s3Endpoint ?? storageEndpoint;
 const reads = createReadService({
   upstream,
   metrics: metrics.readplan,
@@ -253,7 +255,7 @@ async function runPrimary(): Promise<never> {
     workers: opts.workers,
     env: {
       ...(star ? { NOVA_STARS: stars.join(",") } : {}),
-      ...(storage ? { NOVA_S3_ENDPOINT: storage.endpoint } : {}),
+      ...(storageEndpoint ? { NOVA_S3_ENDPOINT: storageEndpoint } : {}),
     },
     logger,
     ipcTimeoutMs: opts.clusterIpcTimeoutMs,

@@ -12,6 +12,7 @@ import {
   ensureS3Bucket,
   ObjectStoreError,
   type ObjectStoreErrorKind,
+  openS3rver,
   type RunningS3rver,
   startS3rver,
 } from "../src/platform/objstore/index.ts";
@@ -58,6 +59,44 @@ const fetchOk = async (url: string): Promise<Buffer | undefined> => {
 describeObjectStoreContract("s3rver's files in place (the process running it)", {
   open: () => (s3 as RunningS3rver).localStore("local"),
   fetchUrl: fetchOk,
+});
+
+describe("an embedded store serves S3's HTTP API from its first presigned URL on", () => {
+  test("it reads and writes in place before; the URL then serves what was written", async (t) => {
+    const opened = await openS3rver({ dataDir: await tempDir(t), buckets: ["lazy"] });
+    t.after(() => opened.close());
+    const store = opened.localStore("lazy");
+    await store.put("a/one", Buffer.from("first"));
+    assert.deepEqual(await store.get("a/one"), Buffer.from("first"));
+    assert.deepEqual(
+      (await store.list("a/")).objects.map((o) => o.key),
+      ["a/one"],
+    );
+    const url = await store.presignGet("a/one", 60);
+    assert.deepEqual(await fetchOk(url), Buffer.from("first"));
+    const served = await opened.serve();
+    assert.equal(new URL(url).origin, served);
+    assert.equal(await opened.serve(), served, "one server, however often asked");
+    // Written over HTTP, read in place: one store both ways.
+    const put = await request(`${served}/lazy/a/two`, { method: "PUT", body: "second" });
+    assert.equal(put.statusCode, 200);
+    await put.body.dump();
+    assert.deepEqual(await store.get("a/two"), Buffer.from("second"));
+  });
+
+  test("it closes whether or not it served; once closed, its URL answers no more", async (t) => {
+    const quiet = await openS3rver({ dataDir: await tempDir(t), buckets: ["lazy"] });
+    await quiet.localStore("lazy").put("k", Buffer.from("x"));
+    await quiet.close();
+    const opened = await openS3rver({ dataDir: await tempDir(t), buckets: ["lazy"] });
+    const store = opened.localStore("lazy");
+    await store.put("k", Buffer.from("x"));
+    const url = await store.presignGet("k", 60);
+    assert.deepEqual(await fetchOk(url), Buffer.from("x"));
+    await opened.close();
+    await assert.rejects(request(url), /ECONNREFUSED/);
+    await assert.rejects(store.get("k"), (err: unknown) => err instanceof ObjectStoreError);
+  });
 });
 
 describe("s3rver in place and over HTTP are one store", () => {

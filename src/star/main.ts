@@ -88,7 +88,7 @@ const star = await startStar({
     producerMemoryBytes: opts.producerMemoryMb * 1024 * 1024,
   },
 });
-logger.info({ star: star.id, address: star.address, storage: storage.endpoint }, "star ready");
+logger.info({ star: star.id, address: star.address, storage: storage.location }, "star ready");
 
 let stopping = false;
 const stop = async (signal: string) => {

@@ -1,6 +1,7 @@
-// The parts of s3rver 3.7.1's internals that our patches (s3rver-fixes.ts,
-// s3rver-pooled-reads.ts) use, typed once: its file-system store, its object model, and a
-// require that resolves its own modules and dependencies.
+// The parts of s3rver 3.7.1's internals that our patches (s3rver-store-fixes.ts,
+// s3rver-fixes.ts, s3rver-pooled-reads.ts) and the embedded store (s3rver-server.ts) use, typed
+// once: its file-system store, its object model, and a require that resolves its own modules and
+// dependencies.
 import { createRequire } from "node:module";
 import type { Readable } from "node:stream";
 import type S3rver from "s3rver";
@@ -40,6 +41,7 @@ export interface FilesystemStore {
     metadata: Record<string, unknown>,
     md5: string,
   ): Promise<void>;
+  putBucket(bucket: string): Promise<unknown>;
   listObjects(
     bucket: string,
     options: { delimiter?: string; startAfter?: string; prefix?: string; maxKeys?: number },
@@ -72,6 +74,12 @@ export const S3Object = requireFromS3rver("./models/object.js") as new (
   content: Readable | null,
   metadata: Record<string, unknown>,
 ) => S3rverObject;
+
+/** s3rver's file-system store over `directory`, without its server. */
+export function openFilesystemStore(directory: string): FilesystemStore {
+  const Store = requireFromS3rver("./stores/filesystem.js") as new (dir: string) => FilesystemStore;
+  return new Store(directory);
+}
 
 /** The store a server reads and writes objects through. */
 export const storeOf = (server: S3rver): FilesystemStore =>

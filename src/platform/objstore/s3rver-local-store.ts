@@ -21,16 +21,16 @@ import {
   type PutCondition,
   pageLimit,
 } from "./object-store.ts";
-import { createGetPresigner } from "./presign-get.ts";
-import { etagOf, turnKey } from "./s3rver-fixes.ts";
+import { createGetPresigner, type PresignGet } from "./presign-get.ts";
 import type { FilesystemStore } from "./s3rver-internals.ts";
+import { etagOf, turnKey } from "./s3rver-store-fixes.ts";
 
 export interface S3rverLocalStoreOptions {
   store: FilesystemStore;
   turns: KeyTurns;
   bucket: string;
-  /** s3rver's URL: presigned GETs point there. */
-  endpoint: string;
+  /** s3rver's URL, serving from the first call on: presigned GETs point there. */
+  endpoint: () => Promise<string>;
 }
 
 /** What s3rver keeps for an object PUT over HTTP without a Content-Type, as the SDK sends it. */
@@ -41,11 +41,17 @@ const CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
 
 export function createS3rverLocalStore(opts: S3rverLocalStoreOptions): ObjectStore {
   const { store, turns, bucket } = opts;
-  const presign = createGetPresigner({
-    endpoint: opts.endpoint,
-    region: "us-east-1",
-    ...CREDENTIALS,
-  });
+  let presigner: Promise<PresignGet> | undefined;
+  const presign = () => {
+    presigner ??= opts.endpoint().then(
+      (endpoint) => createGetPresigner({ endpoint, region: "us-east-1", ...CREDENTIALS }),
+      (err: unknown) => {
+        presigner = undefined;
+        throw err;
+      },
+    );
+    return presigner;
+  };
   let closed = false;
 
   /** Checks a key before it reaches the file system, where s3rver keeps it as a path. */
@@ -187,7 +193,7 @@ export function createS3rverLocalStore(opts: S3rverLocalStoreOptions): ObjectSto
       for (const key of keys) admit(key);
       for (const key of keys) {
         try {
-          // Missing resources are passed over (s3rver-fixes.ts), as S3 ignores missing keys.
+          // Missing resources are passed over (s3rver-store-fixes.ts), as S3 ignores missing keys.
           await store.deleteObject(bucket, key);
         } catch (err) {
           throw fail(err, "delete", key);
@@ -198,7 +204,7 @@ export function createS3rverLocalStore(opts: S3rverLocalStoreOptions): ObjectSto
     async presignGet(key, expiresSeconds) {
       admit(key);
       checkExpiry(key, expiresSeconds);
-      return presign(bucket, key, expiresSeconds);
+      return (await presign())(bucket, key, expiresSeconds);
     },
 
     close() {

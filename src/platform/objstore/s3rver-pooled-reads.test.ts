@@ -6,8 +6,10 @@ import { tempDir } from "../../../test/harness/tmp.ts";
 import { waitFor } from "../../../test/harness/wait.ts";
 import { KeyTurns } from "../concurrency/index.ts";
 import { BufferPool } from "../memory/index.ts";
-import { fixS3rver } from "./s3rver-fixes.ts";
+import { fixS3rverServer } from "./s3rver-fixes.ts";
+import { storeOf } from "./s3rver-internals.ts";
 import { readIntoPooledMemory } from "./s3rver-pooled-reads.ts";
+import { fixS3rverStore } from "./s3rver-store-fixes.ts";
 
 const MiB = 1024 * 1024;
 
@@ -24,7 +26,8 @@ async function serve(
     silent: true,
     configureBuckets: [{ name: "b", configs: [] }],
   });
-  fixS3rver(server, new KeyTurns());
+  fixS3rverStore(storeOf(server));
+  fixS3rverServer(server, new KeyTurns());
   readIntoPooledMemory(server, pool);
   const { port } = await server.run();
   t.after(() => server.close());

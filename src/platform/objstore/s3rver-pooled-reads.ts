@@ -91,7 +91,7 @@ async function readRange(
   }
 }
 
-/** Applies pooled reads to a server before it runs (after fixS3rver, whose reads it keeps). */
+/** Applies pooled reads to a server before it runs (after fixS3rverStore, whose reads it keeps). */
 export function readIntoPooledMemory(
   server: S3rver,
   pool = new BufferPool(32 * 1024 * 1024),

@@ -5,8 +5,8 @@ import type { ObjectStore } from "../../platform/objstore/index.ts";
 import {
   createS3Store,
   ensureS3Bucket,
+  openS3rver,
   type S3StoreOptions,
-  startS3rver,
 } from "../../platform/objstore/index.ts";
 
 export type StorageConfig =
@@ -15,8 +15,13 @@ export type StorageConfig =
 
 export interface OpenStorage {
   store: ObjectStore;
-  /** The S3 endpoint in use (the embedded one's URL when embedded). */
-  endpoint: string;
+  /** Where the data is, for logs: the S3 endpoint, or the embedded store's directory. */
+  location: string;
+  /**
+   * The S3 endpoint others reach the data at: the embedded store serves S3's HTTP API from the
+   * first call on (presigned reads make it), so a star that hands out none never loads it.
+   */
+  endpoint(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -24,17 +29,20 @@ export async function openStorage(config: StorageConfig): Promise<OpenStorage> {
   if (config.kind === "s3") {
     await ensureS3Bucket(config.s3);
     const store = createS3Store(config.s3);
-    return { store, endpoint: config.s3.endpoint, close: async () => store.close() };
+    const { endpoint } = config.s3;
+    return {
+      store,
+      location: endpoint,
+      endpoint: async () => endpoint,
+      close: async () => store.close(),
+    };
   }
-  const s3rver = await startS3rver({ port: 0, dataDir: config.dataDir, buckets: [config.bucket] });
+  const s3rver = await openS3rver({ port: 0, dataDir: config.dataDir, buckets: [config.bucket] });
   // The star runs the embedded store: it reads and writes its files in place, others over HTTP.
-  const store = s3rver.localStore(config.bucket);
   return {
-    store,
-    endpoint: s3rver.url,
-    async close() {
-      store.close();
-      await s3rver.close();
-    },
+    store: s3rver.localStore(config.bucket),
+    location: `embedded in ${config.dataDir}`,
+    endpoint: () => s3rver.serve(),
+    close: () => s3rver.close(),
   };
 }

@@ -1,0 +1,219 @@
+// s3rver 3.7.1's file-system store diverges from S3 in ways the star would trip over; this
+// patches the store in place (the embedded store's own process reads and writes through it, and
+// so does s3rver's HTTP side once it serves: s3rver-server.ts):
+// - it lists keys in file-system walk order ("a/b" before "a-c", "a" after "a.0"), so paging
+//   from a marker skips keys;
+// - its parallel deletes race on removing emptied directories, and a delete removes the
+//   directories it empties, so a PUT under the same prefix that made its directory a moment
+//   before writes into nothing: its file stream fails with no listener and takes the process
+//   down (S3 has no directories: deletes here leave them, empty);
+// - a range read of an empty object announces one byte and sends none (the client sees a reset);
+// - a PUT writes its body straight into the object's file, so the key is listed, empty or partial,
+//   from the first byte, and stays so when the upload is cut (a star killed mid-PUT) or the store
+//   dies: S3 shows an object only once its whole body arrived. Here the body goes to a file
+//   beside it that listings pass over, renamed over the key once complete; a cut upload leaves
+//   nothing; its metadata and ETag files were rewritten in place, so a GET racing a PUT could
+//   read them empty (a 500) or half written: they are replaced by a rename too.
+// Not patched: keys with empty or "."/".." path segments alias other keys ("a//b" is "a/b").
+import { createHash, randomUUID } from "node:crypto";
+import { createWriteStream, type Dirent, readdirSync } from "node:fs";
+import { mkdir, rename, unlink, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { pipeline } from "node:stream/promises";
+import { compareKeys } from "./object-store.ts";
+import { type FilesystemStore, type PutObject, S3Object } from "./s3rver-internals.ts";
+
+const OBJECT_SUFFIX = "._S3rver_object";
+
+function readDir(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch (err) {
+    // A delete emptied and removed the directory meanwhile.
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw err;
+  }
+}
+
+/**
+ * Keys under dir in S3 order. A file "x._S3rver_object" is the key fragment "x", a directory "x"
+ * stands for the fragments "x/...": sorting entries by fragment orders the keys.
+ */
+function* walkKeys(
+  dir: string,
+  keyPrefix: string,
+  prefix: string,
+  startAfter: string,
+): Generator<string> {
+  const entries: { fragment: string; subdir?: string }[] = [];
+  for (const entry of readDir(dir)) {
+    if (entry.isDirectory()) entries.push({ fragment: `${entry.name}/`, subdir: entry.name });
+    else if (entry.name.endsWith(OBJECT_SUFFIX)) {
+      entries.push({ fragment: entry.name.slice(0, -OBJECT_SUFFIX.length) });
+    }
+  }
+  entries.sort((a, b) => compareKeys(a.fragment, b.fragment));
+  for (const { fragment, subdir } of entries) {
+    const key = keyPrefix + fragment;
+    if (subdir === undefined) {
+      yield key;
+      continue;
+    }
+    const meetsPrefix = key.startsWith(prefix) || prefix.startsWith(key);
+    const allBeforeStart = compareKeys(key, startAfter) < 0 && !startAfter.startsWith(key);
+    if (meetsPrefix && !allBeforeStart) yield* walkKeys(join(dir, subdir), key, prefix, startAfter);
+  }
+}
+
+/** s3rver's listObjects (same options and result), in S3 order. */
+async function listObjects(
+  store: FilesystemStore,
+  bucket: string,
+  options: { delimiter?: string; startAfter?: string; prefix?: string; maxKeys?: number },
+) {
+  const {
+    delimiter = "",
+    startAfter = "",
+    prefix = "",
+    maxKeys = Number.POSITIVE_INFINITY,
+  } = options;
+  const keys: string[] = [];
+  const commonPrefixes = new Set<string>();
+  let isTruncated = false;
+  for (const key of walkKeys(store.getBucketPath(bucket), "", prefix, startAfter)) {
+    if (compareKeys(key, startAfter) <= 0 || !key.startsWith(prefix)) continue;
+    const cut = delimiter ? key.indexOf(delimiter, prefix.length) : -1;
+    if (cut !== -1) {
+      commonPrefixes.add(key.slice(0, cut + delimiter.length));
+      continue;
+    }
+    if (keys.length === maxKeys) {
+      isTruncated = true;
+      break;
+    }
+    keys.push(key);
+  }
+  const objects = await Promise.all(
+    keys.map(async (key) => {
+      try {
+        return new S3Object(bucket, key, null, await store.getMetadata(bucket, key));
+      } catch (err) {
+        // deleted while listing
+        if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+        throw err;
+      }
+    }),
+  );
+  return {
+    objects: objects.filter((o) => o !== undefined),
+    commonPrefixes: [...commonPrefixes].sort(compareKeys),
+    isTruncated,
+  };
+}
+
+/** Multi-object delete with keys taken verbatim, deleted one at a time. */
+/** The key a conditional PUT takes its turn on. */
+export const turnKey = (bucket: string, key: string): string => `${bucket}/${key}`;
+
+/** The stored object's ETag, or undefined when there is none. */
+export function etagOf(store: FilesystemStore, bucket: string, key: string) {
+  return store.getMetadata(bucket, key).then(
+    (m) => m.etag as string,
+    () => undefined,
+  );
+}
+
+/** Applies the fixes to s3rver's file-system store, before anything reads or writes through it. */
+export function fixS3rverStore(store: FilesystemStore): void {
+  store.listObjects = (bucket, options) => listObjects(store, bucket, options);
+  store.deleteObject = async (bucket, key) => {
+    await Promise.all(
+      ["object", "object.md5", "metadata.json"].map((resource) =>
+        unlink(store.getResourcePath(bucket, key, resource)).catch((err: NodeJS.ErrnoException) => {
+          if (err.code !== "ENOENT") throw err;
+        }),
+      ),
+    );
+  };
+  store.putObject = (object) => putObject(store, object);
+  store.putMetadata = (bucket, key, metadata, md5) =>
+    putMetadata(store, bucket, key, metadata, md5);
+  const getObject = store.getObject.bind(store);
+  store.getObject = async (bucket, key, options) => {
+    const object = await getObject(bucket, key, options);
+    if (object?.range !== undefined && object.size === 0) {
+      // No content makes s3rver answer 416, as S3 does for a range of an empty object.
+      object.content?.destroy();
+      object.content = null;
+    }
+    return object;
+  };
+}
+
+const ALLOWED_METADATA = (S3Object as unknown as { ALLOWED_METADATA: string[] }).ALLOWED_METADATA;
+
+/** s3rver's putMetadata (the same files and content), each file replaced whole by a rename. */
+async function putMetadata(
+  store: FilesystemStore,
+  bucket: string,
+  key: string,
+  metadata: Record<string, unknown>,
+  md5: string,
+): Promise<void> {
+  const kept = Object.entries(metadata).filter(
+    ([name]) => ALLOWED_METADATA.includes(name) || name.startsWith("x-amz-meta-"),
+  );
+  if (md5) await replaceFile(store.getResourcePath(bucket, key, "object.md5"), md5);
+  await replaceFile(
+    store.getResourcePath(bucket, key, "metadata.json"),
+    JSON.stringify(Object.fromEntries(kept), null, 2),
+  );
+}
+
+async function replaceFile(path: string, content: string): Promise<void> {
+  const part = `${path}.${randomUUID()}.part`;
+  await writeFile(part, content);
+  await rename(part, path);
+}
+
+/** s3rver's putObject (same object and result), visible only once its whole body is stored. */
+async function putObject(
+  store: FilesystemStore,
+  object: PutObject,
+): Promise<{ size: number; md5: string }> {
+  const path = store.getResourcePath(object.bucket, object.key, "object");
+  await mkdir(dirname(path), { recursive: true });
+  // Not named like an object ("…._S3rver_object"), so listings pass over it.
+  const part = `${path}.part-${randomUUID()}`;
+  const md5 = createHash("md5");
+  let size = 0;
+  const { content } = object;
+  try {
+    if (Buffer.isBuffer(content)) {
+      // Bytes in hand (the in-process store): one write, no stream.
+      md5.update(content);
+      size = content.length;
+      await writeFile(part, content);
+    } else {
+      // A request cut before its Content-Length arrived ends the pipeline with an error.
+      await pipeline(
+        content,
+        async function* (chunks: AsyncIterable<Buffer>) {
+          for await (const chunk of chunks) {
+            md5.update(chunk);
+            size += chunk.length;
+            yield chunk;
+          }
+        },
+        createWriteStream(part),
+      );
+    }
+    const digest = md5.digest("hex");
+    await store.putMetadata(object.bucket, object.key, object.metadata, digest);
+    await rename(part, path);
+    return { size, md5: digest };
+  } catch (err) {
+    await unlink(part).catch(() => {});
+    throw err;
+  }
+}
