@@ -1,7 +1,8 @@
 // GETs of presigned chunk URLs over undici: one Pool per origin with a bounded number of
 // connections (requests beyond it queue), header and idle-body timeouts, and bodies read into
-// a buffer of exactly the size the plan announced, never more.
-import { Pool } from "undici";
+// a buffer of exactly the size the plan announced, never more. undici (about a hundred modules)
+// loads with the first fetch, not with the gateway.
+import type { Pool } from "undici";
 import { ChunkFault, statusFault, transportFault } from "./faults.ts";
 
 export interface UrlFetcherOptions {
@@ -31,13 +32,17 @@ export function createUrlFetcher(opts: UrlFetcherOptions): UrlFetcher {
   const pools = new Map<string, Pool>();
   const maxOrigins = opts.maxOrigins ?? 16;
 
-  const poolFor = (origin: string): Pool => {
+  const poolFor = async (origin: string): Promise<Pool> => {
     let pool = pools.get(origin);
     if (pool) {
       pools.delete(origin);
       pools.set(origin, pool);
       return pool;
     }
+    const { Pool } = await import("undici");
+    // Another fetch to the same origin may have made it meanwhile.
+    pool = pools.get(origin);
+    if (pool) return pool;
     pool = new Pool(origin, {
       connections: opts.connections,
       headersTimeout: opts.timeoutMs,
@@ -60,7 +65,7 @@ export function createUrlFetcher(opts: UrlFetcherOptions): UrlFetcher {
       const what = `GET ${u.origin}${u.pathname}`;
       let res: Awaited<ReturnType<Pool["request"]>>;
       try {
-        res = await poolFor(u.origin).request({
+        res = await (await poolFor(u.origin)).request({
           method: "GET",
           path: `${u.pathname}${u.search}`,
           signal,
