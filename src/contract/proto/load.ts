@@ -31,11 +31,17 @@ const loaded = grpc.loadPackageDefinition(packageDefinition) as unknown as DataP
 /** Service constructors and definitions for nova.v1. */
 export const nova = loaded.nova.v1;
 
-/** The same protos as a protobufjs root, for messages outside any RPC (status details). */
-export const protoRoot: protobuf.Root = (() => {
-  const root = new protobuf.Root();
-  root.resolvePath = (_origin, target) =>
-    target.startsWith("google/protobuf/") ? target : join(PROTO_DIR, target);
-  root.loadSync(PROTO_FILES, { keepCase: true });
+/**
+ * The same protos as a protobufjs root, for messages outside any RPC (status details): parsed
+ * on first use, as only errors with details need it (about 20 ms of a process's start).
+ */
+export function protoRoot(): protobuf.Root {
+  if (!root) {
+    root = new protobuf.Root();
+    root.resolvePath = (_origin, target) =>
+      target.startsWith("google/protobuf/") ? target : join(PROTO_DIR, target);
+    root.loadSync(PROTO_FILES, { keepCase: true });
+  }
   return root;
-})();
+}
+let root: protobuf.Root | undefined;

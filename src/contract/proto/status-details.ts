@@ -40,7 +40,6 @@ export type DetailName = keyof DetailTypes;
 export type Detail = { [K in DetailName]: { type: K; value: DetailTypes[K] } }[DetailName];
 
 const TYPE_URL_PREFIX = "type.googleapis.com/nova.v1.";
-const statusType = protoRoot.lookupType("google.rpc.Status");
 const DETAIL_NAMES: readonly DetailName[] = [
   "NotOwner",
   "SeqNumMismatch",
@@ -58,25 +57,27 @@ const DETAIL_NAMES: readonly DetailName[] = [
   "WriterSeqRegression",
 ];
 
+const statusType = () => protoRoot().lookupType("google.rpc.Status");
+
 const TO_OBJECT: IConversionOptions = { longs: String, enums: String, defaults: true };
 
 /** Encodes a google.rpc.Status with the given details. */
 export function encodeStatusDetails(code: number, message: string, details: Detail[]): Buffer {
   const anys = details.map((d) => {
-    const type = protoRoot.lookupType(`nova.v1.${d.type}`);
+    const type = protoRoot().lookupType(`nova.v1.${d.type}`);
     return {
       type_url: TYPE_URL_PREFIX + d.type,
       value: type.encode(type.fromObject(d.value as unknown as Record<string, unknown>)).finish(),
     };
   });
-  return Buffer.from(
-    statusType.encode(statusType.fromObject({ code, message, details: anys })).finish(),
-  );
+  const type = statusType();
+  return Buffer.from(type.encode(type.fromObject({ code, message, details: anys })).finish());
 }
 
 /** Decodes the nova details of a grpc-status-details-bin value; unknown types are skipped. */
 export function decodeStatusDetails(bin: Buffer | Uint8Array): Detail[] {
-  const status = statusType.toObject(statusType.decode(bin), TO_OBJECT) as {
+  const statusMessage = statusType();
+  const status = statusMessage.toObject(statusMessage.decode(bin), TO_OBJECT) as {
     details?: { type_url: string; value: Uint8Array }[];
   };
   const out: Detail[] = [];
@@ -84,7 +85,7 @@ export function decodeStatusDetails(bin: Buffer | Uint8Array): Detail[] {
     if (!any.type_url.startsWith(TYPE_URL_PREFIX)) continue;
     const name = any.type_url.slice(TYPE_URL_PREFIX.length) as DetailName;
     if (!DETAIL_NAMES.includes(name)) continue;
-    const type = protoRoot.lookupType(`nova.v1.${name}`);
+    const type = protoRoot().lookupType(`nova.v1.${name}`);
     out.push({ type: name, value: type.toObject(type.decode(any.value), TO_OBJECT) } as Detail);
   }
   return out;
