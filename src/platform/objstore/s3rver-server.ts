@@ -72,7 +72,7 @@ export async function openS3rver(opts: S3rverOptions): Promise<EmbeddedS3rver> {
   const turns = new KeyTurns();
   let serving: Promise<{ url: string; close(): Promise<void> }> | undefined;
   const serve = () => {
-    serving ??= startServer(store, turns, host, opts.port ?? 0).catch((err: unknown) => {
+    serving ??= startServer(store, turns, { ...opts, host }).catch((err: unknown) => {
       serving = undefined;
       throw err;
     });
@@ -114,15 +114,20 @@ export async function startS3rver(opts: S3rverOptions): Promise<RunningS3rver> {
 async function startServer(
   store: FilesystemStore,
   turns: KeyTurns,
-  host: string,
-  port: number,
+  opts: S3rverOptions & { host: string },
 ): Promise<{ url: string; close(): Promise<void> }> {
   const [{ default: S3rver }, { fixS3rverServer }, { readIntoPooledMemory }] = await Promise.all([
     import("s3rver"),
     import("./s3rver-fixes.ts"),
     import("./s3rver-pooled-reads.ts"),
   ]);
-  const server = new S3rver({ address: host, port, silent: true });
+  const { host } = opts;
+  const server = new S3rver({
+    address: host,
+    port: opts.port ?? 0,
+    directory: opts.dataDir,
+    silent: true,
+  });
   const shared = server as unknown as {
     store: FilesystemStore;
     context: { store: FilesystemStore };
