@@ -112,6 +112,31 @@ describe("buckets and streams", () => {
     assert.equal(gone.status, 404);
     assert.equal(gone.json.code, "stream_not_found");
   });
+
+  test("a key that starts with U+FEFF is its own stream: listed and read as written", async () => {
+    const b = await bucket();
+    for (const key of ["\uFEFFk", "k"]) {
+      const created = await http("POST", `/v1/buckets/${b}/streams`, { key });
+      assert.equal(created.status, 201, created.text);
+      assert.equal(created.json.key, key);
+      const path = `/v1/buckets/${b}/streams/${encodeURIComponent(key)}/records`;
+      const appended = await http("POST", path, { records: [{ body: `in ${key}` }] });
+      assert.equal(appended.status, 200, appended.text);
+    }
+    const listed = await http("GET", `/v1/buckets/${b}/streams`);
+    assert.deepEqual(
+      listed.json.streams.map((s: { key: string }) => s.key),
+      ["k", "\uFEFFk"],
+    );
+    const read = await http(
+      "GET",
+      `/v1/buckets/${b}/streams/${encodeURIComponent("\uFEFFk")}/records?seq_num=0`,
+    );
+    assert.deepEqual(
+      read.json.records.map((r: { body: string }) => r.body),
+      ["in \uFEFFk"],
+    );
+  });
 });
 
 describe("records", () => {

@@ -150,6 +150,24 @@ test("a writer seq mark, the empty one included, decodes as written", () => {
   }
 });
 
+test("names and producer ids that start with U+FEFF decode as written", () => {
+  const bom = "\uFEFF";
+  const marks: EntryMarks = {
+    ...NO_MARKS,
+    producers: [
+      { id: `${bom}\u0000`, epoch: 0n, seq: 0n, start: 0n, end: 0n, timestampMs: 0n },
+      { id: bom, epoch: 1n, seq: 1n, start: 0n, end: 1n, timestampMs: 1n },
+    ],
+    writerSeq: `${bom}7`,
+  };
+  const entry = { ...lone, streamId: `${bom}id`, bucket: `${bom}b`, key: `${bom}${bom}k`, marks };
+  const [d] = decodeLogObject(encodeLogObject([entry]));
+  assert.equal(d?.streamId, entry.streamId);
+  assert.equal(d?.bucket, entry.bucket);
+  assert.equal(d?.key, entry.key);
+  assert.deepEqual(d?.marks, marks);
+});
+
 test("unknown entry flags are refused as corruption, naming them", () => {
   const bytes = Buffer.from(encodeLogObject([lone]));
   const flagsAt = bytes.length - 8 - 3;

@@ -6,6 +6,10 @@ import { type ChunkRecord, type DecodedChunkRecord, decodeChunk, encodeChunk } f
 import { crc32c } from "./crc32c.ts";
 import { CorruptionError } from "./errors.ts";
 
+// Names and producer ids come back as written: invalid UTF-8 is corruption, and a leading U+FEFF
+// is part of the name (TextDecoder drops it unless told not to).
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
 /** `4e 56 4c 47`, ASCII `NVLG`, at both ends. */
 export const LOG_MAGIC = Buffer.from("NVLG", "latin1");
 /**
@@ -154,7 +158,7 @@ export function decodeLogObject(bytes: Uint8Array): DecodedLogEntry[] {
     off += n;
     return out;
   };
-  const utf8 = (b: Buffer) => new TextDecoder("utf-8", { fatal: true }).decode(b);
+  const utf8 = (b: Buffer) => UTF8.decode(b);
   const entries: DecodedLogEntry[] = [];
   for (let i = 0; i < count; i++) {
     const [streamId, bucket, key] = [0, 1, 2].map(() => {

@@ -44,6 +44,18 @@ test("a 512-byte key fits a 1024-byte object key with every segment under 255 by
   );
 });
 
+test("any stream key comes back from its object key as written, a leading U+FEFF included", () => {
+  const bucket = "b-bucket";
+  for (const key of ["\uFEFF", "\uFEFFk", "k\uFEFF"]) {
+    assert.equal(streamKeyFromObject(bucket, streamKey(bucket, key)), key);
+  }
+  fc.assert(
+    fc.property(fc.string({ unit: "binary", maxLength: 100 }), (key) => {
+      assert.equal(streamKeyFromObject(bucket, streamKey(bucket, key)), key);
+    }),
+  );
+});
+
 test("chunk keys carry the index fields exactly", () => {
   fc.assert(
     fc.property(

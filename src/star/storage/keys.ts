@@ -44,7 +44,8 @@ export function decodeKeySegment(encoded: string): Uint8Array {
 }
 
 const utf8 = new TextEncoder();
-const utf8Strict = new TextDecoder("utf-8", { fatal: true });
+// A key comes back as written: a leading U+FEFF is part of it (TextDecoder drops it unless told).
+const utf8Strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 export const bucketKey = (bucket: string) => `meta/buckets/${bucket}`;
 export const BUCKETS_PREFIX = "meta/buckets/";
