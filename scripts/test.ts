@@ -33,10 +33,10 @@ const SERIAL = [
   // a fleet losing a star under continuous appends: the takeover's replay is object-store
   // requests, whose latency on a loaded machine is what the test's deadline measures
   "test/star/failover.test.ts",
-  // S2's own suite: its SDK's fetch transport sends one append at a time and times each out 5 s
-  // after it was queued, so a producer's ~200 conditioned batches need an unloaded machine's
-  // ~10 ms appends, or a late batch is resent and misses its match_seq_num
-  "test/s2/e2e-suite.test.ts",
+  // S2's own suite, its producer's file: the SDK's fetch transport sends one append at a time
+  // and times each out 5 s after it was queued, so a producer's ~200 conditioned batches need an
+  // unloaded machine's ~10 ms appends, or a late batch is resent and misses its match_seq_num
+  "test/s2/e2e-producer.test.ts",
 ];
 
 const { values, positionals } = parseArgs({
