@@ -5,3 +5,4 @@ export * from "./errors.ts";
 export * from "./log-object.ts";
 export * from "./log-void.ts";
 export * from "./stored-record.ts";
+export * from "./utf8.ts";

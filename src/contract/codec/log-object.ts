@@ -5,10 +5,7 @@
 import { type ChunkRecord, type DecodedChunkRecord, decodeChunk, encodeChunk } from "./chunk.ts";
 import { crc32c } from "./crc32c.ts";
 import { CorruptionError } from "./errors.ts";
-
-// Names and producer ids come back as written: invalid UTF-8 is corruption, and a leading U+FEFF
-// is part of the name (TextDecoder drops it unless told not to).
-const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+import { decodeUtf8Exact } from "./utf8.ts";
 
 /** `4e 56 4c 47`, ASCII `NVLG`, at both ends. */
 export const LOG_MAGIC = Buffer.from("NVLG", "latin1");
@@ -158,19 +155,18 @@ export function decodeLogObject(bytes: Uint8Array): DecodedLogEntry[] {
     off += n;
     return out;
   };
-  const utf8 = (b: Buffer) => UTF8.decode(b);
   const entries: DecodedLogEntry[] = [];
   for (let i = 0; i < count; i++) {
     const [streamId, bucket, key] = [0, 1, 2].map(() => {
       try {
-        return utf8(take(take(2).readUInt16LE()));
+        return decodeUtf8Exact(take(take(2).readUInt16LE()));
       } catch (err) {
         if (err instanceof CorruptionError) throw err;
         throw new CorruptionError(`log object: entry ${i} has a name that is not UTF-8`);
       }
     }) as [string, string, string];
     const { footer, records } = decodeChunk(take(take(4).readUInt32LE()));
-    const marks = version === 1 ? NO_MARKS : decodeMarks(take, i, utf8, version);
+    const marks = version === 1 ? NO_MARKS : decodeMarks(take, i, version);
     entries.push({ streamId, bucket, key, firstSeqNum: footer.firstSeqNum, records, marks });
   }
   if (off !== bodyEnd) throw new CorruptionError("log object: bytes after the last entry");
@@ -178,12 +174,7 @@ export function decodeLogObject(bytes: Uint8Array): DecodedLogEntry[] {
   return entries;
 }
 
-function decodeMarks(
-  take: (n: number) => Buffer,
-  entry: number,
-  utf8: (b: Buffer) => string,
-  version: number,
-): EntryMarks {
+function decodeMarks(take: (n: number) => Buffer, entry: number, version: number): EntryMarks {
   const flags = take(1).readUInt8(0);
   const known = version >= 3 ? CLOSED_FLAG | WRITER_SEQ_FLAG : CLOSED_FLAG;
   if ((flags & ~known) !== 0) {
@@ -194,7 +185,7 @@ function decodeMarks(
   for (let j = 0; j < count; j++) {
     let id: string;
     try {
-      id = utf8(take(take(2).readUInt16LE(0)));
+      id = decodeUtf8Exact(take(take(2).readUInt16LE(0)));
     } catch (err) {
       if (err instanceof CorruptionError) throw err;
       throw new CorruptionError(`log object: entry ${entry} has a producer id that is not UTF-8`);
@@ -212,7 +203,7 @@ function decodeMarks(
   const closed = (flags & CLOSED_FLAG) !== 0;
   if ((flags & WRITER_SEQ_FLAG) === 0) return { producers, closed };
   try {
-    return { producers, closed, writerSeq: utf8(take(take(2).readUInt16LE(0))) };
+    return { producers, closed, writerSeq: decodeUtf8Exact(take(take(2).readUInt16LE(0))) };
   } catch (err) {
     if (err instanceof CorruptionError) throw err;
     throw new CorruptionError(`log object: entry ${entry} has a writer seq that is not UTF-8`);

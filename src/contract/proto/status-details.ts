@@ -1,6 +1,6 @@
 // Typed error details in google.rpc.Status, carried in the grpc-status-details-bin trailer.
 import { Metadata } from "@grpc/grpc-js";
-import type { IConversionOptions } from "protobufjs";
+import type { IConversionOptions, Type } from "protobufjs";
 import type { BatchTooLarge__Output as BatchTooLarge } from "../../gen/nova/v1/BatchTooLarge.ts";
 import type { ContentTypeMismatch__Output as ContentTypeMismatch } from "../../gen/nova/v1/ContentTypeMismatch.ts";
 import type { FencingTokenMismatch__Output as FencingTokenMismatch } from "../../gen/nova/v1/FencingTokenMismatch.ts";
@@ -57,7 +57,12 @@ const DETAIL_NAMES: readonly DetailName[] = [
   "WriterSeqRegression",
 ];
 
-const statusType = () => protoRoot().lookupType("google.rpc.Status");
+let status: Type | undefined;
+/** google.rpc.Status, looked up once (on the first error with details). */
+const statusType = (): Type => {
+  status ??= protoRoot().lookupType("google.rpc.Status");
+  return status;
+};
 
 const TO_OBJECT: IConversionOptions = { longs: String, enums: String, defaults: true };
 

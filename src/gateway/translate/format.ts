@@ -1,6 +1,7 @@
 // The record format (`raw` or `base64`) and the byte <-> JSON-string conversions it governs, for
 // header names, header values and bodies alike, in both directions.
 
+import { decodeUtf8Exact } from "../../contract/codec/index.ts";
 import { badBase64, badHeader, badQuery, invalidArgument, notUtf8 } from "../errors/index.ts";
 import { decodeBase64, encodeBase64 } from "./base64.ts";
 import { asWellFormed } from "./fields.ts";
@@ -33,10 +34,6 @@ export function bytesFromJson(text: string, format: RecordFormat, field: string)
   return Buffer.from(asWellFormed(text, field, invalidArgument), "utf8");
 }
 
-// Fatal: bytes that are not UTF-8 are an error, never U+FFFD. ignoreBOM keeps a leading
-// EF BB BF as U+FEFF instead of dropping it: the text must show every stored byte.
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
 /** A JSON string for record bytes in the response; in `raw`, 422 not_utf8 unless valid UTF-8. */
 export function bytesToJson(
   bytes: Uint8Array,
@@ -46,7 +43,7 @@ export function bytesToJson(
 ): string {
   if (format === "base64") return encodeBase64(bytes);
   try {
-    return utf8.decode(bytes);
+    return decodeUtf8Exact(bytes);
   } catch {
     throw notUtf8(BigInt(seqNum), field);
   }

@@ -2,6 +2,8 @@
 // so they are written in lowercase base32hex, which keeps byte order (ListStreams pages in key
 // order straight from an object listing), split into segments that fit a file name on stores
 // backed by a file system.
+import { decodeUtf8Exact } from "../../contract/codec/index.ts";
+
 const ALPHABET = "0123456789abcdefghijklmnopqrstuv";
 const SEGMENT = 200;
 
@@ -44,8 +46,6 @@ export function decodeKeySegment(encoded: string): Uint8Array {
 }
 
 const utf8 = new TextEncoder();
-// A key comes back as written: a leading U+FEFF is part of it (TextDecoder drops it unless told).
-const utf8Strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 export const bucketKey = (bucket: string) => `meta/buckets/${bucket}`;
 export const BUCKETS_PREFIX = "meta/buckets/";
@@ -53,7 +53,7 @@ export const streamsPrefix = (bucket: string) => `meta/streams/${bucket}/`;
 export const streamKey = (bucket: string, key: string) =>
   `${streamsPrefix(bucket)}${encodeKeySegment(utf8.encode(key))}`;
 export const streamKeyFromObject = (bucket: string, objectKey: string) =>
-  utf8Strict.decode(decodeKeySegment(objectKey.slice(streamsPrefix(bucket).length)));
+  decodeUtf8Exact(decodeKeySegment(objectKey.slice(streamsPrefix(bucket).length)));
 export const stateKey = (streamId: string) => `state/${streamId}`;
 export const chunksPrefix = (streamId: string) => `chunks/${streamId}/`;
 
