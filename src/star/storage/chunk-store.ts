@@ -1,5 +1,7 @@
 // Chunk objects: written once when a group commit flushes, read back whole (and verified) for
-// reads, and kept decoded in a byte-bounded cache so live readers never go to storage.
+// reads, and kept decoded in a byte-bounded cache. A chunk just written stays cached while it is
+// its stream's newest, for readers just behind the settle point; an older one stays only once
+// read, so the cache fills with what is read, not at the rate data arrives.
 import {
   type ChunkRecord,
   type DecodedChunkRecord,
@@ -25,6 +27,10 @@ export class ChunkStore {
   readonly urls: PresignedUrls;
   readonly #cache: ByteLru<DecodedChunkRecord[]>;
   readonly #loading = new Map<string, Promise<DecodedChunkRecord[]>>();
+  /** Per stream, the newest chunk it wrote, while nobody has read it: stream id to object key. */
+  readonly #newestUnread = new Map<string, string>();
+  /** The same, object key to stream id. */
+  readonly #unreadStream = new Map<string, string>();
 
   /** The memory the decoded chunks kept hold. */
   get cacheBytes(): number {
@@ -63,14 +69,24 @@ export class ChunkStore {
         body: r.body,
       })),
     );
+    const older = this.#newestUnread.get(streamId);
+    if (older !== undefined) {
+      this.#unreadStream.delete(older);
+      this.#cache.delete(older);
+    }
     this.#cache.set(objectKey, decoded, held);
+    this.#newestUnread.set(streamId, objectKey);
+    this.#unreadStream.set(objectKey, streamId);
     return { meta: { ...name, objectKey, size: chunk.bytes.length }, records: decoded };
   }
 
   /** Every record of a chunk, verified against its CRCs. */
   async records(meta: ChunkMeta): Promise<DecodedChunkRecord[]> {
     const cached = this.#cache.get(meta.objectKey);
-    if (cached) return cached;
+    if (cached) {
+      this.#markRead(meta.objectKey);
+      return cached;
+    }
     let loading = this.#loading.get(meta.objectKey);
     if (!loading) {
       loading = this.#load(meta).finally(() => this.#loading.delete(meta.objectKey));
@@ -87,8 +103,26 @@ export class ChunkStore {
     return records;
   }
 
+  #markRead(objectKey: string): void {
+    const streamId = this.#unreadStream.get(objectKey);
+    if (streamId === undefined) return;
+    this.#unreadStream.delete(objectKey);
+    this.#newestUnread.delete(streamId);
+  }
+
+  /** A stream this star no longer holds (deleted, or led elsewhere): its newest chunk leaves. */
+  forget(streamId: string): void {
+    const objectKey = this.#newestUnread.get(streamId);
+    if (objectKey === undefined) return;
+    this.#markRead(objectKey);
+    this.#cache.delete(objectKey);
+  }
+
   async delete(metas: readonly ChunkMeta[]): Promise<void> {
-    for (const m of metas) this.#cache.delete(m.objectKey);
+    for (const m of metas) {
+      this.#markRead(m.objectKey);
+      this.#cache.delete(m.objectKey);
+    }
     await this.store.delete(metas.map((m) => m.objectKey));
   }
 }

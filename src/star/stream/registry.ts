@@ -63,6 +63,7 @@ export class StreamRegistry {
     this.#opened.delete(streamId);
     log?.close(reason);
     this.#options.wal.forget(streamId);
+    this.#chunks.forget(streamId);
   }
 
   /** Content bytes acked and not yet settled, over every open log: the memory they hold. */
