@@ -45,7 +45,7 @@ export const flags = defineFlags({
     type: "int",
     default: DEFAULT_LIMITS.chunkCacheBytes >> 20,
     min: 0,
-    help: "decoded chunks kept in memory, MiB",
+    help: "decoded chunks kept in memory for reads (those read back, and each stream's newest as written), MiB",
   },
   "retention-interval-ms": {
     type: "int",
