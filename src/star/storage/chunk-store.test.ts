@@ -5,7 +5,7 @@ import type { ChunkMeta } from "../stream/chunk-index.ts";
 import { ChunkStore } from "./chunk-store.ts";
 
 /** A chunk store over memory that records every object it gets from storage. */
-function counting(): { chunks: ChunkStore; gets: string[] } {
+function counting(cacheBytes = 1 << 20): { chunks: ChunkStore; gets: string[] } {
   const store = createMemoryStore();
   const gets: string[] = [];
   const watched: ObjectStore = {
@@ -15,7 +15,7 @@ function counting(): { chunks: ChunkStore; gets: string[] } {
       return store.get(key, ...rest);
     },
   };
-  return { chunks: new ChunkStore(watched, 1 << 20), gets };
+  return { chunks: new ChunkStore(watched, cacheBytes), gets };
 }
 
 async function write(chunks: ChunkStore, streamId: string, first: number): Promise<ChunkMeta> {
@@ -95,4 +95,20 @@ test("deleted chunks leave memory, and a later write keeps only itself", async (
   const one = chunks.cacheBytes;
   await write(chunks, "s", 4);
   assert.equal(chunks.cacheBytes, one);
+});
+
+test("a newest chunk the cache let go of, once read back, stays after the next write", async () => {
+  const probe = counting();
+  await write(probe.chunks, "p", 0);
+  // Room for two chunks: the third write evicts the first.
+  const { chunks, gets } = counting(2 * probe.chunks.cacheBytes);
+  const s = await write(chunks, "s", 0);
+  await write(chunks, "t", 0);
+  await write(chunks, "u", 0);
+  await bodies(chunks, s);
+  assert.deepEqual(gets, [s.objectKey], "evicted, so read from storage");
+  // Read, it is kept like any chunk read: the next write evicts the least recent (u's).
+  await write(chunks, "s", 2);
+  await bodies(chunks, s);
+  assert.deepEqual(gets, [s.objectKey]);
 });

@@ -99,6 +99,8 @@ export class ChunkStore {
     const bytes = await this.store.get(meta.objectKey);
     if (bytes === undefined) throw new MissingChunkError(`chunk ${meta.objectKey} is missing`);
     const { records, held } = compactRecords(decodeChunk(bytes).records);
+    // Read back after the cache let it go: it stays as any chunk read does.
+    this.#markRead(meta.objectKey);
     this.#cache.set(meta.objectKey, records, held);
     return records;
   }
