@@ -28,7 +28,10 @@ let proxy: Server;
 let held = 0;
 /** No chunk cache: this star reads every chunk from the store, and refuses a corrupt one. */
 let uncached: StarProcess;
-/** The default cache: this star still has the chunks it wrote when the store fails. */
+/**
+ * The default cache: this star still has the chunks it has read, and each stream's newest it
+ * wrote, when the store fails.
+ */
 let cached: StarProcess;
 /** Behind the proxy, with 1 s plans: its URLs reach the store expired. */
 let expiring: StarProcess;
@@ -140,6 +143,13 @@ async function flipByte(file: string, at: number): Promise<void> {
 
 const fallbacks = (g: Gateway, reason: string) => count(g.metrics.readplan.fallbacks, { reason });
 
+/** Reads the whole stream at `path` through the star, as a reader before the failure would. */
+async function readThroughStar(g: OnOff, path: string): Promise<void> {
+  const r = await get(g.off.base, `${path}?seq_num=0`);
+  assert.equal(r.status, 200, r.text);
+  assert.equal(JSON.parse(r.text).records.length, 300);
+}
+
 /** `path` through the object-storage gateway, then the star's: 200, the same bytes. */
 async function served(g: OnOff, path: string) {
   const a = await get(g.on.base, path);
@@ -167,6 +177,7 @@ test("a corrupt chunk is never served: the star, reading the same bytes, refuses
 
 test("a corrupt or missing chunk is read through the star, which still has it", async () => {
   const path = await threeChunks(cached, `fb-${process.pid}`);
+  await readThroughStar(cachedGw, path);
   const [first, middle] = await chunkFiles("nova-b");
   await flipByte(middle as string, 3);
   await rm(first as string);
@@ -189,12 +200,24 @@ test("an expired presigned URL is read through the star", async () => {
   assert.equal(await count(on.metrics.readplan.fetches, { outcome: "ok" }), 0);
 });
 
-test("a stopped object store: every chunk is read through the star", async () => {
+test("a stopped object store: every chunk the star holds is read through it", async () => {
   const path = await threeChunks(cached, `fd-${process.pid}`);
+  await readThroughStar(cachedGw, path);
+  // Written and never read: the star keeps only its newest chunk.
+  const unread = await threeChunks(cached, `fe-${process.pid}`);
   await objstore.proc.kill();
   const { on } = cachedGw;
   const before = await fallbacks(on, "unavailable");
   const a = await served(cachedGw, `${path}?seq_num=0`);
   assert.equal(JSON.parse(a.text).records.length, 300);
   assert.equal(await fallbacks(on, "unavailable"), before + 3);
+
+  const newest = await served(cachedGw, `${unread}?seq_num=200`);
+  assert.deepEqual(
+    JSON.parse(newest.text).records.map((r: { seq_num: number }) => r.seq_num),
+    Array.from({ length: 100 }, (_, i) => 200 + i),
+  );
+  const older = await get(on.base, `${unread}?seq_num=0`);
+  assert.equal(older.status, 503, older.text);
+  assert.equal(JSON.parse(older.text).retryable, true);
 });
