@@ -31,7 +31,11 @@ const parts = new Set(
   (process.env.SOAK_PARTS ?? "appends,sse,pages,longpoll,resume").split(",").filter(Boolean),
 );
 
-const agent = new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
+// Without keep-alive: an SSE response closes its connection anyway, and a kept-alive agent takes
+// back the socket of a request destroyed before it was sent (a resume), unused; the gateway
+// answers such a connection 408 after its headers timeout, and a later request could read that
+// answer as its own.
+const agent = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
 const body = "x".repeat(RECORD_BYTES);
 const counts = {
   appended: 0,
