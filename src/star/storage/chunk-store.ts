@@ -69,11 +69,7 @@ export class ChunkStore {
         body: r.body,
       })),
     );
-    const older = this.#newestUnread.get(streamId);
-    if (older !== undefined) {
-      this.#unreadStream.delete(older);
-      this.#cache.delete(older);
-    }
+    this.#dropNewestUnread(streamId);
     this.#cache.set(objectKey, decoded, held);
     this.#newestUnread.set(streamId, objectKey);
     this.#unreadStream.set(objectKey, streamId);
@@ -112,12 +108,17 @@ export class ChunkStore {
     this.#newestUnread.delete(streamId);
   }
 
-  /** A stream this star no longer holds (deleted, or led elsewhere): its newest chunk leaves. */
-  forget(streamId: string): void {
+  /** The stream's newest chunk leaves memory if nobody has read it. */
+  #dropNewestUnread(streamId: string): void {
     const objectKey = this.#newestUnread.get(streamId);
     if (objectKey === undefined) return;
     this.#markRead(objectKey);
     this.#cache.delete(objectKey);
+  }
+
+  /** A stream this star no longer holds (deleted, or led elsewhere): its newest chunk leaves. */
+  forget(streamId: string): void {
+    this.#dropNewestUnread(streamId);
   }
 
   async delete(metas: readonly ChunkMeta[]): Promise<void> {
