@@ -270,6 +270,32 @@ test("when the hub's credential is refused it moves to another reader's, with no
   await second.stop();
 });
 
+test("a reader whose hub failed on its credential opens a new hub and goes on where it was", async () => {
+  for (const cut of ["following", "catching up"]) {
+    const { model, source, counts } = setup();
+    const reader = await Reader.open(source("Bearer r"), at(0));
+    model.append(2);
+    await reader.readTo(2);
+    if (cut === "catching up") {
+      // Past the window of 3 batches: it falls out and reads [2] from its own feed.
+      for (let i = 0; i < 5; i++) model.append(1);
+      // The hub takes them in the microtasks after the appends.
+      await new Promise((resolve) => setImmediate(resolve));
+      await reader.readTo(3);
+      assert.equal(counts.detached, 1);
+    }
+    // The star ends every feed on the credential once (the hub's has no other to move to).
+    const opened = model.opened;
+    model.endFeeds("Bearer r");
+    model.append(1);
+    await reader.readTo(model.records.length);
+    assert.deepEqual(reader.seqs, range(0, model.records.length), cut);
+    assert.equal(reader.error, undefined);
+    assert.ok(model.opened > opened, `${cut}: a new feed`);
+    await reader.stop();
+  }
+});
+
 test("a reader whose token expires is ended; the others go on", async () => {
   const { model, source } = setup();
   const claims = Buffer.from(JSON.stringify({ exp: (Date.now() + 3000) / 1000 })).toString(

@@ -9,9 +9,9 @@ import { HttpError, unavailable } from "../../errors/index.ts";
 import type { Upstream } from "../../upstream/index.ts";
 import { StarCallError } from "../../upstream/index.ts";
 import type { BatchSource, BatchTap, Cursor, SourceBatch } from "../sources/index.ts";
-import type { HubRegistry } from "./hub-registry.ts";
+import type { HubLease, HubRegistry } from "./hub-registry.ts";
 import type { ReadGrants } from "./read-grants.ts";
-import { HubSubscriber, type StreamHub } from "./stream-hub.ts";
+import { HubFollower, type HubSubscriber, type StreamHub } from "./stream-hub.ts";
 import { tokenExpiresAtMs } from "./token-expiry.ts";
 
 /** What a shared subscription reports (counters in /metrics). */
@@ -41,65 +41,233 @@ export interface SharedSourceOptions {
 const REFUSED_HUB_RETRIES = 3;
 
 export function sharedSource(opts: SharedSourceOptions): BatchSource {
-  return (cursor, signal, tap) => subscribe(opts, cursor, signal, tap);
+  return (cursor, signal, tap) => new SharedReader(opts, cursor, signal, tap);
 }
 
-async function* subscribe(
-  opts: SharedSourceOptions,
-  cursor: Cursor,
-  signal: AbortSignal,
-  tap: BatchTap | undefined,
-): AsyncGenerator<SourceBatch> {
-  const checked = await authorize(opts, signal);
-  if (!checked) {
-    // The stream does not exist (yet): the subscriber's own Subscribe says what is right, and
-    // may create it (create_stream_on_read).
-    yield* opts.behind(cursor, signal);
-    return;
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+
+/**
+ * Where a reader is: checking its access (start), on its own source because the stream does not
+ * exist (own), about to follow the hub or catch up to its window (join), following it, catching
+ * up, or ended.
+ */
+type Phase = "start" | "own" | "join" | "follow" | "catch-up" | "done";
+
+/**
+ * One subscriber of a shared source, its own iterator: while it follows its hub a read is the
+ * follower's (one object and one pending promise while it waits at the head); the other phases
+ * are steps of `#advance`.
+ */
+class SharedReader extends HubFollower implements AsyncIterableIterator<SourceBatch> {
+  readonly #opts: SharedSourceOptions;
+  readonly #signal: AbortSignal;
+  readonly #tap: BatchTap | undefined;
+  #phase: Phase = "start";
+  /** Where the reader goes on from when it is not following: moved on by what it delivered. */
+  #at: Cursor;
+  #checked: Checked | undefined;
+  #lease: HubLease | undefined;
+  #expiry: NodeJS.Timeout | undefined;
+  #retries = 0;
+  /** The source read while not following: its own (the stream does not exist), or a catch-up. */
+  #inner: AsyncIterator<SourceBatch, Cursor | undefined> | undefined;
+
+  constructor(
+    opts: SharedSourceOptions,
+    cursor: Cursor,
+    signal: AbortSignal,
+    tap: BatchTap | undefined,
+  ) {
+    super(opts.authorization);
+    this.#opts = opts;
+    this.#at = cursor;
+    this.#signal = signal;
+    this.#tap = tap;
   }
-  const sub = new HubSubscriber(opts.authorization);
-  const expiry = expireAt(sub, tokenExpiresAtMs(opts.authorization));
-  const events = opts.events;
-  let lease = opts.registry.acquire(opts.bucket, opts.key, sub);
-  lease.hub.attach(sub);
-  events?.attached(1);
-  let retries = 0;
-  let at = cursor;
-  try {
-    for (;;) {
-      const hub = lease.hub;
-      try {
-        if (!hub.live) await untilAborted(hub.ready, signal);
-        const seq = seqOf(at) ?? (isTail(at) ? await tailOf(hub, checked, sub, signal) : undefined);
-        if (seq !== undefined && hub.contains(seq)) {
-          events?.joined(true);
-          const left = yield* hub.follow(sub, seq, signal, tap);
-          if (left === undefined) return;
-          events?.detached();
-          at = { start: { seq_num: left.toString() }, clamp: false };
-          continue;
-        }
-        events?.joined(false);
-        const caught = yield* catchUp(opts.behind, at, hub, sub, signal);
-        if (caught === undefined) return;
-        at = caught;
-      } catch (err) {
-        signal.throwIfAborted();
-        if (!refused(err) || sub.ended || ++retries > REFUSED_HUB_RETRIES) throw err;
-        // The hub's feed ran on credentials the star no longer takes; if this subscriber's
-        // still are, it opens a new hub on them.
-        if (!(await authorize(opts, signal))) throw err;
-        hub.detach(sub);
-        lease.release();
-        lease = opts.registry.acquire(opts.bucket, opts.key, sub);
-        lease.hub.attach(sub);
-      }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  override next(): Promise<IteratorResult<SourceBatch>> {
+    return this.#phase === "follow" ? super.next() : this.#advance();
+  }
+
+  override return(): Promise<IteratorResult<SourceBatch>> {
+    this.#close();
+    return super.return();
+  }
+
+  protected override afterLeft(seq: bigint): Promise<IteratorResult<SourceBatch>> {
+    this.#opts.events?.detached();
+    this.#at = cursorAt(seq);
+    this.#phase = "join";
+    return this.#advance();
+  }
+
+  protected override afterFailure(err: unknown): Promise<IteratorResult<SourceBatch>> {
+    this.#at = cursorAt(this.seq);
+    this.#phase = "join";
+    return this.#recovered(err);
+  }
+
+  protected override afterEnd(): Promise<IteratorResult<SourceBatch>> {
+    this.#close();
+    return Promise.resolve(DONE);
+  }
+
+  /** The reads after a failure while following, when the reader recovers from it. */
+  async #recovered(err: unknown): Promise<IteratorResult<SourceBatch>> {
+    try {
+      await this.#recover(err);
+    } catch (failure) {
+      this.#close();
+      throw failure;
     }
-  } finally {
-    clearTimeout(expiry);
-    lease.hub.detach(sub);
+    return this.#advance();
+  }
+
+  /** The reads of every phase but following. */
+  async #advance(): Promise<IteratorResult<SourceBatch>> {
+    try {
+      for (;;) {
+        switch (this.#phase) {
+          case "done":
+            return DONE;
+          case "start":
+            await this.#start();
+            break;
+          case "own": {
+            const step = await (this.#inner as AsyncIterator<SourceBatch>).next();
+            if (this.#done) return DONE;
+            if (step.done) {
+              this.#close();
+              return DONE;
+            }
+            return step;
+          }
+          case "join":
+            try {
+              await this.#join();
+            } catch (err) {
+              await this.#recover(err);
+            }
+            break;
+          case "follow":
+            return super.next();
+          case "catch-up":
+            try {
+              const step = await (
+                this.#inner as AsyncIterator<SourceBatch, Cursor | undefined>
+              ).next();
+              if (this.#done) return DONE;
+              if (!step.done) {
+                const last = step.value.records.at(-1);
+                if (last) this.#at = cursorAt(BigInt(last.seq_num) + 1n);
+                return step;
+              }
+              this.#inner = undefined;
+              if (step.value === undefined) {
+                this.#close();
+                return DONE;
+              }
+              this.#at = step.value;
+              this.#phase = "join";
+            } catch (err) {
+              this.#inner = undefined;
+              this.#phase = "join";
+              await this.#recover(err);
+            }
+            break;
+        }
+      }
+    } catch (err) {
+      this.#close();
+      throw err;
+    }
+  }
+
+  /** Checks the reader's access; a stream that does not exist (yet) is left to its own source. */
+  async #start(): Promise<void> {
+    const opts = this.#opts;
+    const checked = await authorize(opts, this.#signal);
+    if (this.#done) return;
+    if (!checked) {
+      // Its own Subscribe says what is right, and may create the stream (create_stream_on_read).
+      this.#inner = opts.behind(this.#at, this.#signal)[Symbol.asyncIterator]() as AsyncIterator<
+        SourceBatch,
+        Cursor | undefined
+      >;
+      this.#phase = "own";
+      return;
+    }
+    this.#checked = checked;
+    this.#expiry = expireAt(this, tokenExpiresAtMs(opts.authorization));
+    this.#lease = opts.registry.acquire(opts.bucket, opts.key, this);
+    this.#lease.hub.attach(this);
+    opts.events?.attached(1);
+    this.#phase = "join";
+  }
+
+  /** Follows the hub from `#at` when the window holds it; else starts catching up to it. */
+  async #join(): Promise<void> {
+    const hub = (this.#lease as HubLease).hub;
+    const signal = this.#signal;
+    if (!hub.live) await untilAborted(hub.ready, signal);
+    const at = this.#at;
+    const seq =
+      seqOf(at) ??
+      (isTail(at) ? await tailOf(hub, this.#checked as Checked, this, signal) : undefined);
+    if (this.#done) return;
+    if (seq !== undefined && hub.contains(seq)) {
+      this.#opts.events?.joined(true);
+      this.#phase = "follow";
+      this.follow(hub, seq, signal, this.#tap);
+      return;
+    }
+    this.#opts.events?.joined(false);
+    this.#inner = catchUp(this.#opts.behind, at, hub, this, signal);
+    this.#phase = "catch-up";
+  }
+
+  /**
+   * After a failure: a hub whose feed ran on credentials the star no longer takes is left for a
+   * new one on this reader's, if the star still takes those; any other failure is thrown.
+   */
+  async #recover(err: unknown): Promise<void> {
+    this.#signal.throwIfAborted();
+    if (!refused(err) || this.ended || ++this.#retries > REFUSED_HUB_RETRIES) throw err;
+    if (!(await authorize(this.#opts, this.#signal))) throw err;
+    const lease = this.#lease;
+    if (this.#done || !lease) return;
+    lease.hub.detach(this);
     lease.release();
-    events?.attached(-1);
+    const { registry, bucket, key } = this.#opts;
+    this.#lease = registry.acquire(bucket, key, this);
+    this.#lease.hub.attach(this);
+    this.#phase = "join";
+  }
+
+  /** Ended meanwhile (returned, or failed): checked after every wait. */
+  get #done(): boolean {
+    return this.#phase === "done";
+  }
+
+  /** Ends the reader: its source stopped, its hub let go. */
+  #close(): void {
+    if (this.#done) return;
+    this.#phase = "done";
+    clearTimeout(this.#expiry);
+    const inner = this.#inner;
+    this.#inner = undefined;
+    void inner?.return?.().catch(() => {});
+    const lease = this.#lease;
+    this.#lease = undefined;
+    if (lease) {
+      lease.hub.detach(this);
+      lease.release();
+      this.#opts.events?.attached(-1);
+    }
   }
 }
 
@@ -135,7 +303,7 @@ async function* catchUp(
         // their way to it, so wait there rather than hold a Subscribe of one's own.
         await hub.reach(seq, sub, signal);
       }
-      if (hub.contains(seq)) return { start: { seq_num: seq.toString() }, clamp: false };
+      if (hub.contains(seq)) return cursorAt(seq);
     }
   } finally {
     signal.removeEventListener("abort", onAbort);
@@ -237,6 +405,10 @@ function refused(err: unknown): boolean {
     err instanceof StarCallError &&
     (err.code === status.UNAUTHENTICATED || err.code === status.PERMISSION_DENIED)
   );
+}
+
+function cursorAt(seq: bigint): Cursor {
+  return { start: { seq_num: seq.toString() }, clamp: false };
 }
 
 function seqOf(cursor: Cursor): bigint | undefined {

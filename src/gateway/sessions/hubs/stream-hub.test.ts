@@ -5,7 +5,7 @@ import type { Record__Output } from "../../../gen/nova/v1/Record.ts";
 import type { BatchTap, Cursor, SourceBatch } from "../sources/source.ts";
 import { FanoutTurns } from "./fanout-turns.ts";
 import { feedChannel } from "./hub-fakes.test-helper.ts";
-import { type HubFeed, HubSubscriber, StreamHub } from "./stream-hub.ts";
+import { type HubFeed, HubFollower, HubSubscriber, StreamHub } from "./stream-hub.ts";
 
 const batch = (seqs: number[]): SourceBatch => ({
   records: seqs.map(
@@ -30,7 +30,7 @@ function scripted(frames: SourceBatch[], cursors: Cursor[] = []): HubFeed {
 
 async function collect(hub: StreamHub, from: bigint, until: number) {
   const stop = new AbortController();
-  const it = hub.follow(new HubSubscriber(undefined), from, stop.signal);
+  const it = new HubFollower(undefined).follow(hub, from, stop.signal);
   const seqs: number[] = [];
   for (;;) {
     const step = await it.next();
@@ -38,7 +38,7 @@ async function collect(hub: StreamHub, from: bigint, until: number) {
     for (const r of step.value.records) seqs.push(Number(r.seq_num));
     if ((seqs.at(-1) ?? -1) >= until) {
       stop.abort();
-      await it.return(0n);
+      await it.return();
       return { seqs, left: undefined };
     }
   }
@@ -105,7 +105,7 @@ async function tapped(hub: StreamHub, take: (b: SourceBatch) => boolean) {
 /** A follower at the head with a tap given every pending batch at once. */
 async function listTapped(hub: StreamHub, tap: BatchTap) {
   const stop = new AbortController();
-  const it = hub.follow(new HubSubscriber(undefined), hub.next, stop.signal, tap);
+  const it = new HubFollower(undefined).follow(hub, hub.next, stop.signal, tap);
   const first = await it.next();
   assert.deepEqual(first.done ? undefined : first.value.records, [], "the head's mark first");
   const state = { settled: false };
@@ -154,10 +154,12 @@ test("a tap that refuses (or throws) wakes its reader, which reads that batch an
     const step = await r.next;
     assert.deepEqual(got, [[0, 1]]);
     assert.deepEqual(step.done ? undefined : seqsOf(step.value), [2]);
-    const after = await r.it.next();
+    // Back at the head before [3] came, it may be told so first (a batch without records).
+    let after = await r.it.next();
+    if (!after.done && after.value.records.length === 0) after = await r.it.next();
     assert.deepEqual(after.done ? undefined : seqsOf(after.value), [3]);
     r.stop.abort();
-    await r.it.return(0n);
+    await r.it.return();
     hub.close();
   }
 });

@@ -10,7 +10,8 @@
 // in the hub's turn (the tap writes them to the socket, together when there are several), with
 // no promise, generator step or timer per reader per batch. A tap that refuses (backpressure,
 // bounds ending, a record it cannot show) wakes its reader, which takes the batches left on its
-// own path and comes back when it waits again.
+// own path and comes back when it waits again. A reader is one object (HubFollower), its own
+// iterator: a subscriber that waits at the head holds that object and its one pending read.
 // A fan-out hands a batch to the readers the turn has left (fanout-turns.ts: a budget every hub
 // of the gateway shares) and yields to the event loop in between, so appends and new requests
 // are served during a fan-out to thousands, or to many streams at once.
@@ -21,7 +22,7 @@ import { DEFAULT_FANOUT_SLICE } from "../../settings.ts";
 import { StarCallError } from "../../upstream/index.ts";
 import type { BatchTap, Cursor, SourceBatch } from "../sources/index.ts";
 import { FanoutTurns } from "./fanout-turns.ts";
-import { HubRing, type RingLimits } from "./hub-ring.ts";
+import { HubRing, type RingEntry, type RingLimits } from "./hub-ring.ts";
 
 /** The upstream feed from a cursor, on one credential. */
 export type HubFeed = (
@@ -68,6 +69,179 @@ export class HubSubscriber {
   }
 }
 
+/** What waits for a hub's next change: a follower at the head, or a wait in `reach`. */
+interface HubWaiter {
+  /** Where it waits, moved on by what its tap takes. */
+  seq: bigint;
+  tap: BatchTap | undefined;
+  /** Still waiting: not yet fired. */
+  readonly waiting: boolean;
+  fire(): void;
+}
+
+const WAIT = Symbol("wait");
+
+type FollowResult = IteratorResult<SourceBatch, bigint | undefined>;
+
+/**
+ * A subscriber following a hub from a seq_num inside its window: its batches in order, the
+ * head's arrival marked once by a batch without records. Its own async iterator, written out
+ * rather than a generator: a follower that waits at the head is this object and the one promise
+ * of its pending read, with no suspended frame, and the hub hands its tap new batches directly.
+ * It ends (done) with the seq_num where it fell out of the window, or undefined after the
+ * closing batch of a closed stream; a subclass may go on instead (`afterLeft`, `afterFailure`, `afterEnd`).
+ */
+export class HubFollower
+  extends HubSubscriber
+  implements AsyncIterator<SourceBatch, bigint | undefined>, HubWaiter
+{
+  /** The seq_num it reads next; the hub moves it on by what the tap takes. */
+  seq = 0n;
+  tap: BatchTap | undefined;
+  #hub: StreamHub | undefined;
+  #signal: AbortSignal | undefined;
+  #atHead = false;
+  /** The closing batch is delivered: the next read ends. */
+  #closing = false;
+  #resolve: ((result: FollowResult | Promise<FollowResult>) => void) | undefined;
+  #reject: ((err: unknown) => void) | undefined;
+
+  /** Starts following `hub` at `seq` (inside its window); `signal` stops it. */
+  follow(hub: StreamHub, seq: bigint, signal: AbortSignal, tap?: BatchTap): this {
+    this.#hub = hub;
+    this.seq = seq;
+    this.tap = tap;
+    this.#atHead = false;
+    this.#closing = false;
+    this.#signal = signal;
+    // The follower is its own listener: no closure per subscriber.
+    signal.addEventListener("abort", this);
+    return this;
+  }
+
+  get following(): boolean {
+    return this.#hub !== undefined;
+  }
+
+  get waiting(): boolean {
+    return this.#resolve !== undefined;
+  }
+
+  next(): Promise<FollowResult> {
+    const got = this.#poll();
+    return got === WAIT ? this.#park() : Promise.resolve(got);
+  }
+
+  return(): Promise<FollowResult> {
+    this.#leave();
+    const resolve = this.#resolve;
+    this.#resolve = undefined;
+    this.#reject = undefined;
+    resolve?.({ done: true, value: undefined });
+    return Promise.resolve({ done: true, value: undefined });
+  }
+
+  override end(reason: unknown): void {
+    super.end(reason);
+    this.fire();
+  }
+
+  /** The hub has something new for it (or it must stop): its pending read goes on. */
+  fire(): void {
+    const resolve = this.#resolve;
+    const reject = this.#reject as (err: unknown) => void;
+    if (!resolve) return;
+    this.#resolve = undefined;
+    this.#reject = undefined;
+    this.#hub?.unpark(this);
+    const got = this.#poll();
+    if (got !== WAIT) {
+      resolve(got);
+      return;
+    }
+    this.#resolve = resolve;
+    this.#reject = reject;
+    (this.#hub as StreamHub).park(this);
+  }
+
+  /** The abort of its signal. */
+  handleEvent(): void {
+    this.fire();
+  }
+
+  /** Fell out of the window at `seq`: what the read gives instead (here: the end, with seq). */
+  protected afterLeft(seq: bigint): Promise<FollowResult> {
+    return Promise.resolve({ done: true, value: seq });
+  }
+
+  /** Failed (the hub failed, the signal aborted, the subscriber ended): what the read gives. */
+  protected afterFailure(err: unknown): Promise<FollowResult> {
+    return Promise.reject(err);
+  }
+
+  /** Read the closed stream to its end: what the next read gives (here: the end). */
+  protected afterEnd(): Promise<FollowResult> {
+    return Promise.resolve({ done: true, value: undefined });
+  }
+
+  /** The next batch, or WAIT at the head; leaving or failing goes to the hooks above. */
+  #poll(): FollowResult | Promise<FollowResult> | typeof WAIT {
+    const hub = this.#hub;
+    if (!hub) return { done: true, value: undefined };
+    let at: RingEntry | "left" | "closed" | "head";
+    try {
+      this.#signal?.throwIfAborted();
+      this.throwIfEnded();
+      at = hub.at(this.seq);
+    } catch (err) {
+      this.#leave();
+      return this.afterFailure(err);
+    }
+    if (this.#closing) {
+      this.#leave();
+      return this.afterEnd();
+    }
+    if (at === "left") {
+      const seq = this.seq;
+      this.#leave();
+      return this.afterLeft(seq);
+    }
+    if (at === "closed") {
+      this.#closing = true;
+      return { done: false, value: hub.closingBatch() };
+    }
+    if (at === "head") {
+      if (this.#atHead) return WAIT;
+      this.#atHead = true;
+      return { done: false, value: hub.headBatch() };
+    }
+    this.#atHead = false;
+    const seq = this.seq;
+    this.seq = at.end;
+    const value: SourceBatch =
+      at.first === seq
+        ? at.batch
+        : { records: at.records.slice(Number(seq - at.first)), tail: at.tail };
+    return { done: false, value };
+  }
+
+  #park(): Promise<FollowResult> {
+    return new Promise<FollowResult>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+      (this.#hub as StreamHub).park(this);
+    });
+  }
+
+  #leave(): void {
+    this.#hub?.unpark(this);
+    this.#hub = undefined;
+    this.tap = undefined;
+    this.#signal?.removeEventListener("abort", this);
+    this.#signal = undefined;
+  }
+}
+
 export interface HubLimits extends RingLimits {
   /** The readers a turn of the event loop serves, shared with the other hubs. */
   turns?: FanoutTurns;
@@ -92,7 +266,7 @@ export class StreamHub {
   #failure: unknown;
   /** The stream is closed: the window holds its last records, and the feed has ended. */
   #closed = false;
-  #waiters = new Set<Wakeup>();
+  #waiters = new Set<HubWaiter>();
   readonly #onEnd: (hub: StreamHub) => void;
 
   constructor(
@@ -161,54 +335,35 @@ export class StreamHub {
   }
 
   /**
-   * The batches from `seq` (inside the window) on, the head's arrival marked once by a batch
-   * without records. Returns the cursor when the subscriber falls out of the window, or
-   * undefined after the closing batch of a closed stream. While it waits at the head, new
-   * batches go to `tap` first (the fast path).
+   * What a follower at `seq` reads (HubFollower): the window's batch holding it, "left" below
+   * the window, "closed" after the closing batch's records, "head" when it is caught up. Throws
+   * the hub's failure.
    */
-  async *follow(
-    sub: HubSubscriber,
-    seq: bigint,
-    signal: AbortSignal,
-    tap?: BatchTap,
-  ): AsyncGenerator<SourceBatch, bigint | undefined> {
-    let atHead = false;
-    const wakeup = new Wakeup(signal, sub);
-    try {
-      for (;;) {
-        signal.throwIfAborted();
-        sub.throwIfEnded();
-        if (this.#failure !== undefined) throw this.#failure;
-        if (seq < this.#ring.start) return seq;
-        const entry = this.#ring.find(seq);
-        if (entry) {
-          atHead = false;
-          const batch: SourceBatch =
-            entry.first === seq
-              ? entry.batch
-              : { records: entry.records.slice(Number(seq - entry.first)), tail: entry.tail };
-          seq = entry.end;
-          yield batch;
-          continue;
-        }
-        if (this.#closed) {
-          yield { records: [], tail: this.#tail, closed: true };
-          return undefined;
-        }
-        if (!atHead) {
-          atHead = true;
-          yield { records: [], tail: this.#headTail() };
-          continue;
-        }
-        wakeup.seq = seq;
-        wakeup.tap = tap;
-        await wakeup.wait(this.#waiters);
-        // What the tap took is delivered: go on after it.
-        seq = wakeup.seq;
-      }
-    } finally {
-      wakeup.dispose();
-    }
+  at(seq: bigint): RingEntry | "left" | "closed" | "head" {
+    if (this.#failure !== undefined) throw this.#failure;
+    if (seq < this.#ring.start) return "left";
+    const entry = this.#ring.find(seq);
+    if (entry) return entry;
+    return this.#closed ? "closed" : "head";
+  }
+
+  /** The batch a follower gets last, at the tail of a closed stream. */
+  closingBatch(): SourceBatch {
+    return { records: [], tail: this.#tail, closed: true };
+  }
+
+  /** The batch that tells a follower it has caught up. */
+  headBatch(): SourceBatch {
+    return { records: [], tail: this.#headTail() };
+  }
+
+  /** Waits for the hub's next change (fired once, then out of the waiters). */
+  park(waiter: HubWaiter): void {
+    this.#waiters.add(waiter);
+  }
+
+  unpark(waiter: HubWaiter): void {
+    this.#waiters.delete(waiter);
   }
 
   /**
@@ -216,7 +371,7 @@ export class StreamHub {
    * wait was aborted).
    */
   async reach(seq: bigint, sub: HubSubscriber, signal: AbortSignal): Promise<void> {
-    const wakeup = new Wakeup(signal, sub);
+    const wakeup = new Wakeup(this, signal, sub);
     try {
       while (
         this.#failure === undefined &&
@@ -225,7 +380,7 @@ export class StreamHub {
         !signal.aborted &&
         !sub.ended
       ) {
-        await wakeup.wait(this.#waiters);
+        await wakeup.wait();
       }
     } finally {
       wakeup.dispose();
@@ -333,7 +488,7 @@ export class StreamHub {
     this.#slice([...this.#waiters], 0);
   }
 
-  #slice(readers: Wakeup[], from: number): void {
+  #slice(readers: HubWaiter[], from: number): void {
     // A failure woke every reader at once.
     if (this.#failure !== undefined) {
       this.#fanning = false;
@@ -349,7 +504,7 @@ export class StreamHub {
     // Most readers wait at the same seq_num: what is new from there is looked up once a slice.
     let pending: Pending | undefined;
     for (let i = from; i < end; i++) {
-      const w = readers[i] as Wakeup;
+      const w = readers[i] as HubWaiter;
       if (!w.waiting) continue;
       if (w.tap && w.seq < this.#ring.next && pending?.from !== w.seq) {
         pending = this.#pendingFrom(w.seq);
@@ -368,7 +523,7 @@ export class StreamHub {
   }
 
   /** Whether the reader's tap took every batch from its seq to the head (it waits on). */
-  #tapped(w: Wakeup, pending: Pending | undefined): boolean {
+  #tapped(w: HubWaiter, pending: Pending | undefined): boolean {
     const tap = w.tap;
     if (!tap) return false;
     if (w.seq >= this.#ring.next) return true;
@@ -409,37 +564,31 @@ function offer(tap: BatchTap, batches: readonly SourceBatch[]): number {
   }
 }
 
-/**
- * A reader's wait for the hub's next change, also ended when the reader must stop. Made once
- * per follow, not per batch: listening on an AbortSignal costs more than the wait itself.
- */
-class Wakeup {
-  /** Where the reader waits (the head when it began to wait), moved on by what its tap takes. */
+/** A wait in `reach` for the hub's next change, also ended when the reader must stop. */
+class Wakeup implements HubWaiter {
   seq = 0n;
   tap: BatchTap | undefined;
+  readonly #hub: StreamHub;
   readonly #signal: AbortSignal;
   readonly #sub: HubSubscriber;
   #resolve: (() => void) | undefined;
-  /** The hub's waiters while it waits there. */
-  #in: Set<Wakeup> | undefined;
   readonly #onAbort = () => this.fire();
 
-  constructor(signal: AbortSignal, sub: HubSubscriber) {
+  constructor(hub: StreamHub, signal: AbortSignal, sub: HubSubscriber) {
+    this.#hub = hub;
     this.#signal = signal;
     this.#sub = sub;
     signal.addEventListener("abort", this.#onAbort, { once: true });
     sub.listen(this.#onAbort);
   }
 
-  /** Between next() and fire(): the reader still waits. */
   get waiting(): boolean {
     return this.#resolve !== undefined;
   }
 
-  /** Waits among `waiters` until fired (and leaves them then). */
-  wait(waiters: Set<Wakeup>): Promise<void> {
-    waiters.add(this);
-    this.#in = waiters;
+  /** Waits among the hub's waiters until fired (and leaves them then). */
+  wait(): Promise<void> {
+    this.#hub.park(this);
     return new Promise((resolve) => {
       this.#resolve = resolve;
     });
@@ -448,8 +597,7 @@ class Wakeup {
   fire(): void {
     const resolve = this.#resolve;
     this.#resolve = undefined;
-    this.#in?.delete(this);
-    this.#in = undefined;
+    this.#hub.unpark(this);
     resolve?.();
   }
 

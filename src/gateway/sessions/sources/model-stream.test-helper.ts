@@ -13,6 +13,8 @@ export class ModelStream {
   /** Where each appended batch starts, for frames cut as the star cuts them. */
   readonly #starts: number[] = [];
   readonly #refused = new Set<string | undefined>();
+  /** How often the feeds open on each credential were cut (endFeeds). */
+  readonly #cuts = new Map<string | undefined, number>();
   #waiters = new Set<() => void>();
   #gone = false;
   /** Subscribe calls opened in all, and open now. */
@@ -37,6 +39,15 @@ export class ModelStream {
   /** The star stops taking this credential; feeds on it end with UNAUTHENTICATED. */
   refuse(authorization: string | undefined): void {
     this.#refused.add(authorization);
+    this.#wake();
+  }
+
+  /**
+   * The feeds open on this credential end with UNAUTHENTICATED, as a star that refused them for
+   * a moment (a restart); new feeds and CheckTail on it are served.
+   */
+  endFeeds(authorization: string | undefined): void {
+    this.#cuts.set(authorization, (this.#cuts.get(authorization) ?? 0) + 1);
     this.#wake();
   }
 
@@ -82,6 +93,7 @@ export class ModelStream {
     authorization: string | undefined,
   ): AsyncGenerator<SourceBatch> {
     this.#check(authorization, "Subscribe");
+    const cuts = this.#cuts.get(authorization) ?? 0;
     this.opened++;
     this.open++;
     try {
@@ -90,6 +102,14 @@ export class ModelStream {
       for (;;) {
         signal.throwIfAborted();
         this.#check(authorization, "Subscribe");
+        if ((this.#cuts.get(authorization) ?? 0) !== cuts) {
+          throw new StarCallError(
+            { code: status.UNAUTHENTICATED, details: "cut" },
+            {
+              method: "Subscribe",
+            },
+          );
+        }
         if (seq < this.records.length) {
           const end = this.#starts.find((s) => s > seq) ?? this.records.length;
           const records = this.records.slice(seq, end);

@@ -5,7 +5,7 @@ import { waitFor } from "../../../../test/harness/wait.ts";
 import { HttpError } from "../../errors/index.ts";
 import { FanoutTurns } from "../hubs/fanout-turns.ts";
 import { feedChannel } from "../hubs/hub-fakes.test-helper.ts";
-import { HubSubscriber, StreamHub } from "../hubs/stream-hub.ts";
+import { HubFollower, HubSubscriber, StreamHub } from "../hubs/stream-hub.ts";
 import type { BatchSource } from "../sources/source.ts";
 import { batch, caughtUp, FakeOut, FakeSource, rec } from "./sse-fakes.test-helper.ts";
 import { multiplexed } from "./sse-forms.ts";
@@ -468,8 +468,8 @@ async function hubSession(over: Partial<SseSessionOptions> = {}, behind = false)
   send(caughtUp(0));
   await hub.ready;
   if (behind) {
-    const ahead = hub.follow(
-      new HubSubscriber(undefined),
+    const ahead = new HubFollower(undefined).follow(
+      hub,
       hub.next,
       new AbortController().signal,
       (b) => b.length,
@@ -478,16 +478,15 @@ async function hubSession(over: Partial<SseSessionOptions> = {}, behind = false)
     ahead.next().catch(() => {});
   }
   const counter = { pulls: 0 };
-  const sub = new HubSubscriber(undefined);
   const source: BatchSource = (_cursor, signal, tap) => ({
     [Symbol.asyncIterator]: () => {
-      const it = hub.follow(sub, hub.next, signal, tap);
+      const it = new HubFollower(undefined).follow(hub, hub.next, signal, tap);
       return {
         next: () => {
           counter.pulls++;
           return it.next();
         },
-        return: () => it.return(0n),
+        return: () => it.return(),
       };
     },
   });
