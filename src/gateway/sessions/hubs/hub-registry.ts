@@ -21,10 +21,47 @@ export interface HubLease {
   release(): void;
 }
 
-interface Held {
-  hub: StreamHub;
-  leases: number;
+/** A hub in the registry, with its leases. */
+class Held {
+  readonly hub: StreamHub;
+  readonly #id: string;
+  /** The registry's hubs, which this one may have left (dropped) before its leases end. */
+  readonly #hubs: Map<string, Held>;
+  readonly #lingerMs: number;
+  leases = 0;
   linger: NodeJS.Timeout | undefined;
+
+  constructor(hub: StreamHub, id: string, hubs: Map<string, Held>, lingerMs: number) {
+    this.hub = hub;
+    this.#id = id;
+    this.#hubs = hubs;
+    this.#lingerMs = lingerMs;
+  }
+
+  /** One lease fewer: the hub lingers once it has none left, unless it was dropped. */
+  release(): void {
+    if (--this.leases > 0 || this.#hubs.get(this.#id) !== this) return;
+    const hub = this.hub;
+    this.linger = setTimeout(() => hub.close(), this.#lingerMs);
+    this.linger.unref();
+  }
+}
+
+/** One subscriber's hold on a hub: an object, not a closure, as every subscriber holds one. */
+class Lease implements HubLease {
+  readonly hub: StreamHub;
+  #held: Held | undefined;
+
+  constructor(held: Held) {
+    this.hub = held.hub;
+    this.#held = held;
+  }
+
+  release(): void {
+    const held = this.#held;
+    this.#held = undefined;
+    held?.release();
+  }
 }
 
 export class HubRegistry {
@@ -62,25 +99,14 @@ export class HubRegistry {
       const hub = new StreamHub(this.#opts.feed(bucket, key), limits, opener, (h) =>
         this.#drop(id, h),
       );
-      held = { hub, leases: 0, linger: undefined };
+      held = new Held(hub, id, this.#hubs, this.#opts.lingerMs);
       this.#hubs.set(id, held);
       this.#opts.onCount?.(this.#hubs.size);
     }
-    const h = held;
-    clearTimeout(h.linger);
-    h.linger = undefined;
-    h.leases++;
-    let released = false;
-    return {
-      hub: h.hub,
-      release: () => {
-        if (released) return;
-        released = true;
-        if (--h.leases > 0 || this.#hubs.get(id) !== h) return;
-        h.linger = setTimeout(() => h.hub.close(), this.#opts.lingerMs);
-        h.linger.unref();
-      },
-    };
+    clearTimeout(held.linger);
+    held.linger = undefined;
+    held.leases++;
+    return new Lease(held);
   }
 
   /** Closes every hub (the gateway is shutting down). */
