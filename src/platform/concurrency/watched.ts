@@ -7,7 +7,16 @@
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
-export class Watched<T> {
+/** Something that settles once per wait, with one listener at a time: a Watched promise, or an object that is its own. */
+export interface Watchable<T> {
+  readonly settled: boolean;
+  /** The value, or its failure thrown; only once settled. */
+  take(): T;
+  /** Calls `listener` once it settles, instead of any listener set before. */
+  listen(listener: (() => void) | undefined): void;
+}
+
+export class Watched<T> implements Watchable<T> {
   #outcome: Outcome<T> | undefined;
   #listener: (() => void) | undefined;
 

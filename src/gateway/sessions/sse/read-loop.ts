@@ -6,24 +6,29 @@
 //
 // An idle subscriber sits in one wait for a whole ping period, so a wait is made of the loop's
 // own fields and callbacks, made once per loop: its timer is all it allocates.
-import { Watched } from "../../../platform/concurrency/index.ts";
+import { type Watchable, Watched } from "../../../platform/concurrency/index.ts";
 
 /** One session as its read loop drives it; each step answers false to end the loop. */
 export interface LoopSteps<T> {
   /** Before each wait: whether to wait at all (it may wait for the socket to drain first). */
   ready(): boolean | Promise<boolean>;
-  /** The reads to wait on: the same pending reads until one is handed over. */
-  reads(): Promise<T> | readonly Promise<T>[];
+  /**
+   * The reads to wait on: the same pending reads until one is handed over. A read may be its own
+   * watch (a Watchable), which spares the loop wrapping its promise.
+   */
+  reads(): Read<T> | readonly Read<T>[];
   /** When the timer fires, ms since the epoch. */
   wakeAt(): number;
   timer(): boolean | Promise<boolean>;
   read(got: T): boolean | Promise<boolean>;
 }
 
+type Read<T> = Promise<T> | Watchable<T>;
+
 const TIMER = Symbol("timer");
 const WAKE = Symbol("wake");
-type Outcome = Watched<unknown> | typeof TIMER | typeof WAKE;
-const NONE: readonly Watched<unknown>[] = [];
+type Outcome = Watchable<unknown> | typeof TIMER | typeof WAKE;
+const NONE: readonly Watchable<unknown>[] = [];
 
 export class ReadLoop {
   #wake: (() => void) | undefined;
@@ -31,7 +36,7 @@ export class ReadLoop {
    * The last wait's reads and their watches: a read is watched once however many waits it
    * outlives (each wait is given every read still pending), in two arrays, lighter than a map.
    */
-  #lastReads: readonly Promise<unknown>[] = [];
+  #lastReads: readonly Read<unknown>[] = [];
   #lastWatched = NONE;
   /** The wait under way: the reads it waits on and its timer. */
   #pending = NONE;
@@ -86,11 +91,11 @@ export class ReadLoop {
    */
   #wait(): void {
     const steps = this.#steps as LoopSteps<unknown>;
-    let pending: readonly Watched<unknown>[];
+    let pending: readonly Watchable<unknown>[];
     let delayMs: number;
     try {
       const reads = steps.reads();
-      pending = this.#watch(Array.isArray(reads) ? reads : [reads as Promise<unknown>]);
+      pending = this.#watch(Array.isArray(reads) ? reads : [reads as Read<unknown>]);
       delayMs = steps.wakeAt() - Date.now();
     } catch (err) {
       this.#fail(err);
@@ -163,11 +168,12 @@ export class ReadLoop {
     this.#rejectRun = undefined;
   }
 
-  #watch(reads: readonly Promise<unknown>[]): readonly Watched<unknown>[] {
+  #watch(reads: readonly Read<unknown>[]): readonly Watchable<unknown>[] {
     const last = this.#lastReads;
     const watched = reads.map((read) => {
+      if (!(read instanceof Promise)) return read;
       const i = last.indexOf(read);
-      return i < 0 ? new Watched(read) : (this.#lastWatched[i] as Watched<unknown>);
+      return i < 0 ? new Watched(read) : (this.#lastWatched[i] as Watchable<unknown>);
     });
     this.#lastReads = reads;
     this.#lastWatched = watched;

@@ -5,6 +5,7 @@
 import { contentBytes } from "../../../contract/codec/index.ts";
 import type { Position__Output } from "../../../gen/nova/v1/Position.ts";
 import type { Record__Output } from "../../../gen/nova/v1/Record.ts";
+import type { Watchable } from "../../../platform/concurrency/index.ts";
 import { type HttpError, toHttpError } from "../../errors/index.ts";
 import type {
   EventId,
@@ -64,13 +65,19 @@ export interface Next {
   timestamp_ms: string;
 }
 
-export class SseLane {
+export class SseLane implements Watchable<LaneRead> {
   readonly index: number;
   readonly #opts: Omit<SseLaneOptions, "source" | "cursor">;
   /** Where and how reading starts, until it has (open): not kept for the lane's life. */
   #start: Pick<SseLaneOptions, "source" | "cursor"> | undefined;
   #it: AsyncIterator<SourceBatch> | undefined;
-  #pending: Promise<LaneRead> | undefined;
+  /** A read is under way; its outcome, until taken; who is told when it settles. */
+  #reading = false;
+  #outcome: LaneRead | undefined;
+  #listener: (() => void) | undefined;
+  readonly #onResult = (result: IteratorResult<SourceBatch>) =>
+    this.#settle({ lane: this, result });
+  readonly #onError = (error: unknown) => this.#settle({ lane: this, error });
   #tally: Tally;
   /** The last record delivered, in this session or the one it resumes. */
   #last: bigint | undefined;
@@ -144,21 +151,39 @@ export class SseLane {
     this.#it = source(from, signal, tap)[Symbol.asyncIterator]();
   }
 
-  /** The lane's next read, started once and kept until taken. */
-  read(): Promise<LaneRead> {
-    if (!this.#pending) {
-      const it = this.#it as AsyncIterator<SourceBatch>;
-      this.#pending = it.next().then(
-        (result) => ({ lane: this, result }),
-        (error: unknown) => ({ lane: this, error }),
-      );
+  /**
+   * Starts the lane's next read unless one is under way or not yet taken. The lane is its read's
+   * watch (a read loop waits on it with no promise of its own): `settled`, `take`, `listen`.
+   */
+  read(): this {
+    if (!this.#reading && !this.#outcome) {
+      this.#reading = true;
+      (this.#it as AsyncIterator<SourceBatch>).next().then(this.#onResult, this.#onError);
     }
-    return this.#pending;
+    return this;
   }
 
-  /** Marks the pending read as consumed. */
-  taken(): void {
-    this.#pending = undefined;
+  /** The next read as a promise (a session's first, before it streams), taken when it settles. */
+  first(): Promise<LaneRead> {
+    this.read();
+    if (this.#outcome) return Promise.resolve(this.take());
+    return new Promise((resolve) => this.listen(() => resolve(this.take())));
+  }
+
+  get settled(): boolean {
+    return this.#outcome !== undefined;
+  }
+
+  /** The settled read, consumed: the next `read` starts another. */
+  take(): LaneRead {
+    const outcome = this.#outcome;
+    if (!outcome) throw new Error("the lane's read has not settled");
+    this.#outcome = undefined;
+    return outcome;
+  }
+
+  listen(listener: (() => void) | undefined): void {
+    this.#listener = listener;
   }
 
   /**
@@ -239,6 +264,14 @@ export class SseLane {
     const it = this.#it;
     this.#it = undefined;
     it?.return?.().catch(() => {});
+  }
+
+  #settle(outcome: LaneRead): void {
+    this.#reading = false;
+    this.#outcome = outcome;
+    const listener = this.#listener;
+    this.#listener = undefined;
+    listener?.();
   }
 
   #delivered(last: Record__Output, tally: Tally): void {

@@ -166,8 +166,7 @@ export class SseSession implements LoopSteps<LaneRead> {
     this.#unlink = stopWith(signal, this.#stop);
     try {
       for (const lane of this.#live) lane.open(this.#stop.signal, (b) => this.#tap(lane, b));
-      const firsts = (await Promise.all(this.#live.map((lane) => lane.read()))).map((read) => {
-        read.lane.taken();
+      const firsts = (await Promise.all(this.#live.map((lane) => lane.first()))).map((read) => {
         const batch = batchOf(read, "the subscription ended before it started");
         read.lane.prime(batch);
         return { lane: read.lane, batch };
@@ -270,7 +269,7 @@ export class SseSession implements LoopSteps<LaneRead> {
   }
 
   /** The reads of the live lanes, for the loop to wait on. */
-  reads(): Promise<LaneRead> | Promise<LaneRead>[] {
+  reads(): SseLane | SseLane[] {
     const live = this.#live;
     if (live.length === 1) return (live[0] as SseLane).read();
     // Lanes whose batches are already there win in array order: start the turn elsewhere each
@@ -323,7 +322,6 @@ export class SseSession implements LoopSteps<LaneRead> {
   /** Writes what a lane's read brings, or ends the session with it. */
   #take(got: LaneRead): void {
     const { lane } = got;
-    lane.taken();
     const step = lane.handle(batchOf(got, "the subscription ended; retry"), false);
     const chunks = this.#events(lane, step);
     if (step.failure) {
