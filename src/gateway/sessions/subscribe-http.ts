@@ -28,7 +28,13 @@ import type {
 } from "../translate/index.ts";
 import type { CallOptions, Upstream } from "../upstream/index.ts";
 import type { HubEvents, RingLimits } from "./hubs/index.ts";
-import { HubRegistry, type ReadGrants, sharedSource } from "./hubs/index.ts";
+import {
+  HubRegistry,
+  type ReadGrants,
+  type SharedSourceDeps,
+  type SharedStream,
+  sharedSource,
+} from "./hubs/index.ts";
 import { longPoll } from "./long-poll.ts";
 import type { BatchSource, SourceBatch } from "./sources/index.ts";
 import { fleetSource, withCatchUp } from "./sources/index.ts";
@@ -189,7 +195,7 @@ export async function serveLongPoll(
     { destroy: () => destroy.abort() },
     () =>
       longPoll({
-        source: shared(source(parts, deps), parts, deps),
+        source: deps.hubs ? shared(parts, deps, "live") : source(parts, deps),
         cursor: { start: query.start, clamp: query.clamp },
         // One page at most, as a unary read.
         bounds: {
@@ -212,12 +218,7 @@ export function subscriptionSource(
   parts: Pick<ReadParts, "bucket" | "key" | "call">,
   deps: SubscribeDeps,
 ): BatchSource {
-  if (!deps.hubs) return ownSource(parts, deps);
-  // Made only if the reader has to catch up on its own: most follow their hub from the start.
-  // It keeps the stream and the credential, not the request's parts, for the reader's life.
-  const { bucket, key } = parts;
-  const own = { bucket, key, call: { authorization: parts.call.authorization } };
-  return shared((cursor, signal) => ownSource(own, deps)(cursor, signal), own, deps);
+  return deps.hubs ? shared(parts, deps, "history") : ownSource(parts, deps);
 }
 
 /** A reader's own subscription: history (when on), then the fleet's Subscribe. */
@@ -318,23 +319,49 @@ export function createHubs(
   });
 }
 
-/** The reader's source through its stream's hub when subscriptions are shared. */
+/**
+ * The reader's source through its stream's hub (subscriptions are shared): what it catches up on
+ * by its own is the fleet's Subscribe ("live"), or history first ("history"). It keeps the
+ * stream and credential, not the request's parts.
+ */
 function shared(
-  own: BatchSource,
   parts: Pick<ReadParts, "bucket" | "key" | "call">,
   deps: SubscribeDeps,
+  own: OwnKind,
 ): BatchSource {
-  if (!deps.hubs) return own;
-  return sharedSource({
-    registry: deps.hubs,
-    upstream: deps.upstream,
-    bucket: parts.bucket,
-    key: parts.key,
-    authorization: parts.call.authorization,
-    behind: own,
-    grants: deps.grants,
-    events: counted(deps.metrics).events,
-  });
+  const { bucket, key, call } = parts;
+  return sharedSource(sharedDeps(deps, own), { bucket, key, authorization: call.authorization });
+}
+
+type OwnKind = "live" | "history";
+
+/** What shared sources read through, made once per gateway and kind (see `counted`). */
+function sharedDeps(deps: SubscribeDeps, own: OwnKind): SharedSourceDeps {
+  let kinds = sharedDepsOf.get(deps);
+  if (!kinds) {
+    kinds = new Map();
+    sharedDepsOf.set(deps, kinds);
+  }
+  let made = kinds.get(own);
+  if (!made) {
+    // A reader's own source is made only if it has to catch up: most follow their hub.
+    const open = own === "history" ? ownSource : source;
+    made = {
+      registry: deps.hubs as HubRegistry,
+      upstream: deps.upstream,
+      own: (stream, cursor, signal) => open(partsOf(stream), deps)(cursor, signal),
+      grants: deps.grants,
+      events: counted(deps.metrics).events,
+    };
+    kinds.set(own, made);
+  }
+  return made;
+}
+
+const sharedDepsOf = new WeakMap<SubscribeDeps, Map<OwnKind, SharedSourceDeps>>();
+
+function partsOf(stream: SharedStream): Pick<ReadParts, "bucket" | "key" | "call"> {
+  return { bucket: stream.bucket, key: stream.key, call: { authorization: stream.authorization } };
 }
 
 function bounds(query: ReadQuery): Bounds {

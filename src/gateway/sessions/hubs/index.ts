@@ -2,4 +2,9 @@
 export { type HubLease, HubRegistry } from "./hub-registry.ts";
 export type { RingLimits } from "./hub-ring.ts";
 export { ReadGrants } from "./read-grants.ts";
-export { type HubEvents, sharedSource } from "./shared-source.ts";
+export {
+  type HubEvents,
+  type SharedSourceDeps,
+  type SharedStream,
+  sharedSource,
+} from "./shared-source.ts";

@@ -6,7 +6,7 @@ import { ModelStream } from "../sources/model-stream.test-helper.ts";
 import type { BatchSource, Cursor, SourceBatch } from "../sources/source.ts";
 import { HubRegistry } from "./hub-registry.ts";
 import type { RingLimits } from "./hub-ring.ts";
-import { type HubEvents, sharedSource } from "./shared-source.ts";
+import { type HubEvents, type SharedSourceDeps, sharedSource } from "./shared-source.ts";
 
 /** A reader that pulls only when told: one that is not told is a slow reader. */
 class Reader {
@@ -79,16 +79,14 @@ function setup(ring: RingLimits = { maxBatches: 3, maxBytes: 1 << 20 }) {
     lingerMs: 0,
     feed: () => (cursor, signal, authorization) => model.feed(authorization)(cursor, signal),
   });
+  const deps: SharedSourceDeps = {
+    registry,
+    upstream: model.upstream(),
+    own: (stream, cursor, signal) => model.feed(stream.authorization)(cursor, signal),
+    events,
+  };
   const source = (authorization?: string) =>
-    sharedSource({
-      registry,
-      upstream: model.upstream(),
-      bucket: "b",
-      key: "k",
-      authorization,
-      behind: model.feed(authorization),
-      events,
-    });
+    sharedSource(deps, { bucket: "b", key: "k", authorization });
   return { model, registry, source, counts };
 }
 

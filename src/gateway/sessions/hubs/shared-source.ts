@@ -24,14 +24,22 @@ export interface HubEvents {
   attached(delta: 1 | -1): void;
 }
 
-export interface SharedSourceOptions {
-  registry: HubRegistry;
-  upstream: Upstream;
+/** The stream a subscriber reads, and on which credential. */
+export interface SharedStream {
   bucket: string;
   key: string;
   authorization?: string | undefined;
+}
+
+/**
+ * What every shared subscription of a gateway reads through, made once: a subscriber keeps it,
+ * not a copy, for as long as it is connected.
+ */
+export interface SharedSourceDeps {
+  registry: HubRegistry;
+  upstream: Upstream;
   /** The subscriber's own source, for catching up to the window (history, then Subscribe). */
-  behind: BatchSource;
+  own(stream: SharedStream, cursor: Cursor, signal: AbortSignal): AsyncIterable<SourceBatch>;
   /** Reads a star granted lately to this very credential: no CheckTail for those. */
   grants?: ReadGrants | undefined;
   events?: HubEvents;
@@ -40,8 +48,10 @@ export interface SharedSourceOptions {
 /** How often a subscriber whose hub failed on credentials tries a new hub on its own. */
 const REFUSED_HUB_RETRIES = 3;
 
-export function sharedSource(opts: SharedSourceOptions): BatchSource {
-  return (cursor, signal, tap) => new SharedReader(opts, cursor, signal, tap);
+export function sharedSource(deps: SharedSourceDeps, stream: SharedStream): BatchSource {
+  const { bucket, key, authorization } = stream;
+  return (cursor, signal, tap) =>
+    new SharedReader(deps, bucket, key, authorization, cursor, signal, tap);
 }
 
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
@@ -58,14 +68,17 @@ type Phase = "start" | "own" | "join" | "follow" | "catch-up" | "done";
  * follower's (one object and one pending promise while it waits at the head); the other phases
  * are steps of `#advance`.
  */
-class SharedReader extends HubFollower implements AsyncIterableIterator<SourceBatch> {
-  readonly #opts: SharedSourceOptions;
+class SharedReader extends HubFollower implements AsyncIterableIterator<SourceBatch>, SharedStream {
+  readonly #deps: SharedSourceDeps;
+  readonly bucket: string;
+  readonly key: string;
   readonly #signal: AbortSignal;
   readonly #tap: BatchTap | undefined;
   #phase: Phase = "start";
   /** Where the reader goes on from when it is not following: moved on by what it delivered. */
   #at: Cursor;
-  #checked: Checked | undefined;
+  /** The tail the reader's own CheckTail found, when it asked one. */
+  #checkedTail: bigint | undefined;
   #lease: HubLease | undefined;
   #expiry: NodeJS.Timeout | undefined;
   #retries = 0;
@@ -73,13 +86,18 @@ class SharedReader extends HubFollower implements AsyncIterableIterator<SourceBa
   #inner: AsyncIterator<SourceBatch, Cursor | undefined> | undefined;
 
   constructor(
-    opts: SharedSourceOptions,
+    deps: SharedSourceDeps,
+    bucket: string,
+    key: string,
+    authorization: string | undefined,
     cursor: Cursor,
     signal: AbortSignal,
     tap: BatchTap | undefined,
   ) {
-    super(opts.authorization);
-    this.#opts = opts;
+    super(authorization);
+    this.#deps = deps;
+    this.bucket = bucket;
+    this.key = key;
     this.#at = cursor;
     this.#signal = signal;
     this.#tap = tap;
@@ -99,7 +117,7 @@ class SharedReader extends HubFollower implements AsyncIterableIterator<SourceBa
   }
 
   protected override afterLeft(seq: bigint): Promise<IteratorResult<SourceBatch>> {
-    this.#opts.events?.detached();
+    this.#deps.events?.detached();
     this.#at = cursorAt(seq);
     this.#phase = "join";
     return this.#advance();
@@ -189,23 +207,23 @@ class SharedReader extends HubFollower implements AsyncIterableIterator<SourceBa
 
   /** Checks the reader's access; a stream that does not exist (yet) is left to its own source. */
   async #start(): Promise<void> {
-    const opts = this.#opts;
-    const checked = await authorize(opts, this.#signal);
+    const deps = this.#deps;
+    const checked = await authorize(deps, this, this.#signal);
     if (this.#done) return;
     if (!checked) {
       // Its own Subscribe says what is right, and may create the stream (create_stream_on_read).
-      this.#inner = opts.behind(this.#at, this.#signal)[Symbol.asyncIterator]() as AsyncIterator<
+      this.#inner = deps.own(this, this.#at, this.#signal)[Symbol.asyncIterator]() as AsyncIterator<
         SourceBatch,
         Cursor | undefined
       >;
       this.#phase = "own";
       return;
     }
-    this.#checked = checked;
-    this.#expiry = expireAt(this, tokenExpiresAtMs(opts.authorization));
-    this.#lease = opts.registry.acquire(opts.bucket, opts.key, this);
+    this.#checkedTail = checked.tail;
+    this.#expiry = expireAt(this, tokenExpiresAtMs(this.authorization));
+    this.#lease = deps.registry.acquire(this.bucket, this.key, this);
     this.#lease.hub.attach(this);
-    opts.events?.attached(1);
+    deps.events?.attached(1);
     this.#phase = "join";
   }
 
@@ -216,17 +234,16 @@ class SharedReader extends HubFollower implements AsyncIterableIterator<SourceBa
     if (!hub.live) await untilAborted(hub.ready, signal);
     const at = this.#at;
     const seq =
-      seqOf(at) ??
-      (isTail(at) ? await tailOf(hub, this.#checked as Checked, this, signal) : undefined);
+      seqOf(at) ?? (isTail(at) ? await tailOf(hub, this.#checkedTail, this, signal) : undefined);
     if (this.#done) return;
     if (seq !== undefined && hub.contains(seq)) {
-      this.#opts.events?.joined(true);
+      this.#deps.events?.joined(true);
       this.#phase = "follow";
       this.follow(hub, seq, signal, this.#tap);
       return;
     }
-    this.#opts.events?.joined(false);
-    this.#inner = catchUp(this.#opts.behind, at, hub, this, signal);
+    this.#deps.events?.joined(false);
+    this.#inner = catchUp(this.#deps, this, at, hub, signal);
     this.#phase = "catch-up";
   }
 
@@ -237,13 +254,12 @@ class SharedReader extends HubFollower implements AsyncIterableIterator<SourceBa
   async #recover(err: unknown): Promise<void> {
     this.#signal.throwIfAborted();
     if (!refused(err) || this.ended || ++this.#retries > REFUSED_HUB_RETRIES) throw err;
-    if (!(await authorize(this.#opts, this.#signal))) throw err;
+    if (!(await authorize(this.#deps, this, this.#signal))) throw err;
     const lease = this.#lease;
     if (this.#done || !lease) return;
     lease.hub.detach(this);
     lease.release();
-    const { registry, bucket, key } = this.#opts;
-    this.#lease = registry.acquire(bucket, key, this);
+    this.#lease = this.#deps.registry.acquire(this.bucket, this.key, this);
     this.#lease.hub.attach(this);
     this.#phase = "join";
   }
@@ -266,7 +282,7 @@ class SharedReader extends HubFollower implements AsyncIterableIterator<SourceBa
     if (lease) {
       lease.hub.detach(this);
       lease.release();
-      this.#opts.events?.attached(-1);
+      this.#deps.events?.attached(-1);
     }
   }
 }
@@ -276,20 +292,20 @@ class SharedReader extends HubFollower implements AsyncIterableIterator<SourceBa
  * the cursor, with the source stopped (undefined: the stream is closed and all of it was read).
  */
 async function* catchUp(
-  behind: BatchSource,
+  deps: SharedSourceDeps,
+  reader: SharedStream & HubSubscriber,
   at: Cursor,
   hub: StreamHub,
-  sub: HubSubscriber,
   signal: AbortSignal,
 ): AsyncGenerator<SourceBatch, Cursor | undefined> {
   const stop = new AbortController();
   const onAbort = () => stop.abort(signal.reason);
   signal.addEventListener("abort", onAbort, { once: true });
-  const it = behind(at, stop.signal)[Symbol.asyncIterator]();
+  const it = deps.own(reader, at, stop.signal)[Symbol.asyncIterator]();
   let seq = seqOf(at);
   try {
     for (;;) {
-      sub.throwIfEnded();
+      reader.throwIfEnded();
       const step = await it.next();
       if (step.done) throw unavailable("the subscription ended; retry");
       const batch = step.value;
@@ -301,7 +317,7 @@ async function* catchUp(
       if (batch.records.length === 0 && !hub.contains(seq) && seq > hub.next) {
         // Caught up with the stream before the hub heard of the same records: they are on
         // their way to it, so wait there rather than hold a Subscribe of one's own.
-        await hub.reach(seq, sub, signal);
+        await hub.reach(seq, reader, signal);
       }
       if (hub.contains(seq)) return cursorAt(seq);
     }
@@ -322,16 +338,18 @@ interface Checked {
  * reads anything a hub holds. Undefined: the stream does not exist.
  */
 async function authorize(
-  opts: SharedSourceOptions,
+  deps: SharedSourceDeps,
+  stream: SharedStream,
   signal: AbortSignal,
 ): Promise<Checked | undefined> {
-  const { bucket, key, authorization, grants } = opts;
+  const { bucket, key, authorization } = stream;
+  const { grants, upstream } = deps;
   const checked: Checked = { tail: undefined };
   // Most readers of a busy stream come on a credential a star let read it lately.
   if (grants?.has(authorization, bucket, key)) return checked;
   // Not cancelled with this reader: readers on the same credential may be waiting for it too.
   const ask = () =>
-    opts.upstream.unary("CheckTail", { bucket, key }, { bucket, key, authorization }).then(
+    upstream.unary("CheckTail", { bucket, key }, { bucket, key, authorization }).then(
       (res) => {
         checked.tail = BigInt(res.tail?.seq_num ?? "0");
         return true;
@@ -356,11 +374,10 @@ async function authorize(
  */
 async function tailOf(
   hub: StreamHub,
-  checked: Checked,
+  tail: bigint | undefined,
   sub: HubSubscriber,
   signal: AbortSignal,
 ): Promise<bigint> {
-  const tail = checked.tail;
   if (tail === undefined || tail <= hub.next) return hub.next;
   await hub.reach(tail, sub, signal);
   return tail;
