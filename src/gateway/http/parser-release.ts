@@ -34,9 +34,14 @@ export function releaseParser(req: IncomingMessage): boolean {
     }
   }
   freeParser(parser, req, socket);
-  // "end" comes once; `on` keeps no once-wrapper for the connection's life.
-  socket.on("end", () => socket.destroy());
+  // "end" comes once; `on` keeps no once-wrapper for the connection's life, and one function
+  // for every connection (an emitter calls it on itself) no closure.
+  socket.on("end", destroyItself);
   // Bytes the client still sends are dropped, so that its end is seen.
   socket.resume();
   return true;
+}
+
+function destroyItself(this: Socket): void {
+  this.destroy();
 }
