@@ -99,7 +99,7 @@ export class DsSseSession {
       ready: async () => {
         while (!this.#draining) {
           if (!out.writableNeedDrain) return true;
-          const how = await awaitDrain(out, this.#opts.slowConsumerMs, this.#reader.setWake);
+          const how = await awaitDrain(out, this.#opts.slowConsumerMs, this.#reader);
           if (how !== "drained" && how !== "wake") return false;
         }
         return false;

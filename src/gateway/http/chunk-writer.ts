@@ -21,6 +21,8 @@ export interface StreamOutput {
   end(): void;
   destroy(): void;
   once(event: "drain" | "close", listener: () => void): unknown;
+  /** "close" comes once: `on` spares the once-wrapper a listener kept for life would hold. */
+  on(event: "close", listener: () => void): unknown;
   off(event: "drain" | "close", listener: () => void): unknown;
   readonly writableNeedDrain: boolean;
   readonly writableFinished: boolean;
@@ -136,6 +138,10 @@ class ChunkWriter implements StreamOutput {
   once(event: "drain" | "close", listener: () => void): unknown {
     // The socket drains what this writes; the response closes with its socket.
     return event === "drain" ? this.#socket.once(event, listener) : this.#res.once(event, listener);
+  }
+
+  on(event: "close", listener: () => void): unknown {
+    return this.#res.on(event, listener);
   }
 
   off(event: "drain" | "close", listener: () => void): unknown {

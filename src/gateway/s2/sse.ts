@@ -194,7 +194,7 @@ export class S2SseSession {
   async #drained(out: SseOutput): Promise<boolean> {
     const { slowConsumerMs } = this.#opts;
     // A drain request while blocked: the session ends at the next turn of the loop.
-    const how = await awaitDrain(out, slowConsumerMs, this.#reader.setWake);
+    const how = await awaitDrain(out, slowConsumerMs, this.#reader);
     if (how === "slow") {
       this.#end(
         out,

@@ -94,10 +94,12 @@ test("a feed that fails ends the hub: ready rejects, followers get the error, th
  * `next` is its pending read, `settled` once it resolves.
  */
 async function tapped(hub: StreamHub, take: (b: SourceBatch) => boolean) {
-  const tap = (batches: readonly SourceBatch[]) => {
-    let taken = 0;
-    while (taken < batches.length && take(batches[taken] as SourceBatch)) taken++;
-    return taken;
+  const tap: BatchTap = {
+    deliver: (batches) => {
+      let taken = 0;
+      while (taken < batches.length && take(batches[taken] as SourceBatch)) taken++;
+      return taken;
+    },
   };
   return listTapped(hub, tap);
 }
@@ -216,9 +218,11 @@ test("a reader the fan-out reaches late is offered every batch since its seq at 
     await hub.ready;
     const first = await tapped(hub, () => true);
     const offers: number[][][] = [];
-    const late = await listTapped(hub, (batches) => {
-      offers.push(batches.map(seqsOf));
-      return Math.min(takes, batches.length);
+    const late = await listTapped(hub, {
+      deliver: (batches) => {
+        offers.push(batches.map(seqsOf));
+        return Math.min(takes, batches.length);
+      },
     });
     // The first reader takes [0] in the feed's turn; before the next slice reaches the late
     // one, [1] and [2] arrive.

@@ -558,7 +558,7 @@ interface Pending {
 /** How many batches a tap took (a tap that throws took none). */
 function offer(tap: BatchTap, batches: readonly SourceBatch[]): number {
   try {
-    return tap(batches);
+    return tap.deliver(batches);
   } catch {
     return 0;
   }

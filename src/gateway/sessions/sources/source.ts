@@ -43,9 +43,12 @@ export interface SharedEvent {
  * where it waits, in order, it answers how many it took from the first (delivered as if the
  * iterator had yielded them); the rest are yielded as usual. Several at once when it was behind:
  * it can deliver them together. Called synchronously, only while the consumer waits on the
- * iterator's next batch; one that throws took none.
+ * iterator's next batch; one that throws took none. An object rather than a function: a
+ * consumer can be its own tap, with no closure for each of thousands.
  */
-export type BatchTap = (batches: readonly SourceBatch[]) => number;
+export interface BatchTap {
+  deliver(batches: readonly SourceBatch[]): number;
+}
 
 /**
  * Batches from `cursor` on, until the consumer stops or `signal` aborts (which must release any

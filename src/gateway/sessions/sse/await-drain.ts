@@ -10,18 +10,23 @@ export interface DrainTarget {
 
 export type DrainOutcome = "drained" | "closed" | "slow" | "wake";
 
-/** `setWake` gets the function that ends the wait with "wake" (and undefined once it is over). */
+/** What a wait can be woken through: given the function that ends it, and undefined after. */
+export interface Wakeable {
+  setWake(wakeUp: (() => void) | undefined): void;
+}
+
+/** `waker` (a session's read loop) gets the function that ends the wait with "wake". */
 export function awaitDrain(
   out: DrainTarget,
   slowMs: number,
-  setWake: (wakeUp: (() => void) | undefined) => void = () => {},
+  waker?: Wakeable,
 ): Promise<DrainOutcome> {
   return new Promise((resolve) => {
     const done = (how: DrainOutcome) => {
       clearTimeout(timer);
       out.off("drain", onDrain);
       out.off("close", onClose);
-      setWake(undefined);
+      waker?.setWake(undefined);
       resolve(how);
     };
     const onDrain = () => done("drained");
@@ -29,6 +34,6 @@ export function awaitDrain(
     const timer = setTimeout(() => done("slow"), slowMs);
     out.once("drain", onDrain);
     out.once("close", onClose);
-    setWake(() => done("wake"));
+    waker?.setWake(() => done("wake"));
   });
 }

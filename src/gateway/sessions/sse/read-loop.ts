@@ -25,6 +25,14 @@ export interface LoopSteps<T> {
 
 type Read<T> = Promise<T> | Watchable<T>;
 
+/** How a run ends, told to the session (`start`) rather than through a promise. */
+export interface LoopEnd {
+  /** A step answered false. */
+  finished(): void;
+  /** A step threw, or its promise rejected. */
+  failed(err: unknown): void;
+}
+
 const TIMER = Symbol("timer");
 const WAKE = Symbol("wake");
 type Outcome = Watchable<unknown> | typeof TIMER | typeof WAKE;
@@ -42,23 +50,21 @@ export class ReadLoop {
   #pending = NONE;
   #waiting = false;
   #timer: NodeJS.Timeout | undefined;
-  /** The run under way: its steps, and how its promise ends. */
+  /** The run under way: its steps, and whom its end is told. */
   #steps: LoopSteps<unknown> | undefined;
-  #resolveRun: (() => void) | undefined;
-  #rejectRun: ((err: unknown) => void) | undefined;
+  #endTo: LoopEnd | undefined;
   readonly #onRead = () => this.#end(this.#pending.find((w) => w.settled));
-  readonly #onTimer = () => this.#end(TIMER);
-  readonly #onWake = () => this.#end(WAKE);
 
   /** Ends the current wait (the loop asks `ready` again): a drain request, a client gone. */
   wake(): void {
-    this.#wake?.();
+    if (this.#wake) this.#wake();
+    else this.#end(WAKE);
   }
 
   /** For other waits of the session that a wake-up must end too (a socket's drain). */
-  readonly setWake = (wake: (() => void) | undefined): void => {
+  setWake(wake: (() => void) | undefined): void {
     this.#wake = wake;
-  };
+  }
 
   /**
    * Runs the steps until one answers false (resolves) or throws (rejects with it). Not an async
@@ -67,11 +73,18 @@ export class ReadLoop {
    */
   run<T>(steps: LoopSteps<T>): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.#steps = steps as LoopSteps<unknown>;
-      this.#resolveRun = resolve;
-      this.#rejectRun = reject;
-      this.#ready();
+      this.start(steps, { finished: resolve, failed: reject });
     });
+  }
+
+  /**
+   * Runs the steps as `run` does, telling `end` how the run ended: a session that is its own
+   * end holds no promise for the run.
+   */
+  start<T>(steps: LoopSteps<T>, end: LoopEnd): void {
+    this.#steps = steps as LoopSteps<unknown>;
+    this.#endTo = end;
+    this.#ready();
   }
 
   #ready(): void {
@@ -109,8 +122,12 @@ export class ReadLoop {
     this.#pending = pending;
     this.#waiting = true;
     for (const w of pending) w.listen(this.#onRead);
-    this.#timer = setTimeout(this.#onTimer, Math.max(0, delayMs));
-    this.#wake = this.#onWake;
+    // One function for every loop, given its loop: a timer's argument, not a closure each.
+    this.#timer = setTimeout(ReadLoop.#onTimer, Math.max(0, delayMs), this);
+  }
+
+  static #onTimer(loop: ReadLoop): void {
+    loop.#end(TIMER);
   }
 
   #end(outcome: Outcome | undefined): void {
@@ -120,7 +137,6 @@ export class ReadLoop {
     this.#pending = NONE;
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    this.#wake = undefined;
     queueMicrotask(() => this.#handle(outcome));
   }
 
@@ -148,24 +164,23 @@ export class ReadLoop {
     );
   }
 
-  /** Ends the run, resolved; the loop keeps nothing of it. */
+  /** Ends the run; the loop keeps nothing of it. */
   #done(): void {
-    const resolve = this.#resolveRun;
+    const end = this.#endTo;
     this.#release();
-    resolve?.();
+    end?.finished();
   }
 
-  /** Ends the run, rejected with `err`. */
+  /** Ends the run with `err`. */
   #fail(err: unknown): void {
-    const reject = this.#rejectRun;
+    const end = this.#endTo;
     this.#release();
-    reject?.(err);
+    end?.failed(err);
   }
 
   #release(): void {
     this.#steps = undefined;
-    this.#resolveRun = undefined;
-    this.#rejectRun = undefined;
+    this.#endTo = undefined;
   }
 
   #watch(reads: readonly Read<unknown>[]): readonly Watchable<unknown>[] {

@@ -60,17 +60,24 @@ export interface LaneRead {
   error?: unknown;
 }
 
+/** What takes the batches a hub hands a lane while it waits (its session). */
+export interface LaneTaps {
+  /** How many of `batches` it took (see BatchTap). */
+  tapped(lane: SseLane, batches: readonly SourceBatch[]): number;
+}
+
 export interface Next {
   seq_num: bigint;
   timestamp_ms: string;
 }
 
-export class SseLane implements Watchable<LaneRead> {
+export class SseLane implements Watchable<LaneRead>, BatchTap {
   readonly index: number;
   readonly #opts: Omit<SseLaneOptions, "source" | "cursor">;
   /** Where and how reading starts, until it has (open): not kept for the lane's life. */
   #start: Pick<SseLaneOptions, "source" | "cursor"> | undefined;
   #it: AsyncIterator<SourceBatch> | undefined;
+  #taps: LaneTaps | undefined;
   /** A read is under way; its outcome, until taken; who is told when it settles. */
   #reading = false;
   #outcome: LaneRead | undefined;
@@ -138,9 +145,9 @@ export class SseLane implements Watchable<LaneRead> {
 
   /**
    * Starts reading: where the resumed session left the stream, else at the cursor. A live hub
-   * may hand batches to `tap` while the lane waits at the head.
+   * may hand batches to the lane while it waits at the head: they go to `taps` (its session).
    */
-  open(signal: AbortSignal, tap?: BatchTap): void {
+  open(signal: AbortSignal, taps?: LaneTaps): void {
     if (!this.#start) throw new Error("the lane is open already");
     const { source, cursor } = this.#start;
     this.#start = undefined;
@@ -148,7 +155,13 @@ export class SseLane implements Watchable<LaneRead> {
     const from: Cursor = resume
       ? { start: { seq_num: resume.next.toString() }, clamp: false }
       : cursor;
-    this.#it = source(from, signal, tap)[Symbol.asyncIterator]();
+    this.#taps = taps;
+    this.#it = source(from, signal, taps ? this : undefined)[Symbol.asyncIterator]();
+  }
+
+  /** Batches a hub hands over while the lane waits (BatchTap): its session's to take. */
+  deliver(batches: readonly SourceBatch[]): number {
+    return this.#taps ? this.#taps.tapped(this, batches) : 0;
   }
 
   /**

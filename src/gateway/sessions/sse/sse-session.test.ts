@@ -468,12 +468,9 @@ async function hubSession(over: Partial<SseSessionOptions> = {}, behind = false)
   send(caughtUp(0));
   await hub.ready;
   if (behind) {
-    const ahead = new HubFollower(undefined).follow(
-      hub,
-      hub.next,
-      new AbortController().signal,
-      (b) => b.length,
-    );
+    const ahead = new HubFollower(undefined).follow(hub, hub.next, new AbortController().signal, {
+      deliver: (b) => b.length,
+    });
     await ahead.next();
     ahead.next().catch(() => {});
   }

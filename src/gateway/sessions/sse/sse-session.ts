@@ -7,12 +7,7 @@
 // Whatever ends the session releases every upstream call at once.
 
 import { HttpError, unavailable } from "../../errors/index.ts";
-import {
-  onClosed,
-  responseBuffers,
-  type StreamOutput,
-  takeResponseBuffer,
-} from "../../http/index.ts";
+import { responseBuffers, type StreamOutput, takeResponseBuffer } from "../../http/index.ts";
 import { DEFAULT_SSE_PING_MS } from "../../settings.ts";
 import type { EventId, Int64Mode, RecordFormat, StreamPosition } from "../../translate/index.ts";
 import { batchEventBytes, sseRetry } from "../../translate/index.ts";
@@ -21,9 +16,9 @@ import { jitter } from "../sources/index.ts";
 import { awaitDrain } from "./await-drain.ts";
 import type { Bounds } from "./bounds.ts";
 import { stopWith } from "./next-batch.ts";
-import { type LoopSteps, ReadLoop } from "./read-loop.ts";
+import { type LoopEnd, type LoopSteps, ReadLoop } from "./read-loop.ts";
 import { ONE_STREAM, type SseForm } from "./sse-forms.ts";
-import { type LaneRead, type LaneStep, SseLane } from "./sse-lane.ts";
+import { type LaneRead, type LaneStep, type LaneTaps, SseLane } from "./sse-lane.ts";
 
 /** The response as the session uses it (a ServerResponse, or its socket: http/chunk-writer). */
 export type SseOutput = StreamOutput;
@@ -109,7 +104,7 @@ class LaneFailure {
   }
 }
 
-export class SseSession implements LoopSteps<LaneRead> {
+export class SseSession implements LoopSteps<LaneRead>, LoopEnd, LaneTaps {
   /** The settings kept for the session's life (the streams live on in their lanes). */
   readonly #opts: Omit<MultiplexOptions, "signal" | "streams">;
   /** The client's signal, until the response's close stands for it (run). */
@@ -139,6 +134,10 @@ export class SseSession implements LoopSteps<LaneRead> {
   #writtenAtWait = 0;
   /** Lets the client's signal go (it stops the sources until the response's close does). */
   #unlink: (() => void) | undefined;
+  /** How `run` ends: once the loop has ended and the response is finished or closed. */
+  #resolveRun: (() => void) | undefined;
+  #loopEnded = false;
+  #outClosed = false;
 
   constructor(opts: SseSessionOptions | MultiplexOptions) {
     const { signal, streams, ...settings } = "streams" in opts ? opts : oneStream(opts);
@@ -165,7 +164,7 @@ export class SseSession implements LoopSteps<LaneRead> {
     if (this.#live.length === 0) return "met";
     this.#unlink = stopWith(signal, this.#stop);
     try {
-      for (const lane of this.#live) lane.open(this.#stop.signal, (b) => this.#tap(lane, b));
+      for (const lane of this.#live) lane.open(this.#stop.signal, this);
       const firsts = (await Promise.all(this.#live.map((lane) => lane.first()))).map((read) => {
         const batch = batchOf(read, "the subscription ended before it started");
         read.lane.prime(batch);
@@ -208,36 +207,59 @@ export class SseSession implements LoopSteps<LaneRead> {
   }
 
   /**
-   * Streams events until the session ends; resolves once the response is finished or gone. A
-   * promise chain rather than an async function: a subscriber holds it for its whole life.
+   * Streams events until the session ends; resolves once the response is finished or gone. The
+   * session is its loop's end and its response's close listener: a subscriber holds this one
+   * promise for its whole life, no chain of them.
    */
   run(out: SseOutput): Promise<void> {
     this.#out = out;
-    const closed = onClosed(out, () => this.#release());
+    out.on("close", this.#onClose);
     // The response's close stops the sources from now on: the client's signal is let go.
     this.#unlink?.();
     this.#unlink = undefined;
     this.#clientSignal = LET_GO;
-    let streamed: Promise<void>;
+    const ran = new Promise<void>((resolve) => {
+      this.#resolveRun = resolve;
+    });
     try {
       this.#write([sseRetry(this.#timing.retryMs()), ...this.#first]);
       this.#first = [];
       if (this.#firstEnds) {
         this.#finish([]);
-        streamed = Promise.resolve();
+        this.finished();
       } else {
-        streamed = this.#reader.run<LaneRead>(this);
+        this.#reader.start<LaneRead>(this, this);
       }
     } catch (err) {
-      streamed = Promise.reject(err);
+      this.failed(err);
     }
-    return streamed.then(
-      () => this.#ended(out, closed),
-      (err: unknown) => {
-        this.#failed(err);
-        return this.#ended(out, closed);
-      },
-    );
+    return ran;
+  }
+
+  /** The loop ended (LoopEnd): the sources stop; the run ends once the response is done. */
+  finished(): void {
+    this.#release();
+    this.#loopEnded = true;
+    const out = this.#out as SseOutput;
+    if (this.#outClosed || out.writableFinished || out.destroyed) this.#endRun();
+  }
+
+  /** The loop failed (LoopEnd): the error event, unless the session already stopped. */
+  failed(err: unknown): void {
+    this.#failed(err);
+    this.finished();
+  }
+
+  readonly #onClose = () => {
+    this.#outClosed = true;
+    this.#release();
+    if (this.#loopEnded) this.#endRun();
+  };
+
+  #endRun(): void {
+    const resolve = this.#resolveRun;
+    this.#resolveRun = undefined;
+    resolve?.();
   }
 
   /** Ends the stream with a jittered `retry:`, so EventSource reconnects to another gateway. */
@@ -258,7 +280,7 @@ export class SseSession implements LoopSteps<LaneRead> {
     }
     const out = this.#out as SseOutput;
     if (!out.writableNeedDrain) return true;
-    return awaitDrain(out, this.#opts.slowConsumerMs, this.#reader.setWake).then((drained) => {
+    return awaitDrain(out, this.#opts.slowConsumerMs, this.#reader).then((drained) => {
       if (drained === "closed") return false;
       if (drained === "slow") {
         this.#slowConsumer();
@@ -313,12 +335,6 @@ export class SseSession implements LoopSteps<LaneRead> {
     this.#finish([this.#form.error(cause, this.#lanes, this.#opts.int64, lane)]);
   }
 
-  /** After the loop: the sources stopped; resolves once the response is finished or gone. */
-  #ended(out: SseOutput, closed: Promise<void>): Promise<void> | undefined {
-    this.#release();
-    return out.writableFinished || out.destroyed ? undefined : closed;
-  }
-
   /** Writes what a lane's read brings, or ends the session with it. */
   #take(got: LaneRead): void {
     const { lane } = got;
@@ -347,7 +363,7 @@ export class SseSession implements LoopSteps<LaneRead> {
    * SseLane.takeWhole) are written at once, together, when the socket takes writes; the first it
    * cannot take, and those after it, come through the loop.
    */
-  #tap(lane: SseLane, batches: readonly SourceBatch[]): number {
+  tapped(lane: SseLane, batches: readonly SourceBatch[]): number {
     const out = this.#out;
     if (!out || this.#finished || this.#draining || out.writableNeedDrain) return 0;
     const parts: (string | Uint8Array)[] = [];
