@@ -24,6 +24,17 @@ export class ClientSessions {
 
   /** Holds one session of `client` until the returned release is called (once or more). */
   hold(client: string): () => void {
+    this.acquire(client);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.release(client);
+    };
+  }
+
+  /** Holds one session of `client`; the holder calls `release` once, when it ends. */
+  acquire(client: string): void {
     const open = this.count(client);
     if (open >= this.#max) {
       throw resourceExhausted(
@@ -31,13 +42,11 @@ export class ClientSessions {
       );
     }
     this.#open.set(client, open + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const left = this.count(client) - 1;
-      if (left === 0) this.#open.delete(client);
-      else this.#open.set(client, left);
-    };
+  }
+
+  release(client: string): void {
+    const left = this.count(client) - 1;
+    if (left <= 0) this.#open.delete(client);
+    else this.#open.set(client, left);
   }
 }

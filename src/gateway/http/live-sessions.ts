@@ -47,13 +47,20 @@ export class LiveSessions {
    * One reaction per session: a subscriber holds it for as long as it is connected.
    */
   track(session: LiveSession, done: Promise<unknown>): void {
-    this.#live.add(session);
-    const ended = () => {
-      this.#live.delete(session);
-      if (this.#live.size === 0) this.#onEmpty?.();
-    };
+    this.add(session);
+    const ended = () => this.delete(session);
     done.then(ended, ended);
+  }
+
+  /** Tracks a session until `delete`; one that starts while draining is drained at once. */
+  add(session: LiveSession): void {
+    this.#live.add(session);
     if (this.#draining) session.drain();
+  }
+
+  delete(session: LiveSession): void {
+    this.#live.delete(session);
+    if (this.#live.size === 0) this.#onEmpty?.();
   }
 
   /** Drains every session and waits for them to end, destroying what is left after graceMs. */

@@ -4,3 +4,4 @@ export * from "./ndjson/index.ts";
 export * from "./sources/index.ts";
 export * from "./sse/index.ts";
 export * from "./subscribe-http.ts";
+export { trackSession } from "./tracked-session.ts";

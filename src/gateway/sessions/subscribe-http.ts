@@ -5,13 +5,7 @@ import type { FastifyReply } from "fastify";
 import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../../contract/proto/index.ts";
 import type { HistorySource } from "../history/index.ts";
 import type { ClientSessions, GatewayMetrics, LiveSessions } from "../http/index.ts";
-import {
-  ConnectionSession,
-  chunkWriter,
-  clientKey,
-  releaseClientAbort,
-  takeOverConnection,
-} from "../http/index.ts";
+import { chunkWriter, clientKey, releaseClientAbort, takeOverConnection } from "../http/index.ts";
 import {
   DEFAULT_FANOUT_SLICE,
   DEFAULT_HUB_LINGER_MS,
@@ -40,6 +34,7 @@ import type { BatchSource, SourceBatch } from "./sources/index.ts";
 import { fleetSource, withCatchUp } from "./sources/index.ts";
 import type { Bounds } from "./sse/index.ts";
 import { multiplexed, SseSession, type SseStream, type SseTiming } from "./sse/index.ts";
+import { TrackedSession, trackSession } from "./tracked-session.ts";
 
 export interface SubscribeDeps {
   upstream: Upstream;
@@ -155,23 +150,46 @@ function sessionOptions(
 }
 
 /**
- * Runs the session for as long as it streams. Promise chains rather than async functions: a
- * subscriber holds this chain for its whole life, and a suspended async function costs more.
+ * Starts the session; the route is done once it streams (or failed before), and the session
+ * ends its own tracking when it ends: a subscriber holds no promise chain of the route's.
  */
 function runSse(session: SseSession, reply: FastifyReply, deps: SubscribeDeps): Promise<void> {
-  const socket = reply.request.raw.socket;
-  return trackSession(deps, "sse", clientKey(reply.request), session, socket, () =>
-    session.start().then((started) => {
+  let tracked: TrackedSession;
+  try {
+    tracked = new TrackedSession(
+      deps,
+      "sse",
+      clientKey(reply.request),
+      session,
+      reply.request.raw.socket,
+    );
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  const starting = session.start();
+  tracked.live();
+  return starting.then(
+    (started) => {
       if (started === "met") {
+        tracked.end();
         reply.code(204).send();
         return;
       }
-      // The session's first events are ready: the head goes out with them.
-      const res = takeOverConnection(reply, 200, SSE_HEADERS, false);
-      // The response's close stops the session from now on (SseSession.run).
-      releaseClientAbort(res);
-      return session.run(chunkWriter(res));
-    }),
+      try {
+        // The session's first events are ready: the head goes out with them.
+        const res = takeOverConnection(reply, 200, SSE_HEADERS, false);
+        // The response's close stops the session from now on (SseSession.stream).
+        releaseClientAbort(res);
+        session.stream(chunkWriter(res), tracked);
+      } catch (err) {
+        tracked.end();
+        throw err;
+      }
+    },
+    (err: unknown) => {
+      tracked.end();
+      throw err;
+    },
   );
 }
 
@@ -375,40 +393,4 @@ function bounds(query: ReadQuery): Bounds {
 function atMost(value: bigint | undefined, max: number): bigint {
   const cap = BigInt(max);
   return value === undefined || value > cap ? cap : value;
-}
-
-/**
- * Runs a session counted in /metrics, against its client's share (a 429 before it starts, past
- * the share) and drained on shutdown.
- */
-export function trackSession<T>(
-  deps: Pick<SubscribeDeps, "metrics" | "sessions" | "clientSessions">,
-  kind: string,
-  client: string,
-  session: { drain(): void },
-  socket: { destroy(): void },
-  run: () => Promise<T>,
-): Promise<T> {
-  let release: () => void;
-  try {
-    release = deps.clientSessions.hold(client);
-  } catch (err) {
-    return Promise.reject(err);
-  }
-  deps.metrics.sessions.inc({ kind });
-  const done = started(run);
-  deps.sessions.track(new ConnectionSession(session, socket), done);
-  return done.finally(() => {
-    deps.metrics.sessions.dec({ kind });
-    release();
-  });
-}
-
-/** What `run` returns, or its throw as a rejection. */
-function started<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return run();
-  } catch (err) {
-    return Promise.reject(err);
-  }
 }

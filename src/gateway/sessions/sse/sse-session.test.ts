@@ -11,10 +11,16 @@ import { batch, caughtUp, FakeOut, FakeSource, rec } from "./sse-fakes.test-help
 import { multiplexed } from "./sse-forms.ts";
 import {
   type MultiplexOptions,
+  type SseOutput,
   SseSession,
   type SseSessionOptions,
   type SseTiming,
 } from "./sse-session.ts";
+
+/** The session's stream to its end. */
+function run(s: SseSession, out: SseOutput): Promise<void> {
+  return new Promise((end) => s.stream(out, { end }));
+}
 
 const timing: SseTiming = { retryMs: () => 1000, drainRetryMs: () => 777, pingMs: () => 60_000 };
 
@@ -45,7 +51,7 @@ test("catch-up, the caught-up ping, then live batches with ids counting records 
   const { s, abort } = session(src);
   assert.equal(await s.start(), "stream");
   const out = new FakeOut();
-  const running = s.run(out);
+  const running = run(s, out);
   await waitFor(() => out.events().length === 2);
   src.push(batch([3], 4));
   await waitFor(() => out.events().length === 3);
@@ -75,7 +81,7 @@ test("a resumed session starts after its id and stops at the count across reconn
   assert.equal(await s.start(), "stream");
   assert.deepEqual(src.cursor, { start: { seq_num: "3" }, clamp: false });
   const out = new FakeOut();
-  await s.run(out);
+  await run(s, out);
   assert.deepEqual(
     out.events().map((e) => [e.event, e.id, e.data]),
     [
@@ -124,7 +130,7 @@ test("a stalled client gets slow_consumer with its resume id, and the source is 
   await s.start();
   const out = new FakeOut();
   out.stalled = true;
-  const running = s.run(out);
+  const running = run(s, out);
   // More than the 64-byte buffer: the session must wait for a drain that does not come.
   src.push(batch([1], 2), batch([2], 3), batch([3], 4));
   await waitFor(() => slow === 1);
@@ -148,7 +154,7 @@ test("a running session lets the client's signal go: the response's close stops 
   // Until the response is there, the client's going away is told by its signal.
   assert.equal(getEventListeners(abort.signal, "abort").length, 1);
   const out = new FakeOut();
-  const running = s.run(out);
+  const running = run(s, out);
   try {
     assert.equal(getEventListeners(abort.signal, "abort").length, 0);
     await waitFor(() => out.events().length === 1);
@@ -165,7 +171,7 @@ test("drain ends the stream with the drain retry", async () => {
   const { s } = session(src);
   await s.start();
   const out = new FakeOut();
-  const running = s.run(out);
+  const running = run(s, out);
   await waitFor(() => out.events().length === 1);
   s.drain();
   await running;
@@ -179,7 +185,7 @@ test("a source failure mid-stream is an error event naming the resume id", async
   const { s } = session(src);
   await s.start();
   const out = new FakeOut();
-  const running = s.run(out);
+  const running = run(s, out);
   src.push(Object.assign(new Error("boom")));
   await running;
   const error = out.events().at(-1);
@@ -194,7 +200,7 @@ test("wait ends a caught-up session that got no record for that long", async () 
   const { s } = session(src, { waitMs: 30 });
   await s.start();
   const out = new FakeOut();
-  await s.run(out);
+  await run(s, out);
   assert.deepEqual(
     out.events().map((e) => e.event),
     ["batch", "ping", "done"],
@@ -208,7 +214,7 @@ test("upstream heartbeats that send nothing never push the next ping back", asyn
   const { s, abort } = session(src, { timing: { ...timing, pingMs: () => 150 } });
   await s.start();
   const out = new FakeOut();
-  const running = s.run(out);
+  const running = run(s, out);
   // The star's heartbeats (caught up, no records) come far more often than the ping interval.
   const heartbeats = setInterval(() => src.push(caughtUp(5)), 20);
   try {
@@ -228,7 +234,7 @@ test("idle pings follow the timing", async () => {
   const { s, abort } = session(src, { timing: { ...timing, pingMs: () => 10 } });
   await s.start();
   const out = new FakeOut();
-  const running = s.run(out);
+  const running = run(s, out);
   await waitFor(() => out.events().length >= 3);
   assert.ok(out.events().every((e) => e.event === "ping"));
   abort.abort();
@@ -248,7 +254,7 @@ test("raw text that is not UTF-8 fails before the first byte, or after the recor
   const { s } = session(later);
   assert.equal(await s.start(), "stream");
   const out = new FakeOut();
-  await s.run(out);
+  await run(s, out);
   const events = out.events();
   assert.deepEqual(
     events.map((e) => [e.event, e.id]),
@@ -285,7 +291,7 @@ test("multiplexed: batches name their stream, every id holds every stream's posi
   const { s, abort } = multiplexedSession([a, b]);
   assert.equal(await s.start(), "stream");
   const out = new FakeOut();
-  const running = s.run(out);
+  const running = run(s, out);
   // b caught up at the start (a ping), a right after its history (another).
   await waitFor(() => out.events().length === 3);
   b.push(batch([7], 8));
@@ -339,7 +345,7 @@ test("multiplexed: a resume starts each stream at its own position, and a stream
   assert.equal(b.cursor, undefined, "a met stream opens no upstream call");
   assert.deepEqual(c.cursor, { start: { seq_num: "0" }, clamp: false });
   const out = new FakeOut();
-  const running = s.run(out);
+  const running = run(s, out);
   await waitFor(() => out.events().length === 2);
   assert.deepEqual(
     out.events().map((e) => [e.event, e.id]),
@@ -368,7 +374,7 @@ test("multiplexed: each stream's done names it; the response ends when every str
   const { s } = multiplexedSession([a, b], { streams: streams() });
   await s.start();
   const out = new FakeOut();
-  const running = s.run(out);
+  const running = run(s, out);
   await waitFor(() => out.events().length === 3);
   assert.equal(out.writableFinished, false, "b is not done yet");
   b.push(batch([0, 1], 2));
@@ -405,7 +411,7 @@ test("multiplexed: one stream's failure ends the response naming it, with the id
   const { s } = multiplexedSession([a, b]);
   await s.start();
   const out = new FakeOut();
-  const running = s.run(out);
+  const running = run(s, out);
   b.push(new Error("boom"));
   await running;
   const error = out.events().at(-1);
@@ -439,7 +445,7 @@ test("multiplexed: a stream that always has a batch ready cannot starve another"
   const { s, abort } = multiplexedSession([busy, quiet]);
   await s.start();
   const out = new FakeOut();
-  const running = s.run(out);
+  const running = run(s, out);
   for (let i = 0; i < 50; i++) busy.push(batch([i], i + 1));
   quiet.push(batch([0], 1));
   await waitFor(() => out.events().some((e) => e.data?.stream === "b/s1"));
@@ -503,7 +509,7 @@ test("live hub batches are written in the hub's turn, not through the session's 
   const { s, abort, send, hub, counter } = await hubSession();
   const out = new FakeOut();
   out.setMaxListeners(0);
-  const running = s.run(out);
+  const running = run(s, out);
   await waitFor(() => out.events().length === 1 && counter.pulls === 2);
   send(batch([0, 1], 2), batch([2], 3));
   await waitFor(() => out.events().length === 3);
@@ -531,7 +537,7 @@ test("batches a late fan-out hands over together are written at once, each its o
     writes++;
     write(chunk, enc, cb);
   };
-  const running = s.run(out);
+  const running = run(s, out);
   try {
     await waitFor(() => out.events().length === 1 && counter.pulls === 2);
     const before = writes;
@@ -560,7 +566,7 @@ test("batches a late fan-out hands over together are written at once, each its o
 test("a hub batch that meets the count, or meets a stalled client, takes the loop; then the fast path again", async () => {
   const bounded = await hubSession({ bounds: { count: 3n } });
   const out = new FakeOut();
-  const running = bounded.s.run(out);
+  const running = run(bounded.s, out);
   await waitFor(() => out.events().length === 1);
   bounded.send(batch([0, 1], 2), batch([2, 3], 4));
   await running;
@@ -577,7 +583,7 @@ test("a hub batch that meets the count, or meets a stalled client, takes the loo
 
   const { s, abort, send, hub, counter } = await hubSession();
   const stalled = new FakeOut();
-  const going = s.run(stalled);
+  const going = run(s, stalled);
   await waitFor(() => stalled.events().length === 1);
   stalled.stalled = true;
   send(batch([0], 1));

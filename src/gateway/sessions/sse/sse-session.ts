@@ -94,6 +94,11 @@ export interface MultiplexOptions
  */
 type Chunk = string | Uint8Array | { head: string; rest: Uint8Array };
 
+/** Told when a session's stream ends (its tracking). */
+export interface RunEnd {
+  end(): void;
+}
+
 /** A lane's failure, so that the error event can name its stream. */
 class LaneFailure {
   readonly lane: SseLane;
@@ -134,8 +139,8 @@ export class SseSession implements LoopSteps<LaneRead>, LoopEnd, LaneTaps {
   #writtenAtWait = 0;
   /** Lets the client's signal go (it stops the sources until the response's close does). */
   #unlink: (() => void) | undefined;
-  /** How `run` ends: once the loop has ended and the response is finished or closed. */
-  #resolveRun: (() => void) | undefined;
+  /** Told once the loop has ended and the response is finished or closed. */
+  #runEnd: RunEnd | undefined;
   #loopEnded = false;
   #outClosed = false;
 
@@ -207,20 +212,18 @@ export class SseSession implements LoopSteps<LaneRead>, LoopEnd, LaneTaps {
   }
 
   /**
-   * Streams events until the session ends; resolves once the response is finished or gone. The
-   * session is its loop's end and its response's close listener: a subscriber holds this one
-   * promise for its whole life, no chain of them.
+   * Streams events until the session ends; `ended` is told once the response is finished or
+   * gone. The session is its loop's end and its response's close listener: a subscriber holds
+   * no promise for its run.
    */
-  run(out: SseOutput): Promise<void> {
+  stream(out: SseOutput, ended: RunEnd): void {
     this.#out = out;
+    this.#runEnd = ended;
     out.on("close", this.#onClose);
     // The response's close stops the sources from now on: the client's signal is let go.
     this.#unlink?.();
     this.#unlink = undefined;
     this.#clientSignal = LET_GO;
-    const ran = new Promise<void>((resolve) => {
-      this.#resolveRun = resolve;
-    });
     try {
       this.#write([sseRetry(this.#timing.retryMs()), ...this.#first]);
       this.#first = [];
@@ -233,7 +236,6 @@ export class SseSession implements LoopSteps<LaneRead>, LoopEnd, LaneTaps {
     } catch (err) {
       this.failed(err);
     }
-    return ran;
   }
 
   /** The loop ended (LoopEnd): the sources stop; the run ends once the response is done. */
@@ -257,9 +259,9 @@ export class SseSession implements LoopSteps<LaneRead>, LoopEnd, LaneTaps {
   };
 
   #endRun(): void {
-    const resolve = this.#resolveRun;
-    this.#resolveRun = undefined;
-    resolve?.();
+    const ended = this.#runEnd;
+    this.#runEnd = undefined;
+    ended?.end();
   }
 
   /** Ends the stream with a jittered `retry:`, so EventSource reconnects to another gateway. */
