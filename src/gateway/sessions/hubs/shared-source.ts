@@ -8,7 +8,7 @@ import { status } from "@grpc/grpc-js";
 import { HttpError, unavailable } from "../../errors/index.ts";
 import type { Upstream } from "../../upstream/index.ts";
 import { StarCallError } from "../../upstream/index.ts";
-import type { BatchSource, BatchTap, Cursor, SourceBatch } from "../sources/index.ts";
+import type { BatchSource, BatchTap, Cursor, ReadSink, SourceBatch } from "../sources/index.ts";
 import type { HubLease, HubRegistry } from "./hub-registry.ts";
 import type { ReadGrants } from "./read-grants.ts";
 import { HubFollower, type HubSubscriber, type StreamHub } from "./stream-hub.ts";
@@ -109,6 +109,17 @@ class SharedReader extends HubFollower implements AsyncIterableIterator<SourceBa
 
   override next(): Promise<IteratorResult<SourceBatch>> {
     return this.#phase === "follow" ? super.next() : this.#advance();
+  }
+
+  override nextTo(sink: ReadSink): void {
+    if (this.#phase === "follow") {
+      super.nextTo(sink);
+      return;
+    }
+    this.#advance().then(
+      (result) => sink.resolved(result),
+      (err: unknown) => sink.rejected(err),
+    );
   }
 
   override return(): Promise<IteratorResult<SourceBatch>> {

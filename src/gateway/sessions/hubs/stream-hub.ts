@@ -20,7 +20,7 @@ import type { Position__Output } from "../../../gen/nova/v1/Position.ts";
 import { unavailable } from "../../errors/index.ts";
 import { DEFAULT_FANOUT_SLICE } from "../../settings.ts";
 import { StarCallError } from "../../upstream/index.ts";
-import type { BatchTap, Cursor, SourceBatch } from "../sources/index.ts";
+import type { BatchTap, Cursor, ReadSink, SinkIterator, SourceBatch } from "../sources/index.ts";
 import { FanoutTurns } from "./fanout-turns.ts";
 import { HubRing, type RingEntry, type RingLimits } from "./hub-ring.ts";
 
@@ -93,7 +93,7 @@ type FollowResult = IteratorResult<SourceBatch, bigint | undefined>;
  */
 export class HubFollower
   extends HubSubscriber
-  implements AsyncIterator<SourceBatch, bigint | undefined>, HubWaiter
+  implements AsyncIterator<SourceBatch, bigint | undefined>, SinkIterator<FollowResult>, HubWaiter
 {
   /** The seq_num it reads next; the hub moves it on by what the tap takes. */
   seq = 0n;
@@ -103,8 +103,8 @@ export class HubFollower
   #atHead = false;
   /** The closing batch is delivered: the next read ends. */
   #closing = false;
-  #resolve: ((result: FollowResult | Promise<FollowResult>) => void) | undefined;
-  #reject: ((err: unknown) => void) | undefined;
+  /** The read that waits at the head: told when the hub fires. */
+  #sink: ReadSink<FollowResult> | undefined;
 
   /** Starts following `hub` at `seq` (inside its window); `signal` stops it. */
   follow(hub: StreamHub, seq: bigint, signal: AbortSignal, tap?: BatchTap): this {
@@ -124,20 +124,23 @@ export class HubFollower
   }
 
   get waiting(): boolean {
-    return this.#resolve !== undefined;
+    return this.#sink !== undefined;
   }
 
   next(): Promise<FollowResult> {
-    const got = this.#poll();
-    return got === WAIT ? this.#park() : Promise.resolve(got);
+    return new Promise((resolved, rejected) => this.nextTo({ resolved, rejected }));
+  }
+
+  /** Hands the next result to `sink`, at once or once the hub has it (SinkIterator). */
+  nextTo(sink: ReadSink<FollowResult>): void {
+    this.#deliver(this.#poll(), sink);
   }
 
   return(): Promise<FollowResult> {
     this.#leave();
-    const resolve = this.#resolve;
-    this.#resolve = undefined;
-    this.#reject = undefined;
-    resolve?.({ done: true, value: undefined });
+    const sink = this.#sink;
+    this.#sink = undefined;
+    sink?.resolved({ done: true, value: undefined });
     return Promise.resolve({ done: true, value: undefined });
   }
 
@@ -148,20 +151,11 @@ export class HubFollower
 
   /** The hub has something new for it (or it must stop): its pending read goes on. */
   fire(): void {
-    const resolve = this.#resolve;
-    const reject = this.#reject as (err: unknown) => void;
-    if (!resolve) return;
-    this.#resolve = undefined;
-    this.#reject = undefined;
+    const sink = this.#sink;
+    if (!sink) return;
+    this.#sink = undefined;
     this.#hub?.unpark(this);
-    const got = this.#poll();
-    if (got !== WAIT) {
-      resolve(got);
-      return;
-    }
-    this.#resolve = resolve;
-    this.#reject = reject;
-    (this.#hub as StreamHub).park(this);
+    this.#deliver(this.#poll(), sink);
   }
 
   /** The abort of its signal. */
@@ -225,12 +219,19 @@ export class HubFollower
     return { done: false, value };
   }
 
-  #park(): Promise<FollowResult> {
-    return new Promise<FollowResult>((resolve, reject) => {
-      this.#resolve = resolve;
-      this.#reject = reject;
+  /** A result to `sink` now; at the head, the sink waits among the hub's waiters. */
+  #deliver(got: FollowResult | Promise<FollowResult> | typeof WAIT, sink: ReadSink<FollowResult>) {
+    if (got === WAIT) {
+      this.#sink = sink;
       (this.#hub as StreamHub).park(this);
-    });
+    } else if (got instanceof Promise) {
+      got.then(
+        (result) => sink.resolved(result),
+        (err: unknown) => sink.rejected(err),
+      );
+    } else {
+      sink.resolved(got);
+    }
   }
 
   #leave(): void {

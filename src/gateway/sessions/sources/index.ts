@@ -3,4 +3,13 @@
 export * from "./backoff.ts";
 export { withCatchUp } from "./catch-up-source.ts";
 export * from "./fleet-source.ts";
-export type { BatchSource, BatchTap, Cursor, SharedEvent, SourceBatch } from "./source.ts";
+export type {
+  BatchSource,
+  BatchTap,
+  Cursor,
+  ReadSink,
+  SharedEvent,
+  SinkIterator,
+  SourceBatch,
+} from "./source.ts";
+export { isSinkIterator } from "./source.ts";

@@ -50,6 +50,24 @@ export interface BatchTap {
   deliver(batches: readonly SourceBatch[]): number;
 }
 
+/** Where a read's result goes when it is handed over rather than promised (SinkIterator). */
+export interface ReadSink<R = IteratorResult<SourceBatch>> {
+  resolved(result: R): void;
+  rejected(err: unknown): void;
+}
+
+/**
+ * An iterator that can also hand its next result to a sink, at once or when it comes: a reader
+ * that waits on it holds no promise (a hub's follower waits at the head for a subscriber's life).
+ */
+export interface SinkIterator<R = IteratorResult<SourceBatch>> {
+  nextTo(sink: ReadSink<R>): void;
+}
+
+export function isSinkIterator(it: object): it is SinkIterator {
+  return typeof (it as Partial<SinkIterator>).nextTo === "function";
+}
+
 /**
  * Batches from `cursor` on, until the consumer stops or `signal` aborts (which must release any
  * upstream call at once). Errors are thrown as the fleet's errors or HttpErrors. A source with

@@ -15,7 +15,14 @@ import type {
   StreamPosition,
 } from "../../translate/index.ts";
 import { positionText, recordsJsonBytes } from "../../translate/index.ts";
-import type { BatchSource, BatchTap, Cursor, SourceBatch } from "../sources/index.ts";
+import {
+  type BatchSource,
+  type BatchTap,
+  type Cursor,
+  isSinkIterator,
+  type ReadSink,
+  type SourceBatch,
+} from "../sources/index.ts";
 import {
   type BatchTotals,
   type Bounds,
@@ -71,7 +78,7 @@ export interface Next {
   timestamp_ms: string;
 }
 
-export class SseLane implements Watchable<LaneRead>, BatchTap {
+export class SseLane implements Watchable<LaneRead>, BatchTap, ReadSink {
   readonly index: number;
   readonly #opts: Omit<SseLaneOptions, "source" | "cursor">;
   /** Where and how reading starts, until it has (open): not kept for the lane's life. */
@@ -82,9 +89,6 @@ export class SseLane implements Watchable<LaneRead>, BatchTap {
   #reading = false;
   #outcome: LaneRead | undefined;
   #listener: (() => void) | undefined;
-  readonly #onResult = (result: IteratorResult<SourceBatch>) =>
-    this.#settle({ lane: this, result });
-  readonly #onError = (error: unknown) => this.#settle({ lane: this, error });
   #tally: Tally;
   /** The last record delivered, in this session or the one it resumes. */
   #last: bigint | undefined;
@@ -171,9 +175,25 @@ export class SseLane implements Watchable<LaneRead>, BatchTap {
   read(): this {
     if (!this.#reading && !this.#outcome) {
       this.#reading = true;
-      (this.#it as AsyncIterator<SourceBatch>).next().then(this.#onResult, this.#onError);
+      const it = this.#it as AsyncIterator<SourceBatch>;
+      // A hub's follower hands its result over: the lane waits with no promise.
+      if (isSinkIterator(it)) it.nextTo(this);
+      else
+        it.next().then(
+          (result) => this.resolved(result),
+          (error: unknown) => this.rejected(error),
+        );
     }
     return this;
+  }
+
+  /** The read's result (ReadSink). */
+  resolved(result: IteratorResult<SourceBatch>): void {
+    this.#settle({ lane: this, result });
+  }
+
+  rejected(error: unknown): void {
+    this.#settle({ lane: this, error });
   }
 
   /** The next read as a promise (a session's first, before it streams), taken when it settles. */
