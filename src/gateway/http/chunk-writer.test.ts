@@ -39,9 +39,13 @@ const body = (raw: string) => raw.slice(raw.indexOf("\r\n\r\n") + 4);
 
 test("HTTP/1.1: the head goes with the first write; once it is out, each write or each event's parts is one chunk", async () => {
   const rest = Buffer.from('data: {"é":1}\n\n');
-  const raw = await exchange("GET / HTTP/1.1", async (out) => {
+  const heads: unknown[] = [];
+  const raw = await exchange("GET / HTTP/1.1", async (out, res) => {
     assert.ok(out.writeParts, "an HTTP/1.1 chunked response gets the socket writer");
     await new Promise((resolve) => out.write("retry: 1000\n\n", resolve));
+    // Once sent, the head Node kept is one string every response shares.
+    const sentHead = (res as ServerResponse & { _header?: unknown })._header;
+    heads.push(sentHead, res.headersSent);
     out.writeParts?.(["event: batch\nid: 1\n", rest]);
     out.write(Buffer.from(": ping\n\n"));
     out.writeParts?.([]);
@@ -56,6 +60,7 @@ test("HTTP/1.1: the head goes with the first write; once it is out, each write o
       `8\r\n: ping\n\n\r\n` +
       `0\r\n\r\n`,
   );
+  assert.deepEqual(heads, ["HTTP/1.1 (head sent)\r\n\r\n", true]);
 });
 
 test("an event of any size is one chunk: copied whole when small, framed around its pieces when large", async () => {

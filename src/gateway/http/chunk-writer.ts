@@ -92,7 +92,10 @@ class ChunkWriter implements StreamOutput {
   #viaResponse(chunk: string | Uint8Array, done?: (err?: Error | null) => void): boolean {
     this.#inResponse++;
     return this.#res.write(chunk, (err) => {
-      if (--this.#inResponse === 0 && !err) this.#direct = true;
+      if (--this.#inResponse === 0 && !err) {
+        this.#direct = true;
+        forgetSentHead(this.#res);
+      }
       done?.(err);
     });
   }
@@ -160,6 +163,19 @@ class ChunkWriter implements StreamOutput {
     return this.#res.destroyed;
   }
 }
+
+/**
+ * Node keeps a response's head, as the string it wrote, for the response's life: about 200 bytes
+ * for every subscriber. Once the head is on the socket Node reads that string only as a flag (it
+ * was sent: `headersSent`, `end()`), so it is swapped for one string every response shares.
+ * This reaches into Node's `_header` (chunk-writer.test.ts checks it on the Node we pin).
+ */
+function forgetSentHead(res: ServerResponse): void {
+  const out = res as ServerResponse & { _header?: string | null; _headerSent?: boolean };
+  if (out._headerSent === true && typeof out._header === "string") out._header = SENT_HEAD;
+}
+
+const SENT_HEAD = "HTTP/1.1 (head sent)\r\n\r\n";
 
 /** A small chunk with its framing: the size line (at most 4 hex digits here) and two CRLFs. */
 const SCRATCH_BYTES = COPY_MAX_BYTES + 8;
