@@ -383,12 +383,18 @@ function partsOf(stream: SharedStream): Pick<ReadParts, "bucket" | "key" | "call
 }
 
 function bounds(query: ReadQuery): Bounds {
+  if (query.count === undefined && query.bytes === undefined && query.until_ms === undefined) {
+    return NO_BOUNDS;
+  }
   const b: Bounds = {};
   if (query.count !== undefined) b.count = query.count;
   if (query.bytes !== undefined) b.bytes = query.bytes;
   if (query.until_ms !== undefined) b.untilMs = BigInt(query.until_ms);
   return b;
 }
+
+/** Most subscriptions have no bounds: they share this, kept for as long as they are connected. */
+const NO_BOUNDS: Bounds = Object.freeze({});
 
 function atMost(value: bigint | undefined, max: number): bigint {
   const cap = BigInt(max);

@@ -75,8 +75,11 @@ class SharedReader extends HubFollower implements AsyncIterableIterator<SourceBa
   readonly #signal: AbortSignal;
   readonly #tap: BatchTap | undefined;
   #phase: Phase = "start";
-  /** Where the reader goes on from when it is not following: moved on by what it delivered. */
-  #at: Cursor;
+  /**
+   * Where the reader goes on from when it is not following (moved on by what it delivered);
+   * undefined while it follows.
+   */
+  #at: Cursor | undefined;
   /** The tail the reader's own CheckTail found, when it asked one. */
   #checkedTail: bigint | undefined;
   #lease: HubLease | undefined;
@@ -223,10 +226,9 @@ class SharedReader extends HubFollower implements AsyncIterableIterator<SourceBa
     if (this.#done) return;
     if (!checked) {
       // Its own Subscribe says what is right, and may create the stream (create_stream_on_read).
-      this.#inner = deps.own(this, this.#at, this.#signal)[Symbol.asyncIterator]() as AsyncIterator<
-        SourceBatch,
-        Cursor | undefined
-      >;
+      this.#inner = deps
+        .own(this, this.#at as Cursor, this.#signal)
+        [Symbol.asyncIterator]() as AsyncIterator<SourceBatch, Cursor | undefined>;
       this.#phase = "own";
       return;
     }
@@ -243,7 +245,7 @@ class SharedReader extends HubFollower implements AsyncIterableIterator<SourceBa
     const hub = (this.#lease as HubLease).hub;
     const signal = this.#signal;
     if (!hub.live) await untilAborted(hub.ready, signal);
-    const at = this.#at;
+    const at = this.#at as Cursor;
     const seq =
       seqOf(at) ?? (isTail(at) ? await tailOf(hub, this.#checkedTail, this, signal) : undefined);
     if (this.#done) return;
@@ -251,6 +253,8 @@ class SharedReader extends HubFollower implements AsyncIterableIterator<SourceBa
       this.#deps.events?.joined(true);
       this.#phase = "follow";
       this.follow(hub, seq, signal, this.#tap);
+      // Following, the reader is at `seq`: the cursor is made again if it leaves.
+      this.#at = undefined;
       return;
     }
     this.#deps.events?.joined(false);

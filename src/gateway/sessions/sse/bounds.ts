@@ -17,7 +17,8 @@ export interface Tally {
   bytes: bigint;
 }
 
-export const ZERO_TALLY: Tally = { count: 0n, bytes: 0n };
+/** Shared by every lane that has delivered nothing yet: tallies are replaced, never changed. */
+export const ZERO_TALLY: Tally = Object.freeze({ count: 0n, bytes: 0n });
 
 export interface BoundedRecord {
   timestamp_ms: string;

@@ -184,6 +184,12 @@ export class ReadLoop {
   }
 
   #watch(reads: readonly Read<unknown>[]): readonly Watchable<unknown>[] {
+    if (!reads.some((read) => read instanceof Promise)) {
+      // Reads that are their own watches need no wrapping, and nothing to remember.
+      this.#lastReads = NONE;
+      this.#lastWatched = NONE;
+      return reads as readonly Watchable<unknown>[];
+    }
     const last = this.#lastReads;
     const watched = reads.map((read) => {
       if (!(read instanceof Promise)) return read;

@@ -103,7 +103,7 @@ export class SseLane implements Watchable<LaneRead>, BatchTap, ReadSink {
     this.#opts = kept;
     this.#start = { source, cursor };
     const { resume } = opts;
-    this.#tally = resume ? { count: resume.count, bytes: resume.bytes } : { ...ZERO_TALLY };
+    this.#tally = resume ? { count: resume.count, bytes: resume.bytes } : ZERO_TALLY;
     if (resume) {
       this.#next = { seq_num: resume.next, timestamp_ms: "0" };
       if (resume.next > 0n) this.#last = resume.next - 1n;

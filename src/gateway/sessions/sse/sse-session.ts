@@ -45,6 +45,9 @@ export function sseTiming(pingMs = DEFAULT_SSE_PING_MS): SseTiming {
 
 export const DEFAULT_SSE_TIMING: SseTiming = sseTiming();
 
+/** What a session keeps of its first events once they are written. */
+const NO_CHUNKS: readonly Chunk[] = Object.freeze([]);
+
 /** Stands for a client signal a running session no longer holds: it never aborts. */
 const LET_GO = new AbortController().signal;
 
@@ -126,7 +129,7 @@ export class SseSession implements LoopSteps<LaneRead>, LoopEnd, LaneTaps {
   #idleSince = 0;
   #lastWrite = 0;
   #pingDelay = 0;
-  #first: Chunk[] = [];
+  #first: readonly Chunk[] = NO_CHUNKS;
   #firstEnds = false;
   #draining = false;
   readonly #reader = new ReadLoop();
@@ -226,7 +229,7 @@ export class SseSession implements LoopSteps<LaneRead>, LoopEnd, LaneTaps {
     this.#clientSignal = LET_GO;
     try {
       this.#write([sseRetry(this.#timing.retryMs()), ...this.#first]);
-      this.#first = [];
+      this.#first = NO_CHUNKS;
       if (this.#firstEnds) {
         this.#finish([]);
         this.finished();
