@@ -6,7 +6,12 @@
 //
 // An idle subscriber sits in one wait for a whole ping period, so a wait is made of the loop's
 // own fields and callbacks, made once per loop: its timer is all it allocates.
-import { type Watchable, Watched } from "../../../platform/concurrency/index.ts";
+import {
+  TimerWheel,
+  type Watchable,
+  Watched,
+  type WheelEntry,
+} from "../../../platform/concurrency/index.ts";
 
 /** One session as its read loop drives it; each step answers false to end the loop. */
 export interface LoopSteps<T> {
@@ -33,12 +38,20 @@ export interface LoopEnd {
   failed(err: unknown): void;
 }
 
+/**
+ * Waits this long or longer (an idle session's next ping, 10 to 15 s away) are deadlines on one
+ * wheel for every loop of the process, not a timer each; shorter ones keep a timer of their own,
+ * to the millisecond.
+ */
+const WHEEL_MIN_MS = 1_000;
+const wheel = new TimerWheel(100);
+
 const TIMER = Symbol("timer");
 const WAKE = Symbol("wake");
 type Outcome = Watchable<unknown> | typeof TIMER | typeof WAKE;
 const NONE: readonly Watchable<unknown>[] = [];
 
-export class ReadLoop {
+export class ReadLoop implements WheelEntry {
   #wake: (() => void) | undefined;
   /**
    * The last wait's reads and their watches: a read is watched once however many waits it
@@ -50,6 +63,8 @@ export class ReadLoop {
   #pending = NONE;
   #waiting = false;
   #timer: NodeJS.Timeout | undefined;
+  /** The wait's deadline on the wheel (its tick), when it has one there. */
+  #tick: number | undefined;
   /** The run under way: its steps, and whom its end is told. */
   #steps: LoopSteps<unknown> | undefined;
   #endTo: LoopEnd | undefined;
@@ -122,8 +137,15 @@ export class ReadLoop {
     this.#pending = pending;
     this.#waiting = true;
     for (const w of pending) w.listen(this.#onRead);
+    if (delayMs >= WHEEL_MIN_MS) this.#tick = wheel.schedule(this, Date.now() + delayMs);
     // One function for every loop, given its loop: a timer's argument, not a closure each.
-    this.#timer = setTimeout(ReadLoop.#onTimer, Math.max(0, delayMs), this);
+    else this.#timer = setTimeout(ReadLoop.#onTimer, Math.max(0, delayMs), this);
+  }
+
+  /** The wait's deadline on the wheel came (WheelEntry). */
+  onTimer(): void {
+    this.#tick = undefined;
+    this.#end(TIMER);
   }
 
   static #onTimer(loop: ReadLoop): void {
@@ -137,6 +159,8 @@ export class ReadLoop {
     this.#pending = NONE;
     clearTimeout(this.#timer);
     this.#timer = undefined;
+    if (this.#tick !== undefined) wheel.cancel(this, this.#tick);
+    this.#tick = undefined;
     queueMicrotask(() => this.#handle(outcome));
   }
 
