@@ -39,6 +39,7 @@ EXPOSE 8080
 # Use every core with NOVA_WORKERS (or --workers) set to the container's CPUs.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.NOVA_PORT}/livez`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# The entry without npm in between, so SIGTERM reaches the gateway and it drains.
+# The entry without npm in between, so SIGTERM reaches the gateway and it drains; V8's young
+# generation capped as `npm start` caps it (docs/operating.md, "Memory").
 # test/gateway/docker-entry.test.ts builds dist/ as above and runs exactly this command.
-ENTRYPOINT ["node", "dist/main.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=16", "dist/main.js"]

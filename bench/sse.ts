@@ -26,7 +26,8 @@
 // W). BENCH_GATEWAY_WORKERS (default 1) sets the workers of the matrix's rows. With several
 // workers the server's RSS and CPU are its whole process tree's. Each client process connects
 // from its own source address (127.0.0.2, .3, ...). BENCH_GATEWAY_ARGS adds gateway flags,
-// BENCH_GATEWAY_NODE_ARGS Node's own flags for the gateway process.
+// BENCH_GATEWAY_NODE_ARGS Node's own flags for the gateway process (default: `npm start`'s,
+// --max-semi-space-size=16).
 // Then a table of every row, nova and nchan next to each other. No thresholds.
 //
 // Every process runs with its file-descriptor limit raised (`ulimit -n 65536`, or the hard limit
@@ -60,7 +61,9 @@ const MULTI = (process.env.BENCH_MULTI ?? "2:20000").split(":").filter(Boolean).
 /** More gateway flags for every nova row (e.g. `--hub-fanout-slice 64`). */
 const GATEWAY_ARGS = (process.env.BENCH_GATEWAY_ARGS ?? "").split(" ").filter(Boolean);
 /** Node's own flags for the gateway process only (e.g. `--max-semi-space-size=16`). */
-const GATEWAY_NODE_ARGS = (process.env.BENCH_GATEWAY_NODE_ARGS ?? "").split(" ").filter(Boolean);
+const GATEWAY_NODE_ARGS = (process.env.BENCH_GATEWAY_NODE_ARGS ?? "--max-semi-space-size=16")
+  .split(" ")
+  .filter(Boolean);
 /** How long the idle row holds its subscribers: one ping period (15 s) and some. */
 const IDLE_HOLD_MS = 20_000;
 const WARMUP_ROUNDS = 10;
