@@ -119,10 +119,6 @@ export class HubFollower
     return this;
   }
 
-  get following(): boolean {
-    return this.#hub !== undefined;
-  }
-
   get waiting(): boolean {
     return this.#sink !== undefined;
   }
@@ -182,6 +178,11 @@ export class HubFollower
   #poll(): FollowResult | Promise<FollowResult> | typeof WAIT {
     const hub = this.#hub;
     if (!hub) return { done: true, value: undefined };
+    // After the closing batch the read ends, whatever the hub does since.
+    if (this.#closing) {
+      this.#leave();
+      return this.afterEnd();
+    }
     let at: RingEntry | "left" | "closed" | "head";
     try {
       this.#signal?.throwIfAborted();
@@ -190,10 +191,6 @@ export class HubFollower
     } catch (err) {
       this.#leave();
       return this.afterFailure(err);
-    }
-    if (this.#closing) {
-      this.#leave();
-      return this.afterEnd();
     }
     if (at === "left") {
       const seq = this.seq;
