@@ -123,7 +123,7 @@ test("channels carry the message limits and keepalive the gateway needs", () => 
   assert.equal(CHANNEL_OPTIONS["grpc.keepalive_permit_without_calls"], 1);
 });
 
-test("the calls lane keeps a bare HTTP/2 session for unary calls, once connected; no other lane does", async (t) => {
+test("the calls and bulk lanes keep a bare HTTP/2 session each for unary calls, once connected; subscriptions do not", async (t) => {
   const star = await FakeStar.start("s");
   t.after(() => star.stop());
   const pool = new ChannelPool();
@@ -133,11 +133,15 @@ test("the calls lane keeps a bare HTTP/2 session for unary calls, once connected
   const session = calls.bare();
   assert.equal(pool.acquire(star.address).bare(), session, "one per star and lane");
   const bulk = pool.acquire(star.address, "bulk");
+  assert.equal(bulk.bare(), undefined, "the bulk lane's own, connecting");
+  await waitFor("the bulk lane's bare session", () => bulk.bare() !== undefined);
+  const bulkSession = bulk.bare();
+  assert.notEqual(bulkSession, session, "a connection of its own");
+  assert.notEqual(bulkSession?.socket.localPort, session?.socket.localPort);
   const subscriptions = pool.acquire(star.address, "subscriptions");
-  assert.equal(bulk.bare(), undefined);
   assert.equal(subscriptions.bare(), undefined);
   pool.close();
-  assert.ok(session?.closed, "closed with the pool");
+  assert.ok(session?.closed && bulkSession?.closed, "closed with the pool");
 });
 
 test("a bare session that goes away is opened again by the next call", async (t) => {

@@ -10,10 +10,11 @@
 // redirects can name any number of addresses over time, so past the bound the least recently
 // used channel without calls in flight is closed.
 //
-// The calls lane also keeps a bare HTTP/2 session to the star for unary calls (h2-unary.ts):
-// grpc-js costs its caller more per call than the rest of a small request. It is opened with the
-// lane's first call and used once connected; until then, and once it is going away, unary calls
-// take the channel. Streaming calls and the bulk lane always take the channel.
+// The calls and bulk lanes also keep a bare HTTP/2 session each to the star for unary calls
+// (h2-unary.ts), on connections of their own as their channels are: grpc-js costs its caller
+// more per call than the rest of a small request, and copies a large one's message twice more.
+// A session is opened with its lane's first call and used once connected; until then, and once
+// it is going away, unary calls take the channel. Streaming calls always take the channel.
 import http2 from "node:http2";
 import * as grpc from "@grpc/grpc-js";
 import { NOVA_CHANNEL_OPTIONS } from "../../contract/proto/index.ts";
@@ -38,7 +39,7 @@ export interface Lease {
   readonly address: string;
   /** A generic client: any service's methods go through makeUnaryRequest and friends. */
   readonly client: grpc.Client;
-  /** The lane's bare HTTP/2 session for unary calls, when connected (calls lane only). */
+  /** The lane's bare HTTP/2 session for unary calls, when connected (not for subscriptions). */
   bare(): http2.ClientHttp2Session | undefined;
   release(): void;
 }
@@ -146,7 +147,7 @@ export class ChannelPool {
           : { ...this.#options, "grpc.use_local_subchannel_pool": 1 };
       entry = {
         client: new grpc.Client(address, grpc.credentials.createInsecure(), options),
-        bare: lane === "calls" ? new BareSession(address) : undefined,
+        bare: lane === "subscriptions" ? undefined : new BareSession(address),
         inFlight: 0,
       };
       this.#entries.set(key, entry);
