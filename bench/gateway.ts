@@ -9,11 +9,14 @@
 // gateway's is what exactly-once appends cost. The `ndjson` path sends the same appends as lines
 // of NDJSON append sessions (one session per concurrent loop, held across the row, one line
 // unanswered at a time), so its row against the unary one is what a request costs besides its
-// batch. Before the rows, the gateway's CPU while idle (its timers and pings) for 2 s.
+// batch. The `floor` path sends the unary appends to bench/append-floor.ts instead (its own
+// process, in the gateway's column): Node's HTTP/1.1 server and the gateway's bare HTTP/2 call
+// with nothing else, the floor under any Node front end of this design. Before the rows, the
+// gateway's CPU while idle (its timers and pings) for 2 s.
 // BENCH_SECONDS sets each row's length (default 3); BENCH_PROFILE=DIR writes the gateway's CPU
 // profile there; BENCH_BATCHES (default 1,100), BENCH_CONCURRENCY (1,64) and BENCH_PATHS
-// (gateway,producer,ndjson,direct) choose the rows, so a profile can hold one workload. Prints a table;
-// no thresholds.
+// (gateway,producer,ndjson,floor,direct) choose the rows, so a profile can hold one workload.
+// Prints a table; no thresholds.
 
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -36,9 +39,15 @@ const PROFILE_DIR = process.env.BENCH_PROFILE;
 const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(",");
 const BATCHES = list("BENCH_BATCHES", "1,100").map(Number);
 const CONCURRENCIES = list("BENCH_CONCURRENCY", "1,64").map(Number);
-const PATHS = list("BENCH_PATHS", "gateway,producer,ndjson,direct") as Path[];
-type Path = "gateway" | "producer" | "ndjson" | "direct";
+const PATHS = list("BENCH_PATHS", "gateway,producer,ndjson,floor,direct") as Path[];
+type Path = "gateway" | "producer" | "ndjson" | "floor" | "direct";
 const IDLE_SECONDS = 2;
+/**
+ * Load on each front before the first row: without it the first row at 64 paid 50 to 90% more
+ * gateway CPU per append than the same path run second (V8 still tiering up the code and
+ * growing its young generation), whichever path that was.
+ */
+const SETTLE_SECONDS = 3;
 const RECORD_BYTES = 1024;
 const BODY = "x".repeat(RECORD_BYTES);
 
@@ -46,7 +55,7 @@ interface Result {
   appends: number;
   elapsed: number;
   latencies: number[];
-  /** CPU ms per append: the gateway's, the star's, and this process's (the client). */
+  /** CPU ms per append: the front's (gateway or floor), the star's, and this process's (the client). */
   cpu: { gateway: number; star: number; client: number };
 }
 
@@ -62,12 +71,13 @@ function cpuMs(pid: number | undefined): number {
 
 /** Runs `append` from `concurrency` loops until the deadline; returns every latency in ms. */
 async function drive(
+  front: number | undefined,
   concurrency: number,
   seconds: number,
   append: () => Promise<void>,
 ): Promise<Result> {
   const latencies: number[] = [];
-  const cpu0 = { gateway: cpuMs(gateway.child.pid), star: cpuMs(star.proc.child.pid) };
+  const cpu0 = { gateway: cpuMs(front), star: cpuMs(star.proc.child.pid) };
   const client0 = process.cpuUsage();
   const started = performance.now();
   const deadline = started + seconds * 1000;
@@ -87,7 +97,7 @@ async function drive(
     elapsed: (performance.now() - started) / 1000,
     latencies,
     cpu: {
-      gateway: (cpuMs(gateway.child.pid) - cpu0.gateway) / n,
+      gateway: (cpuMs(front) - cpu0.gateway) / n,
       star: (cpuMs(star.proc.child.pid) - cpu0.star) / n,
       client: (client.user + client.system) / 1000 / n,
     },
@@ -112,12 +122,20 @@ const gateway = await startProcess({
   readyLine: /^nova-gateway listening on (http:\/\/\S+)$/,
 });
 const url = gateway.match[1] as string;
+const floor = PATHS.includes("floor")
+  ? await startProcess({
+      command: process.execPath,
+      args: [join(import.meta.dirname, "append-floor.ts"), star.address],
+      readyLine: /^append floor listening on (http:\/\/\S+)$/,
+    })
+  : undefined;
 const { client } = star;
 // Keep-alive connections, one per concurrent request, as the direct path's one multiplexed
 // channel is: no row pays for connecting.
-const pools = new Map(
-  CONCURRENCIES.map((c) => [c, new Pool(url, { connections: c, pipelining: 1 })]),
-);
+const poolsFor = (origin: string) =>
+  new Map(CONCURRENCIES.map((c) => [c, new Pool(origin, { connections: c, pipelining: 1 })]));
+const pools = poolsFor(url);
+const floorPools = floor ? poolsFor(floor.match[1] as string) : new Map<number, Pool>();
 
 try {
   await call(client, "CreateBucket", { name: "bench" });
@@ -128,6 +146,17 @@ try {
   await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
   const idle = (cpuMs(gateway.child.pid) - idle0) / IDLE_SECONDS;
   console.log(`gateway CPU while idle: ${idle.toFixed(1)} ms per second`);
+  await call(client, "CreateStream", { bucket: "bench", key: "settle" });
+  const settleConcurrency = Math.max(...CONCURRENCIES);
+  for (const [front, frontPools] of [
+    [gateway, pools],
+    [floor, floorPools],
+  ] as const) {
+    const pool = frontPools.get(settleConcurrency);
+    if (!front || !pool) continue;
+    const append = httpAppend(pool, "settle", 1, settleConcurrency, false);
+    await drive(front.child.pid, settleConcurrency, SETTLE_SECONDS, append);
+  }
   console.log(
     "batch  conc  path        appends/s      MB/s   p50 ms   p99 ms   gateway/direct" +
       "   CPU ms/append: gateway   star  client",
@@ -148,10 +177,17 @@ try {
             ? grpcAppend(key, batch)
             : sessions
               ? sessionAppend(sessions, batch)
-              : httpAppend(key, batch, concurrency, path === "producer");
+              : httpAppend(
+                  (path === "floor" ? floorPools : pools).get(concurrency) as Pool,
+                  key,
+                  batch,
+                  concurrency,
+                  path === "producer",
+                );
+        const front = (path === "floor" ? floor : gateway)?.child.pid;
         try {
-          await drive(concurrency, WARMUP_SECONDS, append);
-          rows.push([path, await drive(concurrency, SECONDS, append)]);
+          await drive(front, concurrency, WARMUP_SECONDS, append);
+          rows.push([path, await drive(front, concurrency, SECONDS, append)]);
         } finally {
           await sessions?.close();
         }
@@ -189,7 +225,8 @@ try {
     }
   }
 } finally {
-  await Promise.all([...pools.values()].map((p) => p.close()));
+  await Promise.all([...pools.values(), ...floorPools.values()].map((p) => p.close()));
+  await floor?.kill("SIGTERM");
   client.close();
   // SIGINT skips the drain delay (nothing is in front of it), so the gateway exits well within
   // kill's timeout and --cpu-prof gets to write its profile; SIGTERM would drain for 10 s.
@@ -199,12 +236,12 @@ try {
 }
 
 function httpAppend(
+  pool: Pool,
   key: string,
   batch: number,
   concurrency: number,
   asProducer: boolean,
 ): () => Promise<void> {
-  const pool = pools.get(concurrency) as Pool;
   const body = JSON.stringify({ records: Array.from({ length: batch }, () => ({ body: BODY })) });
   const path = `/v1/buckets/bench/streams/${key}/records`;
   // Producers not in a request: each call takes one, so a producer's seqs go out in order.
