@@ -13,7 +13,8 @@
 // process, in the gateway's column): Node's HTTP/1.1 server and the gateway's bare HTTP/2 call
 // with nothing else, the floor under any Node front end of this design. Before the rows, the
 // gateway's CPU while idle (its timers and pings) for 2 s.
-// BENCH_SECONDS sets each row's length (default 3); BENCH_PROFILE=DIR writes the gateway's CPU
+// BENCH_SECONDS sets each row's length (default 3), BENCH_WARMUP_SECONDS the load on its stream
+// before it is measured (default 3); BENCH_PROFILE=DIR writes the gateway's CPU
 // profile there; BENCH_BATCHES (default 1,100), BENCH_CONCURRENCY (1,64) and BENCH_PATHS
 // (gateway,producer,ndjson,floor,direct) choose the rows, so a profile can hold one workload.
 // Prints a table; no thresholds.
@@ -34,7 +35,12 @@ import { quantile } from "./stats.ts";
 exitOnHelp(import.meta.filename);
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
-const WARMUP_SECONDS = Math.min(1, SECONDS / 3);
+/**
+ * Load on a row's own stream before it is measured. At 1 s the first path of each batch and
+ * concurrency paid 50 to 90% more gateway CPU per append at 64 than the same path run second,
+ * whichever it was; at 3 s the rows agree within the run's noise.
+ */
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(",");
 const BATCHES = list("BENCH_BATCHES", "1,100").map(Number);
@@ -42,12 +48,6 @@ const CONCURRENCIES = list("BENCH_CONCURRENCY", "1,64").map(Number);
 const PATHS = list("BENCH_PATHS", "gateway,producer,ndjson,floor,direct") as Path[];
 type Path = "gateway" | "producer" | "ndjson" | "floor" | "direct";
 const IDLE_SECONDS = 2;
-/**
- * Load on each front before the first row: without it the first row at 64 paid 50 to 90% more
- * gateway CPU per append than the same path run second (V8 still tiering up the code and
- * growing its young generation), whichever path that was.
- */
-const SETTLE_SECONDS = 3;
 const RECORD_BYTES = 1024;
 const BODY = "x".repeat(RECORD_BYTES);
 
@@ -146,17 +146,6 @@ try {
   await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
   const idle = (cpuMs(gateway.child.pid) - idle0) / IDLE_SECONDS;
   console.log(`gateway CPU while idle: ${idle.toFixed(1)} ms per second`);
-  await call(client, "CreateStream", { bucket: "bench", key: "settle" });
-  const settleConcurrency = Math.max(...CONCURRENCIES);
-  for (const [front, frontPools] of [
-    [gateway, pools],
-    [floor, floorPools],
-  ] as const) {
-    const pool = frontPools.get(settleConcurrency);
-    if (!front || !pool) continue;
-    const append = httpAppend(pool, "settle", 1, settleConcurrency, false);
-    await drive(front.child.pid, settleConcurrency, SETTLE_SECONDS, append);
-  }
   console.log(
     "batch  conc  path        appends/s      MB/s   p50 ms   p99 ms   gateway/direct" +
       "   CPU ms/append: gateway   star  client",
