@@ -12,13 +12,16 @@ import { createServer } from "node:http";
 import http2 from "node:http2";
 import * as grpc from "@grpc/grpc-js";
 import type { MethodDefinition } from "@grpc/proto-loader";
+import { exitOnHelp } from "../scripts/help.ts";
 import { nova } from "../src/contract/proto/index.ts";
 import { startUnary } from "../src/gateway/upstream/h2-unary.ts";
 import type { AppendRequest } from "../src/gen/nova/v1/AppendRequest.ts";
 import type { AppendResponse__Output } from "../src/gen/nova/v1/AppendResponse.ts";
 
+exitOnHelp(import.meta.filename);
+
 const star = process.argv[2];
-if (!star) {
+if (!star || !/^[^\s/]+:\d+$/.test(star)) {
   process.stderr.write("usage: node bench/append-floor.ts STAR_ADDRESS (host:port)\n");
   process.exit(2);
 }
@@ -33,6 +36,10 @@ const DEADLINE_MS = 10_000;
 const PATH = /^\/v1\/buckets\/([^/]+)\/streams\/([^/]+)\/records$/;
 const NO_METADATA = new grpc.Metadata();
 const session = http2.connect(`http://${star}`);
+session.on("error", (err) => {
+  process.stderr.write(`append floor: the star's connection failed: ${err.message}\n`);
+  process.exit(1);
+});
 
 const server = createServer((req, res) => {
   const match = PATH.exec(req.url ?? "");
