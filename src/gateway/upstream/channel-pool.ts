@@ -12,7 +12,7 @@
 //
 // The calls and bulk lanes also keep a bare HTTP/2 session each to the star for unary calls
 // (h2-unary.ts), on connections of their own as their channels are: grpc-js costs its caller
-// more per call than the rest of a small request, and copies a large one's message twice more.
+// more per call than the rest of a small request, and about a seventh of a 100-record append's.
 // A session is opened with its lane's first call and used once connected; until then, and once
 // it is going away, unary calls take the channel. Streaming calls always take the channel.
 import http2 from "node:http2";
