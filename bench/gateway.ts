@@ -17,7 +17,10 @@
 // before it is measured (default 3); BENCH_PROFILE=DIR writes the gateway's CPU
 // profile there; BENCH_BATCHES (default 1,100), BENCH_CONCURRENCY (1,64) and BENCH_PATHS
 // (gateway,producer,ndjson,floor,direct) choose the rows, so a profile can hold one workload.
-// Prints a table; no thresholds.
+// BENCH_ROUNDS (default 1) runs each batch and concurrency's paths that many times, in turn
+// forwards and backwards, each row on a stream of its own: the path run first in a group
+// often reads high whatever it is (docs/benchmarks.md), and rounds put every path first and
+// last alike in one run. Prints a table; no thresholds.
 
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -46,6 +49,10 @@ const list = (name: string, fallback: string) => (process.env[name] ?? fallback)
 const BATCHES = list("BENCH_BATCHES", "1,100").map(Number);
 const CONCURRENCIES = list("BENCH_CONCURRENCY", "1,64").map(Number);
 const PATHS = list("BENCH_PATHS", "gateway,producer,ndjson,floor,direct") as Path[];
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
+if (!Number.isSafeInteger(ROUNDS) || ROUNDS < 1) {
+  throw new Error(`BENCH_ROUNDS: expected an integer >= 1, got ${process.env.BENCH_ROUNDS}`);
+}
 type Path = "gateway" | "producer" | "ndjson" | "floor" | "direct";
 const IDLE_SECONDS = 2;
 const RECORD_BYTES = 1024;
@@ -147,69 +154,13 @@ try {
   const idle = (cpuMs(gateway.child.pid) - idle0) / IDLE_SECONDS;
   console.log(`gateway CPU while idle: ${idle.toFixed(1)} ms per second`);
   console.log(
-    "batch  conc  path        appends/s      MB/s   p50 ms   p99 ms   gateway/direct" +
+    "batch  conc  round  path        appends/s      MB/s   p50 ms   p99 ms   gateway/direct" +
       "   CPU ms/append: gateway   star  client",
   );
   for (const batch of BATCHES) {
     for (const concurrency of CONCURRENCIES) {
-      const rows: [Path, Result][] = [];
-      for (const path of PATHS) {
-        const key = `${path}-${batch}-${concurrency}`;
-        await call(client, "CreateStream", {
-          bucket: "bench",
-          key,
-          config: { class: "CLASS_EXPRESS" },
-        });
-        const sessions = path === "ndjson" ? openSessions(key, concurrency) : undefined;
-        const append =
-          path === "direct"
-            ? grpcAppend(key, batch)
-            : sessions
-              ? sessionAppend(sessions, batch)
-              : httpAppend(
-                  (path === "floor" ? floorPools : pools).get(concurrency) as Pool,
-                  key,
-                  batch,
-                  concurrency,
-                  path === "producer",
-                );
-        const front = (path === "floor" ? floor : gateway)?.child.pid;
-        try {
-          await drive(front, concurrency, WARMUP_SECONDS, append);
-          rows.push([path, await drive(front, concurrency, SECONDS, append)]);
-        } finally {
-          await sessions?.close();
-        }
-      }
-      const rate = (r: Result) => r.appends / r.elapsed;
-      const direct = rows.find(([path]) => path === "direct")?.[1];
-      for (const [path, result] of rows) {
-        const sorted = result.latencies.sort((a, b) => a - b);
-        const ratio = path !== "direct" && direct ? (rate(result) / rate(direct)).toFixed(2) : "";
-        console.log(
-          [
-            String(batch).padStart(5),
-            String(concurrency).padStart(5),
-            `  ${path.padEnd(8)}`,
-            rate(result).toFixed(0).padStart(11),
-            ((rate(result) * batch * RECORD_BYTES) / 1e6).toFixed(1).padStart(9),
-            quantile(sorted, 0.5).toFixed(2).padStart(8),
-            quantile(sorted, 0.99).toFixed(2).padStart(8),
-            ratio.padStart(16),
-            result.cpu.gateway.toFixed(2).padStart(24),
-            result.cpu.star.toFixed(2).padStart(6),
-            result.cpu.client.toFixed(2).padStart(7),
-          ].join(" "),
-        );
-      }
-      const plain = rows.find(([path]) => path === "gateway")?.[1];
-      const stamped = rows.find(([path]) => path === "producer")?.[1];
-      if (plain && stamped) {
-        const slower = (1 - rate(stamped) / rate(plain)) * 100;
-        const cpu = (stamped.cpu.gateway / plain.cpu.gateway - 1) * 100;
-        console.log(
-          `             producer headers: ${slower.toFixed(1)}% fewer appends/s, ${cpu.toFixed(1)}% more gateway CPU per append`,
-        );
+      for (let round = 1; round <= ROUNDS; round++) {
+        await group(batch, concurrency, round);
       }
     }
   }
@@ -222,6 +173,73 @@ try {
   await gateway.kill("SIGINT");
   await star.proc.kill("SIGTERM");
   await rm(dir, { recursive: true, force: true });
+}
+
+/**
+ * One batch and concurrency's rows: each path loaded on a stream of its own, in turn (backwards
+ * in even rounds), then printed with the gateway/direct ratio of this round.
+ */
+async function group(batch: number, concurrency: number, round: number): Promise<void> {
+  const rows: [Path, Result][] = [];
+  for (const path of round % 2 === 1 ? PATHS : [...PATHS].reverse()) {
+    const key = `${path}-${batch}-${concurrency}-${round}`;
+    await call(client, "CreateStream", {
+      bucket: "bench",
+      key,
+      config: { class: "CLASS_EXPRESS" },
+    });
+    const sessions = path === "ndjson" ? openSessions(key, concurrency) : undefined;
+    const append =
+      path === "direct"
+        ? grpcAppend(key, batch)
+        : sessions
+          ? sessionAppend(sessions, batch)
+          : httpAppend(
+              (path === "floor" ? floorPools : pools).get(concurrency) as Pool,
+              key,
+              batch,
+              concurrency,
+              path === "producer",
+            );
+    const front = (path === "floor" ? floor : gateway)?.child.pid;
+    try {
+      await drive(front, concurrency, WARMUP_SECONDS, append);
+      rows.push([path, await drive(front, concurrency, SECONDS, append)]);
+    } finally {
+      await sessions?.close();
+    }
+  }
+  const rate = (r: Result) => r.appends / r.elapsed;
+  const direct = rows.find(([path]) => path === "direct")?.[1];
+  for (const [path, result] of rows) {
+    const sorted = result.latencies.sort((a, b) => a - b);
+    const ratio = path !== "direct" && direct ? (rate(result) / rate(direct)).toFixed(2) : "";
+    console.log(
+      [
+        String(batch).padStart(5),
+        String(concurrency).padStart(5),
+        String(round).padStart(6),
+        `  ${path.padEnd(8)}`,
+        rate(result).toFixed(0).padStart(11),
+        ((rate(result) * batch * RECORD_BYTES) / 1e6).toFixed(1).padStart(9),
+        quantile(sorted, 0.5).toFixed(2).padStart(8),
+        quantile(sorted, 0.99).toFixed(2).padStart(8),
+        ratio.padStart(16),
+        result.cpu.gateway.toFixed(2).padStart(24),
+        result.cpu.star.toFixed(2).padStart(6),
+        result.cpu.client.toFixed(2).padStart(7),
+      ].join(" "),
+    );
+  }
+  const plain = rows.find(([path]) => path === "gateway")?.[1];
+  const stamped = rows.find(([path]) => path === "producer")?.[1];
+  if (plain && stamped) {
+    const slower = (1 - rate(stamped) / rate(plain)) * 100;
+    const cpu = (stamped.cpu.gateway / plain.cpu.gateway - 1) * 100;
+    console.log(
+      `                    producer headers: ${slower.toFixed(1)}% fewer appends/s, ${cpu.toFixed(1)}% more gateway CPU per append`,
+    );
+  }
 }
 
 function httpAppend(
