@@ -94,16 +94,18 @@ export function batchTotals<R extends BoundedRecord>(
   return { count: BigInt(records.length), bytes: BigInt(bytes), maxTimestampMs };
 }
 
+/** The tally after a whole batch of `totals`. */
+export function addTotals(tally: Tally, totals: BatchTotals): Tally {
+  return { count: tally.count + totals.count, bytes: tally.bytes + totals.bytes };
+}
+
 /**
- * The tally after the whole batch when the bounds take all of it and stay open, which is what
- * cutBatch answers with every record taken and not done; undefined otherwise. A fan-out's fast
- * path: no work per record.
+ * Whether the bounds take all of a batch of `totals` and stay open, reaching the tally `after`:
+ * what cutBatch answers with every record taken and not done. A fan-out's fast path: no work
+ * per record.
  */
-export function wholeTally(totals: BatchTotals, bounds: Bounds, tally: Tally): Tally | undefined {
-  const count = tally.count + totals.count;
-  const bytes = tally.bytes + totals.bytes;
-  if (bounds.count !== undefined && count >= bounds.count) return undefined;
-  if (bounds.bytes !== undefined && bytes >= bounds.bytes) return undefined;
-  if (bounds.untilMs !== undefined && totals.maxTimestampMs >= bounds.untilMs) return undefined;
-  return { count, bytes };
+export function staysOpen(totals: BatchTotals, bounds: Bounds, after: Tally): boolean {
+  if (bounds.count !== undefined && after.count >= bounds.count) return false;
+  if (bounds.bytes !== undefined && after.bytes >= bounds.bytes) return false;
+  return bounds.untilMs === undefined || totals.maxTimestampMs < bounds.untilMs;
 }

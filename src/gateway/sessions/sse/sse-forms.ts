@@ -7,7 +7,6 @@ import {
   batchEventHead,
   doneEvent,
   errorEvent,
-  formatEventId,
   formatMultiplexId,
   pingEvent,
   positionToJson,
@@ -26,15 +25,14 @@ export interface SseForm {
 }
 
 export const ONE_STREAM: SseForm = {
-  batchHead: (_lanes, lane) =>
-    batchEventHead(formatEventId(lane.lastId as NonNullable<SseLane["lastId"]>)),
+  batchHead: (_lanes, lane) => batchEventHead(lane.lastIdText as string),
   ping: (lanes, int64) =>
     pingEvent({ timestamp_ms: BigInt(Date.now()), tail: positionToJson(only(lanes).tail, int64) }),
   done: (lane, int64) => doneEvent(nextJson(lane, int64), undefined, lane.closed),
   error: (err, lanes, int64) => {
     const body = errorBody(toHttpError(err, { resource: "stream" }), int64);
-    const id = only(lanes).lastId;
-    if (id) body.last_event_id = formatEventId(id);
+    const id = only(lanes).lastIdText;
+    if (id) body.last_event_id = id;
     return errorEvent(body);
   },
   startError: (err) => err,

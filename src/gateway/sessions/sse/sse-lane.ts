@@ -8,13 +8,12 @@ import type { Record__Output } from "../../../gen/nova/v1/Record.ts";
 import type { Watchable } from "../../../platform/concurrency/index.ts";
 import { type HttpError, toHttpError } from "../../errors/index.ts";
 import type {
-  EventId,
   Int64Mode,
   RecordFormat,
   ScratchJson,
   StreamPosition,
 } from "../../translate/index.ts";
-import { positionText, recordsJsonBytes } from "../../translate/index.ts";
+import { formatEventId, positionText, recordsJsonBytes } from "../../translate/index.ts";
 import {
   type BatchSource,
   type BatchTap,
@@ -24,13 +23,14 @@ import {
   type SourceBatch,
 } from "../sources/index.ts";
 import {
+  addTotals,
   type BatchTotals,
   type Bounds,
   batchTotals,
   boundsMet,
   cutBatch,
+  staysOpen,
   type Tally,
-  wholeTally,
   ZERO_TALLY,
 } from "./bounds.ts";
 
@@ -90,6 +90,8 @@ export class SseLane implements Watchable<LaneRead>, BatchTap, ReadSink {
   #outcome: LaneRead | undefined;
   #listener: (() => void) | undefined;
   #tally: Tally;
+  /** The step of the last batch taken whole, while #last and #tally are what it made them. */
+  #step: WholeStep | undefined;
   /** The last record delivered, in this session or the one it resumes. */
   #last: bigint | undefined;
   #next: Next | undefined;
@@ -132,9 +134,17 @@ export class SseLane implements Watchable<LaneRead>, BatchTap, ReadSink {
     return this.#closed;
   }
 
-  /** The one-stream event id: the last record delivered and the tally, once there is one. */
-  get lastId(): EventId | undefined {
-    return this.#last === undefined ? undefined : { seq_num: this.#last, ...this.#tally };
+  /**
+   * The one-stream event id (the last record delivered and the tally, once there is one) as
+   * text: lanes that took a batch in step share one string.
+   */
+  get lastIdText(): string | undefined {
+    if (this.#last === undefined) return undefined;
+    const step = this.#step;
+    if (step?.id !== undefined) return step.id;
+    const id = formatEventId({ seq_num: this.#last, ...this.#tally });
+    if (step) step.id = id;
+    return id;
   }
 
   /** Where the lane resumes: known from its first batch on. */
@@ -281,14 +291,15 @@ export class SseLane implements Watchable<LaneRead>, BatchTap, ReadSink {
     const last = records[records.length - 1];
     if (!last || !this.#caughtUp || batch.closed) return undefined;
     const whole = wholeOf(records, last);
-    const tally = wholeTally(whole.totals, this.#opts.bounds, this.#tally);
-    if (!tally) return undefined;
+    const step = stepOf(whole, this.#tally);
+    if (!staysOpen(whole.totals, this.#opts.bounds, step.to)) return undefined;
     const rest = this.#sharedRest(batch);
     if (!rest) return undefined;
     this.prime(batch);
-    this.#tally = tally;
+    this.#tally = step.to;
     this.#last = whole.last;
     this.#next = whole.next;
+    this.#step = step;
     return rest;
   }
 
@@ -308,6 +319,7 @@ export class SseLane implements Watchable<LaneRead>, BatchTap, ReadSink {
   }
 
   #delivered(last: Record__Output, tally: Tally): void {
+    this.#step = undefined;
     this.#tally = tally;
     this.#last = BigInt(last.seq_num);
     this.#next = { seq_num: this.#last + 1n, timestamp_ms: last.timestamp_ms };
@@ -325,7 +337,30 @@ interface Whole {
   last: bigint;
   /** Shared by every lane that took the batch, so never changed. */
   next: Readonly<Next>;
+  /** The step the last lane to take the batch made. */
+  step?: WholeStep;
 }
+
+/**
+ * A batch taken whole from one tally: the tally it leads to and its event id's text, made once
+ * for the lanes that take it in step (the readers of a hub that started together), which spares
+ * each of them the sums and the text (docs/subscriptions.md).
+ */
+interface WholeStep {
+  from: Tally;
+  to: Tally;
+  id?: string;
+}
+
+function stepOf(whole: Whole, from: Tally): WholeStep {
+  const known = whole.step;
+  if (known && (known.from === from || sameTally(known.from, from))) return known;
+  const step: WholeStep = { from, to: addTotals(from, whole.totals) };
+  whole.step = step;
+  return step;
+}
+
+const sameTally = (a: Tally, b: Tally): boolean => a.count === b.count && a.bytes === b.bytes;
 
 /** What a hub batch taken whole means to a lane, made once per batch for all of them. */
 const wholes = new WeakMap<readonly Record__Output[], Whole>();
