@@ -18,7 +18,7 @@
 // profile there; BENCH_BATCHES (default 1,100), BENCH_CONCURRENCY (1,64) and BENCH_PATHS
 // (gateway,producer,ndjson,floor,direct) choose the rows, so a profile can hold one workload.
 // BENCH_ROUNDS (default 1) runs each batch and concurrency's paths that many times, in turn
-// forwards and backwards, each row on a stream of its own: the path run first in a group
+// forwards and backwards, each row on a stream of its own: the path run first in a run
 // often reads high whatever it is (docs/benchmarks.md), and rounds put every path first and
 // last alike in one run. Prints a table; no thresholds.
 
@@ -41,7 +41,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 /**
  * Load on a row's own stream before it is measured. At 1 s the first path of each batch and
  * concurrency paid 50 to 90% more gateway CPU per append at 64 than the same path run second,
- * whichever it was; at 3 s the rows agree within the run's noise.
+ * whichever it was; 3 s narrows that, and longer does not remove what is left of it in a run's
+ * first row (BENCH_ROUNDS).
  */
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const PROFILE_DIR = process.env.BENCH_PROFILE;

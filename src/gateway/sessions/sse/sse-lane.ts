@@ -354,7 +354,7 @@ interface WholeStep {
 
 function stepOf(whole: Whole, from: Tally): WholeStep {
   const known = whole.step;
-  if (known && (known.from === from || sameTally(known.from, from))) return known;
+  if (known && sameTally(known.from, from)) return known;
   const step: WholeStep = { from, to: addTotals(from, whole.totals) };
   whole.step = step;
   return step;
