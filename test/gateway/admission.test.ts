@@ -8,7 +8,7 @@ import { APPEND_MEMORY_FACTOR } from "../../src/gateway/http/index.ts";
 import type { Gateway } from "../harness/gateway.ts";
 import { append, http, newStream } from "../harness/http.ts";
 import { metric } from "../harness/metrics.ts";
-import { openRaw } from "../harness/raw-socket.ts";
+import { openRaw, readAnswers } from "../harness/raw-socket.ts";
 import { type Stack, startStack } from "../harness/stack.ts";
 import { waitFor } from "../harness/wait.ts";
 
@@ -106,6 +106,50 @@ test("one client cannot hold more than its share: its next body is 429 while ano
   }
   const tail = await http(gw.base, "GET", `${stream}/records/tail`);
   assert.equal(tail.json.tail.seq_num, 1);
+});
+
+test("a small body past its client's share, come whole, is 429 and its connection serves the next request", async () => {
+  const stream = await newStream(gw.base);
+  const host = new URL(gw.base).host;
+  // Client C holds all but 4 KiB of its 2 MiB share with a stalled upload.
+  const held = 2 * 1024 * 1024 - 4096;
+  const first = await stalledUpload(stream, 3 * 1024 * 1024, "x".repeat(held), "C");
+  const trickle = setInterval(() => first.socket.write("x"), 200);
+  await waitFor(
+    async () =>
+      (await metric(gw.base, "nova_gateway_memory_held_bytes", 'part="append_bodies"')) >=
+      held * APPEND_MEMORY_FACTOR,
+    { timeoutMs: 10_000, message: "the stalled body's bytes held" },
+  );
+  const c = await openRaw(gw.base);
+  try {
+    const body = JSON.stringify({ records: [{ body: "y".repeat(8000) }] });
+    // Head and body in one write: the body is whole when the gateway reads the head.
+    c.socket.write(
+      `POST ${stream}/records HTTP/1.1\r\nhost: ${host}\r\ncontent-type: application/json\r\n` +
+        `content-length: ${body.length}\r\nauthorization: Bearer C\r\n\r\n${body}`,
+    );
+    await waitFor(() => readAnswers(c.text(), ["POST"]).answers.length === 1, {
+      timeoutMs: 10_000,
+      message: "the append's answer",
+    });
+    const [refused] = readAnswers(c.text(), ["POST"]).answers;
+    assert.equal(refused?.status, 429);
+    assert.notEqual(refused?.headers.connection, "close");
+    assert.equal(JSON.parse(refused?.body ?? "").code, "resource_exhausted");
+    c.socket.write(`GET ${stream}/records/tail HTTP/1.1\r\nhost: ${host}\r\n\r\n`);
+    await waitFor(() => readAnswers(c.text(), ["POST", "GET"]).answers.length === 2, {
+      timeoutMs: 10_000,
+      message: "the next request's answer on the same connection",
+    });
+    const [, tail] = readAnswers(c.text(), ["POST", "GET"]).answers;
+    assert.equal(tail?.status, 200);
+    assert.equal(JSON.parse(tail?.body ?? "").tail.seq_num, 0, "the refused body left nothing");
+  } finally {
+    clearInterval(trickle);
+    first.socket.destroy();
+    c.socket.destroy();
+  }
 });
 
 test("a stalled body on any other route is cut with 408 too", async () => {
