@@ -20,7 +20,8 @@
 // BENCH_ROUNDS (default 1) runs each batch and concurrency's paths that many times, in turn
 // forwards and backwards, each row on a stream of its own: the path run first in a run
 // often reads high whatever it is (docs/benchmarks.md), and rounds put every path first and
-// last alike in one run. Prints a table; no thresholds.
+// last alike in one run. The gateway and the floor run with `npm start`'s Node flags
+// (BENCH_GATEWAY_NODE_ARGS replaces them). Prints a table; no thresholds.
 
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -33,6 +34,7 @@ import { exitOnHelp } from "../scripts/help.ts";
 import { call } from "../test/harness/grpc.ts";
 import { startProcess } from "../test/harness/process.ts";
 import { startStarProcess } from "../test/harness/star-process.ts";
+import { GATEWAY_NODE_ARGS } from "./gateway-node-args.ts";
 import { quantile } from "./stats.ts";
 
 exitOnHelp(import.meta.filename);
@@ -116,6 +118,7 @@ const dir = await mkdtemp(join(tmpdir(), "nova-bench-gateway-"));
 const star = await startStarProcess(["--data-dir", dir]);
 const gatewayArgs = [
   ...(PROFILE_DIR ? ["--cpu-prof", "--cpu-prof-dir", PROFILE_DIR] : []),
+  ...GATEWAY_NODE_ARGS,
   join(import.meta.dirname, "..", "src", "main.ts"),
   "--port",
   "0",
@@ -133,7 +136,7 @@ const url = gateway.match[1] as string;
 const floor = PATHS.includes("floor")
   ? await startProcess({
       command: process.execPath,
-      args: [join(import.meta.dirname, "append-floor.ts"), star.address],
+      args: [...GATEWAY_NODE_ARGS, join(import.meta.dirname, "append-floor.ts"), star.address],
       readyLine: /^append floor listening on (http:\/\/\S+)$/,
     })
   : undefined;

@@ -46,6 +46,7 @@ import { freePort } from "../test/harness/ports.ts";
 import { cpuSeconds, rssBytes } from "../test/harness/proc-stats.ts";
 import { type RunningProcess, startProcess } from "../test/harness/process.ts";
 import { type StarProcess, startStarProcess } from "../test/harness/star-process.ts";
+import { GATEWAY_NODE_ARGS } from "./gateway-node-args.ts";
 import { quantile } from "./stats.ts";
 
 exitOnHelp(import.meta.filename);
@@ -60,10 +61,6 @@ const IDLE = Number(process.env.BENCH_IDLE ?? 18_000);
 const MULTI = (process.env.BENCH_MULTI ?? "2:20000").split(":").filter(Boolean).map(Number);
 /** More gateway flags for every nova row (e.g. `--hub-fanout-slice 64`). */
 const GATEWAY_ARGS = (process.env.BENCH_GATEWAY_ARGS ?? "").split(" ").filter(Boolean);
-/** Node's own flags for the gateway process only (e.g. `--max-semi-space-size=16`). */
-const GATEWAY_NODE_ARGS = (process.env.BENCH_GATEWAY_NODE_ARGS ?? "--max-semi-space-size=16")
-  .split(" ")
-  .filter(Boolean);
 /** How long the idle row holds its subscribers: one ping period (15 s) and some. */
 const IDLE_HOLD_MS = 20_000;
 const WARMUP_ROUNDS = 10;
