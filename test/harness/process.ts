@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { resolve } from "node:path";
+import { scriptNodeFlags } from "./node-flags.ts";
 
 export interface StartOptions {
   command: string;
@@ -72,10 +73,11 @@ function hookProcessEnd(): void {
 
 /**
  * Runs `node entry ...args` on this process's runtime (the project's pinned Node, which strips
- * the types itself), directly, without npm in between.
+ * the types itself), directly, without npm in between, with the Node flags of the package.json
+ * script that runs `entry` (node-flags.ts).
  */
 export function nodeArgs(entry: string, args: string[]): [string, string[]] {
-  return [process.execPath, [resolve(entry), ...args]];
+  return [process.execPath, [...scriptNodeFlags(entry), resolve(entry), ...args]];
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: () => string): Promise<T> {
