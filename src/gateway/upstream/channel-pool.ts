@@ -27,8 +27,6 @@ export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   // A channel in TRANSIENT_FAILURE fails calls at once until its next connection attempt; the
   // default backoff grows to 120 s, far too long to notice a restarted star.
   "grpc.max_reconnect_backoff_ms": 5_000,
-  // Nothing reads channelz; with it on, grpc-js stamps and counts every call three times over.
-  "grpc.enable_channelz": 0,
 };
 
 /** Subscribe calls, large appends, or every other call. */
