@@ -4,32 +4,13 @@
 // matches test files.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { existsSync, globSync, readFileSync } from "node:fs";
+import { existsSync, globSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { promisify } from "node:util";
+import { commands, nodeFile, scripts } from "./harness/node-flags.ts";
 
 const root = join(import.meta.dirname, "..");
-const scripts: Record<string, string> = JSON.parse(
-  readFileSync(join(root, "package.json"), "utf8"),
-).scripts;
-
-/** A script's commands (split on &&), each as its words, quotes taken off. */
-function commands(script: string): string[][] {
-  return script
-    .split("&&")
-    .map((command) =>
-      (command.trim().match(/"[^"]*"|\S+/g) ?? []).map((word) => word.replace(/^"(.*)"$/, "$1")),
-    );
-}
-
-/** The file a `node` command runs, after Node's own flags (`--max-semi-space-size=16`). */
-function nodeFile(words: string[]): string | undefined {
-  const [program, ...args] = words;
-  if (program !== "node" || args[0] === "--test") return undefined;
-  return args.find((word) => !word.startsWith("--"));
-}
-
 const nodeFiles = new Map<string, string>();
 for (const [name, script] of Object.entries(scripts)) {
   for (const words of commands(script)) {
