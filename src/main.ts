@@ -50,7 +50,6 @@ const {
   FleetClient,
   fleetUpstream,
   metricsObserver,
-  REDACTED_PATHS,
   StopRequests,
   trustedProxies,
   WorkerLink,
@@ -70,7 +69,6 @@ const tls =
 const logger = pino(
   {
     level: opts.logLevel,
-    redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
     ...(cluster.worker
       ? { base: { pid: process.pid, hostname: hostname(), worker: cluster.worker.id } }
       : {}),

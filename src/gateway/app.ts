@@ -1,7 +1,7 @@
 // The gateway as a Fastify app: every concern a plugin, registered here in one place.
 import type { Server } from "node:http";
 import cors from "@fastify/cors";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, { type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { consolePlugin } from "./console/index.ts";
 import { DS_REQUEST_HEADERS, DS_RESPONSE_HEADERS, dsPlugin } from "./ds/index.ts";
@@ -32,7 +32,7 @@ import {
   pipelineOrderPlugin,
   RESPONSE_BUFFERS_IDLE_BYTES,
   readForwardedHeader,
-  requestLogFields,
+  requestLogging,
   responseBuffers,
   responseCheckPlugin,
   trustedProxies,
@@ -145,8 +145,6 @@ export interface AppOptions {
 /** Longer than a balancer's own keep-alive timeout, so the balancer closes idle connections first. */
 const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 
-export const REDACTED_PATHS = ["req.headers.authorization", 'req.query["access_token"]'];
-
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const headersTimeoutMs = opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const trust = trustedProxies(opts.trustProxy ?? []);
@@ -161,11 +159,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     throw new Error("--proxy-protocol needs --trust-proxy naming the balancers that send it");
   }
   const app = Fastify({
-    // Request lines log the URL, which may carry ?access_token=: logged without its value.
-    loggerInstance: opts.logger.child(
-      {},
-      { serializers: { req: requestLogFields } },
-    ) as FastifyBaseLogger,
+    ...requestLogging(opts.logger),
     bodyLimit: opts.bodyLimit,
     trustProxy: trust,
     // A stream key of 512 bytes, percent-encoded, is up to 1536 characters.

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { redactAccessToken } from "./request-log.ts";
+import Fastify from "fastify";
+import pino from "pino";
+import { redactAccessToken, requestLogging } from "./request-log.ts";
 
 test("redactAccessToken removes every access_token value, however the name is encoded", () => {
   const cases: [string, string][] = [
@@ -40,4 +42,69 @@ test("no access_token value survives, and the other parameters are untouched", (
       },
     ),
   );
+});
+
+/** A Fastify app logging as the gateway does, at `level`, into the returned lines. */
+function loggedApp(level: string) {
+  const lines: Record<string, unknown>[] = [];
+  const logger = pino(
+    { level },
+    { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
+  );
+  const app = Fastify(requestLogging(logger));
+  app.get("/ok", async () => ({ ok: true }));
+  app.get("/fails", async () => {
+    throw new Error("boom");
+  });
+  return { app, lines };
+}
+
+test("at info a request is one line as it ends: its fields, the status and the time", async (t) => {
+  const { app, lines } = loggedApp("info");
+  t.after(() => app.close());
+  const res = await app.inject({
+    method: "GET",
+    url: "/ok?access_token=secret-1",
+    headers: { authorization: "Bearer secret-2" },
+  });
+  assert.equal(res.statusCode, 200);
+  assert.equal(lines.length, 1, JSON.stringify(lines));
+  const [line] = lines;
+  assert.equal(line?.msg, "request completed");
+  assert.equal(line?.level, 30);
+  assert.deepEqual(line?.req, {
+    method: "GET",
+    url: "/ok?access_token=[redacted]",
+    host: "localhost:80",
+    remoteAddress: "127.0.0.1",
+  });
+  assert.deepEqual(line?.res, { statusCode: 200 });
+  assert.equal(typeof line?.responseTime, "number");
+  assert.ok(!JSON.stringify(lines).includes("secret-"));
+});
+
+test("at debug the arrival is logged too; a failed request ends at error level", async (t) => {
+  const { app, lines } = loggedApp("debug");
+  t.after(() => app.close());
+  await app.inject({ method: "GET", url: "/ok" });
+  assert.deepEqual(
+    lines.map((line) => [line.msg, line.level]),
+    [
+      ["incoming request", 20],
+      ["request completed", 30],
+    ],
+  );
+  assert.deepEqual(lines[0]?.req, lines[1]?.req);
+  lines.length = 0;
+  const failed = await app.inject({ method: "GET", url: "/fails" });
+  assert.equal(failed.statusCode, 500);
+  const ends = lines.filter((line) => line.msg !== "incoming request");
+  assert.ok(
+    ends.some(
+      (line) => line.level === 50 && (line.err as { message?: string })?.message === "boom",
+    ),
+    JSON.stringify(ends),
+  );
+  assert.equal(ends.at(-1)?.msg, "request completed");
+  assert.deepEqual(ends.at(-1)?.res, { statusCode: 500 });
 });
