@@ -21,7 +21,8 @@
 // forwards and backwards, each row on a stream of its own: the path run first in a run
 // often reads high whatever it is (docs/benchmarks.md), and rounds put every path first and
 // last alike in one run. The gateway and the floor run with `npm start`'s Node flags
-// (BENCH_GATEWAY_NODE_ARGS replaces them). Prints a table; no thresholds.
+// (BENCH_GATEWAY_NODE_ARGS replaces them), at BENCH_LOG_LEVEL (default warn: no line a
+// request; `npm start`'s info logs one). Prints a table; no thresholds.
 
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -125,7 +126,7 @@ const gatewayArgs = [
   "--stars",
   star.address,
   "--log-level",
-  "warn",
+  process.env.BENCH_LOG_LEVEL ?? "warn",
 ];
 const gateway = await startProcess({
   command: process.execPath,
