@@ -26,5 +26,6 @@ export * from "./request-log.ts";
 export * from "./response-buffers.ts";
 export * from "./response-check.ts";
 export * from "./schemas/routes.ts";
+export * from "./take-body.ts";
 export * from "./trusted-proxies.ts";
 export * from "./validation-errors.ts";

@@ -14,6 +14,7 @@ import {
   pageIsSettled,
   routeSchemas,
   sendJsonBytes,
+  takeBody,
   takeResponseBuffer,
 } from "../http/index.ts";
 import type { SubscribeDeps } from "../sessions/index.ts";
@@ -124,7 +125,7 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
       const parts = { ...address, call: ctx.call, format, int64: ctx.int64, producer };
       return serveAppendSession(parts, req.raw, reply, sessionDeps);
     }
-    const batch = appendInputFromJson(req.body, recordFormat(req), opts.appendLimits);
+    const batch = appendInputFromJson(takeBody(req), recordFormat(req), opts.appendLimits);
     return appendUnary(reply, { ...address, ...batch, producer }, ctx);
   }
 
@@ -145,10 +146,11 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
     const ctx = requestContext(req, reply);
     const address = streamAddress(req);
     const producer = producerFromHeaders(req.headers);
-    const hasBody = req.body !== undefined && req.body !== null;
-    const batch = hasBody
-      ? appendInputFromJson(req.body, recordFormat(req), opts.appendLimits)
-      : { records: [] };
+    const body = takeBody(req);
+    const batch =
+      body !== undefined && body !== null
+        ? appendInputFromJson(body, recordFormat(req), opts.appendLimits)
+        : { records: [] };
     if (batch.records.length === 0 && batch.match_seq_num !== undefined) {
       throw invalidArgument(
         "match_seq_num",

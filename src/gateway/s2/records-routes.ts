@@ -3,7 +3,7 @@
 // transport.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ReadService } from "../history/index.ts";
-import { type AppendAdmission, clientKey, takeOverConnection } from "../http/index.ts";
+import { type AppendAdmission, clientKey, takeBody, takeOverConnection } from "../http/index.ts";
 import {
   SSE_HEADERS,
   type SubscribeDeps,
@@ -67,9 +67,10 @@ export async function s2RecordRoutes(app: FastifyInstance, opts: S2RecordRoutesO
       return serveS2sAppend({ ...streamOf(req), call: s2Call(req, reply) }, reply, s2s);
     }
     const address = streamOf(req);
-    const input = Buffer.isBuffer(req.body)
-      ? s2Wire.AppendInput.decode(req.body)
-      : appendInputFromS2Json(req.body, s2Format(req.headers["s2-format"]));
+    const body = takeBody(req);
+    const input = Buffer.isBuffer(body)
+      ? s2Wire.AppendInput.decode(body)
+      : appendInputFromS2Json(body, s2Format(req.headers["s2-format"]));
     const ack = await appendS2(upstream, address, input, s2Call(req, reply));
     if (wantsProto(req)) return sendProto(reply, s2Wire.AppendAck.encode(ack));
     return appendAckToS2Json(ack);
