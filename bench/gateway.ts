@@ -14,7 +14,8 @@
 // with nothing else, the floor under any Node front end of this design. Before the rows, the
 // gateway's CPU while idle (its timers and pings) for 2 s.
 // BENCH_SECONDS sets each row's length (default 3), BENCH_WARMUP_SECONDS the load on its stream
-// before it is measured (default 3); BENCH_PROFILE=DIR writes the gateway's CPU
+// before it is measured (default 3), BENCH_JIT_WARMUP_SECONDS the unmeasured load before the
+// first row, every path and batch in turn (default 15); BENCH_PROFILE=DIR writes the gateway's CPU
 // profile there; BENCH_BATCHES (default 1,100), BENCH_CONCURRENCY (1,64) and BENCH_PATHS
 // (gateway,producer,ndjson,floor,direct) choose the rows, so a profile can hold one workload.
 // BENCH_ROUNDS (default 1) runs each batch and concurrency's paths that many times, in turn
@@ -48,6 +49,13 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
  * first row (BENCH_ROUNDS).
  */
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+/**
+ * Load before the first row, every path and batch in turn. V8 is still optimizing the gateway's
+ * code for several seconds of load (its compiler threads' CPU counts as the gateway's): with 3 s
+ * of warm-up a row at 1 x 64 read 0.35 to 0.38 ms of gateway CPU per append, with 15 s 0.17 to
+ * 0.24 (docs/benchmarks.md).
+ */
+const JIT_WARMUP_SECONDS = Number(process.env.BENCH_JIT_WARMUP_SECONDS ?? 15);
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(",");
 const BATCHES = list("BENCH_BATCHES", "1,100").map(Number);
@@ -158,6 +166,7 @@ try {
   await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
   const idle = (cpuMs(gateway.child.pid) - idle0) / IDLE_SECONDS;
   console.log(`gateway CPU while idle: ${idle.toFixed(1)} ms per second`);
+  if (JIT_WARMUP_SECONDS > 0) await warmUp();
   console.log(
     "batch  conc  round  path        appends/s      MB/s   p50 ms   p99 ms   gateway/direct" +
       "   CPU ms/append: gateway   star  client",
@@ -180,6 +189,49 @@ try {
   await rm(dir, { recursive: true, force: true });
 }
 
+/** One path's appends of `batch` records on a new stream `key`, and the process in front. */
+async function workload(path: Path, key: string, batch: number, concurrency: number) {
+  await call(client, "CreateStream", {
+    bucket: "bench",
+    key,
+    config: { class: "CLASS_EXPRESS" },
+  });
+  const sessions = path === "ndjson" ? openSessions(key, concurrency) : undefined;
+  const append =
+    path === "direct"
+      ? grpcAppend(key, batch)
+      : sessions
+        ? sessionAppend(sessions, batch)
+        : httpAppend(
+            (path === "floor" ? floorPools : pools).get(concurrency) as Pool,
+            key,
+            batch,
+            concurrency,
+            path === "producer",
+          );
+  const front = (path === "floor" ? floor : gateway)?.child.pid;
+  return { append, front, close: async () => sessions?.close() };
+}
+
+/**
+ * Every path and batch in turn at the highest concurrency, unmeasured, for JIT_WARMUP_SECONDS in
+ * all: the processes' code optimized before any row, as a gateway that has run a while has it.
+ */
+async function warmUp(): Promise<void> {
+  const concurrency = Math.max(...CONCURRENCIES);
+  const share = JIT_WARMUP_SECONDS / (PATHS.length * BATCHES.length);
+  for (const batch of BATCHES) {
+    for (const path of PATHS) {
+      const load = await workload(path, `warm-${path}-${batch}`, batch, concurrency);
+      try {
+        await drive(load.front, concurrency, share, load.append);
+      } finally {
+        await load.close();
+      }
+    }
+  }
+}
+
 /**
  * One batch and concurrency's rows: each path loaded on a stream of its own, in turn (backwards
  * in even rounds), then printed with the gateway/direct ratio of this round.
@@ -187,31 +239,17 @@ try {
 async function group(batch: number, concurrency: number, round: number): Promise<void> {
   const rows: [Path, Result][] = [];
   for (const path of round % 2 === 1 ? PATHS : [...PATHS].reverse()) {
-    const key = `${path}-${batch}-${concurrency}-${round}`;
-    await call(client, "CreateStream", {
-      bucket: "bench",
-      key,
-      config: { class: "CLASS_EXPRESS" },
-    });
-    const sessions = path === "ndjson" ? openSessions(key, concurrency) : undefined;
-    const append =
-      path === "direct"
-        ? grpcAppend(key, batch)
-        : sessions
-          ? sessionAppend(sessions, batch)
-          : httpAppend(
-              (path === "floor" ? floorPools : pools).get(concurrency) as Pool,
-              key,
-              batch,
-              concurrency,
-              path === "producer",
-            );
-    const front = (path === "floor" ? floor : gateway)?.child.pid;
+    const load = await workload(
+      path,
+      `${path}-${batch}-${concurrency}-${round}`,
+      batch,
+      concurrency,
+    );
     try {
-      await drive(front, concurrency, WARMUP_SECONDS, append);
-      rows.push([path, await drive(front, concurrency, SECONDS, append)]);
+      await drive(load.front, concurrency, WARMUP_SECONDS, load.append);
+      rows.push([path, await drive(load.front, concurrency, SECONDS, load.append)]);
     } finally {
-      await sessions?.close();
+      await load.close();
     }
   }
   const rate = (r: Result) => r.appends / r.elapsed;
