@@ -6,12 +6,14 @@
 // streams (subscriber i on stream i mod 100); for each, the gateway with --subscribe-sharing=on
 // and =off, then nchan (one channel per stream). Every row gets fresh processes: a star
 // (`src/star/main.ts --data-dir`), a gateway (`src/main.ts`) in front of it, or an nginx, so RSS
-// baselines are clean. A row: WARMUP_ROUNDS rounds of appends with no subscriber (the idle
-// append latency), then the subscribers connect (each from the tail; a nova subscriber is ready
-// at its caught-up `event: ping`), then BENCH_ROUNDS (default 20) rounds at 10/s
-// (BENCH_INTERVAL_MS apart, default 100), each appending one 1 KiB record to every stream at once
-// (POST .../records through the gateway, or POST to nchan's publisher location), one round after
-// the previous one's acks.
+// baselines are clean. A row: BENCH_JIT_WARMUP_SECONDS (default 15) of the same rounds on other
+// streams, with subscribers on them, unmeasured (JIT_WARMUP_S below; it leaves the gateway's heap
+// grown, so the row's RSS per subscriber counts only growth beyond it); WARMUP_ROUNDS rounds of
+// appends with no subscriber (the idle append latency), then the subscribers connect (each from
+// the tail; a nova subscriber is ready at its caught-up `event: ping`), then BENCH_ROUNDS
+// (default 20) rounds at 10/s (BENCH_INTERVAL_MS apart, default 100), each appending one 1 KiB
+// record to every stream at once (POST .../records through the gateway, or POST to nchan's
+// publisher location), one round after the previous one's acks.
 //
 // Printed per row: the append latency p50 (start to ack) without and with subscribers; the
 // latency from an append's start to each subscriber's event, p50/p99/max over every (subscriber,
@@ -64,6 +66,16 @@ const GATEWAY_ARGS = (process.env.BENCH_GATEWAY_ARGS ?? "").split(" ").filter(Bo
 /** How long the idle row holds its subscribers: one ping period (15 s) and some. */
 const IDLE_HOLD_MS = 20_000;
 const WARMUP_ROUNDS = 10;
+/**
+ * Seconds of rounds before a row's own (BENCH_JIT_WARMUP_SECONDS, default 15; 0 skips): on
+ * streams apart from the row's, with up to WARM_SUBSCRIBERS subscribers, so that a fresh
+ * gateway's appends and fan-out run compiled code in the row, as a gateway that has been up a
+ * while does (V8 still compiles the hot paths some seconds into a load, docs/subscriptions.md).
+ */
+const JIT_WARMUP_S = Number(process.env.BENCH_JIT_WARMUP_SECONDS ?? 15);
+const WARM_SUBSCRIBERS = 1000;
+/** The warm-up's stream indices start here, after any row's. */
+const WARM_STREAMS_FROM = 1000;
 /** Between the starts of two rounds (BENCH_INTERVAL_MS, default 100: 10 rounds a second). */
 const INTERVAL_MS = Number(process.env.BENCH_INTERVAL_MS ?? 100);
 const RECORD_BYTES = 1024;
@@ -270,8 +282,8 @@ interface Target {
   /** The processes whose RSS and CPU count as the server's. */
   serverPids(): number[];
   starPid: number | undefined;
-  /** Creates the streams (channels need nothing). */
-  setup(streams: number): Promise<void>;
+  /** Creates streams `from` to `from + streams - 1` (channels need nothing). */
+  setup(streams: number, from?: number): Promise<void>;
   /** The SSE URL of stream i. */
   subscribeUrl(i: number): string;
   /** Appends one record to stream i; `tag` starts its body. */
@@ -346,12 +358,12 @@ async function novaTarget(
     return {
       serverPids: () => treePids(gatewayPid),
       starPid,
-      async setup(streams) {
-        await post("/v1/buckets", { name: bucket });
+      async setup(streams, from = 0) {
+        if (from === 0) await post("/v1/buckets", { name: bucket });
         for (let i = 0; i < streams; i += 20) {
           await Promise.all(
             Array.from({ length: Math.min(20, streams - i) }, (_, j) =>
-              post(`/v1/buckets/${bucket}/streams`, { key: `s${i + j}` }),
+              post(`/v1/buckets/${bucket}/streams`, { key: `s${from + i + j}` }),
             ),
           );
         }
@@ -455,8 +467,8 @@ http {
     return {
       serverPids: () => childPids(master),
       starPid: undefined,
-      async setup(streams) {
-        streamCount = streams;
+      async setup(streams, from = 0) {
+        if (from === 0) streamCount = streams;
       },
       subscribeUrl: (i) => `${base}/sub/c${i}`,
       async append(i, tag) {
@@ -523,6 +535,42 @@ async function appendRounds(target: Target, streams: number, rounds: number, tag
   return { started, latencies: latencies.sort(), seconds, rate };
 }
 
+/**
+ * JIT_WARMUP_S of rounds on the warm-up's streams (as many as the row's), with subscribers on
+ * them from one client process; nothing of it is measured.
+ */
+async function warmUp(target: Target, spec: RowSpec): Promise<void> {
+  const rounds = Math.round((JIT_WARMUP_S * 1000) / INTERVAL_MS);
+  if (rounds === 0 || spec.idle) return;
+  const { streams } = spec;
+  await target.setup(streams, WARM_STREAMS_FROM);
+  const warm: Target = {
+    ...target,
+    append: (i, tag) => target.append(WARM_STREAMS_FROM + i, tag),
+  };
+  await appendRounds(warm, streams, WARMUP_ROUNDS, "w");
+  const subscribers = Math.min(WARM_SUBSCRIBERS, spec.subscribers);
+  const worker = new SubscriberProcess();
+  try {
+    worker.send({
+      cmd: "connect",
+      kind: spec.system === "nchan" ? "nchan" : "nova",
+      urls: Array.from({ length: subscribers }, (_, i) =>
+        target.subscribeUrl(WARM_STREAMS_FROM + (i % streams)),
+      ),
+      rounds,
+      first: WARMUP_ROUNDS,
+      concurrency: CONNECT_CONCURRENCY,
+      localAddress: "127.0.0.2",
+    });
+    await worker.next("connected", CONNECT_TIMEOUT_MS);
+    await appendRounds(warm, streams, rounds, "j");
+    await worker.report();
+  } finally {
+    worker.kill();
+  }
+}
+
 interface RowSpec {
   subscribers: number;
   streams: number;
@@ -541,6 +589,7 @@ async function row(spec: RowSpec): Promise<Row> {
   const workers: SubscriberProcess[] = [];
   try {
     await target.setup(streams);
+    await warmUp(target, spec);
     const idle = await appendRounds(target, streams, WARMUP_ROUNDS, "w");
     result.appendIdleP50 = quantile(idle.latencies, 0.5);
 
@@ -556,6 +605,8 @@ async function row(spec: RowSpec): Promise<Row> {
     const serverPid = target.serverPids();
     const rss0 = rssKib(serverPid);
     const fds0 = fdCount(serverPid);
+    // The warm-up's Subscribe calls are not the row's.
+    const calls0 = (await target.connected(0)).upstreamCalls ?? 0;
     const cpu0 = { star: target.starPid ? cpuS([target.starPid]) : 0, server: cpuS(serverPid) };
     const connectStart = performance.now();
     workers.forEach((worker, w) => {
@@ -577,7 +628,8 @@ async function row(spec: RowSpec): Promise<Row> {
     result.connectCpuS = cpuS(serverPid) - cpu0.server;
     const ready = connected.reduce((sum, m) => sum + (m.ready as number), 0);
     const state = await target.connected(ready);
-    result.upstreamCalls = state.upstreamCalls;
+    result.upstreamCalls =
+      state.upstreamCalls === undefined ? undefined : state.upstreamCalls - calls0;
     await sleep(500);
     const rss1 = rssKib(serverPid);
     const fds1 = fdCount(serverPid);
