@@ -75,9 +75,14 @@ export function createS3rverLocalStore(opts: S3rverLocalStoreOptions): ObjectSto
     );
   const missing = (err: unknown): boolean => (err as NodeJS.ErrnoException).code === "ENOENT";
   const objectPath = (key: string): string => store.getResourcePath(bucket, key, "object");
-  // A copy: the caller may reuse its buffer once the promise settles, and the write is async.
+  // The caller's bytes as they are: an in-place PUT writes them before it returns.
   const write = (key: string, body: Uint8Array) =>
-    store.putObject({ bucket, key, content: Buffer.from(body), metadata: METADATA });
+    store.putObject({
+      bucket,
+      key,
+      content: Buffer.from(body.buffer, body.byteOffset, body.byteLength),
+      metadata: METADATA,
+    });
 
   const readRange = async (key: string, range: ByteRange): Promise<Buffer | undefined> => {
     let handle: Awaited<ReturnType<typeof openFile>>;
