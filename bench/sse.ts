@@ -564,7 +564,8 @@ async function warmUp(target: Target, spec: RowSpec): Promise<void> {
       localAddress: "127.0.0.2",
     });
     await worker.next("connected", CONNECT_TIMEOUT_MS);
-    await appendRounds(warm, streams, rounds, "j");
+    // Tagged as a row's rounds: an nchan subscriber tells a round by its body's `r<round>:`.
+    await appendRounds(warm, streams, rounds, "r");
     await worker.report();
   } finally {
     worker.kill();
