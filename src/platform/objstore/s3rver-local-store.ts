@@ -4,6 +4,7 @@
 // (docs/benchmarks.md). Everyone else (a gateway's presigned reads, the other stars of a fleet)
 // reaches the same objects over HTTP: the layout, the ETags and the conditional PUTs' turns on a
 // key (KeyTurns, shared with s3rver-fixes.ts) are s3rver's, so both ways see one store.
+import { statSync } from "node:fs";
 import { open as openFile, readFile } from "node:fs/promises";
 import type { KeyTurns } from "../concurrency/index.ts";
 import { ObjectStoreError } from "./errors.ts";
@@ -75,6 +76,10 @@ export function createS3rverLocalStore(opts: S3rverLocalStoreOptions): ObjectSto
     );
   const missing = (err: unknown): boolean => (err as NodeJS.ErrnoException).code === "ENOENT";
   const objectPath = (key: string): string => store.getResourcePath(bucket, key, "object");
+  // An object is there once its file is (renamed in last, s3rver-store-fixes.ts): one stat, what
+  // s3rver's getMetadata checks first, without its reads; a log PUT's condition, so synchronous.
+  const exists = (key: string): boolean =>
+    statSync(objectPath(key), { throwIfNoEntry: false }) !== undefined;
   // The caller's bytes as they are: an in-place PUT writes them before it returns.
   const write = (key: string, body: Uint8Array) =>
     store.putObject({
@@ -175,9 +180,10 @@ export function createS3rverLocalStore(opts: S3rverLocalStoreOptions): ObjectSto
       admit(key);
       try {
         return await turns.take(turnKey(bucket, key), async () => {
-          const etag = await etagOf(store, bucket, key);
           const holds =
-            "ifNoneMatch" in condition ? etag === undefined : etag === condition.ifMatch;
+            "ifNoneMatch" in condition
+              ? !exists(key)
+              : (await etagOf(store, bucket, key)) === condition.ifMatch;
           if (!holds) return undefined;
           const { md5 } = await write(key, body);
           return `"${md5}"`;
