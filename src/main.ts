@@ -84,9 +84,17 @@ if (stars.length === 0) {
   const dataDir = resolve(opts.dataDir);
   await mkdir(dataDir, { recursive: true });
   // The star's code loads only when it is embedded: a gateway in front of a fleet starts quicker.
-  const { openStorage, startStar } = await import("./star/index.ts");
+  const { EMBEDDED_LOG_COMMIT_INTERVAL_MS, openStorage, startStar } = await import(
+    "./star/index.ts"
+  );
   storage = await openStorage({ kind: "embedded", dataDir, bucket: "nova" });
-  star = await startStar({ id: "embedded", listen: "127.0.0.1:0", store: storage.store, logger });
+  star = await startStar({
+    id: "embedded",
+    listen: "127.0.0.1:0",
+    store: storage.store,
+    logger,
+    limits: { logCommitIntervalMs: EMBEDDED_LOG_COMMIT_INTERVAL_MS },
+  });
   stars = [star.address];
 }
 /** The embedded store's S3 endpoint, serving from the start: the gateway reads chunks there. */

@@ -1,7 +1,7 @@
 // The star's flags (`npm run star`, src/star/main.ts), with their environment variables and
 // defaults; docs/configuration.md is generated from them (`npm run config-docs`).
 import { defineFlags } from "../platform/cli/index.ts";
-import { DEFAULT_LIMITS } from "./limits.ts";
+import { DEFAULT_LIMITS, EMBEDDED_LOG_COMMIT_INTERVAL_MS } from "./limits.ts";
 
 export const PROGRAM = "nova-star";
 export const SUMMARY = "A nova reference star: nova.v1.DataPlaneService over gRPC, durable on S3.";
@@ -97,10 +97,9 @@ export const flags = defineFlags({
   },
   "log-commit-interval-ms": {
     type: "int",
-    default: DEFAULT_LIMITS.logCommitIntervalMs,
     min: 0,
     max: 10_000,
-    help: "the least time between two log-object PUTs: each holds every stream's commits since the last (docs/storage-layout.md)",
+    help: `the least time between two log-object PUTs: each holds every stream's commits since the last (docs/storage-layout.md); none: ${DEFAULT_LIMITS.logCommitIntervalMs} on S3, ${EMBEDDED_LOG_COMMIT_INTERVAL_MS} with --data-dir`,
   },
   "log-object-max-mb": {
     type: "int",

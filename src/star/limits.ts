@@ -105,3 +105,10 @@ export const DEFAULT_LIMITS: StarLimits = {
   maxProducersPerStream: 1000,
   producerMemoryBytes: 64 * 1024 * 1024,
 };
+
+/**
+ * The log-commit interval on the embedded store (`--data-dir`, `npm start`): there a PUT is a
+ * local file write, not a billed request, so log PUTs are paced 2 ms apart instead of 10 and a
+ * lone writer's ack waits that much at most (docs/storage-layout.md, "Log objects").
+ */
+export const EMBEDDED_LOG_COMMIT_INTERVAL_MS = 2;
