@@ -298,6 +298,41 @@ describe("bad input: S2's error shape, nothing appended", () => {
   });
 });
 
+describe("batching on S2's face", () => {
+  /** The wait nova's API shows for a bucket, or for a stream (`bucket/streams/key`). */
+  const windowOf = async (path: string) => {
+    const res = await http("GET", `/v1/buckets/${path}`);
+    assert.equal(res.status, 200, res.text);
+    return res.json.stream?.batch_max_delay_ms ?? res.json.default_batch_max_delay_ms;
+  };
+
+  test("a basin made on S2's face has no server-side batching wait, nor have its streams", async () => {
+    assert.equal(await windowOf(basin), 0);
+    assert.equal(await windowOf(`${basin}/streams/s`), 0);
+    const ensured = `s2http-ensured-${process.pid}`;
+    const put = await http("PUT", `/v1/basins/${ensured}`, {
+      config: { default_stream_config: { storage_class: "express" } },
+    });
+    assert.equal(put.status, 201, put.text);
+    assert.equal(await windowOf(ensured), 0);
+  });
+
+  test("S2's reconfigurations leave the wait nova's API set", async () => {
+    const name = `s2http-nova-made-${process.pid}`;
+    const made = await http("POST", "/v1/buckets", { name, default_batch_max_delay_ms: 7 });
+    assert.equal(made.status, 201, made.text);
+    const patch = await http("PATCH", `/v1/basins/${name}`, {
+      default_stream_config: { storage_class: "express" },
+    });
+    assert.equal(patch.status, 200, patch.text);
+    const put = await http("PUT", `/v1/basins/${name}`, {
+      config: { default_stream_config: { storage_class: "standard" } },
+    });
+    assert.equal(put.status, 200, put.text);
+    assert.equal(await windowOf(name), 7);
+  });
+});
+
 describe("read sessions over SSE", () => {
   let streams = 0;
   async function streamWith(records: unknown[]): Promise<string> {

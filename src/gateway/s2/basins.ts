@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { asObject, rejectUnknown, requireDescriptor } from "../translate/index.ts";
 import type { Upstream } from "../upstream/index.ts";
 import {
+  basinCreationConfig,
   bucketConfigFromS2,
   bucketToBasinInfo,
   bucketToS2Config,
@@ -41,7 +42,7 @@ export async function basinRoutes(app: FastifyInstance, opts: { upstream: Upstre
     if (typeof body.location === "string") bucketConfig.location = body.location;
     const res = await upstream.unary(
       "CreateBucket",
-      { name, config: bucketConfig, creation_token: requestToken(req) },
+      { name, config: basinCreationConfig(bucketConfig), creation_token: requestToken(req) },
       s2Call(req, reply),
     );
     return reply.code(201).send(bucketToBasinInfo(requireDescriptor(res.bucket)));

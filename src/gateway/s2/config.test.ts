@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import {
+  basinCreationConfig,
   bucketConfigFromS2,
   bucketToBasinInfo,
   bucketToS2Config,
@@ -155,4 +156,14 @@ test("basin names: 8 to 48 of a-z, 0-9 and -, no hyphen at either end", () => {
   for (const bad of ["abcdefg", "x".repeat(49), "-abcdefgh", "abcdefgh-", "ABCDEFGH", 7]) {
     assert.throws(() => checkBasinName(bad, "basin", "bad_path"), /a basin name/);
   }
+});
+
+test("a basin made on S2's face waits for no batch; what S2's config gave is kept", () => {
+  assert.deepEqual(basinCreationConfig({}), { default_batch_max_delay_ms: 0 });
+  const given = bucketConfigFromS2(
+    { default_stream_config: { storage_class: "express" }, create_stream_on_append: true },
+    "config",
+    false,
+  );
+  assert.deepEqual(basinCreationConfig(given), { ...given, default_batch_max_delay_ms: 0 });
 });

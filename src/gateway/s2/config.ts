@@ -143,6 +143,15 @@ export function bucketConfigFromSettings(s: StreamSettings): BucketConfig {
   return c;
 }
 
+/**
+ * The BucketConfig that creates a basin: S2's config, and no server-side batching wait
+ * (`default_batch_max_delay_ms` 0): S2 has none, its SDK batches on the client, and its fetch
+ * transport sends one batch per round trip. A reconfiguration leaves the wait as it is.
+ */
+export function basinCreationConfig(config: BucketConfig): BucketConfig {
+  return { default_batch_max_delay_ms: 0, ...config };
+}
+
 const BASIN_FIELDS: ReadonlySet<string> = new Set([
   "default_stream_config",
   "stream_cipher",

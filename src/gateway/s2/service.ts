@@ -10,7 +10,7 @@ import type { ReadService } from "../history/index.ts";
 import { requireDescriptor } from "../translate/index.ts";
 import type { CallOptions, Upstream } from "../upstream/index.ts";
 import { planAppend, type S2AppendInput } from "./commands.ts";
-import type { StreamSettings } from "./config.ts";
+import { basinCreationConfig, type StreamSettings } from "./config.ts";
 import { fencingTokenMismatch } from "./errors.ts";
 import type { S2ReadQuery } from "./read-query.ts";
 import { appendAckToS2, readBatchToS2, type S2AppendAck, type S2ReadBatch } from "./records.ts";
@@ -112,7 +112,12 @@ export async function ensureBasin(
   const given = Object.keys(config).length > 0;
   const { result, value } = await provision(
     "bucket",
-    () => upstream.unary("CreateBucket", { name, config, creation_token: creationToken }, call),
+    () =>
+      upstream.unary(
+        "CreateBucket",
+        { name, config: basinCreationConfig(config), creation_token: creationToken },
+        call,
+      ),
     given ? () => upstream.unary("ReconfigureBucket", { name, config }, call) : undefined,
     () => upstream.unary("GetBucket", { name }, call),
   );
