@@ -40,6 +40,8 @@ interface Traffic {
   acks: Map<string, Ack[]>;
   follows: Map<string, { positions: number[]; bodies: string[]; es: EventSource }>;
   failures: string[];
+  /** Per stream, why its latest attempt was retried: for a test that times out waiting. */
+  retried: Map<string, string>;
   stop(): Promise<void>;
   close(): void;
 }
@@ -50,6 +52,7 @@ const streamPath = (key: string) => `/v1/buckets/${BUCKET}/streams/${key}`;
 function startTraffic(base: string, keys: string[]): Traffic {
   const acks = new Map(keys.map((k) => [k, [] as Ack[]]));
   const failures: string[] = [];
+  const retried = new Map<string, string>();
   let running = true;
   const producers = keys.map(async (key) => {
     for (let seq = 0; running; seq++) {
@@ -76,8 +79,10 @@ function startTraffic(base: string, keys: string[]): Traffic {
             failures.push(`${key} seq ${seq}: ${res.status} ${text}`);
             return;
           }
-        } catch {
+          retried.set(key, `seq ${seq}: ${res.status} ${text.slice(0, 300)}`);
+        } catch (err) {
           // A timeout or a dropped connection: the same batch with the same stamp again.
+          retried.set(key, `seq ${seq}: ${String(err)}`);
         }
         if (attempt > 400) {
           failures.push(`${key} seq ${seq}: no ack after ${attempt} attempts`);
@@ -104,6 +109,7 @@ function startTraffic(base: string, keys: string[]): Traffic {
     acks,
     follows,
     failures,
+    retried,
     async stop() {
       running = false;
       await Promise.all(producers);
@@ -187,11 +193,17 @@ function leaders(members: Member[], keys: string[]): Map<string, string[]> {
  * (the stalls), not asserted: on a loaded machine a hand-back's settling alone took over 6 s.
  */
 async function resumed(traffic: Traffic, keys: string[], since: number): Promise<void> {
-  await waitFor(() => keys.every((k) => (traffic.acks.get(k) ?? []).some((a) => a.at > since)), {
+  // A producer that gave up (an answer it may not retry) ends the wait with what it was told.
+  const waiting = () => keys.filter((k) => !(traffic.acks.get(k) ?? []).some((a) => a.at > since));
+  await waitFor(() => traffic.failures.length > 0 || waiting().length === 0, {
     timeoutMs: RESUME_TIMEOUT_MS,
     intervalMs: 25,
     message: `appends to ${keys.join(", ")} to resume`,
+  }).catch((err: Error) => {
+    const why = waiting().map((k) => `${k}: ${traffic.retried.get(k) ?? "no retry"}`);
+    throw new Error(`${err.message}; the latest retries: ${why.join("; ")}`);
   });
+  assert.deepEqual(traffic.failures, [], "a producer gave up");
 }
 
 /** Per stream of `keys`, its longest time without an ack between `from` and its last ack. */
