@@ -34,7 +34,7 @@ test("1,000 one-record batches on a fetch-transport session with the SDK's defau
   const basin = s2.basin(name);
   const total = 1000;
   // The first appends on fresh processes run cold code, ack by ack (a first thousand took 3.3 to
-  // 5.7 s here, past the SDK's 5 s in some runs: docs/s2-compat.md). What is checked is the path
+  // 7.7 s here, past the SDK's 5 s in some runs: docs/s2-compat.md). What is checked is the path
   // once warm.
   for (const key of ["warm-up", "s"]) await basin.streams.create({ stream: key });
   const warmUp = basin.stream("warm-up", { forceTransport: "fetch" });
