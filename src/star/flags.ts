@@ -99,7 +99,7 @@ export const flags = defineFlags({
     type: "int",
     min: 0,
     max: 10_000,
-    help: `the least time between two log-object PUTs: each holds every stream's commits since the last (docs/storage-layout.md); none: ${DEFAULT_LIMITS.logCommitIntervalMs} on S3, ${EMBEDDED_LOG_COMMIT_INTERVAL_MS} with --data-dir`,
+    help: `the least time between two log-object PUTs: each holds every stream's commits since the last (docs/storage-layout.md); by default ${DEFAULT_LIMITS.logCommitIntervalMs} with --s3-endpoint, ${EMBEDDED_LOG_COMMIT_INTERVAL_MS} with --data-dir`,
   },
   "log-object-max-mb": {
     type: "int",
