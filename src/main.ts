@@ -84,16 +84,14 @@ if (stars.length === 0) {
   const dataDir = resolve(opts.dataDir);
   await mkdir(dataDir, { recursive: true });
   // The star's code loads only when it is embedded: a gateway in front of a fleet starts quicker.
-  const { EMBEDDED_LOG_COMMIT_INTERVAL_MS, openStorage, startStar } = await import(
-    "./star/index.ts"
-  );
+  const { logCommitIntervalMs, openStorage, startStar } = await import("./star/index.ts");
   storage = await openStorage({ kind: "embedded", dataDir, bucket: "nova" });
   star = await startStar({
     id: "embedded",
     listen: "127.0.0.1:0",
     store: storage.store,
     logger,
-    limits: { logCommitIntervalMs: EMBEDDED_LOG_COMMIT_INTERVAL_MS },
+    limits: { logCommitIntervalMs: logCommitIntervalMs("embedded") },
   });
   stars = [star.address];
 }

@@ -1,4 +1,5 @@
 // The star's caps and defaults. Sizes are content bytes (body plus header names and values).
+
 import {
   MAX_BATCH_BYTES,
   MAX_FENCING_TOKEN_BYTES,
@@ -8,6 +9,7 @@ import {
   PAGE_MAX_BYTES,
   PAGE_MAX_RECORDS,
 } from "../contract/proto/index.ts";
+import type { StorageConfig } from "./storage/open-storage.ts";
 
 /** A request's limit: 0 (unset) means the maximum, and anything above the maximum is clamped. */
 export function clampLimit(asked: number, max: number): number {
@@ -112,3 +114,11 @@ export const DEFAULT_LIMITS: StarLimits = {
  * lone writer's ack waits that much at most (docs/storage-layout.md, "Log objects").
  */
 export const EMBEDDED_LOG_COMMIT_INTERVAL_MS = 2;
+
+/** A star's log-commit interval: the one given, or its store's default. */
+export function logCommitIntervalMs(store: StorageConfig["kind"], given?: number): number {
+  return (
+    given ??
+    (store === "embedded" ? EMBEDDED_LOG_COMMIT_INTERVAL_MS : DEFAULT_LIMITS.logCommitIntervalMs)
+  );
+}

@@ -5,7 +5,7 @@ import { parseProcessFlags } from "../platform/cli/index.ts";
 import { loadAuthConfig } from "./auth/config.ts";
 import { flags, PROGRAM, SUMMARY } from "./flags.ts";
 import { Fleet, FleetSpecError, type Member, parseMember } from "./fleet/members.ts";
-import { DEFAULT_LIMITS, EMBEDDED_LOG_COMMIT_INTERVAL_MS } from "./limits.ts";
+import { DEFAULT_LIMITS, logCommitIntervalMs } from "./limits.ts";
 
 const opts = parseProcessFlags(flags, PROGRAM, SUMMARY);
 if ((opts.dataDir === undefined) === (opts.s3Endpoint === undefined)) {
@@ -76,11 +76,10 @@ const star = await startStar({
     maxSubscriptions: opts.maxSubscriptions,
     chunkCacheBytes: opts.chunkCacheMb * 1024 * 1024,
     throughputMaxWaitMs: opts.throughputMaxWaitMs,
-    logCommitIntervalMs:
-      opts.logCommitIntervalMs ??
-      (opts.dataDir === undefined
-        ? DEFAULT_LIMITS.logCommitIntervalMs
-        : EMBEDDED_LOG_COMMIT_INTERVAL_MS),
+    logCommitIntervalMs: logCommitIntervalMs(
+      opts.dataDir === undefined ? "s3" : "embedded",
+      opts.logCommitIntervalMs,
+    ),
     logObjectMaxBytes: opts.logObjectMaxMb * 1024 * 1024,
     logPutsInFlight: opts.logPutsInFlight,
     settleChunkBytes: opts.settleChunkKb * 1024,
