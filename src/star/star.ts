@@ -2,7 +2,7 @@
 // on an object store. The gateway's embedded mode and the star process both start it here.
 import * as grpc from "@grpc/grpc-js";
 import pino, { type Logger } from "pino";
-import { NOVA_CHANNEL_OPTIONS, nova } from "../contract/proto/index.ts";
+import { type InProcessStar, NOVA_CHANNEL_OPTIONS, nova } from "../contract/proto/index.ts";
 import { KeyTurns } from "../platform/concurrency/index.ts";
 import { MemoryParts } from "../platform/memory/index.ts";
 import type { ObjectStore } from "../platform/objstore/index.ts";
@@ -19,6 +19,7 @@ import { deleteIfEmpty } from "./lifecycle/streams.ts";
 import { DEFAULT_LIMITS, type StarLimits } from "./limits.ts";
 import { ProducerBudget } from "./producers/producer-table.ts";
 import { dataPlaneHandlers } from "./service/dataplane.ts";
+import { InProcessServer } from "./service/in-process.ts";
 import { settleStar, starStats } from "./service/settle-star.ts";
 import { unary } from "./service/unary.ts";
 import { Catalog } from "./storage/catalog.ts";
@@ -55,6 +56,8 @@ export interface RunningStar {
   readonly address: string;
   /** Its caches and buffers with the memory each holds (also in StarStats). */
   readonly memory: MemoryParts;
+  /** Its unary calls for a gateway in this process, without the connection. */
+  readonly inProcess: InProcessStar;
   close(): Promise<void>;
 }
 
@@ -211,23 +214,25 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
   // A member of a fleet of several writes, and is ready, while it holds its lease (docs/fleet.md).
   const holdsLease = () => keeper?.holds ?? true;
   const server = new grpc.Server(NOVA_CHANNEL_OPTIONS);
-  server.addService(nova.DataPlaneService.service, dataPlaneHandlers(ctx));
-  server.addService(
-    nova.AdminPlaneService.service,
-    guardAdminHandlers(ctx.auth, {
-      Health: unary(log, async () => {
-        await options.store.list("meta/", { limit: 1 });
-        return {
-          star_id: options.id,
-          ready: holdsLease(),
-          members: fleet.describe(),
-          leading: leased ? fleet.view : [],
-        };
-      }),
-      SettleStar: unary(log, () => settleStar(ctx)),
-      StarStats: unary(log, () => starStats(ctx)),
+  const inProcess = new InProcessServer();
+  const dataPlane = dataPlaneHandlers(ctx);
+  const adminPlane = guardAdminHandlers(ctx.auth, {
+    Health: unary(log, async () => {
+      await options.store.list("meta/", { limit: 1 });
+      return {
+        star_id: options.id,
+        ready: holdsLease(),
+        members: fleet.describe(),
+        leading: leased ? fleet.view : [],
+      };
     }),
-  );
+    SettleStar: unary(log, () => settleStar(ctx)),
+    StarStats: unary(log, () => starStats(ctx)),
+  });
+  server.addService(nova.DataPlaneService.service, dataPlane);
+  server.addService(nova.AdminPlaneService.service, adminPlane);
+  inProcess.add(nova.DataPlaneService.service, dataPlane);
+  inProcess.add(nova.AdminPlaneService.service, adminPlane);
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(options.listen, grpc.ServerCredentials.createInsecure(), (err, p) =>
       err ? reject(err) : resolve(p),
@@ -259,7 +264,9 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     id: options.id,
     address: `${host}:${port}`,
     memory,
+    inProcess,
     async close() {
+      inProcess.close();
       keeper?.close();
       clearInterval(retention);
       clearInterval(settling);

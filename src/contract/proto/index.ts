@@ -2,6 +2,7 @@
 // the limits both programs enforce.
 export * from "./channel-options.ts";
 export * from "./dataplane-methods.ts";
+export type * from "./in-process.ts";
 export * from "./load.ts";
 export * from "./status-details.ts";
 export * from "./wire-limits.ts";

@@ -1,0 +1,224 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import * as grpc from "@grpc/grpc-js";
+import { type InProcessEnd, nova } from "../../contract/proto/index.ts";
+import { StarError } from "../errors.ts";
+import { InProcessServer } from "./in-process.ts";
+
+const SERVICE = nova.DataPlaneService.service;
+const CHECK_TAIL = SERVICE.CheckTail;
+const TAIL = { tail: { seq_num: "7", timestamp_ms: "1700000000000" } };
+
+type Handler = grpc.handleUnaryCall<unknown, unknown>;
+
+function serverWith(handlers: Record<string, Handler>): InProcessServer {
+  const server = new InProcessServer();
+  server.add(SERVICE, handlers);
+  return server;
+}
+
+/** Starts a CheckTail and resolves with how it ended. */
+function checkTail(
+  server: InProcessServer,
+  opts: { metadata?: grpc.Metadata; deadline?: number } = {},
+): { ended: Promise<InProcessEnd>; call: { cancel(): void } } {
+  let resolve: (end: InProcessEnd) => void = () => {};
+  const ended = new Promise<InProcessEnd>((r) => {
+    resolve = r;
+  });
+  const request = CHECK_TAIL.requestSerialize({ bucket: "b", key: "k" });
+  const call = server.unary(
+    CHECK_TAIL.path,
+    request,
+    opts.metadata ?? new grpc.Metadata(),
+    opts.deadline ?? Number.POSITIVE_INFINITY,
+    resolve,
+  );
+  assert.ok(call);
+  return { ended, call };
+}
+
+test("a call reaches its handler with the decoded request, and its answer leaves as bytes", async () => {
+  const server = serverWith({
+    CheckTail: (call, callback) => {
+      assert.deepEqual(
+        {
+          bucket: (call.request as { bucket: string }).bucket,
+          key: (call.request as { key: string }).key,
+        },
+        { bucket: "b", key: "k" },
+      );
+      assert.equal(call.getDeadline(), Number.POSITIVE_INFINITY);
+      callback(null, TAIL);
+    },
+  });
+  const end = await checkTail(server).ended;
+  assert.equal(end.code, grpc.status.OK);
+  assert.equal(end.sent, true);
+  assert.ok(end.response);
+  assert.deepEqual(CHECK_TAIL.responseDeserialize(end.response), { ...TAIL, closed: false });
+});
+
+test("the handler sees the caller's metadata and deadline, and changes to it stay its own", async () => {
+  const deadline = Date.now() + 60_000;
+  const metadata = new grpc.Metadata();
+  metadata.set("authorization", "Bearer t");
+  const server = serverWith({
+    CheckTail: (call, callback) => {
+      assert.deepEqual(call.metadata.get("authorization"), ["Bearer t"]);
+      assert.equal((call.getDeadline() as Date).getTime(), deadline);
+      call.metadata.set("authorization", "changed");
+      callback(null, TAIL);
+    },
+  });
+  await checkTail(server, { metadata, deadline }).ended;
+  assert.deepEqual(metadata.get("authorization"), ["Bearer t"]);
+});
+
+test("an answer given at once is heard after unary() returns, as over a connection", async () => {
+  const server = serverWith({ CheckTail: (_call, callback) => callback(null, TAIL) });
+  let heard = false;
+  let returned = false;
+  const end = await new Promise<InProcessEnd>((resolve) => {
+    const call = server.unary(
+      CHECK_TAIL.path,
+      CHECK_TAIL.requestSerialize({ bucket: "b", key: "k" }),
+      new grpc.Metadata(),
+      Infinity,
+      (e) => {
+        heard = true;
+        assert.equal(returned, true);
+        resolve(e);
+      },
+    );
+    assert.ok(call);
+    assert.equal(heard, false);
+    returned = true;
+  });
+  assert.equal(end.code, grpc.status.OK);
+});
+
+test("a handler that throws ends the call INTERNAL", async () => {
+  const server = serverWith({
+    CheckTail: () => {
+      throw new Error("boom");
+    },
+  });
+  const end = await checkTail(server).ended;
+  assert.equal(end.code, grpc.status.INTERNAL);
+  assert.match(end.details, /boom/);
+});
+
+test("an error keeps its code, message and status details", async () => {
+  const refusal = new StarError(grpc.status.NOT_FOUND, "no such stream", [
+    { type: "NotFoundDetail", value: { resource: "RESOURCE_STREAM", bucket: "b", key: "k" } },
+  ]);
+  const server = serverWith({ CheckTail: (_call, callback) => callback(refusal) });
+  const end = await checkTail(server).ended;
+  assert.equal(end.code, grpc.status.NOT_FOUND);
+  assert.equal(end.details, "no such stream");
+  assert.equal(end.response, undefined);
+  assert.deepEqual(end.metadata.getMap(), refusal.metadata.getMap());
+});
+
+test("a cancelled call tells its handler and ends CANCELLED after cancel() returns", async () => {
+  let answer: grpc.sendUnaryData<unknown> = () => {};
+  let heard = false;
+  const server = serverWith({
+    CheckTail: (call, callback) => {
+      call.once("cancelled", () => {
+        heard = true;
+      });
+      answer = callback;
+    },
+  });
+  const ends: InProcessEnd[] = [];
+  const call = server.unary(
+    CHECK_TAIL.path,
+    CHECK_TAIL.requestSerialize({ bucket: "b", key: "k" }),
+    new grpc.Metadata(),
+    Infinity,
+    (end) => ends.push(end),
+  );
+  call?.cancel();
+  assert.equal(heard, true);
+  assert.equal(ends.length, 0);
+  await new Promise((r) => setImmediate(r));
+  answer(null, TAIL);
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(
+    ends.map((e) => [e.code, e.sent]),
+    [[grpc.status.CANCELLED, true]],
+  );
+});
+
+test("a call past its deadline tells its handler and ends DEADLINE_EXCEEDED", async () => {
+  let heard = false;
+  const server = serverWith({
+    CheckTail: (call) => {
+      call.once("cancelled", () => {
+        heard = true;
+      });
+    },
+  });
+  const end = await checkTail(server, { deadline: Date.now() + 20 }).ended;
+  assert.equal(end.code, grpc.status.DEADLINE_EXCEEDED);
+  assert.equal(heard, true);
+});
+
+test("a closed server refuses calls unseen: UNAVAILABLE, not sent", async () => {
+  let ran = false;
+  const server = serverWith({
+    CheckTail: (_call, callback) => {
+      ran = true;
+      callback(null, TAIL);
+    },
+  });
+  server.close();
+  const end = await checkTail(server).ended;
+  assert.equal(end.code, grpc.status.UNAVAILABLE);
+  assert.equal(end.sent, false);
+  assert.equal(ran, false);
+});
+
+test("a request that does not decode ends INTERNAL without reaching the handler", async () => {
+  let ran = false;
+  const server = serverWith({
+    CheckTail: () => {
+      ran = true;
+    },
+  });
+  const end = await new Promise<InProcessEnd>((resolve) =>
+    server.unary(
+      CHECK_TAIL.path,
+      Buffer.from([0xff, 0xff]),
+      new grpc.Metadata(),
+      Infinity,
+      resolve,
+    ),
+  );
+  assert.equal(end.code, grpc.status.INTERNAL);
+  assert.match(end.details, /does not decode/);
+  assert.equal(ran, false);
+});
+
+test("streaming methods and unknown paths are not served in process", () => {
+  const server = serverWith({
+    CheckTail: () => {},
+    Subscribe: () => {},
+    AppendSession: () => {},
+  });
+  const none = () => assert.fail("not called");
+  for (const path of [
+    SERVICE.Subscribe.path,
+    SERVICE.AppendSession.path,
+    "/nova.v1.X/Y",
+    SERVICE.Read.path,
+  ]) {
+    assert.equal(
+      server.unary(path, Buffer.alloc(0), new grpc.Metadata(), Infinity, none),
+      undefined,
+      path,
+    );
+  }
+});
