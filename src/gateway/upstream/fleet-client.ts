@@ -10,7 +10,7 @@ import type {
   StreamingMethod,
   UnaryMethod,
 } from "../../contract/proto/index.ts";
-import { findDetail, nova } from "../../contract/proto/index.ts";
+import { findDetail, type InProcessStar, nova } from "../../contract/proto/index.ts";
 import type { AppendSessionOpen } from "../../gen/nova/v1/AppendSessionOpen.ts";
 import type { AppendSessionResponse__Output } from "../../gen/nova/v1/AppendSessionResponse.ts";
 import type { SubscribeRequest } from "../../gen/nova/v1/SubscribeRequest.ts";
@@ -24,7 +24,8 @@ import {
   type StatusName,
   statusName,
 } from "./errors.ts";
-import { startUnary } from "./h2-unary.ts";
+import { startUnary, type UnaryEnd } from "./h2-unary.ts";
+import { startInProcess } from "./in-process-unary.ts";
 import { LeaderCache } from "./leader-cache.ts";
 import { awaitReady, type Readiness } from "./ready.ts";
 import type { AppendSession, AppendSessionCall, CallOptions, SubscribeCall } from "./upstream.ts";
@@ -49,6 +50,8 @@ export interface FleetClientOptions {
   observer?: FleetObserver;
   maxChannels?: number;
   maxLeaders?: number;
+  /** A star in this process (an embedded star) at one of the addresses: unary calls skip the connection. */
+  inProcess?: { address: string; star: InProcessStar };
 }
 
 export interface StarHealth {
@@ -67,6 +70,8 @@ export interface FleetHealth {
 
 const SERVICE = nova.DataPlaneService.service;
 const HEALTH = nova.AdminPlaneService.service.Health;
+const isUnary = (method: Method) =>
+  !SERVICE[method].requestStream && !SERVICE[method].responseStream;
 
 export const DEFAULT_MAX_HOPS = 3;
 const DEFAULT_DEADLINE_MS = 30_000;
@@ -88,6 +93,8 @@ interface StreamRef {
 /** One attempt's channel and call settings. */
 interface Hop {
   lease: Lease;
+  /** The star in this process, when the call is a unary call to it. */
+  inProcess: InProcessStar | undefined;
   deadline: number;
   metadata: grpc.Metadata;
   started: number;
@@ -115,6 +122,7 @@ export class FleetClient {
   readonly #observer: FleetObserver;
   readonly #pool: ChannelPool;
   readonly #leaders: LeaderCache;
+  readonly #inProcess: FleetClientOptions["inProcess"];
   /** Seeds whose last call failed with UNAVAILABLE: the round-robin passes them over. */
   readonly #suspect = new Set<string>();
   /** Calls in flight, cancelled by close(). */
@@ -136,6 +144,7 @@ export class FleetClient {
     this.#observer = options.observer ?? {};
     this.#pool = new ChannelPool({ maxChannels: options.maxChannels });
     this.#leaders = new LeaderCache(options.maxLeaders);
+    this.#inProcess = options.inProcess;
   }
 
   /** Calls a unary verb; rejects with a StarCallError (a gRPC status) or a FleetError. */
@@ -164,21 +173,23 @@ export class FleetClient {
             if (status.code === grpc.status.OK) resolve(response as ResponseOf<M>);
             else reject(new HopFailure(status, sent, opts.signal?.aborted === true));
           };
-          const session = hop.lease.bare();
-          const call = session
-            ? startUnary(session, def, request, hop.metadata, hop.deadline, (ended) =>
-                settle(ended.status, ended.sent, ended.response),
-              )
-            : hop.lease.client.makeUnaryRequest(
-                def.path,
-                def.requestSerialize,
-                def.responseDeserialize,
-                request,
-                hop.metadata,
-                { deadline: hop.deadline },
-                (err, response) =>
-                  settle(err ?? { code: grpc.status.OK, details: "OK" }, true, response),
-              );
+          const ended = (e: UnaryEnd<ResponseOf<M>>) => settle(e.status, e.sent, e.response);
+          const session = hop.inProcess ? undefined : hop.lease.bare();
+          const call =
+            (hop.inProcess &&
+              startInProcess(hop.inProcess, def, request, hop.metadata, hop.deadline, ended)) ||
+            (session
+              ? startUnary(session, def, request, hop.metadata, hop.deadline, ended)
+              : hop.lease.client.makeUnaryRequest(
+                  def.path,
+                  def.requestSerialize,
+                  def.responseDeserialize,
+                  request,
+                  hop.metadata,
+                  { deadline: hop.deadline },
+                  (err, response) =>
+                    settle(err ?? { code: grpc.status.OK, details: "OK" }, true, response),
+                ));
           const end = this.#watch(method, hop, call, opts.signal);
         }),
     );
@@ -396,6 +407,11 @@ export class FleetClient {
   ): Promise<T> {
     const lease = this.#pool.acquire(address, lane);
     const started = performance.now();
+    const inProcess =
+      this.#inProcess?.address === address && isUnary(method) ? this.#inProcess.star : undefined;
+    if (inProcess && !opts.signal?.aborted) {
+      return attempt({ lease, inProcess, deadline, metadata: metadataOf(opts), started });
+    }
     const channel = lease.client.getChannel();
     // A connected channel (the usual case) needs no wait: skipping awaitReady saves promises, an
     // abort listener and a deadline timer per call. An aborted signal still goes through it.
@@ -403,7 +419,13 @@ export class FleetClient {
       channel.getConnectivityState(false) === grpc.connectivityState.READY &&
       !opts.signal?.aborted
     ) {
-      return attempt({ lease, deadline, metadata: metadataOf(opts), started });
+      return attempt({
+        lease,
+        inProcess: undefined,
+        deadline,
+        metadata: metadataOf(opts),
+        started,
+      });
     }
     return this.#hopWhenReady(method, address, lease, started, deadline, opts, attempt);
   }
@@ -424,7 +446,13 @@ export class FleetClient {
       throw new FleetError("closed", "the fleet client is closed");
     }
     if (readiness === "ready") {
-      return attempt({ lease, deadline, metadata: metadataOf(opts), started });
+      return attempt({
+        lease,
+        inProcess: undefined,
+        deadline,
+        metadata: metadataOf(opts),
+        started,
+      });
     }
     lease.release();
     const status = notReadyStatus(readiness, address);
