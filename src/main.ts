@@ -103,7 +103,11 @@ if (opts.workers > 1 && cluster.isPrimary) await runPrimary();
 const metrics = createMetrics();
 // The embedded star's caches live in this process: its /metrics shows them beside the gateway's.
 if (star) metrics.memory.include("star_", star.memory);
-const fleet = new FleetClient({ stars, observer: metricsObserver(metrics) });
+const fleet = new FleetClient({
+  stars,
+  observer: metricsObserver(metrics),
+  ...(star ? { inProcess: { address: star.address, star: star.inProcess } } : {}),
+});
 const upstream = fleetUpstream(fleet);
 const s3Endpoint = opts.s3Endpoint ?? storageEndpoint;
 const reads = createReadService({
