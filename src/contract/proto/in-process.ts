@@ -17,9 +17,12 @@ export interface InProcessEnd {
 }
 
 export interface InProcessStar {
+  /** Whether the star serves a unary call at `path` in process. */
+  serves(path: string): boolean;
   /**
-   * Starts the unary call at `path`; undefined when the star serves no unary call there.
-   * `deadline` is in ms since the epoch (Infinity: none). `done` is called once.
+   * Starts the unary call at `path` (UNIMPLEMENTED where it serves none). `deadline` is in ms
+   * since the epoch (Infinity: none). `done` is called once, and never before unary() returns
+   * or inside the caller's cancel(): as over a connection, the end comes in a later turn.
    */
   unary(
     path: string,
@@ -27,5 +30,5 @@ export interface InProcessStar {
     metadata: grpc.Metadata,
     deadline: number,
     done: (end: InProcessEnd) => void,
-  ): { cancel(): void } | undefined;
+  ): { cancel(): void };
 }

@@ -70,8 +70,6 @@ export interface FleetHealth {
 
 const SERVICE = nova.DataPlaneService.service;
 const HEALTH = nova.AdminPlaneService.service.Health;
-const isUnary = (method: Method) =>
-  !SERVICE[method].requestStream && !SERVICE[method].responseStream;
 
 export const DEFAULT_MAX_HOPS = 3;
 const DEFAULT_DEADLINE_MS = 30_000;
@@ -94,7 +92,7 @@ interface StreamRef {
 interface Hop {
   lease: Lease;
   /** The star in this process, when the call is a unary call to it. */
-  inProcess: InProcessStar | undefined;
+  inProcess?: InProcessStar;
   deadline: number;
   metadata: grpc.Metadata;
   started: number;
@@ -113,6 +111,33 @@ class HopFailure extends Error {
     this.sent = sent;
     this.aborted = aborted;
   }
+}
+
+/** Starts a unary call on the hop's star: in process, on its bare session, else through grpc-js. */
+function startOn<Req, Res>(
+  hop: Hop,
+  def: MethodDefinition<Req, unknown, unknown, Res>,
+  request: Req,
+  ended: (end: UnaryEnd<Res>) => void,
+): { cancel(): void } {
+  const { metadata, deadline } = hop;
+  if (hop.inProcess) return startInProcess(hop.inProcess, def, request, metadata, deadline, ended);
+  const session = hop.lease.bare();
+  if (session) return startUnary(session, def, request, metadata, deadline, ended);
+  return hop.lease.client.makeUnaryRequest(
+    def.path,
+    def.requestSerialize,
+    def.responseDeserialize,
+    request,
+    metadata,
+    { deadline },
+    (err, response) =>
+      ended({
+        status: err ?? { code: grpc.status.OK, details: "OK", metadata: new grpc.Metadata() },
+        sent: true,
+        ...(response === undefined ? {} : { response }),
+      }),
+  );
 }
 
 export class FleetClient {
@@ -173,23 +198,7 @@ export class FleetClient {
             if (status.code === grpc.status.OK) resolve(response as ResponseOf<M>);
             else reject(new HopFailure(status, sent, opts.signal?.aborted === true));
           };
-          const ended = (e: UnaryEnd<ResponseOf<M>>) => settle(e.status, e.sent, e.response);
-          const session = hop.inProcess ? undefined : hop.lease.bare();
-          const call =
-            (hop.inProcess &&
-              startInProcess(hop.inProcess, def, request, hop.metadata, hop.deadline, ended)) ||
-            (session
-              ? startUnary(session, def, request, hop.metadata, hop.deadline, ended)
-              : hop.lease.client.makeUnaryRequest(
-                  def.path,
-                  def.requestSerialize,
-                  def.responseDeserialize,
-                  request,
-                  hop.metadata,
-                  { deadline: hop.deadline },
-                  (err, response) =>
-                    settle(err ?? { code: grpc.status.OK, details: "OK" }, true, response),
-                ));
+          const call = startOn(hop, def, request, (e) => settle(e.status, e.sent, e.response));
           const end = this.#watch(method, hop, call, opts.signal);
         }),
     );
@@ -407,8 +416,11 @@ export class FleetClient {
   ): Promise<T> {
     const lease = this.#pool.acquire(address, lane);
     const started = performance.now();
+    const local = this.#inProcess;
     const inProcess =
-      this.#inProcess?.address === address && isUnary(method) ? this.#inProcess.star : undefined;
+      local?.address === address && local.star.serves(SERVICE[method].path)
+        ? local.star
+        : undefined;
     if (inProcess && !opts.signal?.aborted) {
       return attempt({ lease, inProcess, deadline, metadata: metadataOf(opts), started });
     }
@@ -419,13 +431,7 @@ export class FleetClient {
       channel.getConnectivityState(false) === grpc.connectivityState.READY &&
       !opts.signal?.aborted
     ) {
-      return attempt({
-        lease,
-        inProcess: undefined,
-        deadline,
-        metadata: metadataOf(opts),
-        started,
-      });
+      return attempt({ lease, deadline, metadata: metadataOf(opts), started });
     }
     return this.#hopWhenReady(method, address, lease, started, deadline, opts, attempt);
   }
@@ -446,13 +452,7 @@ export class FleetClient {
       throw new FleetError("closed", "the fleet client is closed");
     }
     if (readiness === "ready") {
-      return attempt({
-        lease,
-        inProcess: undefined,
-        deadline,
-        metadata: metadataOf(opts),
-        started,
-      });
+      return attempt({ lease, deadline, metadata: metadataOf(opts), started });
     }
     lease.release();
     const status = notReadyStatus(readiness, address);

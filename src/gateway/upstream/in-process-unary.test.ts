@@ -14,12 +14,12 @@ const CHECK_TAIL = nova.DataPlaneService.service.CheckTail as MethodDefinition<
 >;
 
 /** A star that answers every call with `end`, and keeps what it was asked. */
-function starAnswering(end: InProcessEnd | undefined) {
+function starAnswering(end: InProcessEnd) {
   const asked: { path: string; request: Buffer; deadline: number }[] = [];
   const star: InProcessStar = {
+    serves: () => true,
     unary(path, request, _metadata, deadline, done) {
       asked.push({ path, request, deadline });
-      if (!end) return undefined;
       queueMicrotask(() => done(end));
       return { cancel() {} };
     },
@@ -32,15 +32,8 @@ function call(star: InProcessStar) {
   const ended = new Promise<UnaryEnd<unknown>>((r) => {
     resolve = r;
   });
-  const started = startInProcess(
-    star,
-    CHECK_TAIL,
-    { bucket: "b", key: "k" },
-    new grpc.Metadata(),
-    1234,
-    resolve,
-  );
-  return { started, ended };
+  startInProcess(star, CHECK_TAIL, { bucket: "b", key: "k" }, new grpc.Metadata(), 1234, resolve);
+  return { ended };
 }
 
 test("the request goes as its protobuf bytes, and the answer comes back decoded", async () => {
@@ -52,9 +45,7 @@ test("the request goes as its protobuf bytes, and the answer comes back decoded"
     response: CHECK_TAIL.responseSerialize(tail),
     sent: true,
   });
-  const { started, ended } = call(star);
-  assert.ok(started);
-  const end = await ended;
+  const end = await call(star).ended;
   assert.deepEqual(asked, [
     {
       path: CHECK_TAIL.path,
@@ -86,6 +77,20 @@ test("a refusal keeps its status, trailers and whether it was sent", async () =>
   }
 });
 
+test("an OK without an answer ends INTERNAL, sent", async () => {
+  const { star } = starAnswering({
+    code: grpc.status.OK,
+    details: "OK",
+    metadata: new grpc.Metadata(),
+    sent: true,
+  });
+  const end = await call(star).ended;
+  assert.deepEqual(
+    [end.status.code, end.status.details, end.sent],
+    [grpc.status.INTERNAL, "the star answered OK without a message", true],
+  );
+});
+
 test("an answer that does not decode ends INTERNAL, sent", async () => {
   const { star } = starAnswering({
     code: grpc.status.OK,
@@ -98,9 +103,4 @@ test("an answer that does not decode ends INTERNAL, sent", async () => {
   assert.equal(end.status.code, grpc.status.INTERNAL);
   assert.match(end.status.details, /does not decode/);
   assert.equal(end.sent, true);
-});
-
-test("a call the star does not serve in process is left to the connection", () => {
-  const { star } = starAnswering(undefined);
-  assert.equal(call(star).started, undefined);
 });

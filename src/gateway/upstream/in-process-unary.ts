@@ -1,6 +1,5 @@
 // A unary call on the star in this process (an embedded star): the same request and answer
-// bytes as over gRPC, handed across without a connection. Undefined when the star serves no
-// such call in process; the caller then makes it over the connection.
+// bytes as over gRPC, handed across without a connection.
 import * as grpc from "@grpc/grpc-js";
 import type { MethodDefinition } from "@grpc/proto-loader";
 import type { InProcessStar } from "../../contract/proto/index.ts";
@@ -13,21 +12,21 @@ export function startInProcess<Req, Res>(
   metadata: grpc.Metadata,
   deadline: number,
   done: (end: UnaryEnd<Res>) => void,
-): UnaryCall | undefined {
+): UnaryCall {
   return star.unary(def.path, def.requestSerialize(request), metadata, deadline, (end) => {
     const status = { code: end.code, details: end.details, metadata: end.metadata };
-    if (end.code !== grpc.status.OK || end.response === undefined) {
-      return done({ status, sent: end.sent });
-    }
+    if (end.code !== grpc.status.OK) return done({ status, sent: end.sent });
+    const internal = (details: string) =>
+      done({
+        status: { code: grpc.status.INTERNAL, details, metadata: new grpc.Metadata() },
+        sent: true,
+      });
+    if (end.response === undefined) return internal("the star answered OK without a message");
     let response: Res;
     try {
       response = def.responseDeserialize(end.response);
     } catch (err) {
-      const details = `the star's answer does not decode: ${(err as Error).message}`;
-      return done({
-        status: { code: grpc.status.INTERNAL, details, metadata: new grpc.Metadata() },
-        sent: true,
-      });
+      return internal(`the star's answer does not decode: ${(err as Error).message}`);
     }
     done({ status, response, sent: true });
   });

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import * as grpc from "@grpc/grpc-js";
 import { type InProcessEnd, nova } from "../../contract/proto/index.ts";
 import { StarError } from "../errors.ts";
-import { InProcessServer } from "./in-process.ts";
+import { errorEnd, InProcessServer } from "./in-process.ts";
 
 const SERVICE = nova.DataPlaneService.service;
 const CHECK_TAIL = SERVICE.CheckTail;
@@ -34,7 +34,6 @@ function checkTail(
     opts.deadline ?? Number.POSITIVE_INFINITY,
     resolve,
   );
-  assert.ok(call);
   return { ended, call };
 }
 
@@ -66,7 +65,7 @@ test("the handler sees the caller's metadata and deadline, and changes to it sta
   const server = serverWith({
     CheckTail: (call, callback) => {
       assert.deepEqual(call.metadata.get("authorization"), ["Bearer t"]);
-      assert.equal((call.getDeadline() as Date).getTime(), deadline);
+      assert.equal(call.getDeadline(), deadline);
       call.metadata.set("authorization", "changed");
       callback(null, TAIL);
     },
@@ -98,15 +97,14 @@ test("an answer given at once is heard after unary() returns, as over a connecti
   assert.equal(end.code, grpc.status.OK);
 });
 
-test("a handler that throws ends the call INTERNAL", async () => {
+test("a handler that throws ends the call UNKNOWN, its message kept in, as grpc-js does", async () => {
   const server = serverWith({
     CheckTail: () => {
       throw new Error("boom");
     },
   });
   const end = await checkTail(server).ended;
-  assert.equal(end.code, grpc.status.INTERNAL);
-  assert.match(end.details, /boom/);
+  assert.deepEqual([end.code, end.details], [grpc.status.UNKNOWN, "Unknown error"]);
 });
 
 test("an error keeps its code, message and status details", async () => {
@@ -121,7 +119,7 @@ test("an error keeps its code, message and status details", async () => {
   assert.deepEqual(end.metadata.getMap(), refusal.metadata.getMap());
 });
 
-test("a cancelled call tells its handler and ends CANCELLED after cancel() returns", async () => {
+test("a cancelled call ends CANCELLED and tells its handler, both after cancel() returns", async () => {
   let answer: grpc.sendUnaryData<unknown> = () => {};
   let heard = false;
   const server = serverWith({
@@ -140,10 +138,10 @@ test("a cancelled call tells its handler and ends CANCELLED after cancel() retur
     Infinity,
     (end) => ends.push(end),
   );
-  call?.cancel();
-  assert.equal(heard, true);
-  assert.equal(ends.length, 0);
+  call.cancel();
+  assert.deepEqual([heard, ends.length], [false, 0]);
   await new Promise((r) => setImmediate(r));
+  assert.equal(heard, true);
   answer(null, TAIL);
   await new Promise((r) => setImmediate(r));
   assert.deepEqual(
@@ -202,23 +200,42 @@ test("a request that does not decode ends INTERNAL without reaching the handler"
   assert.equal(ran, false);
 });
 
-test("streaming methods and unknown paths are not served in process", () => {
+test("streaming methods and unknown paths are not served in process: UNIMPLEMENTED", async () => {
   const server = serverWith({
     CheckTail: () => {},
     Subscribe: () => {},
     AppendSession: () => {},
   });
-  const none = () => assert.fail("not called");
+  assert.equal(server.serves(CHECK_TAIL.path), true);
   for (const path of [
     SERVICE.Subscribe.path,
     SERVICE.AppendSession.path,
     "/nova.v1.X/Y",
     SERVICE.Read.path,
   ]) {
-    assert.equal(
-      server.unary(path, Buffer.alloc(0), new grpc.Metadata(), Infinity, none),
-      undefined,
-      path,
+    assert.equal(server.serves(path), false, path);
+    const end = await new Promise<InProcessEnd>((resolve) =>
+      server.unary(path, Buffer.alloc(0), new grpc.Metadata(), Infinity, resolve),
     );
+    assert.equal(end.code, grpc.status.UNIMPLEMENTED, path);
   }
+});
+
+test("an error's status as grpc-js's server makes it: trailers given win, a code must be an integer", () => {
+  const own = new grpc.Metadata();
+  own.set("a", "own");
+  const given = new grpc.Metadata();
+  given.set("a", "given");
+  const coded = { code: grpc.status.NOT_FOUND, details: "gone", metadata: own };
+  assert.deepEqual(errorEnd(coded, given).metadata.get("a"), ["given"]);
+  assert.deepEqual(errorEnd(coded, undefined).metadata.get("a"), ["own"]);
+  assert.deepEqual(
+    [errorEnd(coded, undefined).code, errorEnd(coded, undefined).details],
+    [grpc.status.NOT_FOUND, "gone"],
+  );
+  const errno = Object.assign(new Error("no such file"), { code: "ENOENT", details: "x" });
+  const end = errorEnd(errno as unknown as grpc.ServerErrorResponse, undefined);
+  assert.deepEqual([end.code, end.details, end.sent], [grpc.status.UNKNOWN, "no such file", true]);
+  assert.equal(errorEnd({ code: 2.5 as grpc.status }, undefined).code, grpc.status.UNKNOWN);
+  assert.equal(errorEnd({}, undefined).details, "Unknown error");
 });

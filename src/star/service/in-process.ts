@@ -27,7 +27,7 @@ class InProcessCall extends EventEmitter {
   }
 
   getDeadline(): grpc.Deadline {
-    return Number.isFinite(this.#deadline) ? new Date(this.#deadline) : Infinity;
+    return this.#deadline;
   }
 
   getPeer(): string {
@@ -46,6 +46,22 @@ const ended = (code: grpc.status, details: string, sent = true): InProcessEnd =>
   sent,
 });
 
+/**
+ * A handler's error as grpc-js's server sends it: an integer code with its details, else
+ * UNKNOWN with the error's message; the trailers given with it, else the error's own.
+ */
+export function errorEnd(
+  err: grpc.ServerErrorResponse | Partial<grpc.StatusObject>,
+  trailers: grpc.Metadata | undefined,
+): InProcessEnd {
+  const message = "message" in err ? err.message : "Unknown error";
+  const coded = typeof err.code === "number" && Number.isInteger(err.code);
+  const code = coded ? (err.code as grpc.status) : grpc.status.UNKNOWN;
+  const details = coded && typeof err.details === "string" ? err.details : message;
+  const metadata = (trailers ?? err.metadata)?.clone() ?? new grpc.Metadata();
+  return { code, details, metadata, sent: true };
+}
+
 export class InProcessServer implements InProcessStar {
   readonly #entries = new Map<string, Entry>();
   #closed = false;
@@ -59,6 +75,10 @@ export class InProcessServer implements InProcessStar {
     }
   }
 
+  serves(path: string): boolean {
+    return this.#entries.has(path);
+  }
+
   /** Refuses calls from now on, as a server that stopped listening; those started go on. */
   close(): void {
     this.#closed = true;
@@ -70,37 +90,38 @@ export class InProcessServer implements InProcessStar {
     metadata: grpc.Metadata,
     deadline: number,
     done: (end: InProcessEnd) => void,
-  ): { cancel(): void } | undefined {
+  ): { cancel(): void } {
+    const later = (end: InProcessEnd) => {
+      queueMicrotask(() => done(end));
+      return { cancel() {} };
+    };
     const entry = this.#entries.get(path);
-    if (!entry) return undefined;
+    if (!entry) return later(ended(grpc.status.UNIMPLEMENTED, `no unary method ${path} here`));
+    if (this.#closed) return later(ended(grpc.status.UNAVAILABLE, "the star is stopping", false));
+    let request: unknown;
+    try {
+      request = entry.def.requestDeserialize(bytes);
+    } catch (err) {
+      return later(
+        ended(grpc.status.INTERNAL, `the request does not decode: ${(err as Error).message}`),
+      );
+    }
+    const call = new InProcessCall(path, request, metadata.clone(), deadline);
     let finished = false;
-    // Never before unary() returns (a handler may answer at once, a refused token), and never
-    // inside the caller's cancel(): as over a connection, the end comes in a later turn.
     const finish = (end: InProcessEnd) => {
       if (finished) return;
       finished = true;
       clearTimeout(timer);
       queueMicrotask(() => done(end));
     };
+    // Ended first, then told, on the next tick as grpc-js tells it: an answer the handler gives
+    // when it hears is too late.
     const stop = (code: grpc.status, details: string) => {
       if (finished) return;
-      call.cancelled = true;
-      call.emit("cancelled", details);
       finish(ended(code, details));
+      call.cancelled = true;
+      process.nextTick(() => call.emit("cancelled", details));
     };
-    if (this.#closed) {
-      queueMicrotask(() => done(ended(grpc.status.UNAVAILABLE, "the star is stopping", false)));
-      return { cancel() {} };
-    }
-    let request: unknown;
-    try {
-      request = entry.def.requestDeserialize(bytes);
-    } catch (err) {
-      const details = `the request does not decode: ${(err as Error).message}`;
-      queueMicrotask(() => done(ended(grpc.status.INTERNAL, details)));
-      return { cancel() {} };
-    }
-    const call = new InProcessCall(path, request, metadata.clone(), deadline);
     const left = deadline - Date.now();
     const timer = Number.isFinite(left)
       ? setTimeout(
@@ -108,17 +129,8 @@ export class InProcessServer implements InProcessStar {
           Math.max(0, left),
         )
       : undefined;
-    const answer: grpc.sendUnaryData<unknown> = (err, res) => {
-      if (err) {
-        const code = err.code ?? grpc.status.UNKNOWN;
-        const details = err.details ?? ("message" in err ? err.message : "");
-        return finish({
-          code,
-          details,
-          metadata: err.metadata?.clone() ?? new grpc.Metadata(),
-          sent: true,
-        });
-      }
+    const answer: grpc.sendUnaryData<unknown> = (err, res, trailers) => {
+      if (err) return finish(errorEnd(err, trailers ?? undefined));
       let response: Buffer;
       try {
         response = entry.def.responseSerialize(res);
@@ -137,8 +149,9 @@ export class InProcessServer implements InProcessStar {
     };
     try {
       entry.handler(call as unknown as grpc.ServerUnaryCall<unknown, unknown>, answer);
-    } catch (err) {
-      finish(ended(grpc.status.INTERNAL, `the handler failed: ${(err as Error).message}`));
+    } catch {
+      // grpc-js answers a handler that throws with UNKNOWN and keeps the message to itself.
+      finish(ended(grpc.status.UNKNOWN, "Unknown error"));
     }
     return { cancel: () => stop(grpc.status.CANCELLED, "cancelled") };
   }
