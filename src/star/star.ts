@@ -266,7 +266,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     memory,
     inProcess,
     async close() {
-      inProcess.close();
+      const inProcessEnded = inProcess.close();
       keeper?.close();
       clearInterval(retention);
       clearInterval(settling);
@@ -277,11 +277,14 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
       await new Promise<void>((resolve) => {
         const force = setTimeout(() => {
           server.forceShutdown();
+          inProcess.cancelAll();
           resolve();
         }, 5_000);
         server.tryShutdown(() => {
-          clearTimeout(force);
-          resolve();
+          void inProcessEnded.then(() => {
+            clearTimeout(force);
+            resolve();
+          });
         });
       });
       await Promise.allSettled(tasks);

@@ -239,3 +239,33 @@ test("an error's status as grpc-js's server makes it: trailers given win, a code
   assert.equal(errorEnd({ code: 2.5 as grpc.status }, undefined).code, grpc.status.UNKNOWN);
   assert.equal(errorEnd({}, undefined).details, "Unknown error");
 });
+
+test("close() refuses new calls and resolves once those running have ended", async () => {
+  let answer: grpc.sendUnaryData<unknown> = () => {};
+  const server = serverWith({
+    CheckTail: (_call, callback) => {
+      answer = callback;
+    },
+  });
+  const running = checkTail(server);
+  let closed = 0;
+  const closing = Promise.all([server.close(), server.close()]).then(() => {
+    closed = 2;
+  });
+  assert.equal((await checkTail(server).ended).code, grpc.status.UNAVAILABLE);
+  assert.equal(closed, 0);
+  answer(null, TAIL);
+  await closing;
+  assert.equal(closed, 2);
+  assert.equal((await running.ended).code, grpc.status.OK);
+});
+
+test("cancelAll() ends the calls still running CANCELLED, and close() then resolves", async () => {
+  const server = serverWith({ CheckTail: () => {} });
+  const running = [checkTail(server), checkTail(server)];
+  const closing = server.close();
+  server.cancelAll();
+  await closing;
+  for (const { ended } of running) assert.equal((await ended).code, grpc.status.CANCELLED);
+  await server.close();
+});

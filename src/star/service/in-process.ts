@@ -64,7 +64,11 @@ export function errorEnd(
 
 export class InProcessServer implements InProcessStar {
   readonly #entries = new Map<string, Entry>();
+  /** The calls running, each by what cancels it. */
+  readonly #running = new Set<() => void>();
   #closed = false;
+  #closing: Promise<void> | undefined;
+  #idle: (() => void) | undefined;
 
   /** Serves the unary methods of a service, with the handlers given to the gRPC server. */
   add(service: grpc.ServiceDefinition, handlers: grpc.UntypedServiceImplementation): void {
@@ -79,9 +83,24 @@ export class InProcessServer implements InProcessStar {
     return this.#entries.has(path);
   }
 
-  /** Refuses calls from now on, as a server that stopped listening; those started go on. */
-  close(): void {
+  /**
+   * Refuses calls from now on, as a server that stopped listening; resolves once those started
+   * have ended (grpc-js's tryShutdown).
+   */
+  close(): Promise<void> {
     this.#closed = true;
+    this.#closing ??=
+      this.#running.size === 0
+        ? Promise.resolve()
+        : new Promise((resolve) => {
+            this.#idle = resolve;
+          });
+    return this.#closing;
+  }
+
+  /** Ends every call still running with CANCELLED (grpc-js's forceShutdown). */
+  cancelAll(): void {
+    for (const cancel of [...this.#running]) cancel();
   }
 
   unary(
@@ -112,6 +131,8 @@ export class InProcessServer implements InProcessStar {
       if (finished) return;
       finished = true;
       clearTimeout(timer);
+      this.#running.delete(cancel);
+      if (this.#running.size === 0) this.#idle?.();
       queueMicrotask(() => done(end));
     };
     // Ended first, then told, on the next tick as grpc-js tells it: an answer the handler gives
@@ -122,6 +143,8 @@ export class InProcessServer implements InProcessStar {
       call.cancelled = true;
       process.nextTick(() => call.emit("cancelled", details));
     };
+    const cancel = () => stop(grpc.status.CANCELLED, "cancelled");
+    this.#running.add(cancel);
     const left = deadline - Date.now();
     const timer = Number.isFinite(left)
       ? setTimeout(
@@ -153,6 +176,6 @@ export class InProcessServer implements InProcessStar {
       // grpc-js answers a handler that throws with UNKNOWN and keeps the message to itself.
       finish(ended(grpc.status.UNKNOWN, "Unknown error"));
     }
-    return { cancel: () => stop(grpc.status.CANCELLED, "cancelled") };
+    return { cancel };
   }
 }
