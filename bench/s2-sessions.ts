@@ -26,7 +26,12 @@ async function npmStart() {
   const dir = await mkdtemp(join(tmpdir(), "nova-bench-s2-"));
   const port = await freePort();
   const [command, args] = nodeArgs("src/main.ts", [
-    ...["--port", String(port), "--data-dir", dir, "--log-level", "warn"],
+    "--port",
+    String(port),
+    "--data-dir",
+    dir,
+    "--log-level",
+    "warn",
   ]);
   const proc = await startProcess({
     command,

@@ -1,5 +1,4 @@
 // The star's caps and defaults. Sizes are content bytes (body plus header names and values).
-
 import {
   MAX_BATCH_BYTES,
   MAX_FENCING_TOKEN_BYTES,

@@ -66,7 +66,7 @@ export class InProcessServer implements InProcessStar {
   readonly #entries = new Map<string, Entry>();
   /** The calls running, each by what cancels it. */
   readonly #running = new Set<() => void>();
-  #closed = false;
+  /** Set by close(): calls are refused from then on. */
   #closing: Promise<void> | undefined;
   #idle: (() => void) | undefined;
 
@@ -88,7 +88,6 @@ export class InProcessServer implements InProcessStar {
    * have ended (grpc-js's tryShutdown).
    */
   close(): Promise<void> {
-    this.#closed = true;
     this.#closing ??=
       this.#running.size === 0
         ? Promise.resolve()
@@ -116,7 +115,7 @@ export class InProcessServer implements InProcessStar {
     };
     const entry = this.#entries.get(path);
     if (!entry) return later(ended(grpc.status.UNIMPLEMENTED, `no unary method ${path} here`));
-    if (this.#closed) return later(ended(grpc.status.UNAVAILABLE, "the star is stopping", false));
+    if (this.#closing) return later(ended(grpc.status.UNAVAILABLE, "the star is stopping", false));
     let request: unknown;
     try {
       request = entry.def.requestDeserialize(bytes);
@@ -162,13 +161,7 @@ export class InProcessServer implements InProcessStar {
           ended(grpc.status.INTERNAL, `the answer does not encode: ${(e as Error).message}`),
         );
       }
-      finish({
-        code: grpc.status.OK,
-        details: "OK",
-        metadata: new grpc.Metadata(),
-        response,
-        sent: true,
-      });
+      finish({ ...ended(grpc.status.OK, "OK"), response });
     };
     try {
       entry.handler(call as unknown as grpc.ServerUnaryCall<unknown, unknown>, answer);
