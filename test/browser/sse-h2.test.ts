@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { Agent, setGlobalDispatcher } from "undici";
+import { Agent, type Dispatcher, getGlobalDispatcher, setGlobalDispatcher } from "undici";
 import { type BrowserRig, startBrowserRig } from "../harness/browser.ts";
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
 import { newStream } from "../harness/http.ts";
@@ -31,6 +31,7 @@ describe("Chromium over HTTP/2 with TLS", { skip }, () => {
   let rig: BrowserRig | undefined;
   let gw: Gateway | undefined;
   let cert: TestCert;
+  let previousDispatcher: Dispatcher | undefined;
 
   const startGateway = async (port = 0) => {
     const { star, pageOrigin } = rig as BrowserRig;
@@ -50,11 +51,14 @@ describe("Chromium over HTTP/2 with TLS", { skip }, () => {
       ["--ignore-certificate-errors"],
     );
     cert = await selfSignedCert(openssl, rig.dir);
-    // The test's own requests (making the streams) trust the certificate too.
+    // The test's own requests (making the streams) trust the certificate too, until the suite
+    // ends (other files may share this process, scripts/file-bundle.ts).
+    previousDispatcher = getGlobalDispatcher();
     setGlobalDispatcher(new Agent({ connect: { ca: cert.cert } }));
     await startGateway();
   });
   after(async () => {
+    if (previousDispatcher) setGlobalDispatcher(previousDispatcher);
     await gw?.close();
     await rig?.close();
   });

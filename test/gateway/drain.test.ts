@@ -8,7 +8,7 @@ import { request } from "undici";
 import type { GatewayProcess } from "../harness/gateway-process.ts";
 import { append, http, newStream } from "../harness/http.ts";
 import { type Stack, startProcessStack } from "../harness/stack.ts";
-import { openSse, readUntil, recordsOf, sseAgent } from "./sse-client.ts";
+import { closeSseAgent, openSse, readUntil, recordsOf } from "./sse-client.ts";
 
 let stack: Stack<GatewayProcess>;
 let gw: GatewayProcess;
@@ -20,7 +20,7 @@ before(async () => {
 after(async () => {
   // The test SIGTERMs the gateway itself; one still running here has failed to drain.
   await gw?.proc.kill("SIGKILL");
-  await sseAgent.close();
+  await closeSseAgent();
   await stack?.close();
 });
 

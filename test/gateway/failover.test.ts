@@ -12,7 +12,7 @@ import { http, newStream } from "../harness/http.ts";
 import { metric } from "../harness/metrics.ts";
 import { type StarProcess, s3Storage, startStarProcess } from "../harness/star-process.ts";
 import { waitFor } from "../harness/wait.ts";
-import { openSse, recordsOf, sseAgent } from "./sse-client.ts";
+import { closeSseAgent, openSse, recordsOf } from "./sse-client.ts";
 
 let dir: string;
 let s3: RunningS3rver;
@@ -29,7 +29,7 @@ before(async () => {
 });
 after(async () => {
   await gw?.close();
-  await sseAgent.close();
+  await closeSseAgent();
   star?.client.close();
   await star?.proc.kill("SIGKILL");
   await s3?.close();

@@ -9,7 +9,7 @@ import { metric } from "../harness/metrics.ts";
 import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
 import { tempDir } from "../harness/tmp.ts";
 import { waitFor } from "../harness/wait.ts";
-import { openSse, readUntil, recordsOf, sseAgent } from "./sse-client.ts";
+import { closeSseAgent, openSse, readUntil, recordsOf } from "./sse-client.ts";
 
 const SIGNING_KEY = "hub auth test signing key, 32 bytes or more";
 const SECRETS = { ops: "ops-secret-2b7e11", app: "app-secret-9c44d0", writer: "wr-secret-0a6f3e" };
@@ -36,7 +36,7 @@ after(async () => {
   star?.client.close();
   await star?.proc.kill("SIGTERM");
   for (const fn of cleanups) await fn();
-  await sseAgent.close();
+  await closeSseAgent();
 });
 
 async function call(method: "GET" | "POST", path: string, token: string, body?: unknown) {

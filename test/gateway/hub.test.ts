@@ -10,7 +10,14 @@ import { append, http, newStream } from "../harness/http.ts";
 import { metric } from "../harness/metrics.ts";
 import { type Stack, startStack } from "../harness/stack.ts";
 import { waitFor } from "../harness/wait.ts";
-import { openSse, readUntil, recordsOf, type SseResponse, sseAgent } from "./sse-client.ts";
+import {
+  closeSseAgent,
+  openSse,
+  readUntil,
+  recordsOf,
+  type SseResponse,
+  sseAgent,
+} from "./sse-client.ts";
 
 let stack: Stack<Gateway>;
 let gw: Gateway;
@@ -33,7 +40,7 @@ before(async () => {
 });
 after(async () => {
   await stack?.close();
-  await sseAgent.close();
+  await closeSseAgent();
 });
 
 const calls = () => metric(gw.base, "nova_gateway_upstream_subscribe_calls");
@@ -186,7 +193,7 @@ describe("shared subscriptions", () => {
       metric(gw.base, "nova_gateway_upstream_calls_total", '{verb="CheckTail",code="OK"}');
     const round = async (seq: number) => {
       const polls = range(0, n).map(() =>
-        request(`${gw.base}${s}/records?seq_num=${seq}&wait=20`, { dispatcher: sseAgent }).then(
+        request(`${gw.base}${s}/records?seq_num=${seq}&wait=20`, { dispatcher: sseAgent() }).then(
           async (res) => ({ status: res.statusCode, body: JSON.parse(await res.body.text()) }),
         ),
       );

@@ -10,7 +10,7 @@ import { append, newStream } from "../harness/http.ts";
 import { metric } from "../harness/metrics.ts";
 import { type Stack, startProcessStack } from "../harness/stack.ts";
 import { waitFor } from "../harness/wait.ts";
-import { openSse, readUntil, sseAgent } from "./sse-client.ts";
+import { closeSseAgent, openSse, readUntil } from "./sse-client.ts";
 
 const SLACK_MB = 16;
 const SUBSCRIBERS = 1000;
@@ -28,7 +28,7 @@ before(async () => {
 });
 after(async () => {
   await stack?.close();
-  await sseAgent.close();
+  await closeSseAgent();
 });
 
 /** The JS heap in use and the memory of Buffers, as the gateway reports them. */

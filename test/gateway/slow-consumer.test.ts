@@ -11,7 +11,14 @@ import { metric } from "../harness/metrics.ts";
 import { type Stack, startProcessStack } from "../harness/stack.ts";
 import type { StarProcess } from "../harness/star-process.ts";
 import { waitFor } from "../harness/wait.ts";
-import { openSse, parseSse, readUntil, recordsOf, type SseEvent, sseAgent } from "./sse-client.ts";
+import {
+  closeSseAgent,
+  openSse,
+  parseSse,
+  readUntil,
+  recordsOf,
+  type SseEvent,
+} from "./sse-client.ts";
 
 const SLOW_CONSUMER_MS = 5_000;
 const RECORD = Buffer.alloc(128 * 1024, "x");
@@ -30,7 +37,7 @@ before(async () => {
 });
 after(async () => {
   await stack?.close();
-  await sseAgent.close();
+  await closeSseAgent();
 });
 
 /** An SSE response read by hand, so the test can stop reading it (and resume). */

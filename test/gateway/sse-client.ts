@@ -49,13 +49,27 @@ export interface SseResponse {
   close(): void;
 }
 
-/** One dispatcher with no connection limit, so hundreds of subscribers can be open at once. */
-export const sseAgent = new Agent({ connections: null, pipelining: 0 });
+/** A dispatcher with no connection limit, so hundreds of subscribers can be open at once. */
+const newSseAgent = () => new Agent({ connections: null, pipelining: 0 });
+let shared = newSseAgent();
+
+/** The dispatcher `openSse` uses unless given another. */
+export const sseAgent = (): Agent => shared;
+
+/**
+ * Closes the shared dispatcher and its connections (a test file's `after`); the next `openSse`
+ * gets a fresh one, as another file sharing the process (scripts/file-bundle.ts) may come next.
+ */
+export async function closeSseAgent(): Promise<void> {
+  const closing = shared;
+  shared = newSseAgent();
+  await closing.close();
+}
 
 export async function openSse(
   url: string,
   headers: Record<string, string> = {},
-  dispatcher: Dispatcher = sseAgent,
+  dispatcher: Dispatcher = shared,
 ): Promise<SseResponse> {
   const abort = new AbortController();
   const res = await request(url, {

@@ -10,7 +10,7 @@ import { append, http, newStream } from "../harness/http.ts";
 import { metric } from "../harness/metrics.ts";
 import { type Stack, startStack } from "../harness/stack.ts";
 import { waitFor } from "../harness/wait.ts";
-import { openSse, readUntil, type SseEvent, sseAgent } from "./sse-client.ts";
+import { closeSseAgent, openSse, readUntil, type SseEvent } from "./sse-client.ts";
 
 let stack: Stack<Gateway>;
 let gw: Gateway;
@@ -21,7 +21,7 @@ before(async () => {
 });
 after(async () => {
   await stack?.close();
-  await sseAgent.close();
+  await closeSseAgent();
 });
 
 /** `/v1/buckets/<b>/streams/<k>` as the `stream` parameter's `<b>/<k>`. */

@@ -8,7 +8,7 @@ import { append, http, newStream } from "../harness/http.ts";
 import { metric } from "../harness/metrics.ts";
 import { type Stack, startStack } from "../harness/stack.ts";
 import { waitFor } from "../harness/wait.ts";
-import { openSse, readUntil, recordsOf, sseAgent } from "./sse-client.ts";
+import { closeSseAgent, openSse, readUntil, recordsOf } from "./sse-client.ts";
 
 let stack: Stack<Gateway>;
 let gw: Gateway;
@@ -19,7 +19,7 @@ before(async () => {
 });
 after(async () => {
   await stack?.close();
-  await sseAgent.close();
+  await closeSseAgent();
 });
 
 const batches = (seen: { event: string }[]) => seen.filter((e) => e.event === "batch").length;

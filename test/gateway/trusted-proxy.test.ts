@@ -10,7 +10,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { Agent, setGlobalDispatcher } from "undici";
+import { Agent, type Dispatcher, getGlobalDispatcher, setGlobalDispatcher } from "undici";
 import { type GatewayProcess, gatewayProcess } from "../harness/gateway-process.ts";
 import { type Haproxy, type HaproxyOptions, startHaproxy } from "../harness/haproxy.ts";
 import { newStream } from "../harness/http.ts";
@@ -33,6 +33,7 @@ function behindHaproxy(flags: string[], lbOptions: Partial<HaproxyOptions>, tls 
   const setup = {} as { gw: GatewayProcess; lb: Haproxy; stream: string };
   let dir: string | undefined;
   let star: StarProcess | undefined;
+  let previousDispatcher: Dispatcher | undefined;
   const agents: Agent[] = [];
   const open: SseResponse[] = [];
   before(async () => {
@@ -57,11 +58,16 @@ function behindHaproxy(flags: string[], lbOptions: Partial<HaproxyOptions>, tls 
     });
     if (tls) setup.lb.base = setup.lb.base.replace(/^http:/, "https:");
     await setup.lb.waitFor("g0", "UP");
-    // The test's own requests accept the self-signed certificate too.
-    if (tls) setGlobalDispatcher(new Agent({ connect: { rejectUnauthorized: false } }));
+    // The test's own requests accept the self-signed certificate too (until the suite ends: other
+    // files may share this process, scripts/file-bundle.ts).
+    if (tls) {
+      previousDispatcher = getGlobalDispatcher();
+      setGlobalDispatcher(new Agent({ connect: { rejectUnauthorized: false } }));
+    }
     setup.stream = await newStream(setup.lb.base);
   });
   after(async () => {
+    if (previousDispatcher) setGlobalDispatcher(previousDispatcher);
     for (const s of open) s.close();
     await Promise.all(agents.map((a) => a.close()));
     await setup.lb?.close();

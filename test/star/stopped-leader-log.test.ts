@@ -26,7 +26,7 @@ import {
 } from "../../src/platform/objstore/index.ts";
 import type { Member } from "../../src/star/fleet/members.ts";
 import { logKey, logPrefix, parseLogKey } from "../../src/star/storage/keys.ts";
-import { openSse, readUntil, recordsOf, sseAgent } from "../gateway/sse-client.ts";
+import { closeSseAgent, openSse, readUntil, recordsOf } from "../gateway/sse-client.ts";
 import { fleetMembers, keyLedBy, startMember } from "../harness/fleet.ts";
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
 import { call, refusal, settleStar, starStats } from "../harness/grpc.ts";
@@ -94,7 +94,7 @@ before(async () => {
 after(async () => {
   await gw?.close();
   await gwOwn?.close();
-  await sseAgent.close();
+  await closeSseAgent();
   for (const name of [...stars.keys()]) await stop(name);
   store?.close();
   await s3?.close();
