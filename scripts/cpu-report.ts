@@ -30,7 +30,7 @@ export function parseCpuLines(text: string): CpuLine[] {
 }
 
 const KINDS: [string, RegExp][] = [
-  ["test files", /\.test\.ts\b|scripts\/unit-bundle\.ts/],
+  ["test files", /\.test\.ts\b|nova-test-bundles-/],
   ["stars", /src\/star\/main\.ts\b/],
   ["gateways", /src\/main\.ts\b/],
 ];
@@ -40,8 +40,15 @@ const kindOf = (script: string): string =>
 
 const seconds = (s: number): string => `${s.toFixed(1)} s`.padStart(9);
 
-/** The report for the processes of one run under `root` (paths print relative to it). */
-export function cpuReport(lines: CpuLine[], root: string): string {
+/**
+ * The report for the processes of one run under `root` (paths print relative to it); `names`
+ * gives a script's name where its path says little (a shared process's entry: its files).
+ */
+export function cpuReport(
+  lines: CpuLine[],
+  root: string,
+  names: ReadonlyMap<string, string> = new Map(),
+): string {
   const files = lines.filter((l) => kindOf(l.script) === "test files");
   const total = files.reduce((sum, l) => sum + l.own + l.children, 0);
   const byKind = new Map<string, { cpu: number; count: number }>();
@@ -52,7 +59,10 @@ export function cpuReport(lines: CpuLine[], root: string): string {
   }
   const logged = [...byKind.values()].reduce((sum, k) => sum + k.cpu, 0);
   const rows = [...byKind].sort((a, b) => b[1].cpu - a[1].cpu);
-  const name = (script: string) => (script.split(" ")[0] ?? "").replace(`${root}/`, "");
+  const name = (script: string) => {
+    const path = script.split(" ")[0] ?? "";
+    return names.get(path) ?? path.replace(`${root}/`, "");
+  };
   const top = [...files].sort((a, b) => b.own + b.children - (a.own + a.children)).slice(0, 10);
   return [
     `\nCPU of the test files and everything they started: ${seconds(total).trim()}`,

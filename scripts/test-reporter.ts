@@ -1,7 +1,7 @@
-// node --test's spec reporter, plus the slowest test files (wall time of each file's process,
-// start to exit) printed just before the run's closing summary, so the summary lines
+// node --test's spec reporter, plus the slowest test files (wall time of each file: its process,
+// start to exit, or its suite in a shared process) printed just before the run's closing summary, so the summary lines
 // ("ℹ tests N", "ℹ pass N", ...) stay the last thing a CI log reader sees.
-import { relative } from "node:path";
+import { isAbsolute, relative } from "node:path";
 import { Readable } from "node:stream";
 import { spec } from "node:test/reporters";
 
@@ -21,16 +21,17 @@ export interface TestEvent {
 /** A test file's wall time, from the event that ends it: [its absolute path, ms]. */
 export function fileDuration(event: TestEvent): [string, number] | undefined {
   const data = event.data;
-  // With a process per file, each file is a nesting-0 test named by its path.
+  // A file run in a process of its own is a nesting-0 test named by its path, and so is each
+  // file of a shared process (scripts/file-bundle.ts); that process's entry is not a test file.
   if (
     event.type === "test:complete" &&
     data?.nesting === 0 &&
-    data.file !== undefined &&
     data.name !== undefined &&
-    data.file.endsWith(data.name) &&
+    isAbsolute(data.name) &&
+    data.name.endsWith(".test.ts") &&
     data.details?.duration_ms !== undefined
   ) {
-    return [data.file, data.details.duration_ms];
+    return [data.name, data.details.duration_ms];
   }
   return undefined;
 }

@@ -1,21 +1,32 @@
-// `npm test`'s test run (and `test:unit`, `test:integration`): each test file in its own
-// process (the unit files, src/, all in one: scripts/unit-bundle.ts), the independent files
-// several at a time (--concurrency, default 4), longest first by the last run's times, then the
-// files that load the machine on purpose (SERIAL below) one at a time, so neither slows the
-// other's deadlines. One spec-reporter output for both groups, the 10 slowest files, and one
-// closing summary (`ℹ tests N`, `ℹ pass N`, `ℹ fail N`, ...) over every file; exit 1 when a test
-// failed. Every file's wall time is kept in node_modules/.cache/nova-test-times.tsv
-// ("ms<TAB>file" lines).
+// `npm test`'s test run (and `test:unit`, `test:integration`). The independent files run
+// several processes at a time (--concurrency, default 4), a few files to a process
+// (scripts/file-bundle.ts: each process takes files of about --bundle-ms of the last run's times
+// together, default 60000; 0 gives each file a process of its own), the longest processes
+// first; then the files that load the machine on purpose (SERIAL below), each in its own
+// process, one at a time, so neither group slows the other's deadlines. One spec-reporter output
+// for both groups, the 10 slowest files, and one closing summary (`ℹ tests N`, `ℹ pass N`,
+// `ℹ fail N`, ...) over every file; exit 1 when a test failed. Every file's wall time (from its
+// first test to its last, in a shared process) is kept in
+// node_modules/.cache/nova-test-times.tsv ("ms<TAB>file" lines).
 // Arguments: test files, or folders whose `**/*.test.ts` files run (default: src and test).
 // --cpu: after the run, the CPU its processes spent, by kind and by test file
 // (scripts/cpu-report.ts; Linux); the run is bound by CPU, not by waiting (docs/development.md).
-import { globSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  globSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { run } from "node:test";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { cpuReport, parseCpuLines } from "./cpu-report.ts";
 import { exitOnHelp } from "./help.ts";
+import { packFiles } from "./test-bundles.ts";
 import reporter, { fileDuration, type TestEvent } from "./test-reporter.ts";
 
 exitOnHelp(import.meta.filename);
@@ -44,6 +55,7 @@ const SERIAL = [
 const { values, positionals } = parseArgs({
   options: {
     concurrency: { type: "string", default: "4" },
+    "bundle-ms": { type: "string", default: "60000" },
     cpu: { type: "boolean", default: false },
   },
   allowPositionals: true,
@@ -51,6 +63,11 @@ const { values, positionals } = parseArgs({
 const concurrency = Number(values.concurrency);
 if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
   process.stderr.write(`--concurrency: expected an integer >= 1, got ${values.concurrency}\n`);
+  process.exit(2);
+}
+const bundleMs = Number(values["bundle-ms"]);
+if (!Number.isSafeInteger(bundleMs) || bundleMs < 0) {
+  process.stderr.write(`--bundle-ms: expected an integer >= 0, got ${values["bundle-ms"]}\n`);
   process.exit(2);
 }
 
@@ -95,20 +112,40 @@ const times = lastTimes();
 
 const files = testFiles(positionals.length > 0 ? positionals : ["src", "test"]);
 const serial = files.filter((file) => SERIAL.includes(file));
-// The unit files share one process (scripts/unit-bundle.ts) when there are several.
-const UNIT_BUNDLE = "scripts/unit-bundle.ts";
-const units = files.filter((file) => file.startsWith("src/"));
-const bundled = units.length > 1;
-if (bundled) process.env.NOVA_UNIT_FILES = JSON.stringify(units.map((file) => join(root, file)));
-const separate = bundled ? files.filter((file) => !units.includes(file)) : files;
-// A long file started last would hold the run up alone. Untimed (a fresh clone): integration
-// files (test/, real processes) and the unit bundle count as long, a lone unit file as short.
-const expectedMs = (file: string) =>
-  times.get(file) ?? (file.startsWith("test/") || file === UNIT_BUNDLE ? 20_000 : 2_000);
-const parallel = [
-  ...separate.filter((file) => !SERIAL.includes(file)),
-  ...(bundled ? [UNIT_BUNDLE] : []),
-].sort((a, b) => expectedMs(b) - expectedMs(a));
+// Untimed (a fresh clone): an integration file (test/, real processes) counts as long, a unit
+// file (src/) as short.
+const expectedMs = (file: string) => times.get(file) ?? (file.startsWith("test/") ? 20_000 : 250);
+// The others share processes, a few files each (scripts/file-bundle.ts): a process per file
+// would load the same modules and compile the same code again.
+const groups = packFiles(
+  files.filter((file) => !SERIAL.includes(file)),
+  expectedMs,
+  bundleMs,
+);
+mkdirSync(cache, { recursive: true });
+const bundleDir = mkdtempSync(join(cache, "nova-test-bundles-"));
+process.on("exit", () => rmSync(bundleDir, { recursive: true, force: true }));
+const bundleEntry = pathToFileURL(join(root, "scripts", "file-bundle.ts")).href;
+/** Each shared process's entry, by the files it runs (for --cpu's report). */
+const bundleNames = new Map<string, string>();
+/** The path node:test runs for `group`: the file itself, or an entry that imports each. */
+function groupPath(group: string[], index: number): string {
+  if (group.length === 1) return join(root, group[0] as string);
+  const entry = join(bundleDir, `${index + 1}-of-${groups.length}.mjs`);
+  bundleNames.set(
+    entry,
+    group.length > 3
+      ? `${group.slice(0, 3).join(" ")} and ${group.length - 3} more`
+      : group.join(" "),
+  );
+  const paths = group.map((file) => join(root, file));
+  writeFileSync(
+    entry,
+    `import { importEach } from ${JSON.stringify(bundleEntry)};\nimportEach(${JSON.stringify(paths)});\n`,
+  );
+  return entry;
+}
+const parallel = groups.map(groupPath);
 
 const COUNTS = ["tests", "suites", "pass", "fail", "cancelled", "skipped", "todo"] as const;
 const COUNT_LINE = /^(tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) [\d.]+$/;
@@ -119,11 +156,11 @@ async function* events(): AsyncGenerator<TestEvent> {
   const totals = new Map<string, number>(COUNTS.map((name) => [name, 0]));
   for (const [group, at] of [
     [parallel, concurrency],
-    [serial, 1],
+    [serial.map((file) => join(root, file)), 1],
   ] as const) {
     if (group.length === 0) continue;
     const stream = run({
-      files: group.map((file) => join(root, file)),
+      files: group,
       concurrency: at,
       cwd: root,
     });
@@ -143,7 +180,6 @@ async function* events(): AsyncGenerator<TestEvent> {
     }
   }
   if ((totals.get("fail") ?? 0) > 0 || (totals.get("cancelled") ?? 0) > 0) process.exitCode = 1;
-  mkdirSync(cache, { recursive: true });
   const rows = [...times].sort((a, b) => b[1] - a[1]);
   writeFileSync(timesPath, rows.map(([file, ms]) => `${Math.round(ms)}\t${file}\n`).join(""));
   totals.set("duration_ms", performance.now() - started);
@@ -157,4 +193,5 @@ if (files.length === 0) {
   process.exit(2);
 }
 for await (const text of reporter(events())) process.stdout.write(text);
-if (values.cpu) process.stdout.write(cpuReport(parseCpuLines(readFileSync(cpuLog, "utf8")), root));
+if (values.cpu)
+  process.stdout.write(cpuReport(parseCpuLines(readFileSync(cpuLog, "utf8")), root, bundleNames));

@@ -32,3 +32,15 @@ test("the report sums each kind's own CPU, and what no logged process claims", (
   assert.ok(files.indexOf("test/a.test.ts") < files.indexOf("test/b.test.ts"));
   assert.match(files, /11\.0 s {2}test\/a\.test\.ts/);
 });
+
+test("a shared process's entry is named by the files it ran", () => {
+  const entry = "/repo/node_modules/.cache/nova-test-bundles-x/1-of-2.mjs";
+  const text = line(10, 1, 2, 1, entry) + line(11, 10, 1, 0, "/repo/src/main.ts --port 0");
+  const report = cpuReport(
+    parseCpuLines(text),
+    ROOT,
+    new Map([[entry, "test/a.test.ts test/b.test.ts"]]),
+  );
+  assert.match(report, /2\.0 s {2}test files \(1 processes/);
+  assert.match(report, /3\.0 s {2}test\/a\.test\.ts test\/b\.test\.ts/);
+});
