@@ -76,6 +76,8 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
   });
   const chunks = new ChunkStore(store, limits.chunkCacheBytes);
   let keeper: LeaseKeeper | undefined;
+  // A member of a fleet of several writes, and is ready, while it holds its lease (docs/fleet.md).
+  const holdsLease = () => keeper?.holds ?? true;
   const wal = new CommitLog(store, options.id, {
     commitIntervalMs: limits.logCommitIntervalMs,
     maxObjectBytes: limits.logObjectMaxBytes,
@@ -120,6 +122,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
       throughputMaxWaitMs: limits.throughputMaxWaitMs,
       wal,
       settleChunkBytes: limits.settleChunkBytes,
+      holdsLease,
       producers: {
         ttlMs: limits.producerTtlMs,
         maxPerStream: limits.maxProducersPerStream,
@@ -211,8 +214,6 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     keeper.start();
   }
 
-  // A member of a fleet of several writes, and is ready, while it holds its lease (docs/fleet.md).
-  const holdsLease = () => keeper?.holds ?? true;
   const server = new grpc.Server(NOVA_CHANNEL_OPTIONS);
   const inProcess = new InProcessServer();
   const dataPlane = dataPlaneHandlers(ctx);

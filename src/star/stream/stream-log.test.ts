@@ -602,6 +602,31 @@ test("producers: a retry is acked with its original position and appends nothing
   assert.deepEqual(await bodies(log), ["a", "b", "c", "d"]);
 });
 
+test("a star whose lease may have lapsed writes no state: a resumed member puts back no older producer table", async () => {
+  const store = createMemoryStore();
+  let holds = true;
+  const log = await open(store, descriptor({ class: "CLASS_EXPRESS" }), {
+    holdsLease: () => holds,
+  });
+  await log.append(batch("a"), { ...at(1), ...as("p", 0n, 0n) });
+  await log.settle();
+  const written = await new Catalog(store).getState("stream-1");
+  assert.equal(written.producers?.p?.seq, "0");
+  await log.append(batch("b"), { ...at(2), ...as("p", 0n, 1n) });
+  // Paused past its lease, it resumes mid-settle: its successor's state must stay.
+  holds = false;
+  await assert.rejects(log.settle(), (err: { code: number; message: string }) => {
+    assert.equal(err.code, status.UNAVAILABLE);
+    assert.match(err.message, /lease may have lapsed/);
+    return true;
+  });
+  assert.deepEqual(await new Catalog(store).getState("stream-1"), written);
+  // Holding it again (it rejoined), the same settle writes the state it kept.
+  holds = true;
+  await log.settle();
+  assert.equal((await new Catalog(store).getState("stream-1")).producers?.p?.seq, "1");
+});
+
 test("producers: a retry in the same group commit as its original waits for it and gets its position", async () => {
   const store = createMemoryStore();
   const log = await open(store, descriptor({ class: "CLASS_EXPRESS" }));

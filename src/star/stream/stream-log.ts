@@ -107,6 +107,12 @@ export interface StreamLogOptions {
   clock?: Clock;
   /** Idle expiry and cap of the producers remembered; the star's defaults when absent. */
   producers?: ProducerLimits;
+  /**
+   * In a fleet, whether this star still holds its lease by its own clock. A state write it
+   * would start without is refused: a paused member that resumes mid-settle must not put back
+   * an older producer table over its successor's (docs/fleet.md, "Fencing"). Absent: always.
+   */
+  holdsLease?: () => boolean;
 }
 
 /** What one settle moved into chunk objects. */
@@ -189,6 +195,7 @@ export class StreamLog {
   #trim = 0n;
   readonly #wal: CommitLog;
   readonly #settleChunkBytes: number;
+  readonly #holdsLease: () => boolean;
   /** Acked records not yet in a chunk object, in order from the end of the chunks. */
   #unsettled: DecodedChunkRecord[] = [];
   #unsettledBytes = 0;
@@ -252,6 +259,7 @@ export class StreamLog {
     });
     this.#wal = options.wal;
     this.#settleChunkBytes = options.settleChunkBytes;
+    this.#holdsLease = options.holdsLease ?? (() => true);
   }
 
   /** Recovers a stream from storage: its chunk listing, trim point and fencing token. */
@@ -622,6 +630,11 @@ export class StreamLog {
         ...patch,
       };
       try {
+        if (!this.#holdsLease()) {
+          throw unavailable(
+            "this star's lease may have lapsed: the stream's state is not written; retry, another member may lead it now",
+          );
+        }
         await this.#catalog.putState(this.descriptor.stream_id, state);
       } catch (err) {
         this.#stateDirty = true;
