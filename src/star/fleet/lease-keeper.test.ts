@@ -138,7 +138,9 @@ test("a zombie taken over while paused learns it at its next renewal, leads noth
   clock.now += LEASE;
   await rounds([a, b], 2);
   assert.equal((await lease(store, "c"))?.state, "fenced");
-  // c resumes with its lease in memory; its renewal fails.
+  // c resumes with its lease in memory, past it by its own clock; its renewal fails.
+  assert.deepEqual([c.keeper.lapsed, c.keeper.holds], [true, false]);
+  assert.deepEqual([a.keeper.lapsed, a.keeper.holds], [false, true]);
   await c.keeper.tick();
   await c.keeper.settled();
   assert.equal(c.lost.length, 1);
@@ -148,6 +150,7 @@ test("a zombie taken over while paused learns it at its next renewal, leads noth
   assert.equal(c.keeper.ready, false);
   await rounds([a, b, c]);
   assert.equal(c.keeper.ready, true);
+  assert.deepEqual([c.keeper.lapsed, c.keeper.holds], [false, true]);
 });
 
 test("a member restarted before its lease lapsed replays its own log and leads on at once", async () => {

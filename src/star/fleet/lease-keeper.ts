@@ -106,6 +106,15 @@ export class LeaseKeeper {
     return this.#holding && this.#now() < this.#heldUntil;
   }
 
+  /**
+   * Holding its lease by its last renewal, but past it by its own clock: a member that was paused
+   * (or starved) longer than a lease and may have been taken over meanwhile, before its next
+   * renewal tells it. It answers nothing from what it holds in memory then.
+   */
+  get lapsed(): boolean {
+    return this.#holding && this.#now() >= this.#heldUntil;
+  }
+
   get view(): readonly string[] {
     return this.#view;
   }

@@ -3,7 +3,7 @@
 // naming the leader; descriptor writes that every member accepts (CreateStream, bucket verbs)
 // are passed on to the leader, which alone writes them.
 import type { StarContext } from "../context.ts";
-import { failedPrecondition, type StarError } from "../errors.ts";
+import { failedPrecondition, type StarError, unavailable } from "../errors.ts";
 import { isForwarded } from "./forward.ts";
 import type { Member } from "./members.ts";
 
@@ -17,10 +17,19 @@ export function notOwner(leader: Member, what: string): StarError {
 const streamName = (bucket: string, key: string) =>
   `stream ${JSON.stringify(key)} in bucket ${JSON.stringify(bucket)}`;
 
-/** Throws NotOwner unless this star leads the stream. */
+/**
+ * Throws NotOwner unless this star leads the stream, and UNAVAILABLE while its lease has lapsed
+ * by its own clock: a member that resumes after a pause must not answer from what it held (a
+ * producer's seq, a tail) before its next renewal tells it whether it was taken over.
+ */
 export function requireLeader(ctx: StarContext, bucket: string, key: string): void {
   const leader = ctx.fleet.leaderOf(bucket, key);
   if (leader !== ctx.fleet.self) throw notOwner(leader, streamName(bucket, key));
+  if (ctx.lease?.lapsed) {
+    throw unavailable(
+      `star ${ctx.id}'s lease may have lapsed (it was paused or starved); retry: another member may lead ${streamName(bucket, key)} now`,
+    );
+  }
 }
 
 /**
