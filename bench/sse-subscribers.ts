@@ -8,8 +8,8 @@
 //     {"type":"connected",...} once every one is ready (nova: its first `event: ping`, the
 //     caught-up signal; nchan: its first bytes), with the first errors so far.
 //   {"cmd":"await","idleMs":I,"capMs":T}
-//     answers {"type":"report",...} once every subscriber has every record, or once no record
-//     has arrived for I ms, or after T ms: the arrivals (subscriber-major, R per subscriber, NaN
+//     answers {"type":"report",...} once every subscriber has every record or its stream ended,
+//     or once no record has arrived for I ms, or after T ms: the arrivals (subscriber-major, R per subscriber, NaN
 //     for a record never seen) as the base64 of a Float64Array, with the records seen twice, the
 //     errors, whether it stopped waiting, and this process's CPU seconds.
 // A nova record is told by its seq_num (round = seq_num - F, from the batch's
@@ -39,7 +39,8 @@ let arrivals = new Float64Array(0);
 let rounds = 0;
 let first = 0;
 let kind: Kind = "nova";
-let complete = 0;
+/** Subscribers done: with every record, or with their stream over (ended or failed). */
+let finished = 0;
 let lastArrival = 0;
 let subscribers: Subscriber[] = [];
 const errors: string[] = [];
@@ -107,6 +108,7 @@ class Subscriber {
   #ready = false;
   #onReady: (ok: boolean) => void = () => {};
   #closed = false;
+  #finished = false;
 
   readonly #localAddress: string | undefined;
 
@@ -161,6 +163,7 @@ class Subscriber {
     this.#socket?.destroy();
     if (this.#ready) counts.ended++;
     else counts.failed++;
+    this.#finish();
     error(`subscriber ${this.#index}: ${what}`);
     this.#onReady(false);
   }
@@ -177,7 +180,14 @@ class Subscriber {
     }
     arrivals[slot] = at;
     lastArrival = at;
-    if (++this.#seen === rounds) complete++;
+    if (++this.#seen === rounds) this.#finish();
+  }
+
+  /** Nothing more will arrive: every record did, or the stream is over. */
+  #finish(): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    finished++;
   }
 
   #onData(read: Buffer, n: number): void {
@@ -333,7 +343,7 @@ async function connect(cmd: Connect): Promise<void> {
 async function report(idleMs: number, capMs: number): Promise<void> {
   const started = now();
   lastArrival = Math.max(lastArrival, started);
-  while (complete < subscribers.length) {
+  while (finished < subscribers.length) {
     const at = now();
     if (at - lastArrival > idleMs || at - started > capMs) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -346,7 +356,7 @@ async function report(idleMs: number, capMs: number): Promise<void> {
     ),
     ...counts,
     errors,
-    gaveUp: complete < subscribers.length,
+    gaveUp: finished < subscribers.length,
     cpuS: (cpu.user + cpu.system) / 1e6,
   });
 }

@@ -35,7 +35,10 @@ async function subscribe(kind: "nova" | "nchan", urls: string[], rounds: number)
       `${JSON.stringify({ cmd: "connect", kind, urls, rounds, first: 0, concurrency: 4 })}\n`,
     );
     const connected = await next();
-    child.stdin.write(`${JSON.stringify({ cmd: "await", idleMs: 1000, capMs: 20_000 })}\n`);
+    // The wait ends once every subscriber has every record or its stream ended; the idle bound
+    // is only for a reader that lost records, and is long enough that a loaded machine's slow
+    // writes (a byte each 2 ms timer) never end it early.
+    child.stdin.write(`${JSON.stringify({ cmd: "await", idleMs: 10_000, capMs: 30_000 })}\n`);
     const m = await next();
     const bytes = Buffer.from(m.arrivals as string, "base64");
     const times = new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8);
