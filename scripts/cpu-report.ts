@@ -2,6 +2,7 @@
 // process (test files, stars, gateways, other Node programs) and the test files that cost most,
 // each with the processes it started. CPU no logged process claims as its own (Chromium, HAProxy,
 // nginx, processes killed with SIGKILL) counts in the test file that started it.
+import { BUNDLES_DIR_PREFIX } from "./test-bundles.ts";
 
 export interface CpuLine {
   pid: number;
@@ -30,7 +31,7 @@ export function parseCpuLines(text: string): CpuLine[] {
 }
 
 const KINDS: [string, RegExp][] = [
-  ["test files", /\.test\.ts\b|nova-test-bundles-/],
+  ["test files", new RegExp(`\\.test\\.ts\\b|${BUNDLES_DIR_PREFIX}`)],
   ["stars", /src\/star\/main\.ts\b/],
   ["gateways", /src\/main\.ts\b/],
 ];

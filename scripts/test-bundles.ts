@@ -1,5 +1,8 @@
 // Which test files share a process in `npm test` (scripts/test.ts): no I/O.
 
+/** The name the run's directory of entries starts with (node_modules/.cache/nova-test-bundles-*). */
+export const BUNDLES_DIR_PREFIX = "nova-test-bundles-";
+
 /**
  * `files` packed into groups of at most `capacityMs` of expected time (first fit, longest file
  * first); a file expected to take that long or longer is a group of its own. The groups come

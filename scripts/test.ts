@@ -25,8 +25,9 @@ import { run } from "node:test";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { cpuReport, parseCpuLines } from "./cpu-report.ts";
+import { entrySource } from "./file-bundle.ts";
 import { exitOnHelp } from "./help.ts";
-import { packFiles } from "./test-bundles.ts";
+import { BUNDLES_DIR_PREFIX, packFiles } from "./test-bundles.ts";
 import reporter, { fileDuration, type TestEvent } from "./test-reporter.ts";
 
 exitOnHelp(import.meta.filename);
@@ -123,9 +124,8 @@ const groups = packFiles(
   bundleMs,
 );
 mkdirSync(cache, { recursive: true });
-const bundleDir = mkdtempSync(join(cache, "nova-test-bundles-"));
+const bundleDir = mkdtempSync(join(cache, BUNDLES_DIR_PREFIX));
 process.on("exit", () => rmSync(bundleDir, { recursive: true, force: true }));
-const bundleEntry = pathToFileURL(join(root, "scripts", "file-bundle.ts")).href;
 /** Each shared process's entry, by the files it runs (for --cpu's report). */
 const bundleNames = new Map<string, string>();
 /** The path node:test runs for `group`: the file itself, or an entry that imports each. */
@@ -139,10 +139,7 @@ function groupPath(group: string[], index: number): string {
       : group.join(" "),
   );
   const paths = group.map((file) => join(root, file));
-  writeFileSync(
-    entry,
-    `import { importEach } from ${JSON.stringify(bundleEntry)};\nimportEach(${JSON.stringify(paths)});\n`,
-  );
+  writeFileSync(entry, entrySource(paths));
   return entry;
 }
 const parallel = groups.map(groupPath);

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
+import { entrySource } from "../scripts/file-bundle.ts";
 import { fileDuration, type TestEvent } from "../scripts/test-reporter.ts";
 import { tempDir } from "./harness/tmp.ts";
 
@@ -27,8 +28,6 @@ test("${name} second", () => { assert.equal(eaches, 2); });
 // node:test runs no files from inside a test file: a driver process runs the entry.
 const driver = (entry: string) => `
 import { run } from "node:test";
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { fileDuration } from ${JSON.stringify(pathToFileURL(join(SCRIPTS, "test-reporter.ts")).href)};
 const seen = { passed: [], failed: [], timed: [] };
 for await (const event of run({ files: [${JSON.stringify(entry)}] })) {
@@ -45,11 +44,7 @@ test("files sharing a process keep their own top-level hooks, and each is timed 
   const files = ["a.test.ts", "b.test.ts"].map((name) => join(dir, name));
   for (const file of files) await writeFile(file, fixture(file));
   const entry = join(dir, "entry.mjs");
-  const bundle = pathToFileURL(join(SCRIPTS, "file-bundle.ts")).href;
-  await writeFile(
-    entry,
-    `import { importEach } from ${JSON.stringify(bundle)};\nimportEach(${JSON.stringify(files)});\n`,
-  );
+  await writeFile(entry, entrySource(files));
   await writeFile(join(dir, "driver.mjs"), driver(entry));
   const { stdout } = await execFileAsync(process.execPath, [join(dir, "driver.mjs")], {
     // Without this the driver's run() would know it is inside a test file and run nothing.
