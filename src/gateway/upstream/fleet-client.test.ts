@@ -349,7 +349,12 @@ test("the verb's deadline fires on a star that never answers", async (t) => {
     client.unary("Append", { ...X, records: [] }, { deadlineMs: 100 }),
     isStarCallError(grpc.status.DEADLINE_EXCEEDED, { outcomeUnknown: true }),
   );
-  assert.deepEqual([a.count("Read"), a.count("Append")], [1, 1]);
+  // Neither is tried again. On a loaded machine a deadline can fire before the star has taken
+  // the call at all, so the star sees each at most once, not exactly once.
+  assert.ok(
+    a.count("Read") <= 1 && a.count("Append") <= 1,
+    `${a.count("Read")}, ${a.count("Append")}`,
+  );
 });
 
 test("aborting the signal cancels the star's call at once", async (t) => {
