@@ -93,7 +93,7 @@ export const flags = defineFlags({
     type: "int",
     default: 64,
     min: 0,
-    help: "buffer memory that may pile up past its level after the last full garbage collection before the gateway asks V8 for one, MiB; leftovers of the old generation and buffers this far over their lowest level are collected once the event loop is quiet (0: leave it all to V8)",
+    help: "buffer memory that may pile up past its level after the last full garbage collection (V8's own or one the gateway asked for) before the gateway asks V8 for one, MiB; leftovers of the old generation and buffers this far over their lowest level are collected once the event loop is quiet (0: leave it all to V8)",
   },
   "gc-leftover-ms": {
     type: "int",

@@ -16,7 +16,7 @@ import {
   FORWARDED_HEADERS,
 } from "./gateway/settings.ts";
 import { parseProcessFlags } from "./platform/cli/index.ts";
-import { GarbageNudge, settledBytes } from "./platform/memory/index.ts";
+import { countFullCollections, GarbageNudge, settledBytes } from "./platform/memory/index.ts";
 import type { OpenStorage, RunningStar } from "./star/index.ts";
 
 const opts = parseProcessFlags(flags, PROGRAM, SUMMARY);
@@ -227,6 +227,7 @@ function startGarbageNudge(slackBytes: number, leftoverMs: number): GarbageNudge
       return busy;
     },
     collect: () => void gc({ type: "major", execution: "async" }),
+    fullCollections: countFullCollections(),
   });
   nudge.start();
   return nudge;

@@ -10,6 +10,8 @@ interface Script {
   buffers?: number[];
   /** The event loop's busy share at each look; 0 when not given. */
   busy?: number[];
+  /** Full collections finished by each look, the nudge's own not counted; none when not given. */
+  v8Collections?: number[];
   slack: number;
   quietLooks?: number;
 }
@@ -19,6 +21,7 @@ function collectingLooks({
   levels,
   buffers = levels,
   busy = [],
+  v8Collections = [],
   slack,
   quietLooks = 1000,
 }: Script) {
@@ -32,6 +35,8 @@ function collectingLooks({
     measure: () => ({ buffers: buffers[at] as number, settled: levels[at] as number }),
     busy: () => busy[at] ?? 0,
     collect: () => calls.push(at),
+    // The nudge's own collections finish before its next look.
+    fullCollections: () => (v8Collections[at] ?? 0) + calls.filter((look) => look < at).length,
   });
   for (at = 1; at < levels.length; at++) nudge.look();
   assert.equal(nudge.collections, calls.length);
@@ -42,6 +47,24 @@ test("collects once memory grows past the slack over the last collection's level
   // 171 - 100 > 70: collect; the next look (90) is the new level; 161 - 90 > 70: collect again.
   const levels = [100, 120, 150, 171, 90, 100, 150, 161];
   assert.deepEqual(collectingLooks({ levels, slack: 70 }), [3, 7]);
+});
+
+test("a full collection V8 ran by itself restarts the growth count: no nudge on top of it", () => {
+  // V8 collected before look 3: 175 is the new level (without it, 175 - 100 > 70 collects); 260
+  // is 85 past it.
+  const levels = [100, 130, 160, 175, 180, 260];
+  assert.deepEqual(collectingLooks({ levels, slack: 70 }), [3, 5]);
+  assert.deepEqual(collectingLooks({ levels, slack: 70, v8Collections: [0, 0, 0, 1, 1, 1] }), [5]);
+});
+
+test("under load, while V8 collects between every two looks, growth never adds a collection", () => {
+  fc.assert(
+    fc.property(fc.array(fc.nat(10_000), { minLength: 2, maxLength: 60 }), (levels) => {
+      const busy = levels.map(() => 1);
+      const v8Collections = levels.map((_, look) => look);
+      assert.deepEqual(collectingLooks({ levels, busy, slack: 70, v8Collections }), []);
+    }),
+  );
 });
 
 test("a level that only falls, or grows within the slack, is left to V8", () => {
