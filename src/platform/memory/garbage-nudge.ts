@@ -5,10 +5,9 @@
 // 812 MiB of dead buffers until a collection was forced (docs/operating.md). Every look (the
 // timer's, each `intervalMs`) starts a collection
 // - when buffer memory grew more than `slackBytes` past the level the last full collection left
-//   (growth), the nudge's own or one V8 ran by itself: under steady load V8 collects on its
-//   own, and a nudge on top of it marked the heap again every second for nothing (100-record
-//   appends at 64 concurrent: 19 to 38 full collections in 8 s against 5 or 6, and up to 2.5
-//   times the CPU per append; docs/benchmarks.md), or
+//   (growth), the nudge's own or one V8 ran by itself: under steady heavy appends V8 collects
+//   on its own, and a nudge on top of it marked the heap again about every second for nothing
+//   (docs/benchmarks.md, "Warm code"), or
 // - when, `quietLooks` looks after the last collection, the old generation and buffers together
 //   are still more than `slackBytes` over the lowest level ever seen, and the event loop was
 //   quiet since the last look (leftovers: what a burst left behind once it ended, which no
