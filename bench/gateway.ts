@@ -12,7 +12,8 @@
 // batch. The `floor` path sends the unary appends to bench/append-floor.ts instead (its own
 // process, in the gateway's column): Node's HTTP/1.1 server and the gateway's bare HTTP/2 call
 // with nothing else, the floor under any Node front end of this design. Before the rows, the
-// gateway's CPU while idle (its timers and pings) for 2 s.
+// gateway's CPU while idle (its timers and pings) for 2 s. For the gateway's paths, the full
+// garbage collections it ran during the row (its /metrics, read outside the CPU figures).
 // BENCH_SECONDS sets each row's length (default 3), BENCH_WARMUP_SECONDS the load on its stream
 // before it is measured (default 3), BENCH_JIT_WARMUP_SECONDS the unmeasured load before the
 // first row, every path and batch in turn (default 15); BENCH_PROFILE=DIR writes the gateway's CPU
@@ -34,6 +35,7 @@ import { PassThrough } from "node:stream";
 import { Pool } from "undici";
 import { exitOnHelp } from "../scripts/help.ts";
 import { call } from "../test/harness/grpc.ts";
+import { scraped } from "../test/harness/metrics.ts";
 import { startProcess } from "../test/harness/process.ts";
 import { startStarProcess } from "../test/harness/star-process.ts";
 import { GATEWAY_NODE_ARGS } from "./gateway-node-args.ts";
@@ -76,6 +78,14 @@ interface Result {
   latencies: number[];
   /** CPU ms per append: the front's (gateway or floor), the star's, and this process's (the client). */
   cpu: { gateway: number; star: number; client: number };
+  /** Full collections the gateway ran during the row; undefined when it is not in front. */
+  fullGcs?: number;
+}
+
+/** The gateway's full (major) garbage collections so far, from prom-client's GC histogram. */
+async function gatewayFullGcs(): Promise<number> {
+  const res = await fetch(`${url}/metrics`);
+  return scraped(await res.text(), "nodejs_gc_duration_seconds_count", { kind: "major" });
 }
 
 /** A process's CPU time so far in ms (utime + stime), or NaN off Linux. */
@@ -94,8 +104,10 @@ async function drive(
   concurrency: number,
   seconds: number,
   append: () => Promise<void>,
+  countGcs = false,
 ): Promise<Result> {
   const latencies: number[] = [];
+  const gcs0 = countGcs ? await gatewayFullGcs() : undefined;
   const cpu0 = { gateway: cpuMs(front), star: cpuMs(star.proc.child.pid) };
   const client0 = process.cpuUsage();
   const started = performance.now();
@@ -111,16 +123,14 @@ async function drive(
   );
   const n = latencies.length;
   const client = process.cpuUsage(client0);
-  return {
-    appends: n,
-    elapsed: (performance.now() - started) / 1000,
-    latencies,
-    cpu: {
-      gateway: (cpuMs(front) - cpu0.gateway) / n,
-      star: (cpuMs(star.proc.child.pid) - cpu0.star) / n,
-      client: (client.user + client.system) / 1000 / n,
-    },
+  const elapsed = (performance.now() - started) / 1000;
+  const cpu = {
+    gateway: (cpuMs(front) - cpu0.gateway) / n,
+    star: (cpuMs(star.proc.child.pid) - cpu0.star) / n,
+    client: (client.user + client.system) / 1000 / n,
   };
+  const fullGcs = gcs0 === undefined ? undefined : (await gatewayFullGcs()) - gcs0;
+  return { appends: n, elapsed, latencies, cpu, fullGcs };
 }
 
 const dir = await mkdtemp(join(tmpdir(), "nova-bench-gateway-"));
@@ -169,7 +179,7 @@ try {
   if (JIT_WARMUP_SECONDS > 0) await warmUp();
   console.log(
     "batch  conc  round  path        appends/s      MB/s   p50 ms   p99 ms   gateway/direct" +
-      "   CPU ms/append: gateway   star  client",
+      "   CPU ms/append: gateway   star  client   gateway full GCs",
   );
   for (const batch of BATCHES) {
     for (const concurrency of CONCURRENCIES) {
@@ -210,7 +220,8 @@ async function workload(path: Path, key: string, batch: number, concurrency: num
             path === "producer",
           );
   const front = (path === "floor" ? floor : gateway)?.child.pid;
-  return { append, front, close: async () => sessions?.close() };
+  const gatewayInFront = path !== "floor" && path !== "direct";
+  return { append, front, gatewayInFront, close: async () => sessions?.close() };
 }
 
 /**
@@ -247,7 +258,10 @@ async function group(batch: number, concurrency: number, round: number): Promise
     );
     try {
       await drive(load.front, concurrency, WARMUP_SECONDS, load.append);
-      rows.push([path, await drive(load.front, concurrency, SECONDS, load.append)]);
+      rows.push([
+        path,
+        await drive(load.front, concurrency, SECONDS, load.append, load.gatewayInFront),
+      ]);
     } finally {
       await load.close();
     }
@@ -271,6 +285,7 @@ async function group(batch: number, concurrency: number, round: number): Promise
         result.cpu.gateway.toFixed(2).padStart(24),
         result.cpu.star.toFixed(2).padStart(6),
         result.cpu.client.toFixed(2).padStart(7),
+        String(result.fullGcs ?? "").padStart(18),
       ].join(" "),
     );
   }
