@@ -6,9 +6,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { Agent, type Dispatcher, getGlobalDispatcher, setGlobalDispatcher } from "undici";
+import { Agent } from "undici";
 import { type BrowserRig, startBrowserRig } from "../harness/browser.ts";
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
+import { useGlobalDispatcher } from "../harness/global-dispatcher.ts";
 import { newStream } from "../harness/http.ts";
 import { systemTool } from "../harness/system-tool.ts";
 import { selfSignedCert, type TestCert } from "../harness/tls.ts";
@@ -31,7 +32,7 @@ describe("Chromium over HTTP/2 with TLS", { skip }, () => {
   let rig: BrowserRig | undefined;
   let gw: Gateway | undefined;
   let cert: TestCert;
-  let previousDispatcher: Dispatcher | undefined;
+  let restoreDispatcher: (() => void) | undefined;
 
   const startGateway = async (port = 0) => {
     const { star, pageOrigin } = rig as BrowserRig;
@@ -53,12 +54,11 @@ describe("Chromium over HTTP/2 with TLS", { skip }, () => {
     cert = await selfSignedCert(openssl, rig.dir);
     // The test's own requests (making the streams) trust the certificate too, until the suite
     // ends (other files may share this process, scripts/file-bundle.ts).
-    previousDispatcher = getGlobalDispatcher();
-    setGlobalDispatcher(new Agent({ connect: { ca: cert.cert } }));
+    restoreDispatcher = useGlobalDispatcher(new Agent({ connect: { ca: cert.cert } }));
     await startGateway();
   });
   after(async () => {
-    if (previousDispatcher) setGlobalDispatcher(previousDispatcher);
+    restoreDispatcher?.();
     await gw?.close();
     await rig?.close();
   });

@@ -10,8 +10,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { Agent, type Dispatcher, getGlobalDispatcher, setGlobalDispatcher } from "undici";
+import { Agent } from "undici";
 import { type GatewayProcess, gatewayProcess } from "../harness/gateway-process.ts";
+import { useGlobalDispatcher } from "../harness/global-dispatcher.ts";
 import { type Haproxy, type HaproxyOptions, startHaproxy } from "../harness/haproxy.ts";
 import { newStream } from "../harness/http.ts";
 import { freePort } from "../harness/ports.ts";
@@ -33,7 +34,7 @@ function behindHaproxy(flags: string[], lbOptions: Partial<HaproxyOptions>, tls 
   const setup = {} as { gw: GatewayProcess; lb: Haproxy; stream: string };
   let dir: string | undefined;
   let star: StarProcess | undefined;
-  let previousDispatcher: Dispatcher | undefined;
+  let restoreDispatcher: (() => void) | undefined;
   const agents: Agent[] = [];
   const open: SseResponse[] = [];
   before(async () => {
@@ -61,13 +62,14 @@ function behindHaproxy(flags: string[], lbOptions: Partial<HaproxyOptions>, tls 
     // The test's own requests accept the self-signed certificate too (until the suite ends: other
     // files may share this process, scripts/file-bundle.ts).
     if (tls) {
-      previousDispatcher = getGlobalDispatcher();
-      setGlobalDispatcher(new Agent({ connect: { rejectUnauthorized: false } }));
+      restoreDispatcher = useGlobalDispatcher(
+        new Agent({ connect: { rejectUnauthorized: false } }),
+      );
     }
     setup.stream = await newStream(setup.lb.base);
   });
   after(async () => {
-    if (previousDispatcher) setGlobalDispatcher(previousDispatcher);
+    restoreDispatcher?.();
     for (const s of open) s.close();
     await Promise.all(agents.map((a) => a.close()));
     await setup.lb?.close();
