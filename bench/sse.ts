@@ -30,6 +30,8 @@
 // from its own source address (127.0.0.2, .3, ...). BENCH_GATEWAY_ARGS adds gateway flags,
 // BENCH_GATEWAY_NODE_ARGS Node's own flags for the gateway process (default: `npm start`'s,
 // --max-semi-space-size=16).
+// BENCH_PER_ROUND=1 prints each row's rounds as well: when the round started, its appends' acks
+// (p50, last) and its events' arrivals (first, p50, p99, last), in ms from the row's first round.
 // Then a table of every row, nova and nchan next to each other. No thresholds.
 //
 // Every process runs with its file-descriptor limit raised (`ulimit -n 65536`, or the hard limit
@@ -89,6 +91,7 @@ const WANT_FDS = 65536;
 const NGINX = process.env.BENCH_NGINX ?? "/usr/sbin/nginx";
 /** A directory for each gateway's CPU profile (`node --cpu-prof`), written when it stops. */
 const PROFILE_DIR = process.env.BENCH_PROFILE;
+const PER_ROUND = process.env.BENCH_PER_ROUND === "1";
 const NCHAN = "/usr/lib/nginx/modules/ngx_nchan_module.so";
 const ULIMIT = `ulimit -n ${WANT_FDS} 2>/dev/null || ulimit -n hard`;
 /** The limit every process of the bench gets. */
@@ -532,7 +535,36 @@ async function appendRounds(target: Target, streams: number, rounds: number, tag
         ((acked[i] as Float64Array)[r] as number) - ((started[i] as Float64Array)[r] as number);
     }
   }
-  return { started, latencies: latencies.sort(), seconds, rate };
+  return { started, acked, latencies: latencies.sort(), seconds, rate };
+}
+
+/** BENCH_PER_ROUND: each round's start, acks and arrivals, in ms from the first round's start. */
+function printRounds(
+  live: { started: Float64Array[]; acked: Float64Array[] },
+  reports: { arrivals: Float64Array }[],
+  shares: number[][],
+  streams: number,
+): void {
+  const t0 = Math.min(...live.started.map((s) => s[0] as number));
+  const ms = (sorted: Float64Array, q: number) => (quantile(sorted, q) - t0).toFixed(0).padStart(6);
+  for (let r = 0; r < ROUNDS; r++) {
+    const started = Math.min(...live.started.map((s) => s[r] as number));
+    const acks = Float64Array.from(live.acked, (s) => s[r] as number).sort();
+    const arrivals: number[] = [];
+    reports.forEach((report, w) => {
+      (shares[w] as number[]).forEach((_, k) => {
+        const at = report.arrivals[k * ROUNDS + r] as number;
+        if (!Number.isNaN(at)) arrivals.push(at);
+      });
+    });
+    const arrived = Float64Array.from(arrivals).sort();
+    console.log(
+      `    round ${String(r).padStart(3)}: started ${(started - t0).toFixed(0).padStart(6)}, ` +
+        `${streams} acks p50 ${ms(acks, 0.5)} last ${ms(acks, 1)}, ` +
+        `${arrived.length} events first ${ms(arrived, 0)} p50 ${ms(arrived, 0.5)} ` +
+        `p99 ${ms(arrived, 0.99)} last ${ms(arrived, 1)}`,
+    );
+  }
 }
 
 /**
@@ -674,6 +706,7 @@ async function row(spec: RowSpec): Promise<Row> {
         }
       });
     });
+    if (PER_ROUND) printRounds(live, reports, shares, streams);
     const sorted = events.subarray(0, n).sort();
     result.event = {
       p50: quantile(sorted, 0.5),
