@@ -35,7 +35,7 @@ import { PassThrough } from "node:stream";
 import { Pool } from "undici";
 import { exitOnHelp } from "../scripts/help.ts";
 import { call } from "../test/harness/grpc.ts";
-import { scraped } from "../test/harness/metrics.ts";
+import { metric } from "../test/harness/metrics.ts";
 import { startProcess } from "../test/harness/process.ts";
 import { startStarProcess } from "../test/harness/star-process.ts";
 import { GATEWAY_NODE_ARGS } from "./gateway-node-args.ts";
@@ -83,9 +83,8 @@ interface Result {
 }
 
 /** The gateway's full (major) garbage collections so far, from prom-client's GC histogram. */
-async function gatewayFullGcs(): Promise<number> {
-  const res = await fetch(`${url}/metrics`);
-  return scraped(await res.text(), "nodejs_gc_duration_seconds_count", { kind: "major" });
+function gatewayFullGcs(): Promise<number> {
+  return metric(url, "nodejs_gc_duration_seconds_count", 'kind="major"');
 }
 
 /** A process's CPU time so far in ms (utime + stime), or NaN off Linux. */

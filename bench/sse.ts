@@ -543,7 +543,6 @@ function printRounds(
   live: { started: Float64Array[]; acked: Float64Array[] },
   reports: { arrivals: Float64Array }[],
   shares: number[][],
-  streams: number,
 ): void {
   const t0 = Math.min(...live.started.map((s) => s[0] as number));
   const ms = (sorted: Float64Array, q: number) => (quantile(sorted, q) - t0).toFixed(0).padStart(6);
@@ -552,15 +551,15 @@ function printRounds(
     const acks = Float64Array.from(live.acked, (s) => s[r] as number).sort();
     const arrivals: number[] = [];
     reports.forEach((report, w) => {
-      (shares[w] as number[]).forEach((_, k) => {
+      for (let k = 0; k < (shares[w] as number[]).length; k++) {
         const at = report.arrivals[k * ROUNDS + r] as number;
         if (!Number.isNaN(at)) arrivals.push(at);
-      });
+      }
     });
     const arrived = Float64Array.from(arrivals).sort();
     console.log(
       `    round ${String(r).padStart(3)}: started ${(started - t0).toFixed(0).padStart(6)}, ` +
-        `${streams} acks p50 ${ms(acks, 0.5)} last ${ms(acks, 1)}, ` +
+        `${acks.length} acks p50 ${ms(acks, 0.5)} last ${ms(acks, 1)}, ` +
         `${arrived.length} events first ${ms(arrived, 0)} p50 ${ms(arrived, 0.5)} ` +
         `p99 ${ms(arrived, 0.99)} last ${ms(arrived, 1)}`,
     );
@@ -706,7 +705,7 @@ async function row(spec: RowSpec): Promise<Row> {
         }
       });
     });
-    if (PER_ROUND) printRounds(live, reports, shares, streams);
+    if (PER_ROUND) printRounds(live, reports, shares);
     const sorted = events.subarray(0, n).sort();
     result.event = {
       p50: quantile(sorted, 0.5),
