@@ -25,7 +25,7 @@ export * from "./raw-response.ts";
 export * from "./request-log.ts";
 export * from "./response-buffers.ts";
 export * from "./response-check.ts";
-export * from "./schemas/routes.ts";
+export { routeSchemas } from "./schemas/plain.gen.ts";
 export * from "./take-body.ts";
 export * from "./trusted-proxies.ts";
 export * from "./validation-errors.ts";

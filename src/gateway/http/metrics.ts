@@ -8,7 +8,7 @@ import { MemoryParts } from "../../platform/memory/index.ts";
 import { unavailable } from "../errors/index.ts";
 import { createReadPlanMetrics, type ReadPlanMetrics } from "../history/index.ts";
 import type { FleetObserver } from "../upstream/index.ts";
-import { routeSchemas } from "./schemas/routes.ts";
+import { routeSchemas } from "./schemas/plain.gen.ts";
 
 export interface GatewayMetrics {
   registry: Registry;

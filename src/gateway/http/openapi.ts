@@ -5,8 +5,7 @@ import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
-import { sharedSchemas } from "./schemas/index.ts";
-import { routeSchemas } from "./schemas/routes.ts";
+import { routeSchemas, sharedSchemas } from "./schemas/plain.gen.ts";
 
 const DESCRIPTION = [
   "HTTP/JSON gateway to a fleet of nova stars (`nova.v1.DataPlaneService`).",

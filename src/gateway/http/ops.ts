@@ -4,7 +4,7 @@ import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import type { Upstream } from "../upstream/index.ts";
 import type { Drain } from "./drain.ts";
-import { routeSchemas } from "./schemas/routes.ts";
+import { routeSchemas } from "./schemas/plain.gen.ts";
 
 export interface OpsOptions {
   upstream: Upstream;

@@ -8,7 +8,7 @@ import fp from "fastify-plugin";
 import type { TSchema } from "typebox";
 import { HttpError } from "../errors/index.ts";
 import { parseJsonExact } from "../translate/index.ts";
-import { schemaContext } from "./schemas/index.ts";
+import { sharedSchemas } from "./schemas/plain.gen.ts";
 
 type Check = (value: unknown) => string | undefined;
 
@@ -18,6 +18,11 @@ interface Documented {
 }
 
 type Compiler = typeof import("typebox/compile").Compile;
+
+/** The shared schemas by $id, which Compile resolves references with. */
+const schemaContext: Record<string, TSchema> = Object.fromEntries(
+  sharedSchemas.map((schema) => [schema.$id, schema]),
+);
 
 function compile(Compile: Compiler, schema: unknown): Check {
   const validator = Compile(schemaContext, schema as TSchema);

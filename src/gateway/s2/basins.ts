@@ -13,7 +13,7 @@ import {
 import { s2Call } from "./context.ts";
 import { s2Invalid } from "./json.ts";
 import { listPage, requestToken, sendProvisioned } from "./listing.ts";
-import { s2Schemas } from "./schemas.ts";
+import { s2Schemas } from "./schemas.gen.ts";
 import { ensureBasin } from "./service.ts";
 
 export async function basinRoutes(app: FastifyInstance, opts: { upstream: Upstream }) {

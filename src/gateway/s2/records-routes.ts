@@ -27,7 +27,7 @@ import { openEnded } from "./open-ended.ts";
 import { idleEndMs, parseS2ReadQuery, type S2ReadQuery } from "./read-query.ts";
 import { positionToS2, readBatchToS2, type S2ReadBatch } from "./records.ts";
 import { isS2s, serveS2sAppend, serveS2sRead } from "./s2s/index.ts";
-import { s2Schemas } from "./schemas.ts";
+import { s2Schemas } from "./schemas.gen.ts";
 import { appendS2, cutToS2Bounds, readS2Page } from "./service.ts";
 import { S2SseSession } from "./sse.ts";
 import { asksForNothing } from "./unary-read-rule.ts";

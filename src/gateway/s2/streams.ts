@@ -7,7 +7,7 @@ import { streamConfigToS2, streamSettingsFromS2, streamToStreamInfo } from "./co
 import { requestBasin, s2Call, streamOf } from "./context.ts";
 import { s2Invalid } from "./json.ts";
 import { listPage, requestToken, sendProvisioned } from "./listing.ts";
-import { s2Schemas } from "./schemas.ts";
+import { s2Schemas } from "./schemas.gen.ts";
 import { ensureStream } from "./service.ts";
 
 export async function s2StreamRoutes(app: FastifyInstance, opts: { upstream: Upstream }) {

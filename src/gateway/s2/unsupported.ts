@@ -3,7 +3,7 @@
 // gateway and stars export Prometheus metrics at /metrics).
 import type { FastifyInstance } from "fastify";
 import { s2Error } from "./errors.ts";
-import { s2Schemas } from "./schemas.ts";
+import { s2Schemas } from "./schemas.gen.ts";
 
 const REASONS = {
   "/v1/access-tokens":
