@@ -3,3730 +3,5302 @@
 // own modules (about 370 files, 0.1 to 0.2 s of CPU at each start); the types are TypeBox's.
 import type { s2Schemas as s2SchemasSource } from "./schemas.ts";
 export const s2Schemas = {
-  listBasins: {
-    operationId: "s2ListBasins",
-    summary: "S2 ListBasins",
-    tags: ["s2"],
-    security: [{}, { bearer: [] }],
-    querystring: {
-      type: "object",
-      properties: {
-        prefix: { type: "string" },
-        start_after: { type: "string" },
-        limit: {
-          type: "string",
-          pattern: "^[0-9]{1,20}$",
-          description: "At most 1000 (the default); larger values are clamped to 1000",
+  "listBasins": {
+    "operationId": "s2ListBasins",
+    "summary": "S2 ListBasins",
+    "tags": [
+      "s2"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      }
+    ],
+    "querystring": {
+      "type": "object",
+      "properties": {
+        "prefix": {
+          "type": "string"
         },
-      },
+        "start_after": {
+          "type": "string"
+        },
+        "limit": {
+          "type": "string",
+          "pattern": "^[0-9]{1,20}$",
+          "description": "At most 1000 (the default); larger values are clamped to 1000"
+        }
+      }
     },
-    response: {
+    "response": {
       "200": {
-        type: "object",
-        required: ["basins", "has_more"],
-        properties: {
-          basins: {
-            type: "array",
-            items: {
-              type: "object",
-              required: ["name", "created_at", "deleted_at", "location", "state"],
-              properties: {
-                name: { type: "string" },
-                created_at: { type: "string", format: "date-time" },
-                deleted_at: { anyOf: [{ type: "string", format: "date-time" }, { type: "null" }] },
-                location: { anyOf: [{ type: "string" }, { type: "null" }] },
-                state: { enum: ["active", "deleting"] },
-              },
-            },
-          },
-          has_more: { type: "boolean" },
-        },
-      },
-      "400": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "401": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "403": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "404": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "408": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "409": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "422": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "429": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "500": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "501": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "503": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "504": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-    },
-  },
-  createBasin: {
-    operationId: "s2CreateBasin",
-    summary: "S2 CreateBasin",
-    description: "A nova bucket. `s2-request-token` is the creation token.",
-    tags: ["s2"],
-    security: [{}, { bearer: [] }],
-    body: {
-      type: "object",
-      required: ["basin"],
-      properties: {
-        basin: { type: "string" },
-        config: {
-          anyOf: [
-            {
-              type: "object",
-              properties: {
-                default_stream_config: {
-                  type: "object",
-                  properties: {
-                    storage_class: { enum: ["standard", "express"] },
-                    retention_policy: {
-                      anyOf: [
-                        {
-                          type: "object",
-                          required: ["age"],
-                          properties: {
-                            age: {
-                              anyOf: [
-                                { type: "string", pattern: "^[0-9]{1,20}$" },
-                                { type: "integer", minimum: 0 },
-                              ],
-                              description: "Seconds (uint64, exact)",
-                            },
-                          },
-                        },
-                        {
-                          type: "object",
-                          required: ["infinite"],
-                          properties: { infinite: { type: "object", properties: {} } },
-                        },
-                      ],
-                    },
-                    timestamping: {
-                      type: "object",
-                      properties: {
-                        mode: { enum: ["client-prefer", "client-require", "arrival"] },
-                        uncapped: { type: "boolean" },
-                      },
-                    },
-                  },
-                  description:
-                    "S2's StreamConfig as nova has it (delete_on_empty is refused unless 0)",
+        "type": "object",
+        "required": [
+          "basins",
+          "has_more"
+        ],
+        "properties": {
+          "basins": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": [
+                "name",
+                "created_at",
+                "deleted_at",
+                "location",
+                "state"
+              ],
+              "properties": {
+                "name": {
+                  "type": "string"
                 },
-                create_stream_on_append: { type: "boolean" },
-                create_stream_on_read: { type: "boolean" },
-              },
-            },
-            { type: "null" },
-          ],
-        },
-      },
-    },
-    response: {
-      "201": {
-        type: "object",
-        required: ["name", "created_at", "deleted_at", "location", "state"],
-        properties: {
-          name: { type: "string" },
-          created_at: { type: "string", format: "date-time" },
-          deleted_at: { anyOf: [{ type: "string", format: "date-time" }, { type: "null" }] },
-          location: { anyOf: [{ type: "string" }, { type: "null" }] },
-          state: { enum: ["active", "deleting"] },
-        },
-      },
-      "400": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "401": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "403": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "404": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "408": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "409": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "422": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "429": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "500": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "501": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "503": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "504": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-    },
-  },
-  ensureBasin: {
-    operationId: "s2EnsureBasin",
-    summary: "S2 EnsureBasin",
-    description: "Creates the basin (201), or applies the config given to the existing one (200).",
-    tags: ["s2"],
-    security: [{}, { bearer: [] }],
-    params: {
-      type: "object",
-      required: ["basin"],
-      properties: { basin: { type: "string", description: "Basin name: 8 to 48 of a-z, 0-9, -" } },
-    },
-    response: {
-      "200": {
-        type: "object",
-        required: ["name", "created_at", "deleted_at", "location", "state"],
-        properties: {
-          name: { type: "string" },
-          created_at: { type: "string", format: "date-time" },
-          deleted_at: { anyOf: [{ type: "string", format: "date-time" }, { type: "null" }] },
-          location: { anyOf: [{ type: "string" }, { type: "null" }] },
-          state: { enum: ["active", "deleting"] },
-        },
-      },
-      "201": {
-        type: "object",
-        required: ["name", "created_at", "deleted_at", "location", "state"],
-        properties: {
-          name: { type: "string" },
-          created_at: { type: "string", format: "date-time" },
-          deleted_at: { anyOf: [{ type: "string", format: "date-time" }, { type: "null" }] },
-          location: { anyOf: [{ type: "string" }, { type: "null" }] },
-          state: { enum: ["active", "deleting"] },
-        },
-      },
-      "400": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "401": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "403": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "404": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "408": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "409": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "422": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "429": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "500": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "501": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "503": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "504": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-    },
-  },
-  getBasinConfig: {
-    operationId: "s2GetBasinConfig",
-    summary: "S2 GetBasinConfig",
-    tags: ["s2"],
-    security: [{}, { bearer: [] }],
-    params: {
-      type: "object",
-      required: ["basin"],
-      properties: { basin: { type: "string", description: "Basin name: 8 to 48 of a-z, 0-9, -" } },
-    },
-    response: {
-      "200": {
-        type: "object",
-        properties: {
-          default_stream_config: {
-            type: "object",
-            properties: {
-              storage_class: { enum: ["standard", "express"] },
-              retention_policy: {
-                anyOf: [
-                  {
-                    type: "object",
-                    required: ["age"],
-                    properties: {
-                      age: {
-                        anyOf: [
-                          { type: "string", pattern: "^[0-9]{1,20}$" },
-                          { type: "integer", minimum: 0 },
-                        ],
-                        description: "Seconds (uint64, exact)",
-                      },
-                    },
-                  },
-                  {
-                    type: "object",
-                    required: ["infinite"],
-                    properties: { infinite: { type: "object", properties: {} } },
-                  },
-                ],
-              },
-              timestamping: {
-                type: "object",
-                properties: {
-                  mode: { enum: ["client-prefer", "client-require", "arrival"] },
-                  uncapped: { type: "boolean" },
+                "created_at": {
+                  "type": "string",
+                  "format": "date-time"
                 },
-              },
-            },
-            description: "S2's StreamConfig as nova has it (delete_on_empty is refused unless 0)",
-          },
-          create_stream_on_append: { type: "boolean" },
-          create_stream_on_read: { type: "boolean" },
-        },
-      },
-      "400": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "401": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "403": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "404": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "408": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "409": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "422": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "429": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "500": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "501": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "503": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "504": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-    },
-  },
-  reconfigureBasin: {
-    operationId: "s2ReconfigureBasin",
-    summary: "S2 ReconfigureBasin",
-    tags: ["s2"],
-    security: [{}, { bearer: [] }],
-    params: {
-      type: "object",
-      required: ["basin"],
-      properties: { basin: { type: "string", description: "Basin name: 8 to 48 of a-z, 0-9, -" } },
-    },
-    response: {
-      "200": {
-        type: "object",
-        properties: {
-          default_stream_config: {
-            type: "object",
-            properties: {
-              storage_class: { enum: ["standard", "express"] },
-              retention_policy: {
-                anyOf: [
-                  {
-                    type: "object",
-                    required: ["age"],
-                    properties: {
-                      age: {
-                        anyOf: [
-                          { type: "string", pattern: "^[0-9]{1,20}$" },
-                          { type: "integer", minimum: 0 },
-                        ],
-                        description: "Seconds (uint64, exact)",
-                      },
-                    },
-                  },
-                  {
-                    type: "object",
-                    required: ["infinite"],
-                    properties: { infinite: { type: "object", properties: {} } },
-                  },
-                ],
-              },
-              timestamping: {
-                type: "object",
-                properties: {
-                  mode: { enum: ["client-prefer", "client-require", "arrival"] },
-                  uncapped: { type: "boolean" },
-                },
-              },
-            },
-            description: "S2's StreamConfig as nova has it (delete_on_empty is refused unless 0)",
-          },
-          create_stream_on_append: { type: "boolean" },
-          create_stream_on_read: { type: "boolean" },
-        },
-      },
-      "400": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "401": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "403": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "404": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "408": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "409": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "422": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "429": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "500": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "501": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "503": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "504": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-    },
-  },
-  deleteBasin: {
-    operationId: "s2DeleteBasin",
-    summary: "S2 DeleteBasin",
-    tags: ["s2"],
-    security: [{}, { bearer: [] }],
-    params: {
-      type: "object",
-      required: ["basin"],
-      properties: { basin: { type: "string", description: "Basin name: 8 to 48 of a-z, 0-9, -" } },
-    },
-    response: {
-      "202": { type: "null", description: "Deleted" },
-      "400": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "401": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "403": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "404": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "408": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "409": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "422": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "429": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "500": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "501": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "503": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "504": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-    },
-  },
-  listStreams: {
-    operationId: "s2ListStreams",
-    summary: "S2 ListStreams",
-    tags: ["s2"],
-    security: [{}, { bearer: [] }],
-    headers: {
-      type: "object",
-      properties: {
-        "s2-basin": {
-          type: "string",
-          description: "The basin; without it, the first label of the Host",
-        },
-      },
-    },
-    querystring: {
-      type: "object",
-      properties: {
-        prefix: { type: "string" },
-        start_after: { type: "string" },
-        limit: {
-          type: "string",
-          pattern: "^[0-9]{1,20}$",
-          description: "At most 1000 (the default); larger values are clamped to 1000",
-        },
-      },
-    },
-    response: {
-      "200": {
-        type: "object",
-        required: ["streams", "has_more"],
-        properties: {
-          streams: {
-            type: "array",
-            items: {
-              type: "object",
-              required: ["name", "created_at", "deleted_at", "cipher"],
-              properties: {
-                name: { type: "string" },
-                created_at: { type: "string", format: "date-time" },
-                deleted_at: { anyOf: [{ type: "string", format: "date-time" }, { type: "null" }] },
-                cipher: { type: "null" },
-              },
-            },
-          },
-          has_more: { type: "boolean" },
-        },
-      },
-      "400": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "401": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "403": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "404": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "408": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "409": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "422": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "429": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "500": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "501": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "503": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "504": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-    },
-  },
-  createStream: {
-    operationId: "s2CreateStream",
-    summary: "S2 CreateStream",
-    tags: ["s2"],
-    security: [{}, { bearer: [] }],
-    headers: {
-      type: "object",
-      properties: {
-        "s2-basin": {
-          type: "string",
-          description: "The basin; without it, the first label of the Host",
-        },
-      },
-    },
-    body: {
-      type: "object",
-      required: ["stream"],
-      properties: {
-        stream: { type: "string" },
-        config: {
-          anyOf: [
-            {
-              type: "object",
-              properties: {
-                storage_class: { enum: ["standard", "express"] },
-                retention_policy: {
-                  anyOf: [
+                "deleted_at": {
+                  "anyOf": [
                     {
-                      type: "object",
-                      required: ["age"],
-                      properties: {
-                        age: {
-                          anyOf: [
-                            { type: "string", pattern: "^[0-9]{1,20}$" },
-                            { type: "integer", minimum: 0 },
+                      "type": "string",
+                      "format": "date-time"
+                    },
+                    {
+                      "type": "null"
+                    }
+                  ]
+                },
+                "location": {
+                  "anyOf": [
+                    {
+                      "type": "string"
+                    },
+                    {
+                      "type": "null"
+                    }
+                  ]
+                },
+                "state": {
+                  "enum": [
+                    "active",
+                    "deleting"
+                  ]
+                }
+              }
+            }
+          },
+          "has_more": {
+            "type": "boolean"
+          }
+        }
+      },
+      "400": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "401": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "403": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "404": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "408": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "409": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "422": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "429": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "500": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "501": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "503": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "504": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      }
+    }
+  },
+  "createBasin": {
+    "operationId": "s2CreateBasin",
+    "summary": "S2 CreateBasin",
+    "description": "A nova bucket. `s2-request-token` is the creation token.",
+    "tags": [
+      "s2"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      }
+    ],
+    "body": {
+      "type": "object",
+      "required": [
+        "basin"
+      ],
+      "properties": {
+        "basin": {
+          "type": "string"
+        },
+        "config": {
+          "anyOf": [
+            {
+              "type": "object",
+              "properties": {
+                "default_stream_config": {
+                  "type": "object",
+                  "properties": {
+                    "storage_class": {
+                      "enum": [
+                        "standard",
+                        "express"
+                      ]
+                    },
+                    "retention_policy": {
+                      "anyOf": [
+                        {
+                          "type": "object",
+                          "required": [
+                            "age"
                           ],
-                          description: "Seconds (uint64, exact)",
+                          "properties": {
+                            "age": {
+                              "anyOf": [
+                                {
+                                  "type": "string",
+                                  "pattern": "^[0-9]{1,20}$"
+                                },
+                                {
+                                  "type": "integer",
+                                  "minimum": 0
+                                }
+                              ],
+                              "description": "Seconds (uint64, exact)"
+                            }
+                          }
                         },
-                      },
+                        {
+                          "type": "object",
+                          "required": [
+                            "infinite"
+                          ],
+                          "properties": {
+                            "infinite": {
+                              "type": "object",
+                              "properties": {}
+                            }
+                          }
+                        }
+                      ]
+                    },
+                    "timestamping": {
+                      "type": "object",
+                      "properties": {
+                        "mode": {
+                          "enum": [
+                            "client-prefer",
+                            "client-require",
+                            "arrival"
+                          ]
+                        },
+                        "uncapped": {
+                          "type": "boolean"
+                        }
+                      }
+                    }
+                  },
+                  "description": "S2's StreamConfig as nova has it (delete_on_empty is refused unless 0)"
+                },
+                "create_stream_on_append": {
+                  "type": "boolean"
+                },
+                "create_stream_on_read": {
+                  "type": "boolean"
+                }
+              }
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      }
+    },
+    "response": {
+      "201": {
+        "type": "object",
+        "required": [
+          "name",
+          "created_at",
+          "deleted_at",
+          "location",
+          "state"
+        ],
+        "properties": {
+          "name": {
+            "type": "string"
+          },
+          "created_at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "deleted_at": {
+            "anyOf": [
+              {
+                "type": "string",
+                "format": "date-time"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "location": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "state": {
+            "enum": [
+              "active",
+              "deleting"
+            ]
+          }
+        }
+      },
+      "400": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "401": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "403": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "404": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "408": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "409": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "422": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "429": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "500": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "501": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "503": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "504": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      }
+    }
+  },
+  "ensureBasin": {
+    "operationId": "s2EnsureBasin",
+    "summary": "S2 EnsureBasin",
+    "description": "Creates the basin (201), or applies the config given to the existing one (200).",
+    "tags": [
+      "s2"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      }
+    ],
+    "params": {
+      "type": "object",
+      "required": [
+        "basin"
+      ],
+      "properties": {
+        "basin": {
+          "type": "string",
+          "description": "Basin name: 8 to 48 of a-z, 0-9, -"
+        }
+      }
+    },
+    "response": {
+      "200": {
+        "type": "object",
+        "required": [
+          "name",
+          "created_at",
+          "deleted_at",
+          "location",
+          "state"
+        ],
+        "properties": {
+          "name": {
+            "type": "string"
+          },
+          "created_at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "deleted_at": {
+            "anyOf": [
+              {
+                "type": "string",
+                "format": "date-time"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "location": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "state": {
+            "enum": [
+              "active",
+              "deleting"
+            ]
+          }
+        }
+      },
+      "201": {
+        "type": "object",
+        "required": [
+          "name",
+          "created_at",
+          "deleted_at",
+          "location",
+          "state"
+        ],
+        "properties": {
+          "name": {
+            "type": "string"
+          },
+          "created_at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "deleted_at": {
+            "anyOf": [
+              {
+                "type": "string",
+                "format": "date-time"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "location": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "state": {
+            "enum": [
+              "active",
+              "deleting"
+            ]
+          }
+        }
+      },
+      "400": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "401": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "403": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "404": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "408": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "409": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "422": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "429": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "500": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "501": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "503": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "504": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      }
+    }
+  },
+  "getBasinConfig": {
+    "operationId": "s2GetBasinConfig",
+    "summary": "S2 GetBasinConfig",
+    "tags": [
+      "s2"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      }
+    ],
+    "params": {
+      "type": "object",
+      "required": [
+        "basin"
+      ],
+      "properties": {
+        "basin": {
+          "type": "string",
+          "description": "Basin name: 8 to 48 of a-z, 0-9, -"
+        }
+      }
+    },
+    "response": {
+      "200": {
+        "type": "object",
+        "properties": {
+          "default_stream_config": {
+            "type": "object",
+            "properties": {
+              "storage_class": {
+                "enum": [
+                  "standard",
+                  "express"
+                ]
+              },
+              "retention_policy": {
+                "anyOf": [
+                  {
+                    "type": "object",
+                    "required": [
+                      "age"
+                    ],
+                    "properties": {
+                      "age": {
+                        "anyOf": [
+                          {
+                            "type": "string",
+                            "pattern": "^[0-9]{1,20}$"
+                          },
+                          {
+                            "type": "integer",
+                            "minimum": 0
+                          }
+                        ],
+                        "description": "Seconds (uint64, exact)"
+                      }
+                    }
+                  },
+                  {
+                    "type": "object",
+                    "required": [
+                      "infinite"
+                    ],
+                    "properties": {
+                      "infinite": {
+                        "type": "object",
+                        "properties": {}
+                      }
+                    }
+                  }
+                ]
+              },
+              "timestamping": {
+                "type": "object",
+                "properties": {
+                  "mode": {
+                    "enum": [
+                      "client-prefer",
+                      "client-require",
+                      "arrival"
+                    ]
+                  },
+                  "uncapped": {
+                    "type": "boolean"
+                  }
+                }
+              }
+            },
+            "description": "S2's StreamConfig as nova has it (delete_on_empty is refused unless 0)"
+          },
+          "create_stream_on_append": {
+            "type": "boolean"
+          },
+          "create_stream_on_read": {
+            "type": "boolean"
+          }
+        }
+      },
+      "400": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "401": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "403": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "404": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "408": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "409": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "422": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "429": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "500": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "501": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "503": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "504": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      }
+    }
+  },
+  "reconfigureBasin": {
+    "operationId": "s2ReconfigureBasin",
+    "summary": "S2 ReconfigureBasin",
+    "tags": [
+      "s2"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      }
+    ],
+    "params": {
+      "type": "object",
+      "required": [
+        "basin"
+      ],
+      "properties": {
+        "basin": {
+          "type": "string",
+          "description": "Basin name: 8 to 48 of a-z, 0-9, -"
+        }
+      }
+    },
+    "response": {
+      "200": {
+        "type": "object",
+        "properties": {
+          "default_stream_config": {
+            "type": "object",
+            "properties": {
+              "storage_class": {
+                "enum": [
+                  "standard",
+                  "express"
+                ]
+              },
+              "retention_policy": {
+                "anyOf": [
+                  {
+                    "type": "object",
+                    "required": [
+                      "age"
+                    ],
+                    "properties": {
+                      "age": {
+                        "anyOf": [
+                          {
+                            "type": "string",
+                            "pattern": "^[0-9]{1,20}$"
+                          },
+                          {
+                            "type": "integer",
+                            "minimum": 0
+                          }
+                        ],
+                        "description": "Seconds (uint64, exact)"
+                      }
+                    }
+                  },
+                  {
+                    "type": "object",
+                    "required": [
+                      "infinite"
+                    ],
+                    "properties": {
+                      "infinite": {
+                        "type": "object",
+                        "properties": {}
+                      }
+                    }
+                  }
+                ]
+              },
+              "timestamping": {
+                "type": "object",
+                "properties": {
+                  "mode": {
+                    "enum": [
+                      "client-prefer",
+                      "client-require",
+                      "arrival"
+                    ]
+                  },
+                  "uncapped": {
+                    "type": "boolean"
+                  }
+                }
+              }
+            },
+            "description": "S2's StreamConfig as nova has it (delete_on_empty is refused unless 0)"
+          },
+          "create_stream_on_append": {
+            "type": "boolean"
+          },
+          "create_stream_on_read": {
+            "type": "boolean"
+          }
+        }
+      },
+      "400": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "401": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "403": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "404": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "408": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "409": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "422": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "429": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "500": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "501": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "503": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "504": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      }
+    }
+  },
+  "deleteBasin": {
+    "operationId": "s2DeleteBasin",
+    "summary": "S2 DeleteBasin",
+    "tags": [
+      "s2"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      }
+    ],
+    "params": {
+      "type": "object",
+      "required": [
+        "basin"
+      ],
+      "properties": {
+        "basin": {
+          "type": "string",
+          "description": "Basin name: 8 to 48 of a-z, 0-9, -"
+        }
+      }
+    },
+    "response": {
+      "202": {
+        "type": "null",
+        "description": "Deleted"
+      },
+      "400": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "401": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "403": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "404": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "408": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "409": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "422": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "429": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "500": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "501": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "503": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "504": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      }
+    }
+  },
+  "listStreams": {
+    "operationId": "s2ListStreams",
+    "summary": "S2 ListStreams",
+    "tags": [
+      "s2"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      }
+    ],
+    "headers": {
+      "type": "object",
+      "properties": {
+        "s2-basin": {
+          "type": "string",
+          "description": "The basin; without it, the first label of the Host"
+        }
+      }
+    },
+    "querystring": {
+      "type": "object",
+      "properties": {
+        "prefix": {
+          "type": "string"
+        },
+        "start_after": {
+          "type": "string"
+        },
+        "limit": {
+          "type": "string",
+          "pattern": "^[0-9]{1,20}$",
+          "description": "At most 1000 (the default); larger values are clamped to 1000"
+        }
+      }
+    },
+    "response": {
+      "200": {
+        "type": "object",
+        "required": [
+          "streams",
+          "has_more"
+        ],
+        "properties": {
+          "streams": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": [
+                "name",
+                "created_at",
+                "deleted_at",
+                "cipher"
+              ],
+              "properties": {
+                "name": {
+                  "type": "string"
+                },
+                "created_at": {
+                  "type": "string",
+                  "format": "date-time"
+                },
+                "deleted_at": {
+                  "anyOf": [
+                    {
+                      "type": "string",
+                      "format": "date-time"
                     },
                     {
-                      type: "object",
-                      required: ["infinite"],
-                      properties: { infinite: { type: "object", properties: {} } },
+                      "type": "null"
+                    }
+                  ]
+                },
+                "cipher": {
+                  "type": "null"
+                }
+              }
+            }
+          },
+          "has_more": {
+            "type": "boolean"
+          }
+        }
+      },
+      "400": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "401": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "403": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "404": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "408": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "409": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "422": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "429": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "500": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "501": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "503": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "504": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      }
+    }
+  },
+  "createStream": {
+    "operationId": "s2CreateStream",
+    "summary": "S2 CreateStream",
+    "tags": [
+      "s2"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      }
+    ],
+    "headers": {
+      "type": "object",
+      "properties": {
+        "s2-basin": {
+          "type": "string",
+          "description": "The basin; without it, the first label of the Host"
+        }
+      }
+    },
+    "body": {
+      "type": "object",
+      "required": [
+        "stream"
+      ],
+      "properties": {
+        "stream": {
+          "type": "string"
+        },
+        "config": {
+          "anyOf": [
+            {
+              "type": "object",
+              "properties": {
+                "storage_class": {
+                  "enum": [
+                    "standard",
+                    "express"
+                  ]
+                },
+                "retention_policy": {
+                  "anyOf": [
+                    {
+                      "type": "object",
+                      "required": [
+                        "age"
+                      ],
+                      "properties": {
+                        "age": {
+                          "anyOf": [
+                            {
+                              "type": "string",
+                              "pattern": "^[0-9]{1,20}$"
+                            },
+                            {
+                              "type": "integer",
+                              "minimum": 0
+                            }
+                          ],
+                          "description": "Seconds (uint64, exact)"
+                        }
+                      }
                     },
-                  ],
+                    {
+                      "type": "object",
+                      "required": [
+                        "infinite"
+                      ],
+                      "properties": {
+                        "infinite": {
+                          "type": "object",
+                          "properties": {}
+                        }
+                      }
+                    }
+                  ]
                 },
-                timestamping: {
-                  type: "object",
-                  properties: {
-                    mode: { enum: ["client-prefer", "client-require", "arrival"] },
-                    uncapped: { type: "boolean" },
-                  },
-                },
+                "timestamping": {
+                  "type": "object",
+                  "properties": {
+                    "mode": {
+                      "enum": [
+                        "client-prefer",
+                        "client-require",
+                        "arrival"
+                      ]
+                    },
+                    "uncapped": {
+                      "type": "boolean"
+                    }
+                  }
+                }
               },
-              description: "S2's StreamConfig as nova has it (delete_on_empty is refused unless 0)",
+              "description": "S2's StreamConfig as nova has it (delete_on_empty is refused unless 0)"
             },
-            { type: "null" },
-          ],
-        },
-      },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      }
     },
-    response: {
+    "response": {
       "201": {
-        type: "object",
-        required: ["name", "created_at", "deleted_at", "cipher"],
-        properties: {
-          name: { type: "string" },
-          created_at: { type: "string", format: "date-time" },
-          deleted_at: { anyOf: [{ type: "string", format: "date-time" }, { type: "null" }] },
-          cipher: { type: "null" },
-        },
+        "type": "object",
+        "required": [
+          "name",
+          "created_at",
+          "deleted_at",
+          "cipher"
+        ],
+        "properties": {
+          "name": {
+            "type": "string"
+          },
+          "created_at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "deleted_at": {
+            "anyOf": [
+              {
+                "type": "string",
+                "format": "date-time"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "cipher": {
+            "type": "null"
+          }
+        }
       },
       "400": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "401": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "403": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "404": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "408": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "409": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "422": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "429": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "500": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "501": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "503": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "504": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-    },
+        "description": "An S2 error",
+        "additionalProperties": false
+      }
+    }
   },
-  ensureStream: {
-    operationId: "s2EnsureStream",
-    summary: "S2 EnsureStream",
-    description: "Creates the stream (201), or applies the config given to the existing one (200).",
-    tags: ["s2"],
-    security: [{}, { bearer: [] }],
-    headers: {
-      type: "object",
-      properties: {
+  "ensureStream": {
+    "operationId": "s2EnsureStream",
+    "summary": "S2 EnsureStream",
+    "description": "Creates the stream (201), or applies the config given to the existing one (200).",
+    "tags": [
+      "s2"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      }
+    ],
+    "headers": {
+      "type": "object",
+      "properties": {
         "s2-basin": {
-          type: "string",
-          description: "The basin; without it, the first label of the Host",
-        },
-      },
+          "type": "string",
+          "description": "The basin; without it, the first label of the Host"
+        }
+      }
     },
-    params: {
-      type: "object",
-      required: ["stream"],
-      properties: {
-        stream: { type: "string", minLength: 1, description: "Stream name (percent-encoded)" },
-      },
+    "params": {
+      "type": "object",
+      "required": [
+        "stream"
+      ],
+      "properties": {
+        "stream": {
+          "type": "string",
+          "minLength": 1,
+          "description": "Stream name (percent-encoded)"
+        }
+      }
     },
-    response: {
+    "response": {
       "200": {
-        type: "object",
-        required: ["name", "created_at", "deleted_at", "cipher"],
-        properties: {
-          name: { type: "string" },
-          created_at: { type: "string", format: "date-time" },
-          deleted_at: { anyOf: [{ type: "string", format: "date-time" }, { type: "null" }] },
-          cipher: { type: "null" },
-        },
+        "type": "object",
+        "required": [
+          "name",
+          "created_at",
+          "deleted_at",
+          "cipher"
+        ],
+        "properties": {
+          "name": {
+            "type": "string"
+          },
+          "created_at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "deleted_at": {
+            "anyOf": [
+              {
+                "type": "string",
+                "format": "date-time"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "cipher": {
+            "type": "null"
+          }
+        }
       },
       "201": {
-        type: "object",
-        required: ["name", "created_at", "deleted_at", "cipher"],
-        properties: {
-          name: { type: "string" },
-          created_at: { type: "string", format: "date-time" },
-          deleted_at: { anyOf: [{ type: "string", format: "date-time" }, { type: "null" }] },
-          cipher: { type: "null" },
-        },
+        "type": "object",
+        "required": [
+          "name",
+          "created_at",
+          "deleted_at",
+          "cipher"
+        ],
+        "properties": {
+          "name": {
+            "type": "string"
+          },
+          "created_at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "deleted_at": {
+            "anyOf": [
+              {
+                "type": "string",
+                "format": "date-time"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "cipher": {
+            "type": "null"
+          }
+        }
       },
       "400": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "401": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "403": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "404": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "408": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "409": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "422": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "429": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "500": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "501": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "503": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "504": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-    },
+        "description": "An S2 error",
+        "additionalProperties": false
+      }
+    }
   },
-  getStreamConfig: {
-    operationId: "s2GetStreamConfig",
-    summary: "S2 GetStreamConfig",
-    tags: ["s2"],
-    security: [{}, { bearer: [] }],
-    headers: {
-      type: "object",
-      properties: {
+  "getStreamConfig": {
+    "operationId": "s2GetStreamConfig",
+    "summary": "S2 GetStreamConfig",
+    "tags": [
+      "s2"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      }
+    ],
+    "headers": {
+      "type": "object",
+      "properties": {
         "s2-basin": {
-          type: "string",
-          description: "The basin; without it, the first label of the Host",
-        },
-      },
+          "type": "string",
+          "description": "The basin; without it, the first label of the Host"
+        }
+      }
     },
-    params: {
-      type: "object",
-      required: ["stream"],
-      properties: {
-        stream: { type: "string", minLength: 1, description: "Stream name (percent-encoded)" },
-      },
+    "params": {
+      "type": "object",
+      "required": [
+        "stream"
+      ],
+      "properties": {
+        "stream": {
+          "type": "string",
+          "minLength": 1,
+          "description": "Stream name (percent-encoded)"
+        }
+      }
     },
-    response: {
+    "response": {
       "200": {
-        type: "object",
-        properties: {
-          storage_class: { enum: ["standard", "express"] },
-          retention_policy: {
-            anyOf: [
+        "type": "object",
+        "properties": {
+          "storage_class": {
+            "enum": [
+              "standard",
+              "express"
+            ]
+          },
+          "retention_policy": {
+            "anyOf": [
               {
-                type: "object",
-                required: ["age"],
-                properties: {
-                  age: {
-                    anyOf: [
-                      { type: "string", pattern: "^[0-9]{1,20}$" },
-                      { type: "integer", minimum: 0 },
-                    ],
-                    description: "Seconds (uint64, exact)",
-                  },
-                },
-              },
-              {
-                type: "object",
-                required: ["infinite"],
-                properties: { infinite: { type: "object", properties: {} } },
-              },
-            ],
-          },
-          timestamping: {
-            type: "object",
-            properties: {
-              mode: { enum: ["client-prefer", "client-require", "arrival"] },
-              uncapped: { type: "boolean" },
-            },
-          },
-        },
-        description: "S2's StreamConfig as nova has it (delete_on_empty is refused unless 0)",
-      },
-      "400": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "401": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "403": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "404": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "408": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "409": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "422": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "429": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "500": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "501": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "503": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "504": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-    },
-  },
-  reconfigureStream: {
-    operationId: "s2ReconfigureStream",
-    summary: "S2 ReconfigureStream",
-    tags: ["s2"],
-    security: [{}, { bearer: [] }],
-    headers: {
-      type: "object",
-      properties: {
-        "s2-basin": {
-          type: "string",
-          description: "The basin; without it, the first label of the Host",
-        },
-      },
-    },
-    params: {
-      type: "object",
-      required: ["stream"],
-      properties: {
-        stream: { type: "string", minLength: 1, description: "Stream name (percent-encoded)" },
-      },
-    },
-    response: {
-      "200": {
-        type: "object",
-        properties: {
-          storage_class: { enum: ["standard", "express"] },
-          retention_policy: {
-            anyOf: [
-              {
-                type: "object",
-                required: ["age"],
-                properties: {
-                  age: {
-                    anyOf: [
-                      { type: "string", pattern: "^[0-9]{1,20}$" },
-                      { type: "integer", minimum: 0 },
-                    ],
-                    description: "Seconds (uint64, exact)",
-                  },
-                },
-              },
-              {
-                type: "object",
-                required: ["infinite"],
-                properties: { infinite: { type: "object", properties: {} } },
-              },
-            ],
-          },
-          timestamping: {
-            type: "object",
-            properties: {
-              mode: { enum: ["client-prefer", "client-require", "arrival"] },
-              uncapped: { type: "boolean" },
-            },
-          },
-        },
-        description: "S2's StreamConfig as nova has it (delete_on_empty is refused unless 0)",
-      },
-      "400": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "401": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "403": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "404": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "408": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "409": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "422": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "429": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "500": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "501": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "503": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "504": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-    },
-  },
-  deleteStream: {
-    operationId: "s2DeleteStream",
-    summary: "S2 DeleteStream",
-    tags: ["s2"],
-    security: [{}, { bearer: [] }],
-    headers: {
-      type: "object",
-      properties: {
-        "s2-basin": {
-          type: "string",
-          description: "The basin; without it, the first label of the Host",
-        },
-      },
-    },
-    params: {
-      type: "object",
-      required: ["stream"],
-      properties: {
-        stream: { type: "string", minLength: 1, description: "Stream name (percent-encoded)" },
-      },
-    },
-    response: {
-      "202": { type: "null", description: "Deleted" },
-      "400": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "401": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "403": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "404": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "408": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "409": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "422": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "429": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "500": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "501": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "503": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-      "504": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
-          },
-          message: { type: "string" },
-        },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-    },
-  },
-  checkTail: {
-    operationId: "s2CheckTail",
-    summary: "S2 CheckTail",
-    tags: ["s2"],
-    security: [{}, { bearer: [] }],
-    headers: {
-      type: "object",
-      properties: {
-        "s2-basin": {
-          type: "string",
-          description: "The basin; without it, the first label of the Host",
-        },
-      },
-    },
-    params: {
-      type: "object",
-      required: ["stream"],
-      properties: {
-        stream: { type: "string", minLength: 1, description: "Stream name (percent-encoded)" },
-      },
-    },
-    response: {
-      "200": {
-        type: "object",
-        required: ["tail"],
-        properties: {
-          tail: {
-            type: "object",
-            required: ["seq_num", "timestamp"],
-            properties: {
-              seq_num: {
-                anyOf: [
-                  { type: "string", pattern: "^[0-9]{1,20}$" },
-                  { type: "integer", minimum: 0 },
+                "type": "object",
+                "required": [
+                  "age"
                 ],
-                description: "Sequence number (uint64, exact)",
+                "properties": {
+                  "age": {
+                    "anyOf": [
+                      {
+                        "type": "string",
+                        "pattern": "^[0-9]{1,20}$"
+                      },
+                      {
+                        "type": "integer",
+                        "minimum": 0
+                      }
+                    ],
+                    "description": "Seconds (uint64, exact)"
+                  }
+                }
               },
-              timestamp: {
-                anyOf: [
-                  { type: "string", pattern: "^[0-9]{1,20}$" },
-                  { type: "integer", minimum: 0 },
+              {
+                "type": "object",
+                "required": [
+                  "infinite"
                 ],
-                description: "Milliseconds since the epoch (uint64, exact)",
-              },
-            },
-            additionalProperties: false,
+                "properties": {
+                  "infinite": {
+                    "type": "object",
+                    "properties": {}
+                  }
+                }
+              }
+            ]
           },
+          "timestamping": {
+            "type": "object",
+            "properties": {
+              "mode": {
+                "enum": [
+                  "client-prefer",
+                  "client-require",
+                  "arrival"
+                ]
+              },
+              "uncapped": {
+                "type": "boolean"
+              }
+            }
+          }
         },
-        additionalProperties: false,
+        "description": "S2's StreamConfig as nova has it (delete_on_empty is refused unless 0)"
       },
       "400": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "401": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "403": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "404": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "408": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "409": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "422": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "429": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "500": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "501": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "503": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "504": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-    },
+        "description": "An S2 error",
+        "additionalProperties": false
+      }
+    }
   },
-  append: {
-    operationId: "s2Append",
-    summary: "S2 Append",
-    description:
-      "One batch, JSON or application/protobuf (S2's AppendInput); the ack as Accept asks. A single fence or trim command record is nova's Fence or Trim, acked with start = end. With content-type s2s/proto: 501 for now.",
-    tags: ["s2"],
-    security: [{}, { bearer: [] }],
-    headers: {
-      type: "object",
-      properties: {
+  "reconfigureStream": {
+    "operationId": "s2ReconfigureStream",
+    "summary": "S2 ReconfigureStream",
+    "tags": [
+      "s2"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      }
+    ],
+    "headers": {
+      "type": "object",
+      "properties": {
         "s2-basin": {
-          type: "string",
-          description: "The basin; without it, the first label of the Host",
+          "type": "string",
+          "description": "The basin; without it, the first label of the Host"
+        }
+      }
+    },
+    "params": {
+      "type": "object",
+      "required": [
+        "stream"
+      ],
+      "properties": {
+        "stream": {
+          "type": "string",
+          "minLength": 1,
+          "description": "Stream name (percent-encoded)"
+        }
+      }
+    },
+    "response": {
+      "200": {
+        "type": "object",
+        "properties": {
+          "storage_class": {
+            "enum": [
+              "standard",
+              "express"
+            ]
+          },
+          "retention_policy": {
+            "anyOf": [
+              {
+                "type": "object",
+                "required": [
+                  "age"
+                ],
+                "properties": {
+                  "age": {
+                    "anyOf": [
+                      {
+                        "type": "string",
+                        "pattern": "^[0-9]{1,20}$"
+                      },
+                      {
+                        "type": "integer",
+                        "minimum": 0
+                      }
+                    ],
+                    "description": "Seconds (uint64, exact)"
+                  }
+                }
+              },
+              {
+                "type": "object",
+                "required": [
+                  "infinite"
+                ],
+                "properties": {
+                  "infinite": {
+                    "type": "object",
+                    "properties": {}
+                  }
+                }
+              }
+            ]
+          },
+          "timestamping": {
+            "type": "object",
+            "properties": {
+              "mode": {
+                "enum": [
+                  "client-prefer",
+                  "client-require",
+                  "arrival"
+                ]
+              },
+              "uncapped": {
+                "type": "boolean"
+              }
+            }
+          }
+        },
+        "description": "S2's StreamConfig as nova has it (delete_on_empty is refused unless 0)"
+      },
+      "400": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "401": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "403": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "404": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "408": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "409": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "422": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "429": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "500": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "501": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "503": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "504": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      }
+    }
+  },
+  "deleteStream": {
+    "operationId": "s2DeleteStream",
+    "summary": "S2 DeleteStream",
+    "tags": [
+      "s2"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      }
+    ],
+    "headers": {
+      "type": "object",
+      "properties": {
+        "s2-basin": {
+          "type": "string",
+          "description": "The basin; without it, the first label of the Host"
+        }
+      }
+    },
+    "params": {
+      "type": "object",
+      "required": [
+        "stream"
+      ],
+      "properties": {
+        "stream": {
+          "type": "string",
+          "minLength": 1,
+          "description": "Stream name (percent-encoded)"
+        }
+      }
+    },
+    "response": {
+      "202": {
+        "type": "null",
+        "description": "Deleted"
+      },
+      "400": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "401": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "403": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "404": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "408": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "409": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "422": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "429": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "500": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "501": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "503": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "504": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      }
+    }
+  },
+  "checkTail": {
+    "operationId": "s2CheckTail",
+    "summary": "S2 CheckTail",
+    "tags": [
+      "s2"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      }
+    ],
+    "headers": {
+      "type": "object",
+      "properties": {
+        "s2-basin": {
+          "type": "string",
+          "description": "The basin; without it, the first label of the Host"
+        }
+      }
+    },
+    "params": {
+      "type": "object",
+      "required": [
+        "stream"
+      ],
+      "properties": {
+        "stream": {
+          "type": "string",
+          "minLength": 1,
+          "description": "Stream name (percent-encoded)"
+        }
+      }
+    },
+    "response": {
+      "200": {
+        "type": "object",
+        "required": [
+          "tail"
+        ],
+        "properties": {
+          "tail": {
+            "type": "object",
+            "required": [
+              "seq_num",
+              "timestamp"
+            ],
+            "properties": {
+              "seq_num": {
+                "anyOf": [
+                  {
+                    "type": "string",
+                    "pattern": "^[0-9]{1,20}$"
+                  },
+                  {
+                    "type": "integer",
+                    "minimum": 0
+                  }
+                ],
+                "description": "Sequence number (uint64, exact)"
+              },
+              "timestamp": {
+                "anyOf": [
+                  {
+                    "type": "string",
+                    "pattern": "^[0-9]{1,20}$"
+                  },
+                  {
+                    "type": "integer",
+                    "minimum": 0
+                  }
+                ],
+                "description": "Milliseconds since the epoch (uint64, exact)"
+              }
+            },
+            "additionalProperties": false
+          }
+        },
+        "additionalProperties": false
+      },
+      "400": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "401": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "403": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "404": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "408": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "409": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "422": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "429": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "500": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "501": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "503": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      },
+      "504": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "description": "An S2 error",
+        "additionalProperties": false
+      }
+    }
+  },
+  "append": {
+    "operationId": "s2Append",
+    "summary": "S2 Append",
+    "description": "One batch, JSON or application/protobuf (S2's AppendInput); the ack as Accept asks. A single fence or trim command record is nova's Fence or Trim, acked with start = end. With content-type s2s/proto: 501 for now.",
+    "tags": [
+      "s2"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      }
+    ],
+    "headers": {
+      "type": "object",
+      "properties": {
+        "s2-basin": {
+          "type": "string",
+          "description": "The basin; without it, the first label of the Host"
         },
         "s2-format": {
-          type: "string",
-          description: "raw (UTF-8 text, the default) or base64, for JSON bodies",
-        },
-      },
+          "type": "string",
+          "description": "raw (UTF-8 text, the default) or base64, for JSON bodies"
+        }
+      }
     },
-    params: {
-      type: "object",
-      required: ["stream"],
-      properties: {
-        stream: { type: "string", minLength: 1, description: "Stream name (percent-encoded)" },
-      },
+    "params": {
+      "type": "object",
+      "required": [
+        "stream"
+      ],
+      "properties": {
+        "stream": {
+          "type": "string",
+          "minLength": 1,
+          "description": "Stream name (percent-encoded)"
+        }
+      }
     },
-    body: {
-      content: {
+    "body": {
+      "content": {
         "application/json": {
-          schema: {
-            type: "object",
-            required: ["records"],
-            properties: {
-              records: {
-                type: "array",
-                items: {
-                  type: "object",
-                  properties: {
-                    timestamp: {
-                      anyOf: [
+          "schema": {
+            "type": "object",
+            "required": [
+              "records"
+            ],
+            "properties": {
+              "records": {
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "properties": {
+                    "timestamp": {
+                      "anyOf": [
                         {
-                          anyOf: [
-                            { type: "string", pattern: "^[0-9]{1,20}$" },
-                            { type: "integer", minimum: 0 },
+                          "anyOf": [
+                            {
+                              "type": "string",
+                              "pattern": "^[0-9]{1,20}$"
+                            },
+                            {
+                              "type": "integer",
+                              "minimum": 0
+                            }
                           ],
-                          description: "Client timestamp (uint64, exact)",
+                          "description": "Client timestamp (uint64, exact)"
                         },
-                        { type: "null" },
-                      ],
+                        {
+                          "type": "null"
+                        }
+                      ]
                     },
-                    headers: {
-                      type: "array",
-                      items: {
-                        type: "array",
-                        additionalItems: false,
-                        items: [{ type: "string" }, { type: "string" }],
-                        minItems: 2,
-                        description: "[name, value]",
-                      },
+                    "headers": {
+                      "type": "array",
+                      "items": {
+                        "type": "array",
+                        "additionalItems": false,
+                        "items": [
+                          {
+                            "type": "string"
+                          },
+                          {
+                            "type": "string"
+                          }
+                        ],
+                        "minItems": 2,
+                        "description": "[name, value]"
+                      }
                     },
-                    body: { type: "string" },
-                  },
+                    "body": {
+                      "type": "string"
+                    }
+                  }
                 },
-                description:
-                  "1 to 1000 records, at most 1 MiB metered (8 + 2 per header + bytes each)",
+                "description": "1 to 1000 records, at most 1 MiB metered (8 + 2 per header + bytes each)"
               },
-              match_seq_num: {
-                anyOf: [
+              "match_seq_num": {
+                "anyOf": [
                   {
-                    anyOf: [
-                      { type: "string", pattern: "^[0-9]{1,20}$" },
-                      { type: "integer", minimum: 0 },
+                    "anyOf": [
+                      {
+                        "type": "string",
+                        "pattern": "^[0-9]{1,20}$"
+                      },
+                      {
+                        "type": "integer",
+                        "minimum": 0
+                      }
                     ],
-                    description: "Expected first seq_num (uint64, exact)",
+                    "description": "Expected first seq_num (uint64, exact)"
                   },
-                  { type: "null" },
-                ],
+                  {
+                    "type": "null"
+                  }
+                ]
               },
-              fencing_token: { anyOf: [{ type: "string" }, { type: "null" }] },
+              "fencing_token": {
+                "anyOf": [
+                  {
+                    "type": "string"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              }
             },
-            description:
-              "An S2 AppendInput. A single fence or trim command record is nova's Fence or Trim.",
-          },
+            "description": "An S2 AppendInput. A single fence or trim command record is nova's Fence or Trim."
+          }
         },
-        "application/protobuf": { schema: { description: "S2's AppendInput message" } },
-      },
+        "application/protobuf": {
+          "schema": {
+            "description": "S2's AppendInput message"
+          }
+        }
+      }
     },
-    response: {
+    "response": {
       "200": {
-        description: "The batch's acknowledgement",
-        content: {
+        "description": "The batch's acknowledgement",
+        "content": {
           "application/json": {
-            schema: {
-              type: "object",
-              required: ["start", "end", "tail"],
-              properties: {
-                start: {
-                  type: "object",
-                  required: ["seq_num", "timestamp"],
-                  properties: {
-                    seq_num: {
-                      anyOf: [
-                        { type: "string", pattern: "^[0-9]{1,20}$" },
-                        { type: "integer", minimum: 0 },
+            "schema": {
+              "type": "object",
+              "required": [
+                "start",
+                "end",
+                "tail"
+              ],
+              "properties": {
+                "start": {
+                  "type": "object",
+                  "required": [
+                    "seq_num",
+                    "timestamp"
+                  ],
+                  "properties": {
+                    "seq_num": {
+                      "anyOf": [
+                        {
+                          "type": "string",
+                          "pattern": "^[0-9]{1,20}$"
+                        },
+                        {
+                          "type": "integer",
+                          "minimum": 0
+                        }
                       ],
-                      description: "Sequence number (uint64, exact)",
+                      "description": "Sequence number (uint64, exact)"
                     },
-                    timestamp: {
-                      anyOf: [
-                        { type: "string", pattern: "^[0-9]{1,20}$" },
-                        { type: "integer", minimum: 0 },
+                    "timestamp": {
+                      "anyOf": [
+                        {
+                          "type": "string",
+                          "pattern": "^[0-9]{1,20}$"
+                        },
+                        {
+                          "type": "integer",
+                          "minimum": 0
+                        }
                       ],
-                      description: "Milliseconds since the epoch (uint64, exact)",
-                    },
+                      "description": "Milliseconds since the epoch (uint64, exact)"
+                    }
                   },
-                  additionalProperties: false,
+                  "additionalProperties": false
                 },
-                end: {
-                  type: "object",
-                  required: ["seq_num", "timestamp"],
-                  properties: {
-                    seq_num: {
-                      anyOf: [
-                        { type: "string", pattern: "^[0-9]{1,20}$" },
-                        { type: "integer", minimum: 0 },
+                "end": {
+                  "type": "object",
+                  "required": [
+                    "seq_num",
+                    "timestamp"
+                  ],
+                  "properties": {
+                    "seq_num": {
+                      "anyOf": [
+                        {
+                          "type": "string",
+                          "pattern": "^[0-9]{1,20}$"
+                        },
+                        {
+                          "type": "integer",
+                          "minimum": 0
+                        }
                       ],
-                      description: "Sequence number (uint64, exact)",
+                      "description": "Sequence number (uint64, exact)"
                     },
-                    timestamp: {
-                      anyOf: [
-                        { type: "string", pattern: "^[0-9]{1,20}$" },
-                        { type: "integer", minimum: 0 },
+                    "timestamp": {
+                      "anyOf": [
+                        {
+                          "type": "string",
+                          "pattern": "^[0-9]{1,20}$"
+                        },
+                        {
+                          "type": "integer",
+                          "minimum": 0
+                        }
                       ],
-                      description: "Milliseconds since the epoch (uint64, exact)",
-                    },
+                      "description": "Milliseconds since the epoch (uint64, exact)"
+                    }
                   },
-                  additionalProperties: false,
+                  "additionalProperties": false
                 },
-                tail: {
-                  type: "object",
-                  required: ["seq_num", "timestamp"],
-                  properties: {
-                    seq_num: {
-                      anyOf: [
-                        { type: "string", pattern: "^[0-9]{1,20}$" },
-                        { type: "integer", minimum: 0 },
+                "tail": {
+                  "type": "object",
+                  "required": [
+                    "seq_num",
+                    "timestamp"
+                  ],
+                  "properties": {
+                    "seq_num": {
+                      "anyOf": [
+                        {
+                          "type": "string",
+                          "pattern": "^[0-9]{1,20}$"
+                        },
+                        {
+                          "type": "integer",
+                          "minimum": 0
+                        }
                       ],
-                      description: "Sequence number (uint64, exact)",
+                      "description": "Sequence number (uint64, exact)"
                     },
-                    timestamp: {
-                      anyOf: [
-                        { type: "string", pattern: "^[0-9]{1,20}$" },
-                        { type: "integer", minimum: 0 },
+                    "timestamp": {
+                      "anyOf": [
+                        {
+                          "type": "string",
+                          "pattern": "^[0-9]{1,20}$"
+                        },
+                        {
+                          "type": "integer",
+                          "minimum": 0
+                        }
                       ],
-                      description: "Milliseconds since the epoch (uint64, exact)",
-                    },
+                      "description": "Milliseconds since the epoch (uint64, exact)"
+                    }
                   },
-                  additionalProperties: false,
-                },
+                  "additionalProperties": false
+                }
               },
-              additionalProperties: false,
-            },
+              "additionalProperties": false
+            }
           },
           "application/protobuf": {
-            schema: { description: "S2's AppendAck message (proto/s2/v1/s2.proto)" },
-          },
-        },
+            "schema": {
+              "description": "S2's AppendAck message (proto/s2/v1/s2.proto)"
+            }
+          }
+        }
       },
       "400": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "401": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "403": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "404": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "408": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "409": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "412": {
-        description: "match_seq_num or fencing_token did not match",
-        content: {
+        "description": "match_seq_num or fencing_token did not match",
+        "content": {
           "application/json": {
-            schema: {
-              anyOf: [
+            "schema": {
+              "anyOf": [
                 {
-                  type: "object",
-                  required: ["seq_num_mismatch"],
-                  properties: {
-                    seq_num_mismatch: {
-                      anyOf: [
-                        { type: "string", pattern: "^[0-9]{1,20}$" },
-                        { type: "integer", minimum: 0 },
+                  "type": "object",
+                  "required": [
+                    "seq_num_mismatch"
+                  ],
+                  "properties": {
+                    "seq_num_mismatch": {
+                      "anyOf": [
+                        {
+                          "type": "string",
+                          "pattern": "^[0-9]{1,20}$"
+                        },
+                        {
+                          "type": "integer",
+                          "minimum": 0
+                        }
                       ],
-                      description: "The seq_num the batch would have had to match (uint64, exact)",
-                    },
-                  },
+                      "description": "The seq_num the batch would have had to match (uint64, exact)"
+                    }
+                  }
                 },
                 {
-                  type: "object",
-                  required: ["fencing_token_mismatch"],
-                  properties: {
-                    fencing_token_mismatch: {
-                      type: "string",
-                      description: "The installed fencing token",
-                    },
-                  },
-                },
-              ],
-            },
-          },
-        },
+                  "type": "object",
+                  "required": [
+                    "fencing_token_mismatch"
+                  ],
+                  "properties": {
+                    "fencing_token_mismatch": {
+                      "type": "string",
+                      "description": "The installed fencing token"
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
       },
       "422": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "429": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "500": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "501": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "503": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "504": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-    },
+        "description": "An S2 error",
+        "additionalProperties": false
+      }
+    }
   },
-  read: {
-    operationId: "s2Read",
-    summary: "S2 Read (and the SSE read session)",
-    description:
-      'With Accept: text/event-stream, an S2 read session: `event: batch` with id `<seq_num>,<count>,<metered bytes>` and a ReadBatch, `event: ping` with `{"timestamp", "tail"}` on catching up and then while idle, `event: error` with an S2 error, and `data: [DONE]` when count, bytes, until or wait are met. Without wait, a session bounded by count, bytes or until ends once caught up. Resume with Last-Event-ID. With content-type s2s/proto: 501 for now.',
-    tags: ["s2"],
-    security: [{}, { bearer: [] }],
-    headers: {
-      type: "object",
-      properties: {
+  "read": {
+    "operationId": "s2Read",
+    "summary": "S2 Read (and the SSE read session)",
+    "description": "With Accept: text/event-stream, an S2 read session: `event: batch` with id `<seq_num>,<count>,<metered bytes>` and a ReadBatch, `event: ping` with `{\"timestamp\", \"tail\"}` on catching up and then while idle, `event: error` with an S2 error, and `data: [DONE]` when count, bytes, until or wait are met. Without wait, a session bounded by count, bytes or until ends once caught up. Resume with Last-Event-ID. With content-type s2s/proto: 501 for now.",
+    "tags": [
+      "s2"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      }
+    ],
+    "headers": {
+      "type": "object",
+      "properties": {
         "s2-basin": {
-          type: "string",
-          description: "The basin; without it, the first label of the Host",
+          "type": "string",
+          "description": "The basin; without it, the first label of the Host"
         },
         "s2-format": {
-          type: "string",
-          description: "raw (UTF-8 text, the default) or base64, for JSON bodies",
-        },
-      },
+          "type": "string",
+          "description": "raw (UTF-8 text, the default) or base64, for JSON bodies"
+        }
+      }
     },
-    params: {
-      type: "object",
-      required: ["stream"],
-      properties: {
-        stream: { type: "string", minLength: 1, description: "Stream name (percent-encoded)" },
-      },
+    "params": {
+      "type": "object",
+      "required": [
+        "stream"
+      ],
+      "properties": {
+        "stream": {
+          "type": "string",
+          "minLength": 1,
+          "description": "Stream name (percent-encoded)"
+        }
+      }
     },
-    querystring: {
-      type: "object",
-      properties: {
-        seq_num: { type: "string", pattern: "^[0-9]{1,20}$", description: "Start at this seq_num" },
-        timestamp: {
-          type: "string",
-          pattern: "^[0-9]{1,20}$",
-          description: "Start at the first record at or after this time",
+    "querystring": {
+      "type": "object",
+      "properties": {
+        "seq_num": {
+          "type": "string",
+          "pattern": "^[0-9]{1,20}$",
+          "description": "Start at this seq_num"
         },
-        tail_offset: {
-          type: "string",
-          pattern: "^[0-9]{1,20}$",
-          description: "Start this many records before the tail (none: 0)",
+        "timestamp": {
+          "type": "string",
+          "pattern": "^[0-9]{1,20}$",
+          "description": "Start at the first record at or after this time"
         },
-        clamp: { enum: ["true", "false"] },
-        count: {
-          type: "string",
-          pattern: "^[0-9]{1,20}$",
-          description: "At most this many records",
+        "tail_offset": {
+          "type": "string",
+          "pattern": "^[0-9]{1,20}$",
+          "description": "Start this many records before the tail (none: 0)"
         },
-        bytes: {
-          type: "string",
-          pattern: "^[0-9]{1,20}$",
-          description: "At most this many metered bytes",
+        "clamp": {
+          "enum": [
+            "true",
+            "false"
+          ]
         },
-        until: {
-          type: "string",
-          pattern: "^[0-9]{1,20}$",
-          description: "Only records before this time",
+        "count": {
+          "type": "string",
+          "pattern": "^[0-9]{1,20}$",
+          "description": "At most this many records"
         },
-        wait: {
-          type: "string",
-          pattern: "^[0-9]{1,20}$",
-          description: "Seconds to wait for records (0 to 60)",
+        "bytes": {
+          "type": "string",
+          "pattern": "^[0-9]{1,20}$",
+          "description": "At most this many metered bytes"
         },
-      },
+        "until": {
+          "type": "string",
+          "pattern": "^[0-9]{1,20}$",
+          "description": "Only records before this time"
+        },
+        "wait": {
+          "type": "string",
+          "pattern": "^[0-9]{1,20}$",
+          "description": "Seconds to wait for records (0 to 60)"
+        }
+      }
     },
-    response: {
+    "response": {
       "200": {
-        description: "A ReadBatch, or the session's events",
-        content: {
+        "description": "A ReadBatch, or the session's events",
+        "content": {
           "application/json": {
-            schema: {
-              type: "object",
-              required: ["records"],
-              properties: {
-                records: {
-                  type: "array",
-                  items: {
-                    type: "object",
-                    required: ["seq_num", "timestamp"],
-                    properties: {
-                      seq_num: {
-                        anyOf: [
-                          { type: "string", pattern: "^[0-9]{1,20}$" },
-                          { type: "integer", minimum: 0 },
+            "schema": {
+              "type": "object",
+              "required": [
+                "records"
+              ],
+              "properties": {
+                "records": {
+                  "type": "array",
+                  "items": {
+                    "type": "object",
+                    "required": [
+                      "seq_num",
+                      "timestamp"
+                    ],
+                    "properties": {
+                      "seq_num": {
+                        "anyOf": [
+                          {
+                            "type": "string",
+                            "pattern": "^[0-9]{1,20}$"
+                          },
+                          {
+                            "type": "integer",
+                            "minimum": 0
+                          }
                         ],
-                        description: "Sequence number (uint64, exact)",
+                        "description": "Sequence number (uint64, exact)"
                       },
-                      timestamp: {
-                        anyOf: [
-                          { type: "string", pattern: "^[0-9]{1,20}$" },
-                          { type: "integer", minimum: 0 },
+                      "timestamp": {
+                        "anyOf": [
+                          {
+                            "type": "string",
+                            "pattern": "^[0-9]{1,20}$"
+                          },
+                          {
+                            "type": "integer",
+                            "minimum": 0
+                          }
                         ],
-                        description: "Milliseconds since the epoch (uint64, exact)",
+                        "description": "Milliseconds since the epoch (uint64, exact)"
                       },
-                      headers: {
-                        type: "array",
-                        items: {
-                          type: "array",
-                          additionalItems: false,
-                          items: [{ type: "string" }, { type: "string" }],
-                          minItems: 2,
-                          description: "[name, value]",
+                      "headers": {
+                        "type": "array",
+                        "items": {
+                          "type": "array",
+                          "additionalItems": false,
+                          "items": [
+                            {
+                              "type": "string"
+                            },
+                            {
+                              "type": "string"
+                            }
+                          ],
+                          "minItems": 2,
+                          "description": "[name, value]"
+                        }
+                      },
+                      "body": {
+                        "type": "string"
+                      }
+                    },
+                    "additionalProperties": false
+                  }
+                },
+                "tail": {
+                  "type": "object",
+                  "required": [
+                    "seq_num",
+                    "timestamp"
+                  ],
+                  "properties": {
+                    "seq_num": {
+                      "anyOf": [
+                        {
+                          "type": "string",
+                          "pattern": "^[0-9]{1,20}$"
                         },
-                      },
-                      body: { type: "string" },
-                    },
-                    additionalProperties: false,
-                  },
-                },
-                tail: {
-                  type: "object",
-                  required: ["seq_num", "timestamp"],
-                  properties: {
-                    seq_num: {
-                      anyOf: [
-                        { type: "string", pattern: "^[0-9]{1,20}$" },
-                        { type: "integer", minimum: 0 },
+                        {
+                          "type": "integer",
+                          "minimum": 0
+                        }
                       ],
-                      description: "Sequence number (uint64, exact)",
+                      "description": "Sequence number (uint64, exact)"
                     },
-                    timestamp: {
-                      anyOf: [
-                        { type: "string", pattern: "^[0-9]{1,20}$" },
-                        { type: "integer", minimum: 0 },
+                    "timestamp": {
+                      "anyOf": [
+                        {
+                          "type": "string",
+                          "pattern": "^[0-9]{1,20}$"
+                        },
+                        {
+                          "type": "integer",
+                          "minimum": 0
+                        }
                       ],
-                      description: "Milliseconds since the epoch (uint64, exact)",
-                    },
+                      "description": "Milliseconds since the epoch (uint64, exact)"
+                    }
                   },
-                  additionalProperties: false,
-                },
+                  "additionalProperties": false
+                }
               },
-              additionalProperties: false,
-            },
+              "additionalProperties": false
+            }
           },
-          "application/protobuf": { schema: { description: "S2's ReadBatch message" } },
+          "application/protobuf": {
+            "schema": {
+              "description": "S2's ReadBatch message"
+            }
+          },
           "text/event-stream": {
-            schema: {
-              type: "string",
-              description:
-                'With Accept: text/event-stream, an S2 read session: `event: batch` with id `<seq_num>,<count>,<metered bytes>` and a ReadBatch, `event: ping` with `{"timestamp", "tail"}` on catching up and then while idle, `event: error` with an S2 error, and `data: [DONE]` when count, bytes, until or wait are met. Without wait, a session bounded by count, bytes or until ends once caught up. Resume with Last-Event-ID. With content-type s2s/proto: 501 for now.',
-            },
-          },
-        },
+            "schema": {
+              "type": "string",
+              "description": "With Accept: text/event-stream, an S2 read session: `event: batch` with id `<seq_num>,<count>,<metered bytes>` and a ReadBatch, `event: ping` with `{\"timestamp\", \"tail\"}` on catching up and then while idle, `event: error` with an S2 error, and `data: [DONE]` when count, bytes, until or wait are met. Without wait, a session bounded by count, bytes or until ends once caught up. Resume with Last-Event-ID. With content-type s2s/proto: 501 for now."
+            }
+          }
+        }
       },
       "400": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "401": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "403": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "404": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "408": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "409": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "416": {
-        description: "The start is beyond the tail; add clamp=true to read from the tail",
-        content: {
+        "description": "The start is beyond the tail; add clamp=true to read from the tail",
+        "content": {
           "application/json": {
-            schema: {
-              type: "object",
-              required: ["tail"],
-              properties: {
-                tail: {
-                  type: "object",
-                  required: ["seq_num", "timestamp"],
-                  properties: {
-                    seq_num: {
-                      anyOf: [
-                        { type: "string", pattern: "^[0-9]{1,20}$" },
-                        { type: "integer", minimum: 0 },
+            "schema": {
+              "type": "object",
+              "required": [
+                "tail"
+              ],
+              "properties": {
+                "tail": {
+                  "type": "object",
+                  "required": [
+                    "seq_num",
+                    "timestamp"
+                  ],
+                  "properties": {
+                    "seq_num": {
+                      "anyOf": [
+                        {
+                          "type": "string",
+                          "pattern": "^[0-9]{1,20}$"
+                        },
+                        {
+                          "type": "integer",
+                          "minimum": 0
+                        }
                       ],
-                      description: "Sequence number (uint64, exact)",
+                      "description": "Sequence number (uint64, exact)"
                     },
-                    timestamp: {
-                      anyOf: [
-                        { type: "string", pattern: "^[0-9]{1,20}$" },
-                        { type: "integer", minimum: 0 },
+                    "timestamp": {
+                      "anyOf": [
+                        {
+                          "type": "string",
+                          "pattern": "^[0-9]{1,20}$"
+                        },
+                        {
+                          "type": "integer",
+                          "minimum": 0
+                        }
                       ],
-                      description: "Milliseconds since the epoch (uint64, exact)",
-                    },
+                      "description": "Milliseconds since the epoch (uint64, exact)"
+                    }
                   },
-                  additionalProperties: false,
-                },
+                  "additionalProperties": false
+                }
               },
-              additionalProperties: false,
-            },
-          },
-        },
+              "additionalProperties": false
+            }
+          }
+        }
       },
       "422": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "429": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "500": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "501": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "503": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "504": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-    },
+        "description": "An S2 error",
+        "additionalProperties": false
+      }
+    }
   },
-  unsupported: {
-    summary: "S2 access tokens, locations and metrics",
-    description: "Not served by nova: 501 with the reason (docs/s2-compat.md).",
-    tags: ["s2"],
-    hide: true,
-    response: {
+  "unsupported": {
+    "summary": "S2 access tokens, locations and metrics",
+    "description": "Not served by nova: 501 with the reason (docs/s2-compat.md).",
+    "tags": [
+      "s2"
+    ],
+    "hide": true,
+    "response": {
       "400": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "401": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "403": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "404": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "408": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "409": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "422": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "429": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "500": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "501": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "503": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
+        "description": "An S2 error",
+        "additionalProperties": false
       },
       "504": {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: {
-            type: "string",
-            description:
-              "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ...",
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "string",
+            "description": "S2's error code: invalid, rate_limited, transaction_conflict, server_draining, ..."
           },
-          message: { type: "string" },
+          "message": {
+            "type": "string"
+          }
         },
-        description: "An S2 error",
-        additionalProperties: false,
-      },
-    },
-  },
+        "description": "An S2 error",
+        "additionalProperties": false
+      }
+    }
+  }
 } as unknown as typeof s2SchemasSource;

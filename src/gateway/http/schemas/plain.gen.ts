@@ -4,2421 +4,3229 @@
 import type { sharedSchemas as sharedSchemasSource } from "./index.ts";
 import type { routeSchemas as routeSchemasSource } from "./routes.ts";
 export const routeSchemas = {
-  listBuckets: {
-    operationId: "listBuckets",
-    summary: "ListBuckets",
-    description: "One page of buckets in name order; pass `next` as start_after for the next page.",
-    tags: ["buckets"],
-    security: [{}, { bearer: [] }],
-    querystring: {
-      type: "object",
-      properties: {
-        prefix: { type: "string", description: "Only names starting with this." },
-        start_after: {
-          type: "string",
-          description: "The cursor a previous page returned as next.",
+  "listBuckets": {
+    "operationId": "listBuckets",
+    "summary": "ListBuckets",
+    "description": "One page of buckets in name order; pass `next` as start_after for the next page.",
+    "tags": [
+      "buckets"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      }
+    ],
+    "querystring": {
+      "type": "object",
+      "properties": {
+        "prefix": {
+          "type": "string",
+          "description": "Only names starting with this."
         },
-        limit: {
-          type: "string",
-          pattern: "^[0-9]{1,20}$",
-          description: "At most this many per page; larger values are clamped to 1000",
+        "start_after": {
+          "type": "string",
+          "description": "The cursor a previous page returned as next."
         },
-        int64: {
-          enum: ["number", "string"],
-          description:
-            "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings.",
+        "limit": {
+          "type": "string",
+          "pattern": "^[0-9]{1,20}$",
+          "description": "At most this many per page; larger values are clamped to 1000"
         },
+        "int64": {
+          "enum": [
+            "number",
+            "string"
+          ],
+          "description": "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings."
+        }
       },
-      additionalProperties: false,
+      "additionalProperties": false
     },
-    response: {
-      "200": { $ref: "ListBucketsResponse" },
+    "response": {
+      "200": {
+        "$ref": "ListBucketsResponse"
+      },
       "400": {
-        $ref: "ErrorBody",
-        description:
-          "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument.",
+        "$ref": "ErrorBody",
+        "description": "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument."
       },
       "401": {
-        $ref: "ErrorBody",
-        description: "unauthenticated: the token is missing, invalid or expired.",
+        "$ref": "ErrorBody",
+        "description": "unauthenticated: the token is missing, invalid or expired."
       },
       "403": {
-        $ref: "ErrorBody",
-        description: "permission_denied: the token does not grant this.",
+        "$ref": "ErrorBody",
+        "description": "permission_denied: the token does not grant this."
       },
       "429": {
-        $ref: "ErrorBody",
-        description:
-          "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
-      "500": { $ref: "ErrorBody", description: "internal." },
+      "500": {
+        "$ref": "ErrorBody",
+        "description": "internal."
+      },
       "501": {
-        $ref: "ErrorBody",
-        description: "unimplemented: this gateway or the star does not serve it (yet).",
+        "$ref": "ErrorBody",
+        "description": "unimplemented: this gateway or the star does not serve it (yet)."
       },
       "503": {
-        $ref: "ErrorBody",
-        description:
-          'unavailable (retryable, Retry-After): no star answered. On an append, `"outcome": "unknown"` when it may have landed.',
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "unavailable (retryable, Retry-After): no star answered. On an append, `\"outcome\": \"unknown\"` when it may have landed.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
       "504": {
-        $ref: "ErrorBody",
-        description: "deadline_exceeded (retryable): the star did not answer in time.",
-      },
-    },
+        "$ref": "ErrorBody",
+        "description": "deadline_exceeded (retryable): the star did not answer in time."
+      }
+    }
   },
-  createBucket: {
-    operationId: "createBucket",
-    summary: "CreateBucket",
-    description:
-      "Creates a bucket. A retry with the same nova-request-token converges on the bucket it created.",
-    tags: ["buckets"],
-    security: [{}, { bearer: [] }],
-    headers: {
-      type: "object",
-      properties: {
+  "createBucket": {
+    "operationId": "createBucket",
+    "summary": "CreateBucket",
+    "description": "Creates a bucket. A retry with the same nova-request-token converges on the bucket it created.",
+    "tags": [
+      "buckets"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      }
+    ],
+    "headers": {
+      "type": "object",
+      "properties": {
         "nova-request-token": {
-          type: "string",
-          description:
-            "The creation token: a retry with the same token converges on the existing resource.",
-        },
-      },
+          "type": "string",
+          "description": "The creation token: a retry with the same token converges on the existing resource."
+        }
+      }
     },
-    querystring: {
-      type: "object",
-      properties: {
-        int64: {
-          enum: ["number", "string"],
-          description:
-            "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings.",
-        },
+    "querystring": {
+      "type": "object",
+      "properties": {
+        "int64": {
+          "enum": [
+            "number",
+            "string"
+          ],
+          "description": "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings."
+        }
       },
-      additionalProperties: false,
+      "additionalProperties": false
     },
-    body: { content: { "application/json": { schema: { $ref: "CreateBucketBody" } } } },
-    response: {
-      "201": { $ref: "Bucket", description: "The bucket created." },
+    "body": {
+      "content": {
+        "application/json": {
+          "schema": {
+            "$ref": "CreateBucketBody"
+          }
+        }
+      }
+    },
+    "response": {
+      "201": {
+        "$ref": "Bucket",
+        "description": "The bucket created."
+      },
       "400": {
-        $ref: "ErrorBody",
-        description:
-          "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument.",
+        "$ref": "ErrorBody",
+        "description": "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument."
       },
       "401": {
-        $ref: "ErrorBody",
-        description: "unauthenticated: the token is missing, invalid or expired.",
+        "$ref": "ErrorBody",
+        "description": "unauthenticated: the token is missing, invalid or expired."
       },
       "403": {
-        $ref: "ErrorBody",
-        description: "permission_denied: the token does not grant this.",
+        "$ref": "ErrorBody",
+        "description": "permission_denied: the token does not grant this."
       },
       "408": {
-        $ref: "ErrorBody",
-        description:
-          "request_timeout (retryable, connection: close): the request body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms.",
+        "$ref": "ErrorBody",
+        "description": "request_timeout (retryable, connection: close): the request body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms."
       },
-      "409": { $ref: "ErrorBody", description: "already_exists: the name is taken." },
+      "409": {
+        "$ref": "ErrorBody",
+        "description": "already_exists: the name is taken."
+      },
       "413": {
-        $ref: "ErrorBody",
-        description:
-          "payload_too_large: over the body limit or the 100 MiB batch limit (`field` names the record).",
+        "$ref": "ErrorBody",
+        "description": "payload_too_large: over the body limit or the 100 MiB batch limit (`field` names the record)."
       },
       "415": {
-        $ref: "ErrorBody",
-        description: "unsupported_media_type: send Content-Type application/json.",
+        "$ref": "ErrorBody",
+        "description": "unsupported_media_type: send Content-Type application/json."
       },
       "429": {
-        $ref: "ErrorBody",
-        description:
-          "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
-      "500": { $ref: "ErrorBody", description: "internal." },
+      "500": {
+        "$ref": "ErrorBody",
+        "description": "internal."
+      },
       "501": {
-        $ref: "ErrorBody",
-        description: "unimplemented: this gateway or the star does not serve it (yet).",
+        "$ref": "ErrorBody",
+        "description": "unimplemented: this gateway or the star does not serve it (yet)."
       },
       "503": {
-        $ref: "ErrorBody",
-        description:
-          'unavailable (retryable, Retry-After): no star answered. On an append, `"outcome": "unknown"` when it may have landed.',
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "unavailable (retryable, Retry-After): no star answered. On an append, `\"outcome\": \"unknown\"` when it may have landed.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
       "504": {
-        $ref: "ErrorBody",
-        description: "deadline_exceeded (retryable): the star did not answer in time.",
-      },
-    },
+        "$ref": "ErrorBody",
+        "description": "deadline_exceeded (retryable): the star did not answer in time."
+      }
+    }
   },
-  getBucket: {
-    operationId: "getBucket",
-    summary: "GetBucket",
-    tags: ["buckets"],
-    security: [{}, { bearer: [] }],
-    params: {
-      type: "object",
-      required: ["bucket"],
-      properties: {
-        bucket: {
-          type: "string",
-          pattern: "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
-          description: "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
-          examples: ["shop"],
-        },
+  "getBucket": {
+    "operationId": "getBucket",
+    "summary": "GetBucket",
+    "tags": [
+      "buckets"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      }
+    ],
+    "params": {
+      "type": "object",
+      "required": [
+        "bucket"
+      ],
+      "properties": {
+        "bucket": {
+          "type": "string",
+          "pattern": "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
+          "description": "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
+          "examples": [
+            "shop"
+          ]
+        }
       },
-      additionalProperties: false,
+      "additionalProperties": false
     },
-    querystring: {
-      type: "object",
-      properties: {
-        int64: {
-          enum: ["number", "string"],
-          description:
-            "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings.",
-        },
+    "querystring": {
+      "type": "object",
+      "properties": {
+        "int64": {
+          "enum": [
+            "number",
+            "string"
+          ],
+          "description": "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings."
+        }
       },
-      additionalProperties: false,
+      "additionalProperties": false
     },
-    response: {
-      "200": { $ref: "Bucket" },
+    "response": {
+      "200": {
+        "$ref": "Bucket"
+      },
       "400": {
-        $ref: "ErrorBody",
-        description:
-          "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument.",
+        "$ref": "ErrorBody",
+        "description": "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument."
       },
       "401": {
-        $ref: "ErrorBody",
-        description: "unauthenticated: the token is missing, invalid or expired.",
+        "$ref": "ErrorBody",
+        "description": "unauthenticated: the token is missing, invalid or expired."
       },
       "403": {
-        $ref: "ErrorBody",
-        description: "permission_denied: the token does not grant this.",
+        "$ref": "ErrorBody",
+        "description": "permission_denied: the token does not grant this."
       },
-      "404": { $ref: "ErrorBody", description: "bucket_not_found." },
+      "404": {
+        "$ref": "ErrorBody",
+        "description": "bucket_not_found."
+      },
       "429": {
-        $ref: "ErrorBody",
-        description:
-          "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
-      "500": { $ref: "ErrorBody", description: "internal." },
+      "500": {
+        "$ref": "ErrorBody",
+        "description": "internal."
+      },
       "501": {
-        $ref: "ErrorBody",
-        description: "unimplemented: this gateway or the star does not serve it (yet).",
+        "$ref": "ErrorBody",
+        "description": "unimplemented: this gateway or the star does not serve it (yet)."
       },
       "503": {
-        $ref: "ErrorBody",
-        description:
-          'unavailable (retryable, Retry-After): no star answered. On an append, `"outcome": "unknown"` when it may have landed.',
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "unavailable (retryable, Retry-After): no star answered. On an append, `\"outcome\": \"unknown\"` when it may have landed.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
       "504": {
-        $ref: "ErrorBody",
-        description: "deadline_exceeded (retryable): the star did not answer in time.",
-      },
-    },
+        "$ref": "ErrorBody",
+        "description": "deadline_exceeded (retryable): the star did not answer in time."
+      }
+    }
   },
-  reconfigureBucket: {
-    operationId: "reconfigureBucket",
-    summary: "ReconfigureBucket",
-    description: "Sets the fields given (0 and false included); absent fields are unchanged.",
-    tags: ["buckets"],
-    security: [{}, { bearer: [] }],
-    params: {
-      type: "object",
-      required: ["bucket"],
-      properties: {
-        bucket: {
-          type: "string",
-          pattern: "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
-          description: "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
-          examples: ["shop"],
-        },
+  "reconfigureBucket": {
+    "operationId": "reconfigureBucket",
+    "summary": "ReconfigureBucket",
+    "description": "Sets the fields given (0 and false included); absent fields are unchanged.",
+    "tags": [
+      "buckets"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      }
+    ],
+    "params": {
+      "type": "object",
+      "required": [
+        "bucket"
+      ],
+      "properties": {
+        "bucket": {
+          "type": "string",
+          "pattern": "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
+          "description": "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
+          "examples": [
+            "shop"
+          ]
+        }
       },
-      additionalProperties: false,
+      "additionalProperties": false
     },
-    querystring: {
-      type: "object",
-      properties: {
-        int64: {
-          enum: ["number", "string"],
-          description:
-            "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings.",
-        },
+    "querystring": {
+      "type": "object",
+      "properties": {
+        "int64": {
+          "enum": [
+            "number",
+            "string"
+          ],
+          "description": "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings."
+        }
       },
-      additionalProperties: false,
+      "additionalProperties": false
     },
-    body: { content: { "application/json": { schema: { $ref: "BucketConfig" } } } },
-    response: {
-      "200": { $ref: "Bucket", description: "The bucket as reconfigured." },
+    "body": {
+      "content": {
+        "application/json": {
+          "schema": {
+            "$ref": "BucketConfig"
+          }
+        }
+      }
+    },
+    "response": {
+      "200": {
+        "$ref": "Bucket",
+        "description": "The bucket as reconfigured."
+      },
       "400": {
-        $ref: "ErrorBody",
-        description:
-          "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument.",
+        "$ref": "ErrorBody",
+        "description": "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument."
       },
       "401": {
-        $ref: "ErrorBody",
-        description: "unauthenticated: the token is missing, invalid or expired.",
+        "$ref": "ErrorBody",
+        "description": "unauthenticated: the token is missing, invalid or expired."
       },
       "403": {
-        $ref: "ErrorBody",
-        description: "permission_denied: the token does not grant this.",
+        "$ref": "ErrorBody",
+        "description": "permission_denied: the token does not grant this."
       },
-      "404": { $ref: "ErrorBody", description: "bucket_not_found." },
+      "404": {
+        "$ref": "ErrorBody",
+        "description": "bucket_not_found."
+      },
       "408": {
-        $ref: "ErrorBody",
-        description:
-          "request_timeout (retryable, connection: close): the request body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms.",
+        "$ref": "ErrorBody",
+        "description": "request_timeout (retryable, connection: close): the request body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms."
       },
       "409": {
-        $ref: "ErrorBody",
-        description: "already_exists, conflict (retryable) or failed_precondition.",
+        "$ref": "ErrorBody",
+        "description": "already_exists, conflict (retryable) or failed_precondition."
       },
       "413": {
-        $ref: "ErrorBody",
-        description:
-          "payload_too_large: over the body limit or the 100 MiB batch limit (`field` names the record).",
+        "$ref": "ErrorBody",
+        "description": "payload_too_large: over the body limit or the 100 MiB batch limit (`field` names the record)."
       },
       "415": {
-        $ref: "ErrorBody",
-        description: "unsupported_media_type: send Content-Type application/json.",
+        "$ref": "ErrorBody",
+        "description": "unsupported_media_type: send Content-Type application/json."
       },
       "429": {
-        $ref: "ErrorBody",
-        description:
-          "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
-      "500": { $ref: "ErrorBody", description: "internal." },
+      "500": {
+        "$ref": "ErrorBody",
+        "description": "internal."
+      },
       "501": {
-        $ref: "ErrorBody",
-        description: "unimplemented: this gateway or the star does not serve it (yet).",
+        "$ref": "ErrorBody",
+        "description": "unimplemented: this gateway or the star does not serve it (yet)."
       },
       "503": {
-        $ref: "ErrorBody",
-        description:
-          'unavailable (retryable, Retry-After): no star answered. On an append, `"outcome": "unknown"` when it may have landed.',
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "unavailable (retryable, Retry-After): no star answered. On an append, `\"outcome\": \"unknown\"` when it may have landed.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
       "504": {
-        $ref: "ErrorBody",
-        description: "deadline_exceeded (retryable): the star did not answer in time.",
-      },
-    },
+        "$ref": "ErrorBody",
+        "description": "deadline_exceeded (retryable): the star did not answer in time."
+      }
+    }
   },
-  deleteBucket: {
-    operationId: "deleteBucket",
-    summary: "DeleteBucket",
-    description:
-      "Starts deleting the bucket and all its streams; their storage is reclaimed later.",
-    tags: ["buckets"],
-    security: [{}, { bearer: [] }],
-    params: {
-      type: "object",
-      required: ["bucket"],
-      properties: {
-        bucket: {
-          type: "string",
-          pattern: "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
-          description: "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
-          examples: ["shop"],
-        },
+  "deleteBucket": {
+    "operationId": "deleteBucket",
+    "summary": "DeleteBucket",
+    "description": "Starts deleting the bucket and all its streams; their storage is reclaimed later.",
+    "tags": [
+      "buckets"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      }
+    ],
+    "params": {
+      "type": "object",
+      "required": [
+        "bucket"
+      ],
+      "properties": {
+        "bucket": {
+          "type": "string",
+          "pattern": "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
+          "description": "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
+          "examples": [
+            "shop"
+          ]
+        }
       },
-      additionalProperties: false,
+      "additionalProperties": false
     },
-    querystring: {
-      type: "object",
-      properties: {
-        int64: {
-          enum: ["number", "string"],
-          description:
-            "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings.",
-        },
+    "querystring": {
+      "type": "object",
+      "properties": {
+        "int64": {
+          "enum": [
+            "number",
+            "string"
+          ],
+          "description": "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings."
+        }
       },
-      additionalProperties: false,
+      "additionalProperties": false
     },
-    response: {
-      "202": { type: "null", description: "Accepted: the bucket is being deleted." },
+    "response": {
+      "202": {
+        "type": "null",
+        "description": "Accepted: the bucket is being deleted."
+      },
       "400": {
-        $ref: "ErrorBody",
-        description:
-          "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument.",
+        "$ref": "ErrorBody",
+        "description": "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument."
       },
       "401": {
-        $ref: "ErrorBody",
-        description: "unauthenticated: the token is missing, invalid or expired.",
+        "$ref": "ErrorBody",
+        "description": "unauthenticated: the token is missing, invalid or expired."
       },
       "403": {
-        $ref: "ErrorBody",
-        description: "permission_denied: the token does not grant this.",
+        "$ref": "ErrorBody",
+        "description": "permission_denied: the token does not grant this."
       },
-      "404": { $ref: "ErrorBody", description: "bucket_not_found." },
+      "404": {
+        "$ref": "ErrorBody",
+        "description": "bucket_not_found."
+      },
       "409": {
-        $ref: "ErrorBody",
-        description: "already_exists, conflict (retryable) or failed_precondition.",
+        "$ref": "ErrorBody",
+        "description": "already_exists, conflict (retryable) or failed_precondition."
       },
       "429": {
-        $ref: "ErrorBody",
-        description:
-          "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
-      "500": { $ref: "ErrorBody", description: "internal." },
+      "500": {
+        "$ref": "ErrorBody",
+        "description": "internal."
+      },
       "501": {
-        $ref: "ErrorBody",
-        description: "unimplemented: this gateway or the star does not serve it (yet).",
+        "$ref": "ErrorBody",
+        "description": "unimplemented: this gateway or the star does not serve it (yet)."
       },
       "503": {
-        $ref: "ErrorBody",
-        description:
-          'unavailable (retryable, Retry-After): no star answered. On an append, `"outcome": "unknown"` when it may have landed.',
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "unavailable (retryable, Retry-After): no star answered. On an append, `\"outcome\": \"unknown\"` when it may have landed.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
       "504": {
-        $ref: "ErrorBody",
-        description: "deadline_exceeded (retryable): the star did not answer in time.",
-      },
-    },
+        "$ref": "ErrorBody",
+        "description": "deadline_exceeded (retryable): the star did not answer in time."
+      }
+    }
   },
-  listStreams: {
-    operationId: "listStreams",
-    summary: "ListStreams",
-    description:
-      "One page of the bucket's streams in key order (limit clamped to 1000); `next` is empty when complete.",
-    tags: ["streams"],
-    security: [{}, { bearer: [] }],
-    params: {
-      type: "object",
-      required: ["bucket"],
-      properties: {
-        bucket: {
-          type: "string",
-          pattern: "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
-          description: "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
-          examples: ["shop"],
-        },
+  "listStreams": {
+    "operationId": "listStreams",
+    "summary": "ListStreams",
+    "description": "One page of the bucket's streams in key order (limit clamped to 1000); `next` is empty when complete.",
+    "tags": [
+      "streams"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      }
+    ],
+    "params": {
+      "type": "object",
+      "required": [
+        "bucket"
+      ],
+      "properties": {
+        "bucket": {
+          "type": "string",
+          "pattern": "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
+          "description": "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
+          "examples": [
+            "shop"
+          ]
+        }
       },
-      additionalProperties: false,
+      "additionalProperties": false
     },
-    querystring: {
-      type: "object",
-      properties: {
-        prefix: { type: "string", description: "Only names starting with this." },
-        start_after: {
-          type: "string",
-          description: "The cursor a previous page returned as next.",
+    "querystring": {
+      "type": "object",
+      "properties": {
+        "prefix": {
+          "type": "string",
+          "description": "Only names starting with this."
         },
-        limit: {
-          type: "string",
-          pattern: "^[0-9]{1,20}$",
-          description: "At most this many per page; larger values are clamped to 1000",
+        "start_after": {
+          "type": "string",
+          "description": "The cursor a previous page returned as next."
         },
-        int64: {
-          enum: ["number", "string"],
-          description:
-            "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings.",
+        "limit": {
+          "type": "string",
+          "pattern": "^[0-9]{1,20}$",
+          "description": "At most this many per page; larger values are clamped to 1000"
         },
+        "int64": {
+          "enum": [
+            "number",
+            "string"
+          ],
+          "description": "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings."
+        }
       },
-      additionalProperties: false,
+      "additionalProperties": false
     },
-    response: {
-      "200": { $ref: "ListStreamsResponse" },
+    "response": {
+      "200": {
+        "$ref": "ListStreamsResponse"
+      },
       "400": {
-        $ref: "ErrorBody",
-        description:
-          "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument.",
+        "$ref": "ErrorBody",
+        "description": "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument."
       },
       "401": {
-        $ref: "ErrorBody",
-        description: "unauthenticated: the token is missing, invalid or expired.",
+        "$ref": "ErrorBody",
+        "description": "unauthenticated: the token is missing, invalid or expired."
       },
       "403": {
-        $ref: "ErrorBody",
-        description: "permission_denied: the token does not grant this.",
+        "$ref": "ErrorBody",
+        "description": "permission_denied: the token does not grant this."
       },
-      "404": { $ref: "ErrorBody", description: "bucket_not_found." },
+      "404": {
+        "$ref": "ErrorBody",
+        "description": "bucket_not_found."
+      },
       "429": {
-        $ref: "ErrorBody",
-        description:
-          "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
-      "500": { $ref: "ErrorBody", description: "internal." },
+      "500": {
+        "$ref": "ErrorBody",
+        "description": "internal."
+      },
       "501": {
-        $ref: "ErrorBody",
-        description: "unimplemented: this gateway or the star does not serve it (yet).",
+        "$ref": "ErrorBody",
+        "description": "unimplemented: this gateway or the star does not serve it (yet)."
       },
       "503": {
-        $ref: "ErrorBody",
-        description:
-          'unavailable (retryable, Retry-After): no star answered. On an append, `"outcome": "unknown"` when it may have landed.',
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "unavailable (retryable, Retry-After): no star answered. On an append, `\"outcome\": \"unknown\"` when it may have landed.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
       "504": {
-        $ref: "ErrorBody",
-        description: "deadline_exceeded (retryable): the star did not answer in time.",
-      },
-    },
+        "$ref": "ErrorBody",
+        "description": "deadline_exceeded (retryable): the star did not answer in time."
+      }
+    }
   },
-  createStream: {
-    operationId: "createStream",
-    summary: "CreateStream",
-    description:
-      "Creates a stream; absent configuration takes the bucket's defaults. A retry with the same nova-request-token converges.",
-    tags: ["streams"],
-    security: [{}, { bearer: [] }],
-    params: {
-      type: "object",
-      required: ["bucket"],
-      properties: {
-        bucket: {
-          type: "string",
-          pattern: "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
-          description: "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
-          examples: ["shop"],
-        },
+  "createStream": {
+    "operationId": "createStream",
+    "summary": "CreateStream",
+    "description": "Creates a stream; absent configuration takes the bucket's defaults. A retry with the same nova-request-token converges.",
+    "tags": [
+      "streams"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      }
+    ],
+    "params": {
+      "type": "object",
+      "required": [
+        "bucket"
+      ],
+      "properties": {
+        "bucket": {
+          "type": "string",
+          "pattern": "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
+          "description": "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
+          "examples": [
+            "shop"
+          ]
+        }
       },
-      additionalProperties: false,
+      "additionalProperties": false
     },
-    headers: {
-      type: "object",
-      properties: {
+    "headers": {
+      "type": "object",
+      "properties": {
         "nova-request-token": {
-          type: "string",
-          description:
-            "The creation token: a retry with the same token converges on the existing resource.",
-        },
-      },
+          "type": "string",
+          "description": "The creation token: a retry with the same token converges on the existing resource."
+        }
+      }
     },
-    querystring: {
-      type: "object",
-      properties: {
-        int64: {
-          enum: ["number", "string"],
-          description:
-            "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings.",
-        },
+    "querystring": {
+      "type": "object",
+      "properties": {
+        "int64": {
+          "enum": [
+            "number",
+            "string"
+          ],
+          "description": "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings."
+        }
       },
-      additionalProperties: false,
+      "additionalProperties": false
     },
-    body: { content: { "application/json": { schema: { $ref: "CreateStreamBody" } } } },
-    response: {
-      "201": { $ref: "Stream", description: "The stream created." },
+    "body": {
+      "content": {
+        "application/json": {
+          "schema": {
+            "$ref": "CreateStreamBody"
+          }
+        }
+      }
+    },
+    "response": {
+      "201": {
+        "$ref": "Stream",
+        "description": "The stream created."
+      },
       "400": {
-        $ref: "ErrorBody",
-        description:
-          "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument.",
+        "$ref": "ErrorBody",
+        "description": "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument."
       },
       "401": {
-        $ref: "ErrorBody",
-        description: "unauthenticated: the token is missing, invalid or expired.",
+        "$ref": "ErrorBody",
+        "description": "unauthenticated: the token is missing, invalid or expired."
       },
       "403": {
-        $ref: "ErrorBody",
-        description: "permission_denied: the token does not grant this.",
+        "$ref": "ErrorBody",
+        "description": "permission_denied: the token does not grant this."
       },
-      "404": { $ref: "ErrorBody", description: "bucket_not_found." },
+      "404": {
+        "$ref": "ErrorBody",
+        "description": "bucket_not_found."
+      },
       "408": {
-        $ref: "ErrorBody",
-        description:
-          "request_timeout (retryable, connection: close): the request body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms.",
-      },
-      "409": { $ref: "ErrorBody", description: "already_exists: the key is taken." },
-      "413": {
-        $ref: "ErrorBody",
-        description:
-          "payload_too_large: over the body limit or the 100 MiB batch limit (`field` names the record).",
-      },
-      "415": {
-        $ref: "ErrorBody",
-        description: "unsupported_media_type: send Content-Type application/json.",
-      },
-      "429": {
-        $ref: "ErrorBody",
-        description:
-          "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
-      },
-      "500": { $ref: "ErrorBody", description: "internal." },
-      "501": {
-        $ref: "ErrorBody",
-        description: "unimplemented: this gateway or the star does not serve it (yet).",
-      },
-      "503": {
-        $ref: "ErrorBody",
-        description:
-          'unavailable (retryable, Retry-After): no star answered. On an append, `"outcome": "unknown"` when it may have landed.',
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
-      },
-      "504": {
-        $ref: "ErrorBody",
-        description: "deadline_exceeded (retryable): the star did not answer in time.",
-      },
-    },
-  },
-  getStream: {
-    operationId: "getStream",
-    summary: "GetStream",
-    tags: ["streams"],
-    security: [{}, { bearer: [] }],
-    params: {
-      type: "object",
-      required: ["bucket", "key"],
-      properties: {
-        bucket: {
-          type: "string",
-          pattern: "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
-          description: "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
-          examples: ["shop"],
-        },
-        key: {
-          type: "string",
-          minLength: 1,
-          description:
-            "The stream key: 1 to 512 bytes of UTF-8, percent-encoded in the path (a/b is a%2Fb).",
-          examples: ["orders/eu"],
-        },
-      },
-      additionalProperties: false,
-    },
-    querystring: {
-      type: "object",
-      properties: {
-        int64: {
-          enum: ["number", "string"],
-          description:
-            "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings.",
-        },
-      },
-      additionalProperties: false,
-    },
-    response: {
-      "200": { $ref: "GetStreamResponse" },
-      "400": {
-        $ref: "ErrorBody",
-        description:
-          "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument.",
-      },
-      "401": {
-        $ref: "ErrorBody",
-        description: "unauthenticated: the token is missing, invalid or expired.",
-      },
-      "403": {
-        $ref: "ErrorBody",
-        description: "permission_denied: the token does not grant this.",
-      },
-      "404": { $ref: "ErrorBody", description: "bucket_not_found or stream_not_found." },
-      "429": {
-        $ref: "ErrorBody",
-        description:
-          "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
-      },
-      "500": { $ref: "ErrorBody", description: "internal." },
-      "501": {
-        $ref: "ErrorBody",
-        description: "unimplemented: this gateway or the star does not serve it (yet).",
-      },
-      "503": {
-        $ref: "ErrorBody",
-        description:
-          'unavailable (retryable, Retry-After): no star answered. On an append, `"outcome": "unknown"` when it may have landed.',
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
-      },
-      "504": {
-        $ref: "ErrorBody",
-        description: "deadline_exceeded (retryable): the star did not answer in time.",
-      },
-    },
-  },
-  reconfigureStream: {
-    operationId: "reconfigureStream",
-    summary: "ReconfigureStream",
-    description: "Sets the fields given (0 and false included); absent fields are unchanged.",
-    tags: ["streams"],
-    security: [{}, { bearer: [] }],
-    params: {
-      type: "object",
-      required: ["bucket", "key"],
-      properties: {
-        bucket: {
-          type: "string",
-          pattern: "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
-          description: "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
-          examples: ["shop"],
-        },
-        key: {
-          type: "string",
-          minLength: 1,
-          description:
-            "The stream key: 1 to 512 bytes of UTF-8, percent-encoded in the path (a/b is a%2Fb).",
-          examples: ["orders/eu"],
-        },
-      },
-      additionalProperties: false,
-    },
-    querystring: {
-      type: "object",
-      properties: {
-        int64: {
-          enum: ["number", "string"],
-          description:
-            "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings.",
-        },
-      },
-      additionalProperties: false,
-    },
-    body: { content: { "application/json": { schema: { $ref: "StreamReconfiguration" } } } },
-    response: {
-      "200": { $ref: "Stream", description: "The stream as reconfigured." },
-      "400": {
-        $ref: "ErrorBody",
-        description:
-          "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument.",
-      },
-      "401": {
-        $ref: "ErrorBody",
-        description: "unauthenticated: the token is missing, invalid or expired.",
-      },
-      "403": {
-        $ref: "ErrorBody",
-        description: "permission_denied: the token does not grant this.",
-      },
-      "404": { $ref: "ErrorBody", description: "bucket_not_found or stream_not_found." },
-      "408": {
-        $ref: "ErrorBody",
-        description:
-          "request_timeout (retryable, connection: close): the request body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms.",
+        "$ref": "ErrorBody",
+        "description": "request_timeout (retryable, connection: close): the request body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms."
       },
       "409": {
-        $ref: "ErrorBody",
-        description: "already_exists, conflict (retryable) or failed_precondition.",
+        "$ref": "ErrorBody",
+        "description": "already_exists: the key is taken."
       },
       "413": {
-        $ref: "ErrorBody",
-        description:
-          "payload_too_large: over the body limit or the 100 MiB batch limit (`field` names the record).",
+        "$ref": "ErrorBody",
+        "description": "payload_too_large: over the body limit or the 100 MiB batch limit (`field` names the record)."
       },
       "415": {
-        $ref: "ErrorBody",
-        description: "unsupported_media_type: send Content-Type application/json.",
+        "$ref": "ErrorBody",
+        "description": "unsupported_media_type: send Content-Type application/json."
       },
       "429": {
-        $ref: "ErrorBody",
-        description:
-          "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
-      "500": { $ref: "ErrorBody", description: "internal." },
+      "500": {
+        "$ref": "ErrorBody",
+        "description": "internal."
+      },
       "501": {
-        $ref: "ErrorBody",
-        description: "unimplemented: this gateway or the star does not serve it (yet).",
+        "$ref": "ErrorBody",
+        "description": "unimplemented: this gateway or the star does not serve it (yet)."
       },
       "503": {
-        $ref: "ErrorBody",
-        description:
-          'unavailable (retryable, Retry-After): no star answered. On an append, `"outcome": "unknown"` when it may have landed.',
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "unavailable (retryable, Retry-After): no star answered. On an append, `\"outcome\": \"unknown\"` when it may have landed.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
       "504": {
-        $ref: "ErrorBody",
-        description: "deadline_exceeded (retryable): the star did not answer in time.",
-      },
-    },
+        "$ref": "ErrorBody",
+        "description": "deadline_exceeded (retryable): the star did not answer in time."
+      }
+    }
   },
-  deleteStream: {
-    operationId: "deleteStream",
-    summary: "DeleteStream",
-    description: "Starts deleting the stream; its storage is reclaimed later.",
-    tags: ["streams"],
-    security: [{}, { bearer: [] }],
-    params: {
-      type: "object",
-      required: ["bucket", "key"],
-      properties: {
-        bucket: {
-          type: "string",
-          pattern: "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
-          description: "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
-          examples: ["shop"],
+  "getStream": {
+    "operationId": "getStream",
+    "summary": "GetStream",
+    "tags": [
+      "streams"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      }
+    ],
+    "params": {
+      "type": "object",
+      "required": [
+        "bucket",
+        "key"
+      ],
+      "properties": {
+        "bucket": {
+          "type": "string",
+          "pattern": "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
+          "description": "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
+          "examples": [
+            "shop"
+          ]
         },
-        key: {
-          type: "string",
-          minLength: 1,
-          description:
-            "The stream key: 1 to 512 bytes of UTF-8, percent-encoded in the path (a/b is a%2Fb).",
-          examples: ["orders/eu"],
-        },
+        "key": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The stream key: 1 to 512 bytes of UTF-8, percent-encoded in the path (a/b is a%2Fb).",
+          "examples": [
+            "orders/eu"
+          ]
+        }
       },
-      additionalProperties: false,
+      "additionalProperties": false
     },
-    querystring: {
-      type: "object",
-      properties: {
-        int64: {
-          enum: ["number", "string"],
-          description:
-            "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings.",
-        },
+    "querystring": {
+      "type": "object",
+      "properties": {
+        "int64": {
+          "enum": [
+            "number",
+            "string"
+          ],
+          "description": "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings."
+        }
       },
-      additionalProperties: false,
+      "additionalProperties": false
     },
-    response: {
-      "202": { type: "null", description: "Accepted: the stream is being deleted." },
+    "response": {
+      "200": {
+        "$ref": "GetStreamResponse"
+      },
       "400": {
-        $ref: "ErrorBody",
-        description:
-          "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument.",
+        "$ref": "ErrorBody",
+        "description": "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument."
       },
       "401": {
-        $ref: "ErrorBody",
-        description: "unauthenticated: the token is missing, invalid or expired.",
+        "$ref": "ErrorBody",
+        "description": "unauthenticated: the token is missing, invalid or expired."
       },
       "403": {
-        $ref: "ErrorBody",
-        description: "permission_denied: the token does not grant this.",
+        "$ref": "ErrorBody",
+        "description": "permission_denied: the token does not grant this."
       },
-      "404": { $ref: "ErrorBody", description: "bucket_not_found or stream_not_found." },
-      "409": {
-        $ref: "ErrorBody",
-        description: "already_exists, conflict (retryable) or failed_precondition.",
+      "404": {
+        "$ref": "ErrorBody",
+        "description": "bucket_not_found or stream_not_found."
       },
       "429": {
-        $ref: "ErrorBody",
-        description:
-          "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
-      "500": { $ref: "ErrorBody", description: "internal." },
+      "500": {
+        "$ref": "ErrorBody",
+        "description": "internal."
+      },
       "501": {
-        $ref: "ErrorBody",
-        description: "unimplemented: this gateway or the star does not serve it (yet).",
+        "$ref": "ErrorBody",
+        "description": "unimplemented: this gateway or the star does not serve it (yet)."
       },
       "503": {
-        $ref: "ErrorBody",
-        description:
-          'unavailable (retryable, Retry-After): no star answered. On an append, `"outcome": "unknown"` when it may have landed.',
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "unavailable (retryable, Retry-After): no star answered. On an append, `\"outcome\": \"unknown\"` when it may have landed.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
       "504": {
-        $ref: "ErrorBody",
-        description: "deadline_exceeded (retryable): the star did not answer in time.",
-      },
-    },
+        "$ref": "ErrorBody",
+        "description": "deadline_exceeded (retryable): the star did not answer in time."
+      }
+    }
   },
-  append: {
-    operationId: "append",
-    summary: "Append (and the NDJSON append session)",
-    description:
-      "Appends one batch, whole or not at all. With Content-Type application/x-ndjson, an append session: one batch per line, acknowledged in order.",
-    tags: ["records"],
-    security: [{}, { bearer: [] }],
-    params: {
-      type: "object",
-      required: ["bucket", "key"],
-      properties: {
-        bucket: {
-          type: "string",
-          pattern: "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
-          description: "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
-          examples: ["shop"],
+  "reconfigureStream": {
+    "operationId": "reconfigureStream",
+    "summary": "ReconfigureStream",
+    "description": "Sets the fields given (0 and false included); absent fields are unchanged.",
+    "tags": [
+      "streams"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      }
+    ],
+    "params": {
+      "type": "object",
+      "required": [
+        "bucket",
+        "key"
+      ],
+      "properties": {
+        "bucket": {
+          "type": "string",
+          "pattern": "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
+          "description": "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
+          "examples": [
+            "shop"
+          ]
         },
-        key: {
-          type: "string",
-          minLength: 1,
-          description:
-            "The stream key: 1 to 512 bytes of UTF-8, percent-encoded in the path (a/b is a%2Fb).",
-          examples: ["orders/eu"],
-        },
+        "key": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The stream key: 1 to 512 bytes of UTF-8, percent-encoded in the path (a/b is a%2Fb).",
+          "examples": [
+            "orders/eu"
+          ]
+        }
       },
-      additionalProperties: false,
+      "additionalProperties": false
     },
-    headers: {
-      type: "object",
-      properties: {
+    "querystring": {
+      "type": "object",
+      "properties": {
+        "int64": {
+          "enum": [
+            "number",
+            "string"
+          ],
+          "description": "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings."
+        }
+      },
+      "additionalProperties": false
+    },
+    "body": {
+      "content": {
+        "application/json": {
+          "schema": {
+            "$ref": "StreamReconfiguration"
+          }
+        }
+      }
+    },
+    "response": {
+      "200": {
+        "$ref": "Stream",
+        "description": "The stream as reconfigured."
+      },
+      "400": {
+        "$ref": "ErrorBody",
+        "description": "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument."
+      },
+      "401": {
+        "$ref": "ErrorBody",
+        "description": "unauthenticated: the token is missing, invalid or expired."
+      },
+      "403": {
+        "$ref": "ErrorBody",
+        "description": "permission_denied: the token does not grant this."
+      },
+      "404": {
+        "$ref": "ErrorBody",
+        "description": "bucket_not_found or stream_not_found."
+      },
+      "408": {
+        "$ref": "ErrorBody",
+        "description": "request_timeout (retryable, connection: close): the request body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms."
+      },
+      "409": {
+        "$ref": "ErrorBody",
+        "description": "already_exists, conflict (retryable) or failed_precondition."
+      },
+      "413": {
+        "$ref": "ErrorBody",
+        "description": "payload_too_large: over the body limit or the 100 MiB batch limit (`field` names the record)."
+      },
+      "415": {
+        "$ref": "ErrorBody",
+        "description": "unsupported_media_type: send Content-Type application/json."
+      },
+      "429": {
+        "$ref": "ErrorBody",
+        "description": "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
+      },
+      "500": {
+        "$ref": "ErrorBody",
+        "description": "internal."
+      },
+      "501": {
+        "$ref": "ErrorBody",
+        "description": "unimplemented: this gateway or the star does not serve it (yet)."
+      },
+      "503": {
+        "$ref": "ErrorBody",
+        "description": "unavailable (retryable, Retry-After): no star answered. On an append, `\"outcome\": \"unknown\"` when it may have landed.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
+      },
+      "504": {
+        "$ref": "ErrorBody",
+        "description": "deadline_exceeded (retryable): the star did not answer in time."
+      }
+    }
+  },
+  "deleteStream": {
+    "operationId": "deleteStream",
+    "summary": "DeleteStream",
+    "description": "Starts deleting the stream; its storage is reclaimed later.",
+    "tags": [
+      "streams"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      }
+    ],
+    "params": {
+      "type": "object",
+      "required": [
+        "bucket",
+        "key"
+      ],
+      "properties": {
+        "bucket": {
+          "type": "string",
+          "pattern": "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
+          "description": "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
+          "examples": [
+            "shop"
+          ]
+        },
+        "key": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The stream key: 1 to 512 bytes of UTF-8, percent-encoded in the path (a/b is a%2Fb).",
+          "examples": [
+            "orders/eu"
+          ]
+        }
+      },
+      "additionalProperties": false
+    },
+    "querystring": {
+      "type": "object",
+      "properties": {
+        "int64": {
+          "enum": [
+            "number",
+            "string"
+          ],
+          "description": "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings."
+        }
+      },
+      "additionalProperties": false
+    },
+    "response": {
+      "202": {
+        "type": "null",
+        "description": "Accepted: the stream is being deleted."
+      },
+      "400": {
+        "$ref": "ErrorBody",
+        "description": "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument."
+      },
+      "401": {
+        "$ref": "ErrorBody",
+        "description": "unauthenticated: the token is missing, invalid or expired."
+      },
+      "403": {
+        "$ref": "ErrorBody",
+        "description": "permission_denied: the token does not grant this."
+      },
+      "404": {
+        "$ref": "ErrorBody",
+        "description": "bucket_not_found or stream_not_found."
+      },
+      "409": {
+        "$ref": "ErrorBody",
+        "description": "already_exists, conflict (retryable) or failed_precondition."
+      },
+      "429": {
+        "$ref": "ErrorBody",
+        "description": "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
+      },
+      "500": {
+        "$ref": "ErrorBody",
+        "description": "internal."
+      },
+      "501": {
+        "$ref": "ErrorBody",
+        "description": "unimplemented: this gateway or the star does not serve it (yet)."
+      },
+      "503": {
+        "$ref": "ErrorBody",
+        "description": "unavailable (retryable, Retry-After): no star answered. On an append, `\"outcome\": \"unknown\"` when it may have landed.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
+      },
+      "504": {
+        "$ref": "ErrorBody",
+        "description": "deadline_exceeded (retryable): the star did not answer in time."
+      }
+    }
+  },
+  "append": {
+    "operationId": "append",
+    "summary": "Append (and the NDJSON append session)",
+    "description": "Appends one batch, whole or not at all. With Content-Type application/x-ndjson, an append session: one batch per line, acknowledged in order.",
+    "tags": [
+      "records"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      }
+    ],
+    "params": {
+      "type": "object",
+      "required": [
+        "bucket",
+        "key"
+      ],
+      "properties": {
+        "bucket": {
+          "type": "string",
+          "pattern": "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
+          "description": "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
+          "examples": [
+            "shop"
+          ]
+        },
+        "key": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The stream key: 1 to 512 bytes of UTF-8, percent-encoded in the path (a/b is a%2Fb).",
+          "examples": [
+            "orders/eu"
+          ]
+        }
+      },
+      "additionalProperties": false
+    },
+    "headers": {
+      "type": "object",
+      "properties": {
         "nova-format": {
-          enum: ["raw", "base64"],
-          description: "Record format; the format query parameter wins.",
+          "enum": [
+            "raw",
+            "base64"
+          ],
+          "description": "Record format; the format query parameter wins."
         },
         "nova-producer-id": {
-          type: "string",
-          minLength: 1,
-          maxLength: 128,
-          description:
-            "An idempotent producer's id (1 to 128 characters), sent with nova-producer-epoch and nova-producer-seq: a retry of a batch the stream has is answered with the original ack, never appended twice.",
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 128,
+          "description": "An idempotent producer's id (1 to 128 characters), sent with nova-producer-epoch and nova-producer-seq: a retry of a batch the stream has is answered with the original ack, never appended twice."
         },
         "nova-producer-epoch": {
-          type: "string",
-          pattern: "^[0-9]{1,20}$",
-          description:
-            "The producer's epoch (uint64): a higher one starts at seq 0 and fences the older (403 producer_fenced).",
+          "type": "string",
+          "pattern": "^[0-9]{1,20}$",
+          "description": "The producer's epoch (uint64): a higher one starts at seq 0 and fences the older (403 producer_fenced)."
         },
         "nova-producer-seq": {
-          type: "string",
-          pattern: "^[0-9]{1,20}$",
-          description:
-            "This batch's seq (uint64): the last acked + 1 (else 409 producer_seq_gap). In an NDJSON session, line n gets this + n.",
-        },
-      },
+          "type": "string",
+          "pattern": "^[0-9]{1,20}$",
+          "description": "This batch's seq (uint64): the last acked + 1 (else 409 producer_seq_gap). In an NDJSON session, line n gets this + n."
+        }
+      }
     },
-    querystring: {
-      type: "object",
-      properties: {
-        format: {
-          enum: ["raw", "base64"],
-          description:
-            "Record format for header names, values and bodies (wins over the nova-format header).",
+    "querystring": {
+      "type": "object",
+      "properties": {
+        "format": {
+          "enum": [
+            "raw",
+            "base64"
+          ],
+          "description": "Record format for header names, values and bodies (wins over the nova-format header)."
         },
-        int64: {
-          enum: ["number", "string"],
-          description:
-            "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings.",
-        },
+        "int64": {
+          "enum": [
+            "number",
+            "string"
+          ],
+          "description": "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings."
+        }
       },
-      additionalProperties: false,
+      "additionalProperties": false
     },
-    body: {
-      content: {
-        "application/json": { schema: { $ref: "AppendInput" } },
+    "body": {
+      "content": {
+        "application/json": {
+          "schema": {
+            "$ref": "AppendInput"
+          }
+        },
         "application/x-ndjson": {
-          schema: {
-            description:
-              "An append session: one AppendInput per line (`\\n`-separated JSON), each line one batch, appended in order.",
-          },
-        },
-      },
+          "schema": {
+            "description": "An append session: one AppendInput per line (`\\n`-separated JSON), each line one batch, appended in order."
+          }
+        }
+      }
     },
-    response: {
+    "response": {
       "200": {
-        description: "The batch's acknowledgement.",
-        headers: {
+        "description": "The batch's acknowledgement.",
+        "headers": {
           "nova-producer-duplicate": {
-            type: "string",
-            description:
-              "`true` when this was a producer's retry of a batch the stream already has: nothing was appended and the ack is the original's.",
-          },
+            "type": "string",
+            "description": "`true` when this was a producer's retry of a batch the stream already has: nothing was appended and the ack is the original's."
+          }
         },
-        content: {
-          "application/json": { schema: { $ref: "AppendAck" } },
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "AppendAck"
+            }
+          },
           "application/x-ndjson": {
-            schema: {
-              type: "string",
-              description:
-                'For an append session: one line per request line, in order: an AppendAck, or an ErrorBody with `line` (the request line it answers). A seq_num_mismatch is that batch\'s line and the session goes on; any other error ends it. The last line is `{"end": {"reason": "done" | "error" | "draining", "batches": <lines answered>, "error"?: ErrorBody}}`.',
-            },
-          },
-        },
+            "schema": {
+              "type": "string",
+              "description": "For an append session: one line per request line, in order: an AppendAck, or an ErrorBody with `line` (the request line it answers). A seq_num_mismatch is that batch's line and the session goes on; any other error ends it. The last line is `{\"end\": {\"reason\": \"done\" | \"error\" | \"draining\", \"batches\": <lines answered>, \"error\"?: ErrorBody}}`."
+            }
+          }
+        }
       },
       "400": {
-        $ref: "ErrorBody",
-        description:
-          "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument.",
+        "$ref": "ErrorBody",
+        "description": "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument."
       },
       "401": {
-        $ref: "ErrorBody",
-        description: "unauthenticated: the token is missing, invalid or expired.",
+        "$ref": "ErrorBody",
+        "description": "unauthenticated: the token is missing, invalid or expired."
       },
       "403": {
-        $ref: "ErrorBody",
-        description:
-          "permission_denied; or producer_fenced (with `current_epoch`): a newer epoch of this producer id has started.",
+        "$ref": "ErrorBody",
+        "description": "permission_denied; or producer_fenced (with `current_epoch`): a newer epoch of this producer id has started."
       },
-      "404": { $ref: "ErrorBody", description: "bucket_not_found or stream_not_found." },
+      "404": {
+        "$ref": "ErrorBody",
+        "description": "bucket_not_found or stream_not_found."
+      },
       "408": {
-        $ref: "ErrorBody",
-        description:
-          "request_timeout (retryable, connection: close): the request body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms.",
+        "$ref": "ErrorBody",
+        "description": "request_timeout (retryable, connection: close): the request body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms."
       },
       "409": {
-        $ref: "ErrorBody",
-        description:
-          "conflict (retryable) or failed_precondition; producer_seq_gap (with `expected_seq`, `received_seq`, `unknown_producer`); producer_seq_stale (with `last_seq`): appended long ago, position forgotten; stream_closed (with `tail`). Nothing was appended.",
+        "$ref": "ErrorBody",
+        "description": "conflict (retryable) or failed_precondition; producer_seq_gap (with `expected_seq`, `received_seq`, `unknown_producer`); producer_seq_stale (with `last_seq`): appended long ago, position forgotten; stream_closed (with `tail`). Nothing was appended."
       },
       "412": {
-        $ref: "ErrorBody",
-        description:
-          "seq_num_mismatch (with `expected_seq_num`) or fencing_token_mismatch (with `token_installed`).",
+        "$ref": "ErrorBody",
+        "description": "seq_num_mismatch (with `expected_seq_num`) or fencing_token_mismatch (with `token_installed`)."
       },
       "413": {
-        $ref: "ErrorBody",
-        description:
-          "payload_too_large: over the body limit or the 100 MiB batch limit (`field` names the record).",
+        "$ref": "ErrorBody",
+        "description": "payload_too_large: over the body limit or the 100 MiB batch limit (`field` names the record)."
       },
       "415": {
-        $ref: "ErrorBody",
-        description: "unsupported_media_type: send Content-Type application/json.",
+        "$ref": "ErrorBody",
+        "description": "unsupported_media_type: send Content-Type application/json."
       },
       "429": {
-        $ref: "ErrorBody",
-        description:
-          "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
-      "500": { $ref: "ErrorBody", description: "internal." },
+      "500": {
+        "$ref": "ErrorBody",
+        "description": "internal."
+      },
       "501": {
-        $ref: "ErrorBody",
-        description: "unimplemented: this gateway or the star does not serve it (yet).",
+        "$ref": "ErrorBody",
+        "description": "unimplemented: this gateway or the star does not serve it (yet)."
       },
       "503": {
-        $ref: "ErrorBody",
-        description:
-          'unavailable (retryable, Retry-After): no star answered. On an append, `"outcome": "unknown"` when it may have landed.',
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "unavailable (retryable, Retry-After): no star answered. On an append, `\"outcome\": \"unknown\"` when it may have landed.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
       "504": {
-        $ref: "ErrorBody",
-        description: "deadline_exceeded (retryable): the star did not answer in time.",
-      },
-    },
+        "$ref": "ErrorBody",
+        "description": "deadline_exceeded (retryable): the star did not answer in time."
+      }
+    }
   },
-  close: {
-    operationId: "close",
-    summary: "Close a stream",
-    description:
-      "Closes the stream, after the body's records when there is a body (one batch, as Append, with the same producer headers). Then appends are refused with 409 stream_closed; reads, the tail and SSE say `closed`. Closing a closed stream with no body answers 200 again.",
-    tags: ["records"],
-    security: [{}, { bearer: [] }],
-    params: {
-      type: "object",
-      required: ["bucket", "key"],
-      properties: {
-        bucket: {
-          type: "string",
-          pattern: "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
-          description: "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
-          examples: ["shop"],
+  "close": {
+    "operationId": "close",
+    "summary": "Close a stream",
+    "description": "Closes the stream, after the body's records when there is a body (one batch, as Append, with the same producer headers). Then appends are refused with 409 stream_closed; reads, the tail and SSE say `closed`. Closing a closed stream with no body answers 200 again.",
+    "tags": [
+      "records"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      }
+    ],
+    "params": {
+      "type": "object",
+      "required": [
+        "bucket",
+        "key"
+      ],
+      "properties": {
+        "bucket": {
+          "type": "string",
+          "pattern": "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
+          "description": "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
+          "examples": [
+            "shop"
+          ]
         },
-        key: {
-          type: "string",
-          minLength: 1,
-          description:
-            "The stream key: 1 to 512 bytes of UTF-8, percent-encoded in the path (a/b is a%2Fb).",
-          examples: ["orders/eu"],
-        },
+        "key": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The stream key: 1 to 512 bytes of UTF-8, percent-encoded in the path (a/b is a%2Fb).",
+          "examples": [
+            "orders/eu"
+          ]
+        }
       },
-      additionalProperties: false,
+      "additionalProperties": false
     },
-    headers: {
-      type: "object",
-      properties: {
+    "headers": {
+      "type": "object",
+      "properties": {
         "nova-format": {
-          enum: ["raw", "base64"],
-          description: "Record format; the format query parameter wins.",
+          "enum": [
+            "raw",
+            "base64"
+          ],
+          "description": "Record format; the format query parameter wins."
         },
         "nova-producer-id": {
-          type: "string",
-          minLength: 1,
-          maxLength: 128,
-          description:
-            "An idempotent producer's id (1 to 128 characters), sent with nova-producer-epoch and nova-producer-seq: a retry of a batch the stream has is answered with the original ack, never appended twice.",
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 128,
+          "description": "An idempotent producer's id (1 to 128 characters), sent with nova-producer-epoch and nova-producer-seq: a retry of a batch the stream has is answered with the original ack, never appended twice."
         },
         "nova-producer-epoch": {
-          type: "string",
-          pattern: "^[0-9]{1,20}$",
-          description:
-            "The producer's epoch (uint64): a higher one starts at seq 0 and fences the older (403 producer_fenced).",
+          "type": "string",
+          "pattern": "^[0-9]{1,20}$",
+          "description": "The producer's epoch (uint64): a higher one starts at seq 0 and fences the older (403 producer_fenced)."
         },
         "nova-producer-seq": {
-          type: "string",
-          pattern: "^[0-9]{1,20}$",
-          description:
-            "This batch's seq (uint64): the last acked + 1 (else 409 producer_seq_gap). In an NDJSON session, line n gets this + n.",
-        },
-      },
+          "type": "string",
+          "pattern": "^[0-9]{1,20}$",
+          "description": "This batch's seq (uint64): the last acked + 1 (else 409 producer_seq_gap). In an NDJSON session, line n gets this + n."
+        }
+      }
     },
-    querystring: {
-      type: "object",
-      properties: {
-        format: {
-          enum: ["raw", "base64"],
-          description:
-            "Record format for header names, values and bodies (wins over the nova-format header).",
+    "querystring": {
+      "type": "object",
+      "properties": {
+        "format": {
+          "enum": [
+            "raw",
+            "base64"
+          ],
+          "description": "Record format for header names, values and bodies (wins over the nova-format header)."
         },
-        int64: {
-          enum: ["number", "string"],
-          description:
-            "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings.",
-        },
+        "int64": {
+          "enum": [
+            "number",
+            "string"
+          ],
+          "description": "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings."
+        }
       },
-      additionalProperties: false,
+      "additionalProperties": false
     },
-    body: { content: { "application/json": { schema: { $ref: "CloseInput" } } } },
-    response: {
+    "body": {
+      "content": {
+        "application/json": {
+          "schema": {
+            "$ref": "CloseInput"
+          }
+        }
+      }
+    },
+    "response": {
       "200": {
-        description: "The final ack, with `closed: true` (start = end = tail when no records).",
-        headers: {
+        "description": "The final ack, with `closed: true` (start = end = tail when no records).",
+        "headers": {
           "nova-producer-duplicate": {
-            type: "string",
-            description:
-              "`true` when this was a producer's retry of a batch the stream already has: nothing was appended and the ack is the original's.",
-          },
+            "type": "string",
+            "description": "`true` when this was a producer's retry of a batch the stream already has: nothing was appended and the ack is the original's."
+          }
         },
-        content: { "application/json": { schema: { $ref: "AppendAck" } } },
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "AppendAck"
+            }
+          }
+        }
       },
       "400": {
-        $ref: "ErrorBody",
-        description:
-          "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument.",
+        "$ref": "ErrorBody",
+        "description": "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument."
       },
       "401": {
-        $ref: "ErrorBody",
-        description: "unauthenticated: the token is missing, invalid or expired.",
+        "$ref": "ErrorBody",
+        "description": "unauthenticated: the token is missing, invalid or expired."
       },
       "403": {
-        $ref: "ErrorBody",
-        description:
-          "permission_denied; or producer_fenced (with `current_epoch`): a newer epoch of this producer id has started.",
+        "$ref": "ErrorBody",
+        "description": "permission_denied; or producer_fenced (with `current_epoch`): a newer epoch of this producer id has started."
       },
-      "404": { $ref: "ErrorBody", description: "bucket_not_found or stream_not_found." },
+      "404": {
+        "$ref": "ErrorBody",
+        "description": "bucket_not_found or stream_not_found."
+      },
       "408": {
-        $ref: "ErrorBody",
-        description:
-          "request_timeout (retryable, connection: close): the request body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms.",
+        "$ref": "ErrorBody",
+        "description": "request_timeout (retryable, connection: close): the request body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms."
       },
       "409": {
-        $ref: "ErrorBody",
-        description:
-          "conflict (retryable) or failed_precondition; producer_seq_gap (with `expected_seq`, `received_seq`, `unknown_producer`); producer_seq_stale (with `last_seq`): appended long ago, position forgotten; stream_closed (with `tail`). Nothing was appended.",
+        "$ref": "ErrorBody",
+        "description": "conflict (retryable) or failed_precondition; producer_seq_gap (with `expected_seq`, `received_seq`, `unknown_producer`); producer_seq_stale (with `last_seq`): appended long ago, position forgotten; stream_closed (with `tail`). Nothing was appended."
       },
       "412": {
-        $ref: "ErrorBody",
-        description:
-          "seq_num_mismatch (with `expected_seq_num`) or fencing_token_mismatch (with `token_installed`).",
+        "$ref": "ErrorBody",
+        "description": "seq_num_mismatch (with `expected_seq_num`) or fencing_token_mismatch (with `token_installed`)."
       },
       "413": {
-        $ref: "ErrorBody",
-        description:
-          "payload_too_large: over the body limit or the 100 MiB batch limit (`field` names the record).",
+        "$ref": "ErrorBody",
+        "description": "payload_too_large: over the body limit or the 100 MiB batch limit (`field` names the record)."
       },
       "415": {
-        $ref: "ErrorBody",
-        description: "unsupported_media_type: send Content-Type application/json.",
+        "$ref": "ErrorBody",
+        "description": "unsupported_media_type: send Content-Type application/json."
       },
       "429": {
-        $ref: "ErrorBody",
-        description:
-          "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
-      "500": { $ref: "ErrorBody", description: "internal." },
+      "500": {
+        "$ref": "ErrorBody",
+        "description": "internal."
+      },
       "501": {
-        $ref: "ErrorBody",
-        description: "unimplemented: this gateway or the star does not serve it (yet).",
+        "$ref": "ErrorBody",
+        "description": "unimplemented: this gateway or the star does not serve it (yet)."
       },
       "503": {
-        $ref: "ErrorBody",
-        description:
-          'unavailable (retryable, Retry-After): no star answered. On an append, `"outcome": "unknown"` when it may have landed.',
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "unavailable (retryable, Retry-After): no star answered. On an append, `\"outcome\": \"unknown\"` when it may have landed.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
       "504": {
-        $ref: "ErrorBody",
-        description: "deadline_exceeded (retryable): the star did not answer in time.",
-      },
-    },
+        "$ref": "ErrorBody",
+        "description": "deadline_exceeded (retryable): the star did not answer in time."
+      }
+    }
   },
-  read: {
-    operationId: "read",
-    summary: "Read (and Subscribe over SSE)",
-    description:
-      "One page of records (at most 1000 and 1 MiB, at least one record when one exists) from seq_num, timestamp_ms or tail_offset (none: the tail). At the tail: 200 with no records. With `wait=N` it long-polls. With `Accept: text/event-stream` it subscribes.",
-    tags: ["records"],
-    security: [{}, { bearer: [] }, { accessToken: [] }],
-    params: {
-      type: "object",
-      required: ["bucket", "key"],
-      properties: {
-        bucket: {
-          type: "string",
-          pattern: "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
-          description: "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
-          examples: ["shop"],
-        },
-        key: {
-          type: "string",
-          minLength: 1,
-          description:
-            "The stream key: 1 to 512 bytes of UTF-8, percent-encoded in the path (a/b is a%2Fb).",
-          examples: ["orders/eu"],
-        },
+  "read": {
+    "operationId": "read",
+    "summary": "Read (and Subscribe over SSE)",
+    "description": "One page of records (at most 1000 and 1 MiB, at least one record when one exists) from seq_num, timestamp_ms or tail_offset (none: the tail). At the tail: 200 with no records. With `wait=N` it long-polls. With `Accept: text/event-stream` it subscribes.",
+    "tags": [
+      "records"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
       },
-      additionalProperties: false,
-    },
-    headers: {
-      type: "object",
-      properties: {
-        "nova-format": {
-          enum: ["raw", "base64"],
-          description: "Record format; the format query parameter wins.",
+      {
+        "accessToken": []
+      }
+    ],
+    "params": {
+      "type": "object",
+      "required": [
+        "bucket",
+        "key"
+      ],
+      "properties": {
+        "bucket": {
+          "type": "string",
+          "pattern": "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
+          "description": "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
+          "examples": [
+            "shop"
+          ]
         },
-        accept: {
-          type: "string",
-          description:
-            "text/event-stream subscribes (Server-Sent Events); anything else reads one JSON page.",
+        "key": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The stream key: 1 to 512 bytes of UTF-8, percent-encoded in the path (a/b is a%2Fb).",
+          "examples": [
+            "orders/eu"
+          ]
+        }
+      },
+      "additionalProperties": false
+    },
+    "headers": {
+      "type": "object",
+      "properties": {
+        "nova-format": {
+          "enum": [
+            "raw",
+            "base64"
+          ],
+          "description": "Record format; the format query parameter wins."
+        },
+        "accept": {
+          "type": "string",
+          "description": "text/event-stream subscribes (Server-Sent Events); anything else reads one JSON page."
         },
         "last-event-id": {
-          type: "string",
-          description:
-            "SSE resume id seq_num,count,bytes (EventSource sends it on reconnect); as ?last_event_id=.",
+          "type": "string",
+          "description": "SSE resume id seq_num,count,bytes (EventSource sends it on reconnect); as ?last_event_id=."
         },
         "if-none-match": {
-          type: "string",
-          description:
-            "The ETag of a page the client holds: a settled page with the same records answers 304 (weak comparison; `*` matches any settled page).",
-        },
-      },
+          "type": "string",
+          "description": "The ETag of a page the client holds: a settled page with the same records answers 304 (weak comparison; `*` matches any settled page)."
+        }
+      }
     },
-    querystring: {
-      type: "object",
-      properties: {
-        seq_num: { type: "string", pattern: "^[0-9]{1,20}$", description: "Start at this seq_num" },
-        timestamp_ms: {
-          type: "string",
-          pattern: "^-?[0-9]{1,19}$",
-          description: "Start at the first record stamped at or after this time",
+    "querystring": {
+      "type": "object",
+      "properties": {
+        "seq_num": {
+          "type": "string",
+          "pattern": "^[0-9]{1,20}$",
+          "description": "Start at this seq_num"
         },
-        tail_offset: {
-          type: "string",
-          pattern: "^[0-9]{1,20}$",
-          description: "Start this many records before the tail",
+        "timestamp_ms": {
+          "type": "string",
+          "pattern": "^-?[0-9]{1,19}$",
+          "description": "Start at the first record stamped at or after this time"
         },
-        count: {
-          type: "string",
-          pattern: "^[0-9]{1,20}$",
-          description: "At most this many records (one page holds at most 1000); 0 is no limit",
+        "tail_offset": {
+          "type": "string",
+          "pattern": "^[0-9]{1,20}$",
+          "description": "Start this many records before the tail"
         },
-        bytes: {
-          type: "string",
-          pattern: "^[0-9]{1,20}$",
-          description:
-            "At most this many content bytes (one page holds at most 1 MiB); 0 is no limit",
+        "count": {
+          "type": "string",
+          "pattern": "^[0-9]{1,20}$",
+          "description": "At most this many records (one page holds at most 1000); 0 is no limit"
         },
-        until_ms: {
-          type: "string",
-          pattern: "^-?[0-9]{1,19}$",
-          description: "Only records stamped before this time (exclusive)",
+        "bytes": {
+          "type": "string",
+          "pattern": "^[0-9]{1,20}$",
+          "description": "At most this many content bytes (one page holds at most 1 MiB); 0 is no limit"
         },
-        clamp: {
-          enum: ["true", "false"],
-          description: "A start beyond the tail reads from the tail instead of 416.",
+        "until_ms": {
+          "type": "string",
+          "pattern": "^-?[0-9]{1,19}$",
+          "description": "Only records stamped before this time (exclusive)"
         },
-        wait: {
-          type: "string",
-          pattern: "^[0-9]{1,2}$",
-          description:
-            "Long-poll up to this many seconds (at most 60) for records; the gateway waits at most its --max-wait-s (25 by default, below common load-balancer idle timeouts) and then answers 200 with no records.",
+        "clamp": {
+          "enum": [
+            "true",
+            "false"
+          ],
+          "description": "A start beyond the tail reads from the tail instead of 416."
         },
-        format: {
-          enum: ["raw", "base64"],
-          description:
-            "Record format for header names, values and bodies (wins over the nova-format header).",
+        "wait": {
+          "type": "string",
+          "pattern": "^[0-9]{1,2}$",
+          "description": "Long-poll up to this many seconds (at most 60) for records; the gateway waits at most its --max-wait-s (25 by default, below common load-balancer idle timeouts) and then answers 200 with no records."
         },
-        int64: {
-          enum: ["number", "string"],
-          description:
-            "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings.",
+        "format": {
+          "enum": [
+            "raw",
+            "base64"
+          ],
+          "description": "Record format for header names, values and bodies (wins over the nova-format header)."
         },
-        access_token: {
-          type: "string",
-          description:
-            "A bearer token, for clients that cannot set headers (EventSource); reads only. Prefer Authorization.",
+        "int64": {
+          "enum": [
+            "number",
+            "string"
+          ],
+          "description": "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings."
         },
-        last_event_id: {
-          type: "string",
-          description: "SSE resume id (seq_num,count,bytes), as Last-Event-ID.",
+        "access_token": {
+          "type": "string",
+          "description": "A bearer token, for clients that cannot set headers (EventSource); reads only. Prefer Authorization."
         },
+        "last_event_id": {
+          "type": "string",
+          "description": "SSE resume id (seq_num,count,bytes), as Last-Event-ID."
+        }
       },
-      additionalProperties: false,
-      description:
-        "Give at most one of seq_num, timestamp_ms and tail_offset; none reads from the tail.",
+      "additionalProperties": false,
+      "description": "Give at most one of seq_num, timestamp_ms and tail_offset; none reads from the tail."
     },
-    response: {
+    "response": {
       "200": {
-        description: "A page of records, or an SSE subscription.",
-        headers: {
+        "description": "A page of records, or an SSE subscription.",
+        "headers": {
           "server-timing": {
-            type: "string",
-            description:
-              "On a page read (neither `wait` nor SSE): `plan;dur=MS, s3;dur=MS, star;dur=MS`, the milliseconds this read spent asking stars for ReadPlans, fetching chunks from object storage, and reading through the stars. `s3` above 0: settled history came straight from object storage; `star` above 0: some or all of it was read through a star.",
+            "type": "string",
+            "description": "On a page read (neither `wait` nor SSE): `plan;dur=MS, s3;dur=MS, star;dur=MS`, the milliseconds this read spent asking stars for ReadPlans, fetching chunks from object storage, and reading through the stars. `s3` above 0: settled history came straight from object storage; `star` above 0: some or all of it was read through a star."
           },
           "cache-control": {
-            type: "string",
-            description:
-              "A settled page (it starts at a seq_num or timestamp_ms and stopped short of the tail, or the stream is closed): `public, max-age=N` (--cache-max-age-s, 60) when read without a credential, `private, max-age=N` with one. Any other read: `no-store`.",
+            "type": "string",
+            "description": "A settled page (it starts at a seq_num or timestamp_ms and stopped short of the tail, or the stream is closed): `public, max-age=N` (--cache-max-age-s, 60) when read without a credential, `private, max-age=N` with one. Any other read: `no-store`."
           },
-          etag: {
-            type: "string",
-            description:
-              "Settled pages only: a weak validator over the page's records as they are rendered (format and integer mode included); the page's `tail` may differ under the same ETag.",
+          "etag": {
+            "type": "string",
+            "description": "Settled pages only: a weak validator over the page's records as they are rendered (format and integer mode included); the page's `tail` may differ under the same ETag."
           },
-          vary: { type: "string", description: "`accept, accept-encoding, nova-format`." },
+          "vary": {
+            "type": "string",
+            "description": "`accept, accept-encoding, nova-format`."
+          }
         },
-        content: {
-          "application/json": { schema: { $ref: "ReadBatch" } },
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "ReadBatch"
+            }
+          },
           "text/event-stream": {
-            schema: {
-              type: "string",
-              description:
-                'With `Accept: text/event-stream`: a Server-Sent Events subscription (from curl, fetch or a browser EventSource). `retry: <ms>` once at the start; `event: batch` with `id: <seq_num>,<count>,<bytes>` (the batch\'s last seq_num, and the records and content bytes delivered so far in this session, across reconnects) and `data:` a ReadBatch on one line; `event: ping` with `data: {"timestamp_ms", "tail"}` right after catching up to the tail, then every 5 to 15 s while idle; `event: error` with `data:` an ErrorBody, then the stream ends; `event: done` with `data: {"next": Position}` when count, bytes, until_ms or wait are met, or `{"next": Position, "closed": true}` once every record of a closed stream is sent, then the stream ends (close the EventSource on `done`). Resume with the `Last-Event-ID` header or `?last_event_id=`. Never compressed; `cache-control: no-cache, no-transform`, `x-accel-buffering: no`.',
-            },
-          },
-        },
+            "schema": {
+              "type": "string",
+              "description": "With `Accept: text/event-stream`: a Server-Sent Events subscription (from curl, fetch or a browser EventSource). `retry: <ms>` once at the start; `event: batch` with `id: <seq_num>,<count>,<bytes>` (the batch's last seq_num, and the records and content bytes delivered so far in this session, across reconnects) and `data:` a ReadBatch on one line; `event: ping` with `data: {\"timestamp_ms\", \"tail\"}` right after catching up to the tail, then every 5 to 15 s while idle; `event: error` with `data:` an ErrorBody, then the stream ends; `event: done` with `data: {\"next\": Position}` when count, bytes, until_ms or wait are met, or `{\"next\": Position, \"closed\": true}` once every record of a closed stream is sent, then the stream ends (close the EventSource on `done`). Resume with the `Last-Event-ID` header or `?last_event_id=`. Never compressed; `cache-control: no-cache, no-transform`, `x-accel-buffering: no`."
+            }
+          }
+        }
       },
       "204": {
-        type: "null",
-        description:
-          "SSE only: a resumed session whose bounds are already met (stops EventSource reconnecting).",
+        "type": "null",
+        "description": "SSE only: a resumed session whose bounds are already met (stops EventSource reconnecting)."
       },
       "304": {
-        description:
-          "A settled page whose ETag matched `If-None-Match`: the client's copy holds the same records. No body; `etag`, `cache-control` and `vary` as on the 200.",
-        headers: {
+        "description": "A settled page whose ETag matched `If-None-Match`: the client's copy holds the same records. No body; `etag`, `cache-control` and `vary` as on the 200.",
+        "headers": {
           "cache-control": {
-            type: "string",
-            description:
-              "A settled page (it starts at a seq_num or timestamp_ms and stopped short of the tail, or the stream is closed): `public, max-age=N` (--cache-max-age-s, 60) when read without a credential, `private, max-age=N` with one. Any other read: `no-store`.",
+            "type": "string",
+            "description": "A settled page (it starts at a seq_num or timestamp_ms and stopped short of the tail, or the stream is closed): `public, max-age=N` (--cache-max-age-s, 60) when read without a credential, `private, max-age=N` with one. Any other read: `no-store`."
           },
-          etag: {
-            type: "string",
-            description:
-              "Settled pages only: a weak validator over the page's records as they are rendered (format and integer mode included); the page's `tail` may differ under the same ETag.",
+          "etag": {
+            "type": "string",
+            "description": "Settled pages only: a weak validator over the page's records as they are rendered (format and integer mode included); the page's `tail` may differ under the same ETag."
           },
-          vary: { type: "string", description: "`accept, accept-encoding, nova-format`." },
-        },
+          "vary": {
+            "type": "string",
+            "description": "`accept, accept-encoding, nova-format`."
+          }
+        }
       },
       "400": {
-        $ref: "ErrorBody",
-        description:
-          "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument.",
+        "$ref": "ErrorBody",
+        "description": "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument."
       },
       "401": {
-        $ref: "ErrorBody",
-        description: "unauthenticated: the token is missing, invalid or expired.",
+        "$ref": "ErrorBody",
+        "description": "unauthenticated: the token is missing, invalid or expired."
       },
       "403": {
-        $ref: "ErrorBody",
-        description: "permission_denied: the token does not grant this.",
+        "$ref": "ErrorBody",
+        "description": "permission_denied: the token does not grant this."
       },
-      "404": { $ref: "ErrorBody", description: "bucket_not_found or stream_not_found." },
+      "404": {
+        "$ref": "ErrorBody",
+        "description": "bucket_not_found or stream_not_found."
+      },
       "416": {
-        $ref: "ErrorBody",
-        description:
-          "range_not_satisfiable: the start is beyond the tail (`tail`); add clamp=true to read from the tail.",
+        "$ref": "ErrorBody",
+        "description": "range_not_satisfiable: the start is beyond the tail (`tail`); add clamp=true to read from the tail."
       },
       "422": {
-        $ref: "ErrorBody",
-        description:
-          "not_utf8: a record is not valid UTF-8 (`seq_num`, `field`); read it with format=base64.",
+        "$ref": "ErrorBody",
+        "description": "not_utf8: a record is not valid UTF-8 (`seq_num`, `field`); read it with format=base64."
       },
       "429": {
-        $ref: "ErrorBody",
-        description:
-          "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
-      "500": { $ref: "ErrorBody", description: "internal." },
+      "500": {
+        "$ref": "ErrorBody",
+        "description": "internal."
+      },
       "501": {
-        $ref: "ErrorBody",
-        description: "unimplemented: this gateway or the star does not serve it (yet).",
+        "$ref": "ErrorBody",
+        "description": "unimplemented: this gateway or the star does not serve it (yet)."
       },
       "503": {
-        $ref: "ErrorBody",
-        description:
-          'unavailable (retryable, Retry-After): no star answered. On an append, `"outcome": "unknown"` when it may have landed.',
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "unavailable (retryable, Retry-After): no star answered. On an append, `\"outcome\": \"unknown\"` when it may have landed.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
       "504": {
-        $ref: "ErrorBody",
-        description: "deadline_exceeded (retryable): the star did not answer in time.",
-      },
-    },
+        "$ref": "ErrorBody",
+        "description": "deadline_exceeded (retryable): the star did not answer in time."
+      }
+    }
   },
-  subscribe: {
-    operationId: "subscribe",
-    summary: "Subscribe to several streams over one SSE response",
-    description:
-      'Several streams on one Server-Sent Events response, for browsers past HTTP/1.1\'s six connections per origin. Each stream is read as its own subscription would be, with its own start and bounds; the events are those of one stream\'s subscription, with these differences. `event: batch` data starts with `"stream": "<bucket>/<key>"`; every batch and ping has `id: 0:<next>,<count>,<bytes>;1:...`, one entry per stream in the order of the query: the seq_num it resumes at, and the records and content bytes it delivered so far; `event: ping` carries `{"timestamp_ms", "tails": {"<bucket>/<key>": Position, ...}}`; `event: done` carries `{"stream", "next"}` when that stream\'s bounds are met (and `"closed": true` when it is closed and read to its end); the response ends when every stream is done; `event: error` ends the response; when one stream failed it names it in `stream`, and `last_event_id` resumes every stream. An error known before the first byte is the response\'s (naming the stream in `stream`). Resume with `Last-Event-ID` or `?last_event_id=`: no gap and no duplicate on any stream; 204 when every stream\'s bounds are met.',
-    tags: ["records"],
-    security: [{}, { bearer: [] }, { accessToken: [] }],
-    headers: {
-      type: "object",
-      properties: {
+  "subscribe": {
+    "operationId": "subscribe",
+    "summary": "Subscribe to several streams over one SSE response",
+    "description": "Several streams on one Server-Sent Events response, for browsers past HTTP/1.1's six connections per origin. Each stream is read as its own subscription would be, with its own start and bounds; the events are those of one stream's subscription, with these differences. `event: batch` data starts with `\"stream\": \"<bucket>/<key>\"`; every batch and ping has `id: 0:<next>,<count>,<bytes>;1:...`, one entry per stream in the order of the query: the seq_num it resumes at, and the records and content bytes it delivered so far; `event: ping` carries `{\"timestamp_ms\", \"tails\": {\"<bucket>/<key>\": Position, ...}}`; `event: done` carries `{\"stream\", \"next\"}` when that stream's bounds are met (and `\"closed\": true` when it is closed and read to its end); the response ends when every stream is done; `event: error` ends the response; when one stream failed it names it in `stream`, and `last_event_id` resumes every stream. An error known before the first byte is the response's (naming the stream in `stream`). Resume with `Last-Event-ID` or `?last_event_id=`: no gap and no duplicate on any stream; 204 when every stream's bounds are met.",
+    "tags": [
+      "records"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      },
+      {
+        "accessToken": []
+      }
+    ],
+    "headers": {
+      "type": "object",
+      "properties": {
         "nova-format": {
-          enum: ["raw", "base64"],
-          description: "Record format; the format query parameter wins.",
+          "enum": [
+            "raw",
+            "base64"
+          ],
+          "description": "Record format; the format query parameter wins."
         },
         "last-event-id": {
-          type: "string",
-          description:
-            "Multiplexed resume id (EventSource sends it on reconnect); as ?last_event_id=.",
-        },
-      },
+          "type": "string",
+          "description": "Multiplexed resume id (EventSource sends it on reconnect); as ?last_event_id=."
+        }
+      }
     },
-    querystring: {
-      type: "object",
-      required: ["stream"],
-      properties: {
-        stream: {
-          anyOf: [{ type: "string" }, { type: "array", items: { type: "string" }, minItems: 1 }],
-          description:
-            "A stream to follow, repeated for each: `<bucket>/<key>`, then any of `;seq_num=`, `;timestamp_ms=`, `;tail_offset=`, `;count=`, `;bytes=`, `;until_ms=`, `;clamp=` as for one stream's read (none: from the tail). The key is percent-encoded as in a path, inside the query's own encoding (`a;b` is `a%253Bb`). At most --sse-max-streams (64) streams, each named once.",
-          examples: [["orders/eu", "orders/us;seq_num=100;count=500"]],
-        },
-        wait: {
-          type: "string",
-          pattern: "^[0-9]{1,2}$",
-          description:
-            "End the subscription (a done event per stream) once every stream has caught up and none got a record for this many seconds (at most 60).",
-        },
-        format: {
-          enum: ["raw", "base64"],
-          description:
-            "Record format for header names, values and bodies (wins over the nova-format header).",
-        },
-        int64: {
-          enum: ["number", "string"],
-          description:
-            "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings.",
-        },
-        access_token: {
-          type: "string",
-          description:
-            "A bearer token, for clients that cannot set headers (EventSource); reads only. Prefer Authorization.",
-        },
-        last_event_id: {
-          type: "string",
-          description:
-            "Multiplexed resume id (`0:next,count,bytes;1:...`, one entry per stream), as Last-Event-ID.",
-        },
-      },
-      additionalProperties: false,
-    },
-    response: {
-      "200": {
-        description: "A multiplexed Server-Sent Events subscription.",
-        content: {
-          "text/event-stream": {
-            schema: {
-              type: "string",
-              description:
-                'Several streams on one Server-Sent Events response, for browsers past HTTP/1.1\'s six connections per origin. Each stream is read as its own subscription would be, with its own start and bounds; the events are those of one stream\'s subscription, with these differences. `event: batch` data starts with `"stream": "<bucket>/<key>"`; every batch and ping has `id: 0:<next>,<count>,<bytes>;1:...`, one entry per stream in the order of the query: the seq_num it resumes at, and the records and content bytes it delivered so far; `event: ping` carries `{"timestamp_ms", "tails": {"<bucket>/<key>": Position, ...}}`; `event: done` carries `{"stream", "next"}` when that stream\'s bounds are met (and `"closed": true` when it is closed and read to its end); the response ends when every stream is done; `event: error` ends the response; when one stream failed it names it in `stream`, and `last_event_id` resumes every stream. An error known before the first byte is the response\'s (naming the stream in `stream`). Resume with `Last-Event-ID` or `?last_event_id=`: no gap and no duplicate on any stream; 204 when every stream\'s bounds are met.',
+    "querystring": {
+      "type": "object",
+      "required": [
+        "stream"
+      ],
+      "properties": {
+        "stream": {
+          "anyOf": [
+            {
+              "type": "string"
             },
-            example:
-              'retry: 1500\n\nevent: batch\nid: 0:8,1,5;1:100,0,0\ndata: {"stream":"orders/eu","records":[{"seq_num":7,"timestamp_ms":1764672000000,"headers":[],"body":"hello"}],"tail":{"seq_num":8,"timestamp_ms":1764672000000}}\n\nevent: ping\nid: 0:8,1,5;1:100,0,0\ndata: {"timestamp_ms":1764672000123,"tails":{"orders/eu":{"seq_num":8,"timestamp_ms":1764672000000},"orders/us":{"seq_num":100,"timestamp_ms":1764671999000}}}\n\n',
-          },
+            {
+              "type": "array",
+              "items": {
+                "type": "string"
+              },
+              "minItems": 1
+            }
+          ],
+          "description": "A stream to follow, repeated for each: `<bucket>/<key>`, then any of `;seq_num=`, `;timestamp_ms=`, `;tail_offset=`, `;count=`, `;bytes=`, `;until_ms=`, `;clamp=` as for one stream's read (none: from the tail). The key is percent-encoded as in a path, inside the query's own encoding (`a;b` is `a%253Bb`). At most --sse-max-streams (64) streams, each named once.",
+          "examples": [
+            [
+              "orders/eu",
+              "orders/us;seq_num=100;count=500"
+            ]
+          ]
         },
+        "wait": {
+          "type": "string",
+          "pattern": "^[0-9]{1,2}$",
+          "description": "End the subscription (a done event per stream) once every stream has caught up and none got a record for this many seconds (at most 60)."
+        },
+        "format": {
+          "enum": [
+            "raw",
+            "base64"
+          ],
+          "description": "Record format for header names, values and bodies (wins over the nova-format header)."
+        },
+        "int64": {
+          "enum": [
+            "number",
+            "string"
+          ],
+          "description": "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings."
+        },
+        "access_token": {
+          "type": "string",
+          "description": "A bearer token, for clients that cannot set headers (EventSource); reads only. Prefer Authorization."
+        },
+        "last_event_id": {
+          "type": "string",
+          "description": "Multiplexed resume id (`0:next,count,bytes;1:...`, one entry per stream), as Last-Event-ID."
+        }
+      },
+      "additionalProperties": false
+    },
+    "response": {
+      "200": {
+        "description": "A multiplexed Server-Sent Events subscription.",
+        "content": {
+          "text/event-stream": {
+            "schema": {
+              "type": "string",
+              "description": "Several streams on one Server-Sent Events response, for browsers past HTTP/1.1's six connections per origin. Each stream is read as its own subscription would be, with its own start and bounds; the events are those of one stream's subscription, with these differences. `event: batch` data starts with `\"stream\": \"<bucket>/<key>\"`; every batch and ping has `id: 0:<next>,<count>,<bytes>;1:...`, one entry per stream in the order of the query: the seq_num it resumes at, and the records and content bytes it delivered so far; `event: ping` carries `{\"timestamp_ms\", \"tails\": {\"<bucket>/<key>\": Position, ...}}`; `event: done` carries `{\"stream\", \"next\"}` when that stream's bounds are met (and `\"closed\": true` when it is closed and read to its end); the response ends when every stream is done; `event: error` ends the response; when one stream failed it names it in `stream`, and `last_event_id` resumes every stream. An error known before the first byte is the response's (naming the stream in `stream`). Resume with `Last-Event-ID` or `?last_event_id=`: no gap and no duplicate on any stream; 204 when every stream's bounds are met."
+            },
+            "example": "retry: 1500\n\nevent: batch\nid: 0:8,1,5;1:100,0,0\ndata: {\"stream\":\"orders/eu\",\"records\":[{\"seq_num\":7,\"timestamp_ms\":1764672000000,\"headers\":[],\"body\":\"hello\"}],\"tail\":{\"seq_num\":8,\"timestamp_ms\":1764672000000}}\n\nevent: ping\nid: 0:8,1,5;1:100,0,0\ndata: {\"timestamp_ms\":1764672000123,\"tails\":{\"orders/eu\":{\"seq_num\":8,\"timestamp_ms\":1764672000000},\"orders/us\":{\"seq_num\":100,\"timestamp_ms\":1764671999000}}}\n\n"
+          }
+        }
       },
       "204": {
-        type: "null",
-        description: "A resumed subscription whose every stream's bounds are already met.",
+        "type": "null",
+        "description": "A resumed subscription whose every stream's bounds are already met."
       },
       "400": {
-        $ref: "ErrorBody",
-        description:
-          "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument.",
+        "$ref": "ErrorBody",
+        "description": "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument."
       },
       "401": {
-        $ref: "ErrorBody",
-        description: "unauthenticated: the token is missing, invalid or expired.",
+        "$ref": "ErrorBody",
+        "description": "unauthenticated: the token is missing, invalid or expired."
       },
       "403": {
-        $ref: "ErrorBody",
-        description: "permission_denied: the token does not grant this.",
+        "$ref": "ErrorBody",
+        "description": "permission_denied: the token does not grant this."
       },
-      "404": { $ref: "ErrorBody", description: "bucket_not_found or stream_not_found." },
+      "404": {
+        "$ref": "ErrorBody",
+        "description": "bucket_not_found or stream_not_found."
+      },
       "416": {
-        $ref: "ErrorBody",
-        description:
-          "range_not_satisfiable: the start is beyond the tail (`tail`); add clamp=true to read from the tail.",
+        "$ref": "ErrorBody",
+        "description": "range_not_satisfiable: the start is beyond the tail (`tail`); add clamp=true to read from the tail."
       },
       "422": {
-        $ref: "ErrorBody",
-        description:
-          "not_utf8: a record is not valid UTF-8 (`seq_num`, `field`); read it with format=base64.",
+        "$ref": "ErrorBody",
+        "description": "not_utf8: a record is not valid UTF-8 (`seq_num`, `field`); read it with format=base64."
       },
       "429": {
-        $ref: "ErrorBody",
-        description:
-          "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
-      "500": { $ref: "ErrorBody", description: "internal." },
+      "500": {
+        "$ref": "ErrorBody",
+        "description": "internal."
+      },
       "501": {
-        $ref: "ErrorBody",
-        description: "unimplemented: this gateway or the star does not serve it (yet).",
+        "$ref": "ErrorBody",
+        "description": "unimplemented: this gateway or the star does not serve it (yet)."
       },
       "503": {
-        $ref: "ErrorBody",
-        description:
-          'unavailable (retryable, Retry-After): no star answered. On an append, `"outcome": "unknown"` when it may have landed.',
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "unavailable (retryable, Retry-After): no star answered. On an append, `\"outcome\": \"unknown\"` when it may have landed.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
       "504": {
-        $ref: "ErrorBody",
-        description: "deadline_exceeded (retryable): the star did not answer in time.",
-      },
-    },
+        "$ref": "ErrorBody",
+        "description": "deadline_exceeded (retryable): the star did not answer in time."
+      }
+    }
   },
-  checkTail: {
-    operationId: "checkTail",
-    summary: "CheckTail",
-    tags: ["records"],
-    security: [{}, { bearer: [] }, { accessToken: [] }],
-    params: {
-      type: "object",
-      required: ["bucket", "key"],
-      properties: {
-        bucket: {
-          type: "string",
-          pattern: "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
-          description: "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
-          examples: ["shop"],
-        },
-        key: {
-          type: "string",
-          minLength: 1,
-          description:
-            "The stream key: 1 to 512 bytes of UTF-8, percent-encoded in the path (a/b is a%2Fb).",
-          examples: ["orders/eu"],
-        },
+  "checkTail": {
+    "operationId": "checkTail",
+    "summary": "CheckTail",
+    "tags": [
+      "records"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
       },
-      additionalProperties: false,
-    },
-    querystring: {
-      type: "object",
-      properties: {
-        int64: {
-          enum: ["number", "string"],
-          description:
-            "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings.",
+      {
+        "accessToken": []
+      }
+    ],
+    "params": {
+      "type": "object",
+      "required": [
+        "bucket",
+        "key"
+      ],
+      "properties": {
+        "bucket": {
+          "type": "string",
+          "pattern": "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
+          "description": "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
+          "examples": [
+            "shop"
+          ]
         },
-        access_token: {
-          type: "string",
-          description:
-            "A bearer token, for clients that cannot set headers (EventSource); reads only. Prefer Authorization.",
-        },
+        "key": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The stream key: 1 to 512 bytes of UTF-8, percent-encoded in the path (a/b is a%2Fb).",
+          "examples": [
+            "orders/eu"
+          ]
+        }
       },
-      additionalProperties: false,
+      "additionalProperties": false
     },
-    response: {
-      "200": { $ref: "CheckTailResponse" },
+    "querystring": {
+      "type": "object",
+      "properties": {
+        "int64": {
+          "enum": [
+            "number",
+            "string"
+          ],
+          "description": "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings."
+        },
+        "access_token": {
+          "type": "string",
+          "description": "A bearer token, for clients that cannot set headers (EventSource); reads only. Prefer Authorization."
+        }
+      },
+      "additionalProperties": false
+    },
+    "response": {
+      "200": {
+        "$ref": "CheckTailResponse"
+      },
       "400": {
-        $ref: "ErrorBody",
-        description:
-          "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument.",
+        "$ref": "ErrorBody",
+        "description": "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument."
       },
       "401": {
-        $ref: "ErrorBody",
-        description: "unauthenticated: the token is missing, invalid or expired.",
+        "$ref": "ErrorBody",
+        "description": "unauthenticated: the token is missing, invalid or expired."
       },
       "403": {
-        $ref: "ErrorBody",
-        description: "permission_denied: the token does not grant this.",
+        "$ref": "ErrorBody",
+        "description": "permission_denied: the token does not grant this."
       },
-      "404": { $ref: "ErrorBody", description: "bucket_not_found or stream_not_found." },
+      "404": {
+        "$ref": "ErrorBody",
+        "description": "bucket_not_found or stream_not_found."
+      },
       "429": {
-        $ref: "ErrorBody",
-        description:
-          "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
-      "500": { $ref: "ErrorBody", description: "internal." },
+      "500": {
+        "$ref": "ErrorBody",
+        "description": "internal."
+      },
       "501": {
-        $ref: "ErrorBody",
-        description: "unimplemented: this gateway or the star does not serve it (yet).",
+        "$ref": "ErrorBody",
+        "description": "unimplemented: this gateway or the star does not serve it (yet)."
       },
       "503": {
-        $ref: "ErrorBody",
-        description:
-          'unavailable (retryable, Retry-After): no star answered. On an append, `"outcome": "unknown"` when it may have landed.',
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "unavailable (retryable, Retry-After): no star answered. On an append, `\"outcome\": \"unknown\"` when it may have landed.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
       "504": {
-        $ref: "ErrorBody",
-        description: "deadline_exceeded (retryable): the star did not answer in time.",
-      },
-    },
+        "$ref": "ErrorBody",
+        "description": "deadline_exceeded (retryable): the star did not answer in time."
+      }
+    }
   },
-  trim: {
-    operationId: "trim",
-    summary: "Trim",
-    description:
-      "Trims every record before seq_num, or stamped before timestamp_ms. Monotonic: an earlier point is a no-op.",
-    tags: ["records"],
-    security: [{}, { bearer: [] }],
-    params: {
-      type: "object",
-      required: ["bucket", "key"],
-      properties: {
-        bucket: {
-          type: "string",
-          pattern: "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
-          description: "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
-          examples: ["shop"],
+  "trim": {
+    "operationId": "trim",
+    "summary": "Trim",
+    "description": "Trims every record before seq_num, or stamped before timestamp_ms. Monotonic: an earlier point is a no-op.",
+    "tags": [
+      "records"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      }
+    ],
+    "params": {
+      "type": "object",
+      "required": [
+        "bucket",
+        "key"
+      ],
+      "properties": {
+        "bucket": {
+          "type": "string",
+          "pattern": "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
+          "description": "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
+          "examples": [
+            "shop"
+          ]
         },
-        key: {
-          type: "string",
-          minLength: 1,
-          description:
-            "The stream key: 1 to 512 bytes of UTF-8, percent-encoded in the path (a/b is a%2Fb).",
-          examples: ["orders/eu"],
-        },
+        "key": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The stream key: 1 to 512 bytes of UTF-8, percent-encoded in the path (a/b is a%2Fb).",
+          "examples": [
+            "orders/eu"
+          ]
+        }
       },
-      additionalProperties: false,
+      "additionalProperties": false
     },
-    querystring: {
-      type: "object",
-      properties: {
-        int64: {
-          enum: ["number", "string"],
-          description:
-            "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings.",
-        },
+    "querystring": {
+      "type": "object",
+      "properties": {
+        "int64": {
+          "enum": [
+            "number",
+            "string"
+          ],
+          "description": "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings."
+        }
       },
-      additionalProperties: false,
+      "additionalProperties": false
     },
-    body: { content: { "application/json": { schema: { $ref: "TrimBody" } } } },
-    response: {
-      "204": { type: "null", description: "Trimmed." },
+    "body": {
+      "content": {
+        "application/json": {
+          "schema": {
+            "$ref": "TrimBody"
+          }
+        }
+      }
+    },
+    "response": {
+      "204": {
+        "type": "null",
+        "description": "Trimmed."
+      },
       "400": {
-        $ref: "ErrorBody",
-        description:
-          "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument.",
+        "$ref": "ErrorBody",
+        "description": "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument."
       },
       "401": {
-        $ref: "ErrorBody",
-        description: "unauthenticated: the token is missing, invalid or expired.",
+        "$ref": "ErrorBody",
+        "description": "unauthenticated: the token is missing, invalid or expired."
       },
       "403": {
-        $ref: "ErrorBody",
-        description: "permission_denied: the token does not grant this.",
+        "$ref": "ErrorBody",
+        "description": "permission_denied: the token does not grant this."
       },
-      "404": { $ref: "ErrorBody", description: "bucket_not_found or stream_not_found." },
+      "404": {
+        "$ref": "ErrorBody",
+        "description": "bucket_not_found or stream_not_found."
+      },
       "408": {
-        $ref: "ErrorBody",
-        description:
-          "request_timeout (retryable, connection: close): the request body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms.",
+        "$ref": "ErrorBody",
+        "description": "request_timeout (retryable, connection: close): the request body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms."
       },
       "409": {
-        $ref: "ErrorBody",
-        description: "already_exists, conflict (retryable) or failed_precondition.",
+        "$ref": "ErrorBody",
+        "description": "already_exists, conflict (retryable) or failed_precondition."
       },
       "413": {
-        $ref: "ErrorBody",
-        description:
-          "payload_too_large: over the body limit or the 100 MiB batch limit (`field` names the record).",
+        "$ref": "ErrorBody",
+        "description": "payload_too_large: over the body limit or the 100 MiB batch limit (`field` names the record)."
       },
       "415": {
-        $ref: "ErrorBody",
-        description: "unsupported_media_type: send Content-Type application/json.",
+        "$ref": "ErrorBody",
+        "description": "unsupported_media_type: send Content-Type application/json."
       },
       "429": {
-        $ref: "ErrorBody",
-        description:
-          "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
-      "500": { $ref: "ErrorBody", description: "internal." },
+      "500": {
+        "$ref": "ErrorBody",
+        "description": "internal."
+      },
       "501": {
-        $ref: "ErrorBody",
-        description: "unimplemented: this gateway or the star does not serve it (yet).",
+        "$ref": "ErrorBody",
+        "description": "unimplemented: this gateway or the star does not serve it (yet)."
       },
       "503": {
-        $ref: "ErrorBody",
-        description:
-          'unavailable (retryable, Retry-After): no star answered. On an append, `"outcome": "unknown"` when it may have landed.',
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "unavailable (retryable, Retry-After): no star answered. On an append, `\"outcome\": \"unknown\"` when it may have landed.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
       "504": {
-        $ref: "ErrorBody",
-        description: "deadline_exceeded (retryable): the star did not answer in time.",
-      },
-    },
+        "$ref": "ErrorBody",
+        "description": "deadline_exceeded (retryable): the star did not answer in time."
+      }
+    }
   },
-  fence: {
-    operationId: "fence",
-    summary: "Fence",
-    description:
-      "Installs, rotates or (with an empty token) clears the stream's fencing token; answers the admission boundary.",
-    tags: ["records"],
-    security: [{}, { bearer: [] }],
-    params: {
-      type: "object",
-      required: ["bucket", "key"],
-      properties: {
-        bucket: {
-          type: "string",
-          pattern: "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
-          description: "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
-          examples: ["shop"],
+  "fence": {
+    "operationId": "fence",
+    "summary": "Fence",
+    "description": "Installs, rotates or (with an empty token) clears the stream's fencing token; answers the admission boundary.",
+    "tags": [
+      "records"
+    ],
+    "security": [
+      {},
+      {
+        "bearer": []
+      }
+    ],
+    "params": {
+      "type": "object",
+      "required": [
+        "bucket",
+        "key"
+      ],
+      "properties": {
+        "bucket": {
+          "type": "string",
+          "pattern": "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
+          "description": "The bucket name: 3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
+          "examples": [
+            "shop"
+          ]
         },
-        key: {
-          type: "string",
-          minLength: 1,
-          description:
-            "The stream key: 1 to 512 bytes of UTF-8, percent-encoded in the path (a/b is a%2Fb).",
-          examples: ["orders/eu"],
-        },
+        "key": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The stream key: 1 to 512 bytes of UTF-8, percent-encoded in the path (a/b is a%2Fb).",
+          "examples": [
+            "orders/eu"
+          ]
+        }
       },
-      additionalProperties: false,
+      "additionalProperties": false
     },
-    querystring: {
-      type: "object",
-      properties: {
-        int64: {
-          enum: ["number", "string"],
-          description:
-            "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings.",
-        },
+    "querystring": {
+      "type": "object",
+      "properties": {
+        "int64": {
+          "enum": [
+            "number",
+            "string"
+          ],
+          "description": "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings."
+        }
       },
-      additionalProperties: false,
+      "additionalProperties": false
     },
-    body: { content: { "application/json": { schema: { $ref: "FenceBody" } } } },
-    response: {
-      "200": { $ref: "FenceResponse" },
+    "body": {
+      "content": {
+        "application/json": {
+          "schema": {
+            "$ref": "FenceBody"
+          }
+        }
+      }
+    },
+    "response": {
+      "200": {
+        "$ref": "FenceResponse"
+      },
       "400": {
-        $ref: "ErrorBody",
-        description:
-          "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument.",
+        "$ref": "ErrorBody",
+        "description": "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument."
       },
       "401": {
-        $ref: "ErrorBody",
-        description: "unauthenticated: the token is missing, invalid or expired.",
+        "$ref": "ErrorBody",
+        "description": "unauthenticated: the token is missing, invalid or expired."
       },
       "403": {
-        $ref: "ErrorBody",
-        description: "permission_denied: the token does not grant this.",
+        "$ref": "ErrorBody",
+        "description": "permission_denied: the token does not grant this."
       },
-      "404": { $ref: "ErrorBody", description: "bucket_not_found or stream_not_found." },
+      "404": {
+        "$ref": "ErrorBody",
+        "description": "bucket_not_found or stream_not_found."
+      },
       "408": {
-        $ref: "ErrorBody",
-        description:
-          "request_timeout (retryable, connection: close): the request body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms.",
+        "$ref": "ErrorBody",
+        "description": "request_timeout (retryable, connection: close): the request body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms."
       },
       "409": {
-        $ref: "ErrorBody",
-        description: "already_exists, conflict (retryable) or failed_precondition.",
+        "$ref": "ErrorBody",
+        "description": "already_exists, conflict (retryable) or failed_precondition."
       },
       "413": {
-        $ref: "ErrorBody",
-        description:
-          "payload_too_large: over the body limit or the 100 MiB batch limit (`field` names the record).",
+        "$ref": "ErrorBody",
+        "description": "payload_too_large: over the body limit or the 100 MiB batch limit (`field` names the record)."
       },
       "415": {
-        $ref: "ErrorBody",
-        description: "unsupported_media_type: send Content-Type application/json.",
+        "$ref": "ErrorBody",
+        "description": "unsupported_media_type: send Content-Type application/json."
       },
       "429": {
-        $ref: "ErrorBody",
-        description:
-          "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
-      "500": { $ref: "ErrorBody", description: "internal." },
+      "500": {
+        "$ref": "ErrorBody",
+        "description": "internal."
+      },
       "501": {
-        $ref: "ErrorBody",
-        description: "unimplemented: this gateway or the star does not serve it (yet).",
+        "$ref": "ErrorBody",
+        "description": "unimplemented: this gateway or the star does not serve it (yet)."
       },
       "503": {
-        $ref: "ErrorBody",
-        description:
-          'unavailable (retryable, Retry-After): no star answered. On an append, `"outcome": "unknown"` when it may have landed.',
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "unavailable (retryable, Retry-After): no star answered. On an append, `\"outcome\": \"unknown\"` when it may have landed.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
       "504": {
-        $ref: "ErrorBody",
-        description: "deadline_exceeded (retryable): the star did not answer in time.",
-      },
-    },
+        "$ref": "ErrorBody",
+        "description": "deadline_exceeded (retryable): the star did not answer in time."
+      }
+    }
   },
-  exchangeToken: {
-    operationId: "exchangeToken",
-    summary: "ExchangeToken",
-    description: "Exchanges an api key for a short-lived bearer token.",
-    tags: ["tokens"],
-    security: [],
-    querystring: {
-      type: "object",
-      properties: {
-        int64: {
-          enum: ["number", "string"],
-          description:
-            "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings.",
-        },
+  "exchangeToken": {
+    "operationId": "exchangeToken",
+    "summary": "ExchangeToken",
+    "description": "Exchanges an api key for a short-lived bearer token.",
+    "tags": [
+      "tokens"
+    ],
+    "security": [],
+    "querystring": {
+      "type": "object",
+      "properties": {
+        "int64": {
+          "enum": [
+            "number",
+            "string"
+          ],
+          "description": "How seq_nums and timestamps are written: JSON numbers (exact digits, the default) or decimal strings."
+        }
       },
-      additionalProperties: false,
+      "additionalProperties": false
     },
-    body: { content: { "application/json": { schema: { $ref: "TokenRequest" } } } },
-    response: {
-      "200": { $ref: "TokenResponse" },
-      "400": {
-        $ref: "ErrorBody",
-        description:
-          "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument.",
+    "body": {
+      "content": {
+        "application/json": {
+          "schema": {
+            "$ref": "TokenRequest"
+          }
+        }
+      }
+    },
+    "response": {
+      "200": {
+        "$ref": "TokenResponse"
       },
-      "401": { $ref: "ErrorBody", description: "unauthenticated: unknown key or wrong secret." },
+      "400": {
+        "$ref": "ErrorBody",
+        "description": "Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument."
+      },
+      "401": {
+        "$ref": "ErrorBody",
+        "description": "unauthenticated: unknown key or wrong secret."
+      },
       "403": {
-        $ref: "ErrorBody",
-        description: "permission_denied: the token does not grant this.",
+        "$ref": "ErrorBody",
+        "description": "permission_denied: the token does not grant this."
       },
       "408": {
-        $ref: "ErrorBody",
-        description:
-          "request_timeout (retryable, connection: close): the request body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms.",
+        "$ref": "ErrorBody",
+        "description": "request_timeout (retryable, connection: close): the request body stalled (no byte for --body-idle-ms) or did not arrive within --body-timeout-ms."
       },
       "413": {
-        $ref: "ErrorBody",
-        description:
-          "payload_too_large: over the body limit or the 100 MiB batch limit (`field` names the record).",
+        "$ref": "ErrorBody",
+        "description": "payload_too_large: over the body limit or the 100 MiB batch limit (`field` names the record)."
       },
       "415": {
-        $ref: "ErrorBody",
-        description: "unsupported_media_type: send Content-Type application/json.",
+        "$ref": "ErrorBody",
+        "description": "unsupported_media_type: send Content-Type application/json."
       },
       "429": {
-        $ref: "ErrorBody",
-        description:
-          "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "resource_exhausted (retryable, Retry-After): too many append bytes in flight, in the gateway or from this client (then with connection: close), or a star's limit; an append over the stream's throughput cap (throughput_max_bytes_per_second) carries `limit_bytes_per_second` and `retry_after_ms`, and nothing of it was appended.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
-      "500": { $ref: "ErrorBody", description: "internal." },
+      "500": {
+        "$ref": "ErrorBody",
+        "description": "internal."
+      },
       "501": {
-        $ref: "ErrorBody",
-        description: "unimplemented: this gateway or the star does not serve it (yet).",
+        "$ref": "ErrorBody",
+        "description": "unimplemented: this gateway or the star does not serve it (yet)."
       },
       "503": {
-        $ref: "ErrorBody",
-        description:
-          'unavailable (retryable, Retry-After): no star answered. On an append, `"outcome": "unknown"` when it may have landed.',
-        headers: {
-          "retry-after": { type: "string", description: "Seconds to wait before retrying." },
-        },
+        "$ref": "ErrorBody",
+        "description": "unavailable (retryable, Retry-After): no star answered. On an append, `\"outcome\": \"unknown\"` when it may have landed.",
+        "headers": {
+          "retry-after": {
+            "type": "string",
+            "description": "Seconds to wait before retrying."
+          }
+        }
       },
       "504": {
-        $ref: "ErrorBody",
-        description: "deadline_exceeded (retryable): the star did not answer in time.",
-      },
-    },
+        "$ref": "ErrorBody",
+        "description": "deadline_exceeded (retryable): the star did not answer in time."
+      }
+    }
   },
-  livez: {
-    operationId: "livez",
-    summary: "Liveness",
-    tags: ["service"],
-    response: {
+  "livez": {
+    "operationId": "livez",
+    "summary": "Liveness",
+    "tags": [
+      "service"
+    ],
+    "response": {
       "200": {
-        type: "object",
-        required: ["status"],
-        properties: { status: { type: "string", const: "ok" } },
-        description: "The process runs.",
+        "type": "object",
+        "required": [
+          "status"
+        ],
+        "properties": {
+          "status": {
+            "type": "string",
+            "const": "ok"
+          }
+        },
+        "description": "The process runs."
       },
-      "500": { $ref: "ErrorBody", description: "internal." },
-    },
+      "500": {
+        "$ref": "ErrorBody",
+        "description": "internal."
+      }
+    }
   },
-  readyz: {
-    operationId: "readyz",
-    summary: "Readiness",
-    description: "200 while a star answers and the gateway is not draining.",
-    tags: ["service"],
-    response: {
+  "readyz": {
+    "operationId": "readyz",
+    "summary": "Readiness",
+    "description": "200 while a star answers and the gateway is not draining.",
+    "tags": [
+      "service"
+    ],
+    "response": {
       "200": {
-        type: "object",
-        required: ["status"],
-        properties: { status: { type: "string" } },
-        description: "Ready.",
+        "type": "object",
+        "required": [
+          "status"
+        ],
+        "properties": {
+          "status": {
+            "type": "string"
+          }
+        },
+        "description": "Ready."
       },
-      "500": { $ref: "ErrorBody", description: "internal." },
+      "500": {
+        "$ref": "ErrorBody",
+        "description": "internal."
+      },
       "503": {
-        type: "object",
-        required: ["status"],
-        properties: { status: { type: "string" } },
-        description: "Draining, or no star answers.",
-      },
-    },
+        "type": "object",
+        "required": [
+          "status"
+        ],
+        "properties": {
+          "status": {
+            "type": "string"
+          }
+        },
+        "description": "Draining, or no star answers."
+      }
+    }
   },
-  metrics: {
-    operationId: "metrics",
-    summary: "Prometheus metrics",
-    tags: ["service"],
-    response: {
+  "metrics": {
+    "operationId": "metrics",
+    "summary": "Prometheus metrics",
+    "tags": [
+      "service"
+    ],
+    "response": {
       "200": {
-        description:
-          "Requests by route and status, latency, upstream calls by verb and code, redirects.",
-        content: { "text/plain": { schema: { type: "string" } } },
+        "description": "Requests by route and status, latency, upstream calls by verb and code, redirects.",
+        "content": {
+          "text/plain": {
+            "schema": {
+              "type": "string"
+            }
+          }
+        }
       },
-      "500": { $ref: "ErrorBody", description: "internal." },
-    },
+      "500": {
+        "$ref": "ErrorBody",
+        "description": "internal."
+      }
+    }
   },
-  openapi: {
-    operationId: "openapi",
-    summary: "This OpenAPI document",
-    description: "Also browsable at /docs.",
-    tags: ["service"],
-    response: {
+  "openapi": {
+    "operationId": "openapi",
+    "summary": "This OpenAPI document",
+    "description": "Also browsable at /docs.",
+    "tags": [
+      "service"
+    ],
+    "response": {
       "200": {
-        description: "OpenAPI 3.1.",
-        content: { "application/json": { schema: { type: "object" } } },
+        "description": "OpenAPI 3.1.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "type": "object"
+            }
+          }
+        }
       },
-      "500": { $ref: "ErrorBody", description: "internal." },
-    },
-  },
+      "500": {
+        "$ref": "ErrorBody",
+        "description": "internal."
+      }
+    }
+  }
 } as unknown as typeof routeSchemasSource;
 export const sharedSchemas = [
   {
-    type: "object",
-    required: ["seq_num", "timestamp_ms"],
-    properties: {
-      seq_num: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
-        ],
-        description:
-          "The sequence number; at an exclusive boundary (end, tail), one past the last record (uint64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
-      timestamp_ms: {
-        anyOf: [{ type: "string", pattern: "^-?[0-9]{1,19}$" }, { type: "integer" }],
-        description:
-          "The record's time in milliseconds; 0 when none is known (int64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
-    },
-    $id: "Position",
-    additionalProperties: false,
-    description: "One point on a stream.",
-    examples: [{ seq_num: 100, timestamp_ms: 1709481600000 }],
-  },
-  {
-    type: "object",
-    required: ["name", "value"],
-    properties: {
-      name: {
-        type: "string",
-        minLength: 1,
-        description:
-          "Header name, not empty: UTF-8 text with format=raw (the default), standard or URL-safe base64 with format=base64",
-      },
-      value: {
-        type: "string",
-        description:
-          "Header value: UTF-8 text with format=raw (the default), standard or URL-safe base64 with format=base64",
-      },
-    },
-    $id: "Header",
-    additionalProperties: false,
-    description: "A record header. Names and values are opaque bytes; duplicates keep their order.",
-    examples: [{ name: "content-type", value: "application/json" }],
-  },
-  {
-    type: "object",
-    required: ["name", "value"],
-    properties: {
-      name: {
-        type: "string",
-        description:
-          'Header name: UTF-8 text with format=raw (the default), standard or URL-safe base64 with format=base64. Empty only in a command record, whose one header it is (["", "fence"] or ["", "trim"], written through S2\'s API or gRPC)',
-      },
-      value: {
-        type: "string",
-        description:
-          "Header value: UTF-8 text with format=raw (the default), standard or URL-safe base64 with format=base64",
-      },
-    },
-    $id: "ReadHeader",
-    additionalProperties: false,
-    description:
-      "A stored record's header. Names and values are opaque bytes; duplicates keep their order.",
-    examples: [{ name: "content-type", value: "application/json" }],
-  },
-  {
-    type: "array",
-    items: { type: "string" },
-    $id: "HeaderPair",
-    minItems: 2,
-    maxItems: 2,
-    description: "A header as a [name, value] pair; accepted on input only.",
-    examples: [["content-type", "application/json"]],
-  },
-  {
-    type: "object",
-    properties: {
-      body: {
-        type: "string",
-        description:
-          "The body (empty when absent): UTF-8 text with format=raw (the default), standard or URL-safe base64 with format=base64",
-      },
-      headers: {
-        type: "array",
-        items: { anyOf: [{ $ref: "Header" }, { $ref: "HeaderPair" }] },
-        maxItems: 100,
-        description: "At most 100, in order, duplicates kept.",
-      },
-      timestamp_ms: {
-        anyOf: [{ type: "string", pattern: "^-?[0-9]{1,19}$" }, { type: "integer" }],
-        description:
-          "The client's stamp in milliseconds, honored per the stream's timestamping mode (int64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
-    },
-    $id: "AppendRecord",
-    additionalProperties: false,
-    description:
-      "One record to append. Its content bytes (body plus every header name and value) are at most 1 MiB.",
-    examples: [
-      {
-        body: "hello",
-        headers: [{ name: "event-type", value: "greeting" }],
-        timestamp_ms: 1709481600000,
-      },
+    "type": "object",
+    "required": [
+      "seq_num",
+      "timestamp_ms"
     ],
-  },
-  {
-    type: "object",
-    required: ["records"],
-    properties: {
-      records: {
-        type: "array",
-        items: { $ref: "AppendRecord" },
-        minItems: 1,
-        description: "One batch, appended whole.",
-      },
-      match_seq_num: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
+    "properties": {
+      "seq_num": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
         ],
-        description:
-          "The batch lands only if its first record would get this seq_num (412 seq_num_mismatch otherwise) (uint64; exact: digits beyond 2^53-1, or a decimal string)",
+        "description": "The sequence number; at an exclusive boundary (end, tail), one past the last record (uint64; exact: digits beyond 2^53-1, or a decimal string)"
       },
-      fencing_token: {
-        type: "string",
-        maxLength: 48,
-        description:
-          "Required on a fenced stream: the installed token (plain text, at most 48 UTF-8 bytes).",
-      },
-    },
-    $id: "AppendInput",
-    additionalProperties: false,
-    description:
-      "An append: one batch of records, with optional conditions. One per line in an NDJSON session.",
-    examples: [
-      {
-        records: [
-          { body: "...", headers: [{ name: "...", value: "..." }], timestamp_ms: 1709481600000 },
+      "timestamp_ms": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^-?[0-9]{1,19}$"
+          },
+          {
+            "type": "integer"
+          }
         ],
-        match_seq_num: 42,
-        fencing_token: "...",
-      },
-    ],
+        "description": "The record's time in milliseconds; 0 when none is known (int64; exact: digits beyond 2^53-1, or a decimal string)"
+      }
+    },
+    "$id": "Position",
+    "additionalProperties": false,
+    "description": "One point on a stream.",
+    "examples": [
+      {
+        "seq_num": 100,
+        "timestamp_ms": 1709481600000
+      }
+    ]
   },
   {
-    type: "object",
-    properties: {
-      records: {
-        type: "array",
-        items: { $ref: "AppendRecord" },
-        minItems: 1,
-        description: "A final batch, appended whole before the stream closes.",
+    "type": "object",
+    "required": [
+      "name",
+      "value"
+    ],
+    "properties": {
+      "name": {
+        "type": "string",
+        "minLength": 1,
+        "description": "Header name, not empty: UTF-8 text with format=raw (the default), standard or URL-safe base64 with format=base64"
       },
-      match_seq_num: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
+      "value": {
+        "type": "string",
+        "description": "Header value: UTF-8 text with format=raw (the default), standard or URL-safe base64 with format=base64"
+      }
+    },
+    "$id": "Header",
+    "additionalProperties": false,
+    "description": "A record header. Names and values are opaque bytes; duplicates keep their order.",
+    "examples": [
+      {
+        "name": "content-type",
+        "value": "application/json"
+      }
+    ]
+  },
+  {
+    "type": "object",
+    "required": [
+      "name",
+      "value"
+    ],
+    "properties": {
+      "name": {
+        "type": "string",
+        "description": "Header name: UTF-8 text with format=raw (the default), standard or URL-safe base64 with format=base64. Empty only in a command record, whose one header it is ([\"\", \"fence\"] or [\"\", \"trim\"], written through S2's API or gRPC)"
+      },
+      "value": {
+        "type": "string",
+        "description": "Header value: UTF-8 text with format=raw (the default), standard or URL-safe base64 with format=base64"
+      }
+    },
+    "$id": "ReadHeader",
+    "additionalProperties": false,
+    "description": "A stored record's header. Names and values are opaque bytes; duplicates keep their order.",
+    "examples": [
+      {
+        "name": "content-type",
+        "value": "application/json"
+      }
+    ]
+  },
+  {
+    "type": "array",
+    "items": {
+      "type": "string"
+    },
+    "$id": "HeaderPair",
+    "minItems": 2,
+    "maxItems": 2,
+    "description": "A header as a [name, value] pair; accepted on input only.",
+    "examples": [
+      [
+        "content-type",
+        "application/json"
+      ]
+    ]
+  },
+  {
+    "type": "object",
+    "properties": {
+      "body": {
+        "type": "string",
+        "description": "The body (empty when absent): UTF-8 text with format=raw (the default), standard or URL-safe base64 with format=base64"
+      },
+      "headers": {
+        "type": "array",
+        "items": {
+          "anyOf": [
+            {
+              "$ref": "Header"
+            },
+            {
+              "$ref": "HeaderPair"
+            }
+          ]
+        },
+        "maxItems": 100,
+        "description": "At most 100, in order, duplicates kept."
+      },
+      "timestamp_ms": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^-?[0-9]{1,19}$"
+          },
+          {
+            "type": "integer"
+          }
         ],
-        description:
-          "With records: the final batch lands only if its first record would get this seq_num (uint64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
-      fencing_token: {
-        type: "string",
-        maxLength: 48,
-        description: "Required on a fenced stream: the installed token.",
-      },
+        "description": "The client's stamp in milliseconds, honored per the stream's timestamping mode (int64; exact: digits beyond 2^53-1, or a decimal string)"
+      }
     },
-    $id: "CloseInput",
-    additionalProperties: false,
-    description:
-      "A close: optionally a final batch, with the same conditions as an append (docs/producers.md).",
-    examples: [{ records: [{ body: "the last one" }] }, { fencing_token: "writer-1" }],
-  },
-  {
-    type: "object",
-    required: ["start", "end", "tail"],
-    properties: {
-      start: { $ref: "Position", description: "The first record appended." },
-      end: { $ref: "Position", description: "One past the last record appended." },
-      tail: { $ref: "Position", description: "The committed tail, at least end." },
-      duplicate: {
-        type: "boolean",
-        const: true,
-        description:
-          "Only when true: a producer's retry of a batch the stream has; nothing was appended, start and end are the original's (docs/producers.md).",
-      },
-      closed: {
-        type: "boolean",
-        const: true,
-        description: "Only when true: the stream is closed.",
-      },
-    },
-    $id: "AppendAck",
-    additionalProperties: false,
-    description: "The acknowledgement of one appended batch.",
-    examples: [
+    "$id": "AppendRecord",
+    "additionalProperties": false,
+    "description": "One record to append. Its content bytes (body plus every header name and value) are at most 1 MiB.",
+    "examples": [
       {
-        start: { seq_num: 100, timestamp_ms: 1709481600000 },
-        end: { seq_num: 103, timestamp_ms: 1709481600000 },
-        tail: { seq_num: 103, timestamp_ms: 1709481600000 },
-      },
-    ],
-  },
-  {
-    type: "object",
-    required: ["seq_num", "timestamp_ms", "headers", "body"],
-    properties: {
-      seq_num: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
+        "body": "hello",
+        "headers": [
+          {
+            "name": "event-type",
+            "value": "greeting"
+          }
         ],
-        description:
-          "The record's sequence number (uint64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
-      timestamp_ms: {
-        anyOf: [{ type: "string", pattern: "^-?[0-9]{1,19}$" }, { type: "integer" }],
-        description:
-          "The record's time in milliseconds (int64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
-      headers: { type: "array", items: { $ref: "ReadHeader" } },
-      body: {
-        type: "string",
-        description:
-          "The body: UTF-8 text with format=raw (the default), standard base64 with format=base64",
-      },
-    },
-    $id: "ReadRecord",
-    additionalProperties: false,
-    description:
-      "A stored record. With format=raw, a record that is not UTF-8 fails the read (422 not_utf8).",
-    examples: [
-      {
-        seq_num: 100,
-        timestamp_ms: 1709481600000,
-        headers: [{ name: "event-type", value: "order.created" }],
-        body: '{"order_id":123}',
-      },
+        "timestamp_ms": 1709481600000
+      }
+    ]
+  },
+  {
+    "type": "object",
+    "required": [
+      "records"
     ],
-  },
-  {
-    type: "object",
-    required: ["records", "tail"],
-    properties: {
-      records: { type: "array", items: { $ref: "ReadRecord" }, description: "Empty at the tail." },
-      tail: {
-        $ref: "Position",
-        description: "Where the stream ends: the next seq_num to be assigned.",
+    "properties": {
+      "records": {
+        "type": "array",
+        "items": {
+          "$ref": "AppendRecord"
+        },
+        "minItems": 1,
+        "description": "One batch, appended whole."
       },
-      closed: {
-        type: "boolean",
-        const: true,
-        description:
-          "Only when true: the stream is closed and this page ends at its tail; nothing will follow.",
+      "match_seq_num": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "The batch lands only if its first record would get this seq_num (412 seq_num_mismatch otherwise) (uint64; exact: digits beyond 2^53-1, or a decimal string)"
       },
+      "fencing_token": {
+        "type": "string",
+        "maxLength": 48,
+        "description": "Required on a fenced stream: the installed token (plain text, at most 48 UTF-8 bytes)."
+      }
     },
-    $id: "ReadBatch",
-    additionalProperties: false,
-    description: "A page of records (and, over SSE, one `batch` event's data).",
-    examples: [
+    "$id": "AppendInput",
+    "additionalProperties": false,
+    "description": "An append: one batch of records, with optional conditions. One per line in an NDJSON session.",
+    "examples": [
       {
-        records: [{ seq_num: 100, timestamp_ms: 1709481600000, headers: [], body: "hello" }],
-        tail: { seq_num: 150, timestamp_ms: 1709482000000 },
-      },
-    ],
+        "records": [
+          {
+            "body": "...",
+            "headers": [
+              {
+                "name": "...",
+                "value": "..."
+              }
+            ],
+            "timestamp_ms": 1709481600000
+          }
+        ],
+        "match_seq_num": 42,
+        "fencing_token": "..."
+      }
+    ]
   },
   {
-    type: "object",
-    required: ["tail"],
-    properties: {
-      tail: {
-        $ref: "Position",
-        description: "The next seq_num (0 on a new stream) and the last record's time.",
+    "type": "object",
+    "properties": {
+      "records": {
+        "type": "array",
+        "items": {
+          "$ref": "AppendRecord"
+        },
+        "minItems": 1,
+        "description": "A final batch, appended whole before the stream closes."
       },
-      closed: {
-        type: "boolean",
-        const: true,
-        description: "Only when true: the stream is closed.",
+      "match_seq_num": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "With records: the final batch lands only if its first record would get this seq_num (uint64; exact: digits beyond 2^53-1, or a decimal string)"
       },
+      "fencing_token": {
+        "type": "string",
+        "maxLength": 48,
+        "description": "Required on a fenced stream: the installed token."
+      }
     },
-    $id: "CheckTailResponse",
-    additionalProperties: false,
-    description: "Where the stream ends, strongly consistently.",
-    examples: [{ tail: { seq_num: 150, timestamp_ms: 1709481600000 } }],
+    "$id": "CloseInput",
+    "additionalProperties": false,
+    "description": "A close: optionally a final batch, with the same conditions as an append (docs/producers.md).",
+    "examples": [
+      {
+        "records": [
+          {
+            "body": "the last one"
+          }
+        ]
+      },
+      {
+        "fencing_token": "writer-1"
+      }
+    ]
   },
   {
-    enum: ["CLASS_STANDARD", "CLASS_EXPRESS"],
-    $id: "Class",
-    description: "A stream's storage class.",
-    examples: ["CLASS_EXPRESS"],
+    "type": "object",
+    "required": [
+      "start",
+      "end",
+      "tail"
+    ],
+    "properties": {
+      "start": {
+        "$ref": "Position",
+        "description": "The first record appended."
+      },
+      "end": {
+        "$ref": "Position",
+        "description": "One past the last record appended."
+      },
+      "tail": {
+        "$ref": "Position",
+        "description": "The committed tail, at least end."
+      },
+      "duplicate": {
+        "type": "boolean",
+        "const": true,
+        "description": "Only when true: a producer's retry of a batch the stream has; nothing was appended, start and end are the original's (docs/producers.md)."
+      },
+      "closed": {
+        "type": "boolean",
+        "const": true,
+        "description": "Only when true: the stream is closed."
+      }
+    },
+    "$id": "AppendAck",
+    "additionalProperties": false,
+    "description": "The acknowledgement of one appended batch.",
+    "examples": [
+      {
+        "start": {
+          "seq_num": 100,
+          "timestamp_ms": 1709481600000
+        },
+        "end": {
+          "seq_num": 103,
+          "timestamp_ms": 1709481600000
+        },
+        "tail": {
+          "seq_num": 103,
+          "timestamp_ms": 1709481600000
+        }
+      }
+    ]
   },
   {
-    enum: ["PRODUCER_POLICY_ANY", "PRODUCER_POLICY_FENCED"],
-    $id: "ProducerPolicy",
-    description: "Who may append: anyone, or only holders of the installed fencing token.",
-    examples: ["PRODUCER_POLICY_FENCED"],
+    "type": "object",
+    "required": [
+      "seq_num",
+      "timestamp_ms",
+      "headers",
+      "body"
+    ],
+    "properties": {
+      "seq_num": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "The record's sequence number (uint64; exact: digits beyond 2^53-1, or a decimal string)"
+      },
+      "timestamp_ms": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^-?[0-9]{1,19}$"
+          },
+          {
+            "type": "integer"
+          }
+        ],
+        "description": "The record's time in milliseconds (int64; exact: digits beyond 2^53-1, or a decimal string)"
+      },
+      "headers": {
+        "type": "array",
+        "items": {
+          "$ref": "ReadHeader"
+        }
+      },
+      "body": {
+        "type": "string",
+        "description": "The body: UTF-8 text with format=raw (the default), standard base64 with format=base64"
+      }
+    },
+    "$id": "ReadRecord",
+    "additionalProperties": false,
+    "description": "A stored record. With format=raw, a record that is not UTF-8 fails the read (422 not_utf8).",
+    "examples": [
+      {
+        "seq_num": 100,
+        "timestamp_ms": 1709481600000,
+        "headers": [
+          {
+            "name": "event-type",
+            "value": "order.created"
+          }
+        ],
+        "body": "{\"order_id\":123}"
+      }
+    ]
   },
   {
-    enum: [
+    "type": "object",
+    "required": [
+      "records",
+      "tail"
+    ],
+    "properties": {
+      "records": {
+        "type": "array",
+        "items": {
+          "$ref": "ReadRecord"
+        },
+        "description": "Empty at the tail."
+      },
+      "tail": {
+        "$ref": "Position",
+        "description": "Where the stream ends: the next seq_num to be assigned."
+      },
+      "closed": {
+        "type": "boolean",
+        "const": true,
+        "description": "Only when true: the stream is closed and this page ends at its tail; nothing will follow."
+      }
+    },
+    "$id": "ReadBatch",
+    "additionalProperties": false,
+    "description": "A page of records (and, over SSE, one `batch` event's data).",
+    "examples": [
+      {
+        "records": [
+          {
+            "seq_num": 100,
+            "timestamp_ms": 1709481600000,
+            "headers": [],
+            "body": "hello"
+          }
+        ],
+        "tail": {
+          "seq_num": 150,
+          "timestamp_ms": 1709482000000
+        }
+      }
+    ]
+  },
+  {
+    "type": "object",
+    "required": [
+      "tail"
+    ],
+    "properties": {
+      "tail": {
+        "$ref": "Position",
+        "description": "The next seq_num (0 on a new stream) and the last record's time."
+      },
+      "closed": {
+        "type": "boolean",
+        "const": true,
+        "description": "Only when true: the stream is closed."
+      }
+    },
+    "$id": "CheckTailResponse",
+    "additionalProperties": false,
+    "description": "Where the stream ends, strongly consistently.",
+    "examples": [
+      {
+        "tail": {
+          "seq_num": 150,
+          "timestamp_ms": 1709481600000
+        }
+      }
+    ]
+  },
+  {
+    "enum": [
+      "CLASS_STANDARD",
+      "CLASS_EXPRESS"
+    ],
+    "$id": "Class",
+    "description": "A stream's storage class.",
+    "examples": [
+      "CLASS_EXPRESS"
+    ]
+  },
+  {
+    "enum": [
+      "PRODUCER_POLICY_ANY",
+      "PRODUCER_POLICY_FENCED"
+    ],
+    "$id": "ProducerPolicy",
+    "description": "Who may append: anyone, or only holders of the installed fencing token.",
+    "examples": [
+      "PRODUCER_POLICY_FENCED"
+    ]
+  },
+  {
+    "enum": [
       "TIMESTAMPING_MODE_CLIENT_PREFER",
       "TIMESTAMPING_MODE_CLIENT_REQUIRE",
-      "TIMESTAMPING_MODE_ARRIVAL",
+      "TIMESTAMPING_MODE_ARRIVAL"
     ],
-    $id: "TimestampingMode",
-    description:
-      "Whose clock stamps a record: the client's when given, always the client's, or arrival time.",
-    examples: ["TIMESTAMPING_MODE_ARRIVAL"],
+    "$id": "TimestampingMode",
+    "description": "Whose clock stamps a record: the client's when given, always the client's, or arrival time.",
+    "examples": [
+      "TIMESTAMPING_MODE_ARRIVAL"
+    ]
   },
   {
-    enum: ["CLASS_UNSPECIFIED", "CLASS_STANDARD", "CLASS_EXPRESS"],
-    $id: "ClassOnCreate",
-    description:
-      "A stream's storage class; on a create, the _UNSPECIFIED value (like leaving the field out) takes the default.",
-    examples: ["CLASS_EXPRESS"],
+    "enum": [
+      "CLASS_UNSPECIFIED",
+      "CLASS_STANDARD",
+      "CLASS_EXPRESS"
+    ],
+    "$id": "ClassOnCreate",
+    "description": "A stream's storage class; on a create, the _UNSPECIFIED value (like leaving the field out) takes the default.",
+    "examples": [
+      "CLASS_EXPRESS"
+    ]
   },
   {
-    enum: ["PRODUCER_POLICY_UNSPECIFIED", "PRODUCER_POLICY_ANY", "PRODUCER_POLICY_FENCED"],
-    $id: "ProducerPolicyOnCreate",
-    description:
-      "Who may append: anyone, or only holders of the installed fencing token; on a create, the _UNSPECIFIED value (like leaving the field out) takes the default.",
-    examples: ["PRODUCER_POLICY_FENCED"],
+    "enum": [
+      "PRODUCER_POLICY_UNSPECIFIED",
+      "PRODUCER_POLICY_ANY",
+      "PRODUCER_POLICY_FENCED"
+    ],
+    "$id": "ProducerPolicyOnCreate",
+    "description": "Who may append: anyone, or only holders of the installed fencing token; on a create, the _UNSPECIFIED value (like leaving the field out) takes the default.",
+    "examples": [
+      "PRODUCER_POLICY_FENCED"
+    ]
   },
   {
-    enum: [
+    "enum": [
       "TIMESTAMPING_MODE_UNSPECIFIED",
       "TIMESTAMPING_MODE_CLIENT_PREFER",
       "TIMESTAMPING_MODE_CLIENT_REQUIRE",
-      "TIMESTAMPING_MODE_ARRIVAL",
+      "TIMESTAMPING_MODE_ARRIVAL"
     ],
-    $id: "TimestampingModeOnCreate",
-    description:
-      "Whose clock stamps a record: the client's when given, always the client's, or arrival time; on a create, the _UNSPECIFIED value (like leaving the field out) takes the default.",
-    examples: ["TIMESTAMPING_MODE_ARRIVAL"],
+    "$id": "TimestampingModeOnCreate",
+    "description": "Whose clock stamps a record: the client's when given, always the client's, or arrival time; on a create, the _UNSPECIFIED value (like leaving the field out) takes the default.",
+    "examples": [
+      "TIMESTAMPING_MODE_ARRIVAL"
+    ]
   },
   {
-    type: "object",
-    required: ["key"],
-    properties: {
-      key: {
-        type: "string",
-        minLength: 1,
-        description:
-          "The stream key: any UTF-8, 1 to 512 bytes (percent-encoded in paths: a/b is a%2Fb).",
+    "type": "object",
+    "required": [
+      "key"
+    ],
+    "properties": {
+      "key": {
+        "type": "string",
+        "minLength": 1,
+        "description": "The stream key: any UTF-8, 1 to 512 bytes (percent-encoded in paths: a/b is a%2Fb)."
       },
-      class: { $ref: "ClassOnCreate" },
-      producer_policy: { $ref: "ProducerPolicyOnCreate" },
-      retention_max_age_ms: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
+      "class": {
+        "$ref": "ClassOnCreate"
+      },
+      "producer_policy": {
+        "$ref": "ProducerPolicyOnCreate"
+      },
+      "retention_max_age_ms": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
         ],
-        description:
-          "Age-based retention in milliseconds; 0 is unbounded (uint64; exact: digits beyond 2^53-1, or a decimal string)",
+        "description": "Age-based retention in milliseconds; 0 is unbounded (uint64; exact: digits beyond 2^53-1, or a decimal string)"
       },
-      retention_max_bytes: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
+      "retention_max_bytes": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
         ],
-        description:
-          "Size-based retention in bytes; 0 is unbounded (uint64; exact: digits beyond 2^53-1, or a decimal string)",
+        "description": "Size-based retention in bytes; 0 is unbounded (uint64; exact: digits beyond 2^53-1, or a decimal string)"
       },
-      batch_max_bytes: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
+      "batch_max_bytes": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
         ],
-        description:
-          "Group commit: bytes per flight (uint64; exact: digits beyond 2^53-1, or a decimal string)",
+        "description": "Group commit: bytes per flight (uint64; exact: digits beyond 2^53-1, or a decimal string)"
       },
-      batch_max_records: {
-        type: "integer",
-        minimum: 0,
-        maximum: 4294967295,
-        description: "Group commit: records per flight",
+      "batch_max_records": {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 4294967295,
+        "description": "Group commit: records per flight"
       },
-      batch_max_delay_ms: {
-        type: "integer",
-        minimum: 0,
-        maximum: 4294967295,
-        description: "Group commit: the longest wait for a flight, in milliseconds",
+      "batch_max_delay_ms": {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 4294967295,
+        "description": "Group commit: the longest wait for a flight, in milliseconds"
       },
-      throughput_max_bytes_per_second: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
+      "throughput_max_bytes_per_second": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
         ],
-        description:
-          "Append throughput cap; 0 is unlimited (uint64; exact: digits beyond 2^53-1, or a decimal string)",
+        "description": "Append throughput cap; 0 is unlimited (uint64; exact: digits beyond 2^53-1, or a decimal string)"
       },
-      timestamping_mode: { $ref: "TimestampingModeOnCreate" },
-      timestamping_uncapped: {
-        type: "boolean",
-        description:
-          "Client stamps may exceed arrival time (an application's own scale); excludes age retention.",
+      "timestamping_mode": {
+        "$ref": "TimestampingModeOnCreate"
       },
-      delete_on_empty_min_age_ms: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
+      "timestamping_uncapped": {
+        "type": "boolean",
+        "description": "Client stamps may exceed arrival time (an application's own scale); excludes age retention."
+      },
+      "delete_on_empty_min_age_ms": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
         ],
-        description:
-          "Once the stream has no records (all trimmed or expired) and is at least this old, its star deletes it; 0 is never (uint64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
+        "description": "Once the stream has no records (all trimmed or expired) and is at least this old, its star deletes it; 0 is never (uint64; exact: digits beyond 2^53-1, or a decimal string)"
+      }
     },
-    $id: "CreateStreamBody",
-    additionalProperties: false,
-    description:
-      "CreateStream: the key and any configuration; an absent field takes the bucket's default.",
-    examples: [{ key: "orders/eu", class: "CLASS_EXPRESS", retention_max_age_ms: 604800000 }],
+    "$id": "CreateStreamBody",
+    "additionalProperties": false,
+    "description": "CreateStream: the key and any configuration; an absent field takes the bucket's default.",
+    "examples": [
+      {
+        "key": "orders/eu",
+        "class": "CLASS_EXPRESS",
+        "retention_max_age_ms": 604800000
+      }
+    ]
   },
   {
-    type: "object",
-    properties: {
-      class: { $ref: "Class" },
-      producer_policy: { $ref: "ProducerPolicy" },
-      retention_max_age_ms: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
+    "type": "object",
+    "properties": {
+      "class": {
+        "$ref": "Class"
+      },
+      "producer_policy": {
+        "$ref": "ProducerPolicy"
+      },
+      "retention_max_age_ms": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
         ],
-        description:
-          "Age-based retention in milliseconds; 0 is unbounded (uint64; exact: digits beyond 2^53-1, or a decimal string)",
+        "description": "Age-based retention in milliseconds; 0 is unbounded (uint64; exact: digits beyond 2^53-1, or a decimal string)"
       },
-      retention_max_bytes: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
+      "retention_max_bytes": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
         ],
-        description:
-          "Size-based retention in bytes; 0 is unbounded (uint64; exact: digits beyond 2^53-1, or a decimal string)",
+        "description": "Size-based retention in bytes; 0 is unbounded (uint64; exact: digits beyond 2^53-1, or a decimal string)"
       },
-      batch_max_bytes: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
+      "batch_max_bytes": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
         ],
-        description:
-          "Group commit: bytes per flight (uint64; exact: digits beyond 2^53-1, or a decimal string)",
+        "description": "Group commit: bytes per flight (uint64; exact: digits beyond 2^53-1, or a decimal string)"
       },
-      batch_max_records: {
-        type: "integer",
-        minimum: 0,
-        maximum: 4294967295,
-        description: "Group commit: records per flight",
+      "batch_max_records": {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 4294967295,
+        "description": "Group commit: records per flight"
       },
-      batch_max_delay_ms: {
-        type: "integer",
-        minimum: 0,
-        maximum: 4294967295,
-        description: "Group commit: the longest wait for a flight, in milliseconds",
+      "batch_max_delay_ms": {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 4294967295,
+        "description": "Group commit: the longest wait for a flight, in milliseconds"
       },
-      throughput_max_bytes_per_second: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
+      "throughput_max_bytes_per_second": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
         ],
-        description:
-          "Append throughput cap; 0 is unlimited (uint64; exact: digits beyond 2^53-1, or a decimal string)",
+        "description": "Append throughput cap; 0 is unlimited (uint64; exact: digits beyond 2^53-1, or a decimal string)"
       },
-      timestamping_mode: { $ref: "TimestampingMode" },
-      timestamping_uncapped: {
-        type: "boolean",
-        description:
-          "Client stamps may exceed arrival time (an application's own scale); excludes age retention.",
+      "timestamping_mode": {
+        "$ref": "TimestampingMode"
       },
-      delete_on_empty_min_age_ms: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
+      "timestamping_uncapped": {
+        "type": "boolean",
+        "description": "Client stamps may exceed arrival time (an application's own scale); excludes age retention."
+      },
+      "delete_on_empty_min_age_ms": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
         ],
-        description:
-          "Once the stream has no records (all trimmed or expired) and is at least this old, its star deletes it; 0 is never (uint64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
+        "description": "Once the stream has no records (all trimmed or expired) and is at least this old, its star deletes it; 0 is never (uint64; exact: digits beyond 2^53-1, or a decimal string)"
+      }
     },
-    $id: "StreamReconfiguration",
-    additionalProperties: false,
-    description:
-      "ReconfigureStream (PATCH): an absent field is unchanged, a present one is set (0 included). null is refused.",
-    examples: [{ retention_max_age_ms: 0, producer_policy: "PRODUCER_POLICY_FENCED" }],
+    "$id": "StreamReconfiguration",
+    "additionalProperties": false,
+    "description": "ReconfigureStream (PATCH): an absent field is unchanged, a present one is set (0 included). null is refused.",
+    "examples": [
+      {
+        "retention_max_age_ms": 0,
+        "producer_policy": "PRODUCER_POLICY_FENCED"
+      }
+    ]
   },
   {
-    type: "object",
-    required: [
+    "type": "object",
+    "required": [
       "bucket",
       "key",
       "stream_id",
@@ -2434,409 +3242,588 @@ export const sharedSchemas = [
       "timestamping_uncapped",
       "delete_on_empty_min_age_ms",
       "creation_token",
-      "created_at_unix_ms",
+      "created_at_unix_ms"
     ],
-    properties: {
-      bucket: { type: "string" },
-      key: { type: "string" },
-      stream_id: { type: "string" },
-      class: { $ref: "Class" },
-      producer_policy: { $ref: "ProducerPolicy" },
-      retention_max_age_ms: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
-        ],
-        description:
-          "Age-based retention in milliseconds; 0 is unbounded (uint64; exact: digits beyond 2^53-1, or a decimal string)",
+    "properties": {
+      "bucket": {
+        "type": "string"
       },
-      retention_max_bytes: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
-        ],
-        description:
-          "Size-based retention in bytes; 0 is unbounded (uint64; exact: digits beyond 2^53-1, or a decimal string)",
+      "key": {
+        "type": "string"
       },
-      batch_max_bytes: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
-        ],
-        description:
-          "Group commit: bytes per flight (uint64; exact: digits beyond 2^53-1, or a decimal string)",
+      "stream_id": {
+        "type": "string"
       },
-      batch_max_records: {
-        type: "integer",
-        minimum: 0,
-        maximum: 4294967295,
-        description: "Group commit: records per flight",
+      "class": {
+        "$ref": "Class"
       },
-      batch_max_delay_ms: {
-        type: "integer",
-        minimum: 0,
-        maximum: 4294967295,
-        description: "Group commit: the longest wait for a flight, in milliseconds",
+      "producer_policy": {
+        "$ref": "ProducerPolicy"
       },
-      throughput_max_bytes_per_second: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
-        ],
-        description:
-          "Append throughput cap; 0 is unlimited (uint64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
-      timestamping_mode: { $ref: "TimestampingMode" },
-      timestamping_uncapped: {
-        type: "boolean",
-        description:
-          "Client stamps may exceed arrival time (an application's own scale); excludes age retention.",
-      },
-      delete_on_empty_min_age_ms: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
-        ],
-        description:
-          "Once the stream has no records (all trimmed or expired) and is at least this old, its star deletes it; 0 is never (uint64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
-      creation_token: {
-        type: "string",
-        description: "The nova-request-token the stream was created with.",
-      },
-      created_at_unix_ms: {
-        anyOf: [{ type: "string", pattern: "^-?[0-9]{1,19}$" }, { type: "integer" }],
-        description: "Creation time (int64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
-      deleted_at_unix_ms: {
-        anyOf: [{ type: "string", pattern: "^-?[0-9]{1,19}$" }, { type: "integer" }],
-        description:
-          "Deletion time; present only while the stream is being deleted (int64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
-    },
-    $id: "Stream",
-    additionalProperties: false,
-    description: "A stream's descriptor.",
-    examples: [
-      {
-        bucket: "shop",
-        key: "orders/eu",
-        stream_id: "01HQ8Z3V6V2Y4K",
-        class: "CLASS_EXPRESS",
-        producer_policy: "PRODUCER_POLICY_ANY",
-        retention_max_age_ms: 604800000,
-        retention_max_bytes: 0,
-        batch_max_bytes: 1048576,
-        batch_max_records: 1000,
-        batch_max_delay_ms: 5,
-        throughput_max_bytes_per_second: 0,
-        timestamping_mode: "TIMESTAMPING_MODE_CLIENT_PREFER",
-        timestamping_uncapped: false,
-        delete_on_empty_min_age_ms: 0,
-        creation_token: "",
-        created_at_unix_ms: 1709481600000,
-      },
-    ],
-  },
-  {
-    type: "object",
-    required: ["stream", "fencing_token", "closed"],
-    properties: {
-      stream: { $ref: "Stream" },
-      fencing_token: {
-        type: "string",
-        description: "The installed fencing token; empty when none is installed.",
-      },
-      closed: {
-        type: "boolean",
-        description: "Closed for appends (POST .../close); reads still serve every record.",
-      },
-    },
-    $id: "GetStreamResponse",
-    additionalProperties: false,
-    description: "A stream's descriptor, its installed fencing token, and whether it is closed.",
-    examples: [
-      {
-        stream: {
-          bucket: "shop",
-          key: "orders/eu",
-          stream_id: "01HQ8Z3V6V2Y4K",
-          class: "CLASS_EXPRESS",
-          producer_policy: "PRODUCER_POLICY_ANY",
-          retention_max_age_ms: 604800000,
-          retention_max_bytes: 0,
-          batch_max_bytes: 1048576,
-          batch_max_records: 1000,
-          batch_max_delay_ms: 5,
-          throughput_max_bytes_per_second: 0,
-          timestamping_mode: "TIMESTAMPING_MODE_CLIENT_PREFER",
-          timestamping_uncapped: false,
-          delete_on_empty_min_age_ms: 0,
-          creation_token: "",
-          created_at_unix_ms: 1709481600000,
-        },
-        fencing_token: "",
-        closed: false,
-      },
-    ],
-  },
-  {
-    type: "object",
-    required: ["streams", "next"],
-    properties: {
-      streams: { type: "array", items: { $ref: "Stream" } },
-      next: {
-        type: "string",
-        description: "The cursor for the next page (start_after); empty when complete.",
-      },
-    },
-    $id: "ListStreamsResponse",
-    additionalProperties: false,
-    description: "One page of a bucket's streams.",
-    examples: [
-      {
-        streams: [
+      "retention_max_age_ms": {
+        "anyOf": [
           {
-            bucket: "shop",
-            key: "orders/eu",
-            stream_id: "01HQ8Z3V6V2Y4K",
-            class: "CLASS_EXPRESS",
-            producer_policy: "PRODUCER_POLICY_ANY",
-            retention_max_age_ms: 604800000,
-            retention_max_bytes: 0,
-            batch_max_bytes: 1048576,
-            batch_max_records: 1000,
-            batch_max_delay_ms: 5,
-            throughput_max_bytes_per_second: 0,
-            timestamping_mode: "TIMESTAMPING_MODE_CLIENT_PREFER",
-            timestamping_uncapped: false,
-            delete_on_empty_min_age_ms: 0,
-            creation_token: "",
-            created_at_unix_ms: 1709481600000,
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
           },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
         ],
-        next: "",
+        "description": "Age-based retention in milliseconds; 0 is unbounded (uint64; exact: digits beyond 2^53-1, or a decimal string)"
       },
+      "retention_max_bytes": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "Size-based retention in bytes; 0 is unbounded (uint64; exact: digits beyond 2^53-1, or a decimal string)"
+      },
+      "batch_max_bytes": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "Group commit: bytes per flight (uint64; exact: digits beyond 2^53-1, or a decimal string)"
+      },
+      "batch_max_records": {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 4294967295,
+        "description": "Group commit: records per flight"
+      },
+      "batch_max_delay_ms": {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 4294967295,
+        "description": "Group commit: the longest wait for a flight, in milliseconds"
+      },
+      "throughput_max_bytes_per_second": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "Append throughput cap; 0 is unlimited (uint64; exact: digits beyond 2^53-1, or a decimal string)"
+      },
+      "timestamping_mode": {
+        "$ref": "TimestampingMode"
+      },
+      "timestamping_uncapped": {
+        "type": "boolean",
+        "description": "Client stamps may exceed arrival time (an application's own scale); excludes age retention."
+      },
+      "delete_on_empty_min_age_ms": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "Once the stream has no records (all trimmed or expired) and is at least this old, its star deletes it; 0 is never (uint64; exact: digits beyond 2^53-1, or a decimal string)"
+      },
+      "creation_token": {
+        "type": "string",
+        "description": "The nova-request-token the stream was created with."
+      },
+      "created_at_unix_ms": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^-?[0-9]{1,19}$"
+          },
+          {
+            "type": "integer"
+          }
+        ],
+        "description": "Creation time (int64; exact: digits beyond 2^53-1, or a decimal string)"
+      },
+      "deleted_at_unix_ms": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^-?[0-9]{1,19}$"
+          },
+          {
+            "type": "integer"
+          }
+        ],
+        "description": "Deletion time; present only while the stream is being deleted (int64; exact: digits beyond 2^53-1, or a decimal string)"
+      }
+    },
+    "$id": "Stream",
+    "additionalProperties": false,
+    "description": "A stream's descriptor.",
+    "examples": [
+      {
+        "bucket": "shop",
+        "key": "orders/eu",
+        "stream_id": "01HQ8Z3V6V2Y4K",
+        "class": "CLASS_EXPRESS",
+        "producer_policy": "PRODUCER_POLICY_ANY",
+        "retention_max_age_ms": 604800000,
+        "retention_max_bytes": 0,
+        "batch_max_bytes": 1048576,
+        "batch_max_records": 1000,
+        "batch_max_delay_ms": 5,
+        "throughput_max_bytes_per_second": 0,
+        "timestamping_mode": "TIMESTAMPING_MODE_CLIENT_PREFER",
+        "timestamping_uncapped": false,
+        "delete_on_empty_min_age_ms": 0,
+        "creation_token": "",
+        "created_at_unix_ms": 1709481600000
+      }
+    ]
+  },
+  {
+    "type": "object",
+    "required": [
+      "stream",
+      "fencing_token",
+      "closed"
     ],
-  },
-  {
-    type: "object",
-    properties: {
-      seq_num: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
-        ],
-        description:
-          "Trim every record before this seq_num (uint64; exact: digits beyond 2^53-1, or a decimal string)",
+    "properties": {
+      "stream": {
+        "$ref": "Stream"
       },
-      timestamp_ms: {
-        anyOf: [{ type: "string", pattern: "^-?[0-9]{1,19}$" }, { type: "integer" }],
-        description:
-          "Trim every record stamped before this time (int64; exact: digits beyond 2^53-1, or a decimal string)",
+      "fencing_token": {
+        "type": "string",
+        "description": "The installed fencing token; empty when none is installed."
       },
+      "closed": {
+        "type": "boolean",
+        "description": "Closed for appends (POST .../close); reads still serve every record."
+      }
     },
-    $id: "TrimBody",
-    additionalProperties: false,
-    minProperties: 1,
-    maxProperties: 1,
-    description: "The trim point: exactly one of seq_num or timestamp_ms. Trimming is monotonic.",
-    examples: [{ seq_num: 100 }, { timestamp_ms: 1709481600000 }],
+    "$id": "GetStreamResponse",
+    "additionalProperties": false,
+    "description": "A stream's descriptor, its installed fencing token, and whether it is closed.",
+    "examples": [
+      {
+        "stream": {
+          "bucket": "shop",
+          "key": "orders/eu",
+          "stream_id": "01HQ8Z3V6V2Y4K",
+          "class": "CLASS_EXPRESS",
+          "producer_policy": "PRODUCER_POLICY_ANY",
+          "retention_max_age_ms": 604800000,
+          "retention_max_bytes": 0,
+          "batch_max_bytes": 1048576,
+          "batch_max_records": 1000,
+          "batch_max_delay_ms": 5,
+          "throughput_max_bytes_per_second": 0,
+          "timestamping_mode": "TIMESTAMPING_MODE_CLIENT_PREFER",
+          "timestamping_uncapped": false,
+          "delete_on_empty_min_age_ms": 0,
+          "creation_token": "",
+          "created_at_unix_ms": 1709481600000
+        },
+        "fencing_token": "",
+        "closed": false
+      }
+    ]
   },
   {
-    type: "object",
-    required: ["fencing_token"],
-    properties: {
-      fencing_token: {
-        type: "string",
-        maxLength: 48,
-        description: "The token to install (plain text, at most 48 UTF-8 bytes); empty clears it.",
+    "type": "object",
+    "required": [
+      "streams",
+      "next"
+    ],
+    "properties": {
+      "streams": {
+        "type": "array",
+        "items": {
+          "$ref": "Stream"
+        }
       },
+      "next": {
+        "type": "string",
+        "description": "The cursor for the next page (start_after); empty when complete."
+      }
     },
-    $id: "FenceBody",
-    additionalProperties: false,
-    description: "Installs, rotates or clears the stream's fencing token.",
-    examples: [{ fencing_token: "writer-7" }, { fencing_token: "" }],
+    "$id": "ListStreamsResponse",
+    "additionalProperties": false,
+    "description": "One page of a bucket's streams.",
+    "examples": [
+      {
+        "streams": [
+          {
+            "bucket": "shop",
+            "key": "orders/eu",
+            "stream_id": "01HQ8Z3V6V2Y4K",
+            "class": "CLASS_EXPRESS",
+            "producer_policy": "PRODUCER_POLICY_ANY",
+            "retention_max_age_ms": 604800000,
+            "retention_max_bytes": 0,
+            "batch_max_bytes": 1048576,
+            "batch_max_records": 1000,
+            "batch_max_delay_ms": 5,
+            "throughput_max_bytes_per_second": 0,
+            "timestamping_mode": "TIMESTAMPING_MODE_CLIENT_PREFER",
+            "timestamping_uncapped": false,
+            "delete_on_empty_min_age_ms": 0,
+            "creation_token": "",
+            "created_at_unix_ms": 1709481600000
+          }
+        ],
+        "next": ""
+      }
+    ]
   },
   {
-    type: "object",
-    required: ["tail"],
-    properties: {
-      tail: {
-        $ref: "Position",
-        description: "The admission boundary: appends from here on see the new token.",
+    "type": "object",
+    "properties": {
+      "seq_num": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "Trim every record before this seq_num (uint64; exact: digits beyond 2^53-1, or a decimal string)"
       },
+      "timestamp_ms": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^-?[0-9]{1,19}$"
+          },
+          {
+            "type": "integer"
+          }
+        ],
+        "description": "Trim every record stamped before this time (int64; exact: digits beyond 2^53-1, or a decimal string)"
+      }
     },
-    $id: "FenceResponse",
-    additionalProperties: false,
-    description: "The fence's admission boundary.",
-    examples: [{ tail: { seq_num: 150, timestamp_ms: 1709481600000 } }],
+    "$id": "TrimBody",
+    "additionalProperties": false,
+    "minProperties": 1,
+    "maxProperties": 1,
+    "description": "The trim point: exactly one of seq_num or timestamp_ms. Trimming is monotonic.",
+    "examples": [
+      {
+        "seq_num": 100
+      },
+      {
+        "timestamp_ms": 1709481600000
+      }
+    ]
   },
   {
-    type: "object",
-    required: ["name"],
-    properties: {
-      name: {
-        type: "string",
-        pattern: "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
-        description: "3 to 48 of a-z, 0-9 and -, not starting or ending with -.",
-      },
-      location: {
-        type: "string",
-        description: "Where the bucket's data lives (the star's storage location).",
-      },
-      create_stream_on_append: {
-        type: "boolean",
-        description: "An append to a missing stream creates it.",
-      },
-      create_stream_on_read: {
-        type: "boolean",
-        description: "A read of a missing stream creates it (empty).",
-      },
-      default_class: { $ref: "ClassOnCreate" },
-      default_producer_policy: { $ref: "ProducerPolicyOnCreate" },
-      default_retention_max_age_ms: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
-        ],
-        description:
-          "Default age-based retention in milliseconds; 0 is unbounded (uint64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
-      default_retention_max_bytes: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
-        ],
-        description:
-          "Default size-based retention in bytes; 0 is unbounded (uint64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
-      default_batch_max_bytes: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
-        ],
-        description:
-          "Default group commit bytes per flight (uint64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
-      default_batch_max_records: {
-        type: "integer",
-        minimum: 0,
-        maximum: 4294967295,
-        description: "Default group commit records per flight",
-      },
-      default_batch_max_delay_ms: {
-        type: "integer",
-        minimum: 0,
-        maximum: 4294967295,
-        description: "Default group commit wait, in milliseconds",
-      },
-      default_throughput_max_bytes_per_second: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
-        ],
-        description:
-          "Default append throughput cap; 0 is unlimited (uint64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
-      default_timestamping_mode: { $ref: "TimestampingModeOnCreate" },
-      default_timestamping_uncapped: { type: "boolean" },
-      default_delete_on_empty_min_age_ms: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
-        ],
-        description:
-          "Default age after which an empty stream is deleted, in milliseconds; 0 is never (uint64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
+    "type": "object",
+    "required": [
+      "fencing_token"
+    ],
+    "properties": {
+      "fencing_token": {
+        "type": "string",
+        "maxLength": 48,
+        "description": "The token to install (plain text, at most 48 UTF-8 bytes); empty clears it."
+      }
     },
-    $id: "CreateBucketBody",
-    additionalProperties: false,
-    description:
-      "CreateBucket: the name and any configuration; an absent field takes the star's default.",
-    examples: [{ name: "shop", create_stream_on_append: true, default_class: "CLASS_EXPRESS" }],
+    "$id": "FenceBody",
+    "additionalProperties": false,
+    "description": "Installs, rotates or clears the stream's fencing token.",
+    "examples": [
+      {
+        "fencing_token": "writer-7"
+      },
+      {
+        "fencing_token": ""
+      }
+    ]
   },
   {
-    type: "object",
-    properties: {
-      location: {
-        type: "string",
-        description: "Where the bucket's data lives (the star's storage location).",
-      },
-      create_stream_on_append: {
-        type: "boolean",
-        description: "An append to a missing stream creates it.",
-      },
-      create_stream_on_read: {
-        type: "boolean",
-        description: "A read of a missing stream creates it (empty).",
-      },
-      default_class: { $ref: "Class" },
-      default_producer_policy: { $ref: "ProducerPolicy" },
-      default_retention_max_age_ms: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
-        ],
-        description:
-          "Default age-based retention in milliseconds; 0 is unbounded (uint64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
-      default_retention_max_bytes: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
-        ],
-        description:
-          "Default size-based retention in bytes; 0 is unbounded (uint64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
-      default_batch_max_bytes: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
-        ],
-        description:
-          "Default group commit bytes per flight (uint64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
-      default_batch_max_records: {
-        type: "integer",
-        minimum: 0,
-        maximum: 4294967295,
-        description: "Default group commit records per flight",
-      },
-      default_batch_max_delay_ms: {
-        type: "integer",
-        minimum: 0,
-        maximum: 4294967295,
-        description: "Default group commit wait, in milliseconds",
-      },
-      default_throughput_max_bytes_per_second: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
-        ],
-        description:
-          "Default append throughput cap; 0 is unlimited (uint64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
-      default_timestamping_mode: { $ref: "TimestampingMode" },
-      default_timestamping_uncapped: { type: "boolean" },
-      default_delete_on_empty_min_age_ms: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
-        ],
-        description:
-          "Default age after which an empty stream is deleted, in milliseconds; 0 is never (uint64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
+    "type": "object",
+    "required": [
+      "tail"
+    ],
+    "properties": {
+      "tail": {
+        "$ref": "Position",
+        "description": "The admission boundary: appends from here on see the new token."
+      }
     },
-    $id: "BucketConfig",
-    additionalProperties: false,
-    description:
-      "ReconfigureBucket (PATCH): an absent field is unchanged, a present one is set (0 included). null is refused.",
-    examples: [{ create_stream_on_read: true, default_retention_max_age_ms: 0 }],
+    "$id": "FenceResponse",
+    "additionalProperties": false,
+    "description": "The fence's admission boundary.",
+    "examples": [
+      {
+        "tail": {
+          "seq_num": 150,
+          "timestamp_ms": 1709481600000
+        }
+      }
+    ]
   },
   {
-    type: "object",
-    required: [
+    "type": "object",
+    "required": [
+      "name"
+    ],
+    "properties": {
+      "name": {
+        "type": "string",
+        "pattern": "^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$",
+        "description": "3 to 48 of a-z, 0-9 and -, not starting or ending with -."
+      },
+      "location": {
+        "type": "string",
+        "description": "Where the bucket's data lives (the star's storage location)."
+      },
+      "create_stream_on_append": {
+        "type": "boolean",
+        "description": "An append to a missing stream creates it."
+      },
+      "create_stream_on_read": {
+        "type": "boolean",
+        "description": "A read of a missing stream creates it (empty)."
+      },
+      "default_class": {
+        "$ref": "ClassOnCreate"
+      },
+      "default_producer_policy": {
+        "$ref": "ProducerPolicyOnCreate"
+      },
+      "default_retention_max_age_ms": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "Default age-based retention in milliseconds; 0 is unbounded (uint64; exact: digits beyond 2^53-1, or a decimal string)"
+      },
+      "default_retention_max_bytes": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "Default size-based retention in bytes; 0 is unbounded (uint64; exact: digits beyond 2^53-1, or a decimal string)"
+      },
+      "default_batch_max_bytes": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "Default group commit bytes per flight (uint64; exact: digits beyond 2^53-1, or a decimal string)"
+      },
+      "default_batch_max_records": {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 4294967295,
+        "description": "Default group commit records per flight"
+      },
+      "default_batch_max_delay_ms": {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 4294967295,
+        "description": "Default group commit wait, in milliseconds"
+      },
+      "default_throughput_max_bytes_per_second": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "Default append throughput cap; 0 is unlimited (uint64; exact: digits beyond 2^53-1, or a decimal string)"
+      },
+      "default_timestamping_mode": {
+        "$ref": "TimestampingModeOnCreate"
+      },
+      "default_timestamping_uncapped": {
+        "type": "boolean"
+      },
+      "default_delete_on_empty_min_age_ms": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "Default age after which an empty stream is deleted, in milliseconds; 0 is never (uint64; exact: digits beyond 2^53-1, or a decimal string)"
+      }
+    },
+    "$id": "CreateBucketBody",
+    "additionalProperties": false,
+    "description": "CreateBucket: the name and any configuration; an absent field takes the star's default.",
+    "examples": [
+      {
+        "name": "shop",
+        "create_stream_on_append": true,
+        "default_class": "CLASS_EXPRESS"
+      }
+    ]
+  },
+  {
+    "type": "object",
+    "properties": {
+      "location": {
+        "type": "string",
+        "description": "Where the bucket's data lives (the star's storage location)."
+      },
+      "create_stream_on_append": {
+        "type": "boolean",
+        "description": "An append to a missing stream creates it."
+      },
+      "create_stream_on_read": {
+        "type": "boolean",
+        "description": "A read of a missing stream creates it (empty)."
+      },
+      "default_class": {
+        "$ref": "Class"
+      },
+      "default_producer_policy": {
+        "$ref": "ProducerPolicy"
+      },
+      "default_retention_max_age_ms": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "Default age-based retention in milliseconds; 0 is unbounded (uint64; exact: digits beyond 2^53-1, or a decimal string)"
+      },
+      "default_retention_max_bytes": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "Default size-based retention in bytes; 0 is unbounded (uint64; exact: digits beyond 2^53-1, or a decimal string)"
+      },
+      "default_batch_max_bytes": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "Default group commit bytes per flight (uint64; exact: digits beyond 2^53-1, or a decimal string)"
+      },
+      "default_batch_max_records": {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 4294967295,
+        "description": "Default group commit records per flight"
+      },
+      "default_batch_max_delay_ms": {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 4294967295,
+        "description": "Default group commit wait, in milliseconds"
+      },
+      "default_throughput_max_bytes_per_second": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "Default append throughput cap; 0 is unlimited (uint64; exact: digits beyond 2^53-1, or a decimal string)"
+      },
+      "default_timestamping_mode": {
+        "$ref": "TimestampingMode"
+      },
+      "default_timestamping_uncapped": {
+        "type": "boolean"
+      },
+      "default_delete_on_empty_min_age_ms": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "Default age after which an empty stream is deleted, in milliseconds; 0 is never (uint64; exact: digits beyond 2^53-1, or a decimal string)"
+      }
+    },
+    "$id": "BucketConfig",
+    "additionalProperties": false,
+    "description": "ReconfigureBucket (PATCH): an absent field is unchanged, a present one is set (0 included). null is refused.",
+    "examples": [
+      {
+        "create_stream_on_read": true,
+        "default_retention_max_age_ms": 0
+      }
+    ]
+  },
+  {
+    "type": "object",
+    "required": [
       "name",
       "location",
       "create_stream_on_append",
@@ -2853,278 +3840,408 @@ export const sharedSchemas = [
       "default_timestamping_uncapped",
       "default_delete_on_empty_min_age_ms",
       "creation_token",
-      "created_at_unix_ms",
+      "created_at_unix_ms"
     ],
-    properties: {
-      name: { type: "string" },
-      location: {
-        type: "string",
-        description: "Where the bucket's data lives (the star's storage location).",
+    "properties": {
+      "name": {
+        "type": "string"
       },
-      create_stream_on_append: {
-        type: "boolean",
-        description: "An append to a missing stream creates it.",
+      "location": {
+        "type": "string",
+        "description": "Where the bucket's data lives (the star's storage location)."
       },
-      create_stream_on_read: {
-        type: "boolean",
-        description: "A read of a missing stream creates it (empty).",
+      "create_stream_on_append": {
+        "type": "boolean",
+        "description": "An append to a missing stream creates it."
       },
-      default_class: { $ref: "Class" },
-      default_producer_policy: { $ref: "ProducerPolicy" },
-      default_retention_max_age_ms: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
-        ],
-        description:
-          "Default age-based retention in milliseconds; 0 is unbounded (uint64; exact: digits beyond 2^53-1, or a decimal string)",
+      "create_stream_on_read": {
+        "type": "boolean",
+        "description": "A read of a missing stream creates it (empty)."
       },
-      default_retention_max_bytes: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
-        ],
-        description:
-          "Default size-based retention in bytes; 0 is unbounded (uint64; exact: digits beyond 2^53-1, or a decimal string)",
+      "default_class": {
+        "$ref": "Class"
       },
-      default_batch_max_bytes: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
-        ],
-        description:
-          "Default group commit bytes per flight (uint64; exact: digits beyond 2^53-1, or a decimal string)",
+      "default_producer_policy": {
+        "$ref": "ProducerPolicy"
       },
-      default_batch_max_records: {
-        type: "integer",
-        minimum: 0,
-        maximum: 4294967295,
-        description: "Default group commit records per flight",
-      },
-      default_batch_max_delay_ms: {
-        type: "integer",
-        minimum: 0,
-        maximum: 4294967295,
-        description: "Default group commit wait, in milliseconds",
-      },
-      default_throughput_max_bytes_per_second: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
-        ],
-        description:
-          "Default append throughput cap; 0 is unlimited (uint64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
-      default_timestamping_mode: { $ref: "TimestampingMode" },
-      default_timestamping_uncapped: { type: "boolean" },
-      default_delete_on_empty_min_age_ms: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
-        ],
-        description:
-          "Default age after which an empty stream is deleted, in milliseconds; 0 is never (uint64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
-      creation_token: {
-        type: "string",
-        description: "The nova-request-token the bucket was created with.",
-      },
-      created_at_unix_ms: {
-        anyOf: [{ type: "string", pattern: "^-?[0-9]{1,19}$" }, { type: "integer" }],
-        description: "Creation time (int64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
-      deleted_at_unix_ms: {
-        anyOf: [{ type: "string", pattern: "^-?[0-9]{1,19}$" }, { type: "integer" }],
-        description:
-          "Deletion time; present only while the bucket is being deleted (int64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
-    },
-    $id: "Bucket",
-    additionalProperties: false,
-    description: "A bucket's descriptor: its flags and the defaults its streams take.",
-    examples: [
-      {
-        name: "shop",
-        location: "",
-        create_stream_on_append: true,
-        create_stream_on_read: false,
-        default_class: "CLASS_STANDARD",
-        default_producer_policy: "PRODUCER_POLICY_ANY",
-        default_retention_max_age_ms: 0,
-        default_retention_max_bytes: 0,
-        default_batch_max_bytes: 1048576,
-        default_batch_max_records: 1000,
-        default_batch_max_delay_ms: 5,
-        default_throughput_max_bytes_per_second: 0,
-        default_timestamping_mode: "TIMESTAMPING_MODE_CLIENT_PREFER",
-        default_timestamping_uncapped: false,
-        default_delete_on_empty_min_age_ms: 0,
-        creation_token: "",
-        created_at_unix_ms: 1709481600000,
-      },
-    ],
-  },
-  {
-    type: "object",
-    required: ["buckets", "next"],
-    properties: {
-      buckets: { type: "array", items: { $ref: "Bucket" } },
-      next: {
-        type: "string",
-        description: "The cursor for the next page (start_after); empty when complete.",
-      },
-    },
-    $id: "ListBucketsResponse",
-    additionalProperties: false,
-    description: "One page of buckets.",
-    examples: [
-      {
-        buckets: [
+      "default_retention_max_age_ms": {
+        "anyOf": [
           {
-            name: "shop",
-            location: "",
-            create_stream_on_append: true,
-            create_stream_on_read: false,
-            default_class: "CLASS_STANDARD",
-            default_producer_policy: "PRODUCER_POLICY_ANY",
-            default_retention_max_age_ms: 0,
-            default_retention_max_bytes: 0,
-            default_batch_max_bytes: 1048576,
-            default_batch_max_records: 1000,
-            default_batch_max_delay_ms: 5,
-            default_throughput_max_bytes_per_second: 0,
-            default_timestamping_mode: "TIMESTAMPING_MODE_CLIENT_PREFER",
-            default_timestamping_uncapped: false,
-            default_delete_on_empty_min_age_ms: 0,
-            creation_token: "",
-            created_at_unix_ms: 1709481600000,
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
           },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
         ],
-        next: "",
+        "description": "Default age-based retention in milliseconds; 0 is unbounded (uint64; exact: digits beyond 2^53-1, or a decimal string)"
       },
-    ],
-  },
-  {
-    type: "object",
-    required: ["key_id", "secret"],
-    properties: {
-      key_id: { type: "string", minLength: 1 },
-      secret: { type: "string", minLength: 1 },
-      bucket: { type: "string", description: "Narrow the token's grants to this bucket." },
-      scope: {
-        type: "string",
-        minLength: 1,
-        description: "An explicit subset of grants, in the nova: grammar.",
+      "default_retention_max_bytes": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "Default size-based retention in bytes; 0 is unbounded (uint64; exact: digits beyond 2^53-1, or a decimal string)"
       },
-      ttl_seconds: {
-        type: "integer",
-        minimum: 0,
-        maximum: 4294967295,
-        description: "Lifetime in seconds; 0 or absent is 15 minutes; clamped to 1 hour",
+      "default_batch_max_bytes": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "Default group commit bytes per flight (uint64; exact: digits beyond 2^53-1, or a decimal string)"
       },
+      "default_batch_max_records": {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 4294967295,
+        "description": "Default group commit records per flight"
+      },
+      "default_batch_max_delay_ms": {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 4294967295,
+        "description": "Default group commit wait, in milliseconds"
+      },
+      "default_throughput_max_bytes_per_second": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "Default append throughput cap; 0 is unlimited (uint64; exact: digits beyond 2^53-1, or a decimal string)"
+      },
+      "default_timestamping_mode": {
+        "$ref": "TimestampingMode"
+      },
+      "default_timestamping_uncapped": {
+        "type": "boolean"
+      },
+      "default_delete_on_empty_min_age_ms": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "Default age after which an empty stream is deleted, in milliseconds; 0 is never (uint64; exact: digits beyond 2^53-1, or a decimal string)"
+      },
+      "creation_token": {
+        "type": "string",
+        "description": "The nova-request-token the bucket was created with."
+      },
+      "created_at_unix_ms": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^-?[0-9]{1,19}$"
+          },
+          {
+            "type": "integer"
+          }
+        ],
+        "description": "Creation time (int64; exact: digits beyond 2^53-1, or a decimal string)"
+      },
+      "deleted_at_unix_ms": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^-?[0-9]{1,19}$"
+          },
+          {
+            "type": "integer"
+          }
+        ],
+        "description": "Deletion time; present only while the bucket is being deleted (int64; exact: digits beyond 2^53-1, or a decimal string)"
+      }
     },
-    $id: "TokenRequest",
-    additionalProperties: false,
-    description: "Exchanges an api key for a token; give exactly one of bucket or scope.",
-    examples: [{ key_id: "ak_1", secret: "s3cr3t", bucket: "shop", ttl_seconds: 900 }],
-  },
-  {
-    type: "object",
-    required: ["token", "expires_at_unix_ms"],
-    properties: {
-      token: { type: "string", description: "Send as `Authorization: Bearer <token>`." },
-      expires_at_unix_ms: {
-        anyOf: [{ type: "string", pattern: "^-?[0-9]{1,19}$" }, { type: "integer" }],
-        description:
-          "When the token expires (int64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
-    },
-    $id: "TokenResponse",
-    additionalProperties: false,
-    description: "A short-lived bearer token.",
-    examples: [{ token: "eyJhbGciOiJIUzI1NiJ9.e30.sig", expires_at_unix_ms: 1709482500000 }],
-  },
-  {
-    type: "object",
-    required: ["code", "message", "retryable"],
-    properties: {
-      code: {
-        type: "string",
-        description:
-          "For programs: bad_json, bad_query, bad_header, bad_path, bad_base64, invalid_argument, unauthenticated, permission_denied, bucket_not_found, stream_not_found, already_exists, conflict, seq_num_mismatch, fencing_token_mismatch, failed_precondition, request_timeout, payload_too_large, unsupported_media_type, range_not_satisfiable, not_utf8, resource_exhausted, cancelled, internal, unimplemented, unavailable, deadline_exceeded.",
-      },
-      message: { type: "string", description: "For humans." },
-      retryable: { type: "boolean", description: "Whether the same request may succeed later." },
-      field: {
-        type: "string",
-        description:
-          "The input at fault: a body path (records[3].headers[1].value), query parameter, header or path parameter.",
-      },
-      position: {
-        type: "integer",
-        minimum: 0,
-        description: "bad_json: the character offset where parsing stopped.",
-      },
-      seq_num: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
-        ],
-        description:
-          "not_utf8: the record that is not valid UTF-8 (uint64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
-      expected_seq_num: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
-        ],
-        description:
-          "seq_num_mismatch: the seq_num the batch would have needed (uint64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
-      token_installed: {
-        type: "boolean",
-        description: "fencing_token_mismatch: whether the stream has a token.",
-      },
-      tail: { $ref: "Position", description: "range_not_satisfiable: the stream's tail." },
-      limit_bytes_per_second: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
-        ],
-        description:
-          "resource_exhausted: the stream's throughput cap, bytes a second (uint64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
-      retry_after_ms: {
-        anyOf: [
-          { type: "string", pattern: "^[0-9]{1,20}$" },
-          { type: "integer", minimum: 0 },
-        ],
-        description:
-          "resource_exhausted: after this long the same append would be admitted (uint64; exact: digits beyond 2^53-1, or a decimal string)",
-      },
-      outcome: {
-        type: "string",
-        const: "unknown",
-        description: "unavailable: the append may or may not have landed.",
-      },
-    },
-    $id: "ErrorBody",
-    additionalProperties: true,
-    description: "Every error: a code for programs, a message for humans, and typed fields.",
-    examples: [
-      { code: "stream_not_found", message: "stream orders/eu not found", retryable: false },
+    "$id": "Bucket",
+    "additionalProperties": false,
+    "description": "A bucket's descriptor: its flags and the defaults its streams take.",
+    "examples": [
       {
-        code: "seq_num_mismatch",
-        message: "match_seq_num does not match the tail",
-        retryable: false,
-        expected_seq_num: 103,
+        "name": "shop",
+        "location": "",
+        "create_stream_on_append": true,
+        "create_stream_on_read": false,
+        "default_class": "CLASS_STANDARD",
+        "default_producer_policy": "PRODUCER_POLICY_ANY",
+        "default_retention_max_age_ms": 0,
+        "default_retention_max_bytes": 0,
+        "default_batch_max_bytes": 1048576,
+        "default_batch_max_records": 1000,
+        "default_batch_max_delay_ms": 5,
+        "default_throughput_max_bytes_per_second": 0,
+        "default_timestamping_mode": "TIMESTAMPING_MODE_CLIENT_PREFER",
+        "default_timestamping_uncapped": false,
+        "default_delete_on_empty_min_age_ms": 0,
+        "creation_token": "",
+        "created_at_unix_ms": 1709481600000
+      }
+    ]
+  },
+  {
+    "type": "object",
+    "required": [
+      "buckets",
+      "next"
+    ],
+    "properties": {
+      "buckets": {
+        "type": "array",
+        "items": {
+          "$ref": "Bucket"
+        }
+      },
+      "next": {
+        "type": "string",
+        "description": "The cursor for the next page (start_after); empty when complete."
+      }
+    },
+    "$id": "ListBucketsResponse",
+    "additionalProperties": false,
+    "description": "One page of buckets.",
+    "examples": [
+      {
+        "buckets": [
+          {
+            "name": "shop",
+            "location": "",
+            "create_stream_on_append": true,
+            "create_stream_on_read": false,
+            "default_class": "CLASS_STANDARD",
+            "default_producer_policy": "PRODUCER_POLICY_ANY",
+            "default_retention_max_age_ms": 0,
+            "default_retention_max_bytes": 0,
+            "default_batch_max_bytes": 1048576,
+            "default_batch_max_records": 1000,
+            "default_batch_max_delay_ms": 5,
+            "default_throughput_max_bytes_per_second": 0,
+            "default_timestamping_mode": "TIMESTAMPING_MODE_CLIENT_PREFER",
+            "default_timestamping_uncapped": false,
+            "default_delete_on_empty_min_age_ms": 0,
+            "creation_token": "",
+            "created_at_unix_ms": 1709481600000
+          }
+        ],
+        "next": ""
+      }
+    ]
+  },
+  {
+    "type": "object",
+    "required": [
+      "key_id",
+      "secret"
+    ],
+    "properties": {
+      "key_id": {
+        "type": "string",
+        "minLength": 1
+      },
+      "secret": {
+        "type": "string",
+        "minLength": 1
+      },
+      "bucket": {
+        "type": "string",
+        "description": "Narrow the token's grants to this bucket."
+      },
+      "scope": {
+        "type": "string",
+        "minLength": 1,
+        "description": "An explicit subset of grants, in the nova: grammar."
+      },
+      "ttl_seconds": {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 4294967295,
+        "description": "Lifetime in seconds; 0 or absent is 15 minutes; clamped to 1 hour"
+      }
+    },
+    "$id": "TokenRequest",
+    "additionalProperties": false,
+    "description": "Exchanges an api key for a token; give exactly one of bucket or scope.",
+    "examples": [
+      {
+        "key_id": "ak_1",
+        "secret": "s3cr3t",
+        "bucket": "shop",
+        "ttl_seconds": 900
+      }
+    ]
+  },
+  {
+    "type": "object",
+    "required": [
+      "token",
+      "expires_at_unix_ms"
+    ],
+    "properties": {
+      "token": {
+        "type": "string",
+        "description": "Send as `Authorization: Bearer <token>`."
+      },
+      "expires_at_unix_ms": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^-?[0-9]{1,19}$"
+          },
+          {
+            "type": "integer"
+          }
+        ],
+        "description": "When the token expires (int64; exact: digits beyond 2^53-1, or a decimal string)"
+      }
+    },
+    "$id": "TokenResponse",
+    "additionalProperties": false,
+    "description": "A short-lived bearer token.",
+    "examples": [
+      {
+        "token": "eyJhbGciOiJIUzI1NiJ9.e30.sig",
+        "expires_at_unix_ms": 1709482500000
+      }
+    ]
+  },
+  {
+    "type": "object",
+    "required": [
+      "code",
+      "message",
+      "retryable"
+    ],
+    "properties": {
+      "code": {
+        "type": "string",
+        "description": "For programs: bad_json, bad_query, bad_header, bad_path, bad_base64, invalid_argument, unauthenticated, permission_denied, bucket_not_found, stream_not_found, already_exists, conflict, seq_num_mismatch, fencing_token_mismatch, failed_precondition, request_timeout, payload_too_large, unsupported_media_type, range_not_satisfiable, not_utf8, resource_exhausted, cancelled, internal, unimplemented, unavailable, deadline_exceeded."
+      },
+      "message": {
+        "type": "string",
+        "description": "For humans."
+      },
+      "retryable": {
+        "type": "boolean",
+        "description": "Whether the same request may succeed later."
+      },
+      "field": {
+        "type": "string",
+        "description": "The input at fault: a body path (records[3].headers[1].value), query parameter, header or path parameter."
+      },
+      "position": {
+        "type": "integer",
+        "minimum": 0,
+        "description": "bad_json: the character offset where parsing stopped."
+      },
+      "seq_num": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "not_utf8: the record that is not valid UTF-8 (uint64; exact: digits beyond 2^53-1, or a decimal string)"
+      },
+      "expected_seq_num": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "seq_num_mismatch: the seq_num the batch would have needed (uint64; exact: digits beyond 2^53-1, or a decimal string)"
+      },
+      "token_installed": {
+        "type": "boolean",
+        "description": "fencing_token_mismatch: whether the stream has a token."
+      },
+      "tail": {
+        "$ref": "Position",
+        "description": "range_not_satisfiable: the stream's tail."
+      },
+      "limit_bytes_per_second": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "resource_exhausted: the stream's throughput cap, bytes a second (uint64; exact: digits beyond 2^53-1, or a decimal string)"
+      },
+      "retry_after_ms": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "resource_exhausted: after this long the same append would be admitted (uint64; exact: digits beyond 2^53-1, or a decimal string)"
+      },
+      "outcome": {
+        "type": "string",
+        "const": "unknown",
+        "description": "unavailable: the append may or may not have landed."
+      }
+    },
+    "$id": "ErrorBody",
+    "additionalProperties": true,
+    "description": "Every error: a code for programs, a message for humans, and typed fields.",
+    "examples": [
+      {
+        "code": "stream_not_found",
+        "message": "stream orders/eu not found",
+        "retryable": false
       },
       {
-        code: "unavailable",
-        message: "the star is unavailable; retry",
-        retryable: true,
-        outcome: "unknown",
+        "code": "seq_num_mismatch",
+        "message": "match_seq_num does not match the tail",
+        "retryable": false,
+        "expected_seq_num": 103
       },
-    ],
-  },
+      {
+        "code": "unavailable",
+        "message": "the star is unavailable; retry",
+        "retryable": true,
+        "outcome": "unknown"
+      }
+    ]
+  }
 ] as unknown as typeof sharedSchemasSource;
