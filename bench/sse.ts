@@ -17,7 +17,8 @@
 //
 // Printed per row: the append latency p50 (start to ack) without and with subscribers; the
 // latency from an append's start to each subscriber's event, p50/p99/max over every (subscriber,
-// record); records missed or seen twice; the server's RSS growth per subscriber (VmRSS of the
+// record), and its p99 from when the append's round was due (rounds late behind a server that
+// cannot keep the rate count their lateness); records missed or seen twice; the server's RSS growth per subscriber (VmRSS of the
 // gateway, or of the nginx worker, after connecting minus before); the gateway's
 // nova_gateway_upstream_subscribe_calls while connected; the CPU seconds (utime + stime) of the
 // star and of the gateway (or nginx worker) from before connecting until the last delivery.
@@ -116,7 +117,7 @@ interface Row {
   roundsPerS?: number;
   appendIdleP50?: number;
   appendP50?: number;
-  event?: { p50: number; p99: number; max: number };
+  event?: { p50: number; p99: number; max: number; p99Due: number };
   missed?: number;
   repeated?: number;
   kibPerSubscriber?: number;
@@ -507,15 +508,20 @@ http {
 
 // ---- one row ----------------------------------------------------------------------------------
 
-/** ROUNDS rounds, INTERVAL_MS apart, each one append to every stream; the start and ack time of each. */
+/**
+ * ROUNDS rounds, INTERVAL_MS apart, each one append to every stream; the start and ack time of
+ * each, and when each round was due (wall clock): a round that starts late, after the one before
+ * it was acked, started after its time.
+ */
 async function appendRounds(target: Target, streams: number, rounds: number, tag: string) {
   const started = Array.from({ length: streams }, () => new Float64Array(rounds));
   const acked = Array.from({ length: streams }, () => new Float64Array(rounds));
   const t0 = performance.now();
+  const due = Float64Array.from({ length: rounds }, (_, r) => wallNow() + r * INTERVAL_MS);
   let lastStart = t0;
   for (let r = 0; r < rounds; r++) {
-    const due = t0 + r * INTERVAL_MS - performance.now();
-    if (due > 0) await sleep(due);
+    const wait = t0 + r * INTERVAL_MS - performance.now();
+    if (wait > 0) await sleep(wait);
     lastStart = performance.now();
     await Promise.all(
       Array.from({ length: streams }, async (_, i) => {
@@ -535,7 +541,7 @@ async function appendRounds(target: Target, streams: number, rounds: number, tag
         ((acked[i] as Float64Array)[r] as number) - ((started[i] as Float64Array)[r] as number);
     }
   }
-  return { started, acked, latencies: latencies.sort(), seconds, rate };
+  return { started, acked, due, latencies: latencies.sort(), seconds, rate };
 }
 
 /** BENCH_PER_ROUND: each round's start, acks and arrivals, in ms from the first round's start. */
@@ -693,6 +699,8 @@ async function row(spec: RowSpec): Promise<Row> {
     result.serverCpuS = cpuS(serverPid) - cpu0.server;
 
     const events = new Float64Array(subscribers * ROUNDS);
+    /** The same arrivals from when their round was due. */
+    const fromDue = new Float64Array(subscribers * ROUNDS);
     let n = 0;
     let missed = 0;
     reports.forEach((report, w) => {
@@ -701,7 +709,10 @@ async function row(spec: RowSpec): Promise<Row> {
         for (let r = 0; r < ROUNDS; r++) {
           const at = report.arrivals[k * ROUNDS + r] as number;
           if (Number.isNaN(at)) missed++;
-          else events[n++] = at - (started[r] as number);
+          else {
+            fromDue[n] = at - (live.due[r] as number);
+            events[n++] = at - (started[r] as number);
+          }
         }
       });
     });
@@ -711,6 +722,7 @@ async function row(spec: RowSpec): Promise<Row> {
       p50: quantile(sorted, 0.5),
       p99: quantile(sorted, 0.99),
       max: sorted[n - 1] ?? Number.NaN,
+      p99Due: quantile(fromDue.subarray(0, n).sort(), 0.99),
     };
     result.missed = missed;
     result.delivered = n;
@@ -761,6 +773,7 @@ const COLUMNS: [string, number, (r: Row) => string][] = [
   ["event p50", 9, (r) => fixed(r.event?.p50, 1)],
   ["p99", 7, (r) => fixed(r.event?.p99, 1)],
   ["max", 7, (r) => fixed(r.event?.max, 1)],
+  ["p99 from due", 12, (r) => fixed(r.event?.p99Due, 1)],
   ["missed", 6, (r) => fixed(r.missed, 0)],
   ["repeated", 8, (r) => fixed(r.repeated, 0)],
   ["KiB/sub", 7, (r) => fixed(r.kibPerSubscriber, 1)],
@@ -845,7 +858,9 @@ console.log(
   "latencies in ms: append p50 = start to ack with no subscriber (idle) and with them connected;",
 );
 console.log(
-  "event = an append's start to its arrival at a subscriber, over every (subscriber, record);",
+  "event = an append's start to its arrival at a subscriber, over every (subscriber, record); " +
+    "p99 from due = the same from when its round was due (a round starts after the acks of the " +
+    "one before: a server that cannot keep the rate starts rounds late, which `event` leaves out);",
 );
 console.log(
   "KiB/sub = server RSS growth per subscriber (gateway, or nginx worker); upstream calls = " +
