@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { createServer as createHttpServer } from "node:http";
 import { connect, createServer as createNetServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { HeadObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import fc from "fast-check";
 import { request } from "undici";
 import {
@@ -148,6 +150,40 @@ describe("s3rver in place and over HTTP are one store", () => {
     const winners = replaced.flatMap((e, i) => (e === undefined ? [] : [i]));
     assert.equal(winners.length, 1);
     assert.equal((await remote.get(`${p}k`))?.toString(), `r${winners[0]}`);
+  });
+
+  test("S3's default metadata has no file and reads back as itself; other metadata has one", async (t) => {
+    const { local, remote, p } = both(t);
+    const sdk = new S3Client({
+      endpoint: s3url(),
+      region: "us-east-1",
+      forcePathStyle: true,
+      credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
+      requestChecksumCalculation: "WHEN_REQUIRED",
+      responseChecksumValidation: "WHEN_REQUIRED",
+    });
+    t.after(() => sdk.destroy());
+    const contentType = async (key: string) =>
+      (await sdk.send(new HeadObjectCommand({ Bucket: "local", Key: key }))).ContentType;
+    const metadataFile = (key: string) =>
+      existsSync(join(dataDir as string, "local", `${key}._S3rver_metadata.json`));
+    await local.put(`${p}a`, Buffer.from("in place"));
+    await remote.put(`${p}b`, Buffer.from("over HTTP"));
+    for (const key of [`${p}a`, `${p}b`]) {
+      assert.equal(metadataFile(key), false, key);
+      assert.equal(await contentType(key), "application/octet-stream", key);
+    }
+    const c = `${p}c`;
+    await sdk.send(
+      new PutObjectCommand({ Bucket: "local", Key: c, Body: "text", ContentType: "text/plain" }),
+    );
+    assert.equal(metadataFile(c), true);
+    assert.equal(await contentType(c), "text/plain");
+    // A PUT with the default over it leaves no file of the version before.
+    await local.put(c, Buffer.from("bytes"));
+    assert.equal(metadataFile(c), false);
+    assert.equal(await contentType(c), "application/octet-stream");
+    assert.deepEqual(await remote.getVersioned(c), await local.getVersioned(c));
   });
 
   test('a key with a "." or ".." segment is refused in place, naming the key, and writes nothing', async (t) => {

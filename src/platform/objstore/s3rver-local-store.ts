@@ -24,7 +24,7 @@ import {
 } from "./object-store.ts";
 import { createGetPresigner, type PresignGet } from "./presign-get.ts";
 import type { FilesystemStore } from "./s3rver-internals.ts";
-import { etagOf, turnKey } from "./s3rver-store-fixes.ts";
+import { DEFAULT_METADATA, etagOf, turnKey } from "./s3rver-store-fixes.ts";
 
 export interface S3rverLocalStoreOptions {
   store: FilesystemStore;
@@ -33,9 +33,6 @@ export interface S3rverLocalStoreOptions {
   /** s3rver's URL, serving from the first call on: presigned GETs point there. */
   endpoint: () => Promise<string>;
 }
-
-/** What s3rver keeps for an object PUT over HTTP without a Content-Type, as the SDK sends it. */
-const METADATA = { "content-type": "application/octet-stream" };
 
 /** s3rver's fixed credentials, the ones its HTTP clients sign with. */
 const CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
@@ -86,7 +83,7 @@ export function createS3rverLocalStore(opts: S3rverLocalStoreOptions): ObjectSto
       bucket,
       key,
       content: Buffer.from(body.buffer, body.byteOffset, body.byteLength),
-      metadata: METADATA,
+      metadata: DEFAULT_METADATA,
     });
 
   const readRange = async (key: string, range: ByteRange): Promise<Buffer | undefined> => {

@@ -14,11 +14,15 @@
 //   beside it that listings pass over, renamed over the key once complete; a cut upload leaves
 //   nothing; its metadata and ETag files were rewritten in place, so a GET racing a PUT could
 //   read them empty (a 500) or half written: they are replaced by a rename too.
+// - it writes a metadata file for every object; an object with S3's default metadata for an SDK's
+//   PUT (DEFAULT_METADATA) gets none here, and reads it back from its absence: a file less to
+//   create and rename per PUT (docs/operating.md, "Object storage").
 // Not patched: keys with empty or "."/".." path segments alias other keys ("a//b" is "a/b").
 import { createHash, randomUUID } from "node:crypto";
 import {
   createWriteStream,
   type Dirent,
+  existsSync,
   mkdirSync,
   readdirSync,
   renameSync,
@@ -35,6 +39,19 @@ import { compareKeys } from "./object-store.ts";
 import { type FilesystemStore, type PutObject, S3Object } from "./s3rver-internals.ts";
 
 const OBJECT_SUFFIX = "._S3rver_object";
+
+/**
+ * What s3rver keeps for an object PUT over HTTP without a Content-Type, as the SDK sends it, and
+ * for every object PUT in place: an object with exactly this has no metadata file.
+ */
+export const DEFAULT_METADATA: Readonly<Record<string, string>> = {
+  "content-type": "application/octet-stream",
+};
+
+const isDefault = (kept: [string, unknown][]): boolean =>
+  kept.length === 1 &&
+  kept[0]?.[0] === "content-type" &&
+  kept[0][1] === DEFAULT_METADATA["content-type"];
 
 function readDir(dir: string): Dirent[] {
   try {
@@ -138,17 +155,23 @@ export function etagOf(store: FilesystemStore, bucket: string, key: string) {
 export function fixS3rverStore(store: FilesystemStore): void {
   store.listObjects = (bucket, options) => listObjects(store, bucket, options);
   // The object's file first: an object is there while that file is. Synchronous, as a PUT in
-  // place is: an unlink cost 18 µs of CPU where the promise API's took 57 (a log object's three
-  // files, deleted once settled). Then one yield, so a loop of deletes lets other I/O run.
+  // place is: an unlink cost 18 µs of CPU where the promise API's took 57 (a log object's files,
+  // deleted once settled). Then one yield, so a loop of deletes lets other I/O run.
   store.deleteObject = async (bucket, key) => {
     for (const resource of ["object", "object.md5", "metadata.json"]) {
-      try {
-        unlinkSync(store.getResourcePath(bucket, key, resource));
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-      }
+      removeIfThere(store.getResourcePath(bucket, key, resource));
     }
     await setImmediate();
+  };
+  const getMetadata = store.getMetadata.bind(store);
+  // s3rver reads a missing metadata file as no metadata (and answers binary/octet-stream); here
+  // it is the default's, which putMetadata leaves unwritten. Only a metadata without a
+  // content-type needs the look: a file could hold such metadata too.
+  store.getMetadata = async (bucket, key) => {
+    const metadata = await getMetadata(bucket, key);
+    if ("content-type" in metadata) return metadata;
+    if (existsSync(store.getResourcePath(bucket, key, "metadata.json"))) return metadata;
+    return { ...DEFAULT_METADATA, ...metadata };
   };
   store.putObject = (object) => putObject(store, object);
   store.putMetadata = (bucket, key, metadata, md5) =>
@@ -174,14 +197,18 @@ interface Replacement {
   content: string | Buffer;
 }
 
-/** s3rver's metadata files for an object (the same files and content as its putMetadata). */
+/**
+ * s3rver's metadata files for an object (the same files and content as its putMetadata), but no
+ * metadata file for the default metadata: then `stale` is that file's path, for a version before
+ * with other metadata to lose.
+ */
 function metadataFiles(
   store: FilesystemStore,
   bucket: string,
   key: string,
   metadata: Record<string, unknown>,
   md5: string,
-): Replacement[] {
+): { files: Replacement[]; stale?: string } {
   const kept = Object.entries(metadata).filter(
     ([name]) => ALLOWED_METADATA.includes(name) || name.startsWith("x-amz-meta-"),
   );
@@ -189,10 +216,23 @@ function metadataFiles(
     const path = store.getResourcePath(bucket, key, resource);
     return { path, part: `${path}.${randomUUID()}.part`, content };
   };
-  return [
-    ...(md5 ? [file("object.md5", md5)] : []),
-    file("metadata.json", JSON.stringify(Object.fromEntries(kept), null, 2)),
-  ];
+  const files = md5 ? [file("object.md5", md5)] : [];
+  if (isDefault(kept)) return { files, stale: store.getResourcePath(bucket, key, "metadata.json") };
+  files.push(file("metadata.json", JSON.stringify(Object.fromEntries(kept), null, 2)));
+  return { files };
+}
+
+/**
+ * Removes a file that may well not be there (an object's metadata file mostly is not): a look
+ * first, as a failed unlink costs a thrown error's stack (13 µs) where the look costs 3.
+ */
+function removeIfThere(path: string): void {
+  if (!existsSync(path)) return;
+  try {
+    unlinkSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+  }
 }
 
 /**
@@ -229,8 +269,9 @@ async function putMetadata(
   metadata: Record<string, unknown>,
   md5: string,
 ): Promise<void> {
-  const files = metadataFiles(store, bucket, key, metadata, md5);
+  const { files, stale } = metadataFiles(store, bucket, key, metadata, md5);
   replaceFiles(files, dirname(store.getResourcePath(bucket, key, "object")));
+  if (stale !== undefined) removeIfThere(stale);
 }
 
 /**
@@ -248,8 +289,9 @@ async function putObject(
   if (!Buffer.isBuffer(content)) return putStreamed(store, object, content, path, part);
   // Bytes in hand (the in-process store).
   const md5 = createHash("md5").update(content).digest("hex");
-  const meta = metadataFiles(store, object.bucket, object.key, object.metadata, md5);
-  replaceFiles([...meta, { path, part, content }], dirname(path));
+  const { files, stale } = metadataFiles(store, object.bucket, object.key, object.metadata, md5);
+  replaceFiles([...files, { path, part, content }], dirname(path));
+  if (stale !== undefined) removeIfThere(stale);
   // The I/O that waited meanwhile runs before the caller goes on: a loop of PUTs (a settle
   // round) must not hold off the reads and calls beside it.
   await setImmediate();
