@@ -2,9 +2,12 @@
 // headers that do not arrive in time, headers over the size limit, bytes that are not HTTP/1.1
 // (nor HTTP/2, which the listener hands to its own server).
 // The answer is the contract's body and the connection closes: its bytes cannot be trusted.
-import { type IncomingMessage, maxHeaderSize, type ServerResponse, STATUS_CODES } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { errorBody, HttpError } from "../errors/index.ts";
+
+// Not an ESM import, whose face of node:http loads Node's bundled undici (docs/development.md).
+const { maxHeaderSize, STATUS_CODES } = process.getBuiltinModule("node:http");
 
 /** Node's socket, as its HTTP server leaves it: the response being written on it, if any. */
 type ServerSocket = Duplex & { _httpMessage?: ServerResponse | null };

@@ -4,12 +4,15 @@
 // one: TLS whose ALPN offers h2 and http/1.1. The listener only picks; Node's own servers serve,
 // each handed the socket: an http.Server (its headers and keep-alive timeouts and its clientError
 // answers as before) and an http2 server (stream limit, GOAWAY on close).
-import http from "node:http";
+import type * as http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
 import tls from "node:tls";
 import { acceptProxied } from "./proxy-accept.ts";
 import type { TrustProxy } from "./trusted-proxies.ts";
+
+// Not an ESM import, whose face of node:http loads Node's bundled undici (docs/development.md).
+const nodeHttp = process.getBuiltinModule("node:http");
 
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 
@@ -48,7 +51,7 @@ export function gatewayServer(handler: Handler, settings: ListenerSettings): Gat
   // connections: a client trusting it sends on a connection the balancer is closing. A
   // Keep-Alive header of the response's own stops Node from adding its one.
   const hint = `timeout=${settings.keepAliveHintS}`;
-  const h1 = http.createServer(
+  const h1 = nodeHttp.createServer(
     {
       headersTimeout: settings.headersTimeoutMs,
       // Node checks the timeout on this clock (30 s by default), so it is what bounds it.

@@ -1,4 +1,3 @@
-import { Agent as HttpAgent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { ObjectStoreError, type ObjectStoreErrorKind } from "./errors.ts";
@@ -17,6 +16,9 @@ import {
   pageLimit,
 } from "./object-store.ts";
 import { createGetPresigner } from "./presign-get.ts";
+
+// Not an ESM import, whose face of node:http loads Node's bundled undici (docs/development.md).
+const { Agent: HttpAgent } = process.getBuiltinModule("node:http");
 
 export interface S3StoreOptions {
   /** e.g. http://127.0.0.1:4568 */
