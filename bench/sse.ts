@@ -18,8 +18,9 @@
 // Printed per row: the append latency p50 (start to ack) without and with subscribers; the
 // latency from an append's start to each subscriber's event, p50/p99/max over every (subscriber,
 // record), and its p99 from when the append's round was due (rounds late behind a server that
-// cannot keep the rate count their lateness); records missed or seen twice; the server's RSS growth per subscriber (VmRSS of the
-// gateway, or of the nginx worker, after connecting minus before); the gateway's
+// cannot keep the rate count their lateness); records missed or seen twice; the server's RSS
+// growth per subscriber (VmRSS of the gateway, or of the nginx worker, after connecting minus
+// before); the gateway's
 // nova_gateway_upstream_subscribe_calls while connected; the CPU seconds (utime + stime) of the
 // star and of the gateway (or nginx worker) from before connecting until the last delivery.
 // The idle row (BENCH_IDLE subscribers, default 18000, 0 skips): they connect as fast as they can

@@ -17,15 +17,11 @@ interface Documented {
   json?: Check;
 }
 
-type Compiler = typeof import("typebox/compile").Compile;
-
-/** The shared schemas by $id, which Compile resolves references with. */
-const schemaContext: Record<string, TSchema> = Object.fromEntries(
-  sharedSchemas.map((schema) => [schema.$id, schema]),
-);
+/** TypeBox's Compile, its references resolved among the shared schemas. */
+type Compiler = (schema: TSchema) => ReturnType<typeof import("typebox/compile").Compile>;
 
 function compile(Compile: Compiler, schema: unknown): Check {
-  const validator = Compile(schemaContext, schema as TSchema);
+  const validator = Compile(schema as TSchema);
   return (value) => {
     if (validator.Check(value)) return undefined;
     const [first] = validator.Errors(value);
@@ -44,6 +40,8 @@ export const responseCheckPlugin = fp(async (app: FastifyInstance) => {
   // Loaded here, not with the module: only a test gateway checks its responses, and TypeBox's
   // compiler (about 300 files) would add about 0.1 s to every gateway's start.
   const { Compile } = await import("typebox/compile");
+  const context = Object.fromEntries(sharedSchemas.map((schema) => [schema.$id, schema]));
+  const compileHere: Compiler = (schema) => Compile(context, schema);
   // A route's documented responses, by status, compiled as they are first needed.
   const checks = new WeakMap<object, Map<number, Documented>>();
   app.addHook("onSend", async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
@@ -61,7 +59,7 @@ export const responseCheckPlugin = fp(async (app: FastifyInstance) => {
     }
     let response = byStatus.get(reply.statusCode);
     if (response === undefined) {
-      response = documented(Compile, documentedHere);
+      response = documented(compileHere, documentedHere);
       byStatus.set(reply.statusCode, response);
     }
     const type = String(reply.getHeader("content-type") ?? "");

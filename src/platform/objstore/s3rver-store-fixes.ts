@@ -197,10 +197,16 @@ interface Replacement {
   content: string | Buffer;
 }
 
+/** Files to replace, then a file to remove after them (one an earlier version left). */
+interface FileChanges {
+  files: Replacement[];
+  stale?: string;
+}
+
 /**
  * s3rver's metadata files for an object (the same files and content as its putMetadata), but no
- * metadata file for the default metadata: then `stale` is that file's path, for a version before
- * with other metadata to lose.
+ * metadata file for the default metadata: then that file is stale, for a version before with
+ * other metadata to lose.
  */
 function metadataFiles(
   store: FilesystemStore,
@@ -208,7 +214,7 @@ function metadataFiles(
   key: string,
   metadata: Record<string, unknown>,
   md5: string,
-): { files: Replacement[]; stale?: string } {
+): FileChanges {
   const kept = Object.entries(metadata).filter(
     ([name]) => ALLOWED_METADATA.includes(name) || name.startsWith("x-amz-meta-"),
   );
@@ -237,13 +243,13 @@ function removeIfThere(path: string): void {
 
 /**
  * Writes the parts, then renames them over their paths in order (the last one seen last), or
- * removes what it wrote. Synchronous: a small PUT's writes and renames take about a quarter of
+ * removes what it wrote; then removes the stale file, if any. Synchronous: a small PUT's writes and renames take about a quarter of
  * the CPU and of the time they take through the thread pool and promises (docs/operating.md,
  * "Object storage").
  * A key's directory is made when missing: S3 has no directories, and deletes here leave them,
  * so it is made once and found by every later write.
  */
-function replaceFiles(files: Replacement[], dir: string): void {
+function replaceFiles({ files, stale }: FileChanges, dir: string): void {
   try {
     for (const f of files) {
       try {
@@ -259,6 +265,7 @@ function replaceFiles(files: Replacement[], dir: string): void {
     for (const f of files) rmSync(f.part, { force: true });
     throw err;
   }
+  if (stale !== undefined) removeIfThere(stale);
 }
 
 /** s3rver's putMetadata (the same files and content), each file replaced whole by a rename. */
@@ -269,9 +276,8 @@ async function putMetadata(
   metadata: Record<string, unknown>,
   md5: string,
 ): Promise<void> {
-  const { files, stale } = metadataFiles(store, bucket, key, metadata, md5);
-  replaceFiles(files, dirname(store.getResourcePath(bucket, key, "object")));
-  if (stale !== undefined) removeIfThere(stale);
+  const changes = metadataFiles(store, bucket, key, metadata, md5);
+  replaceFiles(changes, dirname(store.getResourcePath(bucket, key, "object")));
 }
 
 /**
@@ -290,8 +296,7 @@ async function putObject(
   // Bytes in hand (the in-process store).
   const md5 = createHash("md5").update(content).digest("hex");
   const { files, stale } = metadataFiles(store, object.bucket, object.key, object.metadata, md5);
-  replaceFiles([...files, { path, part, content }], dirname(path));
-  if (stale !== undefined) removeIfThere(stale);
+  replaceFiles({ files: [...files, { path, part, content }], stale }, dirname(path));
   // The I/O that waited meanwhile runs before the caller goes on: a loop of PUTs (a settle
   // round) must not hold off the reads and calls beside it.
   await setImmediate();
