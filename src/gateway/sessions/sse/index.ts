@@ -2,7 +2,7 @@
 // bounds, the wait for a socket to drain, the race of a source's next batch with timers.
 export * from "./await-drain.ts";
 export * from "./bounds.ts";
-export * from "./next-batch.ts";
 export * from "./read-loop.ts";
+export * from "./source-read.ts";
 export { multiplexed } from "./sse-forms.ts";
 export * from "./sse-session.ts";

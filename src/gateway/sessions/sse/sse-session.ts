@@ -15,8 +15,8 @@ import type { BatchSource, Cursor, SourceBatch } from "../sources/index.ts";
 import { jitter } from "../sources/index.ts";
 import { awaitDrain } from "./await-drain.ts";
 import type { Bounds } from "./bounds.ts";
-import { stopWith } from "./next-batch.ts";
 import { type LoopEnd, type LoopSteps, ReadLoop } from "./read-loop.ts";
+import { stopWith } from "./source-read.ts";
 import { ONE_STREAM, type SseForm } from "./sse-forms.ts";
 import { type LaneRead, type LaneStep, type LaneTaps, SseLane } from "./sse-lane.ts";
 
