@@ -14,11 +14,10 @@ import {
   type Cursor,
   DEFAULT_LINGER_MS,
   endLingering,
-  pullNext,
   ReadLoop,
   type SourceBatch,
+  SourceRead,
   type SseOutput,
-  stopWith,
 } from "../sessions/index.ts";
 import { nextCursor } from "./cursor.ts";
 import { offsetOf } from "./offsets.ts";
@@ -41,32 +40,22 @@ export interface DsSseOptions {
 
 export class DsSseSession {
   readonly #opts: DsSseOptions;
-  readonly #stop = new AbortController();
+  readonly #read: SourceRead;
   readonly #reader = new ReadLoop();
-  #it: AsyncIterator<SourceBatch> | undefined;
-  #first: SourceBatch | undefined;
   #next: bigint;
   #cursor: string | undefined;
   #draining = false;
 
   constructor(opts: DsSseOptions) {
     this.#opts = opts;
+    this.#read = new SourceRead(opts.source, opts.cursor, opts.signal, "the SSE read ended");
     this.#next = opts.from;
     this.#cursor = opts.echoed;
   }
 
   /** Opens the source and reads its first batch: a failure here is the request's HTTP error. */
-  async start(): Promise<void> {
-    stopWith(this.#opts.signal, this.#stop);
-    try {
-      this.#it = this.#opts.source(this.#opts.cursor, this.#stop.signal)[Symbol.asyncIterator]();
-      const first = await this.#it.next();
-      if (first.done) throw unavailable("the read ended before it started; retry");
-      this.#first = first.value;
-    } catch (err) {
-      this.#release();
-      throw err;
-    }
+  start(): Promise<void> {
+    return this.#read.open(() => unavailable("the read ended before it started; retry"));
   }
 
   /** Ends the response soon; the client resumes from its last control event elsewhere. */
@@ -76,14 +65,14 @@ export class DsSseSession {
   }
 
   async run(out: SseOutput): Promise<void> {
-    const closed = onClosed(out, () => this.#release());
+    const closed = onClosed(out, () => this.#read.release());
     try {
       await this.#loop(out);
     } catch (err) {
       // The client went away (its abort ends the reads): nothing to report.
-      if (!this.#stop.signal.aborted) throw err;
+      if (!this.#read.stopped) throw err;
     } finally {
-      this.#release();
+      this.#read.release();
       this.#end(out);
     }
     if (!out.writableFinished && !out.destroyed) await closed;
@@ -91,10 +80,7 @@ export class DsSseSession {
 
   async #loop(out: SseOutput): Promise<void> {
     const endAt = Date.now() + this.#opts.closeAfterMs;
-    let next: Promise<IteratorResult<SourceBatch>> | undefined;
-    const first = this.#first as SourceBatch;
-    this.#first = undefined;
-    if (this.#handle(first, out, true)) return;
+    if (this.#handle(this.#read.first(), out, true)) return;
     await this.#reader.run<IteratorResult<SourceBatch>>({
       ready: async () => {
         while (!this.#draining) {
@@ -104,14 +90,11 @@ export class DsSseSession {
         }
         return false;
       },
-      reads: () => {
-        next ??= pullNext(this.#it as AsyncIterator<SourceBatch>);
-        return next;
-      },
+      reads: () => this.#read.next(),
       wakeAt: () => endAt,
       timer: () => false,
       read: (got) => {
-        next = undefined;
+        this.#read.taken();
         if (got.done) return false;
         return !this.#handle(got.value, out, false);
       },
@@ -143,12 +126,5 @@ export class DsSseSession {
   #end(out: SseOutput): void {
     if (out.destroyed || out.writableFinished) return;
     endLingering(out, DEFAULT_LINGER_MS);
-  }
-
-  #release(): void {
-    if (!this.#stop.signal.aborted) this.#stop.abort(new Error("the SSE read ended"));
-    const it = this.#it;
-    this.#it = undefined;
-    it?.return?.().catch(() => {});
   }
 }

@@ -13,12 +13,11 @@ import {
   type Cursor,
   DEFAULT_LINGER_MS,
   endLingering,
-  pullNext,
   ReadLoop,
   type SourceBatch,
+  SourceRead,
   type SseOutput,
   type SseTiming,
-  stopWith,
 } from "../sessions/index.ts";
 import { stringifyJsonExact } from "../translate/index.ts";
 import { s2Error, toS2Error } from "./errors.ts";
@@ -43,9 +42,7 @@ const DONE = "data: [DONE]\n\n";
 
 export class S2SseSession {
   readonly #opts: S2SseOptions;
-  readonly #stop = new AbortController();
-  #it: AsyncIterator<SourceBatch> | undefined;
-  #first: SourceBatch | undefined;
+  readonly #read: SourceRead;
   #count = 0n;
   #bytes = 0n;
   #tail: Position__Output | null = null;
@@ -55,21 +52,14 @@ export class S2SseSession {
 
   constructor(opts: S2SseOptions) {
     this.#opts = opts;
+    this.#read = new SourceRead(opts.source, opts.cursor, opts.signal, "the S2 read session ended");
   }
 
   /** Opens the source and reads its first batch: a failure here is the request's HTTP error. */
-  async start(): Promise<void> {
-    const { signal } = this.#opts;
-    stopWith(signal, this.#stop);
-    try {
-      this.#it = this.#opts.source(this.#opts.cursor, this.#stop.signal)[Symbol.asyncIterator]();
-      const first = await this.#it.next();
-      if (first.done) throw s2Error("unavailable", "the read session ended before it started");
-      this.#first = first.value;
-    } catch (err) {
-      this.#release();
-      throw err;
-    }
+  start(): Promise<void> {
+    return this.#read.open(() =>
+      s2Error("unavailable", "the read session ended before it started"),
+    );
   }
 
   /** Ends the session soon with S2's server_draining error, which S2's SDKs retry. */
@@ -80,19 +70,18 @@ export class S2SseSession {
 
   /** Writes events until the session ends; resolves once the response is finished or gone. */
   async run(out: SseOutput): Promise<void> {
-    const closed = onClosed(out, () => this.#release());
+    const closed = onClosed(out, () => this.#read.release());
     try {
       await this.#loop(out);
     } catch (err) {
-      if (!this.#stop.signal.aborted) this.#end(out, errorEvent(err));
+      if (!this.#read.stopped) this.#end(out, errorEvent(err));
     } finally {
-      this.#release();
+      this.#read.release();
     }
     if (!out.writableFinished && !out.destroyed) await closed;
   }
 
   async #loop(out: SseOutput): Promise<void> {
-    let next: Promise<IteratorResult<SourceBatch>> | undefined;
     let lastWrite = Date.now();
     let pingDelay = this.#opts.timing.pingMs();
     let idleEnd: number | undefined;
@@ -104,9 +93,7 @@ export class S2SseSession {
     const { bounds } = this.#opts;
     // Resumed with its bounds already met (S2 resumes with what was delivered taken off them).
     if (bounds.count === 0n || bounds.bytes === 0n) return this.#end(out, DONE);
-    const first = this.#first as SourceBatch;
-    this.#first = undefined;
-    if (this.#handle(first, write)) return this.#end(out, DONE);
+    if (this.#handle(this.#read.first(), write)) return this.#end(out, DONE);
     await this.#reader.run<IteratorResult<SourceBatch>>({
       ready: async () => {
         for (;;) {
@@ -121,10 +108,7 @@ export class S2SseSession {
           if (!(await this.#drained(out))) return false;
         }
       },
-      reads: () => {
-        next ??= pullNext(this.#it as AsyncIterator<SourceBatch>);
-        return next;
-      },
+      reads: () => this.#read.next(),
       wakeAt: () => {
         idleEnd =
           this.#opts.idleEndMs !== undefined && this.#idleSince !== undefined
@@ -142,7 +126,7 @@ export class S2SseSession {
         return true;
       },
       read: (got) => {
-        next = undefined;
+        this.#read.taken();
         if (got.done) throw s2Error("unavailable", "the read session's subscription ended; resume");
         if (!this.#handle(got.value, write)) return true;
         this.#end(out, DONE);
@@ -207,17 +191,10 @@ export class S2SseSession {
   }
 
   #end(out: SseOutput, last: string): void {
-    this.#release();
+    this.#read.release();
     if (out.destroyed || out.writableFinished) return;
     out.write(last);
     endLingering(out, DEFAULT_LINGER_MS);
-  }
-
-  #release(): void {
-    if (!this.#stop.signal.aborted) this.#stop.abort(new Error("the S2 read session ended"));
-    const it = this.#it;
-    this.#it = undefined;
-    it?.return?.().catch(() => {});
   }
 }
 

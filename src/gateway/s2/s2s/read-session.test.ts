@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Position__Output } from "../../../gen/nova/v1/Position.ts";
 import type { Record__Output } from "../../../gen/nova/v1/Record.ts";
-import type { SourceBatch } from "../../sessions/index.ts";
+import { type SourceBatch, SourceRead } from "../../sessions/index.ts";
 import { S2_MAX_BATCH_RECORDS } from "../metering.ts";
 import { FakeOutput } from "./frame-output.test-helper.ts";
 import { FrameWriter } from "./frame-output.ts";
@@ -10,8 +10,8 @@ import { type S2sReadOptions, S2sReadSession } from "./read-session.ts";
 
 type Batch = SourceBatch;
 
-/** A source fed by the test: push batches, or fail it. */
-class Feed implements AsyncIterator<Batch> {
+/** A source fed by the test: push batches, or fail it; stopped once its iterator is returned. */
+class Feed implements AsyncIterableIterator<Batch> {
   #queue: (Batch | Error)[] = [];
   #waiting: ((b: Batch | Error) => void) | undefined;
   stopped = false;
@@ -28,6 +28,15 @@ class Feed implements AsyncIterator<Batch> {
     if (b instanceof Error) throw b;
     return { done: false, value: b };
   }
+
+  async return(): Promise<IteratorResult<Batch>> {
+    this.stopped = true;
+    return { done: true, value: undefined };
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
 }
 
 /** `n` records from `from`, each of `size` body bytes (metered: 8 more). */
@@ -43,8 +52,14 @@ const at = (seq: number): Position__Output => ({ seq_num: String(seq), timestamp
 
 function session(feed: Feed, opts: Partial<S2sReadOptions> = {}) {
   const out = new FakeOutput();
+  const cursor = { start: { seq_num: "0" }, clamp: false };
   const s = new S2sReadSession({
-    batches: feed,
+    read: new SourceRead(
+      () => feed,
+      cursor,
+      new AbortController().signal,
+      "the test's session ended",
+    ),
     bounds: {},
     idleEndMs: undefined,
     heartbeatMs: { min: 10, max: 20 },
@@ -55,9 +70,6 @@ function session(feed: Feed, opts: Partial<S2sReadOptions> = {}) {
       body: new TextEncoder().encode(JSON.stringify({ code: (err as Error).message })),
     }),
     draining: () => ({ status: 503, body: new TextEncoder().encode('{"code":"server_draining"}') }),
-    stop: () => {
-      feed.stopped = true;
-    },
     ...opts,
   });
   return { s, out, writer: new FrameWriter(out, "none", 1_000) };

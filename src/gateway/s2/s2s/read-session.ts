@@ -13,7 +13,7 @@
 // - The source is pulled only once the previous frame was taken by the socket.
 import type { Position__Output } from "../../../gen/nova/v1/Position.ts";
 import type { Record__Output } from "../../../gen/nova/v1/Record.ts";
-import { pullNext, ReadLoop, type SourceBatch } from "../../sessions/index.ts";
+import { ReadLoop, type SourceBatch, type SourceRead } from "../../sessions/index.ts";
 import { meteredBytes, S2_MAX_BATCH_METERED_BYTES, S2_MAX_BATCH_RECORDS } from "../metering.ts";
 import { cutToSessionBounds, type S2SessionBounds, type S2Tally } from "../session-bounds.ts";
 import type { TerminalFrame } from "./frame.ts";
@@ -23,8 +23,8 @@ import type { FrameWriter } from "./frame-output.ts";
 export const DEFAULT_HEARTBEAT_MS = { min: 5_000, max: 15_000 };
 
 export interface S2sReadOptions {
-  /** Batches from the session's start; an empty one means caught up. */
-  batches: AsyncIterator<SourceBatch>;
+  /** Batches from the session's start, not yet opened; an empty one means caught up. */
+  read: SourceRead;
   bounds: S2SessionBounds;
   /** Caught up, the session ends after this long without a record; undefined: never. */
   idleEndMs: number | undefined;
@@ -32,14 +32,10 @@ export interface S2sReadOptions {
   encodeBatch(records: Record__Output[], tail: Position__Output | null): Uint8Array;
   terminal(err: unknown): Omit<TerminalFrame, "terminal">;
   draining(): Omit<TerminalFrame, "terminal">;
-  /** Stops the source, however the session ends. */
-  stop(): void;
 }
 
 export class S2sReadSession {
   readonly #opts: S2sReadOptions;
-  #first: SourceBatch | undefined;
-  #pending: Promise<IteratorResult<SourceBatch>> | undefined;
   #tally: S2Tally = { count: 0n, bytes: 0n };
   #tail: Position__Output | null = null;
   #draining = false;
@@ -50,15 +46,8 @@ export class S2sReadSession {
   }
 
   /** Reads the first batch; throws (as the request's HTTP error) when the read cannot start. */
-  async start(): Promise<void> {
-    try {
-      const first = await this.#opts.batches.next();
-      if (first.done) throw new Error("the read ended before it started");
-      this.#first = first.value;
-    } catch (err) {
-      this.#opts.stop();
-      throw err;
-    }
+  start(): Promise<void> {
+    return this.#opts.read.open(() => new Error("the read ended before it started"));
   }
 
   /** Ends the session with server_draining at the next frame boundary. */
@@ -93,9 +82,7 @@ export class S2sReadSession {
         beatAt = Date.now() + this.#beat();
         return true;
       };
-      const first = this.#first as SourceBatch;
-      this.#first = undefined;
-      if (!(await take(first))) return;
+      if (!(await take(this.#opts.read.first()))) return;
       await this.#reader.run<IteratorResult<SourceBatch>>({
         ready: async () => {
           if (writer.gone) return false;
@@ -109,10 +96,7 @@ export class S2sReadSession {
           }
           return true;
         },
-        reads: () => {
-          this.#pending ??= pullNext(this.#opts.batches);
-          return this.#pending;
-        },
+        reads: () => this.#opts.read.next(),
         wakeAt: () => {
           const { idleEndMs } = this.#opts;
           idleEnd = following && idleEndMs !== undefined ? idleSince + idleEndMs : undefined;
@@ -128,7 +112,7 @@ export class S2sReadSession {
           return true;
         },
         read: (got) => {
-          this.#pending = undefined;
+          this.#opts.read.taken();
           if (got.done) throw new Error("the subscription ended");
           return take(got.value);
         },
@@ -136,7 +120,7 @@ export class S2sReadSession {
     } catch (err) {
       if (!writer.gone) await writer.terminal(this.#opts.terminal(err));
     } finally {
-      this.#opts.stop();
+      this.#opts.read.release();
     }
   }
 

@@ -6,7 +6,7 @@ import type { FastifyReply } from "fastify";
 import type { AppendAdmission } from "../../http/index.ts";
 import { clientKey, takeOverResponse } from "../../http/index.ts";
 import type { SubscribeDeps } from "../../sessions/index.ts";
-import { bodyChunks, stopWith, subscriptionSource, trackSession } from "../../sessions/index.ts";
+import { bodyChunks, SourceRead, subscriptionSource, trackSession } from "../../sessions/index.ts";
 import { stringifyJsonExact } from "../../translate/index.ts";
 import type { CallOptions, Upstream } from "../../upstream/index.ts";
 import { S2AppendPipeline } from "../append-pipeline.ts";
@@ -108,12 +108,14 @@ export async function serveS2sRead(
   reply: FastifyReply,
   deps: S2sDeps,
 ): Promise<void> {
-  const stop = new AbortController();
-  if (stream.call.signal) stopWith(stream.call.signal, stop);
   const cursor = { start: q.query.start, clamp: q.query.clamp };
-  const source = openEnded(subscriptionSource(stream, deps.subscribe))(cursor, stop.signal);
   const session = new S2sReadSession({
-    batches: source[Symbol.asyncIterator](),
+    read: new SourceRead(
+      openEnded(subscriptionSource(stream, deps.subscribe)),
+      cursor,
+      stream.call.signal ?? new AbortController().signal,
+      "the s2s read session ended",
+    ),
     bounds: {
       ...(q.count === undefined ? {} : { count: q.count }),
       ...(q.bytes === undefined ? {} : { bytes: q.bytes }),
@@ -123,7 +125,6 @@ export async function serveS2sRead(
     encodeBatch: (records, tail) => s2Wire.ReadBatch.encode(readBatchToS2(records, tail)),
     terminal,
     draining,
-    stop: () => stop.abort(),
   });
   const socket = reply.request.raw.socket;
   await trackSession(
