@@ -9,15 +9,13 @@
 // 8 MiB body). The small appends go to the flooded stream (FLOOD_SMALL=same, the default) or to
 // a stream of their own (FLOOD_SMALL=own). Prints a table; no thresholds.
 
+import "../scripts/help-first.ts";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { exitOnHelp } from "../scripts/help.ts";
 import { http } from "../test/harness/http.ts";
 import { metric } from "../test/harness/metrics.ts";
 import { startProcessStack } from "../test/harness/stack.ts";
 import { quantile } from "./stats.ts";
-
-exitOnHelp(import.meta.filename);
 
 const SECONDS = Number(process.env.FLOOD_SECONDS ?? 30);
 const CLIENTS = Number(process.env.FLOOD_CLIENTS ?? 4);

@@ -8,17 +8,15 @@
 // the gateway's is what those cost, and the floor itself what the two protocols cost in Node.
 // Not a server to use: it trusts its input and answers any failure with a 502.
 
+import "../scripts/help-first.ts";
 import { createServer } from "node:http";
 import http2 from "node:http2";
 import * as grpc from "@grpc/grpc-js";
 import type { MethodDefinition } from "@grpc/proto-loader";
-import { exitOnHelp } from "../scripts/help.ts";
 import { nova } from "../src/contract/proto/index.ts";
 import { startUnary } from "../src/gateway/upstream/h2-unary.ts";
 import type { AppendRequest } from "../src/gen/nova/v1/AppendRequest.ts";
 import type { AppendResponse__Output } from "../src/gen/nova/v1/AppendResponse.ts";
-
-exitOnHelp(import.meta.filename);
 
 const star = process.argv[2];
 if (!star || !/^[^\s/]+:\d+$/.test(star)) {

@@ -5,17 +5,15 @@
 // record of 1023 KiB each (base64 JSON) to one stream: acked MiB/s, side by side, with the CPU
 // each process spent per acked MiB. THROUGHPUT_PROFILE=DIR writes the star's and the gateway's
 // CPU profiles there. Prints a table; no thresholds.
+import "../scripts/help-first.ts";
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { exitOnHelp } from "../scripts/help.ts";
 import { createS3Store } from "../src/platform/objstore/index.ts";
 import { http } from "../test/harness/http.ts";
 import { nodeArgs, startProcess } from "../test/harness/process.ts";
-
-exitOnHelp(import.meta.filename);
 
 const SECONDS = Number(process.env.THROUGHPUT_SECONDS ?? 20);
 const CONCURRENCY = Number(process.env.THROUGHPUT_CONCURRENCY ?? 8);

@@ -25,18 +25,16 @@
 // BENCH_CATCHUP_BASELINE=DIR adds the presigned and star paths served by the gateway of the
 // checkout in DIR (rows "presigned@base", "star@base"): a before/after under the same load.
 
+import "../scripts/help-first.ts";
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { exitOnHelp } from "../scripts/help.ts";
 import { call, dataPlaneClient } from "../test/harness/grpc.ts";
 import { cpuSeconds as cpuSecondsOf } from "../test/harness/proc-stats.ts";
 import { nodeArgs, type RunningProcess, startProcess } from "../test/harness/process.ts";
 import { startObjstore } from "../test/readplan/fixture.ts";
-
-exitOnHelp(import.meta.filename);
 
 const MB = Number(process.env.BENCH_CATCHUP_MB ?? 1024);
 const ROUNDS = Number(process.env.BENCH_CATCHUP_ROUNDS ?? 2);

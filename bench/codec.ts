@@ -1,8 +1,8 @@
 // Stored-record and chunk codec throughput, each beside copying the same bytes with
 // Buffer.copy. Prints a table; no thresholds. Every case runs for a fixed time budget.
 
+import "../scripts/help-first.ts";
 import { performance } from "node:perf_hooks";
-import { exitOnHelp } from "../scripts/help.ts";
 import { type ChunkRecord, decodeChunk, encodeChunk } from "../src/contract/codec/chunk.ts";
 import { crc32cNative, crc32cPortable } from "../src/contract/codec/crc32c.ts";
 import {
@@ -17,8 +17,6 @@ import {
   needsJsonEscapePortable,
   needsJsonEscapeSimd,
 } from "../src/gateway/translate/json-escape.ts";
-
-exitOnHelp(import.meta.filename);
 
 const WARMUP_MS = 150;
 const BUDGET_MS = 700;

@@ -17,6 +17,7 @@
 // CPU per delivered event, user and system apart (`process.cpuUsage`).
 // Both processes need a file-descriptor limit above the connections (`ulimit -n`). No thresholds.
 
+import "../scripts/help-first.ts";
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import {
@@ -29,11 +30,8 @@ import { createServer as createNetServer } from "node:net";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import Fastify from "fastify";
-import { exitOnHelp } from "../scripts/help.ts";
 import { releaseParser } from "../src/gateway/http/parser-release.ts";
 import { cpuSeconds, rssBytes } from "../test/harness/proc-stats.ts";
-
-exitOnHelp(import.meta.filename);
 
 const MODES = ["net", "http", "http-released", "fastify-released"] as const;
 type Mode = (typeof MODES)[number];

@@ -26,6 +26,7 @@
 // (BENCH_GATEWAY_NODE_ARGS replaces them), at BENCH_LOG_LEVEL (default warn: no line a
 // request; `npm start`'s info logs one). Prints a table; no thresholds.
 
+import "../scripts/help-first.ts";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -33,15 +34,12 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { PassThrough } from "node:stream";
 import { Pool } from "undici";
-import { exitOnHelp } from "../scripts/help.ts";
 import { call } from "../test/harness/grpc.ts";
 import { metric } from "../test/harness/metrics.ts";
 import { startProcess } from "../test/harness/process.ts";
 import { startStarProcess } from "../test/harness/star-process.ts";
 import { GATEWAY_NODE_ARGS } from "./gateway-node-args.ts";
 import { quantile } from "./stats.ts";
-
-exitOnHelp(import.meta.filename);
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 /**

@@ -6,7 +6,7 @@
 // Rows: response bodies in fresh memory and from the response-buffer pool. Prints wall and
 // CPU seconds per GiB (CPU includes the garbage collector's helper threads); the first row also pays
 // for JIT warm-up, so compare the last two. No thresholds.
-import { exitOnHelp } from "../scripts/help.ts";
+import "../scripts/help-first.ts";
 import { encodeChunk } from "../src/contract/codec/chunk.ts";
 import { ChunkMemoryPool } from "../src/gateway/history/chunk-memory.ts";
 import { planEntry } from "../src/gateway/history/plan-entry.ts";
@@ -14,8 +14,6 @@ import { type VerifiedChunk, verifyChunk } from "../src/gateway/history/verify-c
 import { responseBuffers, takeResponseBuffer } from "../src/gateway/http/response-buffers.ts";
 import { positionText, recordsJsonBytes } from "../src/gateway/translate/record-json.ts";
 import { batchEventBytes, batchEventHead } from "../src/gateway/translate/sse-events.ts";
-
-exitOnHelp(import.meta.filename);
 
 const KEEP = Number(process.env.BENCH_HOTPATH_KEEP ?? 250);
 const CHUNKS = 1024;

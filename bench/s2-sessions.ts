@@ -8,15 +8,13 @@
 // Prints, per run: milliseconds from the first submit to the last ack, the records that landed
 // (the SDK resends a batch whose ack takes longer than its 5 s timeout) and the rate.
 // BENCH_S2_RECORDS (default 1000) batches per run, BENCH_RUNS (default 2) runs per transport.
+import "../scripts/help-first.ts";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AppendInput, AppendRecord, S2 } from "@s2-dev/streamstore";
-import { exitOnHelp } from "../scripts/help.ts";
 import { freePort } from "../test/harness/ports.ts";
 import { nodeArgs, startProcess } from "../test/harness/process.ts";
-
-exitOnHelp(import.meta.filename);
 
 const RECORDS = Number(process.env.BENCH_S2_RECORDS ?? 1000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 2);

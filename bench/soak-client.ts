@@ -4,13 +4,12 @@
 // memory. Parts can be switched off one at a time (SOAK_PARTS=appends,sse,pages,longpoll,resume)
 // to find which one holds memory.
 //   node bench/soak-client.ts <gateway base URL> <stream path>...
+import "../scripts/help-first.ts";
 import { Agent, type ClientRequest, get, type IncomingMessage } from "node:http";
 import { createParser } from "eventsource-parser";
 import { request } from "undici";
-import { exitOnHelp } from "../scripts/help.ts";
 
 const [base, ...streams] = process.argv.slice(2);
-exitOnHelp(import.meta.filename);
 if (!base || streams.length === 0) {
   process.stderr.write("usage: node bench/soak-client.ts <gateway base URL> <stream path>...\n");
   process.exit(2);

@@ -10,20 +10,18 @@
 // bounds), and whether every subscriber saw every record once and in order.
 //   SOAK_MINUTES=30 SOAK_WARMUP_MINUTES=5 SOAK_SAMPLE_S=60 SOAK_TARGETS=embedded,pair npm run soak
 // SOAK_GATEWAY_ARGS and SOAK_STAR_ARGS add flags (the star's apply to `pair` only).
+import "../scripts/help-first.ts";
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { exitOnHelp } from "../scripts/help.ts";
 import { starStats } from "../test/harness/grpc.ts";
 import { http } from "../test/harness/http.ts";
 import { scraped } from "../test/harness/metrics.ts";
 import { rssBytes } from "../test/harness/proc-stats.ts";
 import { nodeArgs, type RunningProcess, startProcess } from "../test/harness/process.ts";
 import { startStarProcess } from "../test/harness/star-process.ts";
-
-exitOnHelp(import.meta.filename);
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
 const WARMUP_MINUTES = Number(process.env.SOAK_WARMUP_MINUTES ?? 5);

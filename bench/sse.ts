@@ -39,6 +39,7 @@
 // Every process runs with its file-descriptor limit raised (`ulimit -n 65536`, or the hard limit
 // when that is lower): a subscriber is a socket in the gateway (or nginx) and in a worker.
 
+import "../scripts/help-first.ts";
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { accessSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -46,7 +47,6 @@ import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { Pool } from "undici";
-import { exitOnHelp } from "../scripts/help.ts";
 import { metric } from "../test/harness/metrics.ts";
 import { freePort } from "../test/harness/ports.ts";
 import { cpuSeconds, rssBytes } from "../test/harness/proc-stats.ts";
@@ -54,8 +54,6 @@ import { type RunningProcess, startProcess } from "../test/harness/process.ts";
 import { type StarProcess, startStarProcess } from "../test/harness/star-process.ts";
 import { GATEWAY_NODE_ARGS } from "./gateway-node-args.ts";
 import { quantile } from "./stats.ts";
-
-exitOnHelp(import.meta.filename);
 
 const SIZES = (process.env.BENCH_SIZES ?? "1000,10000").split(",").map(Number);
 const SYSTEMS = (process.env.BENCH_SYSTEMS ?? "on,nchan").split(",") as System[];

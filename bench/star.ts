@@ -6,11 +6,11 @@
 // thresholds. Then the many-streams matrix (bench/many-streams.ts). BENCH_ONLY=append|subscribe|
 // readplan|streams runs one section.
 
+import "../scripts/help-first.ts";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
-import { exitOnHelp } from "../scripts/help.ts";
 import { decodeChunk } from "../src/contract/codec/chunk.ts";
 import type { ReadPlanEntry__Output } from "../src/gen/nova/v1/ReadPlanEntry.ts";
 import type { SubscribeResponse__Output } from "../src/gen/nova/v1/SubscribeResponse.ts";
@@ -18,8 +18,6 @@ import { call, settleStar } from "../test/harness/grpc.ts";
 import { startStarProcess } from "../test/harness/star-process.ts";
 import { manyStreams } from "./many-streams.ts";
 import { quantile } from "./stats.ts";
-
-exitOnHelp(import.meta.filename);
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const RECORD = Buffer.alloc(1024, 120);

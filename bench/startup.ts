@@ -6,17 +6,15 @@
 //   tsx    node --import tsx src/main.ts, when tsx resolves (`npm install --no-save tsx`)
 // BENCH_STARTUP_RUNS (default 10) runs per way, interleaved. Prints a table; no thresholds.
 
+import "../scripts/help-first.ts";
 import { execFileSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { exitOnHelp } from "../scripts/help.ts";
 import { rssBytes } from "../test/harness/proc-stats.ts";
 import { startProcess } from "../test/harness/process.ts";
 import { waitFor } from "../test/harness/wait.ts";
 import { quantile } from "./stats.ts";
-
-exitOnHelp(import.meta.filename);
 
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 10);
 const root = join(import.meta.dirname, "..");

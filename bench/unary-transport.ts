@@ -6,19 +6,17 @@
 // (default 4) each. Printed: calls/s and this process's CPU µs per call (utime + stime), which is
 // the client's cost: the star is another process. No thresholds.
 
+import "../scripts/help-first.ts";
 import { mkdtemp, rm } from "node:fs/promises";
 import http2 from "node:http2";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Metadata } from "@grpc/grpc-js";
 import type { MethodDefinition } from "@grpc/proto-loader";
-import { exitOnHelp } from "../scripts/help.ts";
 import { nova, type RequestOf, type UnaryMethod } from "../src/contract/proto/index.ts";
 import { startUnary } from "../src/gateway/upstream/h2-unary.ts";
 import { call } from "../test/harness/grpc.ts";
 import { startStarProcess } from "../test/harness/star-process.ts";
-
-exitOnHelp(import.meta.filename);
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);

@@ -1,11 +1,9 @@
 // The build's second step (`npm run build`): tsgo compiles src/ into dist/ but copies no other
 // file, so the console's static files (src/gateway/console/assets/) are copied beside the code
 // that serves them, at the same place relative to it.
+import "./help-first.ts";
 import { cpSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { exitOnHelp } from "./help.ts";
-
-exitOnHelp(import.meta.filename);
 
 const root = join(import.meta.dirname, "..");
 const from = join(root, "src", "gateway", "console", "assets");

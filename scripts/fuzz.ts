@@ -4,15 +4,13 @@
 // on its own streams; the first failure prints its seed, its script and what broke, and exits 1.
 // Prints requests sent, connections, answers by status, and the rate.
 
+import "./help-first.ts";
 import { parseArgs } from "node:util";
 import fc from "fast-check";
 import type { ConnectionResult } from "../test/fuzz/raw-connection.ts";
 import { type RawScript, rawScript } from "../test/fuzz/raw-requests.ts";
 import { RawFuzzTarget } from "../test/fuzz/raw-target.ts";
 import { startProcessStack } from "../test/harness/stack.ts";
-import { exitOnHelp } from "./help.ts";
-
-exitOnHelp(import.meta.filename);
 
 const { values } = parseArgs({
   options: {

@@ -2,15 +2,13 @@
 // star (src/star/flags.ts) and the object store (src/platform/objstore/flags.ts): every flag,
 // its environment variable, its default and what it means. With --check verifies that the
 // committed file is current, and exits 1 when it is not.
+import "./help-first.ts";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as gateway from "../src/flags.ts";
 import type { FlagDoc, FlagParser, FlagSpecs } from "../src/platform/cli/index.ts";
 import * as objstore from "../src/platform/objstore/flags.ts";
 import * as star from "../src/star/flags.ts";
-import { exitOnHelp } from "./help.ts";
-
-exitOnHelp(import.meta.filename);
 
 const root = join(import.meta.dirname, "..");
 const path = join(root, "docs", "configuration.md");

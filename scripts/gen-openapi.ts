@@ -5,6 +5,7 @@
 // test/generated/openapi.ts. With --check verifies that every committed file is current.
 // The app is built over an upstream that answers nothing: no star, no network.
 
+import "./help-first.ts";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
@@ -14,9 +15,6 @@ import { sharedSchemas } from "../src/gateway/http/schemas/index.ts";
 import { routeSchemas } from "../src/gateway/http/schemas/routes.ts";
 import { s2Schemas } from "../src/gateway/s2/schemas.ts";
 import type { Upstream } from "../src/gateway/upstream/index.ts";
-import { exitOnHelp } from "./help.ts";
-
-exitOnHelp(import.meta.filename);
 
 const root = join(import.meta.dirname, "..");
 const documentPath = join(root, "openapi", "openapi.json");

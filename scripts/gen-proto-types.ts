@@ -1,13 +1,11 @@
 // Generates TypeScript types for every proto message and service into src/gen, or with
 // --check verifies that the committed copy is current.
 
+import "./help-first.ts";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { exitOnHelp } from "./help.ts";
-
-exitOnHelp(import.meta.filename);
 
 const root = join(import.meta.dirname, "..");
 const protoDir = join(root, "proto");

@@ -2,12 +2,10 @@
 // (`*.wasm.ts`, the binary as base64), or with --check verifies that the committed copy is
 // current. wabt is a dev dependency: the gateway loads the committed bytes.
 
+import "./help-first.ts";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import wabtInit from "wabt";
-import { exitOnHelp } from "./help.ts";
-
-exitOnHelp(import.meta.filename);
 
 const root = join(import.meta.dirname, "..");
 const check = process.argv.includes("--check");

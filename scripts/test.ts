@@ -11,6 +11,7 @@
 // Arguments: test files, or folders whose `**/*.test.ts` files run (default: src and test).
 // --cpu: after the run, the CPU its processes spent, by kind and by test file
 // (scripts/cpu-report.ts; Linux); the run is bound by CPU, not by waiting (docs/development.md).
+import "./help-first.ts";
 import {
   globSync,
   mkdirSync,
@@ -26,11 +27,8 @@ import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { cpuReport, parseCpuLines } from "./cpu-report.ts";
 import { entrySource } from "./file-bundle.ts";
-import { exitOnHelp } from "./help.ts";
 import { BUNDLES_DIR_PREFIX, packFiles } from "./test-bundles.ts";
 import reporter, { fileDuration, type TestEvent } from "./test-reporter.ts";
-
-exitOnHelp(import.meta.filename);
 
 const root = join(import.meta.dirname, "..");
 
