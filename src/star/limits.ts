@@ -7,7 +7,7 @@ import {
   MAX_RECORD_BYTES,
   PAGE_MAX_BYTES,
   PAGE_MAX_RECORDS,
-} from "../contract/proto/index.ts";
+} from "../contract/wire-limits.ts";
 import type { StorageConfig } from "./storage/open-storage.ts";
 
 /** A request's limit: 0 (unset) means the maximum, and anything above the maximum is clamped. */

@@ -1,7 +1,7 @@
 // The Durable Streams request headers, parsed: Stream-Closed, Stream-TTL, Stream-Expires-At
 // and the idempotent producer's three. Each malformed value is a 400 naming the header.
 import type { IncomingHttpHeaders } from "node:http";
-import { MAX_WRITER_SEQ_BYTES } from "../../contract/proto/index.ts";
+import { MAX_WRITER_SEQ_BYTES } from "../../contract/wire-limits.ts";
 import { badHeader } from "../errors/index.ts";
 import { MAX_PRODUCER_ID_CHARS } from "../translate/index.ts";
 

@@ -1,7 +1,7 @@
 // The Durable Streams routes on /ds/v1/stream/{path}: PUT creates, POST appends (and closes),
 // GET reads (catch-up, long-poll, SSE), HEAD says the metadata, DELETE deletes.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { MAX_RECORD_BYTES } from "../../contract/proto/index.ts";
+import { MAX_RECORD_BYTES } from "../../contract/wire-limits.ts";
 import {
   badHeader,
   badQuery,

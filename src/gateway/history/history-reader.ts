@@ -12,7 +12,7 @@
 import { status } from "@grpc/grpc-js";
 import { contentBytes } from "../../contract/codec/index.ts";
 import type { PageRule } from "../../contract/page-rule.ts";
-import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../../contract/proto/index.ts";
+import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../../contract/wire-limits.ts";
 import type { Position__Output } from "../../gen/nova/v1/Position.ts";
 import type { ReadResponse__Output } from "../../gen/nova/v1/ReadResponse.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";

@@ -5,7 +5,7 @@
 
 import { contentBytes } from "../../contract/codec/index.ts";
 import { PageRule } from "../../contract/page-rule.ts";
-import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../../contract/proto/index.ts";
+import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../../contract/wire-limits.ts";
 import type { Position__Output } from "../../gen/nova/v1/Position.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
 import { type ReadQuery, readRequestFields } from "../translate/index.ts";

@@ -3,7 +3,7 @@
 // records of the stream for the star too (docs/commands.md): checked here for S2's answer, then
 // appended with the batch, conditions and all.
 import { isUtf8 } from "node:buffer";
-import { MAX_FENCING_TOKEN_BYTES } from "../../contract/proto/index.ts";
+import { MAX_FENCING_TOKEN_BYTES } from "../../contract/wire-limits.ts";
 import type { AppendInput__Output } from "../../gen/s2/v1/AppendInput.ts";
 import type { AppendBatchProto } from "../translate/index.ts";
 import { s2Error } from "./errors.ts";

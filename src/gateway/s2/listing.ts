@@ -2,7 +2,7 @@
 // to 1000) as nova's list request, the idempotency header `s2-request-token` (nova's creation
 // token), and the header saying what an ensure did.
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { MAX_LIST_LIMIT } from "../../contract/proto/index.ts";
+import { MAX_LIST_LIMIT } from "../../contract/wire-limits.ts";
 import { type Query, queryParam, readExactInt, UINT64 } from "../translate/index.ts";
 import { s2Error } from "./errors.ts";
 

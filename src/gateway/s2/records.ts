@@ -1,6 +1,6 @@
 // Records, positions and acks between S2's messages (the shapes of proto/s2/v1/s2.proto, which
 // the JSON and protobuf bodies of the S2 face both decode to) and nova's. Pure: no I/O.
-import { MAX_HEADERS_PER_RECORD } from "../../contract/proto/index.ts";
+import { MAX_HEADERS_PER_RECORD } from "../../contract/wire-limits.ts";
 import type { Position__Output } from "../../gen/nova/v1/Position.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
 import type { AppendAck__Output } from "../../gen/s2/v1/AppendAck.ts";

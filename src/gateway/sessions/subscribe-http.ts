@@ -2,7 +2,7 @@
 // Accept: text/event-stream, or several streams multiplexed on GET /v1/subscribe) and a
 // long-poll read (`wait`), all over the fleet source.
 import type { FastifyReply } from "fastify";
-import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../../contract/proto/index.ts";
+import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../../contract/wire-limits.ts";
 import type { HistorySource } from "../history/index.ts";
 import type { ClientSessions, GatewayMetrics, LiveSessions } from "../http/index.ts";
 import { chunkWriter, clientKey, releaseClientAbort, takeOverConnection } from "../http/index.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { MAX_FENCING_TOKEN_BYTES } from "../../contract/proto/index.ts";
+import { MAX_FENCING_TOKEN_BYTES } from "../../contract/wire-limits.ts";
 import { assertHttpError } from "../errors/assert-http-error.test-helper.ts";
 import { fenceBodyFromJson, readFencingToken } from "./fence.ts";
 

@@ -1,5 +1,5 @@
 // Fencing tokens: the Fence body in, and the token check shared with appends.
-import { MAX_FENCING_TOKEN_BYTES } from "../../contract/proto/index.ts";
+import { MAX_FENCING_TOKEN_BYTES } from "../../contract/wire-limits.ts";
 import { invalidArgument } from "../errors/index.ts";
 import { asObject, asString, asWellFormed, rejectUnknown } from "./fields.ts";
 

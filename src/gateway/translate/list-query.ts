@@ -1,5 +1,5 @@
 // ListBuckets / ListStreams query: prefix, start_after (an opaque cursor) and limit.
-import { MAX_LIST_LIMIT } from "../../contract/proto/index.ts";
+import { MAX_LIST_LIMIT } from "../../contract/wire-limits.ts";
 import { badQuery } from "../errors/index.ts";
 import { asWellFormed } from "./fields.ts";
 import { readExactInt, UINT64 } from "./integers.ts";

@@ -1,5 +1,5 @@
 // Bucket names and stream keys, checked before any star is asked.
-import { BUCKET_NAME, MAX_STREAM_KEY_BYTES } from "../../contract/proto/index.ts";
+import { BUCKET_NAME, MAX_STREAM_KEY_BYTES } from "../../contract/wire-limits.ts";
 import { badPath, type FieldError } from "../errors/index.ts";
 import { asString, asWellFormed } from "./fields.ts";
 

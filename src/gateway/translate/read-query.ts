@@ -1,5 +1,5 @@
 // The Read / Subscribe query string: where to start, the bounds, and the proto ReadRequest fields.
-import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../../contract/proto/index.ts";
+import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../../contract/wire-limits.ts";
 import { badQuery, type FieldError } from "../errors/index.ts";
 import {
   INT64,

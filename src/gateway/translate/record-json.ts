@@ -2,7 +2,7 @@
 
 import { isUtf8 } from "node:buffer";
 import { contentBytes } from "../../contract/codec/index.ts";
-import { MAX_BATCH_BYTES, MAX_RECORD_BYTES } from "../../contract/proto/index.ts";
+import { MAX_BATCH_BYTES, MAX_RECORD_BYTES } from "../../contract/wire-limits.ts";
 import type { AppendRecord } from "../../gen/nova/v1/AppendRecord.ts";
 import type { AppendRequest } from "../../gen/nova/v1/AppendRequest.ts";
 import type { AppendResponse__Output } from "../../gen/nova/v1/AppendResponse.ts";

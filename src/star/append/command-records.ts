@@ -4,7 +4,7 @@
 // a seq_num and are read back like any record; the leader applies them as their batch commits,
 // so a fence is conditioned (match_seq_num, fencing_token) like the batch that carries it.
 import { isUtf8 } from "node:buffer";
-import { MAX_FENCING_TOKEN_BYTES } from "../../contract/proto/index.ts";
+import { MAX_FENCING_TOKEN_BYTES } from "../../contract/wire-limits.ts";
 
 export type Command = { kind: "fence"; token: string } | { kind: "trim"; seqNum: bigint };
 

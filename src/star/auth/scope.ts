@@ -9,7 +9,7 @@
 // Resources nest: every bucket ⊇ one bucket ⊇ its stream keys starting with a prefix ⊇ those
 // starting with a longer one. A grant on a bucket covers the bucket itself (GetBucket,
 // ListStreams, bucket admin) and all its streams; a prefix grant covers only streams.
-import { BUCKET_NAME, MAX_STREAM_KEY_BYTES } from "../../contract/proto/index.ts";
+import { BUCKET_NAME, MAX_STREAM_KEY_BYTES } from "../../contract/wire-limits.ts";
 
 // "node": what a fleet member needs of another (SettleStar), and nothing else.
 export const ACTIONS = ["read", "append", "create", "trim", "admin", "node"] as const;

@@ -2,7 +2,7 @@
 // token of each call's metadata, and the scope check of each verb.
 import { createHash, timingSafeEqual } from "node:crypto";
 import { type Metadata, status } from "@grpc/grpc-js";
-import { BUCKET_NAME } from "../../contract/proto/index.ts";
+import { BUCKET_NAME } from "../../contract/wire-limits.ts";
 import type { ExchangeTokenRequest__Output } from "../../gen/nova/v1/ExchangeTokenRequest.ts";
 import type { ExchangeTokenResponse } from "../../gen/nova/v1/ExchangeTokenResponse.ts";
 import { invalidArgument, StarError } from "../errors.ts";

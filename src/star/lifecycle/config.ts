@@ -1,7 +1,7 @@
 // Pure rules for descriptors: defaults on create, partial reconfiguration (absent unchanged,
 // present set, zero included, UNSPECIFIED refused), names, and the uncapped + age-retention ban.
 
-import { BUCKET_NAME, MAX_STREAM_KEY_BYTES } from "../../contract/proto/index.ts";
+import { BUCKET_NAME, MAX_STREAM_KEY_BYTES } from "../../contract/wire-limits.ts";
 import type { Bucket__Output } from "../../gen/nova/v1/Bucket.ts";
 import type { BucketConfig__Output } from "../../gen/nova/v1/BucketConfig.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";

@@ -2,7 +2,7 @@
 // leader's (NotOwner elsewhere); Read is served by every member (follower-read.ts).
 
 import { sameMediaType } from "../../contract/media-type.ts";
-import { MAX_WRITER_SEQ_BYTES } from "../../contract/proto/index.ts";
+import { MAX_WRITER_SEQ_BYTES } from "../../contract/wire-limits.ts";
 import type { AppendRequest__Output } from "../../gen/nova/v1/AppendRequest.ts";
 import type { AppendResponse } from "../../gen/nova/v1/AppendResponse.ts";
 import type { CheckTailRequest__Output } from "../../gen/nova/v1/CheckTailRequest.ts";

@@ -2,7 +2,7 @@
 // lists each as a parameter. Query values are strings with patterns, never integers: Ajv would
 // coerce "18446744073709551615" to a rounded double; translation reads the digits exactly.
 import { Type } from "typebox";
-import { BUCKET_NAME } from "../../../contract/proto/index.ts";
+import { BUCKET_NAME } from "../../../contract/wire-limits.ts";
 
 const uint64Digits = (description: string) =>
   Type.String({ pattern: "^[0-9]{1,20}$", description });
