@@ -64,7 +64,10 @@ export class SourceRead {
     }
   }
 
-  /** The batch `open` read, handed over once. */
+  /**
+   * The batch `open` read, handed over once, also after a release: a session whose client left
+   * meanwhile writes it to nothing rather than fail.
+   */
   first(): SourceBatch {
     const first = this.#first;
     if (first === undefined) throw new Error("SourceRead.first: not opened, or already taken");
@@ -97,7 +100,6 @@ export class SourceRead {
     if (!this.#stop.signal.aborted) this.#stop.abort(new Error(this.#ended));
     const it = this.#it;
     this.#it = undefined;
-    this.#first = undefined;
     it?.return?.().catch(() => {});
   }
 }
