@@ -113,7 +113,7 @@ export async function serveS2sRead(
     read: new SourceRead(
       openEnded(subscriptionSource(stream, deps.subscribe)),
       cursor,
-      stream.call.signal ?? new AbortController().signal,
+      stream.call.signal,
       "the s2s read session ended",
     ),
     bounds: {

@@ -24,7 +24,7 @@ const ENDED: Promise<IteratorResult<SourceBatch>> = Promise.resolve({
   value: undefined,
 });
 
-/** One session's read of `source` from `cursor`, stopped when `client` aborts. */
+/** One session's read of `source` from `cursor`, stopped when `client` (if any) aborts. */
 export class SourceRead {
   readonly #stop = new AbortController();
   readonly #source: BatchSource;
@@ -35,11 +35,11 @@ export class SourceRead {
   #pulled: Promise<IteratorResult<SourceBatch>> | undefined;
 
   /** `ended` says why the source was stopped, once the session is over. */
-  constructor(source: BatchSource, cursor: Cursor, client: AbortSignal, ended: string) {
+  constructor(source: BatchSource, cursor: Cursor, client: AbortSignal | undefined, ended: string) {
     this.#source = source;
     this.#cursor = cursor;
     this.#ended = ended;
-    stopWith(client, this.#stop);
+    if (client) stopWith(client, this.#stop);
   }
 
   /** True once the client went away or the read was released. */
