@@ -1,5 +1,4 @@
-import { Agent as HttpsAgent } from "node:https";
-import type { S3Client } from "@aws-sdk/client-s3";
+import { createHash } from "node:crypto";
 import { ObjectStoreError, type ObjectStoreErrorKind } from "./errors.ts";
 import {
   type ByteRange,
@@ -16,9 +15,9 @@ import {
   pageLimit,
 } from "./object-store.ts";
 import { createGetPresigner } from "./presign-get.ts";
-
-// Not an ESM import, whose face of node:http loads Node's bundled undici (docs/development.md).
-const { Agent: HttpAgent } = process.getBuiltinModule("node:http");
+import { createS3Http, type S3Http, S3ResponseError, S3TransportError } from "./s3-http.ts";
+import { parseEndpoint } from "./s3-url.ts";
+import { deleteBody, parseDeleteFailure, parseListResult } from "./s3-xml.ts";
 
 export interface S3StoreOptions {
   /** e.g. http://127.0.0.1:4568 */
@@ -36,7 +35,7 @@ export interface S3StoreOptions {
   requestTimeoutMs?: number;
   /** Connections kept per host. Default 64. */
   maxSockets?: number;
-  /** Attempts per operation, retries included (the SDK's default is 3). */
+  /** Attempts per operation, retries included. Default 3. */
   maxAttempts?: number;
 }
 
@@ -47,69 +46,15 @@ function credentialsOf(opts: S3StoreOptions): { accessKeyId: string; secretAcces
   };
 }
 
-type Sdk = typeof import("@aws-sdk/client-s3");
-
-/**
- * The SDK loads with a store's first request, not with this module: every gateway and star
- * imports the object store's face, and most never talk S3 (an embedded store is used in place,
- * a gateway without history reads never reads). Loaded at import, it cost a star about 0.4 s
- * of CPU at each start and a gateway 0.2 s.
- */
-let sdkModule: Promise<Sdk> | undefined;
-const loadSdk = (): Promise<Sdk> => {
-  sdkModule ??= import("@aws-sdk/client-s3");
-  return sdkModule;
-};
-
-/** A client, made once its SDK has loaded. */
-function lazyClient(opts: S3StoreOptions): {
-  get(): Promise<{ sdk: Sdk; client: S3Client }>;
-  destroy(): void;
-} {
-  let made: Promise<{ sdk: Sdk; client: S3Client }> | undefined;
-  return {
-    get() {
-      made ??= loadSdk().then((sdk) => ({ sdk, client: createClient(sdk, opts) }));
-      return made;
-    },
-    destroy() {
-      void made?.then(({ client }) => client.destroy());
-    },
-  };
-}
-
-function createClient(sdk: Sdk, opts: S3StoreOptions): S3Client {
-  const timeout = opts.requestTimeoutMs ?? 30_000;
-  const agentOptions = { keepAlive: true, maxSockets: opts.maxSockets ?? 64 };
-  return new sdk.S3Client({
-    endpoint: opts.endpoint,
+function httpOf(opts: S3StoreOptions): S3Http {
+  return createS3Http({
+    endpoint: parseEndpoint(opts.endpoint, opts.forcePathStyle ?? true),
     region: opts.region ?? "us-east-1",
-    forcePathStyle: opts.forcePathStyle ?? true,
-    credentials: credentialsOf(opts),
-    // The default checksums corrupt streamed uploads on s3rver.
-    requestChecksumCalculation: "WHEN_REQUIRED",
-    responseChecksumValidation: "WHEN_REQUIRED",
-    ...(opts.maxAttempts === undefined ? {} : { maxAttempts: opts.maxAttempts }),
-    requestHandler: {
-      // Agent instances rather than options: the handler then uses them for every request,
-      // including large uploads it would otherwise send over a fresh, unbounded agent.
-      httpAgent: new HttpAgent(agentOptions),
-      httpsAgent: new HttpsAgent(agentOptions),
-      connectionTimeout: timeout,
-      requestTimeout: timeout,
-      // Without it the SDK only logs a warning when requestTimeout passes.
-      throwOnRequestTimeout: true,
-      socketTimeout: timeout,
-    },
+    ...credentialsOf(opts),
+    timeoutMs: opts.requestTimeoutMs ?? 30_000,
+    maxSockets: opts.maxSockets ?? 64,
+    maxAttempts: opts.maxAttempts ?? 3,
   });
-}
-
-interface SdkError {
-  name?: string;
-  code?: string;
-  message?: string;
-  errors?: { code?: string }[];
-  $metadata?: { httpStatusCode?: number };
 }
 
 const UNAVAILABLE_CODES = new Set([
@@ -141,19 +86,15 @@ function classify(code: string, status: number | undefined): ObjectStoreErrorKin
   return "other";
 }
 
-function errorCode(e: SdkError): string {
-  // Node reports a failed connection to a name with several addresses as an AggregateError.
-  return e.code ?? e.errors?.[0]?.code ?? e.name ?? "Error";
-}
-
-function httpStatus(e: SdkError): number | undefined {
-  return e.$metadata?.httpStatusCode;
-}
+const codeOf = (err: unknown): string | undefined =>
+  err instanceof S3ResponseError || err instanceof S3TransportError ? err.code : undefined;
+const statusOf = (err: unknown): number | undefined =>
+  err instanceof S3ResponseError ? err.status : undefined;
 
 /** The object is not there (its bucket is). */
-function noSuchKey(e: SdkError): boolean {
-  const code = errorCode(e);
-  return code === "NoSuchKey" || (httpStatus(e) === 404 && code !== "NoSuchBucket");
+function noSuchKey(err: unknown): boolean {
+  const code = codeOf(err);
+  return code === "NoSuchKey" || (statusOf(err) === 404 && code !== "NoSuchBucket");
 }
 
 function secretsOf(opts: S3StoreOptions): string[] {
@@ -162,7 +103,7 @@ function secretsOf(opts: S3StoreOptions): string[] {
   );
 }
 
-/** The SDK's messages quote the service's: keep credentials out of them, whatever it echoes. */
+/** S3's messages may quote the request: keep credentials out of them, whatever it echoes. */
 function toStoreError(
   err: unknown,
   what: string,
@@ -170,11 +111,10 @@ function toStoreError(
   secrets: string[],
 ): ObjectStoreError {
   if (err instanceof ObjectStoreError) return err;
-  const e = (typeof err === "object" && err !== null ? err : { message: String(err) }) as SdkError;
-  const code = errorCode(e);
-  const status = httpStatus(e);
+  const code = codeOf(err) ?? "Error";
+  const status = statusOf(err);
   const statusText = status === undefined ? "" : ` (HTTP ${status})`;
-  let message = `S3 ${what} failed: ${code}${statusText}: ${e.message ?? ""}`;
+  let message = `S3 ${what} failed: ${code}${statusText}: ${err instanceof Error ? err.message : String(err)}`;
   for (const secret of secrets) message = message.split(secret).join("***");
   return new ObjectStoreError(classify(code, status), key, message);
 }
@@ -182,17 +122,14 @@ function toStoreError(
 /** An ObjectStore on an S3 bucket that exists (see ensureS3Bucket). */
 export function createS3Store(opts: S3StoreOptions): ObjectStore {
   const { bucket } = opts;
-  const client = lazyClient(opts);
+  const http = httpOf(opts);
   const secrets = secretsOf(opts);
-  // Path-style URLs are signed without the SDK (presign-get.ts); virtual-hosted ones by it.
-  const presign =
-    (opts.forcePathStyle ?? true)
-      ? createGetPresigner({
-          endpoint: opts.endpoint,
-          region: opts.region ?? "us-east-1",
-          ...credentialsOf(opts),
-        })
-      : undefined;
+  const presign = createGetPresigner({
+    endpoint: opts.endpoint,
+    forcePathStyle: opts.forcePathStyle ?? true,
+    region: opts.region ?? "us-east-1",
+    ...credentialsOf(opts),
+  });
   let closed = false;
 
   const wrap = (err: unknown, op: string, key: string | undefined): ObjectStoreError =>
@@ -201,38 +138,28 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
     if (closed) throw closedError(key);
   };
 
-  const putObject = async (
-    key: string,
-    body: Uint8Array,
-    condition: { IfNoneMatch?: string; IfMatch?: string },
-  ) => {
-    const { sdk, client: c } = await client.get();
-    return c.send(
-      new sdk.PutObjectCommand({
-        Bucket: bucket,
-        Key: key,
-        Body: body,
-        ContentLength: body.byteLength,
-        ...condition,
-      }),
-    );
-  };
+  const putObject = (key: string, body: Uint8Array, headers: Record<string, string>) =>
+    http.send({
+      method: "PUT",
+      bucket,
+      key,
+      body,
+      // What S3 stores when none is given, and what s3rver keeps without a metadata file.
+      headers: { "content-type": "application/octet-stream", ...headers },
+    });
 
   /** An object's bytes and ETag; `ranged`: the store answered the Range header. */
   const getObject = async (key: string, rangeHeader: string | undefined) => {
-    const { sdk, client: c } = await client.get();
-    const out = await c.send(
-      new sdk.GetObjectCommand({
-        Bucket: bucket,
-        Key: key,
-        ...(rangeHeader === undefined ? {} : { Range: rangeHeader }),
-      }),
-    );
-    const bytes = (await out.Body?.transformToByteArray()) ?? new Uint8Array();
+    const res = await http.send({
+      method: "GET",
+      bucket,
+      key,
+      ...(rangeHeader === undefined ? {} : { headers: { range: rangeHeader } }),
+    });
     return {
-      body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
-      etag: out.ETag ?? "",
-      ranged: out.ContentRange !== undefined,
+      body: res.body,
+      etag: res.headers.etag ?? "",
+      ranged: res.headers["content-range"] !== undefined,
     };
   };
 
@@ -244,19 +171,17 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
     const limit = pageLimit(opts.limit);
     try {
       // V1 with markers: s3rver cannot make V2 continuation tokens on Node 17+ (they need DES).
-      const { sdk, client: c } = await client.get();
-      const out = await c.send(
-        new sdk.ListObjectsCommand({
-          Bucket: bucket,
-          Prefix: prefix,
-          MaxKeys: limit,
-          ...(opts.startAfter === undefined ? {} : { Marker: opts.startAfter }),
-        }),
-      );
-      return listPage(
-        (out.Contents ?? []).map((o) => ({ key: o.Key ?? "", size: o.Size ?? 0 })),
-        out.IsTruncated,
-      );
+      const res = await http.send({
+        method: "GET",
+        bucket,
+        query: [
+          ["prefix", prefix],
+          ["max-keys", String(limit)],
+          ...(opts.startAfter === undefined ? [] : [["marker", opts.startAfter] as const]),
+        ],
+      });
+      const { objects, truncated } = parseListResult(res.body.toString("utf8"));
+      return listPage(objects, truncated);
     } catch (err) {
       throw wrap(err, "list", prefix);
     }
@@ -288,9 +213,8 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
           ? body.subarray(0, range.end - range.start)
           : body.subarray(range.start, range.end);
       } catch (err) {
-        const e = err as SdkError;
-        if (noSuchKey(e)) return undefined;
-        if (errorCode(e) === "InvalidRange" || httpStatus(e) === 416) return Buffer.alloc(0);
+        if (noSuchKey(err)) return undefined;
+        if (codeOf(err) === "InvalidRange" || statusOf(err) === 416) return Buffer.alloc(0);
         throw wrap(err, "get", key);
       }
     },
@@ -302,7 +226,7 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
         const { body, etag } = await getObject(key, undefined);
         return { body, etag };
       } catch (err) {
-        if (noSuchKey(err as SdkError)) return undefined;
+        if (noSuchKey(err)) return undefined;
         throw wrap(err, "get", key);
       }
     },
@@ -311,16 +235,16 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
       open(key);
       checkKey(key);
       try {
-        const out = await putObject(
+        const res = await putObject(
           key,
           body,
           "ifNoneMatch" in condition
-            ? { IfNoneMatch: condition.ifNoneMatch }
-            : { IfMatch: condition.ifMatch },
+            ? { "if-none-match": condition.ifNoneMatch }
+            : { "if-match": condition.ifMatch },
         );
-        return out.ETag ?? "";
+        return res.headers.etag ?? "";
       } catch (err) {
-        const status = httpStatus(err as SdkError);
+        const status = statusOf(err);
         // 409: another conditional write on the key was in progress; the caller reads again.
         if (status === 412 || status === 409) return undefined;
         throw wrap(err, "put", key);
@@ -338,25 +262,27 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
       for (const key of keys) checkKey(key);
       for (let i = 0; i < keys.length; i += MAX_PAGE) {
         const batch = keys.slice(i, i + MAX_PAGE);
-        let failed: { Key?: string; Code?: string; Message?: string } | undefined;
+        let failed: ReturnType<typeof parseDeleteFailure>;
         try {
-          const { sdk, client: c } = await client.get();
-          const out = await c.send(
-            new sdk.DeleteObjectsCommand({
-              Bucket: bucket,
-              Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
-            }),
-          );
-          failed = out.Errors?.[0];
+          const body = Buffer.from(deleteBody(batch), "utf8");
+          const res = await http.send({
+            method: "POST",
+            bucket,
+            query: [["delete", ""]],
+            // S3 takes a multi-object delete only with its body's digest.
+            headers: { "content-md5": createHash("md5").update(body).digest("base64") },
+            body,
+          });
+          failed = parseDeleteFailure(res.body.toString("utf8"));
         } catch (err) {
           throw wrap(err, "delete", batch[0]);
         }
         if (failed) {
-          const code = failed.Code ?? "Error";
+          const code = failed.code ?? "Error";
           throw new ObjectStoreError(
             classify(code, undefined),
-            failed.Key,
-            `S3 delete s3://${bucket}/${failed.Key ?? ""} failed: ${code}: ${failed.Message ?? ""}`,
+            failed.key,
+            `S3 delete s3://${bucket}/${failed.key ?? ""} failed: ${code}: ${failed.message ?? ""}`,
           );
         }
       }
@@ -366,47 +292,47 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
       open(key);
       checkKey(key);
       checkExpiry(key, expiresSeconds);
-      try {
-        if (presign) return presign(bucket, key, expiresSeconds);
-        const [{ sdk, client: c }, { getSignedUrl }] = await Promise.all([
-          client.get(),
-          import("@aws-sdk/s3-request-presigner"),
-        ]);
-        return await getSignedUrl(c, new sdk.GetObjectCommand({ Bucket: bucket, Key: key }), {
-          expiresIn: expiresSeconds,
-        });
-      } catch (err) {
-        throw wrap(err, "presign", key);
-      }
+      return presign(bucket, key, expiresSeconds);
     },
 
     close(): void {
       if (closed) return;
       closed = true;
-      client.destroy();
+      http.destroy();
     },
   };
 }
 
 /** Creates the bucket unless it exists; safe to call concurrently and repeatedly. */
 export async function ensureS3Bucket(opts: S3StoreOptions): Promise<void> {
-  const sdk = await loadSdk();
-  const client = createClient(sdk, opts);
+  const http = httpOf(opts);
+  const region = opts.region ?? "us-east-1";
   const exists = async (): Promise<boolean> => {
     try {
-      await client.send(new sdk.HeadBucketCommand({ Bucket: opts.bucket }));
+      await http.send({ method: "HEAD", bucket: opts.bucket });
       return true;
     } catch (err) {
-      if (httpStatus(err as SdkError) === 404) return false;
+      if (statusOf(err) === 404) return false;
       throw err;
     }
   };
   try {
     if (await exists()) return;
     try {
-      await client.send(new sdk.CreateBucketCommand({ Bucket: opts.bucket }));
+      await http.send({
+        method: "PUT",
+        bucket: opts.bucket,
+        // Outside us-east-1 S3 wants the region named; the default region takes no body.
+        ...(region === "us-east-1"
+          ? {}
+          : {
+              body: Buffer.from(
+                `<CreateBucketConfiguration><LocationConstraint>${region}</LocationConstraint></CreateBucketConfiguration>`,
+              ),
+            }),
+      });
     } catch (err) {
-      const code = errorCode(err as SdkError);
+      const code = codeOf(err);
       // Lost a race with another creator: fine when the bucket is now ours to use.
       if (code === "BucketAlreadyOwnedByYou") return;
       if (code !== "BucketAlreadyExists" || !(await exists())) throw err;
@@ -414,6 +340,6 @@ export async function ensureS3Bucket(opts: S3StoreOptions): Promise<void> {
   } catch (err) {
     throw toStoreError(err, `create bucket ${opts.bucket}`, undefined, secretsOf(opts));
   } finally {
-    client.destroy();
+    http.destroy();
   }
 }

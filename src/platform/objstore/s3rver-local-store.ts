@@ -1,6 +1,6 @@
 // The embedded object store as the process running it sees it: the files s3rver serves, read and
 // written in place rather than through S3's HTTP API to itself. Over the loopback a PUT cost
-// about 4 ms of CPU between the SDK and s3rver, a GET about 2; in place, under 1 and 0.2
+// about 4 ms of CPU between the AWS SDK and s3rver, a GET about 2; in place, under 1 and 0.2
 // (docs/benchmarks.md). Everyone else (a gateway's presigned reads, the other stars of a fleet)
 // reaches the same objects over HTTP: the layout, the ETags and the conditional PUTs' turns on a
 // key (KeyTurns, shared with s3rver-fixes.ts) are s3rver's, so both ways see one store.

@@ -14,8 +14,8 @@
 //   beside it that listings pass over, renamed over the key once complete; a cut upload leaves
 //   nothing; its metadata and ETag files were rewritten in place, so a GET racing a PUT could
 //   read them empty (a 500) or half written: they are replaced by a rename too.
-// - it writes a metadata file for every object; an object with S3's default metadata for an SDK's
-//   PUT (DEFAULT_METADATA) gets none here, and reads it back from its absence: a file less to
+// - it writes a metadata file for every object; an object with S3's default metadata for a
+//   client's PUT (DEFAULT_METADATA) gets none here, and reads it back from its absence: a file less to
 //   create and rename per PUT (docs/operating.md, "Object storage").
 // Not patched: keys with empty or "."/".." path segments alias other keys ("a//b" is "a/b").
 import { createHash, randomUUID } from "node:crypto";
@@ -41,8 +41,9 @@ import { type FilesystemStore, type PutObject, S3Object } from "./s3rver-interna
 const OBJECT_SUFFIX = "._S3rver_object";
 
 /**
- * What s3rver keeps for an object PUT over HTTP without a Content-Type, as the SDK sends it, and
- * for every object PUT in place: an object with exactly this has no metadata file.
+ * What s3rver keeps for an object PUT over HTTP as the S3 store sends it (and as S3 stores one
+ * without a Content-Type), and for every object PUT in place: an object with exactly this has no
+ * metadata file.
  */
 export const DEFAULT_METADATA: Readonly<Record<string, string>> = {
   "content-type": "application/octet-stream",
