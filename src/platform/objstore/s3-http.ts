@@ -1,7 +1,7 @@
 // S3's REST API over Node's HTTP client: a request signed (sigv4.ts), sent on a kept-alive
 // connection, its answer read whole, retried when S3 says it may be. What the AWS SDK did for the
 // store, at about a third of its CPU per request and without its ~0.2 s load at a process's first
-// request (docs/storage-layout.md, "The S3 client").
+// request (docs/benchmarks.md, "The S3 client").
 import type { IncomingHttpHeaders } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type S3Endpoint, targetOf } from "./s3-url.ts";

@@ -103,3 +103,28 @@ test("an error answer gives its code and message; anything else gives neither", 
     assert.deepEqual(parseErrorBody(body), { code: undefined, message: undefined }, body);
   }
 });
+
+test("a listing cut short, not XML, or not S3's is an error, never a shorter listing", () => {
+  const whole = listXml(["a", "b"], "false");
+  for (const other of ["<html><body>OK</body></html>", "<Error><Code>X</Code></Error>"]) {
+    assert.throws(() => parseListResult(other), /expected S3's <ListBucketResult> answer/);
+    assert.throws(() => parseDeleteFailure(other), /expected S3's <DeleteResult> answer/);
+  }
+  for (const cut of [
+    whole.slice(0, whole.indexOf("<Contents>", 80)),
+    whole.slice(0, -5),
+    "<html>",
+  ]) {
+    assert.throws(() => parseListResult(cut), Error, cut);
+  }
+  assert.throws(() => parseDeleteFailure("<DeleteResult><Error>"), Error);
+});
+
+test("CDATA is text like any other", () => {
+  assert.deepEqual(
+    parseListResult(
+      "<ListBucketResult><Contents><Key><![CDATA[a<b]]>&amp;</Key><Size>5</Size></Contents></ListBucketResult>",
+    ).objects,
+    [{ key: "a<b&", size: 5 }],
+  );
+});

@@ -1,30 +1,37 @@
 // The XML of the S3 operations the store makes: list results, delete results, errors, and the
 // multi-object delete's request body. Values stay strings exactly as sent (a key `007` or ` a `
 // is that key).
-import { XMLParser } from "fast-xml-parser";
+import { SaxesParser } from "saxes";
 
-/** Elements that repeat, whatever their count in one answer. */
-const REPEATED = new Set(["ListBucketResult.Contents", "DeleteResult.Error"]);
-
-const parser = new XMLParser({
-  parseTagValue: false,
-  trimValues: false,
-  ignoreDeclaration: true,
-  htmlEntities: true,
-  isArray: (_name, path, _leaf, isAttribute) => !isAttribute && REPEATED.has(String(path)),
-});
-
-type Node = Record<string, unknown>;
-
-const nodeOf = (value: unknown): Node =>
-  typeof value === "object" && value !== null ? (value as Node) : {};
-const textOf = (value: unknown): string | undefined =>
-  typeof value === "string" ? value : value === undefined ? undefined : "";
-const listOf = (value: unknown): Node[] => (Array.isArray(value) ? value.map(nodeOf) : []);
-
-/** A document's root element, whatever it is named. */
-function rootOf(xml: string, name: string): Node {
-  return nodeOf(nodeOf(parser.parse(xml))[name]);
+/**
+ * Calls `leaf` with every element's path (`ListBucketResult/Contents/Key`) and its own text, as
+ * it closes, in document order. A streaming parser: a listing's page of 100 keys parses in
+ * about a quarter of the time a DOM-building one took (docs/benchmarks.md, "The S3 client").
+ * Throws on anything that is not well-formed XML with that root element: an answer cut short or
+ * from something other than S3 is never read as a shorter one.
+ */
+function walk(xml: string, root: string, leaf: (path: string, text: string) => void): void {
+  const parser = new SaxesParser();
+  const path: string[] = [];
+  let text = "";
+  parser.on("opentag", (tag) => {
+    if (path.length === 0 && tag.name !== root) {
+      throw new Error(`expected S3's <${root}> answer, got <${tag.name}>`);
+    }
+    path.push(tag.name);
+    text = "";
+  });
+  const append = (t: string): void => {
+    text += t;
+  };
+  parser.on("text", append);
+  parser.on("cdata", append);
+  parser.on("closetag", () => {
+    leaf(path.join("/"), text);
+    path.pop();
+    text = "";
+  });
+  parser.write(xml).close();
 }
 
 export interface ListedObject {
@@ -34,34 +41,51 @@ export interface ListedObject {
 
 /** A ListObjects (V1) answer. */
 export function parseListResult(xml: string): { objects: ListedObject[]; truncated: boolean } {
-  const root = rootOf(xml, "ListBucketResult");
-  return {
-    objects: listOf(root.Contents).map((o) => ({
-      key: textOf(o.Key) ?? "",
-      size: Number(textOf(o.Size) ?? 0),
-    })),
-    truncated: textOf(root.IsTruncated)?.trim() === "true",
-  };
+  const objects: ListedObject[] = [];
+  let truncated = false;
+  let key = "";
+  let size = 0;
+  walk(xml, "ListBucketResult", (path, text) => {
+    if (path === "ListBucketResult/Contents/Key") key = text;
+    else if (path === "ListBucketResult/Contents/Size") size = Number(text);
+    else if (path === "ListBucketResult/Contents") {
+      objects.push({ key, size });
+      key = "";
+      size = 0;
+    } else if (path === "ListBucketResult/IsTruncated") truncated = text.trim() === "true";
+  });
+  return { objects, truncated };
 }
 
 export interface S3ErrorBody {
-  key?: string;
-  code?: string;
-  message?: string;
+  key?: string | undefined;
+  code?: string | undefined;
+  message?: string | undefined;
 }
 
 /** The first key a DeleteObjects answer says failed, if one did. */
 export function parseDeleteFailure(xml: string): S3ErrorBody | undefined {
-  const [first] = listOf(rootOf(xml, "DeleteResult").Error);
-  if (!first) return undefined;
-  return { key: textOf(first.Key), code: textOf(first.Code), message: textOf(first.Message) };
+  let first: S3ErrorBody | undefined;
+  const current: S3ErrorBody = {};
+  walk(xml, "DeleteResult", (path, text) => {
+    if (first) return;
+    if (path === "DeleteResult/Error/Key") current.key = text;
+    else if (path === "DeleteResult/Error/Code") current.code = text;
+    else if (path === "DeleteResult/Error/Message") current.message = text;
+    else if (path === "DeleteResult/Error") first = current;
+  });
+  return first;
 }
 
-/** An error answer's code and message; nothing when the body is not S3's error document. */
+/** An error answer's code and message; neither when the body is not S3's error document. */
 export function parseErrorBody(xml: string): S3ErrorBody {
+  const body: S3ErrorBody = { code: undefined, message: undefined };
   try {
-    const root = nodeOf(parser.parse(xml).Error);
-    return { code: textOf(root.Code), message: textOf(root.Message) };
+    walk(xml, "Error", (path, text) => {
+      if (path === "Error/Code") body.code = text;
+      else if (path === "Error/Message") body.message = text;
+    });
+    return body;
   } catch {
     return { code: undefined, message: undefined };
   }

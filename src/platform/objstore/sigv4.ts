@@ -1,6 +1,6 @@
 // AWS Signature Version 4 as S3 takes it (the path signed as sent, not encoded twice), written
 // out rather than through the AWS SDK: its middleware stack and endpoint rules cost a star about
-// 1 ms of CPU per request (docs/storage-layout.md, "The S3 client"). Tests compare every
+// 1 ms of CPU per request (docs/benchmarks.md, "The S3 client"). Tests compare every
 // signature with the SDK's. An HMAC chain per day and two hashes per request.
 import { createHash, createHmac, createSecretKey, type KeyObject } from "node:crypto";
 
