@@ -19,40 +19,19 @@ import {
 } from "@aws-sdk/client-s3";
 import { createS3Store } from "../src/platform/objstore/index.ts";
 import { nodeArgs, startProcess } from "../test/harness/process.ts";
+import { measureLoops } from "./loops.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const OBJECT_KIB = Number(process.env.BENCH_S3_OBJECT_KIB ?? 1);
 const BUCKET = "bench";
 
-const cpuMs = (): number => {
-  const usage = process.cpuUsage();
-  return (usage.user + usage.system) / 1000;
-};
-
 async function drive(label: string, once: (i: number) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  const all = async (seconds: number) => {
-    const deadline = performance.now() + seconds * 1000;
-    let n = 0;
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (performance.now() < deadline) {
-          await once(next++ % 1000);
-          n++;
-        }
-      }),
-    );
-    return n;
-  };
-  await all(1);
-  const cpu0 = cpuMs();
-  const started = performance.now();
-  const requests = await all(SECONDS);
-  const elapsed = (performance.now() - started) / 1000;
-  const perRequest = ((cpuMs() - cpu0) * 1000) / requests;
+  const { perSecond, cpuUsPerCall } = await measureLoops(CONCURRENCY, SECONDS, (i) =>
+    once(i % 1000),
+  );
   console.log(
-    `${label.padEnd(20)}${(requests / elapsed).toFixed(0).padStart(12)}${perRequest.toFixed(0).padStart(18)}`,
+    `${label.padEnd(20)}${perSecond.toFixed(0).padStart(12)}${cpuUsPerCall.toFixed(0).padStart(18)}`,
   );
 }
 

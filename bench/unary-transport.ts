@@ -17,6 +17,7 @@ import { nova, type RequestOf, type UnaryMethod } from "../src/contract/proto/in
 import { startUnary } from "../src/gateway/upstream/h2-unary.ts";
 import { call } from "../test/harness/grpc.ts";
 import { startStarProcess } from "../test/harness/star-process.ts";
+import { measureLoops } from "./loops.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
@@ -43,33 +44,10 @@ function bareUnary<M extends UnaryMethod>(
   });
 }
 
-function cpuMs(): number {
-  const usage = process.cpuUsage();
-  return (usage.user + usage.system) / 1000;
-}
-
 async function drive(label: string, once: () => Promise<unknown>): Promise<void> {
-  const loop = async (deadline: number) => {
-    let n = 0;
-    while (performance.now() < deadline) {
-      await once();
-      n++;
-    }
-    return n;
-  };
-  const all = async (seconds: number) => {
-    const deadline = performance.now() + seconds * 1000;
-    const counts = await Promise.all(Array.from({ length: CONCURRENCY }, () => loop(deadline)));
-    return counts.reduce((a, b) => a + b, 0);
-  };
-  await all(1);
-  const cpu0 = cpuMs();
-  const started = performance.now();
-  const calls = await all(SECONDS);
-  const elapsed = (performance.now() - started) / 1000;
-  const perCall = ((cpuMs() - cpu0) * 1000) / calls;
+  const { perSecond, cpuUsPerCall } = await measureLoops(CONCURRENCY, SECONDS, once);
   console.log(
-    `${label.padEnd(24)}${(calls / elapsed).toFixed(0).padStart(10)}${perCall.toFixed(0).padStart(14)}`,
+    `${label.padEnd(24)}${perSecond.toFixed(0).padStart(10)}${cpuUsPerCall.toFixed(0).padStart(16)}`,
   );
 }
 
@@ -86,7 +64,7 @@ try {
   const tail = { bucket: "bench", key: "s" };
   const append = { bucket: "bench", key: "s", records: [{ body: Buffer.alloc(1024, 120) }] };
   console.log(`unary calls to one star, ${CONCURRENCY} at a time, ${SECONDS} s each`);
-  console.log(`${"call".padEnd(24)}${"calls/s".padStart(10)}${"client µs/call".padStart(14)}`);
+  console.log(`${"call".padEnd(24)}${"calls/s".padStart(10)}${"client µs/call".padStart(16)}`);
   await drive("CheckTail, grpc-js", () => call(star.client, "CheckTail", tail));
   await drive("CheckTail, bare HTTP/2", () => bareUnary(session, "CheckTail", tail));
   await drive("Append, grpc-js", () => call(star.client, "Append", append));
