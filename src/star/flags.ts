@@ -1,6 +1,7 @@
 // The star's flags (`npm run star`, src/star/main.ts), with their environment variables and
 // defaults; docs/configuration.md is generated from them (`npm run config-docs`).
 import { defineFlags } from "../platform/cli/index.ts";
+import { S3_CLIENT_DEFAULTS } from "../platform/objstore/settings.ts";
 import { DEFAULT_LIMITS, EMBEDDED_LOG_COMMIT_INTERVAL_MS } from "./limits.ts";
 
 export const PROGRAM = "nova-star";
@@ -22,6 +23,24 @@ export const flags = defineFlags({
     type: "string",
     default: "S3RVER",
     help: "S3 secret (prefer the environment variable)",
+  },
+  "s3-timeout-ms": {
+    type: "int",
+    default: S3_CLIENT_DEFAULTS.timeoutMs,
+    min: 1,
+    help: "an S3 request's connect, response-header and idle-body timeout, ms (with --s3-endpoint); a request that times out is tried again while --s3-max-attempts allows",
+  },
+  "s3-max-attempts": {
+    type: "int",
+    default: S3_CLIENT_DEFAULTS.maxAttempts,
+    min: 1,
+    help: "attempts per S3 request (with --s3-endpoint): throttling, 5xx answers, lost connections and timeouts are tried again after a jittered backoff from 100 ms, doubling",
+  },
+  "s3-connections": {
+    type: "int",
+    default: S3_CLIENT_DEFAULTS.connections,
+    min: 1,
+    help: "connections kept open to the S3 endpoint (with --s3-endpoint)",
   },
   "session-window": {
     type: "int",

@@ -51,9 +51,16 @@ const storage = await openStorage(
           region: opts.s3Region,
           accessKeyId: opts.s3AccessKeyId,
           secretAccessKey: opts.s3SecretAccessKey,
+          requestTimeoutMs: opts.s3TimeoutMs,
+          maxAttempts: opts.s3MaxAttempts,
+          maxSockets: opts.s3Connections,
         },
       },
-);
+).catch((err: Error) => {
+  // The bucket could not be reached or made: say so and where, not with a stack.
+  process.stderr.write(`nova-star: object storage: ${err.message}\n`);
+  process.exit(1);
+});
 const star = await startStar({
   id: opts.self,
   listen: opts.listen,

@@ -18,6 +18,7 @@ import { createGetPresigner } from "./presign-get.ts";
 import { createS3Http, type S3Http, S3ResponseError, S3TransportError } from "./s3-http.ts";
 import { parseEndpoint } from "./s3-url.ts";
 import { deleteBody, parseDeleteFailure, parseListResult } from "./s3-xml.ts";
+import { S3_CLIENT_DEFAULTS } from "./settings.ts";
 
 export interface S3StoreOptions {
   /** e.g. http://127.0.0.1:4568 */
@@ -31,11 +32,11 @@ export interface S3StoreOptions {
   secretAccessKey?: string;
   /** default true: s3rver and most self-hosted stores do not resolve bucket host names */
   forcePathStyle?: boolean;
-  /** Bounds connecting, waiting for the response headers, and each idle gap in a body. Default 30000. */
+  /** Bounds connecting, waiting for the response headers, and each idle gap in a body. */
   requestTimeoutMs?: number;
-  /** Connections kept per host. Default 64. */
+  /** Connections kept per host. */
   maxSockets?: number;
-  /** Attempts per operation, retries included. Default 3. */
+  /** Attempts per operation, retries included. */
   maxAttempts?: number;
 }
 
@@ -51,9 +52,9 @@ function httpOf(opts: S3StoreOptions): S3Http {
     endpoint: parseEndpoint(opts.endpoint, opts.forcePathStyle ?? true),
     region: opts.region ?? "us-east-1",
     ...credentialsOf(opts),
-    timeoutMs: opts.requestTimeoutMs ?? 30_000,
-    maxSockets: opts.maxSockets ?? 64,
-    maxAttempts: opts.maxAttempts ?? 3,
+    timeoutMs: opts.requestTimeoutMs ?? S3_CLIENT_DEFAULTS.timeoutMs,
+    maxSockets: opts.maxSockets ?? S3_CLIENT_DEFAULTS.connections,
+    maxAttempts: opts.maxAttempts ?? S3_CLIENT_DEFAULTS.maxAttempts,
   });
 }
 
