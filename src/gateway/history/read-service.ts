@@ -88,7 +88,7 @@ export function createReadService(opts: {
   if (!settings) return readService(upstream, metrics, undefined, async () => {});
   const loader = createChunkLoader({
     url: createUrlFetcher({ connections: settings.connections, timeoutMs: settings.timeoutMs }),
-    ...(settings.s3 ? { s3: createS3Fetcher(settings.s3, settings.timeoutMs) } : {}),
+    ...(settings.s3 ? { s3: createS3Fetcher(settings.s3, settings) } : {}),
     cacheBytes: settings.cacheBytes,
     metrics,
   });

@@ -43,7 +43,11 @@ export function s3Fetcher(storeFor: (bucket: string) => ObjectStore, close: () =
   };
 }
 
-export function createS3Fetcher(settings: S3Settings, timeoutMs: number): S3Fetcher {
+/** `connections` per bucket's store; a deployment keeps its data in one bucket. */
+export function createS3Fetcher(
+  settings: S3Settings,
+  limits: { timeoutMs: number; connections: number },
+): S3Fetcher {
   const stores = new Map<string, ObjectStore>();
   const storeFor = (bucket: string): ObjectStore => {
     let store = stores.get(bucket);
@@ -51,7 +55,8 @@ export function createS3Fetcher(settings: S3Settings, timeoutMs: number): S3Fetc
       store = createS3Store({
         ...settings,
         bucket,
-        requestTimeoutMs: timeoutMs,
+        requestTimeoutMs: limits.timeoutMs,
+        maxSockets: limits.connections,
         // The star is the fallback: a failed GET goes there at once rather than retrying here.
         maxAttempts: 1,
       });
