@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
+import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
+import { connect, type Socket } from "node:net";
 import { test } from "node:test";
 import { createS3Http, type S3Http, S3ResponseError, S3TransportError } from "./s3-http.ts";
 import { parseEndpoint } from "./s3-url.ts";
@@ -165,4 +167,130 @@ test("a server that does not answer in time, or stops mid-body, fails the reques
   const whole = await cut.http.send({ method: "GET", bucket: "nova", key: "k" });
   assert.equal(whole.body.toString(), "whole");
   assert.equal(cut.seen.length, 2);
+});
+
+test("a key's dot segments go out as signed, not resolved away", async (t) => {
+  const { http, seen } = await fakeS3(t, (_n, res) => res.writeHead(200).end());
+  await http.send({ method: "GET", bucket: "nova", key: "a/../b/./c/.." });
+  assert.equal(seen[0]?.url, "/nova/a/../b/./c/..");
+});
+
+test("a connect that never completes fails at the timeout", { timeout: 30_000 }, async (t) => {
+  // A listener that never accepts, its queue full: further connects wait for a SYN-ACK.
+  const child = spawn(
+    process.execPath,
+    [
+      "-e",
+      `require("node:net").createServer().listen({ port: 0, host: "127.0.0.1", backlog: 1 }, function () {
+        console.log(this.address().port);
+        process.kill(process.pid, "SIGSTOP");
+      });`,
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  t.after(() => child.kill("SIGKILL"));
+  const [line] = (await once(child.stdout, "data")) as [Buffer];
+  const port = Number(line.toString().trim());
+  const fillers = Array.from({ length: 8 }, () => connect(port, "127.0.0.1").on("error", () => {}));
+  t.after(() => {
+    for (const socket of fillers) socket.destroy();
+  });
+  const http = createS3Http({
+    endpoint: parseEndpoint(`http://127.0.0.1:${port}`, true),
+    region: "us-east-1",
+    accessKeyId: "AKIDEXAMPLE",
+    secretAccessKey: "secret",
+    timeoutMs: 300,
+    maxSockets: 4,
+    maxAttempts: 1,
+  });
+  t.after(() => http.destroy());
+  const err = await http.send({ method: "GET", bucket: "nova", key: "k" }).catch((e: unknown) => e);
+  assert.ok(err instanceof S3TransportError, String(err));
+  assert.equal(err.code, "TimeoutError");
+});
+
+test("a clock the store finds skewed is set by the store's Date, and the request tried again", async (t) => {
+  const storeNow = () => Date.now() + 3_600_000;
+  const { http, seen } = await fakeS3(t, (_n, res, req) => {
+    const sent = req.headers["x-amz-date"] as string;
+    const iso = `${sent.slice(0, 4)}-${sent.slice(4, 6)}-${sent.slice(6, 11)}:${sent.slice(11, 13)}:${sent.slice(13)}`;
+    if (Math.abs(Date.parse(iso) - storeNow()) > 15 * 60_000) {
+      res
+        .writeHead(403, { date: new Date(storeNow()).toUTCString() })
+        .end("<Error><Code>RequestTimeTooSkewed</Code><Message>too far</Message></Error>");
+      return;
+    }
+    res.writeHead(200).end("ok");
+  });
+  assert.equal(
+    (await http.send({ method: "GET", bucket: "nova", key: "k" })).body.toString(),
+    "ok",
+  );
+  assert.equal(seen.length, 2);
+  // Later requests start from the store's clock.
+  await http.send({ method: "GET", bucket: "nova", key: "k" });
+  assert.equal(seen.length, 3);
+});
+
+test("throttling waits at least the store's Retry-After", async (t) => {
+  const at: number[] = [];
+  const { http } = await fakeS3(t, (n, res) => {
+    at.push(performance.now());
+    if (n === 0) {
+      res
+        .writeHead(503, { "retry-after": "0.3" })
+        .end("<Error><Code>SlowDown</Code><Message>slow</Message></Error>");
+    } else res.writeHead(200).end();
+  });
+  await http.send({ method: "GET", bucket: "nova", key: "k" });
+  assert.equal(at.length, 2);
+  assert.ok((at[1] as number) - (at[0] as number) >= 300, `${at}`);
+});
+
+test("an XML answer whose root is <Error> is an error under 200; an object's bytes never are", async (t) => {
+  const error =
+    "<?xml version='1.0'?>\n<Error><Code>InternalError</Code><Message>later</Message></Error>";
+  const { http, seen } = await fakeS3(t, (n, res) =>
+    res.writeHead(200).end(n === 0 || n === 2 ? error : "<DeleteResult/>"),
+  );
+  const res = await http.send({
+    method: "POST",
+    bucket: "nova",
+    query: [["delete", ""]],
+    xml: true,
+  });
+  assert.equal(res.body.toString(), "<DeleteResult/>");
+  assert.equal(seen.length, 2);
+  const object = await http.send({ method: "GET", bucket: "nova", key: "k" });
+  assert.equal(object.body.toString(), error);
+});
+
+test("a refusal after an attempt whose answer was lost says so", async (t) => {
+  const { http } = await fakeS3(t, (n, res) => {
+    if (n === 0) res.socket?.destroy();
+    else
+      res.writeHead(412).end("<Error><Code>PreconditionFailed</Code><Message>no</Message></Error>");
+  });
+  const err = await http
+    .send({
+      method: "PUT",
+      bucket: "nova",
+      key: "k",
+      body: Buffer.from("x"),
+      headers: { "if-none-match": "*" },
+    })
+    .catch((e: unknown) => e);
+  assert.ok(err instanceof S3ResponseError);
+  assert.equal(err.status, 412);
+  assert.equal(err.afterLostAttempt, true);
+
+  const clear = await fakeS3(t, (_n, res) =>
+    res.writeHead(412).end("<Error><Code>PreconditionFailed</Code><Message>no</Message></Error>"),
+  );
+  const plain = await clear.http
+    .send({ method: "PUT", bucket: "nova", key: "k", body: Buffer.from("x") })
+    .catch((e: unknown) => e);
+  assert.ok(plain instanceof S3ResponseError);
+  assert.equal(plain.afterLostAttempt, false);
 });

@@ -31,6 +31,11 @@ export interface S3HttpOptions extends SigningSettings {
 
 export interface S3Request {
   method: "GET" | "HEAD" | "PUT" | "POST" | "DELETE";
+  /**
+   * The answer is an XML document of S3's (a listing, a multi-delete's result): one whose root
+   * is `<Error>` is an error even under 200, as S3 may send it once the status is out.
+   */
+  xml?: boolean;
   bucket: string;
   key?: string;
   query?: readonly (readonly [string, string])[];
@@ -50,6 +55,13 @@ export class S3ResponseError extends Error {
   override readonly name = "S3ResponseError";
   readonly code: string;
   readonly status: number;
+  /**
+   * An earlier attempt of the same request failed without a clear answer (a lost connection, a
+   * timeout, a 5xx): it may have been carried out, so a refused condition may be its own doing.
+   */
+  afterLostAttempt = false;
+  /** The store's Retry-After, when it sent one. */
+  retryAfterMs: number | undefined;
   constructor(code: string, status: number, message: string) {
     super(message);
     this.code = code;
@@ -76,22 +88,46 @@ const STATUS_CODES: Record<number, string> = {
   503: "ServiceUnavailable",
 };
 
-/** What S3 and the SDK's standard retry strategy retry: throttling, 5xx, and lost connections. */
-const RETRYABLE_CODES = new Set([
-  "SlowDown",
-  "Throttling",
-  "ThrottlingException",
-  "RequestTimeout",
-  "RequestTimeTooSkewed",
-  "InternalError",
+/** Connections lost or never made: the request may be tried again. */
+const TRANSIENT_TRANSPORT = new Set([
+  "TimeoutError",
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "ECONNABORTED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
 ]);
-const retryable = (err: unknown): boolean =>
-  err instanceof S3TransportError ||
-  (err instanceof S3ResponseError &&
-    (err.status >= 500 || err.status === 429 || RETRYABLE_CODES.has(err.code)));
+const THROTTLING_CODES = new Set(["SlowDown", "Throttling", "ThrottlingException"]);
+/** What the SDK's standard retry strategy retries besides throttling: transient 5xx and codes. */
+const TRANSIENT_STATUS = new Set([500, 502, 503, 504]);
+/** Answers after which the request may still have been carried out. */
+const AMBIGUOUS_STATUS = new Set([500, 502, 504]);
+const TRANSIENT_CODES = new Set(["RequestTimeout", "RequestTimeTooSkewed", "InternalError"]);
 
-/** The SDK's backoff: full jitter on 100 ms doubled per retry, at most 20 s. */
-const backoffMs = (retry: number): number => Math.random() * Math.min(20_000, 100 * 2 ** retry);
+const throttled = (err: unknown): boolean =>
+  err instanceof S3ResponseError && (err.status === 429 || THROTTLING_CODES.has(err.code));
+const retryable = (err: unknown): boolean =>
+  (err instanceof S3TransportError && TRANSIENT_TRANSPORT.has(err.code)) ||
+  throttled(err) ||
+  (err instanceof S3ResponseError &&
+    (TRANSIENT_STATUS.has(err.status) || TRANSIENT_CODES.has(err.code)));
+
+/**
+ * The SDK's backoff: full jitter on a base doubled per retry (100 ms, throttling 1 s), at most
+ * 20 s; a Retry-After the store sent (seconds) is waited for at least.
+ */
+function backoffMs(err: unknown, retry: number): number {
+  const base = throttled(err) ? 1_000 : 100;
+  const jittered = Math.random() * Math.min(20_000, base * 2 ** retry);
+  const asked = err instanceof S3ResponseError ? err.retryAfterMs : undefined;
+  return asked === undefined ? jittered : Math.min(20_000, Math.max(jittered, asked));
+}
+
+/** A clock this far from the store's is corrected by the store's `Date` (S3 allows 15 min). */
+const SKEW_MS = 5 * 60_000;
 
 const EMPTY = new Uint8Array(0);
 const EMPTY_HASH = sha256Hex(EMPTY);
@@ -101,11 +137,41 @@ export interface S3Http {
   destroy(): void;
 }
 
+/** `<Error>` as the root of a document: S3's error answer. */
+const ERROR_ROOT = /^\s*(<\?xml[^>]*\?>\s*)?<Error>/;
+
+function responseError(status: number, headers: IncomingHttpHeaders, body: Buffer, reason: string) {
+  const parsed = parseErrorBody(body.toString("utf8"));
+  const code = parsed.code ?? STATUS_CODES[status] ?? `HTTP${status}`;
+  const err = new S3ResponseError(code, status, parsed.message ?? reason);
+  const retryAfter = Number(headers["retry-after"]);
+  if (headers["retry-after"] !== undefined && Number.isFinite(retryAfter) && retryAfter >= 0) {
+    err.retryAfterMs = retryAfter * 1000;
+  }
+  return err;
+}
+
 export function createS3Http(opts: S3HttpOptions): S3Http {
   const signer = createSigner(opts);
   const tls = opts.endpoint.protocol === "https:";
   const transport = tls ? https : http;
   const agent = new transport.Agent({ keepAlive: true, maxSockets: opts.maxSockets });
+  /** The store's clock minus ours, once they were found to differ by more than SKEW_MS. */
+  let clockOffsetMs = 0;
+  const timeoutError = () =>
+    new S3TransportError(
+      "TimeoutError",
+      `no answer within ${opts.timeoutMs} ms (connecting, waiting, or between body bytes)`,
+    );
+
+  /** Keeps our signing clock within SKEW_MS of the store's, from an answer's `Date`. */
+  const followClock = (date: string | undefined): void => {
+    const theirs = date === undefined ? Number.NaN : Date.parse(date);
+    if (!Number.isFinite(theirs)) return;
+    if (Math.abs(theirs - (Date.now() + clockOffsetMs)) > SKEW_MS) {
+      clockOffsetMs = theirs - Date.now();
+    }
+  };
 
   const once = (req: S3Request): Promise<S3Response> => {
     const { origin, host, path } = targetOf(opts.endpoint, req.bucket, req.key);
@@ -115,7 +181,7 @@ export function createS3Http(opts: S3HttpOptions): S3Http {
     const headers: Record<string, string> = {
       ...req.headers,
       host,
-      "x-amz-date": amzDateOf(new Date()),
+      "x-amz-date": amzDateOf(new Date(Date.now() + clockOffsetMs)),
       "x-amz-content-sha256": payloadHash,
     };
     if (req.method === "PUT" || req.method === "POST") {
@@ -131,18 +197,23 @@ export function createS3Http(opts: S3HttpOptions): S3Http {
         payloadHash,
       }),
     };
-    const url = `${origin}${path}${query === "" ? "" : `?${query}`}`;
+    // The path goes out as signed: a URL string would be normalized first ("a/../b" to "b").
+    const { hostname, port } = new URL(origin);
     return new Promise<S3Response>((resolve, reject) => {
-      const outgoing = transport.request(url, { method: req.method, headers: signed, agent });
+      const outgoing = transport.request({
+        hostname: hostname.replace(/^\[|\]$/g, ""),
+        port,
+        path: query === "" ? path : `${path}?${query}`,
+        method: req.method,
+        headers: signed,
+        agent,
+      });
       let answered = false;
       let timedOut = false;
       const fail = (err: NodeJS.ErrnoException): void => {
         reject(
           timedOut
-            ? new S3TransportError(
-                "TimeoutError",
-                `no answer within ${opts.timeoutMs} ms (connecting, waiting, or between body bytes)`,
-              )
+            ? timeoutError()
             : // Node reports a failed connection to a name with several addresses as an AggregateError.
               new S3TransportError(
                 err.code ??
@@ -152,10 +223,20 @@ export function createS3Http(opts: S3HttpOptions): S3Http {
               ),
         );
       };
-      outgoing.setTimeout(opts.timeoutMs, () => {
+      const expire = (): void => {
         timedOut = true;
         outgoing.destroy();
+      };
+      // The socket's idle timeout starts once it is connected: a connect that never completes
+      // (a store that drops SYNs) is bounded here.
+      outgoing.on("socket", (socket) => {
+        if (!socket.connecting) return;
+        const connecting = setTimeout(expire, opts.timeoutMs);
+        const done = (): void => clearTimeout(connecting);
+        socket.once("connect", done);
+        socket.once("close", done);
       });
+      outgoing.setTimeout(opts.timeoutMs, expire);
       outgoing.on("error", fail);
       outgoing.on("close", () => {
         if (!answered)
@@ -179,13 +260,14 @@ export function createS3Http(opts: S3HttpOptions): S3Http {
         res.on("end", () => {
           const status = res.statusCode ?? 0;
           const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-          if (status >= 200 && status < 300) {
+          const ok = status >= 200 && status < 300;
+          if (ok && !(req.xml && ERROR_ROOT.test(bytes.subarray(0, 256).toString("latin1")))) {
             resolve({ status, headers: res.headers, body: bytes });
             return;
           }
-          const parsed = parseErrorBody(bytes.toString("utf8"));
-          const code = parsed.code ?? STATUS_CODES[status] ?? `HTTP${status}`;
-          reject(new S3ResponseError(code, status, parsed.message ?? res.statusMessage ?? ""));
+          followClock(res.headers.date);
+          // An error document under 200: the store failed after sending the status.
+          reject(responseError(ok ? 500 : status, res.headers, bytes, res.statusMessage ?? ""));
         });
       });
       outgoing.end(body.byteLength === 0 ? undefined : body);
@@ -194,12 +276,18 @@ export function createS3Http(opts: S3HttpOptions): S3Http {
 
   return {
     async send(req) {
+      let lost = false;
       for (let attempt = 1; ; attempt++) {
         try {
           return await once(req);
         } catch (err) {
+          if (lost && err instanceof S3ResponseError) err.afterLostAttempt = true;
           if (attempt >= opts.maxAttempts || !retryable(err)) throw err;
-          await sleep(backoffMs(attempt - 1));
+          // Without a clear refusal (throttled, skewed) the attempt may have been carried out.
+          lost ||=
+            err instanceof S3TransportError ||
+            (err instanceof S3ResponseError && AMBIGUOUS_STATUS.has(err.status));
+          await sleep(backoffMs(err, attempt - 1));
         }
       }
     },
