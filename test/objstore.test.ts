@@ -519,6 +519,48 @@ describe("S3 store errors", () => {
     assert.match((err as Error).message, /AccessDenied \(HTTP 403\)/);
   });
 
+  test("a conditional PUT whose answer was lost knows its own write from another's", async (t) => {
+    const objects = new Map<string, Buffer>();
+    // The first PUT of each key loses its answer (the connection drops): for "mine" once it
+    // was carried out, for "another" after another writer's object landed first.
+    const dropped = new Set<string>();
+    const server = createHttpServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const path = req.url ?? "";
+        if (req.method === "GET") {
+          const there = objects.get(path);
+          if (there) res.writeHead(200, { etag: '"e"' }).end(there);
+          else res.writeHead(404).end("<Error><Code>NoSuchKey</Code></Error>");
+          return;
+        }
+        if (!dropped.has(path)) {
+          dropped.add(path);
+          objects.set(path, path === "/b/another" ? Buffer.from("theirs") : Buffer.concat(chunks));
+          res.socket?.destroy();
+          return;
+        }
+        res.writeHead(412).end("<Error><Code>PreconditionFailed</Code></Error>");
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    t.after(() => {
+      server.close();
+      server.closeAllConnections();
+    });
+    const address = server.address();
+    assert.ok(address && typeof address === "object");
+    const store = createS3Store({ endpoint: `http://127.0.0.1:${address.port}`, bucket: "b" });
+    t.after(() => store.close());
+    assert.equal(await store.putIf("mine", Buffer.from("ours"), { ifNoneMatch: "*" }), '"e"');
+    assert.equal(
+      await store.putIf("another", Buffer.from("ours"), { ifNoneMatch: "*" }),
+      undefined,
+    );
+    assert.deepEqual(objects.get("/b/another"), Buffer.from("theirs"));
+  });
+
   test("the service failing: unavailable", async (t) => {
     const endpoint = await fakeS3(
       t,

@@ -175,7 +175,9 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
       const res = await http.send({
         method: "GET",
         bucket,
+        xml: true,
         query: [
+          ["encoding-type", "url"],
           ["prefix", prefix],
           ["max-keys", String(limit)],
           ...(opts.startAfter === undefined ? [] : [["marker", opts.startAfter] as const]),
@@ -247,8 +249,18 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
       } catch (err) {
         const status = statusOf(err);
         // 409: another conditional write on the key was in progress; the caller reads again.
-        if (status === 412 || status === 409) return undefined;
-        throw wrap(err, "put", key);
+        if (status !== 412 && status !== 409) throw wrap(err, "put", key);
+        if (!(err instanceof S3ResponseError && err.afterLostAttempt)) return undefined;
+        // An earlier attempt's answer was lost, and it may have written the object that now
+        // fails the condition: ours when it holds our bytes. Unknown if it cannot be read.
+        let there: Awaited<ReturnType<typeof getObject>>;
+        try {
+          there = await getObject(key, undefined);
+        } catch (readErr) {
+          if (noSuchKey(readErr)) return undefined;
+          throw wrap(readErr, "put", key);
+        }
+        return there.body.equals(body) ? there.etag : undefined;
       }
     },
 
@@ -269,6 +281,7 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
           const res = await http.send({
             method: "POST",
             bucket,
+            xml: true,
             query: [["delete", ""]],
             // S3 takes a multi-object delete only with its body's digest.
             headers: { "content-md5": createHash("md5").update(body).digest("base64") },
@@ -293,7 +306,12 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
       open(key);
       checkKey(key);
       checkExpiry(key, expiresSeconds);
-      return presign(bucket, key, expiresSeconds);
+      try {
+        return presign(bucket, key, expiresSeconds);
+      } catch (err) {
+        // A key that is no valid UTF-16 (a lone surrogate) cannot be encoded.
+        throw wrap(err, "presign", key);
+      }
     },
 
     close(): void {

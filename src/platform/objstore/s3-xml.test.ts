@@ -128,3 +128,16 @@ test("CDATA is text like any other", () => {
     [{ key: "a<b&", size: 5 }],
   );
 });
+
+test("URL-encoded keys (encoding-type=url) are decoded only when the answer says so", () => {
+  const encoded =
+    "<ListBucketResult><EncodingType>url</EncodingType><Contents><Key>a%19%07+b%2B%25</Key><Size>1</Size></Contents></ListBucketResult>";
+  assert.deepEqual(parseListResult(encoded).objects, [{ key: "a\u0019\u0007 b+%", size: 1 }]);
+  const raw =
+    "<ListBucketResult><Contents><Key>a%19+b</Key><Size>1</Size></Contents></ListBucketResult>";
+  assert.deepEqual(parseListResult(raw).objects, [{ key: "a%19+b", size: 1 }]);
+  // Whitespace before the declaration, as some proxies leave it.
+  assert.deepEqual(parseListResult(`\n  <?xml version="1.0"?>${raw}`).objects, [
+    { key: "a%19+b", size: 1 },
+  ]);
+});

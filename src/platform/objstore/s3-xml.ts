@@ -31,7 +31,7 @@ function walk(xml: string, root: string, leaf: (path: string, text: string) => v
     path.pop();
     text = "";
   });
-  parser.write(xml).close();
+  parser.write(xml.trimStart()).close();
 }
 
 export interface ListedObject {
@@ -39,10 +39,15 @@ export interface ListedObject {
   size: number;
 }
 
-/** A ListObjects (V1) answer. */
+/**
+ * A ListObjects (V1) answer. Asked with `encoding-type=url` (keys holding characters XML 1.0
+ * cannot carry), S3 sends keys URL-encoded and says so in `<EncodingType>`; a store that
+ * ignores the parameter (s3rver) sends them as they are.
+ */
 export function parseListResult(xml: string): { objects: ListedObject[]; truncated: boolean } {
   const objects: ListedObject[] = [];
   let truncated = false;
+  let urlEncoded = false;
   let key = "";
   let size = 0;
   walk(xml, "ListBucketResult", (path, text) => {
@@ -53,7 +58,12 @@ export function parseListResult(xml: string): { objects: ListedObject[]; truncat
       key = "";
       size = 0;
     } else if (path === "ListBucketResult/IsTruncated") truncated = text.trim() === "true";
+    else if (path === "ListBucketResult/EncodingType") urlEncoded = text.trim() === "url";
   });
+  if (urlEncoded) {
+    // Form encoding: "+" is a space, a "+" itself %2B.
+    for (const o of objects) o.key = decodeURIComponent(o.key.replaceAll("+", " "));
+  }
   return { objects, truncated };
 }
 
