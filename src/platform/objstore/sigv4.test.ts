@@ -151,3 +151,21 @@ test("the same Authorization as the AWS SDK's signer, for any request S3's store
     { numRuns: 200 },
   );
 });
+
+test("header values are signed trimmed, inner runs of whitespace as one space", () => {
+  const signer = createSigner({
+    region: "us-east-1",
+    accessKeyId: "AKIDEXAMPLE",
+    secretAccessKey: "s",
+  });
+  const sign = (value: string) =>
+    authorization(signer, {
+      method: "GET",
+      path: "/nova/k",
+      query: "",
+      headers: { host: "h", "x-amz-date": "20261207T000000Z", "x-amz-meta-a": value },
+      payloadHash: "UNSIGNED-PAYLOAD",
+    });
+  assert.equal(sign(" a \t  b "), sign("a b"));
+  assert.notEqual(sign("a b"), sign("ab"));
+});

@@ -92,7 +92,7 @@ export function authorization(signer: Signer, req: RequestToSign): string {
   const names = Object.keys(req.headers).sort();
   const amzDate = req.headers["x-amz-date"] ?? "";
   const canonicalHeaders = names.map(
-    (name) => `${name}:${(req.headers[name] ?? "").trim().replace(/ +/g, " ")}\n`,
+    (name) => `${name}:${(req.headers[name] ?? "").trim().replace(/\s+/g, " ")}\n`,
   );
   const signedHeaders = names.join(";");
   const canonicalRequest = `${req.method}\n${req.path}\n${req.query}\n${canonicalHeaders.join("")}\n${signedHeaders}\n${req.payloadHash}`;
