@@ -34,7 +34,7 @@ export const flags = defineFlags({
     type: "int",
     default: S3_CLIENT_DEFAULTS.maxAttempts,
     min: 1,
-    help: "attempts per S3 request (with --s3-endpoint): throttling, 5xx answers, lost connections and timeouts are tried again after a jittered backoff from 100 ms, doubling",
+    help: "attempts per S3 request (with --s3-endpoint): throttling, 5xx answers, lost connections and timeouts are tried again after a jittered backoff from 100 ms (1 s when throttled, at least the store's Retry-After), doubling",
   },
   "s3-connections": {
     type: "int",
