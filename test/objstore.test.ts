@@ -561,6 +561,27 @@ describe("S3 store errors", () => {
     assert.deepEqual(objects.get("/b/another"), Buffer.from("theirs"));
   });
 
+  test("a multi-delete refusing one key: that key's error, credentials kept out", async (t) => {
+    const secret = "wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY";
+    const endpoint = await fakeS3(
+      t,
+      200,
+      `<DeleteResult><Deleted><Key>a</Key></Deleted><Error><Key>b</Key><Code>AccessDenied</Code><Message>denied with ${secret}</Message></Error></DeleteResult>`,
+    );
+    const store = createS3Store({ endpoint, bucket: "b", secretAccessKey: secret });
+    t.after(() => store.close());
+    const err = await store.delete(["a", "b"]).then(
+      () => assert.fail("delete succeeded"),
+      (e: unknown) => e,
+    );
+    assert.ok(isKind("denied", "b")(err));
+    assert.ok(!(err as Error).message.includes(secret), (err as Error).message);
+    assert.match(
+      (err as Error).message,
+      /S3 delete s3:\/\/b\/b failed: AccessDenied: denied with \*\*\*/,
+    );
+  });
+
   test("the service failing: unavailable", async (t) => {
     const endpoint = await fakeS3(
       t,

@@ -115,10 +115,12 @@ function toStoreError(
   const code = codeOf(err) ?? "Error";
   const status = statusOf(err);
   const statusText = status === undefined ? "" : ` (HTTP ${status})`;
-  let message = `S3 ${what} failed: ${code}${statusText}: ${err instanceof Error ? err.message : String(err)}`;
-  for (const secret of secrets) message = message.split(secret).join("***");
-  return new ObjectStoreError(classify(code, status), key, message);
+  const message = `S3 ${what} failed: ${code}${statusText}: ${err instanceof Error ? err.message : String(err)}`;
+  return new ObjectStoreError(classify(code, status), key, scrub(message, secrets));
 }
+
+const scrub = (message: string, secrets: string[]): string =>
+  secrets.reduce((m, secret) => m.split(secret).join("***"), message);
 
 /** An ObjectStore on an S3 bucket that exists (see ensureS3Bucket). */
 export function createS3Store(opts: S3StoreOptions): ObjectStore {
@@ -296,7 +298,10 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
           throw new ObjectStoreError(
             classify(code, undefined),
             failed.key,
-            `S3 delete s3://${bucket}/${failed.key ?? ""} failed: ${code}: ${failed.message ?? ""}`,
+            scrub(
+              `S3 delete s3://${bucket}/${failed.key ?? ""} failed: ${code}: ${failed.message ?? ""}`,
+              secrets,
+            ),
           );
         }
       }
