@@ -238,13 +238,10 @@ export function createS3Http(opts: S3HttpOptions): S3Http {
       });
       outgoing.setTimeout(opts.timeoutMs, expire);
       outgoing.on("error", fail);
+      const reset = (message: string): void =>
+        fail(Object.assign(new Error(message), { code: "ECONNRESET" }));
       outgoing.on("close", () => {
-        if (!answered)
-          fail(
-            Object.assign(new Error("the connection closed before an answer"), {
-              code: "ECONNRESET",
-            }),
-          );
+        if (!answered) reset("the connection closed before an answer");
       });
       outgoing.on("response", (res) => {
         answered = true;
@@ -252,10 +249,7 @@ export function createS3Http(opts: S3HttpOptions): S3Http {
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
         res.on("error", fail);
         res.on("close", () => {
-          if (!res.complete)
-            fail(
-              Object.assign(new Error("the answer's body was cut short"), { code: "ECONNRESET" }),
-            );
+          if (!res.complete) reset("the answer's body was cut short");
         });
         res.on("end", () => {
           const status = res.statusCode ?? 0;

@@ -19,6 +19,7 @@ import { createS3Http, type S3Http, S3ResponseError, S3TransportError } from "./
 import { parseEndpoint } from "./s3-url.ts";
 import { deleteBody, parseDeleteFailure, parseListResult } from "./s3-xml.ts";
 import { S3_CLIENT_DEFAULTS } from "./settings.ts";
+import type { SigningSettings } from "./sigv4.ts";
 
 export interface S3StoreOptions {
   /** e.g. http://127.0.0.1:4568 */
@@ -40,8 +41,10 @@ export interface S3StoreOptions {
   maxAttempts?: number;
 }
 
-function credentialsOf(opts: S3StoreOptions): { accessKeyId: string; secretAccessKey: string } {
+/** The region and credentials requests are signed with, defaults filled in. */
+function signingOf(opts: S3StoreOptions): SigningSettings {
   return {
+    region: opts.region ?? "us-east-1",
     accessKeyId: opts.accessKeyId ?? "S3RVER",
     secretAccessKey: opts.secretAccessKey ?? "S3RVER",
   };
@@ -50,8 +53,7 @@ function credentialsOf(opts: S3StoreOptions): { accessKeyId: string; secretAcces
 function httpOf(opts: S3StoreOptions): S3Http {
   return createS3Http({
     endpoint: parseEndpoint(opts.endpoint, opts.forcePathStyle ?? true),
-    region: opts.region ?? "us-east-1",
-    ...credentialsOf(opts),
+    ...signingOf(opts),
     timeoutMs: opts.requestTimeoutMs ?? S3_CLIENT_DEFAULTS.timeoutMs,
     maxSockets: opts.maxSockets ?? S3_CLIENT_DEFAULTS.connections,
     maxAttempts: opts.maxAttempts ?? S3_CLIENT_DEFAULTS.maxAttempts,
@@ -130,8 +132,7 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
   const presign = createGetPresigner({
     endpoint: opts.endpoint,
     forcePathStyle: opts.forcePathStyle ?? true,
-    region: opts.region ?? "us-east-1",
-    ...credentialsOf(opts),
+    ...signingOf(opts),
   });
   let closed = false;
 
@@ -330,7 +331,7 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
 /** Creates the bucket unless it exists; safe to call concurrently and repeatedly. */
 export async function ensureS3Bucket(opts: S3StoreOptions): Promise<void> {
   const http = httpOf(opts);
-  const region = opts.region ?? "us-east-1";
+  const { region } = signingOf(opts);
   const exists = async (): Promise<boolean> => {
     try {
       await http.send({ method: "HEAD", bucket: opts.bucket });
