@@ -47,8 +47,6 @@ const SERIAL = [
   // and times each out 5 s after it was queued, so a producer's ~200 conditioned batches need an
   // unloaded machine's ~10 ms appends, or a late batch is resent and misses its match_seq_num
   "test/s2/e2e-producer.test.ts",
-  // the same transport, 1,000 one-record batches queued at once: all acked within those 5 s
-  "test/s2/fetch-transport.test.ts",
 ];
 
 const { values, positionals } = parseArgs({
