@@ -561,6 +561,48 @@ describe("S3 store errors", () => {
     assert.deepEqual(objects.get("/b/another"), Buffer.from("theirs"));
   });
 
+  test("If-Match on a key S3 does not have (404 NoSuchKey) is a condition that did not hold", async (t) => {
+    const noKey = await fakeS3(
+      t,
+      404,
+      "<Error><Code>NoSuchKey</Code><Message>no</Message></Error>",
+    );
+    const store = createS3Store({ endpoint: noKey, bucket: "b" });
+    t.after(() => store.close());
+    assert.equal(await store.putIf("k", Buffer.from("v"), { ifMatch: '"e"' }), undefined);
+    const noBucket = await fakeS3(t, 404, "<Error><Code>NoSuchBucket</Code></Error>");
+    const elsewhere = createS3Store({ endpoint: noBucket, bucket: "b" });
+    t.after(() => elsewhere.close());
+    await assert.rejects(
+      elsewhere.putIf("k", Buffer.from("v"), { ifMatch: '"e"' }),
+      /NoSuchBucket/,
+    );
+  });
+
+  /** An x-amz-date (20240101T000000Z) in milliseconds. */
+  const amzTime = (date: string): number =>
+    Date.parse(date.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, "$1-$2-$3T$4:$5:$6Z"));
+
+  test("once the store's Date showed our clock skewed, presigned URLs carry the store's time", async (t) => {
+    const storeNow = () => Date.now() + 3_600_000;
+    const server = createHttpServer((req, res) => {
+      const skewed =
+        Math.abs(amzTime(String(req.headers["x-amz-date"])) - storeNow()) > 15 * 60_000;
+      res
+        .writeHead(skewed ? 403 : 200, { date: new Date(storeNow()).toUTCString() })
+        .end(skewed ? "<Error><Code>RequestTimeTooSkewed</Code></Error>" : "v");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    t.after(() => server.close());
+    const address = server.address();
+    assert.ok(address && typeof address === "object");
+    const store = createS3Store({ endpoint: `http://127.0.0.1:${address.port}`, bucket: "b" });
+    t.after(() => store.close());
+    assert.deepEqual(await store.get("k"), Buffer.from("v"));
+    const dated = new URL(await store.presignGet("k", 60)).searchParams.get("X-Amz-Date") ?? "";
+    assert.ok(Math.abs(amzTime(dated) - storeNow()) < 60_000, dated);
+  });
+
   test("a multi-delete refusing one key: that key's error, credentials kept out", async (t) => {
     const secret = "wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY";
     const endpoint = await fakeS3(

@@ -63,6 +63,14 @@ export function compareKeys(a: string, b: string): number {
 }
 
 export function checkKey(key: string): void {
+  // A lone surrogate has no UTF-8: it would be stored as U+FFFD, another key than the one given.
+  if (!key.isWellFormed()) {
+    throw new ObjectStoreError(
+      "other",
+      key,
+      "invalid object key: not well-formed UTF-16 (a lone surrogate), so it has no UTF-8 form",
+    );
+  }
   const bytes = Buffer.byteLength(key, "utf8");
   if (bytes === 0 || bytes > MAX_KEY_BYTES) {
     throw new ObjectStoreError(

@@ -5,6 +5,8 @@ import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { connect, type Socket } from "node:net";
 import { test } from "node:test";
+import { freePort } from "../../../test/harness/ports.ts";
+import { waitFor } from "../../../test/harness/wait.ts";
 import { createS3Http, type S3Http, S3ResponseError, S3TransportError } from "./s3-http.ts";
 import { parseEndpoint } from "./s3-url.ts";
 
@@ -293,4 +295,89 @@ test("a refusal after an attempt whose answer was lost says so", async (t) => {
     .catch((e: unknown) => e);
   assert.ok(plain instanceof S3ResponseError);
   assert.equal(plain.afterLostAttempt, false);
+});
+
+test("a refusal without a code that moved our clock to the store's is tried again", async (t) => {
+  const storeNow = () => Date.now() + 3_600_000;
+  const { http, seen } = await fakeS3(t, (_n, res, req) => {
+    const sent = req.headers["x-amz-date"] as string;
+    const iso = `${sent.slice(0, 4)}-${sent.slice(4, 6)}-${sent.slice(6, 11)}:${sent.slice(11, 13)}:${sent.slice(13)}`;
+    const skewed = Math.abs(Date.parse(iso) - storeNow()) > 15 * 60_000;
+    // A HEAD's answer has no body to name RequestTimeTooSkewed.
+    res.writeHead(skewed ? 403 : 200, { date: new Date(storeNow()).toUTCString() }).end();
+  });
+  assert.equal((await http.send({ method: "HEAD", bucket: "nova" })).status, 200);
+  assert.equal(seen.length, 2);
+  assert.ok(Math.abs(http.now().getTime() - storeNow()) < 60_000, String(http.now()));
+});
+
+test("a connection refused never reached the store; one cut after connecting may have", async (t) => {
+  const refused = createS3Http({
+    endpoint: parseEndpoint(`http://127.0.0.1:${await freePort()}`, true),
+    region: "us-east-1",
+    accessKeyId: "AKIDEXAMPLE",
+    secretAccessKey: "secret",
+    timeoutMs: 5_000,
+    maxSockets: 1,
+    maxAttempts: 1,
+  });
+  t.after(() => refused.destroy());
+  const never = await refused.send({ method: "GET", bucket: "nova", key: "k" }).catch((e) => e);
+  assert.ok(never instanceof S3TransportError, String(never));
+  assert.equal(never.code, "ECONNREFUSED");
+  assert.equal(never.connected, false);
+
+  const { http } = await fakeS3(t, (_n, res) => res.socket?.destroy(), { maxAttempts: 1 });
+  const cut = await http.send({ method: "GET", bucket: "nova", key: "k" }).catch((e) => e);
+  assert.ok(cut instanceof S3TransportError, String(cut));
+  assert.equal(cut.connected, true);
+});
+
+test("a Retry-After given as an HTTP date is waited for", async (t) => {
+  const at: number[] = [];
+  let until = 0;
+  const { http } = await fakeS3(t, (n, res) => {
+    at.push(Date.now());
+    if (n === 0) {
+      until = Math.floor((Date.now() + 2_000) / 1000) * 1000;
+      res
+        .writeHead(503, { "retry-after": new Date(until).toUTCString() })
+        .end("<Error><Code>SlowDown</Code><Message>slow</Message></Error>");
+    } else res.writeHead(200).end();
+  });
+  await http.send({ method: "GET", bucket: "nova", key: "k" });
+  assert.equal(at.length, 2);
+  assert.ok((at[1] as number) >= until, `${at} against ${until}`);
+});
+
+test("an <Error> root after any amount of whitespace, or with a namespace, is an error", async (t) => {
+  const answers = [
+    `${" ".repeat(4096)}\n<Error><Code>InternalError</Code><Message>late</Message></Error>`,
+    `<?xml version="1.0"?><Error xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Code>InternalError</Code></Error>`,
+    "<DeleteResult/>",
+  ];
+  const { http, seen } = await fakeS3(t, (n, res) => res.writeHead(200).end(answers[n]));
+  const res = await http.send({
+    method: "POST",
+    bucket: "nova",
+    query: [["delete", ""]],
+    xml: true,
+  });
+  assert.equal(res.body.toString(), "<DeleteResult/>");
+  assert.equal(seen.length, 3);
+});
+
+test("destroying the client ends a request waiting to be retried, with its error", async (t) => {
+  const { http, seen } = await fakeS3(t, (_n, res) =>
+    res
+      .writeHead(503, { "retry-after": "600" })
+      .end("<Error><Code>SlowDown</Code><Message>slow</Message></Error>"),
+  );
+  const pending = http.send({ method: "GET", bucket: "nova", key: "k" }).catch((e: unknown) => e);
+  await waitFor(() => seen.length === 1, { message: "the first attempt" });
+  http.destroy();
+  const err = await pending;
+  assert.ok(err instanceof S3ResponseError, String(err));
+  assert.equal(err.code, "SlowDown");
+  assert.equal(seen.length, 1);
 });

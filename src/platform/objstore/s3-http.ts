@@ -73,9 +73,15 @@ export class S3ResponseError extends Error {
 export class S3TransportError extends Error {
   override readonly name = "S3TransportError";
   readonly code: string;
-  constructor(code: string, message: string) {
+  /**
+   * It failed on a connection that was made (not refused, unresolved or still connecting), so
+   * the store may have received the request and carried it out.
+   */
+  readonly connected: boolean;
+  constructor(code: string, message: string, connected: boolean) {
     super(message);
     this.code = code;
+    this.connected = connected;
   }
 }
 
@@ -117,7 +123,7 @@ const retryable = (err: unknown): boolean =>
 
 /**
  * The SDK's backoff: full jitter on a base doubled per retry (100 ms, throttling 1 s), at most
- * 20 s; a Retry-After the store sent (seconds) is waited for at least.
+ * 20 s; a Retry-After the store sent is waited for at least.
  */
 function backoffMs(err: unknown, retry: number): number {
   const base = throttled(err) ? 1_000 : 100;
@@ -134,34 +140,69 @@ const EMPTY_HASH = sha256Hex(EMPTY);
 
 export interface S3Http {
   send(req: S3Request): Promise<S3Response>;
+  /** The store's time as its answers showed it: what requests and presigned URLs are dated. */
+  now(): Date;
+  /** Closes the connections; a request waiting to be retried ends with its last error. */
   destroy(): void;
 }
 
-/** `<Error>` as the root of a document: S3's error answer. */
-const ERROR_ROOT = /^\s*(<\?xml[^>]*\?>\s*)?<Error>/;
+/**
+ * `<Error>` as a document's root: S3's error answer. S3 may send whitespace for a long while
+ * before it (to keep a slow operation's connection alive), so that is skipped first.
+ */
+const ERROR_ROOT = /^(<\?xml[^>]*\?>\s*)?<Error[\s>]/;
+const XML_SPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
+function hasErrorRoot(bytes: Buffer): boolean {
+  let start = 0;
+  while (start < bytes.length && XML_SPACE.has(bytes[start] as number)) start++;
+  return ERROR_ROOT.test(bytes.subarray(start, start + 256).toString("latin1"));
+}
+
+/** What is kept of an error answer's body: S3's documents are small, a proxy's page may not be. */
+const MAX_ERROR_BODY = 64 * 1024;
+
+/** Retry-After in milliseconds from now: delay-seconds or an HTTP date (RFC 9110, 10.2.3). */
+function retryAfterMs(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  if (value.trim() !== "" && Number.isFinite(seconds))
+    return seconds >= 0 ? seconds * 1000 : undefined;
+  const at = Date.parse(value);
+  return Number.isFinite(at) ? Math.max(0, at - Date.now()) : undefined;
+}
 
 function responseError(status: number, headers: IncomingHttpHeaders, body: Buffer, reason: string) {
   const parsed = parseErrorBody(body.toString("utf8"));
   const code = parsed.code ?? STATUS_CODES[status] ?? `HTTP${status}`;
   const err = new S3ResponseError(code, status, parsed.message ?? reason);
-  const retryAfter = Number(headers["retry-after"]);
-  if (headers["retry-after"] !== undefined && Number.isFinite(retryAfter) && retryAfter >= 0) {
-    err.retryAfterMs = retryAfter * 1000;
-  }
+  err.retryAfterMs = retryAfterMs(headers["retry-after"]);
   return err;
 }
+
+/** How long an idle kept-alive connection is kept: Node's global agent's, under servers' 5 s. */
+const IDLE_SOCKET_MS = 5_000;
 
 export function createS3Http(opts: S3HttpOptions): S3Http {
   const signer = createSigner(opts);
   const tls = opts.endpoint.protocol === "https:";
   const transport = tls ? https : http;
-  const agent = new transport.Agent({ keepAlive: true, maxSockets: opts.maxSockets });
+  // A server's Keep-Alive hint shortens the idle time further (Node's agent reads it).
+  const agent = new transport.Agent({
+    keepAlive: true,
+    maxSockets: opts.maxSockets,
+    timeout: IDLE_SOCKET_MS,
+  });
+  /** Ends the backoff of requests waiting to be retried when the client is destroyed. */
+  const destroyed = new AbortController();
   /** The store's clock minus ours, once they were found to differ by more than SKEW_MS. */
   let clockOffsetMs = 0;
-  const timeoutError = () =>
+  const now = (): Date => new Date(Date.now() + clockOffsetMs);
+  const timeoutError = (connected: boolean) =>
     new S3TransportError(
       "TimeoutError",
       `no answer within ${opts.timeoutMs} ms (connecting, waiting, or between body bytes)`,
+      connected,
     );
 
   /** Keeps our signing clock within SKEW_MS of the store's, from an answer's `Date`. */
@@ -181,7 +222,7 @@ export function createS3Http(opts: S3HttpOptions): S3Http {
     const headers: Record<string, string> = {
       ...req.headers,
       host,
-      "x-amz-date": amzDateOf(new Date(Date.now() + clockOffsetMs)),
+      "x-amz-date": amzDateOf(now()),
       "x-amz-content-sha256": payloadHash,
     };
     if (req.method === "PUT" || req.method === "POST") {
@@ -210,16 +251,18 @@ export function createS3Http(opts: S3HttpOptions): S3Http {
       });
       let answered = false;
       let timedOut = false;
+      let connected = false;
       const fail = (err: NodeJS.ErrnoException): void => {
         reject(
           timedOut
-            ? timeoutError()
+            ? timeoutError(connected)
             : // Node reports a failed connection to a name with several addresses as an AggregateError.
               new S3TransportError(
                 err.code ??
                   (err as { errors?: NodeJS.ErrnoException[] }).errors?.[0]?.code ??
                   err.name,
                 err.message,
+                connected,
               ),
         );
       };
@@ -230,11 +273,16 @@ export function createS3Http(opts: S3HttpOptions): S3Http {
       // The socket's idle timeout starts once it is connected: a connect that never completes
       // (a store that drops SYNs) is bounded here.
       outgoing.on("socket", (socket) => {
-        if (!socket.connecting) return;
+        if (!socket.connecting) {
+          connected = true;
+          return;
+        }
         const connecting = setTimeout(expire, opts.timeoutMs);
-        const done = (): void => clearTimeout(connecting);
-        socket.once("connect", done);
-        socket.once("close", done);
+        socket.once("connect", () => {
+          connected = true;
+          clearTimeout(connecting);
+        });
+        socket.once("close", () => clearTimeout(connecting));
       });
       outgoing.setTimeout(opts.timeoutMs, expire);
       outgoing.on("error", fail);
@@ -245,17 +293,23 @@ export function createS3Http(opts: S3HttpOptions): S3Http {
       });
       outgoing.on("response", (res) => {
         answered = true;
+        const status = res.statusCode ?? 0;
+        const ok = status >= 200 && status < 300;
         const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        let kept = 0;
+        res.on("data", (chunk: Buffer) => {
+          // An error's body is read to its end, for the connection's sake, but kept only so far.
+          if (!ok && kept >= MAX_ERROR_BODY) return;
+          chunks.push(chunk);
+          kept += chunk.length;
+        });
         res.on("error", fail);
         res.on("close", () => {
           if (!res.complete) reset("the answer's body was cut short");
         });
         res.on("end", () => {
-          const status = res.statusCode ?? 0;
           const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-          const ok = status >= 200 && status < 300;
-          if (ok && !(req.xml && ERROR_ROOT.test(bytes.subarray(0, 256).toString("latin1")))) {
+          if (ok && !(req.xml && hasErrorRoot(bytes))) {
             resolve({ status, headers: res.headers, body: bytes });
             return;
           }
@@ -272,20 +326,29 @@ export function createS3Http(opts: S3HttpOptions): S3Http {
     async send(req) {
       let lost = false;
       for (let attempt = 1; ; attempt++) {
+        const offsetBefore = clockOffsetMs;
         try {
           return await once(req);
         } catch (err) {
           if (lost && err instanceof S3ResponseError) err.afterLostAttempt = true;
-          if (attempt >= opts.maxAttempts || !retryable(err)) throw err;
+          // A refusal that moved our clock to the store's is worth another try whatever its
+          // code (a HEAD's answer has no body to say RequestTimeTooSkewed).
+          const reclocked = clockOffsetMs !== offsetBefore;
+          if (attempt >= opts.maxAttempts || !(reclocked || retryable(err))) throw err;
           // Without a clear refusal (throttled, skewed) the attempt may have been carried out.
           lost ||=
-            err instanceof S3TransportError ||
+            (err instanceof S3TransportError && err.connected) ||
             (err instanceof S3ResponseError && AMBIGUOUS_STATUS.has(err.status));
-          await sleep(backoffMs(err, attempt - 1));
+          await sleep(backoffMs(err, attempt - 1), undefined, { signal: destroyed.signal }).catch(
+            () => {},
+          );
+          if (destroyed.signal.aborted) throw err;
         }
       }
     },
+    now,
     destroy() {
+      destroyed.abort();
       agent.destroy();
     },
   };

@@ -17,7 +17,7 @@ import {
 import { createGetPresigner } from "./presign-get.ts";
 import { createS3Http, type S3Http, S3ResponseError, S3TransportError } from "./s3-http.ts";
 import { parseEndpoint } from "./s3-url.ts";
-import { deleteBody, parseDeleteFailure, parseListResult } from "./s3-xml.ts";
+import { deleteBody, parseDeleteFailure, parseListResult, xmlCanCarry } from "./s3-xml.ts";
 import { S3_CLIENT_DEFAULTS } from "./settings.ts";
 import type { SigningSettings } from "./sigv4.ts";
 
@@ -251,6 +251,8 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
         return res.headers.etag ?? "";
       } catch (err) {
         const status = statusOf(err);
+        // S3 answers If-Match on a missing object 404: the condition did not hold either.
+        if ("ifMatch" in condition && noSuchKey(err)) return undefined;
         // 409: another conditional write on the key was in progress; the caller reads again.
         if (status !== 412 && status !== 409) throw wrap(err, "put", key);
         if (!(err instanceof S3ResponseError && err.afterLostAttempt)) return undefined;
@@ -276,8 +278,19 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
     async delete(keys: string[]): Promise<void> {
       open(keys[0]);
       for (const key of keys) checkKey(key);
-      for (let i = 0; i < keys.length; i += MAX_PAGE) {
-        const batch = keys.slice(i, i + MAX_PAGE);
+      // A key with a character XML 1.0 cannot carry (most controls, even as a reference) would
+      // make the whole batch's document malformed: such keys go one DELETE each.
+      const batched = keys.filter(xmlCanCarry);
+      for (const key of keys) {
+        if (xmlCanCarry(key)) continue;
+        try {
+          await http.send({ method: "DELETE", bucket, key });
+        } catch (err) {
+          if (!noSuchKey(err)) throw wrap(err, "delete", key);
+        }
+      }
+      for (let i = 0; i < batched.length; i += MAX_PAGE) {
+        const batch = batched.slice(i, i + MAX_PAGE);
         let failed: ReturnType<typeof parseDeleteFailure>;
         try {
           const body = Buffer.from(deleteBody(batch), "utf8");
@@ -313,7 +326,7 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
       checkKey(key);
       checkExpiry(key, expiresSeconds);
       try {
-        return presign(bucket, key, expiresSeconds);
+        return presign(bucket, key, expiresSeconds, http.now());
       } catch (err) {
         // A key that is no valid UTF-16 (a lone surrogate) cannot be encoded.
         throw wrap(err, "presign", key);

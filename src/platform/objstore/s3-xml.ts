@@ -113,7 +113,14 @@ export const xmlText = (s: string): string =>
           : `&#x${c.charCodeAt(0).toString(16).toUpperCase()};`,
   );
 
-/** A DeleteObjects request's body, answering only the keys that failed. */
+/** Characters outside XML 1.0's `Char`, which no document may hold, not even as a reference. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these controls are what it finds.
+const NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
+
+/** An XML document can hold `s` (with `xmlText`'s escapes); `s` is well-formed UTF-16. */
+export const xmlCanCarry = (s: string): boolean => !NOT_XML_CHAR.test(s);
+
+/** A DeleteObjects request's body, answering only the keys that failed; `xmlCanCarry` each key. */
 export function deleteBody(keys: readonly string[]): string {
   const objects = keys.map((key) => `<Object><Key>${xmlText(key)}</Key></Object>`).join("");
   return `<Delete><Quiet>true</Quiet>${objects}</Delete>`;

@@ -307,6 +307,14 @@ export function describeObjectStoreContract(name: string, target: ContractTarget
       assert.deepEqual(keysOf((await store.list(p)).objects, p), ["k2"]);
     });
 
+    test("delete takes keys no XML document can hold, beside others", async (t) => {
+      const { store, p } = await setup(t);
+      const keys = ["ctl\u0001", "us\u001f", "tab\t", "ok"].map((k) => p + k);
+      await putAll(store, keys);
+      await store.delete([...keys, `${p}gone\u0002`]);
+      for (const key of keys) assert.equal(await store.get(key), undefined, JSON.stringify(key));
+    });
+
     test("a presigned URL serves the object's bytes", async (t) => {
       const { store, p } = await setup(t);
       const body = randomBytes(4096);
@@ -322,6 +330,8 @@ export function describeObjectStoreContract(name: string, target: ContractTarget
       const isStoreError = (e: unknown) => e instanceof ObjectStoreError && e.kind === "other";
       await assert.rejects(store.put("", bytes("x")), isStoreError);
       await assert.rejects(store.put("x".repeat(1025), bytes("x")), isStoreError);
+      await assert.rejects(store.put(`${p}\ud800`, bytes("x")), isStoreError);
+      await assert.rejects(store.delete([`${p}a\udc00b`]), isStoreError);
       await assert.rejects(store.get(`${p}k`, { start: 5, end: 4 }), isStoreError);
       await assert.rejects(store.get(`${p}k`, { start: -1, end: 4 }), isStoreError);
       await assert.rejects(store.list(p, { limit: 0 }), isStoreError);
