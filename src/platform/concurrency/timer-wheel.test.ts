@@ -1,58 +1,75 @@
+// On Node's mock clock (setTimeout and Date), so a loaded machine's late timers cannot reorder
+// what is checked; a single long tick of the clock is how a stalled event loop is played.
 import assert from "node:assert/strict";
-import { test } from "node:test";
-import { waitFor } from "../../../test/harness/wait.ts";
+import { type TestContext, test } from "node:test";
 import { TimerWheel, type WheelEntry } from "./timer-wheel.ts";
 
-/** An entry that notes when it fired. */
-function entry(log: number[]): WheelEntry & { firedAt: number | undefined } {
-  const e = {
-    firedAt: undefined as number | undefined,
-    onTimer() {
-      e.firedAt = Date.now();
-      log.push(Date.now());
-    },
-  };
-  return e;
+const START = 1_000_000;
+
+function mockClock(t: TestContext): void {
+  t.mock.timers.enable({ apis: ["setTimeout", "Date"], now: START });
 }
 
-test("deadlines fire once, never before their time, in the order of their ticks", async () => {
+/** An entry that notes, in `log`, its name and the clock's time when it fired. */
+function entry(log: [string, number][], name: string): WheelEntry {
+  return { onTimer: () => log.push([name, Date.now()]) };
+}
+
+test("deadlines fire once, never before their time, at most a tick late, in order", (t) => {
+  mockClock(t);
   const wheel = new TimerWheel(10);
-  const log: number[] = [];
-  const start = Date.now();
-  const entries = [60, 20, 40, 20].map((delay) => ({ delay, e: entry(log) }));
-  for (const { delay, e } of entries) wheel.schedule(e, start + delay);
+  const log: [string, number][] = [];
+  const delays = [60, 20, 40, 25];
+  for (const delay of delays) wheel.schedule(entry(log, String(delay)), START + delay);
   assert.equal(wheel.size, 4);
-  await waitFor(() => log.length === 4);
-  for (const { delay, e } of entries) {
-    assert.ok((e.firedAt as number) >= start + delay, `fired ${e.firedAt} before ${start + delay}`);
-  }
+  for (let ms = 0; ms < 100; ms++) t.mock.timers.tick(1);
   assert.deepEqual(
-    [...log].sort((a, b) => a - b),
-    log,
-    "in order",
+    log.map(([name]) => name),
+    ["20", "25", "40", "60"],
   );
+  for (const [name, at] of log) {
+    const due = START + Number(name);
+    assert.ok(at >= due && at < due + 10, `${name} fired at +${at - START}`);
+  }
   assert.equal(wheel.size, 0);
 });
 
-test("a cancelled deadline never fires; an earlier one scheduled later re-arms the timer", async () => {
+test("after a stall, the deadlines that came meanwhile fire in the order of their ticks", (t) => {
+  mockClock(t);
   const wheel = new TimerWheel(10);
-  const log: number[] = [];
-  const cancelled = entry(log);
-  const late = entry(log);
-  const start = Date.now();
-  const tick = wheel.schedule(cancelled, start + 30);
-  wheel.schedule(late, start + 80);
-  wheel.cancel(cancelled, tick);
-  // Armed for 80 ms from now: a deadline before it must not wait for that.
-  const early = entry(log);
-  wheel.schedule(early, start + 20);
-  await waitFor(() => late.firedAt !== undefined);
-  assert.equal(cancelled.firedAt, undefined);
-  assert.ok((early.firedAt as number) < (late.firedAt as number));
-  assert.equal(log.length, 2);
+  const log: [string, number][] = [];
+  for (const delay of [60, 20, 40]) wheel.schedule(entry(log, String(delay)), START + delay);
+  t.mock.timers.tick(100);
+  assert.deepEqual(
+    log.map(([name]) => name),
+    ["20", "40", "60"],
+  );
 });
 
-test("an entry scheduled while the wheel fires waits for its own deadline, or fires next if due", async () => {
+test("a cancelled deadline never fires; an earlier one scheduled later re-arms the timer", (t) => {
+  mockClock(t);
+  const wheel = new TimerWheel(10);
+  const log: [string, number][] = [];
+  const cancelled = entry(log, "cancelled");
+  const tick = wheel.schedule(cancelled, START + 30);
+  wheel.schedule(entry(log, "late"), START + 80);
+  wheel.cancel(entry(log, "another"), tick);
+  assert.equal(wheel.size, 2, "cancelling an entry not in that tick changes nothing");
+  wheel.cancel(cancelled, tick);
+  assert.equal(wheel.size, 1);
+  // Armed for 80 ms from now: a deadline before it must not wait for that.
+  wheel.schedule(entry(log, "early"), START + 20);
+  t.mock.timers.tick(20);
+  assert.deepEqual(log, [["early", START + 20]]);
+  t.mock.timers.tick(100);
+  assert.deepEqual(log, [
+    ["early", START + 20],
+    ["late", START + 120],
+  ]);
+});
+
+test("an entry scheduled while the wheel fires waits for its own deadline, or fires next if due", (t) => {
+  mockClock(t);
   const wheel = new TimerWheel(10);
   const fired: string[] = [];
   const second: WheelEntry = { onTimer: () => fired.push("second") };
@@ -67,7 +84,9 @@ test("an entry scheduled while the wheel fires waits for its own deadline, or fi
     },
   };
   wheel.schedule(first, Date.now());
-  await waitFor(() => fired.length === 3);
+  t.mock.timers.tick(0);
+  assert.deepEqual(fired, ["first", "first"]);
+  t.mock.timers.tick(30);
   assert.deepEqual(fired, ["first", "first", "second"]);
   assert.equal(wheel.size, 0);
 });

@@ -62,17 +62,19 @@ export class TimerWheel {
     this.#timer = undefined;
     this.#armed = Number.POSITIVE_INFINITY;
     const now = Math.floor(this.#now() / this.#tickMs);
-    const due: Set<WheelEntry>[] = [];
+    const due: [number, Set<WheelEntry>][] = [];
     let next = Number.POSITIVE_INFINITY;
     for (const [tick, entries] of this.#ticks) {
       if (tick <= now) {
-        due.push(entries);
+        due.push([tick, entries]);
         this.#ticks.delete(tick);
       } else if (tick < next) {
         next = tick;
       }
     }
     if (next !== Number.POSITIVE_INFINITY) this.#arm(next);
-    for (const entries of due) for (const entry of entries) entry.onTimer();
+    // After a stall several ticks are due at once: the map holds them as they were first used.
+    if (due.length > 1) due.sort((a, b) => a[0] - b[0]);
+    for (const [, entries] of due) for (const entry of entries) entry.onTimer();
   }
 }
