@@ -96,8 +96,8 @@ test("the Dockerfile's entry starts with no TypeScript loader, logs Node 24, and
     const [hcCommand, hcArgs] = onPinnedNode(execForm("HEALTHCHECK .* CMD"));
     await run(hcCommand, hcArgs, { env: { ...process.env, ...containerEnv }, timeout: 10_000 });
   } finally {
-    // A container stop: /readyz fails at once, the gateway serves through the default drain
-    // delay, then exits 0.
+    // A container stop: /readyz fails at once and the gateway serves through the default drain
+    // delay (10 s), then exits 0; a second stop (SIGINT here) hurries the drain once seen.
     const exit = gw.kill("SIGTERM", 60_000);
     await waitFor(
       async () => {
@@ -109,6 +109,7 @@ test("the Dockerfile's entry starts with no TypeScript loader, logs Node 24, and
     );
     const serving = await request(`http://127.0.0.1:${port}/livez`);
     assert.equal(serving.statusCode, 200, await serving.body.text());
+    void gw.kill("SIGINT");
     assert.equal((await exit).code, 0);
   }
   const stderr = gw.stderr();
