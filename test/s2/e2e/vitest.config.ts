@@ -19,5 +19,9 @@ export default defineConfig({
     // One process for every file: each file's own would load vitest and the SDK again (about a
     // fifth of the run's CPU). The files share no state: each makes its own streams and client.
     isolate: false,
+    // Vitest's defaults (5 s a test, 10 s a hook) assume an idle machine; npm test runs the
+    // suite beside other files on 2 cores. Tests that set their own keep them.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
   },
 });
