@@ -134,7 +134,7 @@ export async function deadAddress(): Promise<string> {
 }
 
 /** Waits until the condition holds, failing after the timeout. */
-export async function waitFor(what: string, condition: () => boolean, timeoutMs = 5_000) {
+export async function waitFor(what: string, condition: () => boolean, timeoutMs = 10_000) {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -143,7 +143,7 @@ export async function waitFor(what: string, condition: () => boolean, timeoutMs 
 }
 
 /** The promise's value, or a failure naming what did not happen within the timeout. */
-export async function within<T>(what: string, promise: Promise<T>, timeoutMs = 5_000): Promise<T> {
+export async function within<T>(what: string, promise: Promise<T>, timeoutMs = 10_000): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), timeoutMs);
