@@ -204,6 +204,11 @@ test("closing: a final batch, then appends refused with stream_closed; reads, ta
   // A long-poll at the tail of a closed stream answers at once.
   const poll = await http(gw.base, "GET", `${s}/records?seq_num=2&wait=30`);
   assert.deepEqual([poll.status, poll.json.records.length, poll.json.closed], [200, 0, true]);
+  // A long-poll's page that reaches the tail says so too; one that stops short does not.
+  const pollAll = await http(gw.base, "GET", `${s}/records?seq_num=0&wait=30`);
+  assert.deepEqual([pollAll.json.records.length, pollAll.json.closed], [2, true]);
+  const pollPart = await http(gw.base, "GET", `${s}/records?seq_num=0&count=1&wait=30`);
+  assert.deepEqual([pollPart.json.records.length, pollPart.json.closed], [1, undefined]);
   // Deleting still works.
   assert.equal((await http(gw.base, "DELETE", `/v1/buckets/${bucket}/streams/s`)).status, 202);
 });

@@ -61,7 +61,12 @@ async function subscribe(ctx: StarContext, call: Call, signal: AbortSignal): Pro
     const last = records[records.length - 1];
     if (last) {
       next = last.seqNum + 1n;
-      await send(call, { records: records.map(record), tail: position(log.tail) }, signal);
+      // The last page of a closed stream says so itself, as a unary Read's does, so a reader
+      // that takes one page (a long-poll) learns it.
+      const closed = log.sealed && next >= log.tail.seqNum;
+      const page = { records: records.map(record), tail: position(log.tail) };
+      await send(call, closed ? { ...page, closed } : page, signal);
+      if (closed) return;
       continue;
     }
     // A commit landed while this page was read: read again.
