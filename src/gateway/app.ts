@@ -65,7 +65,11 @@ import {
   DEFAULT_SSE_MAX_STREAMS,
   type ForwardedHeader,
 } from "./settings.ts";
-import { DEFAULT_APPEND_LIMITS } from "./translate/index.ts";
+import {
+  DEFAULT_APPEND_LIMITS,
+  PRODUCER_DUPLICATE_HEADER,
+  PRODUCER_HEADERS,
+} from "./translate/index.ts";
 import type { Upstream } from "./upstream/index.ts";
 
 export interface AppOptions {
@@ -222,6 +226,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       "server-timing",
       "content-type",
       "s2-provision-result",
+      PRODUCER_DUPLICATE_HEADER,
       ...DS_RESPONSE_HEADERS,
     ],
     allowedHeaders: [
@@ -233,6 +238,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       "s2-basin",
       "s2-format",
       "s2-request-token",
+      ...PRODUCER_HEADERS,
       ...DS_REQUEST_HEADERS,
     ],
     methods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],

@@ -114,6 +114,20 @@ test("bad producer headers are 400 bad_header naming the header; nothing is appe
     assert.equal(res.json.code, "bad_header");
     assert.match(res.json.message, new RegExp(field));
   }
+  // Sent twice: Node joins the two ids into one, "a, b", which is a valid id.
+  const twice = await request(`${gw.base}${s}/records`, {
+    method: "POST",
+    headers: [
+      ...["content-type", "application/json", "nova-producer-epoch", "0", "nova-producer-seq", "0"],
+      ...["nova-producer-id", "a", "nova-producer-id", "b"],
+    ],
+    body: JSON.stringify(batch("x")),
+  });
+  const refused = JSON.parse(await twice.body.text());
+  assert.deepEqual(
+    [twice.statusCode, refused.code, refused.field],
+    [400, "bad_header", "nova-producer-id"],
+  );
   assert.deepEqual(await bodies(gw.base, s), []);
 });
 

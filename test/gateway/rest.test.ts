@@ -336,6 +336,57 @@ describe("service routes", () => {
     assert.equal(res.statusCode, 204);
     assert.equal(res.headers["access-control-allow-origin"], "http://example.test");
   });
+
+  test("CORS lets a page send a producer's stamp and read that a retry was a duplicate", async () => {
+    const res = await request(`${base}/v1/buckets/b/streams/s/records`, {
+      method: "OPTIONS",
+      headers: {
+        origin: "http://example.test",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "nova-producer-id,nova-producer-epoch,nova-producer-seq",
+      },
+    });
+    await res.body.text();
+    assert.equal(res.statusCode, 204);
+    const names = (value: unknown) =>
+      String(value)
+        .split(",")
+        .map((name) => name.trim());
+    const allowed = names(res.headers["access-control-allow-headers"]);
+    // And the Durable Streams face's fork refinement, which shares the gateway's CORS.
+    for (const name of [
+      "nova-producer-id",
+      "nova-producer-epoch",
+      "nova-producer-seq",
+      "stream-fork-sub-offset",
+    ]) {
+      assert.ok(allowed.includes(name), `${name} in ${allowed}`);
+    }
+    const { path } = await newStream();
+    const append = await request(`${base}${path}/records`, {
+      method: "POST",
+      headers: { origin: "http://example.test", "content-type": "application/json" },
+      body: JSON.stringify({ records: [{ body: "a" }] }),
+    });
+    await append.body.text();
+    const exposed = names(append.headers["access-control-expose-headers"]);
+    assert.ok(exposed.includes("nova-producer-duplicate"), String(exposed));
+  });
+
+  test("a cacheable page read from an allowed origin varies on Origin as well", async () => {
+    const { path } = await newStream();
+    await http("POST", `${path}/records`, { records: [{ body: "a" }, { body: "b" }] });
+    const res = await request(`${base}${path}/records?seq_num=0&count=1`, {
+      headers: { origin: "http://example.test" },
+    });
+    await res.body.text();
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers["cache-control"], "public, max-age=60");
+    const vary = String(res.headers.vary)
+      .split(",")
+      .map((name) => name.trim().toLowerCase());
+    assert.deepEqual(vary.sort(), ["accept", "accept-encoding", "nova-format", "origin"]);
+  });
 });
 
 function assertError(

@@ -20,6 +20,7 @@ export const DS_REQUEST_HEADERS = [
   "stream-seq",
   "stream-forked-from",
   "stream-fork-offset",
+  "stream-fork-sub-offset",
   "producer-id",
   "producer-epoch",
   "producer-seq",

@@ -2,7 +2,13 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import { readBatchJsonBytes } from "../translate/index.ts";
-import { etagMatches, pageCacheControl, pageEtag, pageIsSettled } from "./page-caching.ts";
+import {
+  etagMatches,
+  pageCacheControl,
+  pageEtag,
+  pageIsSettled,
+  varyWith,
+} from "./page-caching.ts";
 
 const records = (...seqs: number[]) => seqs.map((seq_num) => ({ seq_num }));
 const at = (seq_num: number | string) => ({ seq_num });
@@ -109,4 +115,29 @@ test("If-None-Match compares weakly, takes lists and *, and an absent one matche
   assert.equal(etagMatches('"abd"', etag), false);
   assert.equal(etagMatches(undefined, etag), false);
   assert.equal(etagMatches("", etag), false);
+});
+
+test("Vary keeps what the response varies on already and adds each name once", () => {
+  assert.equal(varyWith(undefined, "accept, nova-format"), "accept, nova-format");
+  assert.equal(varyWith("Origin", "accept, nova-format"), "Origin, accept, nova-format");
+  assert.equal(
+    varyWith("Origin, Accept-Encoding", "accept, accept-encoding"),
+    "Origin, Accept-Encoding, accept",
+  );
+  assert.equal(varyWith("*", "accept"), "*");
+  assert.equal(varyWith(" , origin ,", "accept"), "origin, accept");
+});
+
+test("property: every name of both is in the Vary once, those already there first", () => {
+  const name = fc.constantFrom("Origin", "origin", "accept", "Accept", "nova-format", "x-a");
+  fc.assert(
+    fc.property(fc.array(name, { maxLength: 4 }), fc.array(name, { minLength: 1 }), (a, b) => {
+      const out = varyWith(a.length === 0 ? undefined : a.join(", "), b.join(", ")).split(", ");
+      const lower = out.map((n) => n.toLowerCase());
+      assert.equal(new Set(lower).size, lower.length);
+      assert.deepEqual(new Set(lower), new Set([...a, ...b].map((n) => n.toLowerCase())));
+      const firstOfA = [...new Map(a.map((n) => [n.toLowerCase(), n])).keys()];
+      assert.deepEqual(lower.slice(0, firstOfA.length), firstOfA);
+    }),
+  );
 });

@@ -13,6 +13,21 @@ import type { FastifyReply, FastifyRequest } from "fastify";
  */
 export const PAGE_VARY = "accept, accept-encoding, nova-format";
 
+/**
+ * `current` Vary with `names` added, each once (case-insensitively) and after what is there: CORS
+ * has said `Origin` by then, which a shared cache must keep varying on.
+ */
+export function varyWith(current: string | undefined, names: string): string {
+  const all = `${current ?? ""},${names}`.split(",").map((name) => name.trim());
+  if (all.includes("*")) return "*";
+  const byLowerCase = new Map<string, string>();
+  for (const name of all) {
+    if (name !== "" && !byLowerCase.has(name.toLowerCase()))
+      byLowerCase.set(name.toLowerCase(), name);
+  }
+  return [...byLowerCase.values()].join(", ");
+}
+
 /** A page read's start and what it returned: the parts that decide whether it can change. */
 export interface PageShape {
   start: Readonly<Record<string, string>>;
@@ -70,7 +85,10 @@ export function answerCached(
   caching: { settled: boolean; credential: boolean; maxAgeS: number },
 ): boolean {
   const control = pageCacheControl(caching.settled, caching.credential, caching.maxAgeS);
-  reply.header("cache-control", control).header("vary", PAGE_VARY);
+  const vary = reply.getHeader("vary");
+  reply
+    .header("cache-control", control)
+    .header("vary", varyWith(vary === undefined ? undefined : String(vary), PAGE_VARY));
   if (control === "no-store") return false;
   const etag = pageEtag(json);
   reply.header("etag", etag);

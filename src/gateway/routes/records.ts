@@ -119,7 +119,7 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
   async function appendRecords(req: FastifyRequest, reply: FastifyReply) {
     const ctx = requestContext(req, reply);
     const address = streamAddress(req);
-    const producer = producerFromHeaders(req.headers);
+    const producer = producerFromHeaders(req.headers, req.raw.rawHeaders);
     if (isNdjson(req.headers["content-type"])) {
       const format = recordFormat(req);
       const parts = { ...address, call: ctx.call, format, int64: ctx.int64, producer };
@@ -145,7 +145,7 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
   async function closeStream(req: FastifyRequest, reply: FastifyReply) {
     const ctx = requestContext(req, reply);
     const address = streamAddress(req);
-    const producer = producerFromHeaders(req.headers);
+    const producer = producerFromHeaders(req.headers, req.raw.rawHeaders);
     const body = takeBody(req);
     const batch =
       body !== undefined && body !== null

@@ -10,6 +10,12 @@ const headers = (id?: string, epoch?: string, seq?: string) => ({
   "nova-producer-seq": seq,
 });
 
+/** The raw name-value list Node keeps of the headers given (each once). */
+const rawOf = (h: Record<string, string | undefined>): string[] =>
+  Object.entries(h).flatMap(([name, value]) => (value === undefined ? [] : [name, value]));
+
+const fromHeaders = (h: Record<string, string | undefined>) => producerFromHeaders(h, rawOf(h));
+
 test("property: any uint64 epoch and seq are read exactly, and line n gets seq + n", () => {
   fc.assert(
     fc.property(
@@ -17,7 +23,7 @@ test("property: any uint64 epoch and seq are read exactly, and line n gets seq +
       fc.bigInt({ min: 0n, max: 2n ** 64n - 1001n }),
       fc.nat(1000),
       (epoch, seq, n) => {
-        const p = producerFromHeaders(headers("p-1", epoch.toString(), seq.toString()));
+        const p = fromHeaders(headers("p-1", epoch.toString(), seq.toString()));
         assert.deepEqual(p, { id: "p-1", epoch: epoch.toString(), seq: seq.toString() });
         assert.equal(
           producerForLine(p as NonNullable<typeof p>, n).seq,
@@ -29,7 +35,7 @@ test("property: any uint64 epoch and seq are read exactly, and line n gets seq +
 });
 
 test("no producer headers: no producer", () => {
-  assert.equal(producerFromHeaders({}), undefined);
+  assert.equal(fromHeaders({}), undefined);
 });
 
 test("a partial set, a bad id, or a number out of range is 400 bad_header naming the header", () => {
@@ -43,9 +49,27 @@ test("a partial set, a bad id, or a number out of range is 400 bad_header naming
     [headers("p", "1", "1.5"), "nova-producer-seq"],
   ];
   for (const [h, field] of cases) {
-    assertHttpError(() => producerFromHeaders(h), { status: 400, code: "bad_header", field });
+    assertHttpError(() => fromHeaders(h), { status: 400, code: "bad_header", field });
   }
-  assert.equal(producerFromHeaders(headers("é".repeat(128), "0", "0"))?.id.length, 128);
+  assert.equal(fromHeaders(headers("é".repeat(128), "0", "0"))?.id.length, 128);
+});
+
+test("a producer header sent twice is 400 bad_header, though Node joined its values", () => {
+  // An id may hold ", ": only the raw list shows two headers.
+  const joined = headers("a, b", "0", "0");
+  assert.equal(fromHeaders(joined)?.id, "a, b");
+  const raw = [
+    "Nova-Producer-Id",
+    "a",
+    "nova-producer-id",
+    "b",
+    ...rawOf(headers(undefined, "0", "0")),
+  ];
+  assertHttpError(() => producerFromHeaders(joined, raw), {
+    status: 400,
+    code: "bad_header",
+    field: "nova-producer-id",
+  });
 });
 
 test("a session whose line would pass 2^64-1 is refused on that line", () => {

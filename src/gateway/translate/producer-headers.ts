@@ -7,6 +7,12 @@ import { readExactInt, UINT64 } from "./integers.ts";
 export const PRODUCER_ID_HEADER = "nova-producer-id";
 export const PRODUCER_EPOCH_HEADER = "nova-producer-epoch";
 export const PRODUCER_SEQ_HEADER = "nova-producer-seq";
+/** A producer's stamp, sent together (and allowed by CORS). */
+export const PRODUCER_HEADERS = [
+  PRODUCER_ID_HEADER,
+  PRODUCER_EPOCH_HEADER,
+  PRODUCER_SEQ_HEADER,
+] as const;
 /** On an answer to a producer's retry: nothing was appended, the ack is the original's. */
 export const PRODUCER_DUPLICATE_HEADER = "nova-producer-duplicate";
 
@@ -21,18 +27,31 @@ export interface ProducerProto {
 
 type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
-function single(headers: Headers, name: string): string | undefined {
+/**
+ * A header's one value. Node joins a repeated header's values with ", " (an id may hold that),
+ * so the request's raw name-value list tells one sent twice.
+ */
+function single(headers: Headers, rawHeaders: readonly string[], name: string): string | undefined {
   const value = headers[name];
-  if (Array.isArray(value)) throw badHeader(name, "is given more than once");
+  if (value === undefined) return undefined;
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]?.toLowerCase() === name) count++;
+  }
+  if (Array.isArray(value) || count > 1) throw badHeader(name, "is given more than once");
   return value;
 }
 
-export function producerFromHeaders(headers: Headers): ProducerProto | undefined {
-  const id = single(headers, PRODUCER_ID_HEADER);
-  const epoch = single(headers, PRODUCER_EPOCH_HEADER);
-  const seq = single(headers, PRODUCER_SEQ_HEADER);
+/** `rawHeaders`: the request's names and values as sent (Node's `rawHeaders`). */
+export function producerFromHeaders(
+  headers: Headers,
+  rawHeaders: readonly string[],
+): ProducerProto | undefined {
+  const id = single(headers, rawHeaders, PRODUCER_ID_HEADER);
+  const epoch = single(headers, rawHeaders, PRODUCER_EPOCH_HEADER);
+  const seq = single(headers, rawHeaders, PRODUCER_SEQ_HEADER);
   if (id === undefined && epoch === undefined && seq === undefined) return undefined;
-  const names = [PRODUCER_ID_HEADER, PRODUCER_EPOCH_HEADER, PRODUCER_SEQ_HEADER];
+  const names = PRODUCER_HEADERS;
   const missing = names.filter((_, i) => [id, epoch, seq][i] === undefined);
   if (missing.length > 0) {
     throw badHeader(
