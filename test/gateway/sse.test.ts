@@ -136,6 +136,10 @@ describe("curl-style clients", () => {
     const clamped = await openSse(`${gw.base}${s}/records?seq_num=5&clamp=true`);
     const seen = await readUntil(clamped.events, (e) => e.some((x) => x.event === "ping"));
     assert.equal(JSON.parse(seen.at(-1)?.data ?? "").tail.seq_num, 1);
+    // From there on it gets what is appended next: seq 1, not 5 and after.
+    await append(gw.base, s, ["next"]);
+    const batch = await readUntil(clamped.events, (e) => e.some((x) => x.event === "batch"));
+    assert.deepEqual(recordsOf(batch), [[1, "next"]]);
     clamped.close();
   });
 

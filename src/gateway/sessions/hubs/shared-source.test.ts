@@ -217,6 +217,21 @@ test("a reader behind the window catches up on its own source and joins the hub"
   await behind.stop();
 });
 
+test("a reader past the tail with clamp starts at the tail, as the star reads it", async () => {
+  const { model, source } = setup();
+  const opener = await Reader.open(source(), TAIL);
+  model.append(5);
+  await opener.readTo(5);
+  const clamped = await Reader.open(source(), { start: { seq_num: "10" }, clamp: true });
+  assert.equal(clamped.first, 5);
+  model.append(1);
+  model.append(5);
+  await clamped.readTo(11);
+  assert.deepEqual(clamped.seqs, range(5, 11));
+  await opener.stop();
+  await clamped.stop();
+});
+
 test("a slow reader falls out of the window, catches up on its own and rejoins without a gap", async () => {
   const { model, source, counts } = setup({ maxBatches: 2, maxBytes: 1 << 20 });
   const fast = await Reader.open(source(), TAIL);

@@ -326,7 +326,11 @@ async function* catchUp(
       const batch = step.value;
       const last = batch.records[batch.records.length - 1];
       if (last) seq = BigInt(last.seq_num) + 1n;
-      else seq ??= BigInt(batch.tail?.seq_num ?? "0");
+      else {
+        // Caught up: the reader is at the tail, below its start when the star clamped that.
+        const tail = BigInt(batch.tail?.seq_num ?? "0");
+        if (seq === undefined || tail < seq) seq = tail;
+      }
       yield batch;
       if (batch.closed) return undefined;
       if (batch.records.length === 0 && !hub.contains(seq) && seq > hub.next) {

@@ -118,6 +118,34 @@ test("a start at the tail resolves to a seq_num with the caught-up frame", async
   assert.deepEqual([requests[1]?.seq_num, requests[1]?.clamp], ["7", false]);
 });
 
+test("a start past the tail that the star clamped resumes from the tail it found", async () => {
+  const { upstream, requests } = scripted([
+    (call) => {
+      call.send(frame([], 5));
+      setImmediate(() => call.finish(status.UNAVAILABLE));
+    },
+    (call) => call.send(frame([5, 6], 7)),
+  ]);
+  const source = fleetSource({
+    upstream,
+    bucket: "b",
+    key: "k",
+    failoverMs: 10_000,
+    backoff: fast,
+  });
+  assert.deepEqual(
+    await take(source({ start: { seq_num: "10" }, clamp: true }, new AbortController().signal), 2),
+    ["5", "6"],
+  );
+  assert.deepEqual(
+    requests.map((r) => [r.seq_num, r.clamp]),
+    [
+      ["10", true],
+      ["5", false],
+    ],
+  );
+});
+
 test("NotOwner mid-stream fails over; other failures are thrown at once", async () => {
   const notOwner = detailsMetadata(status.FAILED_PRECONDITION, "moved", [
     { type: "NotOwner", value: { leader_id: "s2", leader_address: "x:1" } },

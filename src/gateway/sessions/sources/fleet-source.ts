@@ -67,8 +67,12 @@ async function* subscribeWithFailover(
         const last = frame.records[frame.records.length - 1];
         if (last) {
           start = { seq_num: (BigInt(last.seq_num) + 1n).toString() };
-        } else if (!("seq_num" in start)) {
-          // A frame without records comes only once the star has caught up: its next is the tail.
+        } else if (
+          !("seq_num" in start) ||
+          (clamp && BigInt(frame.tail?.seq_num ?? "0") < BigInt(start.seq_num))
+        ) {
+          // A frame without records comes only once the star has caught up: its next is the tail
+          // (below a start past it that the star clamped).
           start = { seq_num: frame.tail?.seq_num ?? "0" };
         }
         // Once resolved, the cursor is never beyond the star's tail; a clamp would hide data loss.

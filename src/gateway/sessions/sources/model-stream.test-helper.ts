@@ -132,7 +132,10 @@ export class ModelStream {
 
   #start(cursor: Cursor): number {
     const s = cursor.start;
-    if ("seq_num" in s) return Number(s.seq_num);
+    // As the star: with clamp, a start past the tail reads from the tail.
+    if ("seq_num" in s) {
+      return cursor.clamp ? Math.min(Number(s.seq_num), this.records.length) : Number(s.seq_num);
+    }
     if ("tail_offset" in s) return Math.max(0, this.records.length - Number(s.tail_offset));
     if ("timestamp_ms" in s)
       return Math.max(0, Math.min(this.records.length, Number(s.timestamp_ms) - 1000));
