@@ -58,6 +58,11 @@ export class DsSseSession {
     return this.#read.open(() => unavailable("the read ended before it started; retry"));
   }
 
+  /** Stops the source: the session ended, or its response could not start. Idempotent. */
+  release(): void {
+    this.#read.release();
+  }
+
   /** Ends the response soon; the client resumes from its last control event elsewhere. */
   drain(): void {
     this.#draining = true;

@@ -62,6 +62,11 @@ export class S2SseSession {
     );
   }
 
+  /** Stops the source: the session ended, or its response could not start. Idempotent. */
+  release(): void {
+    this.#read.release();
+  }
+
   /** Ends the session soon with S2's server_draining error, which S2's SDKs retry. */
   drain(): void {
     this.#draining = true;

@@ -182,6 +182,8 @@ function runSse(session: SseSession, reply: FastifyReply, deps: SubscribeDeps): 
         releaseClientAbort(res);
         session.stream(chunkWriter(res), tracked);
       } catch (err) {
+        // The response never started: nothing will read the sources the session opened.
+        session.release();
         tracked.end();
         throw err;
       }

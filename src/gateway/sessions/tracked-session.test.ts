@@ -18,10 +18,10 @@ async function openSessions(deps: ReturnType<typeof setup>): Promise<number> {
 }
 
 function fakeSession() {
-  const s = { drained: 0, destroyed: 0 };
+  const s = { drained: 0, destroyed: 0, released: 0 };
   return {
     s,
-    session: { drain: () => s.drained++ },
+    session: { drain: () => s.drained++, release: () => s.released++ },
     socket: { destroy: () => s.destroyed++ },
   };
 }
@@ -80,6 +80,7 @@ test("trackSession ends the tracking when the run settles, rejected or not, and 
   const value = await trackSession(deps, "sse", "c", ok.session, ok.socket, async () => 7);
   assert.equal(value, 7);
   assert.equal(deps.clientSessions.count("c"), 0);
+  assert.equal(ok.s.released, 1, "its sources released once it ended");
   const bad = fakeSession();
   await assert.rejects(
     trackSession(deps, "sse", "c", bad.session, bad.socket, () => {
@@ -87,6 +88,7 @@ test("trackSession ends the tracking when the run settles, rejected or not, and 
     }),
     /boom/,
   );
+  assert.equal(bad.s.released, 1, "released though it never ran");
   assert.equal(deps.clientSessions.count("c"), 0);
   assert.equal(deps.sessions.size, 0);
   let release: () => void = () => {};

@@ -64,12 +64,16 @@ export class TrackedSession implements LiveSession {
   }
 }
 
-/** Runs a session tracked as above until the promise `run` returns settles. */
+/**
+ * Runs a session tracked as above until the promise `run` returns settles; then the session's
+ * sources are released, also when `run` failed before the session ran (its response could not
+ * start) and nothing else would.
+ */
 export function trackSession<T>(
   deps: TrackDeps,
   kind: string,
   client: string,
-  session: { drain(): void },
+  session: { drain(): void; release?(): void },
   socket: { destroy(): void },
   run: () => Promise<T>,
 ): Promise<T> {
@@ -81,7 +85,10 @@ export function trackSession<T>(
   }
   const done = started(run);
   tracked.live();
-  const end = () => tracked.end();
+  const end = () => {
+    session.release?.();
+    tracked.end();
+  };
   done.then(end, end);
   return done;
 }

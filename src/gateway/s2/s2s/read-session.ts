@@ -50,6 +50,11 @@ export class S2sReadSession {
     return this.#opts.read.open(() => new Error("the read ended before it started"));
   }
 
+  /** Stops the source: the session ended, or its response could not start. Idempotent. */
+  release(): void {
+    this.#opts.read.release();
+  }
+
   /** Ends the session with server_draining at the next frame boundary. */
   drain(): void {
     this.#draining = true;

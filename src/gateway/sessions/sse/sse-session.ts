@@ -267,6 +267,11 @@ export class SseSession implements LoopSteps<LaneRead>, LoopEnd, LaneTaps {
     ended?.end();
   }
 
+  /** Stops the sources: the session ended, or its response could not start. Idempotent. */
+  release(): void {
+    this.#release();
+  }
+
   /** Ends the stream with a jittered `retry:`, so EventSource reconnects to another gateway. */
   drain(): void {
     this.#draining = true;
