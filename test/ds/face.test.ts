@@ -184,7 +184,17 @@ describe("the Durable Streams face", () => {
     assert.equal(whole.headers.get("content-type"), "text/plain");
     assert.equal(whole.headers.get("stream-next-offset"), src.headers.get("stream-next-offset"));
     assert.equal(await (await fetch(url("fork2"))).text(), "ab");
-    await refusal(await fetch(url("__ds/subscriptions/x")), 404, "not_found", "path");
+    for (const reserved of ["__ds/subscriptions/x", "orders/__ds/subscriptions/x", "a/__ds"]) {
+      for (const method of ["PUT", "GET"]) {
+        const res = await fetch(url(reserved), {
+          method,
+          ...(method === "PUT" ? { headers: { "content-type": "text/plain" } } : {}),
+        });
+        await refusal(res, 404, "not_found", "path");
+      }
+    }
+    // A segment that only starts so is a name like any other.
+    assert.equal((await fetch(url("a/__dsx"), { method: "PUT" })).status, 201);
   });
 
   test("a source deleted while a fork lives is gone (410, path 409) until the fork goes", async () => {

@@ -79,7 +79,8 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
   function address(req: FastifyRequest): DsAddress {
     const path = (req.params as { "*": string })["*"];
     const key = checkStreamKey(path, "path");
-    if (key === "__ds" || key.startsWith("__ds/")) {
+    // `{stream-url}/__ds/...`: a segment of its own anywhere in the path.
+    if (key.split("/").includes("__ds")) {
       throw new HttpError(
         404,
         "not_found",
