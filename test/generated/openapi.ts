@@ -1126,7 +1126,7 @@ export interface components {
      *     }
      */
     ErrorBody: {
-      /** @description For programs: bad_json, bad_query, bad_header, bad_path, bad_base64, invalid_argument, unauthenticated, permission_denied, bucket_not_found, stream_not_found, already_exists, conflict, seq_num_mismatch, fencing_token_mismatch, failed_precondition, request_timeout, payload_too_large, unsupported_media_type, range_not_satisfiable, not_utf8, resource_exhausted, cancelled, internal, unimplemented, unavailable, deadline_exceeded. */
+      /** @description For programs, one of: bad_json, bad_query, bad_header, bad_path, bad_base64, bad_request, header_too_large, invalid_argument, unauthenticated, permission_denied, bucket_not_found, stream_not_found, not_found, gone, already_exists, conflict, seq_num_mismatch, fencing_token_mismatch, failed_precondition, producer_seq_gap, producer_seq_stale, producer_fenced, writer_seq_regression, content_type_mismatch, stream_closed, request_timeout, payload_too_large, unsupported_media_type, range_not_satisfiable, not_utf8, resource_exhausted, slow_consumer, cancelled, internal, unimplemented, unavailable, deadline_exceeded. A later version may add codes: treat one you do not know by its status. */
       code: string;
       /** @description For humans. */
       message: string;

@@ -10,8 +10,54 @@ export interface HttpErrorOptions {
   cause?: unknown;
 }
 
+/**
+ * Every code of the error body on nova's face and the Durable Streams face (S2's face has S2's,
+ * s2/errors.ts): the OpenAPI document lists these.
+ */
+export const ERROR_CODES = [
+  "bad_json",
+  "bad_query",
+  "bad_header",
+  "bad_path",
+  "bad_base64",
+  "bad_request",
+  "header_too_large",
+  "invalid_argument",
+  "unauthenticated",
+  "permission_denied",
+  "bucket_not_found",
+  "stream_not_found",
+  "not_found",
+  "gone",
+  "already_exists",
+  "conflict",
+  "seq_num_mismatch",
+  "fencing_token_mismatch",
+  "failed_precondition",
+  "producer_seq_gap",
+  "producer_seq_stale",
+  "producer_fenced",
+  "writer_seq_regression",
+  "content_type_mismatch",
+  "stream_closed",
+  "request_timeout",
+  "payload_too_large",
+  "unsupported_media_type",
+  "range_not_satisfiable",
+  "not_utf8",
+  "resource_exhausted",
+  "slow_consumer",
+  "cancelled",
+  "internal",
+  "unimplemented",
+  "unavailable",
+  "deadline_exceeded",
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
 export class HttpError extends Error {
   readonly status: number;
+  /** One of ERROR_CODES; on S2's face one of S2's (S2HttpError). */
   readonly code: string;
   readonly retryable: boolean;
   /** Typed fields merged into the body; int64/uint64 values are bigint. */
@@ -55,7 +101,7 @@ function bigintsToStrings(v: unknown): unknown {
 export type FieldError = (field: string, reason: string) => HttpError;
 
 const fieldError =
-  (status: number, code: string): FieldError =>
+  (status: number, code: ErrorCode): FieldError =>
   (field, reason) =>
     new HttpError(status, code, `${field}: ${reason}`, { fields: { field } });
 

@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import Fastify from "fastify";
+import Fastify, { type FastifyReply } from "fastify";
 import { errorsPlugin } from "./errors-plugin.ts";
 import { responseCheckPlugin } from "./response-check.ts";
+import { sharedSchemas } from "./schemas/plain.gen.ts";
 
 async function app() {
   const a = Fastify();
+  for (const shared of sharedSchemas) a.addSchema(shared);
   await a.register(errorsPlugin);
   await a.register(responseCheckPlugin);
   const schema = {
@@ -28,6 +30,14 @@ async function app() {
       reply.type("application/json").send(body);
   a.get("/right", { schema }, json('{"n":1}'));
   a.get("/wrong", { schema }, json('{"n":"1"}'));
+  const refused = (code: string) => (_req: unknown, reply: FastifyReply) =>
+    reply
+      .code(409)
+      .type("application/json")
+      .send(JSON.stringify({ code, message: "no", retryable: false }));
+  const errors = { response: { ...schema.response, 409: { $ref: "ErrorBody" } } };
+  a.get("/listed", { schema: errors }, refused("conflict"));
+  a.get("/unlisted", { schema: errors }, refused("no_such_code"));
   a.get("/undocumented", { schema }, (_req, reply) =>
     reply
       .code(201 as never)
@@ -54,4 +64,12 @@ test("one that does not, or with a status not documented, is a 500 naming the di
   const undocumented = await a.inject("/undocumented");
   assert.equal(undocumented.statusCode, 500);
   assert.match(undocumented.body, /this status is not documented/);
+});
+
+test("an error body's code must be one the document lists", async () => {
+  const a = await app();
+  assert.equal((await a.inject("/listed")).statusCode, 409);
+  const unlisted = await a.inject("/unlisted");
+  assert.equal(unlisted.statusCode, 500);
+  assert.match(unlisted.body, /code \\"no_such_code\\" is not among ErrorBody's codes/);
 });

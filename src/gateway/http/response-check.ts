@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import type { TSchema } from "typebox";
-import { HttpError } from "../errors/index.ts";
+import { ERROR_CODES, HttpError } from "../errors/index.ts";
 import { parseJsonExact } from "../translate/index.ts";
 import { sharedSchemas } from "./schemas/plain.gen.ts";
 
@@ -15,7 +15,11 @@ type Check = (value: unknown) => string | undefined;
 /** A documented response: its JSON schema's check, when it has one. */
 interface Documented {
   json?: Check;
+  /** It is an ErrorBody: its code must be one the document lists (ERROR_CODES). */
+  error?: boolean;
 }
+
+const KNOWN_CODES = new Set<string>(ERROR_CODES);
 
 /** TypeBox's Compile, its references resolved among the shared schemas. */
 type Compiler = (schema: TSchema) => ReturnType<typeof import("typebox/compile").Compile>;
@@ -33,7 +37,9 @@ function compile(Compile: Compiler, schema: unknown): Check {
 function documented(Compile: Compiler, response: unknown): Documented {
   const content = (response as { content?: Record<string, { schema: unknown }> }).content;
   const schema = content === undefined ? response : content["application/json"]?.schema;
-  return schema === undefined ? {} : { json: compile(Compile, schema) };
+  if (schema === undefined) return {};
+  const error = (schema as { $ref?: string }).$ref === "ErrorBody";
+  return { json: compile(Compile, schema), ...(error ? { error } : {}) };
 }
 
 export const responseCheckPlugin = fp(async (app: FastifyInstance) => {
@@ -68,8 +74,13 @@ export const responseCheckPlugin = fp(async (app: FastifyInstance) => {
     const text = Buffer.isBuffer(payload) ? payload.toString("utf8") : payload;
     if (typeof text !== "string") return payload;
     if (response.json === undefined) throw mismatch(`${where}: JSON is not documented`);
-    const problem = response.json(parseJsonExact(text));
+    const body = parseJsonExact(text);
+    const problem = response.json(body);
     if (problem !== undefined) throw mismatch(`${where}: ${problem} in ${text.slice(0, 500)}`);
+    const code = (body as { code?: unknown }).code;
+    if (response.error && !KNOWN_CODES.has(String(code))) {
+      throw mismatch(`${where}: code ${JSON.stringify(code)} is not among ErrorBody's codes`);
+    }
     return payload;
   });
 });

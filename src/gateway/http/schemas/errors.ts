@@ -1,16 +1,12 @@
 // The one error body: responses, SSE `error` events and NDJSON lines.
 import { Type } from "typebox";
+import { ERROR_CODES } from "../../errors/index.ts";
 import { Uint64 } from "./integers.ts";
 
 export const ErrorBody = Type.Object(
   {
     code: Type.String({
-      description:
-        "For programs: bad_json, bad_query, bad_header, bad_path, bad_base64, invalid_argument, unauthenticated, " +
-        "permission_denied, bucket_not_found, stream_not_found, already_exists, conflict, seq_num_mismatch, " +
-        "fencing_token_mismatch, failed_precondition, request_timeout, payload_too_large, unsupported_media_type, " +
-        "range_not_satisfiable, not_utf8, resource_exhausted, cancelled, internal, unimplemented, unavailable, " +
-        "deadline_exceeded.",
+      description: `For programs, one of: ${ERROR_CODES.join(", ")}. A later version may add codes: treat one you do not know by its status.`,
     }),
     message: Type.String({ description: "For humans." }),
     retryable: Type.Boolean({ description: "Whether the same request may succeed later." }),
