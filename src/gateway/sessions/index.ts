@@ -5,3 +5,4 @@ export * from "./sources/index.ts";
 export * from "./sse/index.ts";
 export * from "./subscribe-http.ts";
 export { trackSession } from "./tracked-session.ts";
+export { wantsEventStream } from "./wants-event-stream.ts";

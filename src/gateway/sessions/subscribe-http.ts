@@ -75,10 +75,6 @@ export const SSE_HEADERS = {
   "x-accel-buffering": "no",
 };
 
-export function wantsEventStream(accept: string | undefined): boolean {
-  return accept?.includes("text/event-stream") ?? false;
-}
-
 /** Serves an SSE subscription; errors before the first byte are thrown as HTTP errors. */
 export function serveSse(
   parts: ReadParts,
