@@ -13,6 +13,7 @@ import {
   HttpError,
   internal,
   invalidArgument,
+  MAX_QUOTED_CHARS,
   notUtf8,
   payloadTooLarge,
   resourceExhausted,
@@ -44,6 +45,22 @@ test("errorBody writes bigint fields as strings under int64=string", () => {
     n: 3,
   });
   assert.equal((errorBody(e).tail as { seq_num: bigint }).seq_num, 2n ** 64n - 1n);
+});
+
+test("a message or field that quotes a long input is cut, saying how long it was", () => {
+  const name = `records[0].${"x".repeat(5000)}`;
+  const body = errorBody(invalidArgument(name, "is not a field"));
+  const full = `${name}: is not a field`;
+  assert.equal(
+    body.message,
+    `${full.slice(0, MAX_QUOTED_CHARS)}... (${full.length} characters in all)`,
+  );
+  assert.equal(
+    body.field,
+    `${name.slice(0, MAX_QUOTED_CHARS)}... (${name.length} characters in all)`,
+  );
+  const short = errorBody(invalidArgument("records", "is empty"));
+  assert.deepEqual([short.message, short.field], ["records: is empty", "records"]);
 });
 
 test("field errors name the field in the message and the body", () => {

@@ -82,10 +82,29 @@ export interface ErrorBody {
   [field: string]: unknown;
 }
 
+/** What of a message or a `field` an error body quotes: they may echo a client's input whole. */
+export const MAX_QUOTED_CHARS = 1024;
+
+/** `text` cut to MAX_QUOTED_CHARS, saying how long it was. */
+function quoted(text: string): string {
+  if (text.length <= MAX_QUOTED_CHARS) return text;
+  return `${text.slice(0, MAX_QUOTED_CHARS)}... (${text.length} characters in all)`;
+}
+
 /** The error body. With `int64: "string"` every bigint field (deeply) becomes a decimal string. */
 export function errorBody(e: HttpError, int64: "number" | "string" = "number"): ErrorBody {
-  const fields = int64 === "string" ? bigintsToStrings(e.fields) : e.fields;
-  return { code: e.code, message: e.message, retryable: e.retryable, ...(fields as object) };
+  const fields = (int64 === "string" ? bigintsToStrings(e.fields) : e.fields) as Record<
+    string,
+    unknown
+  >;
+  const field = typeof fields.field === "string" ? { field: quoted(fields.field) } : {};
+  return {
+    code: e.code,
+    message: quoted(e.message),
+    retryable: e.retryable,
+    ...fields,
+    ...field,
+  };
 }
 
 function bigintsToStrings(v: unknown): unknown {
