@@ -242,6 +242,46 @@ describe("faults and the star", () => {
       timestampMs: ts + BigInt(i),
     }));
 
+  test("a page whose bytes end before a damaged chunk ends there, as one Read does, not failing", async () => {
+    // Settled: the first chunk, 5 of the 6 bytes. The rest comes through Read, which takes its
+    // first record (4 bytes, past the 1 left) whatever its size and looks at the next, in a
+    // damaged chunk; one Read of the page stops at that record and never looks.
+    const sized = (n: number, ts: bigint): ChunkRecord => ({
+      body: Buffer.alloc(n, 1),
+      headers: [],
+      timestampMs: ts,
+    });
+    const star = await ModelStar.create({
+      chunks: [[sized(3, 100n), sized(2, 101n)], [sized(4, 102n)], [sized(1, 103n)]],
+      unsettled: 2,
+      refuseDamaged: true,
+    });
+    await star.remove(2);
+    const { service } = setup(star);
+    const query: ReadQuery = {
+      start: { seq_num: "0" },
+      bytes: 6n,
+      clamp: false,
+      wait: 0,
+      int64: "number",
+    };
+    const want = star.read({ seq_num: "0", bytes: "6" });
+    const got = await service.page(address, query, {});
+    assert.deepEqual(
+      got.response.records.map((r) => r.seq_num),
+      want.records.map((r) => r.seq_num),
+    );
+    assert.deepEqual(
+      want.records.map((r) => r.seq_num),
+      ["0", "1"],
+    );
+    // From the record that did not fit, the one Read meets the damage too.
+    const next = { ...query, start: { seq_num: "2" } };
+    await assert.rejects(service.page(address, next, {}), /corrupt chunk/);
+    assert.throws(() => star.read({ seq_num: "2", bytes: "6" }), /corrupt chunk/);
+    await service.close();
+  });
+
   test("settled history from a seq_num costs no Read; a second reader no fetch", async () => {
     const star = await ModelStar.create({ chunks: [records(5), records(5), records(5)] });
     const { service, metrics } = setup(star);

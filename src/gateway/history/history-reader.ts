@@ -21,6 +21,7 @@ import { FleetError, StarCallError } from "../upstream/index.ts";
 import type { ChunkLoader } from "./chunk-loader.ts";
 import { ChunkFault } from "./faults.ts";
 import type { ReadPlanMetrics } from "./metrics.ts";
+import { pageEndsAt } from "./page-end.ts";
 import { BadPlanError, type PlanEntry } from "./plan-entry.ts";
 import {
   fetchPlan,
@@ -258,7 +259,14 @@ export async function* readHistory(
         count <= PAGE_MAX_RECORDS &&
         remaining.bytes > 0 &&
         remaining.bytes <= PAGE_MAX_BYTES;
-      const res = await starRead(start, count, remaining.bytes);
+      let res: ReadResponse__Output;
+      try {
+        res = await starRead(start, count, remaining.bytes);
+      } catch (err) {
+        if (seq === undefined || !(await pageEndsAt(starRead, seq, limits, fromTs))) throw err;
+        exhausted = true;
+        return;
+      }
       firstCall = false;
       tail = newer(tail, res.tail);
       let served = 0;

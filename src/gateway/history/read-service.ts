@@ -7,6 +7,7 @@ import { contentBytes } from "../../contract/codec/index.ts";
 import { PageRule } from "../../contract/page-rule.ts";
 import { PAGE_MAX_BYTES, PAGE_MAX_RECORDS } from "../../contract/wire-limits.ts";
 import type { Position__Output } from "../../gen/nova/v1/Position.ts";
+import type { ReadResponse__Output } from "../../gen/nova/v1/ReadResponse.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
 import { type ReadQuery, readRequestFields } from "../translate/index.ts";
 import type { CallOptions, Upstream } from "../upstream/index.ts";
@@ -18,6 +19,7 @@ import {
   readHistory,
 } from "./history-reader.ts";
 import type { ReadPlanMetrics } from "./metrics.ts";
+import { pageEndsAt } from "./page-end.ts";
 import { PageTrail } from "./page-trail.ts";
 import { type PlanStart, planStart } from "./plan-source.ts";
 import { createS3Fetcher, type S3Settings } from "./s3-fetcher.ts";
@@ -190,20 +192,29 @@ export function readService(
     if (!end.exhausted) {
       // The rest of the page, past the settled range, from where the plan phase ended.
       const rest = limits.remaining();
-      const res = await timed(timings, "starMs", () =>
-        upstream.unary(
-          "Read",
-          {
-            ...address,
-            ...end.next,
-            count: rest.count,
-            bytes: rest.bytes.toString(),
-            clamp: fields.clamp,
-            ...(fields.until_ms === undefined ? {} : { until_ms: fields.until_ms }),
-          },
-          route,
-        ),
-      );
+      const starRead = (start: PlanStart, count: number, bytes: number) =>
+        timed(timings, "starMs", () =>
+          upstream.unary(
+            "Read",
+            {
+              ...address,
+              ...start,
+              count,
+              bytes: bytes.toString(),
+              clamp: fields.clamp,
+              ...(fields.until_ms === undefined ? {} : { until_ms: fields.until_ms }),
+            },
+            route,
+          ),
+        );
+      let res: ReadResponse__Output;
+      try {
+        res = await starRead(end.next, rest.count, rest.bytes);
+      } catch (err) {
+        const at = "seq_num" in end.next ? BigInt(end.next.seq_num) : undefined;
+        if (at === undefined || !(await pageEndsAt(starRead, at, limits))) throw err;
+        return { response: { records, tail }, timings };
+      }
       tail = res.tail;
       let served = 0;
       for (const r of res.records) {
