@@ -60,8 +60,31 @@ class Reader {
   }
 }
 
+/** `source` until `signal` aborts; then it fails, as a hub's feed whose star gave up. */
+async function* failingOn(
+  signal: AbortSignal,
+  source: AsyncIterable<SourceBatch>,
+): AsyncGenerator<SourceBatch> {
+  const it = source[Symbol.asyncIterator]();
+  const failed = new Promise<never>((_, reject) => {
+    signal.addEventListener("abort", () => reject(new Error("the hub's feed failed")));
+  });
+  failed.catch(() => {});
+  try {
+    for (;;) {
+      const step = await Promise.race([it.next(), failed]);
+      if (step.done) return;
+      yield step.value;
+    }
+  } finally {
+    // Not awaited: the model's feed, waiting for an append, ends only once one comes.
+    void it.return?.();
+  }
+}
+
 function setup(ring: RingLimits = { maxBatches: 3, maxBytes: 1 << 20 }) {
   const model = new ModelStream();
+  let hubFeeds = new AbortController();
   const counts = { hit: 0, miss: 0, detached: 0, attached: 0 };
   const events: HubEvents = {
     joined: (hit) => {
@@ -77,8 +100,14 @@ function setup(ring: RingLimits = { maxBatches: 3, maxBytes: 1 << 20 }) {
   const registry = new HubRegistry({
     ring,
     lingerMs: 0,
-    feed: () => (cursor, signal, authorization) => model.feed(authorization)(cursor, signal),
+    feed: () => (cursor, signal, authorization) =>
+      failingOn(hubFeeds.signal, model.feed(authorization)(cursor, signal)),
   });
+  /** The feeds of the hubs there are fail (not a refusal); later hubs' feeds do not. */
+  const failHubs = () => {
+    hubFeeds.abort();
+    hubFeeds = new AbortController();
+  };
   const deps: SharedSourceDeps = {
     registry,
     upstream: model.upstream(),
@@ -87,7 +116,7 @@ function setup(ring: RingLimits = { maxBatches: 3, maxBytes: 1 << 20 }) {
   };
   const source = (authorization?: string) =>
     sharedSource(deps, { bucket: "b", key: "k", authorization });
-  return { model, registry, source, counts };
+  return { model, registry, source, counts, failHubs };
 }
 
 const at = (seq: number): Cursor => ({ start: { seq_num: String(seq) }, clamp: false });
@@ -230,6 +259,30 @@ test("a reader past the tail with clamp starts at the tail, as the star reads it
   assert.deepEqual(clamped.seqs, range(5, 11));
   await opener.stop();
   await clamped.stop();
+});
+
+test("a reader catching up when its hub fails joins the stream's next hub, without a gap", async () => {
+  const { model, source, failHubs, counts } = setup();
+  const opener = await Reader.open(source(), TAIL);
+  for (let i = 0; i < 10; i++) model.append(1);
+  await opener.readTo(10);
+  const behind = await Reader.open(source(), at(0));
+  await behind.readTo(2);
+  assert.equal(model.open, 2, "the hub's feed and the catching-up reader's own");
+  const hits = counts.hit;
+  failHubs();
+  // A follower is told (after the caught-up batch it had not pulled yet).
+  while ((await opener.pullOne()) !== undefined);
+  assert.match(String(opener.error), /the hub's feed failed/);
+  await behind.readTo(10);
+  model.append(2);
+  await behind.readTo(12);
+  assert.deepEqual(behind.seqs, range(0, 12));
+  assert.equal(counts.hit, hits + 1, "it joined the stream's new hub");
+  // On a new hub, not its own Subscribe: one feed open, the new hub's.
+  await waitFor(() => model.open === 1, { message: "the reader's own Subscribe to end" });
+  await opener.stop();
+  await behind.stop();
 });
 
 test("a slow reader falls out of the window, catches up on its own and rejoins without a gap", async () => {

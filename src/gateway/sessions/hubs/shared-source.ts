@@ -242,6 +242,8 @@ class SharedReader extends HubFollower implements AsyncIterableIterator<SourceBa
 
   /** Follows the hub from `#at` when the window holds it; else starts catching up to it. */
   async #join(): Promise<void> {
+    // A hub that failed while this reader caught up on its own: the stream's next one.
+    if ((this.#lease as HubLease).hub.ended) this.#renewLease();
     const hub = (this.#lease as HubLease).hub;
     const signal = this.#signal;
     if (!hub.live) await untilAborted(hub.ready, signal);
@@ -270,13 +272,18 @@ class SharedReader extends HubFollower implements AsyncIterableIterator<SourceBa
     this.#signal.throwIfAborted();
     if (!refused(err) || this.ended || ++this.#retries > REFUSED_HUB_RETRIES) throw err;
     if (!(await authorize(this.#deps, this, this.#signal))) throw err;
-    const lease = this.#lease;
-    if (this.#done || !lease) return;
+    if (this.#done || !this.#lease) return;
+    this.#renewLease();
+    this.#phase = "join";
+  }
+
+  /** Leaves the lease's hub for the stream's hub now, a new one when that one ended. */
+  #renewLease(): void {
+    const lease = this.#lease as HubLease;
     lease.hub.detach(this);
     lease.release();
     this.#lease = this.#deps.registry.acquire(this.bucket, this.key, this);
     this.#lease.hub.attach(this);
-    this.#phase = "join";
   }
 
   /** Ended meanwhile (returned, or failed): checked after every wait. */
@@ -338,7 +345,8 @@ async function* catchUp(
         // their way to it, so wait there rather than hold a Subscribe of one's own.
         await hub.reach(seq, reader, signal);
       }
-      if (hub.contains(seq)) return cursorAt(seq);
+      // Its hub failed meanwhile: the reader joins the stream's next one from here.
+      if (hub.contains(seq) || hub.ended) return cursorAt(seq);
     }
   } finally {
     signal.removeEventListener("abort", onAbort);
