@@ -103,7 +103,11 @@ export async function resolveLedStream(
   createOn?: "append",
 ): Promise<StreamLog> {
   requireLeader(ctx, bucket, key);
-  return ctx.registry.open(await resolveDescriptor(ctx, bucket, key, createOn));
+  const stream = await resolveDescriptor(ctx, bucket, key, createOn);
+  // Leadership may have moved while the descriptor was read: a hand-back closes the stream's
+  // log, and opening it again here would take appends the next leader never replays.
+  requireLeader(ctx, bucket, key);
+  return ctx.registry.open(stream);
 }
 
 /** The live descriptor of a stream, created on first use when `createOn` allows. */
