@@ -103,10 +103,16 @@ export async function resolveLedStream(
   createOn?: "append",
 ): Promise<StreamLog> {
   requireLeader(ctx, bucket, key);
-  const stream = await resolveDescriptor(ctx, bucket, key, createOn);
-  // Leadership may have moved while the descriptor was read: a hand-back closes the stream's
-  // log, and opening it again here would take appends the next leader never replays.
-  requireLeader(ctx, bucket, key);
+  return openLedLog(ctx, await resolveDescriptor(ctx, bucket, key, createOn));
+}
+
+/**
+ * The open log of `stream`, which this star must still lead. Leadership may move while a call
+ * reads the descriptor: a hand-back closes the stream's log, and opening it again would take
+ * writes the next leader never replays.
+ */
+export function openLedLog(ctx: StarContext, stream: Stream__Output): Promise<StreamLog> {
+  requireLeader(ctx, stream.bucket, stream.key);
   return ctx.registry.open(stream);
 }
 

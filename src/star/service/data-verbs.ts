@@ -18,7 +18,12 @@ import { validateBatch } from "../append/validate-batch.ts";
 import type { StarContext } from "../context.ts";
 import { contentTypeMismatch, invalidArgument } from "../errors.ts";
 import { requireLeader } from "../fleet/ownership.ts";
-import { liveStream, resolveDescriptor, resolveLedStream } from "../lifecycle/streams.ts";
+import {
+  liveStream,
+  openLedLog,
+  resolveDescriptor,
+  resolveLedStream,
+} from "../lifecycle/streams.ts";
 import { clampLimit } from "../limits.ts";
 import { followerRead } from "./follower-read.ts";
 import { resolveStart } from "./read-start.ts";
@@ -91,14 +96,14 @@ export async function checkTail(
 ): Promise<CheckTailResponse> {
   requireLeader(ctx, req.bucket, req.key);
   const stream = await liveStream(ctx, req.bucket, req.key);
-  const log = await ctx.registry.open(stream);
+  const log = await openLedLog(ctx, stream);
   return { tail: position(log.tail), closed: log.sealed };
 }
 
 export async function trim(ctx: StarContext, req: TrimRequest__Output): Promise<TrimResponse> {
   requireLeader(ctx, req.bucket, req.key);
   const stream = await liveStream(ctx, req.bucket, req.key);
-  const log = await ctx.registry.open(stream);
+  const log = await openLedLog(ctx, stream);
   if (req.point === undefined) throw invalidArgument("trim needs a point: seq_num or timestamp_ms");
   const seq =
     req.point === "seq_num"
@@ -113,7 +118,7 @@ export async function fence(ctx: StarContext, req: FenceRequest__Output): Promis
   requireLeader(ctx, req.bucket, req.key);
   const stream = await liveStream(ctx, req.bucket, req.key);
   checkFencingToken(ctx, req.fencing_token);
-  const log = await ctx.registry.open(stream);
+  const log = await openLedLog(ctx, stream);
   return { tail: position(await log.fence(req.fencing_token)) };
 }
 
