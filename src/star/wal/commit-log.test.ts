@@ -11,7 +11,7 @@ import {
   type LogEntry,
 } from "../../contract/codec/index.ts";
 import { createMemoryStore, type PutCondition } from "../../platform/objstore/index.ts";
-import { logKey, logPrefix } from "../storage/keys.ts";
+import { firstLogNumber, logKey, logPrefix } from "../storage/keys.ts";
 import { CommitLog } from "./commit-log.ts";
 
 const entry = (streamId: string, first: bigint, n = 1): LogEntry => ({
@@ -224,4 +224,32 @@ test("keepNewest: a settled log object stays while it is the newest resolved, th
   const left = await keys(store);
   assert.equal(left.length, 1, "once a later one resolved, it goes");
   assert.notEqual(left[0], ofA);
+});
+
+test("a new epoch refuses what the last one took and had not acknowledged, and writes none of it", async () => {
+  const { store, state, release } = gatedStore();
+  const log = newLog(store, 1);
+  const inFlight = log.append(entry("a", 0n), 1);
+  await waitFor(() => state.gates.length === 1);
+  const waiting = log.append(entry("b", 0n), 1);
+  // The lease was lost by a failed renewal (no fence met) and the star rejoined.
+  log.begin(firstLogNumber(1));
+  const refused = Promise.all([
+    assert.rejects(inFlight, /began a new epoch/),
+    assert.rejects(waiting, /began a new epoch/),
+  ]);
+  // The earlier epoch's PUT lands after all: still not acknowledged.
+  release();
+  await refused;
+  const fresh = log.append(entry("c", 0n), 1);
+  await waitFor(() => state.gates.length === 1);
+  release();
+  await fresh;
+  const written = await Promise.all(
+    (await keys(store)).map(async (key) =>
+      decodeLogObject((await store.get(key)) as Buffer).map((e) => e.streamId),
+    ),
+  );
+  assert.ok(!written.flat().includes("b"), `b was written: ${JSON.stringify(written)}`);
+  assert.ok(written.flat().includes("c"));
 });

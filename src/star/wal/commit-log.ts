@@ -65,6 +65,8 @@ export class CommitLog {
   /** Set by `begin` once replay has found the numbers in storage. */
   #next: bigint | undefined;
   #waiting: Waiting[] = [];
+  /** Counts begin() calls: a PUT started before the latest one belongs to a past epoch. */
+  #begun = 0;
   #waitingBytes = 0;
   #timer: NodeJS.Timeout | undefined;
   #lastPutAt = Number.NEGATIVE_INFINITY;
@@ -93,6 +95,14 @@ export class CommitLog {
    * again after a fence, for the star's next epoch: what the last one held is the fencer's.
    */
   begin(next: bigint): void {
+    // What an earlier epoch took and has not acknowledged is refused, never written at the new
+    // epoch's numbers: the lease it was taken under is gone, and so are its streams here.
+    this.#begun++;
+    const stale = [...[...this.#done.values()].flatMap((d) => d.taken), ...this.#waiting.splice(0)];
+    for (const t of stale) t.reject(this.#newEpoch());
+    this.#waitingBytes = 0;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
     this.#next = next;
     this.#ackNext = next;
     this.#done.clear();
@@ -100,6 +110,12 @@ export class CommitLog {
     this.#outstanding = 0;
     this.#deletable = [];
     this.#fenced = undefined;
+  }
+
+  #newEpoch(): Error {
+    return unavailable(
+      `star ${this.#starId} began a new epoch of its log: this append was not acknowledged; retry`,
+    );
   }
 
   /** The epoch of the numbers this log writes. */
@@ -160,9 +176,15 @@ export class CommitLog {
     this.#next = number + 1n;
     const key = logKey(this.#starId, number);
     const body = encodeLogObject(taken.map((t) => t.entry));
+    const begun = this.#begun;
     let written: string | undefined;
     try {
       written = await this.#store.putIf(key, body, { ifNoneMatch: "*" });
+      // The log began a new epoch meanwhile: this number's commits are not acknowledged.
+      if (this.#begun !== begun) {
+        for (const t of taken) t.reject(this.#newEpoch());
+        return;
+      }
     } catch (err) {
       // It may still land: the number is voided before anything after it resolves.
       for (const t of taken) t.reject(err);
