@@ -22,6 +22,7 @@ import type { ChunkLoader } from "./chunk-loader.ts";
 import { ChunkFault } from "./faults.ts";
 import type { ReadPlanMetrics } from "./metrics.ts";
 import { pageEndsAt } from "./page-end.ts";
+import { pageRead } from "./page-read.ts";
 import { BadPlanError, type PlanEntry } from "./plan-entry.ts";
 import {
   fetchPlan,
@@ -132,21 +133,14 @@ export async function* readHistory(
     now: deps.now ?? Date.now,
   };
 
-  const starRead = (
-    start: PlanStart,
-    count: number,
-    bytes: number,
-  ): Promise<ReadResponse__Output> => {
-    const fields = {
-      ...address,
-      ...start,
-      count,
-      bytes: bytes.toString(),
-      clamp: read.clamp,
-      ...(limits.untilMs === undefined ? {} : { until_ms: limits.untilMs.toString() }),
-    };
-    return timed(timings, "starMs", () => upstream.unary("Read", fields, route));
-  };
+  const starRead = pageRead({
+    upstream,
+    address,
+    call,
+    clamp: read.clamp,
+    untilMs: limits.untilMs,
+    timings,
+  });
 
   let first: Plan;
   try {

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { PageRule } from "../../contract/page-rule.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
-import { pageEndsAt, type StarRead } from "./page-end.ts";
+import { pageEndsAt } from "./page-end.ts";
+import type { StarRead } from "./page-read.ts";
 
 const record = (seq: number, size: number, ts = 100): Record__Output => ({
   seq_num: String(seq),
@@ -15,6 +16,7 @@ const record = (seq: number, size: number, ts = 100): Record__Output => ({
 function star(records: Record__Output[]): { read: StarRead; asked: [string, number][] } {
   const asked: [string, number][] = [];
   const read: StarRead = async (start, count) => {
+    assert.ok("seq_num" in start, "a page's continuation starts at a seq_num");
     asked.push([start.seq_num, count]);
     const from = Number(start.seq_num);
     return { records: records.slice(from, from + count), tail: null, closed: false };

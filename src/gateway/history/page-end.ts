@@ -5,14 +5,7 @@
 // page's end), and the page must then end where the one Read's does, not fail.
 import { contentBytes } from "../../contract/codec/index.ts";
 import type { PageRule } from "../../contract/page-rule.ts";
-import type { ReadResponse__Output } from "../../gen/nova/v1/ReadResponse.ts";
-
-/** A Read from a seq_num, of at most `count` records and `bytes` content bytes. */
-export type StarRead = (
-  start: { seq_num: string },
-  count: number,
-  bytes: number,
-) => Promise<ReadResponse__Output>;
+import type { StarRead } from "./page-read.ts";
 
 /**
  * After a Read continuing the page at `at` failed: true when the record at `at` does not belong

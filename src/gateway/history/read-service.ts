@@ -20,6 +20,7 @@ import {
 } from "./history-reader.ts";
 import type { ReadPlanMetrics } from "./metrics.ts";
 import { pageEndsAt } from "./page-end.ts";
+import { pageRead } from "./page-read.ts";
 import { PageTrail } from "./page-trail.ts";
 import { type PlanStart, planStart } from "./plan-source.ts";
 import { createS3Fetcher, type S3Settings } from "./s3-fetcher.ts";
@@ -192,21 +193,14 @@ export function readService(
     if (!end.exhausted) {
       // The rest of the page, past the settled range, from where the plan phase ended.
       const rest = limits.remaining();
-      const starRead = (start: PlanStart, count: number, bytes: number) =>
-        timed(timings, "starMs", () =>
-          upstream.unary(
-            "Read",
-            {
-              ...address,
-              ...start,
-              count,
-              bytes: bytes.toString(),
-              clamp: fields.clamp,
-              ...(fields.until_ms === undefined ? {} : { until_ms: fields.until_ms }),
-            },
-            route,
-          ),
-        );
+      const starRead = pageRead({
+        upstream,
+        address,
+        call,
+        clamp: fields.clamp,
+        untilMs: limits.untilMs,
+        timings,
+      });
       let res: ReadResponse__Output;
       try {
         res = await starRead(end.next, rest.count, rest.bytes);
