@@ -209,7 +209,7 @@ export function createS3Http(opts: S3HttpOptions): S3Http {
   const followClock = (date: string | undefined): void => {
     const theirs = date === undefined ? Number.NaN : Date.parse(date);
     if (!Number.isFinite(theirs)) return;
-    if (Math.abs(theirs - (Date.now() + clockOffsetMs)) > SKEW_MS) {
+    if (Math.abs(theirs - now().getTime()) > SKEW_MS) {
       clockOffsetMs = theirs - Date.now();
     }
   };
