@@ -13,9 +13,10 @@ export function rssBytes(pid: number): number {
 
 /** The process's CPU time so far (utime + stime), seconds. */
 export function cpuSeconds(pid: number): number {
+  // Asked before the read, so that the first call's getconf child is not in the time it reads.
+  ticks ??= Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim());
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   // utime and stime are fields 14 and 15 of the line, 12 and 13 after "pid (comm) ".
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  ticks ??= Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim());
   return (Number(fields[11]) + Number(fields[12])) / ticks;
 }
