@@ -23,7 +23,7 @@ export async function fenceLog(
   by: { member: string; epoch: number },
 ): Promise<FenceResult> {
   const voided: bigint[] = [];
-  const mark = encodeLogVoid({ by: by.member, epoch: by.epoch });
+  const ours = encodeLogVoid({ by: by.member, epoch: by.epoch });
   for (;;) {
     const present = new Set<bigint>();
     for (const { number } of await listLogNumbers(store, member)) {
@@ -33,13 +33,15 @@ export async function fenceLog(
     for (const n of present) if (n > highest) highest = n;
     let from = highest - BigInt(inFlight) + 1n;
     if (from < firstLogNumber(epoch)) from = firstLogNumber(epoch);
-    // A void on top (a fence before this one) already stops everything above it.
+    // A fence's void on top (an earlier fence's) already stops everything above it; a void the
+    // log wrote itself (a PUT that failed) does not: the log goes on past it.
     const top = present.has(highest) ? await store.get(logKey(member, highest)) : undefined;
-    const to = top && decodeLogVoid(top) ? highest : highest + 1n;
+    const mark = top && decodeLogVoid(top);
+    const to = mark && !(mark.by === member && mark.epoch === epoch) ? highest : highest + 1n;
     const missing: bigint[] = [];
     for (let n = from; n <= to; n++) if (!present.has(n)) missing.push(n);
     const written = await Promise.all(
-      missing.map((n) => store.putIf(logKey(member, n), mark, { ifNoneMatch: "*" })),
+      missing.map((n) => store.putIf(logKey(member, n), ours, { ifNoneMatch: "*" })),
     );
     voided.push(...missing.filter((_, i) => written[i] !== undefined));
     if (written.every((etag) => etag !== undefined)) return { voided };

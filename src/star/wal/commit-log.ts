@@ -188,7 +188,7 @@ export class CommitLog {
     } catch (err) {
       // It may still land: the number is voided before anything after it resolves.
       for (const t of taken) t.reject(err);
-      await this.#voidNumber(key, body);
+      await this.#voidNumber(number, body);
       this.#end(number, { taken: [] });
       return;
     }
@@ -229,15 +229,17 @@ export class CommitLog {
   }
 
   /** Makes a failed PUT's number hold a void, whether or not the PUT landed after all. */
-  async #voidNumber(key: string, ours: Uint8Array): Promise<void> {
-    const mark = encodeLogVoid({ by: this.#starId, epoch: this.epoch });
+  async #voidNumber(number: bigint, ours: Uint8Array): Promise<void> {
+    const key = logKey(this.#starId, number);
+    const epoch = epochOfLogNumber(number);
+    const mark = encodeLogVoid({ by: this.#starId, epoch });
     for (let wait = VOID_RETRY_MS; !this.#closed && !this.#fenced; ) {
       try {
         if ((await this.#store.putIf(key, mark, { ifNoneMatch: "*" })) !== undefined) return;
         const there = await this.#store.getVersioned(key);
         if (there && Buffer.from(ours).equals(there.body)) {
           if ((await this.#store.putIf(key, mark, { ifMatch: there.etag })) !== undefined) return;
-        } else if (there && decodeLogVoid(there.body)?.by === this.#starId) {
+        } else if (there && isOwnVoid(there.body, this.#starId, epoch)) {
           return;
         } else if (there) {
           this.#fence(key, there);
@@ -329,4 +331,10 @@ export class CommitLog {
     for (const t of this.#waiting.splice(0)) t.reject(reason);
     this.#waitingBytes = 0;
   }
+}
+
+/** A void the log's epoch wrote itself; its member's later epoch (a restart) fences it instead. */
+function isOwnVoid(body: Uint8Array, starId: string, epoch: number): boolean {
+  const mark = decodeLogVoid(body);
+  return mark?.by === starId && mark.epoch === epoch;
 }
