@@ -508,6 +508,15 @@ describe("every route's errors", () => {
     const retried = await http("POST", "/v1/buckets", { name: again }, token);
     assert.equal(retried.status, 201, retried.text);
     assert.equal(retried.json.creation_token, "once");
+    // The same token asking for another config is another request, not a retry.
+    const clash = await http(
+      "POST",
+      "/v1/buckets",
+      { name: again, default_class: "CLASS_EXPRESS" },
+      token,
+    );
+    assertError(clash, 409, "already_exists");
+    assert.match(clash.json.message, /creation_token was sent with another config/);
     assertError(await http("POST", "/v1/buckets", { name: "x" }), 400, "invalid_argument", "name");
     assertError(await http("POST", "/v1/buckets", {}), 400, "invalid_argument", "name");
     const missing = `gw-missing-${process.pid}`;

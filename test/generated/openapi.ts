@@ -89,7 +89,7 @@ export interface paths {
     put?: never;
     /**
      * CreateBucket
-     * @description Creates a bucket. A retry with the same nova-request-token converges on the bucket it created.
+     * @description Creates a bucket. A retry with the same nova-request-token and body converges on the bucket it created.
      */
     post: operations["createBucket"];
     delete?: never;
@@ -138,7 +138,7 @@ export interface paths {
     put?: never;
     /**
      * CreateStream
-     * @description Creates a stream; absent configuration takes the bucket's defaults. A retry with the same nova-request-token converges.
+     * @description Creates a stream; absent configuration takes the bucket's defaults. A retry with the same nova-request-token and body converges.
      */
     post: operations["createStream"];
     delete?: never;
@@ -1408,7 +1408,7 @@ export interface operations {
         int64?: "number" | "string";
       };
       header?: {
-        /** @description The creation token: a retry with the same token converges on the existing resource. */
+        /** @description The creation token: a retry (the same token and the same body) converges on the existing resource; the same token with another body is 409 already_exists. */
         "nova-request-token"?: string;
       };
       path?: never;
@@ -2059,7 +2059,7 @@ export interface operations {
         int64?: "number" | "string";
       };
       header?: {
-        /** @description The creation token: a retry with the same token converges on the existing resource. */
+        /** @description The creation token: a retry (the same token and the same body) converges on the existing resource; the same token with another body is 409 already_exists. */
         "nova-request-token"?: string;
       };
       path: {

@@ -66,6 +66,50 @@ describe("buckets", () => {
     });
   });
 
+  test("the creation token with another config is not a retry: ALREADY_EXISTS, saying so", async () => {
+    const name = uniqueBucket();
+    const asked = { default_retention_max_age_ms: "60000" };
+    const made = await call(f.client, "CreateBucket", { name, config: asked, creation_token: "b" });
+    const clash = /creation_token was sent with another config/;
+    await assert.rejects(call(f.client, "CreateBucket", { name, creation_token: "b" }), {
+      code: status.ALREADY_EXISTS,
+      details: clash,
+    });
+    await assert.rejects(
+      call(f.client, "CreateBucket", {
+        name,
+        config: { default_retention_max_age_ms: "0" },
+        creation_token: "b",
+      }),
+      { code: status.ALREADY_EXISTS, details: clash },
+    );
+    // A late retry converges on the bucket as it is now, reconfigured since.
+    await call(f.client, "ReconfigureBucket", { name, config: { default_class: "CLASS_EXPRESS" } });
+    const retried = await call(f.client, "CreateBucket", {
+      name,
+      config: asked,
+      creation_token: "b",
+    });
+    assert.equal(retried.bucket?.created_at_unix_ms, made.bucket?.created_at_unix_ms);
+    assert.equal(retried.bucket?.default_class, "CLASS_EXPRESS");
+
+    const stream = { bucket: name, key: "k", creation_token: "s" };
+    const config = { retention_max_age_ms: "1000", class: "CLASS_STANDARD" as const };
+    const first = await call(f.client, "CreateStream", { ...stream, config });
+    const again = await call(f.client, "CreateStream", { ...stream, config });
+    assert.deepEqual(again, first);
+    for (const other of [{ retention_max_age_ms: "2000" }, { retention_max_age_ms: "1000" }]) {
+      await assert.rejects(call(f.client, "CreateStream", { ...stream, config: other }), {
+        code: status.ALREADY_EXISTS,
+        details: clash,
+      });
+    }
+    await assert.rejects(call(f.client, "CreateStream", { ...stream, creation_token: "t" }), {
+      code: status.ALREADY_EXISTS,
+      details: /^stream "k" already exists in bucket "[^"]+"$/,
+    });
+  });
+
   test("bad names and UNSPECIFIED enums are INVALID_ARGUMENT", async () => {
     await assert.rejects(call(f.client, "CreateBucket", { name: "Bad_Name" }), {
       code: status.INVALID_ARGUMENT,

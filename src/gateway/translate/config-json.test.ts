@@ -40,6 +40,7 @@ const stream: Stream__Output = {
   forked: false,
   retired_at_unix_ms: "0",
   creation_token: "tok",
+  creation_digest: "the config the create asked for",
   created_at_unix_ms: "1709481600000",
   deleted_at_unix_ms: "0",
 };
@@ -61,6 +62,7 @@ const bucket: Bucket__Output = {
   default_timestamping_uncapped: true,
   default_delete_on_empty_min_age_ms: "0",
   creation_token: "",
+  creation_digest: "",
   created_at_unix_ms: "1",
   deleted_at_unix_ms: "0",
 };

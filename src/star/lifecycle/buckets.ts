@@ -15,6 +15,7 @@ import { callMember } from "../fleet/forward.ts";
 import { bucketWriter } from "../fleet/ownership.ts";
 import { clampLimit } from "../limits.ts";
 import { checkBucketName, newBucket, reconfigureBucket } from "./config.ts";
+import { isRetryOf, tokenClash } from "./creation.ts";
 import { liveBucket } from "./live-bucket.ts";
 import { deleteStreamNow } from "./streams.ts";
 
@@ -35,9 +36,10 @@ export async function createBucket(
   return ctx.locks.take(`bucket/${req.name}`, async () => {
     const existing = await ctx.catalog.getBucket(req.name);
     if (existing && existing.deleted_at_unix_ms === "0") {
-      if (req.creation_token !== "" && req.creation_token === existing.creation_token)
-        return existing;
-      throw alreadyExists(`bucket ${JSON.stringify(req.name)} already exists`);
+      if (isRetryOf(existing, req.creation_token, req.config)) return existing;
+      throw alreadyExists(
+        `bucket ${JSON.stringify(req.name)} already exists${tokenClash(existing, req.creation_token)}`,
+      );
     }
     const bucket = newBucket(req.name, req.config, req.creation_token, ctx.now());
     await ctx.catalog.putBucket(bucket);

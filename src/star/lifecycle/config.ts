@@ -8,6 +8,7 @@ import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import type { StreamConfig__Output } from "../../gen/nova/v1/StreamConfig.ts";
 import type { StreamReconfiguration__Output } from "../../gen/nova/v1/StreamReconfiguration.ts";
 import { invalidArgument } from "../errors.ts";
+import { creationDigest } from "./creation.ts";
 
 /** What a bucket's defaults are when its creator names none. */
 export const STAR_BUCKET_DEFAULTS = {
@@ -105,6 +106,7 @@ export function newBucket(
     create_stream_on_read: false,
     ...STAR_BUCKET_DEFAULTS,
     creation_token: creationToken,
+    creation_digest: creationDigest(creationToken, config),
     created_at_unix_ms: String(nowMs),
     deleted_at_unix_ms: "0",
   };
@@ -172,6 +174,7 @@ export function newStream(
     forked: false,
     retired_at_unix_ms: "0",
     creation_token: creationToken,
+    creation_digest: creationDigest(creationToken, config),
     created_at_unix_ms: String(nowMs),
     deleted_at_unix_ms: "0",
   };

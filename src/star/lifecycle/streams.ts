@@ -15,6 +15,7 @@ import { clampLimit } from "../limits.ts";
 import { chunksPrefix } from "../storage/keys.ts";
 import type { StreamLog } from "../stream/stream-log.ts";
 import { checkStreamKey, newStream, reconfigureStream } from "./config.ts";
+import { isRetryOf, tokenClash } from "./creation.ts";
 import { hasExpired } from "./expiry.ts";
 import { liveBucket } from "./live-bucket.ts";
 
@@ -47,9 +48,9 @@ export function createStream(
     if (existing && existing.deleted_at_unix_ms === "0" && expiredHere(ctx, existing)) {
       await deleteStreamNow(ctx, existing);
     } else if (existing && existing.deleted_at_unix_ms === "0") {
-      if (creationToken !== "" && creationToken === existing.creation_token) return existing;
+      if (isRetryOf(existing, creationToken, config)) return existing;
       throw alreadyExists(
-        `stream ${JSON.stringify(key)} already exists in bucket ${JSON.stringify(bucketName)}`,
+        `stream ${JSON.stringify(key)} already exists in bucket ${JSON.stringify(bucketName)}${tokenClash(existing, creationToken)}`,
       );
     }
     const stream = newStream(bucket, key, config, creationToken, randomUUID(), ctx.now());

@@ -72,7 +72,10 @@ export interface ReadOptions {
  * Fields added to descriptors after some were written, with what a descriptor that has none
  * means: filled in as a descriptor is read, so no reader has to know its age.
  */
-const BUCKET_ADDED = { default_delete_on_empty_min_age_ms: "0" } satisfies Partial<Bucket__Output>;
+const BUCKET_ADDED = {
+  default_delete_on_empty_min_age_ms: "0",
+  creation_digest: "",
+} satisfies Partial<Bucket__Output>;
 const STREAM_ADDED = {
   delete_on_empty_min_age_ms: "0",
   content_type: "",
@@ -81,6 +84,7 @@ const STREAM_ADDED = {
   fork_origin: "",
   forked: false,
   retired_at_unix_ms: "0",
+  creation_digest: "",
 } satisfies Partial<Stream__Output>;
 
 export class Catalog {

@@ -240,6 +240,7 @@ test("translation output matches the response schemas in both int64 modes", () =
         forked: false,
         retired_at_unix_ms: "0",
         creation_token: "",
+        creation_digest: "",
         created_at_unix_ms: String(t),
         deleted_at_unix_ms: String(t),
       };

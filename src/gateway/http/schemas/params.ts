@@ -216,7 +216,7 @@ export const CreateHeaders = Type.Object({
   "nova-request-token": Type.Optional(
     Type.String({
       description:
-        "The creation token: a retry with the same token converges on the existing resource.",
+        "The creation token: a retry (the same token and the same body) converges on the existing resource; the same token with another body is 409 already_exists.",
     }),
   ),
 });

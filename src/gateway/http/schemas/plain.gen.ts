@@ -96,7 +96,7 @@ export const routeSchemas = {
   "createBucket": {
     "operationId": "createBucket",
     "summary": "CreateBucket",
-    "description": "Creates a bucket. A retry with the same nova-request-token converges on the bucket it created.",
+    "description": "Creates a bucket. A retry with the same nova-request-token and body converges on the bucket it created.",
     "tags": [
       "buckets"
     ],
@@ -111,7 +111,7 @@ export const routeSchemas = {
       "properties": {
         "nova-request-token": {
           "type": "string",
-          "description": "The creation token: a retry with the same token converges on the existing resource."
+          "description": "The creation token: a retry (the same token and the same body) converges on the existing resource; the same token with another body is 409 already_exists."
         }
       }
     },
@@ -638,7 +638,7 @@ export const routeSchemas = {
   "createStream": {
     "operationId": "createStream",
     "summary": "CreateStream",
-    "description": "Creates a stream; absent configuration takes the bucket's defaults. A retry with the same nova-request-token converges.",
+    "description": "Creates a stream; absent configuration takes the bucket's defaults. A retry with the same nova-request-token and body converges.",
     "tags": [
       "streams"
     ],
@@ -670,7 +670,7 @@ export const routeSchemas = {
       "properties": {
         "nova-request-token": {
           "type": "string",
-          "description": "The creation token: a retry with the same token converges on the existing resource."
+          "description": "The creation token: a retry (the same token and the same body) converges on the existing resource; the same token with another body is 409 already_exists."
         }
       }
     },

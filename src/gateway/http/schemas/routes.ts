@@ -181,7 +181,7 @@ export const routeSchemas = {
     operationId: "createBucket",
     summary: "CreateBucket",
     description:
-      "Creates a bucket. A retry with the same nova-request-token converges on the bucket it created.",
+      "Creates a bucket. A retry with the same nova-request-token and body converges on the bucket it created.",
     tags: tags.buckets,
     security: bearerOnly,
     headers: CreateHeaders,
@@ -247,7 +247,7 @@ export const routeSchemas = {
     operationId: "createStream",
     summary: "CreateStream",
     description:
-      "Creates a stream; absent configuration takes the bucket's defaults. A retry with the same nova-request-token converges.",
+      "Creates a stream; absent configuration takes the bucket's defaults. A retry with the same nova-request-token and body converges.",
     tags: tags.streams,
     security: bearerOnly,
     params: BucketParams,

@@ -24,6 +24,7 @@ export interface Bucket {
   'created_at_unix_ms'?: (number | string | Long);
   'deleted_at_unix_ms'?: (number | string | Long);
   'default_delete_on_empty_min_age_ms'?: (number | string | Long);
+  'creation_digest'?: (string);
 }
 
 export interface Bucket__Output {
@@ -45,4 +46,5 @@ export interface Bucket__Output {
   'created_at_unix_ms': (string);
   'deleted_at_unix_ms': (string);
   'default_delete_on_empty_min_age_ms': (string);
+  'creation_digest': (string);
 }

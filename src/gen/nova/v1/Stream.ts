@@ -29,6 +29,7 @@ export interface Stream {
   'fork_origin'?: (string);
   'forked'?: (boolean);
   'retired_at_unix_ms'?: (number | string | Long);
+  'creation_digest'?: (string);
 }
 
 export interface Stream__Output {
@@ -55,4 +56,5 @@ export interface Stream__Output {
   'fork_origin': (string);
   'forked': (boolean);
   'retired_at_unix_ms': (string);
+  'creation_digest': (string);
 }
