@@ -2,7 +2,7 @@
 // where every body is taken as bytes whatever its type (the protocol's streams carry any
 // content type) and failures leave with the protocol's statuses and headers.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { errorBody } from "../errors/index.ts";
+import { errorBody, isServerFailure } from "../errors/index.ts";
 import { requestError } from "../http/index.ts";
 import { checkBucketName } from "../translate/index.ts";
 import { toDsError } from "./errors.ts";
@@ -45,7 +45,7 @@ export async function dsPlugin(app: FastifyInstance, opts: DsPluginOptions) {
   checkBucketName(opts.bucket, "--ds-bucket");
   app.setErrorHandler((err, req: FastifyRequest, reply: FastifyReply) => {
     const http = toDsError(requestError(err, { resource: "stream" }, req));
-    if (http.status >= 500 && http.status !== 501) req.log.error({ err }, "request failed");
+    if (isServerFailure(http.status)) req.log.error({ err }, "request failed");
     reply
       .code(http.status)
       .headers(http.headers ?? {})

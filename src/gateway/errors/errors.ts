@@ -75,6 +75,15 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * Whether an answer is a failure of the gateway or its stars, logged at error: every 5xx but 501,
+ * which says what this deployment does not serve (ExchangeToken on a star without a signing key,
+ * an S2 verb nova has no counterpart for) and is an answer, in the request's own log line.
+ */
+export function isServerFailure(status: number): boolean {
+  return status >= 500 && status !== 501;
+}
+
 export interface ErrorBody {
   code: string;
   message: string;

@@ -10,6 +10,7 @@ import {
   errorBody,
   type GrpcErrorContext,
   HttpError,
+  isServerFailure,
   payloadTooLarge,
   toHttpError,
   unsupportedMediaType,
@@ -86,7 +87,7 @@ export function frameworkErrors(err: FastifyError, _req: FastifyRequest, reply: 
 export const errorsPlugin = fp(async (app: FastifyInstance) => {
   app.setErrorHandler((err, req: FastifyRequest, reply: FastifyReply) => {
     const http = requestError(err, { resource: req.routeOptions.config?.resource }, req);
-    if (http.status >= 500) req.log.error({ err }, "request failed");
+    if (isServerFailure(http.status)) req.log.error({ err }, "request failed");
     let int64: "number" | "string" = "number";
     try {
       int64 = parseInt64Mode(req.query as Query);

@@ -1,6 +1,7 @@
 // The S2 face as one Fastify plugin: S2's routes in their own context, so their failures leave
 // in S2's shape (`{code, message}` with S2's statuses) while nova's routes keep the contract's.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { isServerFailure } from "../errors/index.ts";
 import type { ReadService } from "../history/index.ts";
 import { type AppendAdmission, requestError } from "../http/index.ts";
 import type { SubscribeDeps } from "../sessions/index.ts";
@@ -34,7 +35,7 @@ export async function s2Plugin(app: FastifyInstance, opts: S2PluginOptions) {
           )
         : requestError(err, { resource: req.routeOptions.config?.resource }, req);
     // The face's own 5xx (501 for what nova does not serve) are answers, not failures.
-    if (nova.status >= 500 && !(nova instanceof S2HttpError))
+    if (isServerFailure(nova.status) && !(nova instanceof S2HttpError))
       req.log.error({ err }, "request failed");
     const s2 = toS2Error(nova);
     reply
