@@ -138,6 +138,14 @@ describe("the Durable Streams face", () => {
       headers: { "content-type": "text/plain" },
     });
     await refusal(empty, 400, "invalid_argument", "body");
+    // Any value of Stream-Closed but true is as if absent (the protocol's rule); the refusal
+    // says which value it passed over.
+    const notTrue = await fetch(url("bad"), {
+      method: "POST",
+      headers: { "content-type": "text/plain", "stream-closed": "yes" },
+    });
+    const said = await refusal(notTrue, 400, "invalid_argument", "body");
+    assert.match(said.message, /Stream-Closed: "yes" is not true/);
     const half = await fetch(url("bad"), {
       method: "POST",
       headers: { "content-type": "text/plain", "producer-id": "p" },

@@ -127,7 +127,13 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
     const body = bodyOf(req);
     const contentType = req.headers["content-type"];
     if (body.length === 0 && !close) {
-      throw invalidArgument("body", "is empty; send data, or Stream-Closed: true to close");
+      const said = req.headers["stream-closed"];
+      const ignored =
+        said === undefined ? "" : ` (Stream-Closed: ${JSON.stringify(said)} is not true)`;
+      throw invalidArgument(
+        "body",
+        `is empty${ignored}; send data, or Stream-Closed: true to close`,
+      );
     }
     if (body.length > 0 && contentType === undefined) {
       throw badHeader("content-type", "is required with a body: send the stream's content type");
