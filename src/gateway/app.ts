@@ -18,7 +18,7 @@ import {
   Drain,
   drainPlugin,
   errorsPlugin,
-  frameworkErrors,
+  frameworkErrorsFor,
   type GatewayMetrics,
   gatewayServer,
   jsonPlugin,
@@ -38,7 +38,7 @@ import {
   trustedProxies,
 } from "./http/index.ts";
 import { bucketRoutes, recordRoutes, streamRoutes, tokenRoutes } from "./routes/index.ts";
-import { s2Plugin } from "./s2/index.ts";
+import { s2FaceErrors, s2Plugin } from "./s2/index.ts";
 import {
   createHubs,
   DEFAULT_FAILOVER_MS,
@@ -172,7 +172,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     // with a final `retry:`) and tries again later, where Fastify's default 503 would make the
     // browser give up on the stream for good.
     return503OnClosing: false,
-    frameworkErrors,
+    frameworkErrors: frameworkErrorsFor([s2FaceErrors]),
     clientErrorHandler: clientError(headersTimeoutMs),
     serverFactory: (handler) =>
       gatewayServer(noteExchanges(forwarded ? readForwardedHeader(handler) : handler), {
@@ -192,7 +192,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     schemaController: { compilersFactory: { buildValidator: lazyValidators } },
   });
   limitConnections(app.server, opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
-  await app.register(errorsPlugin);
+  await app.register(errorsPlugin, { faces: [s2FaceErrors] });
   await app.register(pipelineOrderPlugin);
   await app.register(jsonPlugin);
   // Before the routes: the plugin adds its hook to each route as it is declared.

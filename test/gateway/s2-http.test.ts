@@ -290,11 +290,37 @@ describe("bad input: S2's error shape, nothing appended", () => {
     assert.equal(refused.status, 400, refused.text);
   });
 
+  test("a path refused before routing, or matching no route, is S2's error on S2's paths", async () => {
+    assertS2Error(
+      await http("GET", "/v1/streams/%FF/records/tail", undefined, headers),
+      400,
+      "bad_path",
+      /percent-encoded UTF-8/,
+    );
+    assertS2Error(await http("GET", "/v1/basins/%FF"), 400, "bad_path");
+    assertS2Error(
+      await http("GET", "/v1/streams/s/records/nowhere", undefined, headers),
+      400,
+      "bad_path",
+      /no route for GET \/v1\/streams\/s\/records\/nowhere/,
+    );
+  });
+
   test("nova's own routes keep nova's error body", async () => {
     const res = await http("GET", "/v1/buckets/no-such-bucket");
     assert.equal(res.status, 404);
     assert.equal(res.json.code, "bucket_not_found");
     assert.equal(res.json.retryable, false);
+    for (const [path, status, code] of [
+      ["/v1/buckets/%FF", 400, "bad_path"],
+      ["/v1/nowhere", 404, "not_found"],
+      ["/v1/streamsx", 404, "not_found"],
+    ] as const) {
+      const refused = await http("GET", path);
+      assert.equal(refused.status, status, refused.text);
+      assert.equal(refused.json.code, code, refused.text);
+      assert.equal(refused.json.retryable, false, refused.text);
+    }
   });
 });
 

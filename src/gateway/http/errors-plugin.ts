@@ -78,13 +78,30 @@ function requestPart(req: FastifyRequest, part: RequestPart): unknown {
   return part === "querystring" ? req.query : req[part];
 }
 
-/** Fastify's refusals before routing, for its `frameworkErrors` option. */
-export function frameworkErrors(err: FastifyError, _req: FastifyRequest, reply: FastifyReply) {
-  const http = requestError(err);
-  reply.code(http.status).send(errorBody(http));
+/**
+ * Another face's error model (S2's) for the paths it owns: what fails before routing there, or
+ * matches no route, answers in that face's terms rather than nova's.
+ */
+export interface FaceErrors {
+  owns(url: string): boolean;
+  send(http: HttpError, reply: FastifyReply): void;
 }
 
-export const errorsPlugin = fp(async (app: FastifyInstance) => {
+/** Fastify's refusals before routing, for its `frameworkErrors` option. */
+export function frameworkErrorsFor(faces: readonly FaceErrors[] = []) {
+  return (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
+    const http = requestError(err);
+    const face = faces.find((f) => f.owns(req.url));
+    if (face) face.send(http, reply);
+    else reply.code(http.status).send(errorBody(http));
+  };
+}
+
+export interface ErrorsPluginOptions {
+  faces?: readonly FaceErrors[];
+}
+
+export const errorsPlugin = fp(async (app: FastifyInstance, opts: ErrorsPluginOptions) => {
   app.setErrorHandler((err, req: FastifyRequest, reply: FastifyReply) => {
     const http = requestError(err, { resource: req.routeOptions.config?.resource }, req);
     if (isServerFailure(http.status)) req.log.error({ err }, "request failed");
@@ -102,10 +119,9 @@ export const errorsPlugin = fp(async (app: FastifyInstance) => {
       .send(errorBody(http, int64));
   });
   app.setNotFoundHandler((req, reply) => {
-    reply.code(404).send({
-      code: "not_found",
-      message: `no route for ${req.method} ${req.url.split("?")[0]}; see /docs`,
-      retryable: false,
-    });
+    const message = `no route for ${req.method} ${req.url.split("?")[0]}; see /docs`;
+    const face = opts.faces?.find((f) => f.owns(req.url));
+    if (face) return face.send(new HttpError(404, "not_found", message), reply);
+    reply.code(404).send({ code: "not_found", message, retryable: false });
   });
 });

@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { isServerFailure } from "../errors/index.ts";
 import type { ReadService } from "../history/index.ts";
-import { type AppendAdmission, requestError } from "../http/index.ts";
+import { type AppendAdmission, type FaceErrors, requestError } from "../http/index.ts";
 import type { SubscribeDeps } from "../sessions/index.ts";
 import { stringifyJsonExact } from "../translate/index.ts";
 import type { Upstream } from "../upstream/index.ts";
@@ -25,6 +25,24 @@ export interface S2PluginOptions {
   bodyLimit: number;
 }
 
+/** S2's routes: what fails there before routing, or matches no route, answers as S2 does. */
+const S2_PATHS = /^\/v1\/(basins|streams|access-tokens|locations|metrics)(\/|\?|$)/;
+
+function sendS2Error(err: unknown, reply: FastifyReply): void {
+  const s2 = toS2Error(err);
+  reply
+    .code(s2.status)
+    .headers(s2.headers)
+    .type("application/json")
+    .send(stringifyJsonExact(s2.body));
+}
+
+/** The S2 face's error model, for the errors plugin's refusals before and outside routing. */
+export const s2FaceErrors: FaceErrors = {
+  owns: (url) => S2_PATHS.test(url),
+  send: sendS2Error,
+};
+
 export async function s2Plugin(app: FastifyInstance, opts: S2PluginOptions) {
   app.setErrorHandler((err, req: FastifyRequest, reply: FastifyReply) => {
     const nova =
@@ -37,12 +55,7 @@ export async function s2Plugin(app: FastifyInstance, opts: S2PluginOptions) {
     // The face's own 5xx (501 for what nova does not serve) are answers, not failures.
     if (isServerFailure(nova.status) && !(nova instanceof S2HttpError))
       req.log.error({ err }, "request failed");
-    const s2 = toS2Error(nova);
-    reply
-      .code(s2.status)
-      .headers(s2.headers)
-      .type("application/json")
-      .send(stringifyJsonExact(s2.body));
+    sendS2Error(nova, reply);
   });
   app.addContentTypeParser(S2_PROTO_TYPE, { parseAs: "buffer" }, (_req, body, done) =>
     done(null, body),
