@@ -25,7 +25,14 @@ import { DEFAULT_LIMITS } from "../limits.ts";
 import { ProducerBudget } from "../producers/producer-table.ts";
 import { Catalog } from "../storage/catalog.ts";
 import { ChunkStore } from "../storage/chunk-store.ts";
-import { chunksPrefix, logKey, logPrefix, parseLogKey } from "../storage/keys.ts";
+import {
+  chunksPrefix,
+  logKey,
+  logPrefix,
+  parseChunkKey,
+  parseLogKey,
+  stateKey,
+} from "../storage/keys.ts";
 import { CommitLog } from "../wal/commit-log.ts";
 import { LogReader } from "../wal/log-objects.ts";
 import { replayLog } from "../wal/replay.ts";
@@ -326,6 +333,35 @@ test("a settle whose chunk PUT failed writes the same chunk again, so a listing 
   assert.equal(keys.length, 2);
   assert.equal(keys[0], state.failed[0]);
   assert.deepEqual(await bodies(log), ["a", "b"]);
+});
+
+test("a settle whose state write failed after its chunk landed writes that chunk again", async () => {
+  const { store, state } = ambiguousPuts(stateKey("stream-1"));
+  const d = descriptor({ class: "CLASS_EXPRESS" });
+  await new Catalog(store).putStream(d);
+  const wal = newWal(store);
+  const log = await open(store, d, { wal });
+  // A writer seq makes the state object due at the settle, after the chunk's PUT.
+  await log.append(batch("a", "b"), { ...at(1), writerSeq: "w1" });
+  state.failing = true;
+  await assert.rejects(log.settle(), /connection reset/);
+  await log.append(batch("c", "d", "e"), { ...at(2), writerSeq: "w2" });
+  await log.settle();
+  await log.append(batch("f"), { ...at(3), writerSeq: "w3" });
+  await log.settle();
+  await wal.deleteSettled();
+  // One chunk per extent, none overlapping another, so a listing reads them all.
+  const extents = (await store.list(chunksPrefix("stream-1"))).objects.map((o) => {
+    const name = parseChunkKey("stream-1", o.key);
+    return [Number(name?.firstSeqNum), name?.count];
+  });
+  assert.deepEqual(extents, [
+    [0, 2],
+    [2, 3],
+    [5, 1],
+  ]);
+  const again = await open(store, d, { wal: newWal(store, (await replay(store)).next) });
+  assert.deepEqual(await bodies(again), ["a", "b", "c", "d", "e", "f"]);
 });
 
 test("close fails what is queued and wakes waiters; later calls are refused", async () => {

@@ -744,10 +744,11 @@ export class StreamLog {
         part,
         bytes,
       );
-      this.#retryCount = undefined;
       // The log entries this chunk settles may hold producer marks or a close: the state
-      // object takes them before those entries may be deleted.
+      // object takes them before those entries may be deleted. Until it has, a retry writes
+      // this same chunk again: another extent from the same seq_num would overlap it.
       if (this.#stateDirty) await this.#putState({});
+      this.#retryCount = undefined;
       this.#index.push(meta);
       // A new array: an extent taken before keeps the records it had, all still valid.
       this.#unsettled = this.#unsettled.slice(n);
