@@ -263,6 +263,65 @@ test("the trim point moves up only, and never past the tail", async () => {
   assert.equal(await log.trimTo(99n), 3n);
 });
 
+test("two trims at once leave the higher point, in memory and in the state object", async () => {
+  const store = createMemoryStore();
+  const log = await open(store, descriptor({ class: "CLASS_EXPRESS" }));
+  await log.append(batch("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"), at(1));
+  const [high, low] = await Promise.all([log.trimTo(10n), log.trimTo(5n)]);
+  assert.equal(high, 10n);
+  assert.equal(low, 10n);
+  assert.equal(log.trimPoint, 10n);
+  assert.equal((await new Catalog(store).getState("stream-1")).trim_seq_num, "10");
+  assert.deepEqual(await bodies(log), ["k", "l"]);
+});
+
+test("chunks are reclaimed only below the trim point the state object holds", async () => {
+  const inner = createMemoryStore();
+  const state = { failing: false };
+  const refuse = (key: string) => {
+    if (state.failing && key === stateKey("stream-1")) {
+      state.failing = false;
+      throw new Error("503 SlowDown");
+    }
+  };
+  const store = new Proxy(inner, {
+    get(target, name) {
+      if (name === "put" || name === "putIf") {
+        return (key: string, ...rest: unknown[]) => {
+          refuse(key);
+          return Reflect.apply(Reflect.get(target, name), target, [key, ...rest]);
+        };
+      }
+      const value = Reflect.get(target, name);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const log = await open(store, descriptor({ class: "CLASS_EXPRESS" }), {
+    settleChunkBytes: 1,
+  });
+  const firsts = async () =>
+    (await store.list(chunksPrefix("stream-1"))).objects.map((o) =>
+      Number(parseChunkKey("stream-1", o.key)?.firstSeqNum),
+    );
+  // A chunk a record (settled as each commit lands).
+  await log.append(batch("a", "b", "c", "d"), at(1));
+  await log.settle();
+  assert.deepEqual(await firsts(), [0, 1, 2, 3]);
+  // A trim command whose state write fails: acked (it is in the log), but not yet where other
+  // members read the trim point, so the chunks it trims stay for them.
+  state.failing = true;
+  await log.append(records(trimRecord(3n)), at(2));
+  assert.equal(log.trimPoint, 3n);
+  assert.equal((await new Catalog(store).getState("stream-1")).trim_seq_num, "0");
+  await log.reclaim();
+  assert.deepEqual(await firsts(), [0, 1, 2, 3, 4]);
+  // Once a state write lands (here the next trim's), they go.
+  await log.append(records(trimRecord(3n)), at(3));
+  assert.equal((await new Catalog(store).getState("stream-1")).trim_seq_num, "3");
+  await log.reclaim();
+  assert.deepEqual(await firsts(), [3, 4, 5]);
+});
+
 test("a failed log PUT is UNAVAILABLE, never acked; its number is voided, and the next takes its seq_nums", async () => {
   const { store, state } = ambiguousPuts(logPrefix("star"));
   const log = await open(store, descriptor({ class: "CLASS_EXPRESS" }));
@@ -924,10 +983,13 @@ test("command records: a conditioned fence that misses appends nothing and chang
 });
 
 test("command records: a trim moves the trim point up, to at most the end of its commit", async () => {
-  const log = await open(createMemoryStore(), descriptor({ class: "CLASS_EXPRESS" }));
+  const store = createMemoryStore();
+  const log = await open(store, descriptor({ class: "CLASS_EXPRESS" }));
   await log.append(batch("a", "b", "c"), at(1));
   await log.append(records(trimRecord(2n)), at(2));
   assert.equal(log.trimPoint, 2n);
+  // Where other members read it, by the time it is acked.
+  assert.equal((await new Catalog(store).getState("stream-1")).trim_seq_num, "2");
   // Never down.
   await log.append(records(trimRecord(1n)), at(3));
   assert.equal(log.trimPoint, 2n);

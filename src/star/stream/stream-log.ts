@@ -614,14 +614,16 @@ export class StreamLog {
    * Writes the state object with `patch` and the producers as they are when the write starts
    * (after the writes before it), so a later write never carries an older table.
    */
-  #putState(patch: Partial<StreamState>): Promise<void> {
+  #putState(patch: Partial<StreamState>, trimTo = 0n): Promise<void> {
     const run = this.#statePuts.then(async () => {
       this.#producers.expire(this.#clock.now());
       this.#stateDirty = false;
+      // The trim point at the write, not at the call: a trim racing a higher one never lowers it.
+      const trim = trimTo > this.#trim ? trimTo : this.#trim;
       const state: StreamState = {
         ...this.#state,
         fencing_token: this.#fencing,
-        trim_seq_num: this.#trim.toString(),
+        trim_seq_num: trim.toString(),
         producers: this.#producers.toJSON(),
         closed: this.#sealed,
         // What this state holds of the command records: all of those the tail covers.
@@ -641,6 +643,7 @@ export class StreamLog {
         throw err;
       }
       this.#state = state;
+      if (trim > this.#trim) this.#trim = trim;
     });
     this.#statePuts = run.catch(() => undefined);
     return run;
@@ -695,6 +698,9 @@ export class StreamLog {
     this.#tail = first.start + BigInt(records.length);
     this.#unsettledCommits.push({ end: this.#tail, atMs: Date.now() });
     this.#lastTimestamp = last.timestampMs;
+    // Other members read the trim point from the state object: a trim command's is written
+    // before its ack (it is durable in the log already: a failed write is retried at the settle).
+    if (commands?.trimTo !== undefined) await this.#putState({}).catch(() => undefined);
     const tail = this.tail;
     for (const s of sequenced) {
       const end = s.start + BigInt(s.item.batch.records.length);
@@ -782,18 +788,20 @@ export class StreamLog {
   async trimTo(seq: bigint): Promise<bigint> {
     const target = seq > this.#tail ? this.#tail : seq;
     if (target <= this.#trim) return this.#trim;
-    await this.#putState({ trim_seq_num: target.toString() });
-    this.#trim = target;
-    return target;
+    await this.#putState({}, target);
+    return this.#trim;
   }
 
   /**
    * Drops the chunks wholly below the trim point from storage, always keeping the newest, whose
-   * directory carries the tail and last timestamp across a restart.
+   * directory carries the tail and last timestamp across a restart. Only below the point the
+   * state object holds: other members read the trim point there, and until it is written they
+   * may still read the chunks above it.
    */
   async reclaim(): Promise<void> {
+    const trim = BigInt(this.#state.trim_seq_num);
     const last = this.#index.last();
-    const keepFrom = last && last.firstSeqNum < this.#trim ? last.firstSeqNum : this.#trim;
+    const keepFrom = last && last.firstSeqNum < trim ? last.firstSeqNum : trim;
     const gone = this.#index.dropBelow(keepFrom);
     if (gone.length > 0) await this.#chunks.delete(gone);
   }
