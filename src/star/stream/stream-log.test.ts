@@ -784,6 +784,51 @@ test("producers and close survive settling, a kill (log replay) and a reopen", a
   assert.deepEqual(await bodies(again), ["a", "b", "c"]);
 });
 
+test("a settle waits for a state write in flight: if it fails, the log keeps the producer marks", async () => {
+  const inner = createMemoryStore();
+  const held: { release?: () => void } = {};
+  // The next state write is held on the wire, then fails.
+  const store = new Proxy(inner, {
+    get(target, name) {
+      if (name === "put") {
+        return async (key: string, body: Uint8Array) => {
+          if (key === stateKey("stream-1") && !held.release) {
+            await new Promise<void>((resolve) => {
+              held.release = resolve;
+            });
+            throw new Error("connection reset");
+          }
+          return inner.put(key, body);
+        };
+      }
+      const value = Reflect.get(target, name);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const d = descriptor({ class: "CLASS_EXPRESS" });
+  await new Catalog(store).putStream(d);
+  const wal = newWal(store);
+  const log = await open(store, d, { wal });
+  await log.append(batch("a"), at(1));
+  const acked = await log.append(batch("b"), { ...at(2), ...as("p", 1n, 0n) });
+  // A trim's state write (with p's mark) is in flight when the settle comes.
+  const trim = log.trimTo(1n);
+  await new Promise((resolve) => setImmediate(resolve));
+  const settled = log.settle();
+  await new Promise((resolve) => setImmediate(resolve));
+  held.release?.();
+  await assert.rejects(trim, /connection reset/);
+  await settled;
+  await wal.deleteSettled();
+  // As after kill -9: what the log or the state object holds is all there is.
+  const replayed = await replay(store);
+  const again = await open(store, d, { wal: newWal(store, replayed.next) });
+  const retry = await again.append(batch("b"), { ...at(3), ...as("p", 1n, 0n) });
+  assert.equal(retry.duplicate, true);
+  assert.deepEqual([retry.start.seqNum, retry.end.seqNum], [acked.start.seqNum, acked.end.seqNum]);
+  assert.deepEqual(await bodies(again), ["a", "b"]);
+});
+
 test("close with no records: after the batches before it, idempotent, durable, and wakes waiters", async () => {
   const store = createMemoryStore();
   const d = descriptor({ class: "CLASS_EXPRESS" });

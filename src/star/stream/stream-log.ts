@@ -752,7 +752,9 @@ export class StreamLog {
       );
       // The log entries this chunk settles may hold producer marks or a close: the state
       // object takes them before those entries may be deleted. Until it has, a retry writes
-      // this same chunk again: another extent from the same seq_num would overlap it.
+      // this same chunk again: another extent from the same seq_num would overlap it. A write
+      // in flight (a trim's, a fence's) took them, but may still fail: it ends first.
+      await this.#statePuts;
       if (this.#stateDirty) await this.#putState({});
       this.#retryCount = undefined;
       this.#index.push(meta);
