@@ -112,7 +112,8 @@ export class ProducerTable {
   }
 
   toJSON(): StoredProducers {
-    const out: StoredProducers = {};
+    // No prototype: an id is any string, "__proto__" included, and must be an own key.
+    const out: StoredProducers = Object.create(null);
     for (const [id, e] of this.#entries) {
       out[id] = {
         epoch: e.epoch.toString(),
