@@ -137,7 +137,7 @@ export const flags = defineFlags({
     type: "int",
     default: DEFAULT_LIMITS.producerTtlMs,
     min: 1000,
-    help: "a producer (nova-producer-id) idle this long is forgotten by the stream; a later retry from it is refused as unknown, never appended twice",
+    help: "a producer (nova-producer-id) idle this long is forgotten by the stream: a later batch from it at seq 0 starts it anew (a retry of its first batch is appended again), any other seq is refused as unknown",
   },
   "max-producers-per-stream": {
     type: "int",

@@ -869,6 +869,25 @@ test("producers past the cap wait for one to idle past the TTL; the TTL forgets 
   assert.deepEqual(await bodies(log), ["a", "b"]);
 });
 
+test("a new producer past the cap gets a closed stream's or a match miss's refusal, not a 429", async () => {
+  const log = await open(createMemoryStore(), descriptor({ class: "CLASS_EXPRESS" }), {
+    producers: { ttlMs: 60_000, maxPerStream: 1 },
+  });
+  await log.append(batch("a"), { ...at(1), ...as("p", 0n, 0n) });
+  // Not a retryable 429: waiting for room would never let these land.
+  const miss = (await log
+    .append(batch("b"), { ...at(2), ...as("q", 0n, 0n), matchSeqNum: 0n })
+    .catch((e) => e)) as { code: number; details: string };
+  assert.equal(miss.code, status.FAILED_PRECONDITION);
+  assert.match(miss.details, /match_seq_num/);
+  await log.seal();
+  await refused(
+    log.append(batch("b"), { ...at(3), ...as("q", 0n, 0n) }),
+    status.FAILED_PRECONDITION,
+    "StreamClosed",
+  );
+});
+
 test("the producer cap counts new producers sequenced in the same group commit", async () => {
   const store = createMemoryStore();
   const log = await open(store, descriptor({ class: "CLASS_EXPRESS" }), {

@@ -483,16 +483,20 @@ export class StreamLog {
           } else item.resolve(this.#duplicateAck(verdict.ack, highest));
           continue;
         }
-        const starting = entry === undefined ? newIn(pending, this.#producers) : 0;
-        const refusal = this.#producerRefusal(verdict, claim, entry === undefined, starting);
+        const refusal = producerRefusal(verdict, claim);
         if (refusal) {
           refuse(item, refusal);
           continue;
         }
       }
+      // A new producer past the cap is refused last: its 429 says retry, which a closed stream,
+      // a fencing or match miss or a writer seq refusal would never let land.
       const refusal =
         this.#admit(item.options, next, commands?.fencingToken ?? this.#fencing) ??
-        writerSeqRefusal(item.options.writerSeq, writerSeq);
+        writerSeqRefusal(item.options.writerSeq, writerSeq) ??
+        (claim && entry === undefined
+          ? this.#capRefusal(newIn(pending, this.#producers))
+          : undefined);
       if (refusal) {
         refuse(item, refusal);
         continue;
@@ -526,26 +530,11 @@ export class StreamLog {
     return { batches: out, retries, closes: false, commands, writerSeq: took() };
   }
 
-  /** What a producer's verdict refuses, or nothing (accepted). */
-  #producerRefusal(
-    verdict: ReturnType<typeof judge>,
-    claim: ProducerClaim,
-    unknown: boolean,
-    starting: number,
-  ): StarError | undefined {
-    switch (verdict.kind) {
-      case "gap":
-        return producerSeqGap(verdict.expected, claim.seq, verdict.unknown);
-      case "stale":
-        return producerSeqStale(verdict.lastSeq, claim.seq);
-      case "fenced":
-        return producerFenced(verdict.currentEpoch, claim.epoch);
-      default:
-        if (unknown && !this.#producers.admitsNew(this.#clock.now(), starting)) {
-          return tooManyProducers(this.#producerLimits.maxPerStream);
-        }
-        return undefined;
-    }
+  /** A new producer's refusal when the stream's table (or the star's budget) is full. */
+  #capRefusal(starting: number): StarError | undefined {
+    return this.#producers.admitsNew(this.#clock.now(), starting)
+      ? undefined
+      : tooManyProducers(this.#producerLimits.maxPerStream);
   }
 
   #duplicateAck(ack: BatchAck, highest: bigint): AppendAck {
@@ -915,4 +904,21 @@ function writerSeqRefusal(
   return Buffer.compare(Buffer.from(seq), Buffer.from(last)) > 0
     ? undefined
     : writerSeqRegression(last, seq);
+}
+
+/** What a producer's verdict refuses, or nothing (accepted). */
+function producerRefusal(
+  verdict: ReturnType<typeof judge>,
+  claim: ProducerClaim,
+): StarError | undefined {
+  switch (verdict.kind) {
+    case "gap":
+      return producerSeqGap(verdict.expected, claim.seq, verdict.unknown);
+    case "stale":
+      return producerSeqStale(verdict.lastSeq, claim.seq);
+    case "fenced":
+      return producerFenced(verdict.currentEpoch, claim.epoch);
+    default:
+      return undefined;
+  }
 }
