@@ -12,5 +12,11 @@ export const MAX_WRITER_SEQ_BYTES = 1024;
 export const PAGE_MAX_RECORDS = 1000;
 export const PAGE_MAX_BYTES = 1024 * 1024;
 export const MAX_LIST_LIMIT = 1000;
+/**
+ * The acks a stream remembers per producer: a retry of one of a producer's last this many
+ * batches gets its original ack. So a producer keeps at most this many batches unanswered (an
+ * NDJSON session with producer headers pipelines no more), and resends what was unanswered.
+ */
+export const PRODUCER_ACKS_REMEMBERED = 8;
 /** 3 to 48 of a-z 0-9 -, no leading or trailing hyphen. */
 export const BUCKET_NAME = /^[a-z0-9][a-z0-9-]{1,46}[a-z0-9]$/;

@@ -2,6 +2,7 @@
 // producer's (id, epoch, seq) gets against what the stream remembers of that producer, and how
 // an acknowledged batch is remembered. `remember` is idempotent and only moves forward, so
 // replay may apply a mark the snapshot already holds.
+import { PRODUCER_ACKS_REMEMBERED } from "../../contract/wire-limits.ts";
 
 /** A producer's stamp on one batch. uint64 values compared exactly, never as numbers. */
 export interface ProducerClaim {
@@ -30,10 +31,10 @@ export interface ProducerEntry {
 }
 
 /**
- * Acks kept per producer. Kafka keeps 5 batches per producer; a client whose connection drops
- * resends what was in flight, so the window covers a pipelined session's unanswered batches.
+ * Acks kept per producer (Kafka keeps 5 batches per producer): a client whose connection drops
+ * resends what was in flight, at most this many (the contract's limit).
  */
-export const REMEMBERED_ACKS = 8;
+export const REMEMBERED_ACKS = PRODUCER_ACKS_REMEMBERED;
 
 export type Verdict =
   | { kind: "accept" }

@@ -3,6 +3,7 @@ import { Duplex, PassThrough, Writable } from "node:stream";
 import { test } from "node:test";
 import { Metadata, status } from "@grpc/grpc-js";
 import { waitFor } from "../../../../test/harness/wait.ts";
+import { PRODUCER_ACKS_REMEMBERED } from "../../../contract/wire-limits.ts";
 import { AppendAdmission } from "../../http/index.ts";
 import { DEFAULT_APPEND_LIMITS } from "../../translate/index.ts";
 import type { AppendSession, Upstream } from "../../upstream/index.ts";
@@ -61,7 +62,7 @@ class Out extends Writable {
 
 const line = (body: string) => `${JSON.stringify({ records: [{ body }] })}\n`;
 
-function setup(window = 2) {
+function setup(window = 2, producer?: { id: string; epoch: string; seq: string }) {
   const call = new FakeSessionCall();
   const body = new PassThrough();
   const admission = new AppendAdmission(1 << 20);
@@ -85,6 +86,7 @@ function setup(window = 2) {
     lineLimits: { maxLineBytes: 1 << 16, maxSessionBytes: 1 << 20 },
     admission,
     signal: new AbortController().signal,
+    ...(producer ? { producer } : {}),
   });
   return { call, body, session, admission, out: new Out() };
 }
@@ -115,6 +117,25 @@ test("batches pipeline up to the window; acks go out in order; the body's end cl
     [0, 1, 2, 3, 4, { reason: "done", batches: 5 }],
   );
   assert.equal(admission.inflight, 0);
+});
+
+test("with producer headers, no more batches are unanswered than the stream remembers acks of", async () => {
+  const { call, body, session, out } = setup(64, { id: "p", epoch: "0", seq: "0" });
+  for (let i = 0; i < PRODUCER_ACKS_REMEMBERED + 4; i++) body.write(line(String(i)));
+  body.end();
+  await session.open();
+  const running = session.run(out);
+  await waitFor(() => call.written.length === PRODUCER_ACKS_REMEMBERED);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(call.written.length, PRODUCER_ACKS_REMEMBERED);
+  for (let i = 0; i < PRODUCER_ACKS_REMEMBERED + 4; i++) {
+    await waitFor(() => call.written.length > i);
+    call.ack(i, i);
+  }
+  await waitFor(() => call.halfClosed);
+  call.finish(status.OK);
+  await running;
+  assert.equal(out.lines().length, PRODUCER_ACKS_REMEMBERED + 5);
 });
 
 test("a star failure is the error line of the first unanswered batch, outcome unknown", async () => {

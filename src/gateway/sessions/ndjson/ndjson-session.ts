@@ -9,10 +9,12 @@
 //   or validate, or crosses a byte limit, is its error line after the earlier lines are answered,
 //   and ends the session; a star failure is the error line of the first unanswered batch.
 // - Draining stops reading, lets the in-flight batches finish, and ends with reason `draining`.
-// - With producer headers, line n's batch carries the first seq + n.
+// - With producer headers, line n's batch carries the first seq + n, and at most the acks a
+//   stream remembers per producer are unanswered at once.
 
 import type { Readable } from "node:stream";
 import { Metadata, type StatusObject, status } from "@grpc/grpc-js";
+import { PRODUCER_ACKS_REMEMBERED } from "../../../contract/wire-limits.ts";
 import type { AppendSessionResponse__Output } from "../../../gen/nova/v1/AppendSessionResponse.ts";
 import {
   errorBody,
@@ -151,7 +153,12 @@ export class NdjsonAppendSession {
       }
       const ended = this.#watch(session);
       try {
-        await this.#pump(Math.max(1, session.opened.window));
+        // A producer's retry after a lost connection is answered only for batches the stream
+        // still remembers the acks of: no more than those are unanswered at once.
+        const window = this.#opts.producer
+          ? Math.min(session.opened.window, PRODUCER_ACKS_REMEMBERED)
+          : session.opened.window;
+        await this.#pump(Math.max(1, window));
       } catch {
         // The body was cut off: the client is gone, and so is whoever would read an answer.
         session.call.cancel();
