@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { status } from "@grpc/grpc-js";
 import pino from "pino";
-import { decodeLogVoid } from "../../contract/codec/index.ts";
+import { decodeLogVoid, encodeLogObject } from "../../contract/codec/index.ts";
 import { findDetail } from "../../contract/proto/index.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import {
@@ -827,6 +827,36 @@ test("a settle waits for a state write in flight: if it fails, the log keeps the
   assert.equal(retry.duplicate, true);
   assert.deepEqual([retry.start.seqNum, retry.end.seqNum], [acked.start.seqNum, acked.end.seqNum]);
   assert.deepEqual(await bodies(again), ["a", "b"]);
+});
+
+test("replay: a failed write whose seq_nums the next commit took keeps neither records nor marks", async () => {
+  const store = createMemoryStore();
+  const d = descriptor({ class: "CLASS_EXPRESS" });
+  await new Catalog(store).putStream(d);
+  // With two log PUTs in flight: a's PUT landed though the star saw it fail, b took seq_num 0
+  // again, and the star stopped before a's number was voided.
+  const entry = (body: string, id: string) => ({
+    streamId: d.stream_id,
+    bucket: d.bucket,
+    key: d.key,
+    firstSeqNum: 0n,
+    records: [{ headers: [], body: Buffer.from(body), timestampMs: 1n }],
+    marks: {
+      producers: [{ id, epoch: 0n, seq: 0n, start: 0n, end: 1n, timestampMs: 1n }],
+      closed: false,
+    },
+  });
+  await store.put(logKey("star", 0n), encodeLogObject([entry("a", "p")]));
+  await store.put(logKey("star", 1n), encodeLogObject([entry("b", "q")]));
+  const replayed = await replay(store);
+  const again = await open(store, d, { wal: newWal(store, replayed.next) });
+  assert.deepEqual(await bodies(again), ["b"]);
+  const q = await again.append(batch("b"), { ...at(2), ...as("q", 0n, 0n) });
+  assert.equal(q.duplicate, true);
+  // p's batch is not in the stream: its retry is appended, not answered with b's position.
+  const p = await again.append(batch("a"), { ...at(3), ...as("p", 0n, 0n) });
+  assert.equal(p.duplicate, undefined);
+  assert.deepEqual(await bodies(again), ["b", "a"]);
 });
 
 test("close with no records: after the batches before it, idempotent, durable, and wakes waiters", async () => {

@@ -418,8 +418,9 @@ export class StreamLog {
       sequencing = await this.#sequence();
       if (sequencing.batches.length > 0) await this.#commit(sequencing);
     } catch (err) {
-      // The log PUT failed: nothing is acked and the tail stays; the star's log deletes the
-      // object (it may have landed) before it writes another.
+      // The log PUT failed: nothing is acked and the tail stays; the star's log voids the
+      // number (its object may have landed) before it acks any later one, and a replay that
+      // finds it unvoided takes the later entries reusing its seq_nums (standingEntries).
       const failure = unavailable(
         `append outcome unknown: ${err instanceof Error ? err.message : String(err)}`,
       );

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import { type DecodedLogEntry, NO_MARKS } from "../../contract/codec/index.ts";
-import { continueFrom } from "./log-continuation.ts";
+import { continueFrom, standingEntries } from "./log-continuation.ts";
 
 /** Entries of one stream covering [0, total) cut at `cuts`, with bodies naming their seq_num. */
 function entries(total: number, cuts: number[]): DecodedLogEntry[] {
@@ -84,4 +84,52 @@ test("a missing entry stops the continuation at the gap", () => {
   const got = continueFrom([es[0], es[2]] as DecodedLogEntry[], 0n);
   assert.equal(got.records.length, 10);
   assert.equal(got.gapAt, 10n);
+});
+
+/** One batch of `count` records from `first`, its bodies naming the branch it was written on. */
+function batchEntry(first: number, count: number, branch: string): DecodedLogEntry {
+  return {
+    streamId: "s",
+    bucket: "b",
+    key: "k",
+    firstSeqNum: BigInt(first),
+    records: Array.from({ length: count }, (_, j) => ({
+      seqNum: BigInt(first + j),
+      timestampMs: 0n,
+      headers: [],
+      body: Buffer.from(`${branch}${first + j}`),
+    })),
+    marks: NO_MARKS,
+  };
+}
+
+test("property: a failed write whose seq_nums a later entry reuses stands for nothing", () => {
+  fc.assert(
+    fc.property(
+      // Batches as the star sequenced them; some failed (their PUT landed, their void did not),
+      // and the star went on from the failed batch's first seq_num.
+      fc.array(fc.tuple(fc.integer({ min: 1, max: 4 }), fc.boolean()), {
+        minLength: 1,
+        maxLength: 12,
+      }),
+      (batches) => {
+        const log: DecodedLogEntry[] = [];
+        let tail = 0;
+        batches.forEach(([count, failed], i) => {
+          log.push(batchEntry(tail, count, failed ? `failed${i}:` : ""));
+          if (!failed) tail += count;
+        });
+        // The last entry stands either way: nothing after it took its seq_nums.
+        const standing = log.filter((_, i) => !batches[i]?.[1] || i === log.length - 1);
+        assert.deepEqual(standingEntries(log), standing);
+        const { records, gapAt } = continueFrom(log, 0n);
+        assert.equal(gapAt, undefined);
+        const text = (r: { body: Uint8Array }) => Buffer.from(r.body).toString();
+        assert.deepEqual(
+          records.map(text),
+          standing.flatMap((e) => e.records.map(text)),
+        );
+      },
+    ),
+  );
 });

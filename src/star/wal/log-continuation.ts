@@ -16,7 +16,7 @@ export interface Continuation {
 export function continueFrom(entries: readonly DecodedLogEntry[], from: bigint): Continuation {
   const records: DecodedChunkRecord[] = [];
   let next = from;
-  for (const e of entries) {
+  for (const e of standingEntries(entries)) {
     const end = e.firstSeqNum + BigInt(e.records.length);
     if (end <= next) continue;
     if (e.firstSeqNum > next) return { records, gapAt: next };
@@ -24,4 +24,24 @@ export function continueFrom(entries: readonly DecodedLogEntry[], from: bigint):
     next = end;
   }
   return { records, gapAt: undefined };
+}
+
+/**
+ * The entries (one stream's, in log order) that hold the stream. An entry whose seq_nums a later
+ * entry takes again was a write the star saw fail (with more than one log PUT in flight, its PUT
+ * may land) and whose void had not landed when the star stopped: the star had gone on from the
+ * seq_nums it had, and acknowledged nothing after that entry (acks wait for the void). The later
+ * entries are the stream, whole batches each; the failed one, its records and its producer
+ * marks, is not.
+ */
+export function standingEntries(entries: readonly DecodedLogEntry[]): DecodedLogEntry[] {
+  const standing: DecodedLogEntry[] = [];
+  let floor: bigint | undefined;
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i] as DecodedLogEntry;
+    if (floor !== undefined && e.firstSeqNum + BigInt(e.records.length) > floor) continue;
+    standing.push(e);
+    if (floor === undefined || e.firstSeqNum < floor) floor = e.firstSeqNum;
+  }
+  return standing.reverse();
 }

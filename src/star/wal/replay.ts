@@ -18,7 +18,7 @@ import type { Catalog } from "../storage/catalog.ts";
 import type { ChunkStore } from "../storage/chunk-store.ts";
 import { ChunkIndex } from "../stream/chunk-index.ts";
 import { extendFromListing } from "../stream/chunk-listing.ts";
-import { continueFrom } from "./log-continuation.ts";
+import { continueFrom, standingEntries } from "./log-continuation.ts";
 import { LOG_WORK_CONCURRENCY, type LogReader } from "./log-objects.ts";
 
 export interface ReplayResult {
@@ -108,7 +108,7 @@ async function replayStream(
     await chunks.write(streamId, (part[0] as DecodedChunkRecord).seqNum, part, bytes);
     start = end;
   }
-  await keepMarks(catalog, streamId, entries);
+  await keepMarks(catalog, streamId, standingEntries(entries));
   if (records.length > 0) log.debug({ streamId, records: records.length }, "stream replayed");
   return records.length;
 }
