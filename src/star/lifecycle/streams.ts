@@ -13,7 +13,7 @@ import { callMember } from "../fleet/forward.ts";
 import { requireLeader, streamWriter } from "../fleet/ownership.ts";
 import { clampLimit } from "../limits.ts";
 import { chunksPrefix } from "../storage/keys.ts";
-import type { StreamLog } from "../stream/stream-log.ts";
+import { agedForDeleteOnEmpty, type StreamLog } from "../stream/stream-log.ts";
 import { checkStreamKey, newStream, reconfigureStream } from "./config.ts";
 import { isRetryOf, tokenClash } from "./creation.ts";
 import { hasExpired } from "./expiry.ts";
@@ -250,9 +250,19 @@ export async function deleteStreamNow(ctx: StarContext, stream: Stream__Output):
 /** delete_on_empty: deletes a stream that still holds no records once its queue is through. */
 export async function deleteIfEmpty(ctx: StarContext, stream: StreamLog): Promise<void> {
   if (!(await stream.vacateIfEmpty())) return;
+  const { bucket, key, stream_id } = stream.descriptor;
   try {
-    await deleteStreamNow(ctx, stream.descriptor);
-    ctx.log.info({ stream: stream.descriptor.stream_id }, "empty stream deleted (delete_on_empty)");
+    // Under the stream's lock, from its descriptor as it is now: a reconfigure that read it
+    // before would otherwise put it back alive over the tombstone.
+    const deleted = await ctx.locks.take(lockKey(bucket, key), async () => {
+      const now = await ctx.catalog.getStream(bucket, key, { fresh: true });
+      if (now?.stream_id !== stream_id || now.deleted_at_unix_ms !== "0") return false;
+      if (!agedForDeleteOnEmpty(now, BigInt(ctx.now()))) return false;
+      await deleteStreamNow(ctx, now);
+      return true;
+    });
+    if (deleted) ctx.log.info({ stream: stream_id }, "empty stream deleted (delete_on_empty)");
+    else await ctx.registry.close(stream_id);
   } catch (err) {
     // Not deleted after all: the next use opens it again, and the next round tries again.
     await ctx.registry.close(stream.descriptor.stream_id);

@@ -56,12 +56,16 @@ export class StreamRegistry {
     return this.#logs.get(streamId)?.catch(() => undefined);
   }
 
-  /** Ends a deleted stream's life here: its log entries need no settling any more. */
+  /**
+   * Ends a deleted stream's life here: its log entries need no settling any more. Resolves once
+   * what the log had under way (a commit, a settle, a state write) has ended.
+   */
   async close(streamId: string, reason?: StarError): Promise<void> {
     const log = await this.peek(streamId);
     this.#logs.delete(streamId);
     this.#opened.delete(streamId);
     log?.close(reason);
+    await log?.stopped();
     this.#options.wal.forget(streamId);
     this.#chunks.forget(streamId);
   }

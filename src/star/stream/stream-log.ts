@@ -363,9 +363,7 @@ export class StreamLog {
    * records (all trimmed or expired, or none ever) and is at least that old.
    */
   emptyAndAged(nowMs: bigint): boolean {
-    const minAge = BigInt(this.descriptor.delete_on_empty_min_age_ms);
-    const age = nowMs - BigInt(this.descriptor.created_at_unix_ms);
-    return minAge > 0n && this.#empty && age >= minAge;
+    return this.#empty && agedForDeleteOnEmpty(this.descriptor, nowMs);
   }
 
   /** No readable record: all trimmed or expired, or none ever. */
@@ -740,6 +738,7 @@ export class StreamLog {
         part,
         bytes,
       );
+      if (this.#closed && this.#closed.code !== status.UNAVAILABLE) return done;
       // The log entries this chunk settles may hold producer marks or a close: the state
       // object takes them before those entries may be deleted. Until it has, a retry writes
       // this same chunk again: another extent from the same seq_num would overlap it. A write
@@ -891,6 +890,17 @@ export class StreamLog {
     return this.#groupCommit.idle();
   }
 
+  /**
+   * Resolves once nothing this log started is under way: the commit, the settle and the state
+   * write. After close nothing new starts, so a deleted stream's objects can then be listed and
+   * reclaimed without one landing after.
+   */
+  async stopped(): Promise<void> {
+    await this.#groupCommit.idle();
+    await this.#settleChain;
+    await this.#statePuts;
+  }
+
   get closeReason(): StarError | undefined {
     return this.#closed;
   }
@@ -922,4 +932,10 @@ function producerRefusal(
     default:
       return undefined;
   }
+}
+
+/** Whether delete_on_empty applies to a stream of this age (it must be empty as well). */
+export function agedForDeleteOnEmpty(d: Stream__Output, nowMs: bigint): boolean {
+  const minAge = BigInt(d.delete_on_empty_min_age_ms);
+  return minAge > 0n && nowMs - BigInt(d.created_at_unix_ms) >= minAge;
 }
