@@ -275,6 +275,22 @@ test("two trims at once leave the higher point, in memory and in the state objec
   assert.deepEqual(await bodies(log), ["k", "l"]);
 });
 
+test("size retention counts live bytes only: what a trim took keeps no record out", async () => {
+  const log = await open(createMemoryStore(), descriptor({ retention_max_bytes: "100" }), {
+    settleChunkBytes: 100,
+  });
+  // Ten records of 10 bytes in one chunk, then a trim leaves the last one.
+  await log.append(batch(..."abcdefghij".split("").map((c) => c.repeat(10))), at(1));
+  await log.settle();
+  await log.trimTo(9n);
+  // 60 live bytes, under the limit of 100: nothing more to trim.
+  await log.append(batch("x".repeat(50)), at(2));
+  assert.equal(log.retentionPoint(10n), 9n);
+  // Over the limit within the unsettled part: trimmed there, record by record (x, at 10).
+  await log.append(batch("y".repeat(60)), at(3));
+  assert.equal(log.retentionPoint(10n), 11n);
+});
+
 test("chunks are reclaimed only below the trim point the state object holds", async () => {
   const inner = createMemoryStore();
   const state = { failing: false };

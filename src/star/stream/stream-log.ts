@@ -814,9 +814,13 @@ export class StreamLog {
     }
     const maxBytes = Number(this.descriptor.retention_max_bytes);
     if (maxBytes > 0) {
+      // The live bytes, newest first: what a trim took counts for nothing, and a chunk the trim
+      // point falls inside counts nothing either (its live records are not told apart), so the
+      // stream may keep up to a chunk more than the limit, never less.
       let kept = 0;
       for (let i = this.#unsettled.length - 1; i >= 0; i--) {
         const r = this.#unsettled[i] as DecodedChunkRecord;
+        if (r.seqNum < this.#trim) return point;
         kept += contentBytes(r);
         if (kept > maxBytes) {
           return r.seqNum + 1n > point ? r.seqNum + 1n : point;
@@ -825,6 +829,7 @@ export class StreamLog {
       const chunks = this.#index.chunks;
       for (let i = chunks.length - 1; i >= 0; i--) {
         const c = chunks[i] as ChunkMeta;
+        if (c.firstSeqNum < this.#trim) break;
         kept += c.contentBytes;
         if (kept > maxBytes) {
           const bySize = c.firstSeqNum + BigInt(c.count);
