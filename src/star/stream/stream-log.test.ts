@@ -291,6 +291,55 @@ test("size retention counts live bytes only: what a trim took keeps no record ou
   assert.equal(log.retentionPoint(10n), 11n);
 });
 
+test("a read loading a chunk a trim reclaims meanwhile starts at the new trim point", async () => {
+  const inner = createMemoryStore();
+  const held: { holding: boolean; release?: () => void } = { holding: false };
+  const store = new Proxy(inner, {
+    get(target, name) {
+      if (name === "get") {
+        return async (key: string, ...rest: unknown[]) => {
+          if (held.holding && key.startsWith(chunksPrefix("stream-1"))) {
+            held.holding = false;
+            await new Promise<void>((resolve) => {
+              held.release = resolve;
+            });
+          }
+          return Reflect.apply(target.get, target, [key, ...rest]);
+        };
+      }
+      const value = Reflect.get(target, name);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  // A chunk a record, and no chunk cache: every read loads from storage.
+  const log = await StreamLog.open(
+    descriptor({ class: "CLASS_EXPRESS" }),
+    new Catalog(store),
+    new ChunkStore(store, 1),
+    {
+      throughputMaxWaitMs: DEFAULT_LIMITS.throughputMaxWaitMs,
+      wal: newWal(store),
+      settleChunkBytes: 1,
+    },
+  );
+  await log.append(batch(..."abcdefghij".split("")), at(1));
+  await log.settle();
+  held.holding = true;
+  const reading = log.read(2n, { maxRecords: 3, maxBytes: 1 << 20 });
+  await new Promise((resolve) => setImmediate(resolve));
+  await log.trimTo(4n);
+  await log.reclaim();
+  held.release?.();
+  assert.deepEqual(
+    (await reading).map((r) => r.seqNum),
+    [4n, 5n, 6n],
+  );
+  // A chunk missing with no trim past it is damage, and the read fails.
+  const chunk = (await inner.list(chunksPrefix("stream-1"))).objects[3]?.key as string;
+  await inner.delete([chunk]);
+  await assert.rejects(log.read(4n, { maxRecords: 10, maxBytes: 1 << 20 }), /missing/);
+});
+
 test("chunks are reclaimed only below the trim point the state object holds", async () => {
   const inner = createMemoryStore();
   const state = { failing: false };

@@ -45,7 +45,7 @@ import {
 } from "../producers/producer-rules.ts";
 import { type ProducerLimits, ProducerTable } from "../producers/producer-table.ts";
 import type { Catalog, StreamState } from "../storage/catalog.ts";
-import type { ChunkStore } from "../storage/chunk-store.ts";
+import { type ChunkStore, MissingChunkError } from "../storage/chunk-store.ts";
 import type { CommitLog } from "../wal/commit-log.ts";
 import { AppendPacer } from "./append-pacer.ts";
 import { ChunkIndex, type ChunkMeta } from "./chunk-index.ts";
@@ -858,7 +858,15 @@ export class StreamLog {
   /** One page from `start` (raised to the trim point): at least one record when one exists. */
   async read(start: bigint, bounds: ReadBounds): Promise<DecodedChunkRecord[]> {
     if (this.#closed) throw this.#closed;
-    return readPage(this.#chunks, this.extent, start, bounds);
+    const extent = this.extent;
+    try {
+      return await readPage(this.#chunks, extent, start, bounds);
+    } catch (err) {
+      // A trim reclaimed a chunk while it loaded: the page starts at the new trim point, as a
+      // read that came a moment later would. A chunk missing otherwise is damage, and fails.
+      if (!(err instanceof MissingChunkError) || this.#trim <= extent.trim) throw err;
+      return readPage(this.#chunks, this.extent, start, bounds);
+    }
   }
 
   /** Resolves on the next commit or close, or when the signal aborts. */
