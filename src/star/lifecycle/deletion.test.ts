@@ -1,41 +1,25 @@
+// Deleting a stream over the real registry, logs and catalog on a memory store, with a star
+// context around them: delete_on_empty against a reconfigure under way, and a deleted stream's
+// reclaim run again by a repeated DeleteStream.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import pino from "pino";
 import { KeyTurns } from "../../platform/concurrency/key-turns.ts";
-import { createMemoryStore } from "../../platform/objstore/index.ts";
+import { createMemoryStore, type ObjectStore } from "../../platform/objstore/index.ts";
 import { validateBatch } from "../append/validate-batch.ts";
 import type { StarContext } from "../context.ts";
 import { DEFAULT_LIMITS } from "../limits.ts";
 import { Catalog } from "../storage/catalog.ts";
 import { ChunkStore } from "../storage/chunk-store.ts";
+import { chunksPrefix } from "../storage/keys.ts";
 import { StreamRegistry } from "../stream/registry.ts";
 import { CommitLog } from "../wal/commit-log.ts";
 import { newBucket, newStream } from "./config.ts";
 import { StreamUses } from "./expiry.ts";
-import { deleteIfEmpty, reconfigureStreamVerb } from "./streams.ts";
+import { deleteIfEmpty, deleteStream, reconfigureStreamVerb } from "./streams.ts";
 
-test("delete_on_empty and a reconfigure under way: the stream ends deleted, not back alive", async () => {
-  const inner = createMemoryStore();
-  // The next live descriptor's PUT (the reconfigure's) is held until released.
-  const held: { holding: boolean; release?: () => void } = { holding: false };
-  const store = new Proxy(inner, {
-    get(target, name) {
-      if (name === "put") {
-        return async (key: string, body: Uint8Array) => {
-          const live = JSON.parse(Buffer.from(body).toString()).deleted_at_unix_ms === "0";
-          if (held.holding && key.startsWith("meta/streams/") && live) {
-            held.holding = false;
-            await new Promise<void>((resolve) => {
-              held.release = resolve;
-            });
-          }
-          return inner.put(key, body);
-        };
-      }
-      const value = Reflect.get(target, name);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
+/** A star leading every stream, on `store`; its background tasks are kept to be awaited. */
+async function star(store: ObjectStore) {
   const catalog = new Catalog(store);
   const chunks = new ChunkStore(store, 1 << 20);
   const wal = new CommitLog(store, "star", {
@@ -47,7 +31,7 @@ test("delete_on_empty and a reconfigure under way: the stream ends deleted, not 
   const registry = new StreamRegistry(
     catalog,
     chunks,
-    { throughputMaxWaitMs: DEFAULT_LIMITS.throughputMaxWaitMs, wal, settleChunkBytes: 1 << 20 },
+    { throughputMaxWaitMs: DEFAULT_LIMITS.throughputMaxWaitMs, wal, settleChunkBytes: 1 },
     async () => {},
   );
   const self = { name: "star", address: "127.0.0.1:1" };
@@ -64,7 +48,8 @@ test("delete_on_empty and a reconfigure under way: the stream ends deleted, not 
     lease: undefined,
     limits: DEFAULT_LIMITS,
     log: pino({ level: "silent" }),
-    background: (_what: string, task: () => Promise<void>) => background.push(task()),
+    background: (_what: string, task: () => Promise<void>) =>
+      background.push(task().catch(() => undefined)),
   } as unknown as StarContext;
   await catalog.putBucket(newBucket("logs", null, "", 0));
   const d = {
@@ -74,12 +59,59 @@ test("delete_on_empty and a reconfigure under way: the stream ends deleted, not 
   };
   await catalog.putStream(d);
   const log = await registry.open(d);
-  const one = validateBatch(
-    [{ body: Buffer.from("x"), headers: [] }],
-    "TIMESTAMPING_MODE_CLIENT_PREFER",
-    DEFAULT_LIMITS,
+  const append = (body: string) =>
+    log.append(
+      validateBatch(
+        [{ body: Buffer.from(body), headers: [] }],
+        "TIMESTAMPING_MODE_CLIENT_PREFER",
+        DEFAULT_LIMITS,
+      ),
+      { arrivalMs: 1n },
+    );
+  const settled = () => Promise.all(background.splice(0));
+  return { ctx, catalog, log, append, settled };
+}
+
+/** `store` whose next call of `method` on a key `matches` says is held until released. */
+function holding(
+  inner: ObjectStore,
+  method: "put" | "delete",
+  matches: (key: string, body?: Uint8Array) => boolean,
+) {
+  const held: { holding: boolean; release?: () => void; fail?: boolean } = { holding: false };
+  const store = new Proxy(inner, {
+    get(target, name) {
+      if (name === method) {
+        return async (first: string | string[], ...rest: unknown[]) => {
+          const key = Array.isArray(first) ? (first[0] ?? "") : first;
+          if (held.holding && matches(key, rest[0] as Uint8Array | undefined)) {
+            held.holding = false;
+            if (held.fail) throw new Error("503 SlowDown");
+            await new Promise<void>((resolve) => {
+              held.release = resolve;
+            });
+          }
+          return Reflect.apply(Reflect.get(target, name), target, [first, ...rest]);
+        };
+      }
+      const value = Reflect.get(target, name);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { store, held };
+}
+
+test("delete_on_empty and a reconfigure under way: the stream ends deleted, not back alive", async () => {
+  // The next live descriptor's PUT (the reconfigure's) is held until released.
+  const { store, held } = holding(
+    createMemoryStore(),
+    "put",
+    (key, body) =>
+      key.startsWith("meta/streams/") &&
+      JSON.parse(Buffer.from(body as Uint8Array).toString()).deleted_at_unix_ms === "0",
   );
-  await log.append(one, { arrivalMs: 1n });
+  const { ctx, catalog, log, append, settled } = await star(store);
+  await append("x");
   await log.trimTo(1n);
   held.holding = true;
   const reconfigured = reconfigureStreamVerb(ctx, "logs", "k", {
@@ -90,8 +122,28 @@ test("delete_on_empty and a reconfigure under way: the stream ends deleted, not 
   await new Promise((resolve) => setImmediate(resolve));
   held.release?.();
   await Promise.all([reconfigured, deleting]);
-  await Promise.all(background);
+  await settled();
   const now = await catalog.getStream("logs", "k", { fresh: true });
   assert.notEqual(now?.deleted_at_unix_ms, "0", "the tombstone stands");
   assert.equal(now?.retention_max_age_ms, "60000", "made from the reconfigured descriptor");
+});
+
+test("a deleted stream whose reclaim failed is reclaimed when it is deleted again", async () => {
+  const inner = createMemoryStore();
+  const { store, held } = holding(inner, "delete", (key) =>
+    key.startsWith(chunksPrefix("stream-1")),
+  );
+  const { ctx, log, append, settled } = await star(store);
+  await append("a");
+  await append("b");
+  await log.settle();
+  assert.equal((await inner.list(chunksPrefix("stream-1"))).objects.length, 2);
+  held.holding = true;
+  held.fail = true;
+  await deleteStream(ctx, "logs", "k");
+  await settled();
+  assert.equal((await inner.list(chunksPrefix("stream-1"))).objects.length, 2, "it failed");
+  await deleteStream(ctx, "logs", "k");
+  await settled();
+  assert.deepEqual((await inner.list(chunksPrefix("stream-1"))).objects, []);
 });

@@ -228,7 +228,8 @@ export function deleteStream(ctx: StarContext, bucket: string, key: string): Pro
     checkStreamKey(key);
     const stream = await ctx.catalog.getStream(bucket, key);
     if (!stream) throw streamNotFound(bucket, key);
-    if (stream.deleted_at_unix_ms !== "0") return;
+    // Deleted already: its reclaim runs again, in case the last one failed or was cut short.
+    if (stream.deleted_at_unix_ms !== "0") return reclaimStream(ctx, stream.stream_id);
     await deleteStreamNow(ctx, stream);
   });
 }
@@ -238,12 +239,16 @@ export async function deleteStreamNow(ctx: StarContext, stream: Stream__Output):
   await ctx.catalog.putStream({ ...stream, deleted_at_unix_ms: String(ctx.now()) });
   ctx.uses.forget(stream.stream_id);
   await ctx.registry.close(stream.stream_id);
-  ctx.background(`reclaim stream ${stream.stream_id}`, async () => {
+  reclaimStream(ctx, stream.stream_id);
+}
+
+/** Deletes a deleted stream's chunks and state object, in the background. */
+function reclaimStream(ctx: StarContext, streamId: string): void {
+  ctx.background(`reclaim stream ${streamId}`, async () => {
     const keys: string[] = [];
-    for await (const obj of ctx.chunks.store.listAll(chunksPrefix(stream.stream_id)))
-      keys.push(obj.key);
+    for await (const obj of ctx.chunks.store.listAll(chunksPrefix(streamId))) keys.push(obj.key);
     await ctx.chunks.store.delete(keys);
-    await ctx.catalog.deleteState(stream.stream_id);
+    await ctx.catalog.deleteState(streamId);
   });
 }
 

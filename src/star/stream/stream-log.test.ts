@@ -291,6 +291,33 @@ test("size retention counts live bytes only: what a trim took keeps no record ou
   assert.equal(log.retentionPoint(10n), 11n);
 });
 
+test("chunks whose delete failed are deleted at the next reclaim", async () => {
+  const inner = createMemoryStore();
+  const failing = { once: false };
+  const store = new Proxy(inner, {
+    get(target, name) {
+      if (name === "delete" && failing.once) {
+        failing.once = false;
+        return async () => {
+          throw new Error("503 SlowDown");
+        };
+      }
+      const value = Reflect.get(target, name);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const log = await open(store, descriptor({ class: "CLASS_EXPRESS" }), { settleChunkBytes: 1 });
+  await log.append(batch("a", "b", "c"), at(1));
+  await log.settle();
+  await log.trimTo(2n);
+  failing.once = true;
+  await assert.rejects(log.reclaim(), /SlowDown/);
+  assert.equal(await chunkCount(store), 3);
+  await log.reclaim();
+  assert.equal(await chunkCount(store), 1);
+  assert.deepEqual(await bodies(log), ["c"]);
+});
+
 test("a read loading a chunk a trim reclaims meanwhile starts at the new trim point", async () => {
   const inner = createMemoryStore();
   const held: { holding: boolean; release?: () => void } = { holding: false };

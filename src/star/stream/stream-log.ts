@@ -202,6 +202,8 @@ export class StreamLog {
   #unsettledCommits: UnsettledCommit[] = [];
   /** Settles run one at a time, in order. */
   #settleChain: Promise<unknown> = Promise.resolve();
+  /** Chunks out of the index below the trim point whose delete failed: the next reclaim's. */
+  readonly #unreclaimed: ChunkMeta[] = [];
   /** After a chunk PUT failed (it may have landed), the next settle writes the same chunk. */
   #retryCount: number | undefined;
   #closed: StarError | undefined;
@@ -793,8 +795,16 @@ export class StreamLog {
     const trim = BigInt(this.#state.trim_seq_num);
     const last = this.#index.last();
     const keepFrom = last && last.firstSeqNum < trim ? last.firstSeqNum : trim;
-    const gone = this.#index.dropBelow(keepFrom);
-    if (gone.length > 0) await this.#chunks.delete(gone);
+    // Out of the index at once (no read goes to them); a delete that fails is tried again at
+    // the next reclaim (the retention round's), not left in storage until a restart.
+    const gone = [...this.#unreclaimed.splice(0), ...this.#index.dropBelow(keepFrom)];
+    if (gone.length === 0) return;
+    try {
+      await this.#chunks.delete(gone);
+    } catch (err) {
+      this.#unreclaimed.push(...gone);
+      throw err;
+    }
   }
 
   /**
