@@ -68,6 +68,18 @@ test("only idle-expiring streams are remembered, and at most `kept` of them", ()
   assert.equal(uses.lastUse(a as never), 1_000);
 });
 
+test("a forgotten stream never expires early: its last use reads no earlier than its own", () => {
+  const uses = new StreamUses(0, 2);
+  const [s, x, y] = ["s", "x", "y"].map((id) => stream({ expire_idle_ms: "60000" }, id));
+  uses.touch(s as never, 5_000);
+  uses.touch(x as never, 6_000);
+  uses.touch(y as never, 7_000);
+  assert.equal(uses.size, 2);
+  assert.equal(uses.lastUse(s as never), 5_000);
+  assert.equal(hasExpired(s as never, uses, 64_999, true), false);
+  assert.equal(hasExpired(s as never, uses, 65_000, true), true);
+});
+
 test("a stream takes one expiry and a content type of visible ASCII", () => {
   assert.throws(
     () => stream({ expire_idle_ms: "1", expires_at_unix_ms: "2" }),

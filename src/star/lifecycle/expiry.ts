@@ -14,6 +14,11 @@ export class StreamUses {
   readonly #last = new Map<string, number>();
   readonly #since: number;
   readonly #kept: number;
+  /**
+   * The last use of the stream forgotten most recently: the least recent of those remembered
+   * then, so every forgotten stream was last used at or before it.
+   */
+  #forgottenThrough = 0;
 
   /** `since`: when this star began counting (a forgotten stream counts from here). */
   constructor(since: number, kept = USES_KEPT) {
@@ -26,15 +31,20 @@ export class StreamUses {
     this.#last.delete(stream.stream_id);
     this.#last.set(stream.stream_id, nowMs);
     if (this.#last.size > this.#kept) {
-      const oldest = this.#last.keys().next().value;
-      if (oldest !== undefined) this.#last.delete(oldest);
+      const [oldest, at] = this.#last.entries().next().value as [string, number];
+      this.#last.delete(oldest);
+      if (at > this.#forgottenThrough) this.#forgottenThrough = at;
     }
   }
 
-  /** The last use: a remembered one, else creation or this star's start, whichever is later. */
+  /**
+   * The last use: a remembered one, else the latest of creation, this star's start and the last
+   * use of the stream forgotten most recently (never earlier than the stream's own).
+   */
   lastUse(stream: Stream__Output): number {
     return (
-      this.#last.get(stream.stream_id) ?? Math.max(Number(stream.created_at_unix_ms), this.#since)
+      this.#last.get(stream.stream_id) ??
+      Math.max(Number(stream.created_at_unix_ms), this.#since, this.#forgottenThrough)
     );
   }
 
