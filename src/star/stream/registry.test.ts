@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { status } from "@grpc/grpc-js";
 import { createMemoryStore } from "../../platform/objstore/index.ts";
 import { validateBatch } from "../append/validate-batch.ts";
 import { streamNotFound } from "../errors.ts";
@@ -7,11 +8,12 @@ import { newBucket, newStream } from "../lifecycle/config.ts";
 import { DEFAULT_LIMITS } from "../limits.ts";
 import { Catalog } from "../storage/catalog.ts";
 import { ChunkStore } from "../storage/chunk-store.ts";
-import { chunksPrefix, stateKey } from "../storage/keys.ts";
+import { chunksPrefix, logPrefix, stateKey } from "../storage/keys.ts";
 import { CommitLog } from "../wal/commit-log.ts";
 import { StreamRegistry } from "./registry.ts";
 
-test("closing a deleted stream waits for its settle in flight: nothing lands after", async () => {
+/** A registry on a store whose next chunk PUT is held until released; stream-1's descriptor. */
+function heldRegistry() {
   const inner = createMemoryStore();
   const gate: { held?: () => void; holding: boolean } = { holding: false };
   const store = new Proxy(inner, {
@@ -47,14 +49,21 @@ test("closing a deleted stream waits for its settle in flight: nothing lands aft
     ...newStream(newBucket("logs", null, "", 0), "k", null, "", "stream-1", 0),
     class: "CLASS_EXPRESS" as const,
   };
-  const log = await registry.open(d);
-  const records = validateBatch(
-    [{ body: Buffer.from("a"), headers: [] }],
+  return { inner, gate, wal, registry, d };
+}
+
+const one = (body: string) =>
+  validateBatch(
+    [{ body: Buffer.from(body), headers: [] }],
     "TIMESTAMPING_MODE_CLIENT_PREFER",
     DEFAULT_LIMITS,
   );
+
+test("closing a deleted stream waits for its settle in flight: nothing lands after", async () => {
+  const { inner, gate, registry, d } = heldRegistry();
+  const log = await registry.open(d);
   // A writer seq: the settle writes the state object after its chunk.
-  await log.append(records, { arrivalMs: 1n, writerSeq: "w" });
+  await log.append(one("a"), { arrivalMs: 1n, writerSeq: "w" });
   gate.holding = true;
   const settling = log.settle().catch(() => undefined);
   await new Promise((resolve) => setImmediate(resolve));
@@ -73,5 +82,38 @@ test("closing a deleted stream waits for its settle in flight: nothing lands aft
   await inner.delete(listed);
   await new Promise((resolve) => setImmediate(resolve));
   assert.deepEqual((await inner.list(chunksPrefix("stream-1"))).objects, []);
+  assert.equal(await inner.get(stateKey("stream-1")), undefined);
+});
+
+test("a stream opened again while its close is under way opens after it: its log stays", async () => {
+  const { inner, gate, wal, registry, d } = heldRegistry();
+  const old = await registry.open(d);
+  await old.append(one("a"), { arrivalMs: 1n });
+  gate.holding = true;
+  const settling = old.settle().catch(() => undefined);
+  await new Promise((resolve) => setImmediate(resolve));
+  const closing = registry.close(d.stream_id);
+  await new Promise((resolve) => setImmediate(resolve));
+  const reopening = registry.open(d);
+  const appended = reopening.then((log) => log.append(one("b"), { arrivalMs: 2n }));
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+  gate.held?.();
+  await Promise.all([closing, settling]);
+  const fresh = await reopening;
+  assert.notEqual(fresh, old);
+  assert.equal((await appended).start.seqNum, 1n, "after the record the old log settled");
+  await wal.deleteSettled();
+  // The reopened log's unsettled record keeps its log object.
+  assert.equal(fresh.unsettled.records, 1);
+  assert.equal((await inner.list(logPrefix("star"))).objects.length, 1);
+});
+
+test("a deleted stream's log writes no state object after its close, a late trim's included", async () => {
+  const { inner, registry, d } = heldRegistry();
+  const log = await registry.open(d);
+  await log.append(one("a"), { arrivalMs: 1n });
+  await registry.close(d.stream_id, streamNotFound("logs", "k"));
+  // The retention round holding the log from before the close.
+  await assert.rejects(log.trimTo(1n), (err: { code: number }) => err.code === status.NOT_FOUND);
   assert.equal(await inner.get(stateKey("stream-1")), undefined);
 });

@@ -13,6 +13,8 @@ export class StreamRegistry {
   /** The logs that opened, for figures read without waiting. */
   readonly #opened = new Map<string, StreamLog>();
   readonly #replayed: () => Promise<void>;
+  /** Closes under way: a stream opened again meanwhile opens once its close has ended. */
+  readonly #closing = new Map<string, Promise<void>>();
 
   /** `replayed`: resolves once the star's log from its last run is settled (retried on failure). */
   constructor(
@@ -36,7 +38,9 @@ export class StreamRegistry {
   open(descriptor: Stream__Output): Promise<StreamLog> {
     let log = this.#logs.get(descriptor.stream_id);
     if (!log) {
-      log = this.#replayed().then(() =>
+      // A close under way ends first: its log's entries are forgotten only then.
+      const closing = this.#closing.get(descriptor.stream_id);
+      log = Promise.all([this.#replayed(), closing]).then(() =>
         StreamLog.open(descriptor, this.#catalog, this.#chunks, this.#options),
       );
       this.#logs.set(descriptor.stream_id, log);
@@ -65,9 +69,18 @@ export class StreamRegistry {
     this.#logs.delete(streamId);
     this.#opened.delete(streamId);
     log?.close(reason);
-    await log?.stopped();
-    this.#options.wal.forget(streamId);
-    this.#chunks.forget(streamId);
+    const done = (async () => {
+      await this.#closing.get(streamId);
+      await log?.stopped();
+      this.#options.wal.forget(streamId);
+      this.#chunks.forget(streamId);
+    })();
+    this.#closing.set(streamId, done);
+    try {
+      await done;
+    } finally {
+      if (this.#closing.get(streamId) === done) this.#closing.delete(streamId);
+    }
   }
 
   /** Content bytes acked and not yet settled, over every open log: the memory they hold. */

@@ -606,6 +606,8 @@ export class StreamLog {
    */
   #putState(patch: Partial<StreamState>, trimTo = 0n): Promise<void> {
     const run = this.#statePuts.then(async () => {
+      // A deleted stream's state object is reclaimed: nothing writes it again.
+      if (this.#closed && this.#closed.code !== status.UNAVAILABLE) throw this.#closed;
       this.#producers.expire(this.#clock.now());
       this.#stateDirty = false;
       // The trim point at the write, not at the call: a trim racing a higher one never lowers it.
