@@ -1,6 +1,6 @@
 // Deleting a stream over the real registry, logs and catalog on a memory store, with a star
-// context around them: delete_on_empty against a reconfigure under way, and a deleted stream's
-// reclaim run again by a repeated DeleteStream.
+// context around them: delete_on_empty against a reconfigure under way and when its tombstone
+// fails, and a deleted stream's reclaim run again by a repeated DeleteStream.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import pino from "pino";
@@ -18,8 +18,11 @@ import { newBucket, newStream } from "./config.ts";
 import { StreamUses } from "./expiry.ts";
 import { deleteIfEmpty, deleteStream, reconfigureStreamVerb } from "./streams.ts";
 
-/** A star leading every stream, on `store`; its background tasks are kept to be awaited. */
-async function star(store: ObjectStore) {
+/**
+ * A star leading every stream, on `store` (a chunk per `settleChunkBytes`, settled as each
+ * commit lands); its background tasks are kept to be awaited.
+ */
+async function star(store: ObjectStore, settleChunkBytes = 1) {
   const catalog = new Catalog(store);
   const chunks = new ChunkStore(store, 1 << 20);
   const wal = new CommitLog(store, "star", {
@@ -31,7 +34,7 @@ async function star(store: ObjectStore) {
   const registry = new StreamRegistry(
     catalog,
     chunks,
-    { throughputMaxWaitMs: DEFAULT_LIMITS.throughputMaxWaitMs, wal, settleChunkBytes: 1 },
+    { throughputMaxWaitMs: DEFAULT_LIMITS.throughputMaxWaitMs, wal, settleChunkBytes },
     async () => {},
   );
   const self = { name: "star", address: "127.0.0.1:1" };
@@ -147,3 +150,37 @@ test("a deleted stream whose reclaim failed is reclaimed when it is deleted agai
   await settled();
   assert.deepEqual((await inner.list(chunksPrefix("stream-1"))).objects, []);
 });
+
+test("delete_on_empty whose tombstone fails leaves the stream to open again where it was", async () => {
+  const { store, held } = holding(
+    createMemoryStore(),
+    "put",
+    (key, body) =>
+      key.startsWith("meta/streams/") &&
+      JSON.parse(Buffer.from(body as Uint8Array).toString()).deleted_at_unix_ms !== "0",
+  );
+  const { ctx, log, append, settled } = await star(store, 1 << 20);
+  // Appended and trimmed, not yet settled: the records are only in the log and in memory.
+  await append("a");
+  await append("b");
+  await log.trimTo(2n);
+  held.holding = true;
+  held.fail = true;
+  await assert.rejects(deleteIfEmpty(ctx, log), /SlowDown/);
+  await settled();
+  const again = await ctx.registry.open(log.descriptor);
+  assert.notEqual(again, log);
+  assert.equal(again.tail.seqNum, 2n, "the tail it had: no seq_num is handed out twice");
+  assert.equal((await append_to(again, "c")).start.seqNum, 2n);
+});
+
+function append_to(log: Awaited<ReturnType<StarContext["registry"]["open"]>>, body: string) {
+  return log.append(
+    validateBatch(
+      [{ body: Buffer.from(body), headers: [] }],
+      "TIMESTAMPING_MODE_CLIENT_PREFER",
+      DEFAULT_LIMITS,
+    ),
+    { arrivalMs: 2n },
+  );
+}

@@ -254,23 +254,24 @@ function reclaimStream(ctx: StarContext, streamId: string): void {
 
 /** delete_on_empty: deletes a stream that still holds no records once its queue is through. */
 export async function deleteIfEmpty(ctx: StarContext, stream: StreamLog): Promise<void> {
-  if (!(await stream.vacateIfEmpty())) return;
   const { bucket, key, stream_id } = stream.descriptor;
-  try {
-    // Under the stream's lock, from its descriptor as it is now: a reconfigure that read it
-    // before would otherwise put it back alive over the tombstone.
-    const deleted = await ctx.locks.take(lockKey(bucket, key), async () => {
-      const now = await ctx.catalog.getStream(bucket, key, { fresh: true });
-      if (now?.stream_id !== stream_id || now.deleted_at_unix_ms !== "0") return false;
-      if (!agedForDeleteOnEmpty(now, BigInt(ctx.now()))) return false;
+  // Under the stream's lock, from its descriptor as it is now: no reconfigure comes between the
+  // look, the vacate and the tombstone (one would put the stream back alive over it).
+  const deleted = await ctx.locks.take(lockKey(bucket, key), async () => {
+    const now = await ctx.catalog.getStream(bucket, key, { fresh: true });
+    if (now?.stream_id !== stream_id || now.deleted_at_unix_ms !== "0") return false;
+    if (!agedForDeleteOnEmpty(now, BigInt(ctx.now()))) return false;
+    if (!(await stream.vacateIfEmpty())) return false;
+    try {
       await deleteStreamNow(ctx, now);
-      return true;
-    });
-    if (deleted) ctx.log.info({ stream: stream_id }, "empty stream deleted (delete_on_empty)");
-    else await ctx.registry.close(stream_id);
-  } catch (err) {
-    // Not deleted after all: the next use opens it again, and the next round tries again.
-    await ctx.registry.close(stream.descriptor.stream_id);
-    throw err;
-  }
+    } catch (err) {
+      // Not deleted after all: what the log holds settles (its entries are forgotten when it
+      // closes), and the next use opens the stream again.
+      await stream.settle();
+      await ctx.registry.close(stream_id);
+      throw err;
+    }
+    return true;
+  });
+  if (deleted) ctx.log.info({ stream: stream_id }, "empty stream deleted (delete_on_empty)");
 }

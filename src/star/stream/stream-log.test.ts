@@ -361,6 +361,14 @@ test("a read loading a chunk a trim reclaims meanwhile starts at the new trim po
     (await reading).map((r) => r.seqNum),
     [4n, 5n, 6n],
   );
+  // So does a look for a timestamp (a Trim or read by time).
+  held.holding = true;
+  const looking = log.seqForTimestamp(0n);
+  await new Promise((resolve) => setImmediate(resolve));
+  await log.trimTo(6n);
+  await log.reclaim();
+  held.release?.();
+  assert.equal(await looking, 6n);
   // A chunk missing with no trim past it is damage, and the read fails.
   const chunk = (await inner.list(chunksPrefix("stream-1"))).objects[3]?.key as string;
   await inner.delete([chunk]);
@@ -1086,6 +1094,15 @@ test("delete_on_empty: an aged stream without records is vacated after what is q
   await log.trimTo(1n);
   assert.equal(log.emptyAndAged(5000n), true, "all trimmed");
   assert.equal(await log.vacateIfEmpty(), true);
+  // Retryable: the delete that follows may fail, and the stream open again.
+  const retry = (await log.append(batch("b"), at(2)).catch((e) => e)) as {
+    code: number;
+    details: string;
+  };
+  assert.equal(retry.code, status.UNAVAILABLE);
+  assert.match(retry.details, /being deleted \(delete_on_empty\); retry/);
+  // Once deleted, what still holds it is told so.
+  log.close();
   await refused(log.append(batch("b"), at(2)), status.NOT_FOUND, "NotFoundDetail");
   const never = await open(createMemoryStore(), descriptor({ created_at_unix_ms: "0" }));
   assert.equal(never.emptyAndAged(10n ** 12n), false, "0 is never");
@@ -1169,16 +1186,31 @@ test("command records: a conditioned fence that misses appends nothing and chang
 });
 
 test("command records: a trim moves the trim point up, to at most the end of its commit", async () => {
-  const store = createMemoryStore();
+  const inner = createMemoryStore();
+  let stateWrites = 0;
+  const store = new Proxy(inner, {
+    get(target, name) {
+      if (name === "put") {
+        return (key: string, body: Uint8Array) => {
+          if (key === stateKey("stream-1")) stateWrites++;
+          return inner.put(key, body);
+        };
+      }
+      const value = Reflect.get(target, name);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
   const log = await open(store, descriptor({ class: "CLASS_EXPRESS" }));
   await log.append(batch("a", "b", "c"), at(1));
   await log.append(records(trimRecord(2n)), at(2));
   assert.equal(log.trimPoint, 2n);
   // Where other members read it, by the time it is acked.
   assert.equal((await new Catalog(store).getState("stream-1")).trim_seq_num, "2");
-  // Never down.
+  // Never down; and a trim that does not move the point writes no state before its ack.
+  const writes = stateWrites;
   await log.append(records(trimRecord(1n)), at(3));
   assert.equal(log.trimPoint, 2n);
+  assert.equal(stateWrites, writes);
   // Past the tail: to the end of its own commit (the trim record included).
   const ack = await log.append(records(dataRecord("d"), trimRecord(99n)), at(4));
   assert.equal(log.trimPoint, ack.end.seqNum);

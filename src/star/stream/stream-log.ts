@@ -384,7 +384,15 @@ export class StreamLog {
   }
 
   #applyVacate(item: Extract<Queued, { kind: "vacate" }>): void {
-    if (this.#empty) this.close();
+    // Closed for the delete that follows; if it fails, the stream opens again: retry.
+    if (this.#empty) {
+      const { bucket, key } = this.descriptor;
+      this.close(
+        unavailable(
+          `stream ${JSON.stringify(key)} in bucket ${JSON.stringify(bucket)} holds no records and is being deleted (delete_on_empty); retry`,
+        ),
+      );
+    }
     item.resolve(this.#empty);
   }
 
@@ -679,7 +687,8 @@ export class StreamLog {
     if (commands?.fencingToken !== undefined) this.#installFencingToken(commands.fencingToken);
     const end = first.start + BigInt(records.length);
     const trimTo = commands?.trimTo !== undefined && commands.trimTo < end ? commands.trimTo : end;
-    if (commands?.trimTo !== undefined && trimTo > this.#trim) this.#trim = trimTo;
+    const trimmed = commands?.trimTo !== undefined && trimTo > this.#trim;
+    if (trimmed) this.#trim = trimTo;
     // Kept until settled: copied out of the request buffers they were decoded from, so the
     // unsettled bytes counted are the memory held.
     compactRecords(records, 1).records.forEach((r, i) => {
@@ -692,7 +701,7 @@ export class StreamLog {
     this.#lastTimestamp = last.timestampMs;
     // Other members read the trim point from the state object: a trim command's is written
     // before its ack (it is durable in the log already: a failed write is retried at the settle).
-    if (commands?.trimTo !== undefined) await this.#putState({}).catch(() => undefined);
+    if (trimmed) await this.#putState({}).catch(() => undefined);
     const tail = this.tail;
     for (const s of sequenced) {
       const end = s.start + BigInt(s.item.batch.records.length);
@@ -857,7 +866,7 @@ export class StreamLog {
 
   /** Resolves a timestamp to the first seq_num stamped at or after it (the tail if none). */
   seqForTimestamp(ts: bigint): Promise<bigint> {
-    return seqForTimestamp(this.#chunks, this.extent, ts);
+    return this.#onExtent((extent) => seqForTimestamp(this.#chunks, extent, ts));
   }
 
   /** Checks a start against the tail: beyond it is OUT_OF_RANGE unless clamped. */
@@ -870,14 +879,21 @@ export class StreamLog {
   /** One page from `start` (raised to the trim point): at least one record when one exists. */
   async read(start: bigint, bounds: ReadBounds): Promise<DecodedChunkRecord[]> {
     if (this.#closed) throw this.#closed;
+    return this.#onExtent((extent) => readPage(this.#chunks, extent, start, bounds));
+  }
+
+  /**
+   * Runs a look at the stored records. A trim that reclaimed a chunk while it loaded makes it
+   * run again on the extent as it is now (from the new trim point), as a look that came a moment
+   * later would; a chunk missing otherwise is damage, and fails.
+   */
+  async #onExtent<T>(look: (extent: Extent) => Promise<T>): Promise<T> {
     const extent = this.extent;
     try {
-      return await readPage(this.#chunks, extent, start, bounds);
+      return await look(extent);
     } catch (err) {
-      // A trim reclaimed a chunk while it loaded: the page starts at the new trim point, as a
-      // read that came a moment later would. A chunk missing otherwise is damage, and fails.
       if (!(err instanceof MissingChunkError) || this.#trim <= extent.trim) throw err;
-      return readPage(this.#chunks, this.extent, start, bounds);
+      return look(this.extent);
     }
   }
 
@@ -901,7 +917,13 @@ export class StreamLog {
 
   /** Ends the stream's life in this star: queued work and waiters fail with `reason`. */
   close(reason: StarError = streamNotFound(this.descriptor.bucket, this.descriptor.key)): void {
-    if (this.#closed) return;
+    if (this.#closed) {
+      // A log closed for a while (UNAVAILABLE: a vacate, a move) may then be deleted.
+      if (this.#closed.code === status.UNAVAILABLE && reason.code !== status.UNAVAILABLE) {
+        this.#closed = reason;
+      }
+      return;
+    }
     this.#closed = reason;
     this.#producers.release();
     for (const item of this.#pacer.close()) item.reject(reason);
