@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { openSse, readUntil, recordsOf } from "../gateway/sse-client.ts";
 import type { Gateway } from "../harness/gateway.ts";
-import { call } from "../harness/grpc.ts";
+import { call, settleStar } from "../harness/grpc.ts";
 import { get } from "../harness/http.ts";
 import { count } from "../harness/metrics.ts";
 import { type StarProcess, s3Storage, startStarProcess } from "../harness/star-process.ts";
@@ -90,6 +90,29 @@ describe("unary reads", () => {
       fromStore + TOTAL,
     );
     assert.equal(await count(on.metrics.readplan.fallbacks, {}), 0);
+  });
+
+  test("a closed stream's page that ends at its tail says closed, whichever part served it", async () => {
+    await call(star.client, "CreateStream", { bucket, key: "closed" });
+    await appendBatches(star, bucket, "closed", 0, 2, 5, stamp);
+    await call(star.client, "Append", { bucket, key: "closed", records: [], close: true });
+    await settleStar(star.address);
+    const closedPath = `/v1/buckets/${bucket}/streams/closed/records`;
+    const page = async (query: string) => {
+      const [a, b] = await Promise.all([
+        get(on.base, closedPath + query),
+        get(off.base, closedPath + query),
+      ]);
+      assert.equal(a.text, b.text, query);
+      assert.equal(a.headers["cache-control"], b.headers["cache-control"], query);
+      return JSON.parse(a.text) as { records: unknown[]; closed?: boolean };
+    };
+    // Ended by its count at the tail, within the settled chunks: no Read needed to say closed.
+    const atTail = await page("?seq_num=0&count=10");
+    assert.equal(atTail.records.length, 10);
+    assert.equal(atTail.closed, true);
+    const before = await page("?seq_num=0&count=5");
+    assert.equal(before.closed, undefined);
   });
 
   test("a second reader is served from the cache: no new fetch", async () => {

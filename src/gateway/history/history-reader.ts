@@ -79,6 +79,8 @@ export interface HistoryEnd {
   exhausted: boolean;
   /** The newest tail seen. */
   tail: Position__Output | undefined;
+  /** A plan or Read said the stream is closed: its tail is final. */
+  closed: boolean;
 }
 
 /** Star answers to ReadPlan that Read would give too (not a failure of the plan path). */
@@ -147,10 +149,11 @@ export async function* readHistory(
     first = await fetchPlan(planReq, read.start);
   } catch (err) {
     countPlanFailure(err);
-    return { planned: false, next: read.start, exhausted: false, tail: undefined };
+    return { planned: false, next: read.start, exhausted: false, tail: undefined, closed: false };
   }
 
   let tail: Position__Output | undefined = first.tail;
+  let closed = first.closed;
   /** The next seq_num to serve; unknown while a timestamp start has not been placed. */
   let seq: bigint | undefined = "seq_num" in read.start ? BigInt(read.start.seq_num) : undefined;
   /** Records stamped before a timestamp start are skipped (only ever before the first one kept). */
@@ -263,6 +266,7 @@ export async function* readHistory(
       }
       firstCall = false;
       tail = newer(tail, res.tail);
+      closed ||= res.closed;
       let served = 0;
       let past = res.records.length === 0;
       for (const r of res.records) {
@@ -324,6 +328,7 @@ export async function* readHistory(
       const { entry: planned, result } = step.value;
       const { entry, end } = planned;
       tail = newer(tail, planned.tail);
+      closed ||= planned.closed;
 
       // Records between the cursor and this chunk were not vended: the star has them, if any.
       if (seq !== undefined && entry.firstSeqNum > seq) {
@@ -362,7 +367,7 @@ export async function* readHistory(
   }
   if (batch.length > 0) yield flush();
   const next: PlanStart = seq === undefined ? read.start : { seq_num: seq.toString() };
-  return { planned: true, next, exhausted, tail };
+  return { planned: true, next, exhausted, tail, closed };
 
   /**
    * For a timestamp start at or before the plan's first record: whether the chunk just before

@@ -15,6 +15,8 @@ export interface Plan {
   expiresAtMs: number;
   obtainedAtMs: number;
   tail: Position__Output;
+  /** The stream was closed at the plan (its tail is final). */
+  closed: boolean;
 }
 
 export interface PlannedEntry {
@@ -23,6 +25,8 @@ export interface PlannedEntry {
   end: bigint | undefined;
   /** The stream's tail when this entry was planned. */
   tail: Position__Output;
+  /** The stream was closed then. */
+  closed: boolean;
 }
 
 export type PlanStart = { seq_num: string } | { timestamp_ms: string };
@@ -85,6 +89,7 @@ export async function fetchPlan(
     expiresAtMs: Number(plan.expires_at_unix_ms),
     obtainedAtMs: req.now(),
     tail: tail.tail ?? { seq_num: "0", timestamp_ms: "0" },
+    closed: tail.closed === true,
   };
 }
 
@@ -128,7 +133,7 @@ export async function* plannedEntries(
         continue;
       }
       const end = plan.entries[i + 1]?.firstSeqNum ?? plan.vendedUntil;
-      yield { entry, end, tail: plan.tail };
+      yield { entry, end, tail: plan.tail, closed: plan.closed };
       i++;
     }
     const last = plan.entries.at(-1);

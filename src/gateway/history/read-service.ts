@@ -222,7 +222,13 @@ export function readService(
       if (res.closed && served === res.records.length) {
         return { response: { records, tail, closed: true }, timings };
       }
+      return { response: { records, tail }, timings };
     }
+    // Ended by its bounds within the planned part: a closed stream's page that ends at its tail
+    // says so, whichever part served it.
+    const last = records.at(-1);
+    const atTail = last && tail && BigInt(last.seq_num) + 1n === BigInt(tail.seq_num);
+    if (end.closed && atTail) return { response: { records, tail, closed: true }, timings };
     return { response: { records, tail }, timings };
   }
 }

@@ -3,7 +3,9 @@
 // expire_idle_ms. Past it, a stream is NOT_FOUND to every verb, and its leader deletes it the
 // first time a verb finds it so. Uses are counted in the leader's memory only: after a restart
 // or a leader move the idle clock starts again from the new leader's first sight of the stream,
-// so a stream can outlive its idle window by that much but never expires early.
+// so a stream can outlive its idle window by that much but never expires early. Past USES_KEPT
+// streams in use, one forgotten counts from the last use of the one forgotten most recently: on
+// a star with more than that, a forgotten stream's expiry comes later than its window, not early.
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 
 /** Streams whose last use is remembered; past it the least recently used are forgotten. */

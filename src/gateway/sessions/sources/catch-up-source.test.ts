@@ -52,6 +52,7 @@ test("history first, then the live source from where history ended, unclamped", 
     next: { seq_num: "7" },
     exhausted: false,
     tail: undefined,
+    closed: false,
   });
   const l = live();
   const got = await seqs(withCatchUp(h.source, l.source, stream), {
@@ -85,6 +86,7 @@ test("a start from the tail has no history: straight to the live source", async 
     next: { seq_num: "2" },
     exhausted: false,
     tail: undefined,
+    closed: false,
   });
   const l = live();
   for (const start of [{}, { tail_offset: "3" }] as Cursor["start"][]) {
