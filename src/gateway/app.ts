@@ -26,6 +26,7 @@ import {
   lazyValidators,
   limitConnections,
   metricsPlugin,
+  noStoreDefaultPlugin,
   noteExchanges,
   openapiPlugin,
   opsPlugin,
@@ -193,6 +194,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   limitConnections(app.server, opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
   await app.register(errorsPlugin, { faces: [s2FaceErrors] });
+  await app.register(noStoreDefaultPlugin);
   await app.register(pipelineOrderPlugin);
   await app.register(jsonPlugin);
   // Before the routes: the plugin adds its hook to each route as it is declared.

@@ -98,6 +98,23 @@ describe("page reads and caches", () => {
     }
   });
 
+  test("every other answer says no-store: the tail, descriptors, errors, S2's reads", async () => {
+    const bucket = stream.split("/")[3] as string;
+    for (const [path, status, headers] of [
+      [`${stream}/records/tail`, 200, {}],
+      [stream, 200, {}],
+      [`/v1/buckets/${bucket}/streams`, 200, {}],
+      [`/v1/buckets/${bucket}/streams/missing/records?seq_num=0`, 404, {}],
+      [`${stream}/records?seq_num=x`, 400, {}],
+      ["/v1/nowhere", 404, {}],
+      ["/v1/streams/s/records?seq_num=0", 200, { "s2-basin": bucket }],
+    ] as const) {
+      const res = await get(path, headers);
+      assert.equal(res.status, status, `${path}: ${res.text}`);
+      assert.equal(res.headers["cache-control"], "no-store", path);
+    }
+  });
+
   test("an event stream of the same URL is never a cached page", async () => {
     const res = await request(`${gw.base}${stream}/records?seq_num=1&count=2`, {
       headers: { accept: "text/event-stream" },

@@ -17,6 +17,7 @@ export * from "./lazy-validators.ts";
 export * from "./listener.ts";
 export * from "./live-sessions.ts";
 export * from "./metrics.ts";
+export * from "./no-store-default.ts";
 export * from "./openapi.ts";
 export * from "./ops.ts";
 export * from "./page-caching.ts";
