@@ -130,6 +130,22 @@ describe("the gateway in front of a star with a signing key", () => {
     }
   });
 
+  test("a credential with characters no token has is 401, never quoted back or logged", async () => {
+    const signature = app.split(".")[2] as string;
+    for (const res of [
+      await http("GET", `${records}?seq_num=0&access_token=${app}%0A`),
+      await http("GET", `${records}?seq_num=0&access_token=${app}%C3%A9`),
+      await http("GET", `${records}?seq_num=0`, {
+        headers: { authorization: `Bearer ${app}\u00a0` },
+      }),
+    ]) {
+      assert.equal(res.status, 401, res.text);
+      assert.equal(res.json.code, "unauthenticated");
+      assert.match(res.json.message, /characters no token has/);
+      assert.ok(!res.text.includes(signature), "the token is not in the answer");
+    }
+  });
+
   test("a token outside its scope is 403 permission_denied", async () => {
     const other = await http("POST", "/v1/buckets/gwa-two/streams/s/records", {
       token: app,

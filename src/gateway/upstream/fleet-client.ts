@@ -414,6 +414,8 @@ export class FleetClient {
     opts: CallOptions,
     attempt: (hop: Hop) => Promise<T>,
   ): Promise<T> {
+    // First: a credential grpc-js would refuse fails the call before it takes a connection.
+    const metadata = metadataOf(method, opts);
     const lease = this.#pool.acquire(address, lane);
     const started = performance.now();
     const local = this.#inProcess;
@@ -422,7 +424,7 @@ export class FleetClient {
         ? local.star
         : undefined;
     if (inProcess && !opts.signal?.aborted) {
-      return attempt({ lease, inProcess, deadline, metadata: metadataOf(opts), started });
+      return attempt({ lease, inProcess, deadline, metadata, started });
     }
     const channel = lease.client.getChannel();
     // A connected channel (the usual case) needs no wait: skipping awaitReady saves promises, an
@@ -431,9 +433,9 @@ export class FleetClient {
       channel.getConnectivityState(false) === grpc.connectivityState.READY &&
       !opts.signal?.aborted
     ) {
-      return attempt({ lease, deadline, metadata: metadataOf(opts), started });
+      return attempt({ lease, deadline, metadata, started });
     }
-    return this.#hopWhenReady(method, address, lease, started, deadline, opts, attempt);
+    return this.#hopWhenReady(method, address, lease, started, deadline, opts, metadata, attempt);
   }
 
   /** #hop on a channel not yet connected: waits until it is, fails, the deadline or an abort. */
@@ -444,6 +446,7 @@ export class FleetClient {
     started: number,
     deadline: number,
     opts: CallOptions,
+    metadata: grpc.Metadata,
     attempt: (hop: Hop) => Promise<T>,
   ): Promise<T> {
     const readiness = await awaitReady(lease.client.getChannel(), deadline, opts.signal);
@@ -452,7 +455,7 @@ export class FleetClient {
       throw new FleetError("closed", "the fleet client is closed");
     }
     if (readiness === "ready") {
-      return attempt({ lease, deadline, metadata: metadataOf(opts), started });
+      return attempt({ lease, deadline, metadata, started });
     }
     lease.release();
     const status = notReadyStatus(readiness, address);
@@ -578,8 +581,22 @@ function replayable(method: UnaryMethod, request: object): boolean {
 /** Shared by every call without credentials: grpc-js clones a call's metadata when it starts. */
 const NO_METADATA = new grpc.Metadata();
 
-function metadataOf(opts: CallOptions): grpc.Metadata {
+/** What a metadata value may hold (grpc-js refuses anything else): visible ASCII and spaces. */
+const METADATA_VALUE = /^[\x20-\x7e]*$/;
+
+function metadataOf(method: string, opts: CallOptions): grpc.Metadata {
   if (!opts.authorization) return NO_METADATA;
+  if (!METADATA_VALUE.test(opts.authorization)) {
+    // Never quoted: it is a credential, and grpc-js's own refusal would put it in the logs.
+    throw new StarCallError(
+      {
+        code: grpc.status.UNAUTHENTICATED,
+        details:
+          "the credential (Authorization, or access_token) holds characters no token has (a token is visible ASCII): send it as it was issued",
+      },
+      { method },
+    );
+  }
   const metadata = new grpc.Metadata();
   metadata.set("authorization", opts.authorization);
   return metadata;
