@@ -27,6 +27,14 @@ export function parseApiKey(entry: string, where: string): ApiKey {
   if (secret === "" || grants.length === 0) {
     throw new ApiKeyError(`${where}: expected KEY_ID SECRET GRANT [GRANT ...]`);
   }
+  // A field after the secret that is no grant may be the rest of a secret with a blank in it:
+  // the error names its position, never its text.
+  const stray = grants.findIndex((grant) => !grant.startsWith("nova:"));
+  if (stray >= 0) {
+    throw new ApiKeyError(
+      `${where} (key ${id}): field ${stray + 3} is not a grant (nova:ACTION[:RESOURCE]); a secret holds no spaces or tabs`,
+    );
+  }
   try {
     return { id, secret, scope: parseScope(grants.join(" ")) };
   } catch (err) {
