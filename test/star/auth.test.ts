@@ -185,6 +185,21 @@ describe("a star with a signing key", () => {
       all.buckets.map((b) => b.name),
       ["auth-a", "auth-b", "auth-pre"],
     );
+    // Paging a page at a time: the pages and their cursors name only what the token reads.
+    const first = await callAs(narrowed, "ListBuckets", { prefix: "auth-", limit: 1 });
+    assert.deepEqual(
+      first.buckets.map((b) => b.name),
+      ["auth-b"],
+    );
+    assert.ok(["", "auth-b"].includes(first.next), first.next);
+    if (first.next !== "") {
+      const rest = await callAs(narrowed, "ListBuckets", {
+        prefix: "auth-",
+        limit: 1,
+        start_after: first.next,
+      });
+      assert.deepEqual(rest, { buckets: [], next: "" });
+    }
     const streamsOnly = await exchange({
       key_id: "logs",
       secret: "logs-secret",

@@ -9,6 +9,7 @@ import type {
   ServerWritableStream,
 } from "@grpc/grpc-js";
 import type { AdminPlaneServiceHandlers } from "../../gen/nova/v1/AdminPlaneService.ts";
+import type { Bucket } from "../../gen/nova/v1/Bucket.ts";
 import type { DataPlaneServiceHandlers } from "../../gen/nova/v1/DataPlaneService.ts";
 import { toServiceError } from "../errors.ts";
 import { allows } from "./scope.ts";
@@ -162,7 +163,9 @@ function subscribeGuard(
 /**
  * ListBuckets answers only the buckets the token may read as a whole (those GetBucket answers),
  * so a token narrowed to one bucket lists that one; a token that can read no whole bucket is
- * refused.
+ * refused. A page is filled from the listing's next pages as far as needed, and its `next` is
+ * the last bucket it holds: the name of one the token may not read is never shown, not even
+ * as a cursor.
  */
 function listBucketsGuard(
   auth: StarAuth,
@@ -185,10 +188,32 @@ function listBucketsGuard(
       callback(permissionDenied("the token's scope does not allow read on any whole bucket"));
       return;
     }
-    handler(call, (err, res, ...rest) => {
-      const buckets = res?.buckets?.filter((b) => allows(scope, "read", { bucket: b.name ?? "" }));
-      callback(err, res && { ...res, buckets }, ...rest);
-    });
+    const readable = (b: Bucket) => allows(scope, "read", { bucket: b.name ?? "" });
+    // The same call, asking from another cursor: everything else (metadata, deadline) its own.
+    const from = (startAfter: string) =>
+      new Promise<{ buckets: Bucket[]; next: string }>((resolve, reject) => {
+        const paged = Object.create(call, {
+          request: { value: { ...call.request, start_after: startAfter } },
+        }) as typeof call;
+        handler(paged, (err, res) =>
+          err || !res ? reject(err) : resolve({ buckets: res.buckets ?? [], next: res.next ?? "" }),
+        );
+      });
+    (async () => {
+      let res = await from(call.request.start_after);
+      const size = res.buckets.length;
+      const buckets = res.buckets.filter(readable);
+      while (res.next !== "" && buckets.length < size) {
+        res = await from(res.next);
+        buckets.push(...res.buckets.filter(readable));
+      }
+      const page = buckets.slice(0, size);
+      const more = buckets.length > size || res.next !== "";
+      return { buckets: page, next: more ? (page.at(-1)?.name ?? "") : "" };
+    })().then(
+      (res) => callback(null, res),
+      (err) => callback(toServiceError(err)),
+    );
   };
 }
 
