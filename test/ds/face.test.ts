@@ -95,6 +95,39 @@ describe("the Durable Streams face", () => {
     assert.deepEqual(await (await fetch(url("shared", other))).json(), [1, 2]);
   });
 
+  test("a revalidated page keeps its caching; a trim below the page's start changes its ETag", async () => {
+    await fetch(url("trimmed"), { method: "PUT", headers: { "content-type": "text/plain" } });
+    for (const body of ["a", "b", "c"]) {
+      await fetch(url("trimmed"), {
+        method: "POST",
+        headers: { "content-type": "text/plain" },
+        body,
+      });
+    }
+    const first = await fetch(`${url("trimmed")}?offset=-1`);
+    assert.equal(await first.text(), "abc");
+    const etag = first.headers.get("etag") as string;
+    const control = first.headers.get("cache-control");
+    assert.match(control ?? "", /^public, max-age=/);
+    const again = await fetch(`${url("trimmed")}?offset=-1`, {
+      headers: { "if-none-match": etag },
+    });
+    assert.equal(again.status, 304);
+    assert.equal(again.headers.get("cache-control"), control);
+    const trim = await fetch(`${(gw as Gateway).base}/v1/buckets/ds-face/streams/trimmed/trim`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"seq_num":1}',
+    });
+    assert.equal(trim.status, 204);
+    const after = await fetch(`${url("trimmed")}?offset=-1`, {
+      headers: { "if-none-match": etag },
+    });
+    assert.equal(after.status, 200);
+    assert.equal(await after.text(), "bc");
+    assert.notEqual(after.headers.get("etag"), etag);
+  });
+
   test("a refused PUT leaves no stream behind", async () => {
     const bad = await fetch(url("never"), {
       method: "PUT",

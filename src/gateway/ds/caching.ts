@@ -3,7 +3,9 @@
 // --cache-max-age-s with stale-while-revalidate, `private` when the request carried a
 // credential; an empty page at the tail, `offset=now`, a long-poll's 204 and HEAD are no-store.
 // The ETag names the stream (its id: a stream created again at the same path is another), the
-// range, and whether the stream was closed at its end, so closing changes it.
+// range asked for and the one served (a page from below the trim point starts where the trim
+// left it, so a trim changes it), and whether the stream was closed at its end, so closing
+// changes it.
 import { pageCacheControl } from "../http/index.ts";
 import { offsetOf } from "./offsets.ts";
 import type { DsPage } from "./service.ts";
@@ -21,5 +23,7 @@ export function cacheHeaders(maxAgeS: number, credential: boolean): Record<strin
 }
 
 export function etagOf(streamId: string, start: string, page: DsPage): string {
-  return `"${streamId}:${start}:${offsetOf(page.next)}${page.closed ? ":c" : ""}"`;
+  const first = page.records[0];
+  const served = first === undefined ? "" : `${offsetOf(BigInt(first.seq_num))}:`;
+  return `"${streamId}:${start}:${served}${offsetOf(page.next)}${page.closed ? ":c" : ""}"`;
 }

@@ -234,9 +234,11 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
       const etag = etagOf(stream.id, offsetText ?? "-1", page);
       reply.header("etag", etag);
       if (etagMatches(req.headers["if-none-match"], etag)) {
+        // A 304 says what the 200 would have said of caching (RFC 9110, 15.4.5).
         return reply
           .code(304)
           .headers(pageHeaders(page, live === "long-poll", echoed))
+          .headers(cacheHeaders(opts.cacheMaxAgeS, req.headers.authorization !== undefined))
           .send();
       }
     }
