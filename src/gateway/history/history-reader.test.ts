@@ -416,6 +416,61 @@ describe("faults and the star", () => {
     assert.equal(await counter(metrics, "fallbacks", { reason: "missing" }), 1);
   });
 
+  test("a trim between the plan and its chunks: the page is the star's after it, none removed", async () => {
+    for (const [cached, reclaimed] of [
+      [1, 0],
+      [0, 1],
+    ] as const) {
+      const star = await ModelStar.create({ chunks: [records(3), records(3), records(3)] });
+      const model = star.upstream();
+      let armed = false;
+      // Retention trims to 6 and reclaims a chunk right after the page's plan is answered.
+      const upstream = {
+        unary: (async (method: string, req: unknown, opts: unknown) => {
+          const res = await (model.unary as (m: string, r: unknown, o: unknown) => unknown)(
+            method,
+            req,
+            opts,
+          );
+          if (armed && method === "ReadPlan") {
+            armed = false;
+            star.trim = 6n;
+            await star.remove(reclaimed);
+          }
+          return res;
+        }) as typeof model.unary,
+      };
+      const { service } = setup(star, 2, upstream);
+      // An earlier reader left one chunk in the gateway's cache (and not the one reclaimed).
+      const key = star.chunks[reclaimed]?.key as string;
+      const bytes = (await star.store.get(key)) as Buffer;
+      await star.store.delete([key]);
+      await service.page(
+        address,
+        {
+          start: { seq_num: String(cached * 3) },
+          count: 3n,
+          clamp: false,
+          wait: 0,
+          int64: "number",
+        },
+        {},
+      );
+      await star.store.put(key, bytes);
+      armed = true;
+      const got = await service.page(
+        address,
+        { start: { seq_num: "0" }, clamp: false, wait: 0, int64: "number" },
+        {},
+      );
+      assert.deepEqual(
+        got.response.records.map((r) => r.seq_num),
+        ["6", "7", "8"],
+        `cached chunk ${cached}, reclaimed ${reclaimed}`,
+      );
+    }
+  });
+
   test("a star without ReadPlan: the read goes through Read, counted as plan_failed", async () => {
     const star = await ModelStar.create({ chunks: [records(3)] });
     const model = star.upstream();

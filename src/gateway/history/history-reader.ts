@@ -81,6 +81,11 @@ export interface HistoryEnd {
   tail: Position__Output | undefined;
   /** A plan or Read said the stream is closed: its tail is final. */
   closed: boolean;
+  /**
+   * A Read showed the stream trimmed to here after the plan (records the plan named were gone):
+   * records below it that were served from chunks fetched before are no longer the stream's.
+   */
+  trimmedTo?: bigint;
 }
 
 /** Star answers to ReadPlan that Read would give too (not a failure of the plan path). */
@@ -154,6 +159,7 @@ export async function* readHistory(
 
   let tail: Position__Output | undefined = first.tail;
   let closed = first.closed;
+  let trimmedTo: bigint | undefined;
   /** The next seq_num to serve; unknown while a timestamp start has not been placed. */
   let seq: bigint | undefined = "seq_num" in read.start ? BigInt(read.start.seq_num) : undefined;
   /** Records stamped before a timestamp start are skipped (only ever before the first one kept). */
@@ -236,7 +242,9 @@ export async function* readHistory(
       if (exhausted) break;
     }
     metrics.records.inc({ source: "objstore" }, served);
-    seq = exhausted ? firstSeqNum + BigInt(from + served) : chunkEnd;
+    // Never back: a chunk wholly below the cursor (a trim the star told of moved it) serves none.
+    if (exhausted) seq = firstSeqNum + BigInt(from + served);
+    else if (seq === undefined || seq < chunkEnd) seq = chunkEnd;
     return undefined;
   }
 
@@ -265,14 +273,23 @@ export async function* readHistory(
         return;
       }
       firstCall = false;
+      // A star's records run unbroken from its trim point: a first one past where it was asked
+      // from is the trim point, and every record below it is gone.
+      const firstBack = res.records[0] === undefined ? undefined : BigInt(res.records[0].seq_num);
+      if ("seq_num" in start && firstBack !== undefined && firstBack > BigInt(start.seq_num)) {
+        if (trimmedTo === undefined || firstBack > trimmedTo) trimmedTo = firstBack;
+      }
       tail = newer(tail, res.tail);
       closed ||= res.closed;
       let served = 0;
       let past = res.records.length === 0;
+      /** Where the star's records go on past `end`: beyond it, those between were trimmed. */
+      let after: bigint | undefined;
       for (const r of res.records) {
         const s = BigInt(r.seq_num);
         if (s >= end) {
           past = true;
+          after = s;
           break;
         }
         seq = s + 1n;
@@ -297,8 +314,9 @@ export async function* readHistory(
       const short = res.records.length > 0 && res.records.length < count;
       if (own && short && !past && seq !== undefined && seq < end) exhausted = true;
       if (exhausted) return;
-      // The star has nothing more below `end`: trimmed meanwhile.
-      if (past) seq = end;
+      // The star has nothing more below `end`: trimmed meanwhile. Its first record past it says
+      // where the stream goes on: the plan's chunks below that hold trimmed records now.
+      if (past) seq = after !== undefined && after > end ? after : end;
     }
   }
 
@@ -367,7 +385,7 @@ export async function* readHistory(
   }
   if (batch.length > 0) yield flush();
   const next: PlanStart = seq === undefined ? read.start : { seq_num: seq.toString() };
-  return { planned: true, next, exhausted, tail, closed };
+  return { planned: true, next, exhausted, tail, closed, ...(trimmedTo ? { trimmedTo } : {}) };
 
   /**
    * For a timestamp start at or before the plan's first record: whether the chunk just before

@@ -186,6 +186,8 @@ export function readService(
       );
       return { response, timings };
     }
+    // A trim the star showed mid-page: the page holds nothing it removed, as the star's would not.
+    if (end.trimmedTo !== undefined) dropBelow(records, end.trimmedTo);
     // A batch's tail is at least one past its last record; the plan's may be older.
     if (!tail || (end.tail && BigInt(end.tail.seq_num) > BigInt(tail.seq_num))) {
       tail = end.tail ?? null;
@@ -210,6 +212,15 @@ export function readService(
         return { response: { records, tail }, timings };
       }
       tail = res.tail;
+      // The star's records run unbroken from its trim point: a first one past the cursor is it.
+      const firstBack = res.records[0] === undefined ? undefined : BigInt(res.records[0].seq_num);
+      if (
+        "seq_num" in end.next &&
+        firstBack !== undefined &&
+        firstBack > BigInt(end.next.seq_num)
+      ) {
+        dropBelow(records, firstBack);
+      }
       let served = 0;
       for (const r of res.records) {
         const size = contentBytes(r);
@@ -234,3 +245,9 @@ export function readService(
 }
 
 /** A start ReadPlan takes: a seq_num or a timestamp (a tail start reads through the star). */
+
+/** Removes the records below `seq` (a trim point learnt mid-page) from a page being built. */
+function dropBelow(records: Record__Output[], seq: bigint): void {
+  const kept = records.filter((r) => BigInt(r.seq_num) >= seq);
+  records.splice(0, records.length, ...kept);
+}
