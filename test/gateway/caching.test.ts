@@ -46,7 +46,7 @@ describe("page reads and caches", () => {
       ["b", "c"],
     );
     assert.equal(first.headers["cache-control"], "public, max-age=60");
-    assert.equal(first.headers.vary, "accept, accept-encoding, nova-format");
+    assert.equal(first.headers.vary, "accept, accept-encoding, nova-format, authorization");
     const etag = String(first.headers.etag);
     assert.match(etag, /^W\/"[\w-]+"$/);
 

@@ -2674,7 +2674,7 @@ export interface operations {
           "cache-control"?: string;
           /** @description Settled pages only: a weak validator over the page's records as they are rendered (format and integer mode included); the page's `tail` may differ under the same ETag. */
           etag?: string;
-          /** @description `accept, accept-encoding, nova-format`. */
+          /** @description `accept, accept-encoding, nova-format, authorization`. */
           vary?: string;
           [name: string]: unknown;
         };
@@ -2697,7 +2697,7 @@ export interface operations {
           "cache-control"?: string;
           /** @description Settled pages only: a weak validator over the page's records as they are rendered (format and integer mode included); the page's `tail` may differ under the same ETag. */
           etag?: string;
-          /** @description `accept, accept-encoding, nova-format`. */
+          /** @description `accept, accept-encoding, nova-format, authorization`. */
           vary?: string;
           [name: string]: unknown;
         };

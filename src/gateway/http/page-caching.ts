@@ -11,7 +11,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
  * What selects a page's representation besides its URL: an SSE request or a base64 read of the
  * same URL must never get a cached JSON page.
  */
-export const PAGE_VARY = "accept, accept-encoding, nova-format";
+export const PAGE_VARY = "accept, accept-encoding, nova-format, authorization";
 
 /**
  * `current` Vary with `names` added, each once (case-insensitively) and after what is there: CORS

@@ -1647,7 +1647,7 @@ export const routeSchemas = {
           },
           "vary": {
             "type": "string",
-            "description": "`accept, accept-encoding, nova-format`."
+            "description": "`accept, accept-encoding, nova-format, authorization`."
           }
         },
         "content": {
@@ -1681,7 +1681,7 @@ export const routeSchemas = {
           },
           "vary": {
             "type": "string",
-            "description": "`accept, accept-encoding, nova-format`."
+            "description": "`accept, accept-encoding, nova-format, authorization`."
           }
         }
       },

@@ -48,7 +48,7 @@ const pageCaching = {
     description:
       "Settled pages only: a weak validator over the page's records as they are rendered (format and integer mode included); the page's `tail` may differ under the same ETag.",
   },
-  vary: { type: "string", description: "`accept, accept-encoding, nova-format`." },
+  vary: { type: "string", description: "`accept, accept-encoding, nova-format, authorization`." },
 };
 
 /** What each error status means here, by the codes it carries (the table in docs/http-api.md). */
