@@ -385,7 +385,13 @@ describe("service routes", () => {
     const vary = String(res.headers.vary)
       .split(",")
       .map((name) => name.trim().toLowerCase());
-    assert.deepEqual(vary.sort(), ["accept", "accept-encoding", "nova-format", "origin"]);
+    assert.deepEqual(vary.sort(), [
+      "accept",
+      "accept-encoding",
+      "authorization",
+      "nova-format",
+      "origin",
+    ]);
   });
 });
 
