@@ -64,7 +64,16 @@ export function createChunkLoader(opts: ChunkLoaderOptions): ChunkLoader {
 
   const fetchAndVerify = async (entry: PlanEntry, signal: AbortSignal): Promise<VerifiedChunk> => {
     const source = "url" in entry.location ? "url" : "s3";
-    const lent = memory.take(entry.footerOff + entry.footerLen);
+    const size = entry.footerOff + entry.footerLen;
+    // Taken before a byte arrives: a plan's numbers never make it more than the cache holds.
+    if (size > opts.cacheBytes) {
+      metrics.fetches.inc({ source, outcome: "corrupt" });
+      throw new ChunkFault(
+        "corrupt",
+        `chunk ${entry.cacheKey}: the plan names ${size} bytes, more than the chunk cache holds (${opts.cacheBytes})`,
+      );
+    }
+    const lent = memory.take(size);
     try {
       await fetchInto(entry, lent.bytes, signal);
       metrics.fetchedBytes.inc({ source }, lent.bytes.length);

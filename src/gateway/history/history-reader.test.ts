@@ -471,6 +471,33 @@ describe("faults and the star", () => {
     }
   });
 
+  test("a plan naming a chunk larger than the cache holds is read through the star", async () => {
+    const star = await ModelStar.create({ chunks: [records(3), records(3)] });
+    const model = star.upstream();
+    const upstream = {
+      unary: (async (method: string, req: unknown, opts: unknown) => {
+        const res = (await (model.unary as (m: string, r: unknown, o: unknown) => unknown)(
+          method,
+          req,
+          opts,
+        )) as { entries?: { footer_off: string; payload_bytes: string }[] };
+        const entry = method === "ReadPlan" ? res.entries?.[0] : undefined;
+        // 2^44 bytes more than the object: nothing may be set aside for it.
+        if (entry)
+          entry.footer_off = entry.payload_bytes = String(BigInt(entry.footer_off) + 2n ** 44n);
+        return res;
+      }) as typeof model.unary,
+    };
+    const { service, metrics } = setup(star, 2, upstream);
+    const got = await service.page(
+      address,
+      { start: { seq_num: "0" }, clamp: false, wait: 0, int64: "number" },
+      {},
+    );
+    assert.deepEqual(plain(got.response.records), plain(star.all()));
+    assert.equal(await counter(metrics, "fallbacks", { reason: "corrupt" }), 1);
+  });
+
   test("a star without ReadPlan: the read goes through Read, counted as plan_failed", async () => {
     const star = await ModelStar.create({ chunks: [records(3)] });
     const model = star.upstream();
