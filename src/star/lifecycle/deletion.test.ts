@@ -152,13 +152,14 @@ test("a deleted stream whose reclaim failed is reclaimed when it is deleted agai
 });
 
 test("delete_on_empty whose tombstone fails leaves the stream to open again where it was", async () => {
-  const { store, held } = holding(
-    createMemoryStore(),
-    "put",
-    (key, body) =>
-      key.startsWith("meta/streams/") &&
-      JSON.parse(Buffer.from(body as Uint8Array).toString()).deleted_at_unix_ms !== "0",
-  );
+  // The tombstone fails, and so does the settle after it: storage is down for a moment.
+  const tombstone = (key: string, body?: Uint8Array) =>
+    key.startsWith("meta/streams/") &&
+    JSON.parse(Buffer.from(body as Uint8Array).toString()).deleted_at_unix_ms !== "0";
+  const chunks = holding(createMemoryStore(), "put", (key) => key.startsWith("chunks/"));
+  const { store, held } = holding(chunks.store, "put", tombstone);
+  chunks.held.holding = true;
+  chunks.held.fail = true;
   const { ctx, log, append, settled } = await star(store, 1 << 20);
   // Appended and trimmed, not yet settled: the records are only in the log and in memory.
   await append("a");

@@ -238,7 +238,7 @@ export function deleteStream(ctx: StarContext, bucket: string, key: string): Pro
 export async function deleteStreamNow(ctx: StarContext, stream: Stream__Output): Promise<void> {
   await ctx.catalog.putStream({ ...stream, deleted_at_unix_ms: String(ctx.now()) });
   ctx.uses.forget(stream.stream_id);
-  await ctx.registry.close(stream.stream_id);
+  await ctx.registry.close(stream.stream_id, streamNotFound(stream.bucket, stream.key));
   reclaimStream(ctx, stream.stream_id);
 }
 
@@ -265,9 +265,10 @@ export async function deleteIfEmpty(ctx: StarContext, stream: StreamLog): Promis
     try {
       await deleteStreamNow(ctx, now);
     } catch (err) {
-      // Not deleted after all: what the log holds settles (its entries are forgotten when it
-      // closes), and the next use opens the stream again.
-      await stream.settle();
+      // Not deleted after all: what the log holds settles if it can (all of it is below the
+      // trim point, which the state object holds), and the log leaves the registry either way,
+      // so the next use opens the stream again.
+      await stream.settle().catch(() => undefined);
       await ctx.registry.close(stream_id);
       throw err;
     }

@@ -19,7 +19,7 @@ import {
 } from "../../platform/objstore/index.ts";
 import { trimBody } from "../append/command-records.ts";
 import { validateBatch } from "../append/validate-batch.ts";
-import { unavailable } from "../errors.ts";
+import { streamNotFound, unavailable } from "../errors.ts";
 import { newBucket, newStream } from "../lifecycle/config.ts";
 import { DEFAULT_LIMITS } from "../limits.ts";
 import { ProducerBudget } from "../producers/producer-table.ts";
@@ -1101,8 +1101,11 @@ test("delete_on_empty: an aged stream without records is vacated after what is q
   };
   assert.equal(retry.code, status.UNAVAILABLE);
   assert.match(retry.details, /being deleted \(delete_on_empty\); retry/);
-  // Once deleted, what still holds it is told so.
+  // A close that names no reason (a hand-back's registry close) leaves it standing...
   log.close();
+  assert.equal(log.closeReason?.code, status.UNAVAILABLE);
+  // ...and once deleted, what still holds it is told so.
+  log.close(streamNotFound("logs", "k"));
   await refused(log.append(batch("b"), at(2)), status.NOT_FOUND, "NotFoundDetail");
   const never = await open(createMemoryStore(), descriptor({ created_at_unix_ms: "0" }));
   assert.equal(never.emptyAndAged(10n ** 12n), false, "0 is never");

@@ -916,14 +916,16 @@ export class StreamLog {
   }
 
   /** Ends the stream's life in this star: queued work and waiters fail with `reason`. */
-  close(reason: StarError = streamNotFound(this.descriptor.bucket, this.descriptor.key)): void {
+  close(given?: StarError): void {
     if (this.#closed) {
-      // A log closed for a while (UNAVAILABLE: a vacate, a move) may then be deleted.
-      if (this.#closed.code === status.UNAVAILABLE && reason.code !== status.UNAVAILABLE) {
-        this.#closed = reason;
+      // A log closed for a while (UNAVAILABLE: a vacate, a move) may then be deleted, which its
+      // deleter says; a close that names no reason leaves the first one standing.
+      if (given && this.#closed.code === status.UNAVAILABLE && given.code !== status.UNAVAILABLE) {
+        this.#closed = given;
       }
       return;
     }
+    const reason = given ?? streamNotFound(this.descriptor.bucket, this.descriptor.key);
     this.#closed = reason;
     this.#producers.release();
     for (const item of this.#pacer.close()) item.reject(reason);

@@ -11,6 +11,7 @@ import {
   type LogEntry,
 } from "../../contract/codec/index.ts";
 import { createMemoryStore, type PutCondition } from "../../platform/objstore/index.ts";
+import { fenceLog } from "../fleet/log-fence.ts";
 import { firstLogNumber, logKey, logPrefix } from "../storage/keys.ts";
 import { CommitLog } from "./commit-log.ts";
 
@@ -252,4 +253,44 @@ test("a new epoch refuses what the last one took and had not acknowledged, and w
   );
   assert.ok(!written.flat().includes("b"), `b was written: ${JSON.stringify(written)}`);
   assert.ok(written.flat().includes("c"));
+});
+
+test("a failed number of the last epoch, still being voided, never fences the epoch that began", async (t) => {
+  // The void's retry waits on setTimeout: the test moves that clock.
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  const inner = createMemoryStore();
+  const down = { log: false };
+  // The store refuses every log request for a moment: a PUT fails, and its void is retried.
+  const store = new Proxy(inner, {
+    get(target, name) {
+      const value = Reflect.get(target, name);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) =>
+        down.log && String(args[0]).startsWith(logPrefix("z"))
+          ? Promise.reject(new Error("503 SlowDown"))
+          : Reflect.apply(value, target, args);
+    },
+  });
+  const fenced: string[] = [];
+  const log = new CommitLog(store, "z", {
+    commitIntervalMs: 0,
+    maxObjectBytes: 1 << 20,
+    maxPutsInFlight: 2,
+    keepNewest: true,
+    onFenced: (by) => fenced.push(by),
+  });
+  log.begin(firstLogNumber(1));
+  await log.append(entry("a", 0n), 1);
+  down.log = true;
+  await assert.rejects(log.append(entry("a", 1n), 1), /SlowDown/);
+  down.log = false;
+  // The star rejoins: it fences its own last epoch (voiding the failed number as its epoch 2)
+  // and begins epoch 2, while the failed number's void waits to be tried again.
+  await fenceLog(store, "z", 1, 2, { member: "z", epoch: 2 });
+  log.begin(firstLogNumber(2));
+  t.mock.timers.tick(10_000);
+  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(fenced, []);
+  await log.append(entry("a", 1n), 1);
+  log.close();
 });

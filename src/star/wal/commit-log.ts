@@ -188,7 +188,7 @@ export class CommitLog {
     } catch (err) {
       // It may still land: the number is voided before anything after it resolves.
       for (const t of taken) t.reject(err);
-      await this.#voidNumber(number, body);
+      await this.#voidNumber(number, body, begun);
       this.#end(number, { taken: [] });
       return;
     }
@@ -229,14 +229,17 @@ export class CommitLog {
   }
 
   /** Makes a failed PUT's number hold a void, whether or not the PUT landed after all. */
-  async #voidNumber(number: bigint, ours: Uint8Array): Promise<void> {
+  async #voidNumber(number: bigint, ours: Uint8Array, begun: number): Promise<void> {
     const key = logKey(this.#starId, number);
     const epoch = epochOfLogNumber(number);
     const mark = encodeLogVoid({ by: this.#starId, epoch });
-    for (let wait = VOID_RETRY_MS; !this.#closed && !this.#fenced; ) {
+    // Until the log begins another epoch: that epoch's fence has settled this number's fate,
+    // and what it finds here must not fence the epoch that began.
+    for (let wait = VOID_RETRY_MS; !this.#closed && !this.#fenced && this.#begun === begun; ) {
       try {
         if ((await this.#store.putIf(key, mark, { ifNoneMatch: "*" })) !== undefined) return;
         const there = await this.#store.getVersioned(key);
+        if (this.#begun !== begun) return;
         if (there && Buffer.from(ours).equals(there.body)) {
           if ((await this.#store.putIf(key, mark, { ifMatch: there.etag })) !== undefined) return;
         } else if (there && isOwnVoid(there.body, this.#starId, epoch)) {
