@@ -27,6 +27,13 @@ export interface ChunkLoader {
   close(): Promise<void>;
 }
 
+/**
+ * The largest chunk object the loader fetches: a star cuts chunks at --settle-chunk-kb (1 MiB)
+ * plus one record (at most 1 MiB with its headers) and a footer; a star set to cut them larger
+ * than this is read through the star.
+ */
+export const MAX_CHUNK_OBJECT_BYTES = 256 * 1024 * 1024;
+
 export function createChunkLoader(opts: ChunkLoaderOptions): ChunkLoader {
   const { metrics } = opts;
   const idleBytes = opts.idleMemoryBytes ?? 32 * 1024 * 1024;
@@ -65,12 +72,12 @@ export function createChunkLoader(opts: ChunkLoaderOptions): ChunkLoader {
   const fetchAndVerify = async (entry: PlanEntry, signal: AbortSignal): Promise<VerifiedChunk> => {
     const source = "url" in entry.location ? "url" : "s3";
     const size = entry.footerOff + entry.footerLen;
-    // Taken before a byte arrives: a plan's numbers never make it more than the cache holds.
-    if (size > opts.cacheBytes) {
+    // Taken before a byte arrives: a plan's numbers never make it more than a chunk can be.
+    if (size > MAX_CHUNK_OBJECT_BYTES) {
       metrics.fetches.inc({ source, outcome: "corrupt" });
       throw new ChunkFault(
         "corrupt",
-        `chunk ${entry.cacheKey}: the plan names ${size} bytes, more than the chunk cache holds (${opts.cacheBytes})`,
+        `chunk ${entry.cacheKey}: the plan names ${size} bytes, more than a chunk object can be (${MAX_CHUNK_OBJECT_BYTES})`,
       );
     }
     const lent = memory.take(size);

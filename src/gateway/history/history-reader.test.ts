@@ -417,9 +417,11 @@ describe("faults and the star", () => {
   });
 
   test("a trim between the plan and its chunks: the page is the star's after it, none removed", async () => {
-    for (const [cached, reclaimed] of [
-      [1, 0],
-      [0, 1],
+    for (const [cached, reclaimed, budget] of [
+      [1, 0, undefined],
+      [0, 1, undefined],
+      // Bounded by bytes the cached chunk's records spend: the page is still the star's.
+      [0, 1, 6n],
     ] as const) {
       const star = await ModelStar.create({ chunks: [records(3), records(3), records(3)] });
       const model = star.upstream();
@@ -458,20 +460,46 @@ describe("faults and the star", () => {
       );
       await star.store.put(key, bytes);
       armed = true;
-      const got = await service.page(
-        address,
-        { start: { seq_num: "0" }, clamp: false, wait: 0, int64: "number" },
+      const query: ReadQuery = {
+        start: { seq_num: "0" },
+        ...(budget === undefined ? {} : { bytes: budget }),
+        clamp: false,
+        wait: 0,
+        int64: "number",
+      };
+      const got = await service.page(address, query, {});
+      const direct = (await (model.unary as (m: string, r: unknown, o: unknown) => unknown)(
+        "Read",
+        { ...address, seq_num: "0", count: 1000, bytes: String(budget ?? 1n << 20n), clamp: false },
         {},
+      )) as { records: Record__Output[] };
+      const seqs = (rs: Record__Output[]) => rs.map((r) => r.seq_num);
+      assert.deepEqual(
+        seqs(direct.records).slice(0, 1),
+        ["6"],
+        "the star's page starts at the trim",
       );
       assert.deepEqual(
-        got.response.records.map((r) => r.seq_num),
-        ["6", "7", "8"],
-        `cached chunk ${cached}, reclaimed ${reclaimed}`,
+        seqs(got.response.records),
+        seqs(direct.records),
+        `cached chunk ${cached}, reclaimed ${reclaimed}, bytes ${budget}`,
       );
     }
   });
 
-  test("a plan naming a chunk larger than the cache holds is read through the star", async () => {
+  test("a chunk larger than the chunk cache is fetched all the same, and not kept", async () => {
+    const star = await ModelStar.create({ chunks: [records(3), records(3)] });
+    const { service, metrics } = setup(star, 2, star.upstream(), 8, 16);
+    const got = await service.page(
+      address,
+      { start: { seq_num: "0" }, clamp: false, wait: 0, int64: "number" },
+      {},
+    );
+    assert.deepEqual(plain(got.response.records), plain(star.all()));
+    assert.equal(await counter(metrics, "fallbacks", {}), 0);
+  });
+
+  test("a plan naming a chunk larger than any chunk can be is read through the star", async () => {
     const star = await ModelStar.create({ chunks: [records(3), records(3)] });
     const model = star.upstream();
     const upstream = {

@@ -180,14 +180,17 @@ export function readService(
       for (const r of step.value.records) records.push(r);
       tail = step.value.tail;
     }
-    if (!end.planned) {
+    // The whole page through one Read: no plan, or a trim overtook the plan's page and took
+    // records it holds (its bounds were spent on them: the star's page has others).
+    const starPage = async (): Promise<PageResult> => {
       const response = await timed(timings, "starMs", () =>
         upstream.unary("Read", { ...address, ...fields }, route),
       );
       return { response, timings };
-    }
-    // A trim the star showed mid-page: the page holds nothing it removed, as the star's would not.
-    if (end.trimmedTo !== undefined) dropBelow(records, end.trimmedTo);
+    };
+    if (!end.planned) return starPage();
+    const below = (seq: bigint) => records.some((r) => BigInt(r.seq_num) < seq);
+    if (end.trimmedTo !== undefined && below(end.trimmedTo)) return starPage();
     // A batch's tail is at least one past its last record; the plan's may be older.
     if (!tail || (end.tail && BigInt(end.tail.seq_num) > BigInt(tail.seq_num))) {
       tail = end.tail ?? null;
@@ -217,9 +220,10 @@ export function readService(
       if (
         "seq_num" in end.next &&
         firstBack !== undefined &&
-        firstBack > BigInt(end.next.seq_num)
+        firstBack > BigInt(end.next.seq_num) &&
+        below(firstBack)
       ) {
-        dropBelow(records, firstBack);
+        return starPage();
       }
       let served = 0;
       for (const r of res.records) {
@@ -245,9 +249,3 @@ export function readService(
 }
 
 /** A start ReadPlan takes: a seq_num or a timestamp (a tail start reads through the star). */
-
-/** Removes the records below `seq` (a trim point learnt mid-page) from a page being built. */
-function dropBelow(records: Record__Output[], seq: bigint): void {
-  const kept = records.filter((r) => BigInt(r.seq_num) >= seq);
-  records.splice(0, records.length, ...kept);
-}
