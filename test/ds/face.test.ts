@@ -109,11 +109,13 @@ describe("the Durable Streams face", () => {
     const etag = first.headers.get("etag") as string;
     const control = first.headers.get("cache-control");
     assert.match(control ?? "", /^public, max-age=/);
+    assert.match(first.headers.get("vary") ?? "", /authorization/i);
     const again = await fetch(`${url("trimmed")}?offset=-1`, {
       headers: { "if-none-match": etag },
     });
     assert.equal(again.status, 304);
     assert.equal(again.headers.get("cache-control"), control);
+    assert.match(again.headers.get("vary") ?? "", /authorization/i);
     const trim = await fetch(`${(gw as Gateway).base}/v1/buckets/ds-face/streams/trimmed/trim`, {
       method: "POST",
       headers: { "content-type": "application/json" },

@@ -11,7 +11,13 @@ import {
   toHttpError,
 } from "../errors/index.ts";
 import type { ReadService } from "../history/index.ts";
-import { clientAbortSignal, clientKey, etagMatches, takeOverConnection } from "../http/index.ts";
+import {
+  clientAbortSignal,
+  clientKey,
+  etagMatches,
+  takeOverConnection,
+  varyWith,
+} from "../http/index.ts";
 import {
   SSE_HEADERS,
   type SubscribeDeps,
@@ -239,6 +245,7 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
           .code(304)
           .headers(pageHeaders(page, live === "long-poll", echoed))
           .headers(cacheHeaders(opts.cacheMaxAgeS, req.headers.authorization !== undefined))
+          .header("vary", varyWith(String(reply.getHeader("vary") ?? ""), "authorization"))
           .send();
       }
     }
@@ -262,6 +269,10 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
         ? cacheHeaders(opts.cacheMaxAgeS, how.credential === true)
         : { "cache-control": "no-store" },
     );
+    // A browser's own cache keeps one token's page apart from another's.
+    if (how.cacheable) {
+      reply.header("vary", varyWith(String(reply.getHeader("vary") ?? ""), "authorization"));
+    }
     return reply.code(200).send(renderBody(page.records, json));
   }
 

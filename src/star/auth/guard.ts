@@ -203,7 +203,8 @@ function listBucketsGuard(
       let res = await from(call.request.start_after);
       const size = res.buckets.length;
       const buckets = res.buckets.filter(readable);
-      while (res.next !== "" && buckets.length < size) {
+      // Until the page is full, the listing ends, or the caller is gone (a deadline, a cancel).
+      while (res.next !== "" && buckets.length < size && !call.cancelled) {
         res = await from(res.next);
         buckets.push(...res.buckets.filter(readable));
       }
