@@ -111,6 +111,53 @@ test("a member that stops renewing is taken over once, after a lease, and leaves
   void c;
 });
 
+test("a renewal read by a slow GET counts from when the read answered: no takeover before it ends", async () => {
+  const inner = createMemoryStore();
+  const held: { gate?: Promise<void> } = {};
+  // b's reads of a's lease wait on the gate while it is set.
+  const slow = new Proxy(inner, {
+    get(target, name) {
+      if (name === "getVersioned") {
+        return async (key: string) => {
+          const gate = key === leaseKey("a") ? held.gate : undefined;
+          held.gate = undefined;
+          if (gate) await gate;
+          return inner.getVersioned(key);
+        };
+      }
+      const value = Reflect.get(target, name);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const clock = { now: 0 };
+  const a = member(inner, clock, "a");
+  const b = member(slow, clock, "b");
+  const c = member(inner, clock, "c");
+  for (const m of [a, b, c]) await m.keeper.join();
+  await rounds([a, b, c]);
+  clock.now = 250;
+  let open = () => {};
+  held.gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  // b's round starts at 250 and its read of a's lease is slow; a renews at 300 meanwhile.
+  const round = b.keeper.tick();
+  await new Promise((resolve) => setImmediate(resolve));
+  clock.now = 300;
+  await rounds([a, c]);
+  open();
+  await round;
+  await b.keeper.settled();
+  // a is paused from here: by its own clock it holds until 300 + a lease.
+  clock.now = 300 + LEASE - 1;
+  await rounds([b, c]);
+  assert.equal((await lease(inner, "a"))?.state, "live", "not taken over while it holds");
+  assert.ok(b.keeper.view.includes("a"));
+  clock.now = 300 + LEASE + 1;
+  await rounds([b, c], 2);
+  assert.equal((await lease(inner, "a"))?.state, "fenced", "taken over once it lapsed");
+});
+
 test("a taken-over member rejoins with a new epoch and leads once every member handed back", async () => {
   const { store, clock, a, b } = await fleet();
   clock.now += LEASE;

@@ -267,7 +267,6 @@ export class LeaseKeeper {
 
   /** Reads every other member's lease, and this member's own while it does not hold it. */
   async #readOthers(): Promise<Map<string, Read | undefined>> {
-    const now = this.#now();
     const reads = new Map<string, Read | undefined>();
     await Promise.all(
       this.#o.members
@@ -275,7 +274,9 @@ export class LeaseKeeper {
         .map(async (m) => {
           const read = await this.#read(m);
           reads.set(m, read);
-          this.#watch.observe(m, read?.etag, now);
+          // Stamped when the read answered, not when it was sent: a renewal it carries may have
+          // been made while it was on its way, and the holder's lease counts from then.
+          this.#watch.observe(m, read?.etag, this.#now());
           if (read) this.#records.set(m, read.record);
           else this.#records.delete(m);
         }),
