@@ -6,7 +6,11 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import pino from "pino";
 import { decodeLogVoid } from "../../contract/codec/index.ts";
-import { createMemoryStore, type ObjectStore } from "../../platform/objstore/index.ts";
+import {
+  createMemoryStore,
+  type ObjectStore,
+  type PutCondition,
+} from "../../platform/objstore/index.ts";
 import { firstLogNumber, logKey } from "../storage/keys.ts";
 import { LeaseKeeper } from "./lease-keeper.ts";
 import { decodeLease, leaseKey } from "./lease-record.ts";
@@ -156,6 +160,41 @@ test("a renewal read by a slow GET counts from when the read answered: no takeov
   clock.now = 300 + LEASE + 1;
   await rounds([b, c], 2);
   assert.equal((await lease(inner, "a"))?.state, "fenced", "taken over once it lapsed");
+});
+
+test("a renewal that landed but whose answer was lost keeps the lease: the next one goes on", async () => {
+  const inner = createMemoryStore();
+  const lost = { next: false };
+  const store = new Proxy(inner, {
+    get(target, name) {
+      if (name === "putIf") {
+        return async (key: string, body: Uint8Array, condition: PutCondition) => {
+          const etag = await inner.putIf(key, body, condition);
+          if (key === leaseKey("a") && lost.next) {
+            lost.next = false;
+            throw new Error("socket timeout (the PUT landed)");
+          }
+          return etag;
+        };
+      }
+      const value = Reflect.get(target, name);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const clock = { now: 0 };
+  const members = MEMBERS.map((name) => member(store, clock, name));
+  const a = members[0] as Member;
+  for (const m of members) await m.keeper.join();
+  await rounds(members);
+  clock.now += LEASE / 4;
+  lost.next = true;
+  await rounds(members);
+  clock.now += LEASE / 4;
+  await rounds(members);
+  assert.deepEqual(a.lost, []);
+  assert.equal(a.keeper.holds, true);
+  assert.equal(a.keeper.stats.renewals >= 2, true, String(a.keeper.stats.renewals));
+  assert.equal((await lease(inner, "a"))?.state, "live");
 });
 
 test("a taken-over member rejoins with a new epoch and leads once every member handed back", async () => {

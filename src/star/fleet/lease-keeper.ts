@@ -61,6 +61,8 @@ export class LeaseKeeper {
   readonly #watch: LeaseWatch;
   readonly #records = new Map<string, LeaseRecord>();
   #mine: Read | undefined;
+  /** A write of this member's own record whose answer was lost (it may have landed). */
+  #unanswered: LeaseRecord | undefined;
   #holding = false;
   #heldUntil = 0;
   #view: string[] = [];
@@ -399,14 +401,41 @@ export class LeaseKeeper {
       const mine = this.#mine;
       if (!mine || !this.#holding) return false;
       const next = { ...change(mine.record), writes: mine.record.writes + 1 };
-      const etag = await this.#put(next, { ifMatch: mine.etag });
-      if (etag === undefined) return false;
+      let etag: string | undefined;
+      try {
+        etag = await this.#put(next, { ifMatch: mine.etag });
+      } catch (err) {
+        // Its answer was lost, not necessarily the write: it may be the object's content now.
+        this.#unanswered = next;
+        throw err;
+      }
+      if (etag === undefined) {
+        const landed = await this.#landedUnanswered();
+        if (!landed) return false;
+        // A write of ours landed unanswered: the object is still ours, one write further.
+        const again = { ...change(landed.record), writes: landed.record.writes + 1 };
+        etag = await this.#put(again, { ifMatch: landed.etag });
+        if (etag === undefined) return false;
+        this.#mine = { record: again, etag };
+        this.#records.set(this.#o.self, again);
+        return true;
+      }
+      this.#unanswered = undefined;
       this.#mine = { record: next, etag };
       this.#records.set(this.#o.self, next);
       return true;
     });
     this.#writes = run.catch(() => undefined);
     return run;
+  }
+
+  /** This member's own object, when it holds the write of ours whose answer was lost. */
+  async #landedUnanswered(): Promise<Read | undefined> {
+    const tried = this.#unanswered;
+    this.#unanswered = undefined;
+    if (!tried) return undefined;
+    const own = await this.#o.store.getVersioned(leaseKey(this.#o.self));
+    return own?.body.equals(encodeLease(tried)) ? { record: tried, etag: own.etag } : undefined;
   }
 
   /** Voids and replays a lapsed member's log, then marks it fenced: its streams move. */
