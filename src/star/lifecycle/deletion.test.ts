@@ -1,8 +1,10 @@
-// Deleting a stream over the real registry, logs and catalog on a memory store, with a star
-// context around them: delete_on_empty against a reconfigure under way and when its tombstone
-// fails, and a deleted stream's reclaim run again by a repeated DeleteStream.
+// Deleting and reconfiguring a stream over the real registry, logs and catalog on a memory
+// store, with a star context around them: delete_on_empty against a reconfigure under way and
+// when its tombstone fails, a deleted stream's reclaim run again by a repeated DeleteStream, and
+// leadership moving while a descriptor write waits for the stream's lock.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { status } from "@grpc/grpc-js";
 import pino from "pino";
 import { KeyTurns } from "../../platform/concurrency/key-turns.ts";
 import { createMemoryStore, type ObjectStore } from "../../platform/objstore/index.ts";
@@ -38,6 +40,8 @@ async function star(store: ObjectStore, settleChunkBytes = 1) {
     async () => {},
   );
   const self = { name: "star", address: "127.0.0.1:1" };
+  const other = { name: "other", address: "127.0.0.1:2" };
+  const leading = { now: true };
   const background: Promise<void>[] = [];
   const ctx = {
     id: "star",
@@ -47,7 +51,11 @@ async function star(store: ObjectStore, settleChunkBytes = 1) {
     uses: new StreamUses(0),
     now: Date.now,
     locks: new KeyTurns(),
-    fleet: { self, leaderOf: () => self, leads: () => true },
+    fleet: {
+      self,
+      leaderOf: () => (leading.now ? self : other),
+      leads: () => leading.now,
+    },
     lease: undefined,
     limits: DEFAULT_LIMITS,
     log: pino({ level: "silent" }),
@@ -72,7 +80,7 @@ async function star(store: ObjectStore, settleChunkBytes = 1) {
       { arrivalMs: 1n },
     );
   const settled = () => Promise.all(background.splice(0));
-  return { ctx, catalog, log, append, settled };
+  return { ctx, catalog, log, append, settled, leading };
 }
 
 /** `store` whose next call of `method` on a key `matches` says is held until released. */
@@ -185,3 +193,23 @@ function append_to(log: Awaited<ReturnType<StarContext["registry"]["open"]>>, bo
     { arrivalMs: 2n },
   );
 }
+
+test("a descriptor write that waited for the lock while leadership moved answers NotOwner", async () => {
+  const { ctx, catalog, leading } = await star(createMemoryStore());
+  let release = () => {};
+  const holder = ctx.locks.take("stream/logs/k", () => new Promise<void>((r) => (release = r)));
+  const config = { retention_max_age_ms: "60000" } as Parameters<typeof reconfigureStreamVerb>[3];
+  const reconfigured = reconfigureStreamVerb(ctx, "logs", "k", config);
+  const deleted = deleteStream(ctx, "logs", "k");
+  // A hand-back moves the stream while both wait (the holder's turn has begun by then).
+  await new Promise((resolve) => setImmediate(resolve));
+  leading.now = false;
+  release();
+  await holder;
+  for (const write of [reconfigured, deleted]) {
+    await assert.rejects(write, (err: { code: number }) => err.code === status.FAILED_PRECONDITION);
+  }
+  const now = await catalog.getStream("logs", "k", { fresh: true });
+  assert.equal(now?.deleted_at_unix_ms, "0");
+  assert.equal(now?.retention_max_age_ms, "0");
+});

@@ -212,6 +212,9 @@ export function reconfigureStreamVerb(
 ): Promise<Stream__Output> {
   requireLeader(ctx, bucket, key);
   return ctx.locks.take(lockKey(bucket, key), async () => {
+    // Again once the lock is had: a hand-back or a lapsed lease while it waited moves the
+    // descriptor's one writer.
+    requireLeader(ctx, bucket, key);
     const next = reconfigureStream(await liveStream(ctx, bucket, key), config);
     await ctx.catalog.putStream(next);
     const log = await ctx.registry.peek(next.stream_id);
@@ -224,6 +227,7 @@ export function reconfigureStreamVerb(
 export function deleteStream(ctx: StarContext, bucket: string, key: string): Promise<void> {
   requireLeader(ctx, bucket, key);
   return ctx.locks.take(lockKey(bucket, key), async () => {
+    requireLeader(ctx, bucket, key);
     await liveBucket(ctx, bucket);
     checkStreamKey(key);
     const stream = await ctx.catalog.getStream(bucket, key);
