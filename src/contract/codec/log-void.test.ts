@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import { encodeLogObject } from "./log-object.ts";
-import { decodeLogVoid, encodeLogVoid, VOID_MAGIC } from "./log-void.ts";
+import { decodeLogVoid, encodeLogVoid, isOwnVoid, VOID_MAGIC } from "./log-void.ts";
 
 test("a void decodes to what was encoded", () => {
   fc.assert(
@@ -34,4 +34,12 @@ test("a log object, a cut void and other bytes are not voids", () => {
       assert.equal(decodeLogVoid(bytes), undefined);
     }),
   );
+});
+
+test("a void is the log's own only with its star and its epoch", () => {
+  assert.ok(isOwnVoid({ by: "s1", epoch: 3 }, "s1", 3));
+  // A fence: by another member, or by the same star restarted at a newer epoch.
+  assert.ok(!isOwnVoid({ by: "s2", epoch: 3 }, "s1", 3));
+  assert.ok(!isOwnVoid({ by: "s1", epoch: 4 }, "s1", 3));
+  assert.ok(!isOwnVoid(undefined, "s1", 3));
 });

@@ -17,6 +17,15 @@ export function encodeLogVoid(v: LogVoid): Buffer {
   return Buffer.concat([VOID_MAGIC, Buffer.from(JSON.stringify({ by: v.by, epoch: v.epoch }))]);
 }
 
+/**
+ * Whether a void is one the log of `star` wrote itself at its own number in `epoch` (a PUT that
+ * failed): the log goes on past such a void. A fence's names the fencer, or the same star's
+ * later epoch (its restart), and stops the log.
+ */
+export function isOwnVoid(v: LogVoid | undefined, star: string, epoch: number): boolean {
+  return v?.by === star && v.epoch === epoch;
+}
+
 /** The void a log object is, or undefined when it is not one (a log object, or damage). */
 export function decodeLogVoid(bytes: Uint8Array): LogVoid | undefined {
   if (bytes.length < VOID_MAGIC.length) return undefined;

@@ -12,11 +12,11 @@ import {
 } from "../errors/index.ts";
 import type { ReadService } from "../history/index.ts";
 import {
+  addVary,
   clientAbortSignal,
   clientKey,
   etagMatches,
   takeOverConnection,
-  varyWith,
 } from "../http/index.ts";
 import {
   SSE_HEADERS,
@@ -241,12 +241,12 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
       reply.header("etag", etag);
       if (etagMatches(req.headers["if-none-match"], etag)) {
         // A 304 says what the 200 would have said of caching (RFC 9110, 15.4.5).
-        return reply
+        reply
           .code(304)
           .headers(pageHeaders(page, live === "long-poll", echoed))
-          .headers(cacheHeaders(opts.cacheMaxAgeS, req.headers.authorization !== undefined))
-          .header("vary", varyWith(String(reply.getHeader("vary") ?? ""), "authorization"))
-          .send();
+          .headers(cacheHeaders(opts.cacheMaxAgeS, req.headers.authorization !== undefined));
+        addVary(reply, "authorization");
+        return reply.send();
       }
     }
     return sendPage(reply, page, json, {
@@ -270,9 +270,7 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
         : { "cache-control": "no-store" },
     );
     // A browser's own cache keeps one token's page apart from another's.
-    if (how.cacheable) {
-      reply.header("vary", varyWith(String(reply.getHeader("vary") ?? ""), "authorization"));
-    }
+    if (how.cacheable) addVary(reply, "authorization");
     return reply.code(200).send(renderBody(page.records, json));
   }
 

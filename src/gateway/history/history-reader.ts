@@ -22,7 +22,7 @@ import type { ChunkLoader } from "./chunk-loader.ts";
 import { ChunkFault } from "./faults.ts";
 import type { ReadPlanMetrics } from "./metrics.ts";
 import { pageEndsAt } from "./page-end.ts";
-import { pageRead } from "./page-read.ts";
+import { pageRead, trimPointShown } from "./page-read.ts";
 import { BadPlanError, type PlanEntry } from "./plan-entry.ts";
 import {
   fetchPlan,
@@ -273,12 +273,8 @@ export async function* readHistory(
         return;
       }
       firstCall = false;
-      // A star's records run unbroken from its trim point: a first one past where it was asked
-      // from is the trim point, and every record below it is gone.
-      const firstBack = res.records[0] === undefined ? undefined : BigInt(res.records[0].seq_num);
-      if ("seq_num" in start && firstBack !== undefined && firstBack > BigInt(start.seq_num)) {
-        if (trimmedTo === undefined || firstBack > trimmedTo) trimmedTo = firstBack;
-      }
+      const shown = trimPointShown(start, res);
+      if (shown !== undefined && (trimmedTo === undefined || shown > trimmedTo)) trimmedTo = shown;
       tail = newer(tail, res.tail);
       closed ||= res.closed;
       let served = 0;

@@ -23,6 +23,18 @@ export interface PageReadOptions {
   timings: Timings;
 }
 
+/**
+ * The trim point a Read's answer shows, if it shows one: a star's records run unbroken from its
+ * trim point, so a first record past the seq_num the Read was asked from is it (every record
+ * below is gone).
+ */
+export function trimPointShown(asked: PlanStart, res: ReadResponse__Output): bigint | undefined {
+  const first = res.records[0];
+  if (!("seq_num" in asked) || first === undefined) return undefined;
+  const seq = BigInt(first.seq_num);
+  return seq > BigInt(asked.seq_num) ? seq : undefined;
+}
+
 export function pageRead(o: PageReadOptions): StarRead {
   const route = { ...o.call, ...o.address };
   const until = o.untilMs === undefined ? {} : { until_ms: o.untilMs.toString() };

@@ -20,7 +20,7 @@ import {
 } from "./history-reader.ts";
 import type { ReadPlanMetrics } from "./metrics.ts";
 import { pageEndsAt } from "./page-end.ts";
-import { pageRead } from "./page-read.ts";
+import { pageRead, trimPointShown } from "./page-read.ts";
 import { PageTrail } from "./page-trail.ts";
 import { type PlanStart, planStart } from "./plan-source.ts";
 import { createS3Fetcher, type S3Settings } from "./s3-fetcher.ts";
@@ -215,16 +215,8 @@ export function readService(
         return { response: { records, tail }, timings };
       }
       tail = res.tail;
-      // The star's records run unbroken from its trim point: a first one past the cursor is it.
-      const firstBack = res.records[0] === undefined ? undefined : BigInt(res.records[0].seq_num);
-      if (
-        "seq_num" in end.next &&
-        firstBack !== undefined &&
-        firstBack > BigInt(end.next.seq_num) &&
-        below(firstBack)
-      ) {
-        return starPage();
-      }
+      const shown = trimPointShown(end.next, res);
+      if (shown !== undefined && below(shown)) return starPage();
       let served = 0;
       for (const r of res.records) {
         const size = contentBytes(r);

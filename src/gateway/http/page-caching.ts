@@ -28,6 +28,12 @@ export function varyWith(current: string | undefined, names: string): string {
   return [...byLowerCase.values()].join(", ");
 }
 
+/** Adds `names` to the reply's Vary (after what is there, each once). */
+export function addVary(reply: FastifyReply, names: string): void {
+  const vary = reply.getHeader("vary");
+  reply.header("vary", varyWith(vary === undefined ? undefined : String(vary), names));
+}
+
 /** A page read's start and what it returned: the parts that decide whether it can change. */
 export interface PageShape {
   start: Readonly<Record<string, string>>;
@@ -85,10 +91,8 @@ export function answerCached(
   caching: { settled: boolean; credential: boolean; maxAgeS: number },
 ): boolean {
   const control = pageCacheControl(caching.settled, caching.credential, caching.maxAgeS);
-  const vary = reply.getHeader("vary");
-  reply
-    .header("cache-control", control)
-    .header("vary", varyWith(vary === undefined ? undefined : String(vary), PAGE_VARY));
+  reply.header("cache-control", control);
+  addVary(reply, PAGE_VARY);
   if (control === "no-store") return false;
   const etag = pageEtag(json);
   reply.header("etag", etag);

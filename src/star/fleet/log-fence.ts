@@ -5,7 +5,7 @@
 // that matters is a missing one in (H - inFlight, H + 1]: voiding each of those (If-None-Match)
 // leaves nothing it can still acknowledge, and everything it acknowledged is in the objects
 // listed. A void that loses its race (the PUT landed first) sends the fence round again.
-import { decodeLogVoid, encodeLogVoid } from "../../contract/codec/index.ts";
+import { decodeLogVoid, encodeLogVoid, isOwnVoid } from "../../contract/codec/index.ts";
 import type { ObjectStore } from "../../platform/objstore/index.ts";
 import { epochOfLogNumber, firstLogNumber, logKey } from "../storage/keys.ts";
 import { listLogNumbers } from "../wal/log-objects.ts";
@@ -37,7 +37,7 @@ export async function fenceLog(
     // log wrote itself (a PUT that failed) does not: the log goes on past it.
     const top = present.has(highest) ? await store.get(logKey(member, highest)) : undefined;
     const mark = top && decodeLogVoid(top);
-    const to = mark && !(mark.by === member && mark.epoch === epoch) ? highest : highest + 1n;
+    const to = mark && !isOwnVoid(mark, member, epoch) ? highest : highest + 1n;
     const missing: bigint[] = [];
     for (let n = from; n <= to; n++) if (!present.has(n)) missing.push(n);
     const written = await Promise.all(

@@ -15,6 +15,7 @@ import {
   decodeLogVoid,
   encodeLogObject,
   encodeLogVoid,
+  isOwnVoid,
   type LogEntry,
 } from "../../contract/codec/index.ts";
 import type { ObjectStore } from "../../platform/objstore/index.ts";
@@ -242,7 +243,7 @@ export class CommitLog {
         if (this.#begun !== begun) return;
         if (there && Buffer.from(ours).equals(there.body)) {
           if ((await this.#store.putIf(key, mark, { ifMatch: there.etag })) !== undefined) return;
-        } else if (there && isOwnVoid(there.body, this.#starId, epoch)) {
+        } else if (there && isOwnVoid(decodeLogVoid(there.body), this.#starId, epoch)) {
           return;
         } else if (there) {
           this.#fence(key, there);
@@ -334,10 +335,4 @@ export class CommitLog {
     for (const t of this.#waiting.splice(0)) t.reject(reason);
     this.#waitingBytes = 0;
   }
-}
-
-/** A void the log's epoch wrote itself; its member's later epoch (a restart) fences it instead. */
-function isOwnVoid(body: Uint8Array, starId: string, epoch: number): boolean {
-  const mark = decodeLogVoid(body);
-  return mark?.by === starId && mark.epoch === epoch;
 }
