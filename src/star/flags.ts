@@ -66,6 +66,12 @@ export const flags = defineFlags({
     min: 0,
     help: "decoded chunks kept in memory for reads (those read back, and each stream's newest as written), MiB",
   },
+  "stream-idle-close-ms": {
+    type: "int",
+    default: DEFAULT_LIMITS.streamIdleCloseMs,
+    min: 0,
+    help: "a stream with nothing under way is closed after this long unused (its memory freed) and opened again from storage on its next use; checked at each retention round; 0: never",
+  },
   "retention-interval-ms": {
     type: "int",
     default: 5000,

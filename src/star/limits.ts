@@ -65,6 +65,8 @@ export interface StarLimits {
   settleMaxAgeMs: number;
   /** How often the settler looks for streams to settle (and retries deleting log objects). */
   settleIntervalMs: number;
+  /** A stream with nothing under way closes after this long unused, and opens again on use; 0: never. */
+  streamIdleCloseMs: number;
   /** Unsettled content bytes kept in memory, all streams together, before the largest settle. */
   maxUnsettledBytes: number;
   /** A producer idle this long is forgotten by the stream (docs/producers.md). */
@@ -101,6 +103,7 @@ export const DEFAULT_LIMITS: StarLimits = {
   settleChunkBytes: 1024 * 1024,
   settleMaxAgeMs: 30_000,
   settleIntervalMs: 1000,
+  streamIdleCloseMs: 600_000,
   maxUnsettledBytes: 256 * 1024 * 1024,
   producerTtlMs: 7 * 24 * 3600 * 1000,
   maxProducersPerStream: 1000,

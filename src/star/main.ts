@@ -92,6 +92,7 @@ const star = await startStar({
     settleChunkBytes: opts.settleChunkKb * 1024,
     settleMaxAgeMs: opts.settleMaxAgeMs,
     settleIntervalMs: opts.settleIntervalMs,
+    streamIdleCloseMs: opts.streamIdleCloseMs,
     maxUnsettledBytes: opts.settleMaxUnsettledMb * 1024 * 1024,
     producerTtlMs: opts.producerTtlMs,
     maxProducersPerStream: opts.maxProducersPerStream,

@@ -15,7 +15,7 @@ import { LeaseKeeper } from "./fleet/lease-keeper.ts";
 import { Fleet, type Member } from "./fleet/members.ts";
 import { Peers } from "./fleet/peers.ts";
 import { StreamUses } from "./lifecycle/expiry.ts";
-import { deleteIfEmpty } from "./lifecycle/streams.ts";
+import { retentionRound } from "./lifecycle/retention-round.ts";
 import { DEFAULT_LIMITS, type StarLimits } from "./limits.ts";
 import { ProducerBudget } from "./producers/producer-table.ts";
 import { dataPlaneHandlers } from "./service/dataplane.ts";
@@ -244,15 +244,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
 
   const retention = setInterval(() => {
     if (!holdsLease()) return;
-    ctx.background("retention", async () => {
-      const now = BigInt(ctx.now());
-      for (const stream of await registry.openLogs()) {
-        const point = stream.retentionPoint(now);
-        if (point > stream.trimPoint) await stream.trimTo(point);
-        await stream.reclaim();
-        if (stream.emptyAndAged(now)) await deleteIfEmpty(ctx, stream);
-      }
-    });
+    ctx.background("retention", () => retentionRound(ctx));
   }, options.retentionIntervalMs ?? 5_000);
   retention.unref();
   const settling = setInterval(() => {

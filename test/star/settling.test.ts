@@ -364,3 +364,92 @@ describe("settled and unsettled", () => {
     assert.deepEqual(bodies((await readAll(star.client, s.bucket, s.key)).records), texts(10, 5));
   });
 });
+
+describe("streams closed idle (--stream-idle-close-ms)", () => {
+  let star: StarProcess;
+  before(async () => {
+    star = await startStar([
+      ...ALWAYS_SETTLE,
+      "--retention-interval-ms",
+      "20",
+      "--stream-idle-close-ms",
+      "1",
+    ]);
+    await call(star.client, "CreateBucket", { name: "idle" });
+  });
+  after(() => stop(star));
+
+  const append = (key: string, texts: string[], stampMs?: number) =>
+    call(star.client, "Append", {
+      bucket: "idle",
+      key,
+      records: texts.map((t) => ({
+        body: Buffer.from(t),
+        ...(stampMs === undefined ? {} : { timestamp_ms: String(stampMs) }),
+      })),
+    });
+  const stats = () => starStats(star.address);
+
+  test("an idle stream's log closes and opens again on use with every record and its state", async () => {
+    const s = { bucket: "idle", key: "reopen" };
+    await call(star.client, "CreateStream", s);
+    await append(s.key, ["a", "b"]);
+    await call(star.client, "Fence", { ...s, fencing_token: "t1" });
+    await waitFor(async () => (await stats()).open_streams === "0" || undefined, {
+      message: "the idle log closed",
+    });
+    assert.ok(Number((await stats()).streams_closed_idle) >= 1);
+    assert.deepEqual(bodies((await readAll(star.client, s.bucket, s.key)).records), ["a", "b"]);
+    // The fencing token came back from the state object: an append with another is refused.
+    await assert.rejects(
+      call(star.client, "Append", {
+        ...s,
+        fencing_token: "t0",
+        records: [{ body: Buffer.from("c") }],
+      }),
+      /fencing/i,
+    );
+    const ack = await call(star.client, "Append", {
+      ...s,
+      fencing_token: "t1",
+      records: [{ body: Buffer.from("c") }],
+    });
+    assert.equal(ack.start?.seq_num, "2");
+  });
+
+  test("a subscriber keeps its stream's log open and gets what is appended later", async () => {
+    const s = { bucket: "idle", key: "followed" };
+    await call(star.client, "CreateStream", s);
+    await append(s.key, ["a"]);
+    const got = subscribeUntil(star.client, { ...s, seq_num: "0" }, 3);
+    // Another stream used since closes idle; the subscriber's does not.
+    const closedBefore = Number((await stats()).streams_closed_idle);
+    await call(star.client, "CreateStream", { ...s, key: "other" });
+    await append("other", ["x"]);
+    await waitFor(
+      async () => Number((await stats()).streams_closed_idle) > closedBefore || undefined,
+      { message: "the other stream closed idle" },
+    );
+    assert.equal((await stats()).open_streams, "1");
+    await append(s.key, ["b"]);
+    await append(s.key, ["c"]);
+    assert.deepEqual(bodies(await got), ["a", "b", "c"]);
+  });
+
+  test("age retention reaches a stream closed idle: it opens when its oldest chunk ages out", async () => {
+    const s = { bucket: "idle", key: "aging" };
+    await call(star.client, "CreateStream", { ...s, config: { retention_max_age_ms: "600000" } });
+    // Out of the retention window 1.5 s from now.
+    await append(s.key, ["old"], Date.now() - 600_000 + 1_500);
+    await waitFor(async () => (await stats()).dormant_streams === "1" || undefined, {
+      message: "closed idle, remembered for its retention",
+    });
+    // No read opens it meanwhile: the round does, when due, trims it and closes it again.
+    await waitFor(async () => (await stats()).dormant_streams === "0" || undefined, {
+      message: "opened for its retention",
+    });
+    const { records, tail } = await readAll(star.client, s.bucket, s.key);
+    assert.deepEqual(records, []);
+    assert.equal(tail, "1");
+  });
+});

@@ -5,7 +5,7 @@ import type { StarContext } from "../context.ts";
 import { StarError } from "../errors.ts";
 import { newBucket, newStream } from "./config.ts";
 import { StreamUses } from "./expiry.ts";
-import { resolveLedStream } from "./streams.ts";
+import { resolveLedDescriptor, withLedLog } from "./streams.ts";
 
 const bucket = newBucket("b-1", null, "", 0);
 const stream = newStream(
@@ -50,9 +50,9 @@ function star() {
     uses: new StreamUses(0),
     now: () => 2_000,
     registry: {
-      open: async (s: Stream__Output) => {
+      hold: async (s: Stream__Output) => {
         opened.push(s.stream_id);
-        return {};
+        return { log: {}, release: () => {} };
       },
     },
   } as unknown as StarContext;
@@ -61,7 +61,9 @@ function star() {
 
 test("a stream led when the call came is opened", async () => {
   const s = star();
-  const pending = resolveLedStream(s.ctx, "b-1", "k");
+  const pending = resolveLedDescriptor(s.ctx, "b-1", "k").then((d) =>
+    withLedLog(s.ctx, d, async () => {}),
+  );
   s.read();
   await pending;
   assert.deepEqual(s.opened, ["s-1"]);
@@ -69,7 +71,9 @@ test("a stream led when the call came is opened", async () => {
 
 test("leadership that moved while the descriptor was read opens nothing: NotOwner", async () => {
   const s = star();
-  const pending = resolveLedStream(s.ctx, "b-1", "k");
+  const pending = resolveLedDescriptor(s.ctx, "b-1", "k").then((d) =>
+    withLedLog(s.ctx, d, async () => {}),
+  );
   // A hand-back: the view changed, and the stream's log was closed here.
   s.moved();
   s.read();

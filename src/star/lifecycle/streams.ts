@@ -96,15 +96,15 @@ function expired(ctx: StarContext, stream: Stream__Output): boolean {
   return true;
 }
 
-/** The open log of a stream this star leads (else NotOwner), created on first use if allowed. */
-export async function resolveLedStream(
+/** The descriptor of a stream this star leads (else NotOwner), created on first use if allowed. */
+export async function resolveLedDescriptor(
   ctx: StarContext,
   bucket: string,
   key: string,
   createOn?: "append",
-): Promise<StreamLog> {
+): Promise<Stream__Output> {
   requireLeader(ctx, bucket, key);
-  return openLedLog(ctx, await resolveDescriptor(ctx, bucket, key, createOn));
+  return resolveDescriptor(ctx, bucket, key, createOn);
 }
 
 /**
@@ -115,6 +115,21 @@ export async function resolveLedStream(
 export function openLedLog(ctx: StarContext, stream: Stream__Output): Promise<StreamLog> {
   requireLeader(ctx, stream.bucket, stream.key);
   return ctx.registry.open(stream);
+}
+
+/** Runs `use` on the open log of `stream` (as openLedLog), held open while it runs. */
+export async function withLedLog<T>(
+  ctx: StarContext,
+  stream: Stream__Output,
+  use: (log: StreamLog) => Promise<T>,
+): Promise<T> {
+  requireLeader(ctx, stream.bucket, stream.key);
+  const { log, release } = await ctx.registry.hold(stream);
+  try {
+    return await use(log);
+  } finally {
+    release();
+  }
 }
 
 /** The live descriptor of a stream, created on first use when `createOn` allows. */
@@ -217,8 +232,7 @@ export function reconfigureStreamVerb(
     requireLeader(ctx, bucket, key);
     const next = reconfigureStream(await liveStream(ctx, bucket, key), config);
     await ctx.catalog.putStream(next);
-    const log = await ctx.registry.peek(next.stream_id);
-    if (log) log.descriptor = next;
+    await ctx.registry.reconfigured(next);
     return next;
   });
 }

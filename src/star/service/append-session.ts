@@ -13,7 +13,7 @@ import { validateBatch } from "../append/validate-batch.ts";
 import { checkSessionOpen } from "../auth/guard.ts";
 import type { StarContext } from "../context.ts";
 import { invalidArgument, resourceExhausted, type StarError, toServiceError } from "../errors.ts";
-import { resolveLedStream } from "../lifecycle/streams.ts";
+import { resolveLedDescriptor, withLedLog } from "../lifecycle/streams.ts";
 import type { AppendAck, SessionHandle, StreamLog } from "../stream/stream-log.ts";
 import { checkFencingToken } from "./data-verbs.ts";
 import { appendResponse, position } from "./wire.ts";
@@ -96,22 +96,25 @@ class Session implements SessionHandle {
     // Acks and a half-close wait for the handshake too.
     this.#acks = Promise.resolve()
       .then(() => checkSessionOpen(this.#ctx.auth, this.#call.metadata, { bucket, key }))
-      .then(() => resolveLedStream(this.#ctx, bucket, key, "append"))
-      .then((log) => {
-        checkFencingToken(this.#ctx, token);
-        if (this.#done) return;
-        this.#log = log;
-        this.fencingToken = token;
-        log.sessions.add(this);
-        this.#call.write({
-          opened: {
-            window: this.#ctx.limits.sessionWindow,
-            tail: position(log.tail),
-            star_id: this.#ctx.id,
-          },
-        });
-        this.#call.resume();
-      })
+      .then(() => resolveLedDescriptor(this.#ctx, bucket, key, "append"))
+      // Held until the session is among the log's sessions, which keep it open from then on.
+      .then((stream) =>
+        withLedLog(this.#ctx, stream, async (log) => {
+          checkFencingToken(this.#ctx, token);
+          if (this.#done) return;
+          this.#log = log;
+          this.fencingToken = token;
+          log.sessions.add(this);
+          this.#call.write({
+            opened: {
+              window: this.#ctx.limits.sessionWindow,
+              tail: position(log.tail),
+              star_id: this.#ctx.id,
+            },
+          });
+          this.#call.resume();
+        }),
+      )
       .catch((err: unknown) => this.#fail(err));
   }
 

@@ -20,11 +20,12 @@ import { contentTypeMismatch, invalidArgument } from "../errors.ts";
 import { requireLeader } from "../fleet/ownership.ts";
 import {
   liveStream,
-  openLedLog,
   resolveDescriptor,
-  resolveLedStream,
+  resolveLedDescriptor,
+  withLedLog,
 } from "../lifecycle/streams.ts";
 import { clampLimit } from "../limits.ts";
+import type { StreamLog } from "../stream/stream-log.ts";
 import { followerRead } from "./follower-read.ts";
 import { resolveStart } from "./read-start.ts";
 import { appendResponse, position, record } from "./wire.ts";
@@ -42,7 +43,16 @@ export async function append(
   req: AppendRequest__Output,
 ): Promise<AppendResponse> {
   const arrivalMs = BigInt(ctx.now());
-  const log = await resolveLedStream(ctx, req.bucket, req.key, "append");
+  const stream = await resolveLedDescriptor(ctx, req.bucket, req.key, "append");
+  return withLedLog(ctx, stream, (log) => appendTo(ctx, log, req, arrivalMs));
+}
+
+async function appendTo(
+  ctx: StarContext,
+  log: StreamLog,
+  req: AppendRequest__Output,
+  arrivalMs: bigint,
+): Promise<AppendResponse> {
   checkFencingToken(ctx, req.fencing_token);
   // A closed stream answers as closed (or a producer's duplicate) before any type mismatch.
   const type = log.descriptor.content_type;
@@ -74,7 +84,19 @@ export async function append(
 export async function read(ctx: StarContext, req: ReadRequest__Output): Promise<ReadResponse> {
   const stream = await resolveDescriptor(ctx, req.bucket, req.key, "read");
   if (!ctx.fleet.leads(req.bucket, req.key)) return followerRead(ctx, stream, req);
-  const log = await ctx.registry.open(stream);
+  const { log, release } = await ctx.registry.hold(stream);
+  try {
+    return await readFrom(ctx, log, req);
+  } finally {
+    release();
+  }
+}
+
+async function readFrom(
+  ctx: StarContext,
+  log: StreamLog,
+  req: ReadRequest__Output,
+): Promise<ReadResponse> {
   const start = await resolveStart(log, req);
   const records = await log.read(start, {
     maxRecords: clampLimit(req.count, ctx.limits.readPageRecords),
@@ -96,30 +118,35 @@ export async function checkTail(
 ): Promise<CheckTailResponse> {
   requireLeader(ctx, req.bucket, req.key);
   const stream = await liveStream(ctx, req.bucket, req.key);
-  const log = await openLedLog(ctx, stream);
-  return { tail: position(log.tail), closed: log.sealed };
+  return withLedLog(ctx, stream, async (log) => ({
+    tail: position(log.tail),
+    closed: log.sealed,
+  }));
 }
 
 export async function trim(ctx: StarContext, req: TrimRequest__Output): Promise<TrimResponse> {
   requireLeader(ctx, req.bucket, req.key);
   const stream = await liveStream(ctx, req.bucket, req.key);
-  const log = await openLedLog(ctx, stream);
   if (req.point === undefined) throw invalidArgument("trim needs a point: seq_num or timestamp_ms");
-  const seq =
-    req.point === "seq_num"
-      ? BigInt(req.seq_num ?? "0")
-      : await log.seqForTimestamp(BigInt(req.timestamp_ms ?? "0"));
-  await log.trimTo(seq);
-  ctx.background(`reclaim trimmed chunks of ${stream.stream_id}`, () => log.reclaim());
-  return {};
+  const { point } = req;
+  return withLedLog(ctx, stream, async (log) => {
+    const seq =
+      point === "seq_num"
+        ? BigInt(req.seq_num ?? "0")
+        : await log.seqForTimestamp(BigInt(req.timestamp_ms ?? "0"));
+    await log.trimTo(seq);
+    ctx.background(`reclaim trimmed chunks of ${stream.stream_id}`, () => log.reclaim());
+    return {};
+  });
 }
 
 export async function fence(ctx: StarContext, req: FenceRequest__Output): Promise<FenceResponse> {
   requireLeader(ctx, req.bucket, req.key);
   const stream = await liveStream(ctx, req.bucket, req.key);
   checkFencingToken(ctx, req.fencing_token);
-  const log = await openLedLog(ctx, stream);
-  return { tail: position(await log.fence(req.fencing_token)) };
+  return withLedLog(ctx, stream, async (log) => ({
+    tail: position(await log.fence(req.fencing_token)),
+  }));
 }
 
 function checkWriterSeq(seq: string): string {

@@ -64,6 +64,9 @@ export async function starStats(ctx: StarContext): Promise<StarStatsResponse> {
     lease_takeovers: String(ctx.lease?.stats.takeovers ?? 0),
     leases_lost: String(ctx.lease?.stats.lost ?? 0),
     log_fenced_refusals: String(ctx.wal.fencedRefusals),
+    open_streams: String(ctx.registry.counts.open),
+    dormant_streams: String(ctx.registry.counts.dormant),
+    streams_closed_idle: String(ctx.registry.counts.closedIdle),
     memory: ctx.memory.snapshot().map((part) => ({
       name: part.name,
       held_bytes: String(part.held),

@@ -49,7 +49,16 @@ async function subscribe(ctx: StarContext, call: Call, signal: AbortSignal): Pro
   const { bucket, key } = call.request;
   const stream = await resolveDescriptor(ctx, bucket, key, "read");
   if (!ctx.fleet.leads(bucket, key)) return followerSubscribe(ctx, stream, call, signal);
-  const log = await ctx.registry.open(stream);
+  // Held open while this call lasts, also while a slow reader takes a page (no waiter then).
+  const { log, release } = await ctx.registry.hold(stream);
+  try {
+    await follow(ctx, call, log, signal);
+  } finally {
+    release();
+  }
+}
+
+async function follow(ctx: StarContext, call: Call, log: StreamLog, signal: AbortSignal) {
   let next = await resolveStart(log, call.request);
   let caughtUp = false;
   while (!signal.aborted) {

@@ -65,6 +65,11 @@ export class AppendPacer<T> {
     this.#pass(item, admitFence(this.#state, this.#clock.now()));
   }
 
+  /** Nothing held. */
+  get quiet(): boolean {
+    return this.#held.length === 0;
+  }
+
   /** Stops the timer; returns the items still held, for the caller to fail. */
   close(): T[] {
     if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);

@@ -114,6 +114,11 @@ export class GroupCommit<T> {
     }
   }
 
+  /** Nothing in line and no flush under way. */
+  get quiet(): boolean {
+    return this.#line.length === 0 && this.#flushing === undefined;
+  }
+
   /** Resolves once the flush under way, if any, has ended. */
   idle(): Promise<void> {
     return this.#flushing ?? Promise.resolve();

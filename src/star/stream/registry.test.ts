@@ -10,10 +10,12 @@ import { Catalog } from "../storage/catalog.ts";
 import { ChunkStore } from "../storage/chunk-store.ts";
 import { chunksPrefix, logPrefix, stateKey } from "../storage/keys.ts";
 import { CommitLog } from "../wal/commit-log.ts";
+import { ManualClock } from "./manual-clock.test-helper.ts";
 import { StreamRegistry } from "./registry.ts";
+import type { StreamLog } from "./stream-log.ts";
 
 /** A registry on a store whose next chunk PUT is held until released; stream-1's descriptor. */
-function heldRegistry() {
+function heldRegistry(clock = new ManualClock()) {
   const inner = createMemoryStore();
   const gate: { held?: () => void; holding: boolean } = { holding: false };
   const store = new Proxy(inner, {
@@ -42,14 +44,19 @@ function heldRegistry() {
   const registry = new StreamRegistry(
     new Catalog(store),
     new ChunkStore(store, 1 << 20),
-    { throughputMaxWaitMs: DEFAULT_LIMITS.throughputMaxWaitMs, wal, settleChunkBytes: 1 << 20 },
+    {
+      throughputMaxWaitMs: DEFAULT_LIMITS.throughputMaxWaitMs,
+      wal,
+      settleChunkBytes: 1 << 20,
+      clock,
+    },
     async () => {},
   );
   const d = {
     ...newStream(newBucket("logs", null, "", 0), "k", null, "", "stream-1", 0),
     class: "CLASS_EXPRESS" as const,
   };
-  return { inner, gate, wal, registry, d };
+  return { inner, gate, wal, registry, d, clock };
 }
 
 const one = (body: string) =>
@@ -116,4 +123,170 @@ test("a deleted stream's log writes no state object after its close, a late trim
   // The retention round holding the log from before the close.
   await assert.rejects(log.trimTo(1n), (err: { code: number }) => err.code === status.NOT_FOUND);
   assert.equal(await inner.get(stateKey("stream-1")), undefined);
+});
+
+const IDLE = 60_000;
+
+test("a log unused for the idle time closes; the next use opens it from storage as it was", async () => {
+  const { registry, d, clock } = heldRegistry();
+  const log = await registry.open(d);
+  await log.append(one("a"), { arrivalMs: 1n, writerSeq: "w1" });
+  await log.settle();
+  clock.advance(IDLE - 1);
+  await registry.closeIdle(IDLE);
+  assert.equal(registry.counts.open, 1, "not idle long enough");
+  clock.advance(1);
+  await registry.closeIdle(IDLE);
+  assert.deepEqual(registry.counts, { open: 0, dormant: 0, closedIdle: 1 });
+  assert.equal(log.closeReason?.code, status.UNAVAILABLE, "a holder left with it may retry");
+  const again = await registry.open(d);
+  assert.notEqual(again, log);
+  assert.equal(again.tail.seqNum, 1n);
+  assert.deepEqual(
+    (await again.read(0n, { maxRecords: 10, maxBytes: 1 << 20 })).map((r) => r.body.toString()),
+    ["a"],
+  );
+  // What the state object holds came back too: a writer seq at or below the last is refused.
+  await assert.rejects(again.append(one("b"), { arrivalMs: 2n, writerSeq: "w1" }));
+  assert.equal((await again.append(one("b"), { arrivalMs: 2n, writerSeq: "w2" })).start.seqNum, 1n);
+});
+
+test("a use restarts the idle time", async () => {
+  const { registry, d, clock } = heldRegistry();
+  await registry.open(d);
+  clock.advance(IDLE - 1);
+  await registry.open(d);
+  clock.advance(IDLE - 1);
+  await registry.closeIdle(IDLE);
+  assert.equal(registry.counts.open, 1);
+});
+
+test("a log with work under way or waiting stays open however long unused", async (t) => {
+  const cases: [string, (log: StreamLog) => (() => void) | undefined][] = [
+    ["records not yet settled", () => undefined],
+    [
+      "a waiter (a Subscribe at the tail)",
+      (log) => {
+        const stop = new AbortController();
+        void log.waitForChange(stop.signal);
+        return () => stop.abort();
+      },
+    ],
+    ["a holder (a Subscribe sending a page)", (log) => log.hold()],
+  ];
+  for (const [name, busy] of cases) {
+    await t.test(name, async () => {
+      const { registry, d, clock } = heldRegistry();
+      const log = await registry.open(d);
+      await log.append(one("a"), { arrivalMs: 1n });
+      const done = busy(log);
+      if (done) await log.settle();
+      clock.advance(10 * IDLE);
+      await registry.closeIdle(IDLE);
+      assert.equal(registry.counts.open, 1);
+      if (done) done();
+      else await log.settle();
+      // Idle from the end of the hold: from now.
+      if (name.includes("holder")) {
+        await registry.closeIdle(IDLE);
+        assert.equal(registry.counts.open, 1);
+        clock.advance(IDLE);
+      }
+      await registry.closeIdle(IDLE);
+      assert.equal(registry.counts.open, 0);
+    });
+  }
+});
+
+test("a log whose settle is under way closes idle only once it landed", async () => {
+  const { inner, gate, registry, d, clock } = heldRegistry();
+  const log = await registry.open(d);
+  await log.append(one("a"), { arrivalMs: 1n });
+  gate.holding = true;
+  const settling = log.settle();
+  clock.advance(10 * IDLE);
+  await registry.closeIdle(IDLE);
+  assert.equal(registry.counts.open, 1);
+  gate.held?.();
+  await settling;
+  await registry.closeIdle(IDLE);
+  assert.equal(registry.counts.open, 0);
+  assert.equal((await inner.list(chunksPrefix("stream-1"))).objects.length, 1);
+});
+
+test("a stream closed idle with records to age out is due when its oldest chunk is", async () => {
+  const { registry, d, clock } = heldRegistry();
+  const aging = { ...d, retention_max_age_ms: "1000" };
+  const log = await registry.open(aging);
+  await log.append(one("a"), { arrivalMs: 1n });
+  const ts = log.tail.timestampMs;
+  await log.settle();
+  clock.advance(IDLE);
+  await registry.closeIdle(IDLE);
+  assert.deepEqual(registry.counts, { open: 0, dormant: 1, closedIdle: 1 });
+  assert.deepEqual(registry.dueStreams(ts + 1000n), []);
+  assert.deepEqual(
+    registry.dueStreams(ts + 1001n).map((s) => s.stream_id),
+    ["stream-1"],
+  );
+  // Opening it is what takes it off the list.
+  await registry.open(aging);
+  assert.deepEqual(registry.counts, { open: 1, dormant: 0, closedIdle: 1 });
+});
+
+test("an empty stream closed idle is due at its delete_on_empty age; a deleted one is not", async () => {
+  const { registry, d, clock } = heldRegistry();
+  const deleting = { ...d, delete_on_empty_min_age_ms: "5000", created_at_unix_ms: "100" };
+  await registry.open(deleting);
+  clock.advance(IDLE);
+  await registry.closeIdle(IDLE);
+  assert.deepEqual(registry.dueStreams(5099n), []);
+  assert.equal(registry.dueStreams(5100n).length, 1);
+  await registry.close(d.stream_id, streamNotFound("logs", "k"));
+  assert.deepEqual(registry.dueStreams(5100n), []);
+});
+
+test("a stream closed idle with no retention to come is not remembered", async () => {
+  const { registry, d, clock } = heldRegistry();
+  const log = await registry.open({ ...d, retention_max_bytes: "1" });
+  await log.append(one("a"), { arrivalMs: 1n });
+  await log.settle();
+  clock.advance(IDLE);
+  await registry.closeIdle(IDLE);
+  assert.deepEqual(registry.counts, { open: 0, dormant: 0, closedIdle: 1 });
+});
+
+test("a stream closed idle that is reconfigured opens with its new config", async () => {
+  const { registry, d, clock } = heldRegistry();
+  const log = await registry.open({ ...d, retention_max_age_ms: "1000000" });
+  await log.append(one("a"), { arrivalMs: 1n });
+  await log.settle();
+  clock.advance(IDLE);
+  await registry.closeIdle(IDLE);
+  assert.equal(registry.counts.dormant, 1);
+  await registry.reconfigured({ ...d, retention_max_age_ms: "1000" });
+  assert.deepEqual(registry.counts, { open: 1, dormant: 0, closedIdle: 1 });
+  const reopened = await registry.peek(d.stream_id);
+  assert.equal(reopened?.descriptor.retention_max_age_ms, "1000");
+});
+
+test("a hold that meets a log closed idle under it opens the stream again", async () => {
+  const { registry, d, clock } = heldRegistry();
+  const first = await registry.open(d);
+  const holding = registry.hold(d);
+  // Before the hold's continuation runs: the round closes the log it was given.
+  clock.advance(IDLE);
+  const closing = registry.closeIdle(IDLE);
+  const { log, release } = await holding;
+  await closing;
+  assert.equal(first.closed, true);
+  assert.notEqual(log, first);
+  assert.equal(log.closed, false);
+  clock.advance(10 * IDLE);
+  await registry.closeIdle(IDLE);
+  assert.equal(log.closed, false, "held");
+  release();
+  clock.advance(IDLE);
+  await registry.closeIdle(IDLE);
+  assert.equal(log.closed, true);
 });

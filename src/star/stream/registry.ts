@@ -1,9 +1,17 @@
-// The streams this star holds open, one StreamLog per stream_id, opened (recovered) once.
+// The streams this star holds open, one StreamLog per stream_id, opened (recovered) once, and
+// closed again once idle, so a star's memory follows the streams in use, not all it ever served.
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
-import type { StarError } from "../errors.ts";
+import { type StarError, unavailable } from "../errors.ts";
 import type { Catalog } from "../storage/catalog.ts";
 import type { ChunkStore } from "../storage/chunk-store.ts";
+import { SYSTEM_CLOCK } from "./clock.ts";
 import { StreamLog, type StreamLogOptions } from "./stream-log.ts";
+
+/** A stream closed idle whose retention has work later: opened again then, for the round. */
+interface Dormant {
+  descriptor: Stream__Output;
+  dueMs: bigint;
+}
 
 export class StreamRegistry {
   readonly #catalog: Catalog;
@@ -15,6 +23,10 @@ export class StreamRegistry {
   readonly #replayed: () => Promise<void>;
   /** Closes under way: a stream opened again meanwhile opens once its close has ended. */
   readonly #closing = new Map<string, Promise<void>>();
+  readonly #dormant = new Map<string, Dormant>();
+  /** Logs closed idle: a caller that meets one opens the stream again. */
+  readonly #idleClosed = new WeakSet<StreamLog>();
+  #closedIdle = 0;
 
   /** `replayed`: resolves once the star's log from its last run is settled (retried on failure). */
   constructor(
@@ -36,8 +48,10 @@ export class StreamRegistry {
 
   /** Opens a stream this star leads, once its log is replayed (so its chunks hold every ack). */
   open(descriptor: Stream__Output): Promise<StreamLog> {
+    this.#opened.get(descriptor.stream_id)?.markUsed();
     let log = this.#logs.get(descriptor.stream_id);
     if (!log) {
+      this.#dormant.delete(descriptor.stream_id);
       // A close under way ends first: its log's entries are forgotten only then.
       const closing = this.#closing.get(descriptor.stream_id);
       log = Promise.all([this.#replayed(), closing]).then(() =>
@@ -55,6 +69,17 @@ export class StreamRegistry {
     return log;
   }
 
+  /**
+   * Opens a stream's log held open until `release` (StreamLog.hold): nothing closes it idle
+   * while a call uses it. One closed idle before the hold is opened again.
+   */
+  async hold(descriptor: Stream__Output): Promise<{ log: StreamLog; release: () => void }> {
+    for (;;) {
+      const log = await this.open(descriptor);
+      if (!this.#idleClosed.has(log)) return { log, release: log.hold() };
+    }
+  }
+
   /** The open log of a stream, if this star has opened it. */
   async peek(streamId: string): Promise<StreamLog | undefined> {
     return this.#logs.get(streamId)?.catch(() => undefined);
@@ -65,7 +90,11 @@ export class StreamRegistry {
    * what the log had under way (a commit, a settle, a state write) has ended.
    */
   async close(streamId: string, reason?: StarError): Promise<void> {
-    const log = await this.peek(streamId);
+    this.#dormant.delete(streamId);
+    return this.#end(streamId, await this.peek(streamId), reason);
+  }
+
+  async #end(streamId: string, log: StreamLog | undefined, reason?: StarError): Promise<void> {
     this.#logs.delete(streamId);
     this.#opened.delete(streamId);
     log?.close(reason);
@@ -81,6 +110,58 @@ export class StreamRegistry {
     } finally {
       if (this.#closing.get(streamId) === done) this.#closing.delete(streamId);
     }
+  }
+
+  /**
+   * Closes the logs quiet (StreamLog.quietSince) for `idleMs` or longer; one whose retention has
+   * work later is remembered until then (dueStreams). Resolves once they have closed.
+   */
+  async closeIdle(idleMs: number): Promise<void> {
+    const now = (this.#options.clock ?? SYSTEM_CLOCK).now();
+    const ending: Promise<void>[] = [];
+    for (const [id, log] of this.#opened) {
+      const since = log.quietSince();
+      if (since === undefined || now - since < idleMs) continue;
+      const dueMs = log.retentionDueMs();
+      if (dueMs !== undefined) this.#dormant.set(id, { descriptor: log.descriptor, dueMs });
+      this.#closedIdle++;
+      this.#idleClosed.add(log);
+      const { bucket, key } = log.descriptor;
+      const reason = unavailable(
+        `stream ${JSON.stringify(key)} in bucket ${JSON.stringify(bucket)} was closed idle here; retry`,
+      );
+      ending.push(this.#end(id, log, reason));
+    }
+    await Promise.all(ending);
+  }
+
+  /** The streams closed idle whose retention is due by `nowMs`: opening one forgets it here. */
+  dueStreams(nowMs: bigint): Stream__Output[] {
+    const due: Stream__Output[] = [];
+    for (const dormant of this.#dormant.values()) {
+      if (dormant.dueMs <= nowMs) due.push(dormant.descriptor);
+    }
+    return due;
+  }
+
+  /** A stream closed idle that is not this star's to open any more (deleted, or moved). */
+  forgetDormant(streamId: string): void {
+    this.#dormant.delete(streamId);
+  }
+
+  /**
+   * A stream's new descriptor: its open log takes it; one closed idle opens with it (its
+   * retention's due time follows from the new config).
+   */
+  async reconfigured(next: Stream__Output): Promise<void> {
+    const log = await this.peek(next.stream_id);
+    if (log) log.descriptor = next;
+    else if (this.#dormant.has(next.stream_id)) await this.open(next);
+  }
+
+  /** Open logs, streams closed idle and waiting for their retention, and idle closes so far. */
+  get counts(): { open: number; dormant: number; closedIdle: number } {
+    return { open: this.#logs.size, dormant: this.#dormant.size, closedIdle: this.#closedIdle };
   }
 
   /** Content bytes acked and not yet settled, over every open log: the memory they hold. */
@@ -101,6 +182,7 @@ export class StreamRegistry {
     const logs = this.openLogs();
     this.#logs.clear();
     this.#opened.clear();
+    this.#dormant.clear();
     for (const log of await logs) log.close(reason);
   }
 

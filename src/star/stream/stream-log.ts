@@ -225,6 +225,11 @@ export class StreamLog {
   #writerSeq: string | undefined;
   /** State-object writes run one at a time, each with the table as it is when it starts. */
   #statePuts: Promise<unknown> = Promise.resolve();
+  /** Settles, state writes and reclaims started and not ended. */
+  #working = 0;
+  /** Holders that keep the log open while they last (a Subscribe waiting on its reader). */
+  #users = 0;
+  #lastUseMs: number;
 
   private constructor(
     descriptor: Stream__Output,
@@ -262,6 +267,7 @@ export class StreamLog {
     this.#wal = options.wal;
     this.#settleChunkBytes = options.settleChunkBytes;
     this.#holdsLease = options.holdsLease ?? (() => true);
+    this.#lastUseMs = clock.now();
   }
 
   /** Recovers a stream from storage: its chunk listing, trim point and fencing token. */
@@ -645,7 +651,7 @@ export class StreamLog {
       this.#state = state;
       if (trim > this.#trim) this.#trim = trim;
     });
-    this.#statePuts = run.catch(() => undefined);
+    this.#statePuts = this.#tracked(run).catch(() => undefined);
     return run;
   }
 
@@ -727,7 +733,7 @@ export class StreamLog {
    */
   settle(): Promise<Settled> {
     const target = this.#tail;
-    const run = this.#settleChain.then(() => this.#settleUpTo(target));
+    const run = this.#tracked(this.#settleChain.then(() => this.#settleUpTo(target)));
     this.#settleChain = run.catch(() => undefined);
     return run;
   }
@@ -811,7 +817,7 @@ export class StreamLog {
     const gone = [...this.#unreclaimed.splice(0), ...this.#index.dropBelow(keepFrom)];
     if (gone.length === 0) return;
     try {
-      await this.#chunks.delete(gone);
+      await this.#tracked(this.#chunks.delete(gone));
     } catch (err) {
       this.#unreclaimed.push(...gone);
       throw err;
@@ -952,6 +958,73 @@ export class StreamLog {
 
   get closeReason(): StarError | undefined {
     return this.#closed;
+  }
+
+  // ---- idle ----
+
+  /** Counts `work` as under way here until it ends. */
+  #tracked<T>(work: Promise<T>): Promise<T> {
+    this.#working++;
+    return work.finally(() => {
+      this.#working--;
+    });
+  }
+
+  /** Notes a use now: the log's idle time counts from the last one. */
+  markUsed(): void {
+    this.#lastUseMs = this.#clock.now();
+  }
+
+  /** Keeps the log from closing idle until the returned release is called. */
+  hold(): () => void {
+    this.#users++;
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.#users--;
+      this.markUsed();
+    };
+  }
+
+  /**
+   * When the log was last used, if nothing is under way or waiting in it now: no record to
+   * settle, no queued or committing batch, no settle, state write or reclaim, no chunk left to
+   * reclaim, no reader, waiter or append session. Such a log closes and opens again from
+   * storage with nothing lost. Undefined while something is, or once closed.
+   */
+  quietSince(): number | undefined {
+    const busy =
+      this.#closed !== undefined ||
+      this.#users > 0 ||
+      this.#working > 0 ||
+      this.#stateDirty ||
+      this.#unsettled.length > 0 ||
+      this.#unreclaimed.length > 0 ||
+      this.#waiters.size > 0 ||
+      this.sessions.size > 0 ||
+      !this.#pacer.quiet ||
+      !this.#groupCommit.quiet;
+    return busy ? undefined : this.#lastUseMs;
+  }
+
+  /**
+   * When the retention round next has work here with no append before it: the chunk holding
+   * the trim point ages out, or an empty stream is old enough for delete_on_empty. Undefined
+   * when only an append can change what retention does (size retention, or none).
+   */
+  retentionDueMs(): bigint | undefined {
+    const d = this.descriptor;
+    if (this.#empty) {
+      const minAge = BigInt(d.delete_on_empty_min_age_ms);
+      return minAge > 0n ? BigInt(d.created_at_unix_ms) + minAge : undefined;
+    }
+    const maxAge = BigInt(d.retention_max_age_ms);
+    if (maxAge === 0n) return undefined;
+    const oldest = this.#index.chunks[this.#index.findBySeq(this.#trim)];
+    const young = this.#unsettled.find((r) => r.seqNum >= this.#trim);
+    const newestOfOldest = oldest?.maxTimestampMs ?? young?.timestampMs ?? 0n;
+    return newestOfOldest + maxAge + 1n;
   }
 }
 

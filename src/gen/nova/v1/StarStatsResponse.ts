@@ -22,6 +22,9 @@ export interface StarStatsResponse {
   'lease_takeovers'?: (number | string | Long);
   'leases_lost'?: (number | string | Long);
   'log_fenced_refusals'?: (number | string | Long);
+  'open_streams'?: (number | string | Long);
+  'dormant_streams'?: (number | string | Long);
+  'streams_closed_idle'?: (number | string | Long);
 }
 
 export interface StarStatsResponse__Output {
@@ -43,4 +46,7 @@ export interface StarStatsResponse__Output {
   'lease_takeovers': (string);
   'leases_lost': (string);
   'log_fenced_refusals': (string);
+  'open_streams': (string);
+  'dormant_streams': (string);
+  'streams_closed_idle': (string);
 }
