@@ -427,10 +427,12 @@ describe("streams closed idle (--stream-idle-close-ms)", () => {
     await call(star.client, "CreateStream", { ...s, key: "other" });
     await append("other", ["x"]);
     await waitFor(
-      async () => Number((await stats()).streams_closed_idle) > closedBefore || undefined,
-      { message: "the other stream closed idle" },
+      async () => {
+        const { streams_closed_idle, open_streams } = await stats();
+        return (Number(streams_closed_idle) > closedBefore && open_streams === "1") || undefined;
+      },
+      { message: "the other stream closed idle, the followed one open" },
     );
-    assert.equal((await stats()).open_streams, "1");
     await append(s.key, ["b"]);
     await append(s.key, ["c"]);
     assert.deepEqual(bodies(await got), ["a", "b", "c"]);
@@ -445,9 +447,13 @@ describe("streams closed idle (--stream-idle-close-ms)", () => {
       message: "closed idle, remembered for its retention",
     });
     // No read opens it meanwhile: the round does, when due, trims it and closes it again.
-    await waitFor(async () => (await stats()).dormant_streams === "0" || undefined, {
-      message: "opened for its retention",
-    });
+    await waitFor(
+      async () => {
+        const { dormant_streams, open_streams } = await stats();
+        return (dormant_streams === "0" && open_streams === "0") || undefined;
+      },
+      { message: "opened for its retention, trimmed and closed again" },
+    );
     const { records, tail } = await readAll(star.client, s.bucket, s.key);
     assert.deepEqual(records, []);
     assert.equal(tail, "1");

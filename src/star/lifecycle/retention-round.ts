@@ -9,6 +9,8 @@ export async function retentionRound(ctx: StarContext): Promise<void> {
   await openDue(ctx);
   const now = BigInt(ctx.now());
   for (const stream of await ctx.registry.openLogs()) {
+    // Closed while the round went (a hand-back, a delete): not this star's to trim.
+    if (stream.closed) continue;
     // One stream's failure (storage refusing its trim) does not hold the others' back.
     await retain(ctx, stream, now).catch((err: unknown) =>
       ctx.log.warn({ err, stream: stream.descriptor.stream_id }, "retention failed; retried"),

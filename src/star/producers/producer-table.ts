@@ -104,6 +104,16 @@ export class ProducerTable {
     this.#set(m.id, remember(this.#entries.get(m.id), m.epoch, ack, atMs));
   }
 
+  /** Takes what a state written by another writer remembers beyond this table: forward only. */
+  merge(stored: StoredProducers = {}): void {
+    for (const [id, p] of Object.entries(stored)) {
+      const other = parseEntry(p);
+      let entry = this.#entries.get(id);
+      for (const ack of other.acks) entry = remember(entry, other.epoch, ack, other.lastAtMs);
+      if (entry !== this.#entries.get(id)) this.#set(id, entry);
+    }
+  }
+
   /** Forgets producers idle for longer than the TTL. */
   expire(nowMs: number): void {
     for (const [id, e] of this.#entries) {

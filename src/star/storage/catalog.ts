@@ -36,6 +36,12 @@ export interface StreamState {
 
 export const EMPTY_STATE: StreamState = { trim_seq_num: "0", fencing_token: "" };
 
+export interface VersionedState {
+  state: StreamState;
+  /** The state object's ETag; undefined when there is none. */
+  etag: string | undefined;
+}
+
 export interface Page<T> {
   items: T[];
   next: string;
@@ -213,8 +219,28 @@ export class Catalog {
     return (await this.#read<StreamState>(stateKey(streamId))) ?? { ...EMPTY_STATE };
   }
 
-  async putState(streamId: string, state: StreamState): Promise<void> {
-    await this.#store.put(stateKey(streamId), json(state));
+  /** A stream's state with its ETag (undefined: no state object yet), for putStateIf. */
+  async readState(streamId: string): Promise<VersionedState> {
+    const got = await this.#store.getVersioned(stateKey(streamId));
+    if (!got) return { state: { ...EMPTY_STATE }, etag: undefined };
+    return { state: JSON.parse(got.body.toString("utf8")) as StreamState, etag: got.etag };
+  }
+
+  /**
+   * Writes a stream's state only over the one read as `etag` (undefined: over none): the new
+   * ETag, or undefined when another write came between. The state object has one writer, the
+   * stream's leader, but a lost member's write, or a takeover's replay, may still land late.
+   */
+  putStateIf(
+    streamId: string,
+    state: StreamState,
+    etag: string | undefined,
+  ): Promise<string | undefined> {
+    return this.#store.putIf(
+      stateKey(streamId),
+      json(state),
+      etag === undefined ? { ifNoneMatch: "*" } : { ifMatch: etag },
+    );
   }
 
   async deleteState(streamId: string): Promise<void> {

@@ -23,7 +23,7 @@ import { streamNotFound, unavailable } from "../errors.ts";
 import { newBucket, newStream } from "../lifecycle/config.ts";
 import { DEFAULT_LIMITS } from "../limits.ts";
 import { ProducerBudget } from "../producers/producer-table.ts";
-import { Catalog } from "../storage/catalog.ts";
+import { Catalog, EMPTY_STATE } from "../storage/catalog.ts";
 import { ChunkStore } from "../storage/chunk-store.ts";
 import {
   chunksPrefix,
@@ -890,15 +890,15 @@ test("a settle waits for a state write in flight: if it fails, the log keeps the
   // The next state write is held on the wire, then fails.
   const store = new Proxy(inner, {
     get(target, name) {
-      if (name === "put") {
-        return async (key: string, body: Uint8Array) => {
+      if (name === "putIf") {
+        return async (key: string, body: Uint8Array, condition: PutCondition) => {
           if (key === stateKey("stream-1") && !held.release) {
             await new Promise<void>((resolve) => {
               held.release = resolve;
             });
             throw new Error("connection reset");
           }
-          return inner.put(key, body);
+          return inner.putIf(key, body, condition);
         };
       }
       const value = Reflect.get(target, name);
@@ -1193,10 +1193,10 @@ test("command records: a trim moves the trim point up, to at most the end of its
   let stateWrites = 0;
   const store = new Proxy(inner, {
     get(target, name) {
-      if (name === "put") {
-        return (key: string, body: Uint8Array) => {
+      if (name === "putIf") {
+        return (key: string, body: Uint8Array, condition: PutCondition) => {
           if (key === stateKey("stream-1")) stateWrites++;
-          return inner.put(key, body);
+          return inner.putIf(key, body, condition);
         };
       }
       const value = Reflect.get(target, name);
@@ -1320,4 +1320,94 @@ test("writer seqs survive settling, a kill (log replay) and a reopen", async () 
   );
   await again.append(batch("c"), { ...at(4), ...seq("d") });
   assert.deepEqual(await bodies(again), ["a", "b", "c"]);
+});
+
+// ---- the state object's writers (docs/fleet.md, "The state object") ----
+
+/** A store whose conditional writes of stream-1's state object wait, while `holding`, for `release`. */
+function heldStateWrites() {
+  const inner = createMemoryStore();
+  const gate: { holding: boolean; held?: Promise<void>; release?: () => void } = { holding: false };
+  const store = new Proxy(inner, {
+    get(target, name) {
+      if (name === "putIf") {
+        return async (key: string, body: Uint8Array, condition: PutCondition) => {
+          if (gate.holding && key === stateKey("stream-1")) {
+            gate.holding = false;
+            await new Promise<void>((resolve) => {
+              gate.release = resolve;
+            });
+          }
+          return inner.putIf(key, body, condition);
+        };
+      }
+      const value = Reflect.get(target, name);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { inner, store, gate };
+}
+
+test("a takeover's replay whose state write lands after the next leader's keeps the leader's", async () => {
+  const { inner, store, gate } = heldStateWrites();
+  const d = descriptor({ class: "CLASS_EXPRESS" });
+  await new Catalog(inner).putStream(d);
+  // The lost member acked p's seq 0 and stopped before it settled.
+  const lost = await open(inner, d);
+  await lost.append(batch("a"), { ...at(1), ...as("p", 0n, 0n) });
+  // One takeover's replay stalls at its state write...
+  gate.holding = true;
+  const stalled = replay(store);
+  while (!gate.release) await new Promise((resolve) => setImmediate(resolve));
+  // ...a second takeover's lands, and the stream's next leader goes on from it.
+  await replay(inner);
+  const leader = await open(inner, d, { wal: newWal(inner, 1_000n) });
+  await leader.append(batch("b"), { ...at(2), ...as("p", 0n, 1n) });
+  await leader.fence("new-token");
+  await leader.settle();
+  gate.release?.();
+  await stalled;
+  const state = await new Catalog(inner).getState("stream-1");
+  assert.equal(
+    state.producers?.p?.seq,
+    "1",
+    "p's seq 1 stays remembered: its retry is a duplicate",
+  );
+  assert.equal(state.fencing_token, "new-token");
+});
+
+test("a log's state write that lost to a late one merges what that one holds and writes again", async () => {
+  const store = createMemoryStore();
+  const d = descriptor({ class: "CLASS_EXPRESS" });
+  const log = await open(store, d);
+  await log.append(batch("a", "b"), at(1));
+  await log.fence("t1");
+  // A lost member's write, on the wire from before, lands: an older state with a producer.
+  const q = {
+    epoch: "0",
+    seq: "4",
+    at_ms: Date.now(),
+    acks: [["4", "0", "1", "1"]] as [string, string, string, string][],
+  };
+  const late = { ...EMPTY_STATE, producers: { q } };
+  await store.put(stateKey("stream-1"), Buffer.from(JSON.stringify(late)));
+  assert.equal(await log.trimTo(1n), 1n);
+  const state = await new Catalog(store).getState("stream-1");
+  assert.equal(state.fencing_token, "t1");
+  assert.equal(state.trim_seq_num, "1");
+  assert.equal(state.producers?.q?.seq, "4");
+});
+
+test("a log closed here writes no state over another member's: a trim refused, a settle's write too", async () => {
+  const store = createMemoryStore();
+  const d = descriptor({ class: "CLASS_EXPRESS" });
+  const log = await open(store, d);
+  await log.append(batch("a"), { ...at(1), ...as("p", 0n, 0n) });
+  // Handed back: the rejoining member leads it and writes its state.
+  log.close(unavailable("led by x now"));
+  const theirs = { ...EMPTY_STATE, fencing_token: "x-token", commands_through: "1" };
+  await store.put(stateKey("stream-1"), Buffer.from(JSON.stringify(theirs)));
+  await assert.rejects(log.trimTo(1n), (err: { code: number }) => err.code === status.UNAVAILABLE);
+  await assert.rejects(log.settle(), /another member wrote its state/);
+  assert.deepEqual(await new Catalog(store).getState("stream-1"), theirs);
 });

@@ -19,6 +19,7 @@ import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import { compactRecords } from "../../platform/memory/index.ts";
 import { type CommandEffect, foldCommand } from "../append/command-records.ts";
 import { batchTimestamp, type ValidBatch } from "../append/validate-batch.ts";
+import { laterWriterSeq, writerSeqRefusal } from "../append/writer-seq.ts";
 import {
   afterRefusal,
   fencingTokenMismatch,
@@ -33,7 +34,6 @@ import {
   throughputExceeded,
   tooManyProducers,
   unavailable,
-  writerSeqRegression,
 } from "../errors.ts";
 import { DEFAULT_LIMITS } from "../limits.ts";
 import {
@@ -44,7 +44,7 @@ import {
   remember,
 } from "../producers/producer-rules.ts";
 import { type ProducerLimits, ProducerTable } from "../producers/producer-table.ts";
-import type { Catalog, StreamState } from "../storage/catalog.ts";
+import type { Catalog, StreamState, VersionedState } from "../storage/catalog.ts";
 import { type ChunkStore, MissingChunkError } from "../storage/chunk-store.ts";
 import type { CommitLog } from "../wal/commit-log.ts";
 import { AppendPacer } from "./append-pacer.ts";
@@ -173,6 +173,9 @@ function newIn(pending: Map<string, unknown>, table: ProducerTable): number {
 
 const NOTHING: Size = { bytes: 0, records: 0 };
 
+/** A state write that lost to another writer merges and tries again at most this often. */
+const STATE_MERGES = 3;
+
 /** Refuses a batch; its chain, if any, is broken from here on. */
 function refuse(item: BatchItem, err: StarError): void {
   if (item.options.chain) item.options.chain.broken = true;
@@ -192,6 +195,8 @@ export class StreamLog {
   #tail = 0n;
   #lastTimestamp = 0n;
   #state: StreamState;
+  /** The state object's ETag as this log last read or wrote it; undefined: none yet. */
+  #stateEtag: string | undefined;
   #trim = 0n;
   readonly #wal: CommitLog;
   readonly #settleChunkBytes: number;
@@ -235,13 +240,14 @@ export class StreamLog {
     descriptor: Stream__Output,
     catalog: Catalog,
     chunks: ChunkStore,
-    state: StreamState,
+    { state, etag }: VersionedState,
     options: StreamLogOptions,
   ) {
     this.descriptor = descriptor;
     this.#catalog = catalog;
     this.#chunks = chunks;
     this.#state = state;
+    this.#stateEtag = etag;
     this.#trim = BigInt(state.trim_seq_num);
     this.#fencing = state.fencing_token;
     this.#writerSeq = state.writer_seq;
@@ -281,7 +287,7 @@ export class StreamLog {
       descriptor,
       catalog,
       chunks,
-      await catalog.getState(descriptor.stream_id),
+      await catalog.readState(descriptor.stream_id),
       options,
     );
     await log.#recoverChunks();
@@ -622,37 +628,77 @@ export class StreamLog {
     const run = this.#statePuts.then(async () => {
       // A deleted stream's state object is reclaimed: nothing writes it again.
       if (this.#closed && this.#closed.code !== status.UNAVAILABLE) throw this.#closed;
-      this.#producers.expire(this.#clock.now());
       this.#stateDirty = false;
-      // The trim point at the write, not at the call: a trim racing a higher one never lowers it.
-      const trim = trimTo > this.#trim ? trimTo : this.#trim;
-      const state: StreamState = {
-        ...this.#state,
-        fencing_token: this.#fencing,
-        trim_seq_num: trim.toString(),
-        producers: this.#producers.toJSON(),
-        closed: this.#sealed,
-        // What this state holds of the command records: all of those the tail covers.
-        commands_through: this.#tail.toString(),
-        ...(this.#writerSeq === undefined ? {} : { writer_seq: this.#writerSeq }),
-        ...patch,
-      };
       try {
-        if (!this.#holdsLease()) {
-          throw unavailable(
-            "this star's lease may have lapsed: the stream's state is not written; retry, another member may lead it now",
-          );
+        for (let merges = 0; ; merges++) {
+          if (!this.#holdsLease()) {
+            throw unavailable(
+              "this star's lease may have lapsed: the stream's state is not written; retry, another member may lead it now",
+            );
+          }
+          if (await this.#writeState(patch, trimTo)) return;
+          // Another write landed since this log read or wrote the state: a lost member's, a
+          // takeover's replay. A log closed here leads no more; an open one takes what the
+          // other holds beyond its own and writes again.
+          if (this.#closed || merges === STATE_MERGES) throw this.#stateTaken();
+          await this.#mergeStoredState();
         }
-        await this.#catalog.putState(this.descriptor.stream_id, state);
       } catch (err) {
         this.#stateDirty = true;
         throw err;
       }
-      this.#state = state;
-      if (trim > this.#trim) this.#trim = trim;
     });
     this.#statePuts = this.#tracked(run).catch(() => undefined);
     return run;
+  }
+
+  /** One conditional write of the state as it is now, with `patch`: false when it lost. */
+  async #writeState(patch: Partial<StreamState>, trimTo: bigint): Promise<boolean> {
+    this.#producers.expire(this.#clock.now());
+    // The trim point at the write, not at the call: a trim racing a higher one never lowers it.
+    const trim = trimTo > this.#trim ? trimTo : this.#trim;
+    const state: StreamState = {
+      ...this.#state,
+      fencing_token: this.#fencing,
+      trim_seq_num: trim.toString(),
+      producers: this.#producers.toJSON(),
+      closed: this.#sealed,
+      // What this state holds of the command records: all of those the tail covers.
+      commands_through: this.#tail.toString(),
+      ...(this.#writerSeq === undefined ? {} : { writer_seq: this.#writerSeq }),
+      ...patch,
+    };
+    const etag = await this.#catalog.putStateIf(this.descriptor.stream_id, state, this.#stateEtag);
+    if (etag === undefined) return false;
+    this.#stateEtag = etag;
+    this.#state = state;
+    if (trim > this.#trim) this.#trim = trim;
+    return true;
+  }
+
+  /**
+   * Reads the state another writer left and keeps what it holds beyond this log's own, all of
+   * it forward only: producers' acks, a close, a later writer seq, a higher trim point. The
+   * fencing token stays this log's: it applied every command record up to its tail.
+   */
+  async #mergeStoredState(): Promise<void> {
+    const { state, etag } = await this.#catalog.readState(this.descriptor.stream_id);
+    this.#stateEtag = etag;
+    this.#producers.merge(state.producers);
+    if (state.closed === true && !this.#sealed) {
+      this.#sealed = true;
+      this.#wake();
+    }
+    this.#writerSeq = laterWriterSeq(this.#writerSeq, state.writer_seq);
+    const trim = BigInt(state.trim_seq_num);
+    if (trim > this.#trim) this.#trim = trim > this.#tail ? this.#tail : trim;
+  }
+
+  #stateTaken(): StarError {
+    const { bucket, key } = this.descriptor;
+    return unavailable(
+      `stream ${JSON.stringify(key)} in bucket ${JSON.stringify(bucket)}: another member wrote its state since this star did; retry, another member may lead it now`,
+    );
   }
 
   async #commit({
@@ -796,6 +842,8 @@ export class StreamLog {
 
   /** Moves the trim point up (never down, never past the tail); returns the point in force. */
   async trimTo(seq: bigint): Promise<bigint> {
+    // A log closed here (moved, handed back, deleted) no longer says where the stream starts.
+    if (this.#closed) throw this.#closed;
     const target = seq > this.#tail ? this.#tail : seq;
     if (target <= this.#trim) return this.#trim;
     await this.#putState({}, target);
@@ -1026,17 +1074,6 @@ export class StreamLog {
     const newestOfOldest = oldest?.maxTimestampMs ?? young?.timestampMs ?? 0n;
     return newestOfOldest + maxAge + 1n;
   }
-}
-
-/** A writer seq that does not sort (bytewise, as UTF-8) above the last one taken. */
-function writerSeqRefusal(
-  seq: string | undefined,
-  last: string | undefined,
-): StarError | undefined {
-  if (seq === undefined || last === undefined) return undefined;
-  return Buffer.compare(Buffer.from(seq), Buffer.from(last)) > 0
-    ? undefined
-    : writerSeqRegression(last, seq);
 }
 
 /** What a producer's verdict refuses, or nothing (accepted). */

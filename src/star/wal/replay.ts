@@ -12,9 +12,15 @@ import type { Logger } from "pino";
 import type { DecodedChunkRecord, DecodedLogEntry } from "../../contract/codec/index.ts";
 import { contentBytes } from "../../contract/codec/index.ts";
 import type { ObjectStore } from "../../platform/objstore/index.ts";
-import { type CommandEffect, commandOf, foldCommand } from "../append/command-records.ts";
+import {
+  type Command,
+  type CommandEffect,
+  commandOf,
+  foldCommand,
+} from "../append/command-records.ts";
+import { laterWriterSeq } from "../append/writer-seq.ts";
 import { ProducerTable } from "../producers/producer-table.ts";
-import type { Catalog } from "../storage/catalog.ts";
+import type { Catalog, StreamState } from "../storage/catalog.ts";
 import type { ChunkStore } from "../storage/chunk-store.ts";
 import { ChunkIndex } from "../stream/chunk-index.ts";
 import { extendFromListing } from "../stream/chunk-listing.ts";
@@ -113,6 +119,9 @@ async function replayStream(
   return records.length;
 }
 
+/** How often a replay writes a stream's state that others keep writing before it gives up. */
+const STATE_TRIES = 10;
+
 /**
  * Applies the entries' marks and command records to the stream's state object (idempotently:
  * some may be in it; command records only from where the state's own hold ends).
@@ -133,7 +142,24 @@ async function keepMarks(
     }),
   );
   if (!marked && commanded.every((c) => c.length === 0)) return;
-  const state = await catalog.getState(streamId);
+  // Conditional: the stream's leader, or another replay, may write the state meanwhile; then
+  // the marks go onto what it wrote (they only move it forward), never over it.
+  for (let tries = 1; ; tries++) {
+    const { state, etag } = await catalog.readState(streamId);
+    const marked = withMarks(state, entries, commanded);
+    if ((await catalog.putStateIf(streamId, marked, etag)) !== undefined) return;
+    if (tries === STATE_TRIES) {
+      throw new Error(`the state of stream ${streamId} kept changing under the replay; retried`);
+    }
+  }
+}
+
+/** `state` with the entries' marks and the command records at or past its own hold applied. */
+function withMarks(
+  state: StreamState,
+  entries: DecodedLogEntry[],
+  commanded: { seqNum: bigint; command: Command }[][],
+): StreamState {
   // Expiry and the cap apply when the leader next writes the state, not here.
   const unbounded = { ttlMs: Number.POSITIVE_INFINITY, maxPerStream: Number.POSITIVE_INFINITY };
   const table = new ProducerTable(unbounded, state.producers);
@@ -160,7 +186,7 @@ async function keepMarks(
     }
     if (entryEnd > end) end = entryEnd;
   });
-  await catalog.putState(streamId, {
+  return {
     ...state,
     producers: table.toJSON(),
     closed,
@@ -168,11 +194,5 @@ async function keepMarks(
     trim_seq_num: trim.toString(),
     commands_through: end.toString(),
     ...(writerSeq === undefined ? {} : { writer_seq: writerSeq }),
-  });
-}
-
-/** Writer seqs only grow, so of a mark the state may already hold, the later one stands. */
-function laterWriterSeq(a: string | undefined, b: string | undefined): string | undefined {
-  if (a === undefined || b === undefined) return a ?? b;
-  return Buffer.compare(Buffer.from(a), Buffer.from(b)) >= 0 ? a : b;
+  };
 }
