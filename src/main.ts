@@ -10,6 +10,7 @@ import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import pino from "pino";
 import { flags, PROGRAM, SUMMARY } from "./flags.ts";
+import type { WorkerLink as Link, StopSignal } from "./gateway/index.ts";
 import {
   DEFAULT_HUB_RING,
   DEFAULT_READPLAN_SETTINGS,
@@ -101,6 +102,10 @@ const storageEndpoint = await storage?.endpoint();
 if (opts.workers > 1 && cluster.isPrimary) await runPrimary();
 
 const metrics = createMetrics();
+// A worker takes the primary's stop and signals from its first moment (node:cluster drops a
+// message nobody listens for yet): one that comes while it starts is acted on once it serves.
+const early: { stop?: (signal: StopSignal) => void; asked: StopSignal[] } = { asked: [] };
+const link = cluster.isWorker ? workerLink() : undefined;
 // The embedded star's caches live in this process: its /metrics shows them beside the gateway's.
 if (star) metrics.memory.include("star_", star.memory);
 const fleet = new FleetClient({
@@ -233,17 +238,9 @@ function startGarbageNudge(slackBytes: number, leftoverMs: number): GarbageNudge
   return nudge;
 }
 
-if (cluster.isWorker) {
-  const requests = new StopRequests((signal) => void stop(signal));
-  process.on("SIGTERM", () => requests.request("SIGTERM", "signal"));
-  process.on("SIGINT", () => requests.request("SIGINT", "signal"));
-  const link = new WorkerLink({
-    registry: metrics.registry,
-    // Past the primary's wait for the other workers' parts.
-    timeoutMs: 2 * opts.clusterIpcTimeoutMs,
-    onStop: (signal) => requests.request(signal, "primary"),
-    onOrphaned: () => requests.request("SIGINT", "primary"),
-  });
+if (link) {
+  early.stop = (signal) => void stop(signal);
+  for (const signal of early.asked.splice(0)) early.stop(signal);
   metrics.render = () => link.metricsText();
   link.ready(url);
 } else {
@@ -251,6 +248,27 @@ if (cluster.isWorker) {
   process.on("SIGINT", () => void stop("SIGINT"));
   // Ready only once the signal handlers are in: a supervisor may stop us as soon as it reads this.
   process.stdout.write(`nova-gateway listening on ${url}\n`);
+}
+
+/** A worker's link to its primary, with its stop requests (which wait while it starts). */
+function workerLink(): Link {
+  const requests = new StopRequests((signal) =>
+    early.stop ? early.stop(signal) : early.asked.push(signal),
+  );
+  process.on("SIGTERM", () => requests.request("SIGTERM", "signal"));
+  process.on("SIGINT", () => requests.request("SIGINT", "signal"));
+  return new WorkerLink({
+    registry: metrics.registry,
+    // Past the primary's wait for the other workers' parts.
+    timeoutMs: 2 * opts.clusterIpcTimeoutMs,
+    onStop: (signal) => requests.request(signal, "primary"),
+    onOrphaned: () => {
+      // node:cluster exits a worker whose primary is gone at once, unless it exits by choice:
+      // this one drains first.
+      if (cluster.worker) cluster.worker.exitedAfterDisconnect = true;
+      requests.request("SIGINT", "primary");
+    },
+  });
 }
 
 /**

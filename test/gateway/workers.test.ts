@@ -1,8 +1,9 @@
 // `--workers 2` over real sockets: `npm start`'s entry as a primary with its embedded star and
 // two gateway processes on one port. Connections are spread over both, each worker's hub serves
 // its own subscribers, /metrics sums every process, a killed worker is replaced, a SIGTERM to
-// the whole process group drains each worker once, and a worker that cannot start fails the
-// start.
+// the whole process group drains each worker once, a stop that comes while the workers start
+// stops them too, a worker whose primary is killed drains before it exits, and a worker that
+// cannot start fails the start.
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
@@ -212,3 +213,63 @@ test("--workers 2 on a port already taken fails the start, naming the worker", a
     await taken.proc.kill("SIGTERM");
   }
 });
+
+test("SIGTERM to the primary alone while its workers start: they stop too, and it exits 0", async (t) => {
+  const dir = await tempDir(t);
+  const [command, args] = nodeArgs("src/main.ts", [
+    ...["--port", "0", "--data-dir", dir, "--workers", "2"],
+    ...["--log-level", "info", "--drain-delay-ms", "0"],
+  ]);
+  // The primary's first line; its workers start after its star.
+  const proc = await startProcess({
+    command,
+    args,
+    readyLine: /"msg":"nova-gateway starting"/,
+    readyOn: "stderr",
+  });
+  try {
+    const pid = proc.child.pid as number;
+    const forked = await waitFor(() => children(pid).length === 2 && children(pid), {
+      message: "two workers forked",
+    });
+    // Before they listen for the primary's messages (a node:cluster worker drops what comes
+    // earlier), as when it is PID 1 in a container.
+    process.kill(pid, "SIGTERM");
+    assert.deepEqual(await proc.waitForExit(30_000), { code: 0, signal: null });
+    assert.equal(proc.stdoutLines().filter((l) => l.includes("listening on")).length, 0);
+    for (const worker of forked) {
+      await waitFor(() => !alive(worker), { message: `worker ${worker} exited` });
+    }
+  } finally {
+    await proc.kill("SIGKILL");
+  }
+});
+
+test("a worker whose primary is killed drains its SSE sessions, then exits", async (t) => {
+  const dir = await tempDir(t);
+  const { url, proc } = await embeddedGateway(dir, ["--workers", "2"]);
+  try {
+    const forked = children(proc.child.pid as number);
+    const stream = await newStream(url);
+    const sse = await openSse(`${url}${stream}/records?seq_num=0`);
+    await readUntil(sse.events, (seen) => seen.some((e) => e.event === "ping"));
+    process.kill(proc.child.pid as number, "SIGKILL");
+    // The drain's last word, then the end; a worker that exits at once cuts the stream.
+    const rest = await readUntil(sse.events);
+    assert.equal(rest.at(-1)?.event, "retry", JSON.stringify(rest));
+    for (const worker of forked) {
+      await waitFor(() => !alive(worker), { message: `worker ${worker} exited` });
+    }
+  } finally {
+    await proc.kill("SIGKILL");
+  }
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

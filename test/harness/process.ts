@@ -8,8 +8,10 @@ export interface StartOptions {
   /** Added to this process's environment; an undefined value removes the variable. */
   env?: Record<string, string | undefined>;
   cwd?: string;
-  /** Resolves startProcess once a stdout line matches. */
+  /** Resolves startProcess once a stdout line (or a stderr line, with `readyOn`) matches. */
   readyLine: RegExp;
+  /** default stdout */
+  readyOn?: "stdout" | "stderr";
   /** default 30000 */
   timeoutMs?: number;
 }
@@ -124,7 +126,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
     lines.push(line);
     lineChars += line.length;
     while (lineChars > KEEP && lines.length > 1) lineChars -= lines.shift()?.length ?? 0;
-    onLine(line);
+    if (opts.readyOn !== "stderr") onLine(line);
   };
   child.stdout?.setEncoding("utf8");
   child.stdout?.on("data", (chunk: string) => {
@@ -141,7 +143,10 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
   child.stderr?.on("data", (chunk: string) => {
     const parts = (errPartial + chunk).split("\n");
     errPartial = parts.pop() ?? "";
-    for (const line of parts) echoErrors(line);
+    for (const line of parts) {
+      echoErrors(line);
+      if (opts.readyOn === "stderr") onLine(line);
+    }
     errText += chunk;
     if (errText.length > 2 * KEEP) errText = errText.slice(-KEEP);
   });

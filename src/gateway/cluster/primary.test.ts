@@ -175,6 +175,76 @@ describe("ClusterPrimary", () => {
     assert.match(answer.text, /^c_total 31$/m);
   });
 
+  test("a worker that exits leaves its counts in the sums, not its gauges", async () => {
+    const { primary, forked } = cluster(2);
+    const started = primary.start();
+    for (const w of forked) w.say({ nova: "ready", url: "u" });
+    await started;
+    const part = (value: number) => [
+      {
+        name: "c_total",
+        help: "c",
+        type: "counter",
+        aggregator: "sum",
+        values: [{ value, labels: {} }],
+      },
+      { name: "g", help: "g", type: "gauge", aggregator: "sum", values: [{ value, labels: {} }] },
+    ];
+    /** A /metrics answer through the first worker alive, each worker sending `value(i)`. */
+    const scrape = async (
+      asker: FakeWorker,
+      workers: FakeWorker[],
+      value: (i: number) => number,
+    ) => {
+      const id = Math.floor(Math.random() * 1e9);
+      const gathered = workers.map((w) => w.sent.filter((m) => m.nova === "gather").length);
+      asker.say({ nova: "metrics", id });
+      await until(() =>
+        workers.every(
+          (w, i) => w.sent.filter((m) => m.nova === "gather").length > (gathered[i] ?? 0),
+        ),
+      );
+      for (const [i, w] of workers.entries()) {
+        const gather = w.sent.filter((m) => m.nova === "gather").at(-1) as { id: number };
+        w.say({ nova: "metrics-part", id: gather.id, part: part(value(i)) });
+      }
+      await until(() => asker.sent.some((m) => m.nova === "metrics-text" && m.id === id));
+      return (asker.sent.find((m) => m.nova === "metrics-text" && m.id === id) as { text: string })
+        .text;
+    };
+    const [first, second] = forked as [FakeWorker, FakeWorker];
+    const before = await scrape(first, [first, second], (i) => 10 * (i + 1));
+    assert.match(before, /^c_total 30$/m);
+    second.exit(null, "SIGKILL");
+    await until(() => forked.length === 3);
+    const replacement = forked[2] as FakeWorker;
+    replacement.say({ nova: "ready", url: "u" });
+    // The replacement counts from 0: the sum stays at least what it was.
+    const after = await scrape(first, [first, replacement], (i) => (i === 0 ? 11 : 1));
+    assert.match(after, /^c_total 32$/m);
+    assert.match(after, /^g 12$/m);
+    const stopped = primary.stop("SIGTERM");
+    first.exit(0);
+    replacement.exit(0);
+    await stopped;
+  });
+
+  test("a worker that becomes ready after the stop is told to stop then", async () => {
+    const { primary, forked } = cluster(2);
+    let started = false;
+    void primary.start().then(() => {
+      started = true;
+    });
+    forked[0]?.say({ nova: "ready", url: "u" });
+    const stopped = primary.stop("SIGTERM");
+    // The second one was not listening yet when the stop went out.
+    forked[1]?.say({ nova: "ready", url: "u" });
+    assert.deepEqual(forked[1]?.sent.at(-1), { nova: "stop", signal: "SIGTERM" });
+    for (const w of forked) w.exit(0);
+    assert.equal(await stopped, 0);
+    assert.equal(started, false, "no ready line after the stop");
+  });
+
   test("a worker that does not send its part in time fails the answer, saying so", async () => {
     const { primary, forked } = cluster(2, { ipcTimeoutMs: 20 });
     const started = primary.start();

@@ -28,7 +28,9 @@ export function forkWorker(env: Record<string, string>): WorkerProcess {
       return worker.process.pid;
     },
     send(message) {
-      if (worker.isConnected()) worker.send(message);
+      // A worker that died a moment ago fails the write (EPIPE): its exit, which follows, is what
+      // the primary acts on. Without a callback the failure is an 'error' event that kills it.
+      if (worker.isConnected()) worker.send(message, () => undefined);
     },
     onMessage: (fn) => void worker.on("message", fn),
     onExit: (fn) => void worker.on("exit", fn),
@@ -55,7 +57,15 @@ interface Live {
   process: WorkerProcess;
   forkedAt: number;
   ready: boolean;
+  /** Its metrics as the last /metrics answer summed them. */
+  lastPart?: MetricsPart;
 }
+
+/**
+ * What of a worker's metrics outlives it in the sums: its counts, never its gauges. (prom-client
+ * types a metric's type as an enum; its JSON holds the name.)
+ */
+const COUNTED = new Set<unknown>(["counter", "histogram"]);
 
 export class ClusterPrimary {
   readonly #opts: ClusterPrimaryOptions;
@@ -71,6 +81,8 @@ export class ClusterPrimary {
   #failed = false;
   #onStarted: { resolve: (url: string) => void; reject: (err: Error) => void } | undefined;
   #onStopped: (() => void) | undefined;
+  /** The counts of the workers that exited, summed: the cluster's counters never go back. */
+  #retired: Promise<MetricsPart> = Promise.resolve([]);
 
   constructor(opts: ClusterPrimaryOptions) {
     this.#opts = opts;
@@ -129,6 +141,11 @@ export class ClusterPrimary {
   #onMessage(live: Live, message: ToPrimary): void {
     switch (message.nova) {
       case "ready":
+        // A stop sent while it started came before it listened: it hears it now.
+        if (this.#stopping) {
+          live.process.send({ nova: "stop", signal: this.#stopping });
+          return;
+        }
         live.ready = true;
         this.#opts.logger.info({ workerPid: live.process.pid, url: message.url }, "worker ready");
         if (!this.#started && [...this.#live].every((w) => w.ready)) {
@@ -151,6 +168,7 @@ export class ClusterPrimary {
 
   #onExit(live: Live, code: number | null, signal: string | null): void {
     this.#live.delete(live);
+    if (live.lastPart) this.#retire(live.lastPart);
     const pid = live.process.pid;
     if (this.#stopping) {
       if (code !== 0) this.#failed = true;
@@ -189,8 +207,20 @@ export class ClusterPrimary {
         `${missing} of ${ready.length} workers did not send their metrics within ${this.#opts.ipcTimeoutMs} ms; retry`,
       );
     }
+    ready.forEach((w, i) => {
+      w.lastPart = parts[i];
+    });
     const own = await this.#opts.registry.getMetricsAsJSON();
-    return AggregatorRegistry.aggregate([own, ...(parts as MetricsPart[])]).metrics();
+    const retired = await this.#retired;
+    return AggregatorRegistry.aggregate([own, retired, ...(parts as MetricsPart[])]).metrics();
+  }
+
+  /** Adds an exited worker's counts, as last summed, to those of the workers before it. */
+  #retire(part: MetricsPart): void {
+    const counts = part.filter((metric) => COUNTED.has(metric.type));
+    this.#retired = this.#retired.then((retired) =>
+      AggregatorRegistry.aggregate([retired, counts]).getMetricsAsJSON(),
+    );
   }
 
   #gather(live: Live): Promise<MetricsPart | undefined> {

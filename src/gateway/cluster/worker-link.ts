@@ -8,7 +8,7 @@ export interface PrimaryChannel {
   send?: ((message: ToPrimary) => unknown) | undefined;
   connected?: boolean;
   on(event: "message", fn: (message: unknown) => void): unknown;
-  on(event: "disconnect", fn: () => void): unknown;
+  prependListener(event: "disconnect", fn: () => void): unknown;
 }
 
 export interface WorkerLinkOptions {
@@ -34,7 +34,8 @@ export class WorkerLink {
     this.#channel.on("message", (message) => {
       if (isToWorker(message)) this.#onMessage(message);
     });
-    this.#channel.on("disconnect", () => opts.onOrphaned());
+    // Before node:cluster's own listener, which exits the worker unless told it exits by choice.
+    this.#channel.prependListener("disconnect", () => opts.onOrphaned());
   }
 
   ready(url: string): void {
@@ -69,9 +70,11 @@ export class WorkerLink {
         this.#opts.onStop(message.signal);
         return;
       case "gather":
-        void this.#opts.registry
-          .getMetricsAsJSON()
-          .then((part) => this.#send({ nova: "metrics-part", id: message.id, part }));
+        // A part that cannot be gathered is not sent: the primary's /metrics answers 503.
+        this.#opts.registry.getMetricsAsJSON().then(
+          (part) => this.#send({ nova: "metrics-part", id: message.id, part }),
+          () => undefined,
+        );
         return;
       case "metrics-text":
       case "metrics-failed":
