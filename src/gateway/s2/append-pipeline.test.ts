@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { EventEmitter } from "node:events";
 import { test } from "node:test";
 import { Metadata, status } from "@grpc/grpc-js";
+import { detailsMetadata } from "../../contract/proto/status-details.ts";
 import type { AppendSession, Upstream } from "../upstream/index.ts";
 import { S2AppendPipeline } from "./append-pipeline.ts";
 import type { S2AppendInput } from "./commands.ts";
@@ -75,8 +76,8 @@ class FakeStar {
     this.#endWhenAnswered();
   }
 
-  fail(code = status.INTERNAL): void {
-    this.#call?.emit("status", { code, details: "broken", metadata: new Metadata() });
+  fail(code = status.INTERNAL, metadata = new Metadata()): void {
+    this.#call?.emit("status", { code, details: "broken", metadata });
   }
 }
 
@@ -179,4 +180,49 @@ test("after a failure, later inputs fail unsent; unanswered ones fail as outcome
   const other = new S2AppendPipeline(new FakeStar().upstream(), address, {});
   await assert.rejects((await other.submit({ records: [] } as unknown as S2AppendInput)).ack);
   await assert.rejects((await other.submit(input("c"))).ack);
+});
+
+test("a fencing refusal stops what is submitted while the installed token is looked up", async () => {
+  const star = new FakeStar();
+  const base = star.upstream();
+  let answerLookup: (() => void) | undefined;
+  const upstream = {
+    ...base,
+    unary: async (method: string, req: unknown) => {
+      if (method !== "GetStream") return base.unary(method as never, req as never, {});
+      star.calls.push("unary GetStream");
+      await new Promise<void>((resolve) => {
+        answerLookup = resolve;
+      });
+      return { stream: { fencing_token: "new" } };
+    },
+  } as unknown as Upstream;
+  const pipeline = new S2AppendPipeline(upstream, address, {});
+  const a = (await pipeline.submit(input("a", { fencing_token: "old" }))).ack;
+  a.catch(() => {});
+  const metadata = detailsMetadata(status.FAILED_PRECONDITION, "fenced", [
+    { type: "FencingTokenMismatch", value: { token_installed: true } },
+  ]);
+  star.fail(status.FAILED_PRECONDITION, metadata);
+  while (!answerLookup) await flush();
+  // While the star is asked for the token in force: a plain batch, and a fence command.
+  const plain = (await pipeline.submit(input("b"))).ack;
+  plain.catch(() => {});
+  await flush();
+  assert.deepEqual(star.calls, ["open old end_on_refusal", "unary GetStream"], "b not sent");
+  const fence = (
+    await pipeline.submit({
+      records: [
+        {
+          body: Buffer.from("t2"),
+          headers: [{ name: Buffer.alloc(0), value: Buffer.from("fence") }],
+        },
+      ],
+    } as unknown as S2AppendInput)
+  ).ack;
+  fence.catch(() => {});
+  answerLookup?.();
+  await flush();
+  assert.deepEqual(star.calls, ["open old end_on_refusal", "unary GetStream"], "nothing sent");
+  for (const ack of [a, plain, fence]) await assert.rejects(ack, /fencing|token/i);
 });

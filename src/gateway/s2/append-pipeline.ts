@@ -50,7 +50,11 @@ export class S2AppendPipeline {
   #session: OpenSession | undefined;
   /** The unary input in flight; the next input waits for it. */
   #barrier: Promise<unknown> = Promise.resolve();
-  #failure: { err: unknown } | undefined;
+  /**
+   * The first failure, which every later input gets unsent. A promise: it is recorded the moment
+   * the failure is known, while its S2 form (the token installed) may still be looked up.
+   */
+  #failure: { reason: Promise<unknown> } | undefined;
 
   constructor(upstream: Upstream, address: Address, call: CallOptions) {
     this.#upstream = upstream;
@@ -162,7 +166,7 @@ export class S2AppendPipeline {
     if (ack.batch_index !== String(due) || !ack.appended) {
       // Not the answer to the oldest batch (a miss ends an end_on_refusal session): stop.
       const err = new Error(`the star answered batch ${ack.batch_index}, not ${due}`);
-      this.#failure ??= { err };
+      this.#failure ??= { reason: Promise.resolve(err) };
       session.handle.call.cancel();
       pending.reject(err);
       return;
@@ -174,8 +178,10 @@ export class S2AppendPipeline {
   async #onEnd(session: OpenSession, final: StatusObject): Promise<void> {
     if (this.#session === session) this.#session = undefined;
     const unanswered = session.pending.splice(0);
-    session.wake?.();
-    if (unanswered.length === 0) return;
+    if (unanswered.length === 0) {
+      session.wake?.();
+      return;
+    }
     // A refusal (a match or fencing miss) is known to have appended nothing, nor anything after.
     const err =
       final.code === status.OK
@@ -187,16 +193,19 @@ export class S2AppendPipeline {
             method: "AppendSession",
             outcomeUnknown: final.code !== status.FAILED_PRECONDITION,
           });
-    const failed = await this.#s2Error(err);
-    this.#failure ??= { err: failed };
-    for (const p of unanswered) p.reject(failed);
+    // Recorded before anything waits: an input submitted meanwhile must not open a new session.
+    const failed = this.#s2Error(err);
+    this.#failure ??= { reason: failed };
+    session.wake?.();
+    const reason = await failed;
+    for (const p of unanswered) p.reject(reason);
   }
 
   /** After a failure, the next input's answer: that failure, unsent. */
   #failed(): { ack: Promise<never> } | undefined {
     const failure = this.#failure;
     if (!failure) return undefined;
-    const ack = Promise.reject(failure.err);
+    const ack = failure.reason.then((reason) => Promise.reject(reason));
     ack.catch(() => {});
     return { ack };
   }
@@ -206,7 +215,7 @@ export class S2AppendPipeline {
    * answered. Returns this input's failure, rejected.
    */
   #fail(err: unknown): Promise<never> {
-    this.#failure ??= { err };
+    this.#failure ??= { reason: Promise.resolve(err) };
     return Promise.reject(err);
   }
 
