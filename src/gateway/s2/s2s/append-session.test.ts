@@ -83,6 +83,29 @@ test("a malformed frame is answered after the inputs before it; nothing after it
   assert.deepEqual(out.terminal(), { status: 400, body: { code: "bad_frame" } });
 });
 
+test("bad bytes after good frames in one chunk end the session then, the client still sending", async () => {
+  let more: (() => void) | undefined;
+  async function* held(): AsyncGenerator<Uint8Array> {
+    yield Buffer.concat([input("a"), Uint8Array.of(0xff, 0xff, 0xff, 0)]);
+    // The client keeps the body open and sends nothing more until the session answers.
+    await new Promise<void>((resolve) => {
+      more = resolve;
+    });
+  }
+  const { s, out, appended } = session(held());
+  let deadline: NodeJS.Timeout | undefined;
+  await Promise.race([
+    s.run(),
+    new Promise((_, reject) => {
+      deadline = setTimeout(() => reject(new Error("no answer while the client waits")), 10_000);
+    }),
+  ]).finally(() => clearTimeout(deadline));
+  assert.deepEqual(appended, ["a"]);
+  assert.deepEqual(out.messages(), ["ack a"]);
+  assert.deepEqual(out.terminal(), { status: 400, body: { code: "bad_frame" } });
+  more?.();
+});
+
 test("an oversized frame is refused from its length, before its body", async () => {
   const { s, out, appended } = session([Uint8Array.of(0x20, 0, 1)]);
   await s.run();

@@ -130,6 +130,8 @@ export class S2sAppendSession<Batch, Ack> {
 
   async #nextFrame(): Promise<Frame | undefined | "drained"> {
     while (this.#ready.length === 0) {
+      // Bad bytes after the frames taken end the session now, not once the client sends more.
+      this.#decoder.check();
       const next = await raceWatched<IteratorResult<Uint8Array> | "drained">([
         new Watched(this.#opts.chunks.next()),
         this.#drained,

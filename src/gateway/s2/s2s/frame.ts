@@ -106,6 +106,11 @@ export class FrameDecoder {
     }
   }
 
+  /** Throws the error held since the last push, if any: nothing more can come from the stream. */
+  check(): void {
+    if (this.#failed) throw this.#failed;
+  }
+
   /** The byte stream ended: throws a held error, or FrameError when it ended inside a frame. */
   end(): void {
     if (this.#failed) throw this.#failed;
