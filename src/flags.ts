@@ -20,6 +20,7 @@ import {
   DEFAULT_NDJSON_SESSION_BYTES,
   DEFAULT_READ_GRANT_MS,
   DEFAULT_READPLAN_SETTINGS,
+  DEFAULT_SESSION_IDLE_MS,
   DEFAULT_SLOW_CONSUMER_MS,
   DEFAULT_SSE_MAX_STREAMS,
   DEFAULT_SSE_PING_MS,
@@ -113,6 +114,12 @@ export const flags = defineFlags({
     min: 1,
     help: "a request body that has not all arrived after this long is cut with 408, ms (NDJSON sessions are not bound by it)",
   },
+  "session-idle-ms": {
+    type: "int",
+    default: DEFAULT_SESSION_IDLE_MS,
+    min: 1,
+    help: 'an NDJSON append session that sends no line for this long with no batch in flight ends with {"end":{"reason":"idle"}} (its star session slot freed), ms; one that leaves its acks unread for --slow-consumer-ms is cut',
+  },
   "max-connections": {
     type: "int",
     default: DEFAULT_MAX_CONNECTIONS,
@@ -141,7 +148,7 @@ export const flags = defineFlags({
     type: "int",
     default: DEFAULT_SLOW_CONSUMER_MS,
     min: 1,
-    help: "an SSE client whose socket does not drain for this long gets slow_consumer, ms",
+    help: "an SSE client whose socket does not drain for this long gets slow_consumer, ms; an NDJSON append session whose acks go unread this long is cut",
   },
   "sse-max-streams": {
     type: "int",

@@ -155,6 +155,7 @@ const app = await buildApp({
   maxConnections: opts.maxConnections,
   inflightAppendClientBytes: opts.inflightAppendClientMb * 1024 * 1024,
   bodyTimeouts: { idleMs: opts.bodyIdleMs, totalMs: opts.bodyTimeoutMs },
+  sessionIdleMs: opts.sessionIdleMs,
   corsOrigins: opts.corsOrigins,
   trustProxy: opts.trustProxy,
   ...(forwardedHeader ? { forwardedHeader } : {}),

@@ -62,6 +62,7 @@ import {
   DEFAULT_MAX_SESSIONS_PER_CLIENT,
   DEFAULT_MAX_WAIT_S,
   DEFAULT_NDJSON_SESSION_BYTES,
+  DEFAULT_SESSION_IDLE_MS,
   DEFAULT_SLOW_CONSUMER_MS,
   DEFAULT_SSE_MAX_STREAMS,
   type ForwardedHeader,
@@ -88,6 +89,8 @@ export interface AppOptions {
   inflightAppendClientBytes?: number;
   /** How long a request body may stall, and take in all, before it is cut with 408. */
   bodyTimeouts?: BodyTimeouts;
+  /** How long an NDJSON append session may send no line with nothing in flight. */
+  sessionIdleMs?: number;
   corsOrigins: string[];
   /** The shutdown state: /readyz, and `connection: close` once closing; default: serving. */
   drain?: Drain;
@@ -305,6 +308,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       maxSessionBytes: opts.ndjsonSessionBytes ?? DEFAULT_NDJSON_SESSION_BYTES,
     },
     bodyTimeouts,
+    sessionIdleMs: opts.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
     subscribe,
     sseMaxStreams: opts.sseMaxStreams ?? DEFAULT_SSE_MAX_STREAMS,
     cacheMaxAgeS: opts.cacheMaxAgeS ?? DEFAULT_CACHE_MAX_AGE_S,

@@ -54,6 +54,11 @@ export const DEFAULT_MAX_WAIT_S = 25;
 export const DEFAULT_SSE_PING_MS = 15_000;
 export const DEFAULT_SLOW_CONSUMER_MS = 30_000;
 /**
+ * An NDJSON append session that sends no line with nothing in flight holds a star's session slot
+ * for nothing: it ends at about the idle timeout balancers use anyway.
+ */
+export const DEFAULT_SESSION_IDLE_MS = 60_000;
+/**
  * The most streams on one multiplexed SSE response: past a dashboard's needs, and its resume id
  * (at most 62 bytes a stream, on every event) stays far below header limits.
  */

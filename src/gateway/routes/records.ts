@@ -60,6 +60,8 @@ export interface RecordRoutesOptions {
   ndjsonLimits: NdjsonLimits;
   /** After an NDJSON session that stopped early, how long the rest of its body may take. */
   bodyTimeouts: BodyTimeouts;
+  /** How long an NDJSON session may send no line with nothing in flight. */
+  sessionIdleMs: number;
   /** Unary reads: settled history from object storage, the rest from stars. */
   reads: ReadService;
   /** SSE subscriptions and long-polls: their sources, hubs, timings and limits. */
@@ -84,6 +86,8 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
     appendLimits: opts.appendLimits,
     lineLimits: opts.ndjsonLimits,
     bodyTimeouts: opts.bodyTimeouts,
+    idleMs: opts.sessionIdleMs,
+    slowConsumerMs: opts.subscribe.slowConsumerMs,
   };
   // An NDJSON body is left unread: the session reads the request line by line.
   app.addContentTypeParser(NDJSON_TYPE, (_req, _payload, done) => done(null, undefined));

@@ -26,7 +26,7 @@ export function isNdjson(contentType: string | undefined): boolean {
  * `error` (a batch's error line ended it), `draining` (the gateway is shutting down: batches
  * after the last answered one were not appended; send them again elsewhere).
  */
-export type EndReason = "done" | "error" | "draining";
+export type EndReason = "done" | "error" | "draining" | "idle";
 
 /** Throws the HttpError a unary append body of this shape would get; returns if it has none. */
 export type ShapeCheck = (value: unknown) => void;

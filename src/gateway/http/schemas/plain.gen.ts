@@ -1234,7 +1234,7 @@ export const routeSchemas = {
           "application/x-ndjson": {
             "schema": {
               "type": "string",
-              "description": "For an append session: one line per request line, in order: an AppendAck, or an ErrorBody with `line` (the request line it answers). A seq_num_mismatch is that batch's line and the session goes on; any other error ends it. The last line is `{\"end\": {\"reason\": \"done\" | \"error\" | \"draining\", \"batches\": <lines answered>, \"error\"?: ErrorBody}}`."
+              "description": "For an append session: one line per request line, in order: an AppendAck, or an ErrorBody with `line` (the request line it answers). A seq_num_mismatch is that batch's line and the session goes on; any other error ends it. The last line is `{\"end\": {\"reason\": \"done\" | \"error\" | \"draining\" | \"idle\", \"batches\": <lines answered>, \"error\"?: ErrorBody}}` (`idle`: no line came for `--session-idle-ms` with nothing in flight)."
             }
           }
         }

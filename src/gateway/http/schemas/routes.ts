@@ -156,7 +156,7 @@ const NDJSON_IN =
 const NDJSON_OUT = [
   "For an append session: one line per request line, in order: an AppendAck, or an ErrorBody with `line` (the request line it answers).",
   "A seq_num_mismatch is that batch's line and the session goes on; any other error ends it.",
-  'The last line is `{"end": {"reason": "done" | "error" | "draining", "batches": <lines answered>, "error"?: ErrorBody}}`.',
+  'The last line is `{"end": {"reason": "done" | "error" | "draining" | "idle", "batches": <lines answered>, "error"?: ErrorBody}}` (`idle`: no line came for `--session-idle-ms` with nothing in flight).',
 ].join(" ");
 
 const tags = {

@@ -38,6 +38,10 @@ export interface AppendSessionDeps {
   lineLimits: NdjsonLimits;
   /** How long the unread rest of a body may take to arrive once a session stopped early. */
   bodyTimeouts: BodyTimeouts;
+  /** How long a session may send no line with nothing in flight. */
+  idleMs: number;
+  /** How long a client may leave its acks unread. */
+  slowConsumerMs: number;
 }
 
 export interface AppendParts {
@@ -127,6 +131,8 @@ export async function serveAppendSession(
     admission: deps.admission,
     signal: parts.call.signal ?? new AbortController().signal,
     producer: parts.producer,
+    idleMs: deps.idleMs,
+    slowConsumerMs: deps.slowConsumerMs,
   });
   let release: () => void;
   try {

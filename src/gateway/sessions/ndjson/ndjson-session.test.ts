@@ -62,7 +62,11 @@ class Out extends Writable {
 
 const line = (body: string) => `${JSON.stringify({ records: [{ body }] })}\n`;
 
-function setup(window = 2, producer?: { id: string; epoch: string; seq: string }) {
+function setup(
+  window = 2,
+  producer?: { id: string; epoch: string; seq: string },
+  timeouts = { idleMs: 60_000, slowConsumerMs: 60_000 },
+) {
   const call = new FakeSessionCall();
   const body = new PassThrough();
   const admission = new AppendAdmission(1 << 20);
@@ -87,6 +91,7 @@ function setup(window = 2, producer?: { id: string; epoch: string; seq: string }
     admission,
     signal: new AbortController().signal,
     ...(producer ? { producer } : {}),
+    ...timeouts,
   });
   return { call, body, session, admission, out: new Out() };
 }
@@ -217,4 +222,38 @@ test("an ack for another batch than the oldest unanswered one ends the session: 
   assert.match(lines[1].message, /acknowledged batch 2 of this session where batch 1 was due/);
   assert.deepEqual(lines[2], { end: { reason: "error", batches: 2 } });
   assert.equal(admission.inflight, 0);
+});
+
+test("a session that sends no line with nothing in flight ends idle, its star session ended", async () => {
+  const { call, body, session, admission, out } = setup(2, undefined, {
+    idleMs: 20,
+    slowConsumerMs: 60_000,
+  });
+  body.write(line("a"));
+  await session.open();
+  const running = session.run(out);
+  await waitFor(() => call.written.length === 1);
+  call.ack(0, 0);
+  // The body stays open and sends nothing more.
+  await waitFor(() => call.halfClosed);
+  call.finish(status.OK);
+  await running;
+  assert.deepEqual(out.lines().at(-1), { end: { reason: "idle", batches: 1 } });
+  assert.equal(admission.inflight, 0);
+});
+
+test("a client that reads no ack for the slow-consumer time is cut; its star session ends", async () => {
+  const { call, body, session } = setup(1, undefined, { idleMs: 60_000, slowConsumerMs: 20 });
+  // A socket that takes one write and never drains.
+  const out = new Writable({ highWaterMark: 1, decodeStrings: false, write() {} });
+  for (const b of ["a", "b", "c"]) body.write(line(b));
+  await session.open();
+  const running = session.run(out);
+  await waitFor(() => call.written.length === 1);
+  call.ack(0, 0);
+  await waitFor(() => call.halfClosed);
+  assert.equal(call.written.length, 1, "no line is sent while the acks go unread");
+  call.finish(status.OK);
+  await running;
+  assert.equal(out.destroyed, true);
 });

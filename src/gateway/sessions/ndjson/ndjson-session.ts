@@ -9,6 +9,9 @@
 //   or validate, or crosses a byte limit, is its error line after the earlier lines are answered,
 //   and ends the session; a star failure is the error line of the first unanswered batch.
 // - Draining stops reading, lets the in-flight batches finish, and ends with reason `draining`.
+// - A session that sends no line for `idleMs` with nothing in flight ends with reason `idle`; a
+//   client that reads no ack for `slowConsumerMs` has its batches in flight answered into the
+//   void and its response cut.
 // - With producer headers, line n's batch carries the first seq + n, and at most the acks a
 //   stream remembers per producer are unanswered at once.
 
@@ -64,6 +67,10 @@ export interface NdjsonSessionOptions {
   /** Aborts when the client goes away: the upstream session is cancelled. */
   signal: AbortSignal;
   producer?: ProducerProto | undefined;
+  /** How long the client may send no line while nothing is in flight. */
+  idleMs: number;
+  /** How long the client may leave its acks unread. */
+  slowConsumerMs: number;
 }
 
 /** The response as the session uses it (a ServerResponse in the gateway). */
@@ -74,6 +81,7 @@ export interface NdjsonOutput {
   off(event: "drain" | "close", listener: () => void): unknown;
   readonly writableNeedDrain: boolean;
   readonly destroyed: boolean;
+  destroy(): void;
 }
 
 interface Parsed {
@@ -110,6 +118,8 @@ export class NdjsonAppendSession {
   /** An ack for another batch than the oldest unanswered one ended the session. */
   #misacked: HttpError | undefined;
   #draining = false;
+  /** Why the session stopped reading on its own: no line for idleMs, or acks left unread. */
+  #timedOut: "idle" | "slow" | undefined;
   #out: NdjsonOutput | undefined;
   /** Wakes the reader: an ack freed a slot, the client drained, the call ended, or a drain. */
   #wake: (() => void) | undefined;
@@ -166,7 +176,10 @@ export class NdjsonAppendSession {
       }
       // Half-close: the star answers what it has and ends the call.
       session.call.end();
-      this.#finish(await ended);
+      const final = await ended;
+      // A client that reads nothing would hold the connection for an end line it never takes.
+      if (this.#timedOut === "slow") out.destroy();
+      else this.#finish(final);
     } finally {
       out.off("close", onClose);
       for (const slot of this.#inflight.splice(0)) this.#opts.admission.release(slot.bytes);
@@ -258,7 +271,14 @@ export class NdjsonAppendSession {
         }
       }
       await new Promise<void>((resolve) => {
+        const slow = out.writableNeedDrain
+          ? setTimeout(() => {
+              this.#timedOut = "slow";
+              done();
+            }, this.#opts.slowConsumerMs)
+          : undefined;
         const done = () => {
+          clearTimeout(slow);
           out.off("drain", done);
           this.#wake = undefined;
           resolve();
@@ -329,7 +349,7 @@ export class NdjsonAppendSession {
       this.#end("error");
       return;
     }
-    this.#end(this.#draining ? "draining" : "done");
+    this.#end(this.#draining ? "draining" : this.#timedOut === "idle" ? "idle" : "done");
   }
 
   /** Writes the end line (with the failure no batch line could carry) and ends the response. */
@@ -353,12 +373,21 @@ export class NdjsonAppendSession {
         // Raced with a stop; a body cut off after the session stopped reading is no failure.
         this.#pendingChunk.catch(() => {});
       }
+      // Nothing in flight: no ack will come, only the client's next line, if any.
+      const idle =
+        this.#inflight.length === 0
+          ? setTimeout(() => {
+              this.#timedOut = "idle";
+              this.#poke();
+            }, this.#opts.idleMs)
+          : undefined;
       const got = await Promise.race([
         this.#pendingChunk,
         new Promise<"woken">((resolve) => {
           this.#wake = () => resolve("woken");
         }),
       ]);
+      clearTimeout(idle);
       this.#wake = undefined;
       if (got === "woken") continue;
       this.#pendingChunk = undefined;
@@ -383,6 +412,7 @@ export class NdjsonAppendSession {
   #stopped(): boolean {
     return (
       this.#draining ||
+      this.#timedOut !== undefined ||
       this.#final !== undefined ||
       this.#terminal !== undefined ||
       this.#opts.signal.aborted ||
