@@ -82,7 +82,27 @@ async function* failingOn(
   }
 }
 
-function setup(ring: RingLimits = { maxBatches: 3, maxBytes: 1 << 20 }) {
+/** A hub feed that holds its next batch while `held` (a star's Subscribe running late). */
+class FeedGate {
+  held = false;
+  #release: (() => void) | undefined;
+  async *through(source: AsyncIterable<SourceBatch>): AsyncGenerator<SourceBatch> {
+    for await (const batch of source) {
+      while (this.held) {
+        await new Promise<void>((resolve) => {
+          this.#release = resolve;
+        });
+      }
+      yield batch;
+    }
+  }
+  open(): void {
+    this.held = false;
+    this.#release?.();
+  }
+}
+
+function setup(ring: RingLimits = { maxBatches: 3, maxBytes: 1 << 20 }, gate = new FeedGate()) {
   const model = new ModelStream();
   let hubFeeds = new AbortController();
   const counts = { hit: 0, miss: 0, detached: 0, attached: 0 };
@@ -101,7 +121,7 @@ function setup(ring: RingLimits = { maxBatches: 3, maxBytes: 1 << 20 }) {
     ring,
     lingerMs: 0,
     feed: () => (cursor, signal, authorization) =>
-      failingOn(hubFeeds.signal, model.feed(authorization)(cursor, signal)),
+      failingOn(hubFeeds.signal, gate.through(model.feed(authorization)(cursor, signal))),
   });
   /** The feeds of the hubs there are fail (not a refusal); later hubs' feeds do not. */
   const failHubs = () => {
@@ -207,6 +227,30 @@ test("a reader from the tail starts after every record acked before it, though t
   await joined.readTo(7);
   assert.deepEqual(joined.seqs, [6]);
   await idle.stop();
+  await joined.stop();
+});
+
+test("a reader from the tail whose lagging hub fails starts at its own check's tail", async () => {
+  const gate = new FeedGate();
+  const { model, source, failHubs } = setup(undefined, gate);
+  const opener = await Reader.open(source(), TAIL);
+  model.append(2);
+  await opener.readTo(2);
+  // The hub's feed runs late: records 2 and 3 are acked, the hub has not heard of them.
+  gate.held = true;
+  model.append(2);
+  const checks = model.checks;
+  const joining = Reader.open(source(), TAIL);
+  await waitFor(() => model.checks > checks, { message: "the reader's CheckTail" });
+  await new Promise((resolve) => setImmediate(resolve));
+  // It waits for the hub to reach its tail (4) when the hub fails; 4 and 5 come after it asked.
+  failHubs();
+  model.append(2);
+  gate.open();
+  const joined = await joining;
+  await joined.readTo(6);
+  assert.deepEqual([joined.first, ...joined.seqs.slice(0, 2)], [4, 4, 5]);
+  await opener.stop();
   await joined.stop();
 });
 

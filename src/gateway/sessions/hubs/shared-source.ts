@@ -260,7 +260,10 @@ class SharedReader extends HubFollower implements AsyncIterableIterator<SourceBa
       return;
     }
     this.#deps.events?.joined(false);
-    this.#inner = catchUp(this.#deps, this, at, hub, signal);
+    // From the seq worked out: a reader from the tail whose hub failed while it waited for the
+    // tail its own check found starts there, not at the tail of some moment later.
+    const from = isTail(at) && seq !== undefined ? cursorAt(seq) : at;
+    this.#inner = catchUp(this.#deps, this, from, hub, signal);
     this.#phase = "catch-up";
   }
 
