@@ -9,6 +9,7 @@ import type { SubscribeResponse } from "../../gen/nova/v1/SubscribeResponse.ts";
 import type { StarContext } from "../context.ts";
 import { resourceExhausted, toServiceError } from "../errors.ts";
 import { withCaller } from "../fleet/caller.ts";
+import { requireLeader } from "../fleet/ownership.ts";
 import { resolveDescriptor } from "../lifecycle/streams.ts";
 import type { StreamLog } from "../stream/stream-log.ts";
 import { followerSubscribe } from "./follower-subscribe.ts";
@@ -49,6 +50,8 @@ async function subscribe(ctx: StarContext, call: Call, signal: AbortSignal): Pro
   const { bucket, key } = call.request;
   const stream = await resolveDescriptor(ctx, bucket, key, "read");
   if (!ctx.fleet.leads(bucket, key)) return followerSubscribe(ctx, stream, call, signal);
+  // Not from memory while its lease may have lapsed: another member may lead (and trim) it now.
+  requireLeader(ctx, bucket, key);
   // Held open while this call lasts, also while a slow reader takes a page (no waiter then).
   const { log, release } = await ctx.registry.hold(stream);
   try {
