@@ -254,6 +254,29 @@ test("a reader from the tail whose lagging hub fails starts at its own check's t
   await joined.stop();
 });
 
+test("a reader caught up ahead of its lagging hub waits there without a Subscribe of its own", async () => {
+  const gate = new FeedGate();
+  const { model, source } = setup(undefined, gate);
+  const opener = await Reader.open(source(), TAIL);
+  for (let i = 0; i < 5; i++) model.append(1);
+  await opener.readTo(5);
+  // The hub's feed runs late: 5, 6 and 7 are acked, the hub is at 5.
+  gate.held = true;
+  for (let i = 0; i < 3; i++) model.append(1);
+  const reader = await Reader.open(source(), at(6));
+  const reading = reader.readTo(9);
+  // It read 6 and 7 on its own and waits for the hub to bring what follows.
+  await waitFor(() => reader.seqs.length === 2 && model.open === 1, {
+    message: "its own Subscribe stopped while it waits at the hub",
+  });
+  gate.open();
+  model.append(1);
+  await reading;
+  assert.deepEqual(reader.seqs, [6, 7, 8]);
+  await opener.stop();
+  await reader.stop();
+});
+
 test("readers at the tail share one upstream Subscribe, whatever their number", async () => {
   const { model, source, registry, counts } = setup();
   model.append(1);

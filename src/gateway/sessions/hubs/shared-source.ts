@@ -315,6 +315,10 @@ class SharedReader extends HubFollower implements AsyncIterableIterator<SourceBa
 /**
  * Reads the subscriber's own source from `at` until its cursor lies in the hub's window; then
  * the cursor, with the source stopped (undefined: the stream is closed and all of it was read).
+ * Caught up with the stream before the hub heard of the same records, it stops its own source
+ * and waits at the hub for them (they are on their way there), rather than hold a Subscribe of
+ * its own; if the hub gets past them before it looks (they left its window), it reads on its own
+ * again from there.
  */
 async function* catchUp(
   deps: SharedSourceDeps,
@@ -323,6 +327,31 @@ async function* catchUp(
   hub: StreamHub,
   signal: AbortSignal,
 ): AsyncGenerator<SourceBatch, Cursor | undefined> {
+  let from = at;
+  for (;;) {
+    const read = yield* readOwn(deps, reader, from, hub, signal);
+    if (read.kind === "done") return read.cursor;
+    await hub.reach(read.seq, reader, signal);
+    // Its hub failed meanwhile: the reader joins the stream's next one from here.
+    if (hub.contains(read.seq) || hub.ended) return cursorAt(read.seq);
+    from = cursorAt(read.seq);
+  }
+}
+
+/**
+ * The subscriber's own source from `at`, until its cursor lies in the hub's window (done), or it
+ * caught up with the stream ahead of the hub (wait, at that seq_num); the source is stopped then.
+ */
+async function* readOwn(
+  deps: SharedSourceDeps,
+  reader: SharedStream & HubSubscriber,
+  at: Cursor,
+  hub: StreamHub,
+  signal: AbortSignal,
+): AsyncGenerator<
+  SourceBatch,
+  { kind: "done"; cursor: Cursor | undefined } | { kind: "wait"; seq: bigint }
+> {
   const stop = new AbortController();
   const onAbort = () => stop.abort(signal.reason);
   signal.addEventListener("abort", onAbort, { once: true });
@@ -342,14 +371,12 @@ async function* catchUp(
         if (seq === undefined || tail < seq) seq = tail;
       }
       yield batch;
-      if (batch.closed) return undefined;
+      if (batch.closed) return { kind: "done", cursor: undefined };
       if (batch.records.length === 0 && !hub.contains(seq) && seq > hub.next) {
-        // Caught up with the stream before the hub heard of the same records: they are on
-        // their way to it, so wait there rather than hold a Subscribe of one's own.
-        await hub.reach(seq, reader, signal);
+        return { kind: "wait", seq };
       }
       // Its hub failed meanwhile: the reader joins the stream's next one from here.
-      if (hub.contains(seq) || hub.ended) return cursorAt(seq);
+      if (hub.contains(seq) || hub.ended) return { kind: "done", cursor: cursorAt(seq) };
     }
   } finally {
     signal.removeEventListener("abort", onAbort);
