@@ -5,21 +5,32 @@ import type { Logger } from "pino";
 import { type Detail, detailsMetadata, STATUS_DETAILS_KEY } from "../contract/proto/index.ts";
 import { ObjectStoreError } from "../platform/objstore/index.ts";
 
+/**
+ * In the trailers of every error a star answers: a caller tells a star's own answer (it is up,
+ * and said UNAVAILABLE) from its transport's (no connection, a reset, its deadline).
+ */
+export const ANSWERED_KEY = "nova-star-answered";
+
 export class StarError extends Error implements Partial<ServiceError> {
   readonly code: status;
   readonly details: string;
   readonly metadata: Metadata;
+  /** Relayed: the other star answered this itself; false when its transport failed. */
+  readonly answered: boolean;
 
-  constructor(code: status, message: string, details: Detail[] = []) {
+  constructor(code: status, message: string, details: Detail[] = [], answered = true) {
     super(message);
     this.code = code;
     this.details = message;
     this.metadata = details.length > 0 ? detailsMetadata(code, message, details) : new Metadata();
+    this.metadata.set(ANSWERED_KEY, "1");
+    this.answered = answered;
   }
 
   /** Another star's answer passed on as it came: code, message and typed details. */
   static relayed(err: Pick<ServiceError, "code" | "details" | "metadata">): StarError {
-    const out = new StarError(err.code, err.details);
+    const answered = (err.metadata?.get(ANSWERED_KEY).length ?? 0) > 0;
+    const out = new StarError(err.code, err.details, [], answered);
     for (const bin of err.metadata?.get(STATUS_DETAILS_KEY) ?? []) {
       out.metadata.add(STATUS_DETAILS_KEY, bin);
     }

@@ -15,6 +15,7 @@ import { liveStream } from "../lifecycle/streams.ts";
 import type { ChunkMeta } from "../stream/chunk-index.ts";
 import { type Extent, seqForTimestamp } from "../stream/chunk-reads.ts";
 import { planChunks } from "../stream/plan-chunks.ts";
+import { leaderUnreachable } from "./stopped-leader.ts";
 
 export async function readPlan(
   ctx: StarContext,
@@ -81,7 +82,7 @@ async function beyondLeadersTail(
     });
     return start > BigInt(tail?.seq_num ?? "0");
   } catch (err) {
-    if (err instanceof StarError && err.code === status.UNAVAILABLE) return true;
+    if (leaderUnreachable(err)) return true;
     throw err;
   }
 }

@@ -13,10 +13,15 @@ import { type FollowerView, withRetry } from "../stream/follower-view.ts";
 import type { Pos } from "../stream/stream-log.ts";
 import { continueFrom } from "../wal/log-continuation.ts";
 
-/** The leader's answer was that it is down, restarting or too slow: storage has its records. */
+/**
+ * The leader did not answer (down, restarting, too slow): storage has its records. A leader that
+ * answered UNAVAILABLE itself is up and may still void a log object it saw fail and reuse its
+ * seq_nums, or not lead what its log holds (a member taking its streams back): its answer stands.
+ */
 export function leaderUnreachable(err: unknown): boolean {
   return (
     err instanceof StarError &&
+    !err.answered &&
     (err.code === status.UNAVAILABLE || err.code === status.DEADLINE_EXCEEDED)
   );
 }
@@ -58,6 +63,14 @@ export class StoppedLeaderLog {
     const tail: Pos = last
       ? { seqNum: last.seqNum + 1n, timestampMs: last.timestampMs }
       : view.listedEnd;
+    // Less than the leader said it acknowledged: those records are elsewhere (the log of the
+    // member that led before a hand-back), not missing; an answer from here would be short.
+    if (tail.seqNum < view.knownTail.seqNum) {
+      throw new StarError(
+        status.UNAVAILABLE,
+        `star ${leader.name} does not answer and storage holds the stream only to ${tail.seqNum}, below the tail ${view.knownTail.seqNum} it acknowledged; retry`,
+      );
+    }
     const extent = { ...settled, tail: tail.seqNum, unsettled };
     return new StoppedLeaderLog(ctx, leader, view, extent, tail, gapAt);
   }
