@@ -116,6 +116,33 @@ export function notOwnerLeader(err: {
  * be taken up again, and any call is a retryable unavailable (an append's outcome unknown). See
  * channel-pool.ts for when a star does this.
  */
-export function connectionBroken(err: StarCallError): boolean {
+export function connectionBroken(err: { code: status; details: string }): boolean {
   return err.code === status.INTERNAL && /^Received RST_STREAM with code 2\b/.test(err.details);
+}
+
+/**
+ * A failed hop's status as what happened to the call: grpc-js reports a connection torn down
+ * under it as INTERNAL (code 2) and a star's own reset or forced shutdown as CANCELLED, though
+ * neither is the star's answer nor the caller's cancel. Both are the star being unavailable, a
+ * call it may have acted on.
+ */
+export function hopStatus<S extends { code: status; details: string }>(
+  failed: S,
+  callerAborted: boolean,
+): S {
+  if (connectionBroken(failed)) {
+    return {
+      ...failed,
+      code: status.UNAVAILABLE,
+      details: `the star's connection ended before the call did (${failed.details})`,
+    };
+  }
+  if (failed.code === status.CANCELLED && !callerAborted) {
+    return {
+      ...failed,
+      code: status.UNAVAILABLE,
+      details: `the star cancelled the call (${failed.details})`,
+    };
+  }
+  return failed;
 }

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { once } from "node:events";
+import http2, { type ServerHttp2Stream } from "node:http2";
+import type { AddressInfo } from "node:net";
 import { type TestContext, test } from "node:test";
 import * as grpc from "@grpc/grpc-js";
 import { detailsMetadata, findDetail, type Method } from "../../contract/proto/index.ts";
@@ -533,3 +535,53 @@ test("health: the fleet is ready when some seed is", async (t) => {
 test("refuses a fleet without stars", () => {
   assert.throws(() => new FleetClient({ stars: [] }), isFleetError("no_stars"));
 });
+
+/**
+ * A raw HTTP/2 "star" that reads a whole Append (it may have stored it) and then ends it as
+ * `end` says; its other calls are UNIMPLEMENTED. Its address and how many Appends it got.
+ */
+async function breakingStar(t: TestContext, end: (stream: ServerHttp2Stream) => void) {
+  const server = http2.createServer();
+  const seen = { appends: 0 };
+  server.on("session", (session) => session.on("error", () => {}));
+  server.on("stream", (stream, headers) => {
+    stream.on("error", () => {});
+    if (String(headers[":path"]).endsWith("/Append")) {
+      seen.appends++;
+      stream.on("data", () => {});
+      stream.on("end", () => end(stream));
+    } else {
+      stream.respond(
+        { ":status": 200, "content-type": "application/grpc", "grpc-status": "12" },
+        { endStream: true },
+      );
+    }
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  t.after(() => server.close());
+  return { address: `127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+}
+
+for (const [how, end] of [
+  [
+    "resets it with code 2",
+    (s: ServerHttp2Stream) => s.close(http2.constants.NGHTTP2_INTERNAL_ERROR),
+  ],
+  ["resets it with CANCEL", (s: ServerHttp2Stream) => s.close(http2.constants.NGHTTP2_CANCEL)],
+  [
+    "is shut down by force (its session destroyed)",
+    (s: ServerHttp2Stream) => s.session?.destroy(undefined, http2.constants.NGHTTP2_CANCEL),
+  ],
+] as const) {
+  test(`an Append whose star ${how} is UNAVAILABLE, outcome unknown, not retried`, async (t) => {
+    const star = await breakingStar(t, end);
+    const client = fleet(t, { stars: [star.address] });
+    const append = client.unary("Append", { ...X, records: [{ body: Buffer.from("x") }] }, {});
+    await assert.rejects(
+      append,
+      isStarCallError(grpc.status.UNAVAILABLE, { outcomeUnknown: true }),
+    );
+    assert.equal(star.seen.appends, 1);
+  });
+}

@@ -19,6 +19,7 @@ import { ChannelPool, type Lane, type Lease } from "./channel-pool.ts";
 import {
   abortError,
   FleetError,
+  hopStatus,
   notOwnerLeader,
   StarCallError,
   type StatusName,
@@ -341,9 +342,11 @@ export class FleetClient {
         if (!(err instanceof HopFailure)) throw err;
         failure = err;
       }
-      const { status, sent } = failure;
+      const { sent } = failure;
       const undecided = sent && !replayable;
       if (failure.aborted) throw abortError(method, address, opts.signal?.reason, undecided);
+      // A call close() cancelled stays cancelled: the gateway is stopping, not the star.
+      const status = hopStatus(failure.status, failure.aborted || this.#closed);
 
       const leader = notOwnerLeader(status);
       if (leader !== undefined) {

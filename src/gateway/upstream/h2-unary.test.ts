@@ -33,7 +33,7 @@ function call<M extends UnaryMethod>(
   session: http2.ClientHttp2Session,
   method: M,
   request: RequestOf<M>,
-  opts: { metadata?: grpc.Metadata; deadline?: number } = {},
+  opts: { metadata?: grpc.Metadata; deadline?: number; maxMessageBytes?: number } = {},
 ): { call: UnaryCall; ended: Promise<UnaryEnd<ResponseOf<M>>> } {
   const def = nova.DataPlaneService.service[method] as unknown as MethodDefinition<
     RequestOf<M>,
@@ -50,6 +50,7 @@ function call<M extends UnaryMethod>(
       opts.metadata ?? new grpc.Metadata(),
       opts.deadline ?? Infinity,
       resolve,
+      opts.maxMessageBytes,
     );
   });
   return { call: started, ended };
@@ -181,4 +182,29 @@ test("a stream the star refuses unopened (REFUSED_STREAM) was never sent", async
   const end = await within("the refusal", call(session, "Append", { ...X, records: [] }).ended);
   assert.equal(end.status.code, grpc.status.UNAVAILABLE);
   assert.equal(end.sent, false);
+});
+
+test("a request that does not encode fails INTERNAL, never sent", async (t) => {
+  const { star: s, session } = await star(t);
+  const { ended } = call(session, "Append", {
+    ...X,
+    records: [{ body: Buffer.from("x"), timestamp_ms: "1-2" }],
+  });
+  const end = await within("the call's end", ended);
+  assert.equal(end.status.code, grpc.status.INTERNAL);
+  assert.match(end.status.details, /does not encode/);
+  assert.equal(end.sent, false);
+  assert.equal(s.count("Append"), 0);
+});
+
+test("an answer over the message limit is cut off: RESOURCE_EXHAUSTED, not buffered", async (t) => {
+  const { star: s, session } = await star(t);
+  s.unary.Read = async () => ({
+    records: [{ seq_num: "0", timestamp_ms: "0", headers: [], body: Buffer.alloc(4096) }],
+    tail: TAIL,
+  });
+  const { ended } = call(session, "Read", X, { maxMessageBytes: 1024 });
+  const end = await within("the call's end", ended);
+  assert.equal(end.status.code, grpc.status.RESOURCE_EXHAUSTED);
+  assert.match(end.status.details, /over the 1024-byte message limit/);
 });

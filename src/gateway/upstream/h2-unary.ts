@@ -8,6 +8,7 @@
 import http2 from "node:http2";
 import * as grpc from "@grpc/grpc-js";
 import type { MethodDefinition } from "@grpc/proto-loader";
+import { GRPC_MESSAGE_LIMIT } from "../../contract/proto/index.ts";
 
 /** How a unary call ended: its status, and whether the request may have reached the star. */
 export interface UnaryEnd<Res> {
@@ -54,8 +55,17 @@ export function startUnary<Req, Res>(
   metadata: grpc.Metadata,
   deadline: number,
   done: (end: UnaryEnd<Res>) => void,
+  maxMessageBytes = GRPC_MESSAGE_LIMIT,
 ): UnaryCall {
-  const message = def.requestSerialize(request);
+  let message: Buffer;
+  try {
+    message = def.requestSerialize(request);
+  } catch (err) {
+    // As grpc-js answers a request it cannot encode: nothing went out.
+    const details = `the request does not encode: ${(err as Error).message}`;
+    queueMicrotask(() => done(failure(grpc.status.INTERNAL, details, false)));
+    return { cancel() {} };
+  }
   const frame = Buffer.allocUnsafe(5 + message.length);
   frame[0] = 0;
   frame.writeUInt32BE(message.length, 1);
@@ -70,7 +80,8 @@ export function startUnary<Req, Res>(
   const left = deadline - Date.now();
   if (Number.isFinite(left)) headers["grpc-timeout"] = timeoutHeader(left);
 
-  let ended: "deadline" | "cancelled" | undefined;
+  let ended: "deadline" | "cancelled" | "too large" | undefined;
+  let received = 0;
   let status: http2.IncomingHttpHeaders | undefined;
   const chunks: Buffer[] = [];
   let stream: http2.ClientHttp2Stream;
@@ -95,7 +106,16 @@ export function startUnary<Req, Res>(
   };
   stream.on("response", take);
   stream.on("trailers", take);
-  stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+  stream.on("data", (chunk: Buffer) => {
+    received += chunk.length;
+    // The bound grpc-js channels keep: a star that sends more is cut off, not buffered.
+    if (received > 5 + maxMessageBytes) {
+      ended ??= "too large";
+      stream.close(NGHTTP2_CANCEL);
+      return;
+    }
+    chunks.push(chunk);
+  });
   // 'close' says how the call ended; an error (a reset, the session gone) is seen there too.
   stream.on("error", () => {});
   stream.on("close", () => {
@@ -104,6 +124,10 @@ export function startUnary<Req, Res>(
       return done(failure(grpc.status.DEADLINE_EXCEEDED, "the call's deadline passed", true));
     }
     if (ended === "cancelled") return done(failure(grpc.status.CANCELLED, "cancelled", true));
+    if (ended === "too large") {
+      const details = `the star's answer is over the ${maxMessageBytes}-byte message limit`;
+      return done(failure(grpc.status.RESOURCE_EXHAUSTED, details, true));
+    }
     if (!status) {
       // A stream that never got its id never left this process (on a connected session it
       // gets one within request(), before any listener could hear its 'ready').
