@@ -67,7 +67,9 @@ function follower(answer: () => { err?: object; res?: object }) {
       count: 0,
       bytes: "0",
     } as ReadRequest__Output);
-  return { store, key, read };
+  const readWith = (req: Partial<ReadRequest__Output>) =>
+    followerRead(ctx, stream, { bucket: "bkt", key, ...req } as ReadRequest__Output);
+  return { store, key, read, readWith };
 }
 
 const bodies = (page: { records?: { body?: Uint8Array | string }[] }) =>
@@ -116,4 +118,23 @@ test("storage short of the tail the leader acknowledged is no answer: UNAVAILABL
   await assert.rejects(f.read(5), (err: { code: number; message: string }) => {
     return err.code === status.UNAVAILABLE && /below the tail 10/.test(err.message);
   });
+});
+
+test("a leader that does not answer: a timestamp, a tail_offset or the tail resolve against storage", async () => {
+  const f = follower(() => ({
+    err: {
+      code: status.UNAVAILABLE,
+      details: "No connection established",
+      metadata: new Metadata(),
+    },
+  }));
+  await f.store.put(logKey("b", 1n), logObject(f.key, 0, 10));
+  const read = (start: Partial<ReadRequest__Output>) =>
+    f.readWith({ ...start, clamp: false, count: 0, bytes: "0" });
+  assert.deepEqual(bodies(await read({ start: "tail_offset", tail_offset: "3" })), ["7", "8", "9"]);
+  // Record n is stamped n.
+  assert.deepEqual(bodies(await read({ start: "timestamp_ms", timestamp_ms: "8" })), ["8", "9"]);
+  const tail = await read({});
+  assert.deepEqual(bodies(tail), []);
+  assert.equal(tail.tail?.seq_num, "10");
 });

@@ -22,6 +22,7 @@ import { clampLimit } from "../limits.ts";
 import { type Extent, type ReadBounds, readPage, seqForTimestamp } from "../stream/chunk-reads.ts";
 import { type FollowerView, withRetry } from "../stream/follower-view.ts";
 import type { Pos } from "../stream/stream-log.ts";
+import { resolveStart } from "./read-start.ts";
 import { leaderUnreachable, StoppedLeaderLog } from "./stopped-leader.ts";
 import { position, record } from "./wire.ts";
 
@@ -83,9 +84,9 @@ export async function followerRead(
   } else if (req.start === "timestamp_ms") {
     const extent = await settledExtent(view, 0n);
     next = await seqForTimestamp(ctx.chunks, extent, BigInt(req.timestamp_ms ?? "0"));
-    if (next >= extent.tail) return leaderRead(ctx, leader, view, req, page);
+    if (next >= extent.tail) return leaderOrStorage(ctx, leader, view, req, page);
   } else {
-    return leaderRead(ctx, leader, view, req, page);
+    return leaderOrStorage(ctx, leader, view, req, page);
   }
 
   const stored = await fromStorage(ctx, view, next, page);
@@ -95,19 +96,38 @@ export async function followerRead(
     return { records: page.records, tail: position(view.knownTail) };
   }
   const rest = { bucket: req.bucket, key: req.key, seq_num: next.toString(), clamp: req.clamp };
+  const from = next;
+  return leaderOrStorage(ctx, leader, view, { ...rest, until_ms: untilMs }, page, async () => from);
+}
+
+/**
+ * The leader's Read of the rest of the page; when the leader does not answer (down, restarting),
+ * storage's: everything it acknowledged is there, settled or in its log objects, and the start
+ * is resolved against that (by default as the leader would resolve the request's).
+ */
+async function leaderOrStorage(
+  ctx: StarContext,
+  leader: Member,
+  view: FollowerView,
+  req: Parameters<typeof callMember<"Read">>[3],
+  page: Page,
+  startOf: (log: StoppedLeaderLog) => Promise<bigint> = (log) =>
+    resolveStart(log, startRequest(req)),
+): Promise<ReadResponse> {
   try {
-    return await leaderRead(ctx, leader, view, { ...rest, until_ms: untilMs }, page);
+    return await leaderRead(ctx, leader, view, req, page);
   } catch (err) {
     if (!leaderUnreachable(err)) throw err;
-    // The leader is down or restarting: everything it acknowledged is in storage, settled or in
-    // its log objects.
     const log = await StoppedLeaderLog.read(ctx, leader, view);
     const { extent, tail } = log;
+    const next = await startOf(log);
     if (page.records.length === 0 && next > extent.tail) {
       log.reached(next);
       if (!req.clamp) throw outOfRange(extent.tail, tail.timestampMs);
     } else {
-      const from = next < extent.trim ? extent.trim : next;
+      // Raised to the trim point (bigints: no Math.max).
+      let from = next;
+      if (from < extent.trim) from = extent.trim;
       page.take(await log.page(from, page.rest()));
       const last = page.records.at(-1);
       const seq = last && BigInt(last.seq_num as string);
@@ -115,6 +135,17 @@ export async function followerRead(
     }
     return { records: page.records, tail: position(tail) };
   }
+}
+
+/** A Read request's start as resolveStart takes it. */
+function startRequest(req: Parameters<typeof callMember<"Read">>[3]) {
+  return {
+    ...(req.start === undefined ? {} : { start: req.start }),
+    seq_num: req.seq_num === undefined ? undefined : String(req.seq_num),
+    timestamp_ms: req.timestamp_ms === undefined ? undefined : String(req.timestamp_ms),
+    tail_offset: req.tail_offset === undefined ? undefined : String(req.tail_offset),
+    clamp: req.clamp === true,
+  };
 }
 
 /**

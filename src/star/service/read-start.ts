@@ -1,6 +1,6 @@
 // Resolving where a read or subscription starts: a seq_num, a timestamp (by search over chunk
 // timestamps), an offset back from the tail, or the tail itself.
-import type { StreamLog } from "../stream/stream-log.ts";
+import type { Pos } from "../stream/stream-log.ts";
 
 export interface StartRequest {
   start?: "seq_num" | "timestamp_ms" | "tail_offset";
@@ -10,7 +10,16 @@ export interface StartRequest {
   clamp: boolean;
 }
 
-export async function resolveStart(log: StreamLog, req: StartRequest): Promise<bigint> {
+/** What a start is resolved against: a leader's log, or what storage holds of a stopped one's. */
+export interface StartSource {
+  readonly tail: Pos;
+  readonly trimPoint: bigint;
+  /** A start beyond the tail is OUT_OF_RANGE unless clamped. */
+  checkStart(start: bigint, clamp: boolean): bigint;
+  seqForTimestamp(ts: bigint): Promise<bigint>;
+}
+
+export async function resolveStart(log: StartSource, req: StartRequest): Promise<bigint> {
   const tail = log.tail.seqNum;
   switch (req.start) {
     case "seq_num":

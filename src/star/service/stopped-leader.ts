@@ -6,9 +6,9 @@
 import { status } from "@grpc/grpc-js";
 import type { DecodedChunkRecord } from "../../contract/codec/index.ts";
 import type { StarContext } from "../context.ts";
-import { StarError } from "../errors.ts";
+import { outOfRange, StarError } from "../errors.ts";
 import type { Member } from "../fleet/members.ts";
-import { type Extent, type ReadBounds, readPage } from "../stream/chunk-reads.ts";
+import { type Extent, type ReadBounds, readPage, seqForTimestamp } from "../stream/chunk-reads.ts";
 import { type FollowerView, withRetry } from "../stream/follower-view.ts";
 import type { Pos } from "../stream/stream-log.ts";
 import { continueFrom } from "../wal/log-continuation.ts";
@@ -73,6 +73,27 @@ export class StoppedLeaderLog {
     }
     const extent = { ...settled, tail: tail.seqNum, unsettled };
     return new StoppedLeaderLog(ctx, leader, view, extent, tail, gapAt);
+  }
+
+  get trimPoint(): bigint {
+    return this.extent.trim;
+  }
+
+  /** As a leader's log checks a start: beyond what storage holds is OUT_OF_RANGE unless clamped. */
+  checkStart(start: bigint, clamp: boolean): bigint {
+    if (start <= this.tail.seqNum) return start;
+    if (clamp) return this.tail.seqNum;
+    throw outOfRange(this.tail.seqNum, this.tail.timestampMs);
+  }
+
+  seqForTimestamp(ts: bigint): Promise<bigint> {
+    return withRetry(this.#view, this.extent, (e) =>
+      seqForTimestamp(
+        this.#ctx.chunks,
+        { ...e, tail: this.extent.tail, unsettled: this.extent.unsettled },
+        ts,
+      ),
+    );
   }
 
   /** One page from `from` (raised to the trim point). */
