@@ -329,6 +329,25 @@ describe("settled and unsettled", () => {
     assert.equal(plan.vended_until, "10");
   });
 
+  test("a Subscribe from below a trim that reached the tail waits at the tail; the star stays up", async () => {
+    const s = { bucket: "boundary", key: "trimmed-sub" };
+    await call(star.client, "CreateStream", s);
+    await append(s.key, texts(0, 3));
+    await call(star.client, "Trim", { ...s, seq_num: "3" });
+    // Records 1 and 2 are gone: the subscriber starts at the trim point, which is the tail.
+    const got = subscribeUntil(star.client, { ...s, seq_num: "1" }, 1);
+    const appended = append(s.key, ["after"]);
+    let deadline: NodeJS.Timeout | undefined;
+    const [records] = await Promise.race([
+      Promise.all([got, appended]),
+      new Promise<never>((_, reject) => {
+        deadline = setTimeout(() => reject(new Error("the star did not answer")), 15_000);
+      }),
+    ]).finally(() => clearTimeout(deadline));
+    assert.deepEqual(bodies(records), ["after"]);
+    assert.equal(records[0]?.seq_num, "3");
+  });
+
   test("size retention across the boundary: whole chunks in the settled part, records past it", async () => {
     const s = { bucket: "boundary", key: "size" };
     // Records of 10 bytes and a limit of 75.

@@ -81,6 +81,9 @@ async function follow(ctx: StarContext, call: Call, log: StreamLog, signal: Abor
       if (closed) return;
       continue;
     }
+    // Nothing from `next`: all of it below the trim point (trimmed since, or a start below a
+    // trim that reached the tail) is gone, and the reader goes on from there.
+    if (next < log.trimPoint) next = log.trimPoint;
     // A commit landed while this page was read: read again.
     if (log.tail.seqNum > next) continue;
     if (log.sealed) {
