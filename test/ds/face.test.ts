@@ -7,6 +7,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { offsetOf } from "../../src/gateway/ds/offsets.ts";
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
 import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
 
@@ -128,6 +129,36 @@ describe("the Durable Streams face", () => {
     assert.equal(after.status, 200);
     assert.equal(await after.text(), "bc");
     assert.notEqual(after.headers.get("etag"), etag);
+  });
+
+  test("a read from an offset a trim to the tail removed is up to date at the tail", async () => {
+    await fetch(url("all-trimmed"), { method: "PUT", headers: { "content-type": "text/plain" } });
+    for (const body of ["a", "b", "c"]) {
+      await fetch(url("all-trimmed"), {
+        method: "POST",
+        headers: { "content-type": "text/plain" },
+        body,
+      });
+    }
+    const trim = await fetch(
+      `${(gw as Gateway).base}/v1/buckets/ds-face/streams/all-trimmed/trim`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: '{"seq_num":3}',
+      },
+    );
+    assert.equal(trim.status, 204);
+    // A client that read "a" and comes back for what follows: everything up to the tail is gone.
+    const res = await fetch(`${url("all-trimmed")}?offset=${offsetOf(1n)}`);
+    assert.equal(res.status, 200);
+    assert.equal(await res.text(), "");
+    assert.equal(
+      res.headers.get("stream-next-offset"),
+      offsetOf(3n),
+      "not the offset it asked for",
+    );
+    assert.equal(res.headers.get("stream-up-to-date"), "true");
   });
 
   test("a refused PUT leaves no stream behind", async () => {

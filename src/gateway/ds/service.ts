@@ -267,7 +267,9 @@ export async function readDsPage(
   const tail = BigInt(response.tail?.seq_num ?? 0);
   if (from === "tail") return { records: [], next: tail, tail, closed: response.closed === true };
   const last = response.records.at(-1);
-  const next = last ? BigInt(last.seq_num) + 1n : from === "start" ? tail : from;
+  // A page is empty below the tail only when a trim took everything from `from` on: the next
+  // offset is the tail, else a client would ask for the same offset again for ever.
+  const next = last ? BigInt(last.seq_num) + 1n : from === "start" || from < tail ? tail : from;
   return { records: response.records, next, tail, closed: response.closed === true };
 }
 
