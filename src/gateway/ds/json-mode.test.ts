@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import { HttpError } from "../errors/index.ts";
-import { jsonArray, jsonMessages } from "./json-mode.ts";
+import { jsonArray, jsonMessages, MAX_JSON_MESSAGES } from "./json-mode.ts";
 
 const text = (b: Uint8Array) => Buffer.from(b).toString();
 const messages = (body: string, on: "append" | "create" = "append") =>
@@ -69,5 +69,53 @@ test("each message reads back as itself", () => {
       const [one] = jsonMessages(body, "append");
       assert.deepEqual(JSON.parse(text(one as Buffer)), JSON.parse(JSON.stringify(value)));
     }),
+  );
+});
+
+test("a body is JSON exactly when JSON.parse says so; each message is its element's text", () => {
+  const bodies = fc.oneof(
+    fc.json(),
+    fc.array(fc.json(), { maxLength: 6 }).map((parts) => `[${parts.join(",")}]`),
+    fc.string({ unit: fc.constantFrom(...'[]{},\\" 01a:\t\uFEFF\u00a0') }),
+  );
+  fc.assert(
+    fc.property(bodies, (body) => {
+      // As the body is read: UTF-8, a leading BOM dropped.
+      const decoded = new TextDecoder().decode(Buffer.from(body));
+      let valid = true;
+      try {
+        JSON.parse(decoded);
+      } catch {
+        valid = false;
+      }
+      let got: string[] | undefined;
+      try {
+        got = messages(body, "create");
+      } catch (err) {
+        assert.ok(err instanceof HttpError && err.code === "bad_json", String(err));
+      }
+      assert.equal(got !== undefined, valid, JSON.stringify(body));
+      if (!got) return;
+      const value: unknown = JSON.parse(decoded);
+      const want = Array.isArray(value) ? value : [value];
+      assert.deepEqual(
+        got.map((m) => JSON.parse(m)),
+        want,
+      );
+    }),
+    { numRuns: 2000 },
+  );
+});
+
+test("a JSON array of more messages than one append takes is a 413, before they are made", () => {
+  const body = Buffer.from(`[${"0,".repeat(MAX_JSON_MESSAGES)}0]`);
+  assert.throws(
+    () => jsonMessages(body, "append"),
+    (e: unknown) =>
+      e instanceof HttpError && e.status === 413 && /at most 100000 messages/.test(e.message),
+  );
+  assert.equal(
+    jsonMessages(Buffer.from(`[${"0,".repeat(MAX_JSON_MESSAGES - 1)}0]`), "append").length,
+    MAX_JSON_MESSAGES,
   );
 });
