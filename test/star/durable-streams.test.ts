@@ -41,6 +41,18 @@ test("a stream's content type and expiry are checked and kept", async () => {
   assert.equal(got.stream?.expire_idle_ms, "60000");
 });
 
+test("an idle-expiring stream read only through ReadPlan stays alive", async () => {
+  const at = await stream({ expire_idle_ms: "3000" });
+  await call(f.client, "Append", { ...at, records: [rec("a")] });
+  const since = Date.now();
+  // Past the idle window, a plan asked for every 200 ms (a reader paging through history).
+  while (Date.now() - since < 4_500) {
+    await call(f.client, "ReadPlan", { ...at, seq_num: "0" });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  assert.equal((await call(f.client, "GetStream", at)).stream?.key, "s");
+});
+
 test("an append of another media type is refused; a closed stream answers as closed first", async () => {
   const at = await stream({ content_type: "text/plain" });
   await call(f.client, "Append", { ...at, records: [rec("a")], content_type: "TEXT/Plain; x=y" });

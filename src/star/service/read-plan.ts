@@ -25,6 +25,9 @@ export async function readPlan(
     throw invalidArgument("ReadPlan needs a start: seq_num or timestamp_ms");
   }
   const stream = await liveStream(ctx, req.bucket, req.key);
+  // A read that reached the leader, as one served from the plan's chunks is: an idle-expiring
+  // stream read only through plans stays alive.
+  if (ctx.fleet.leads(req.bucket, req.key)) ctx.uses.touch(stream, ctx.now());
   const settled = await settledExtent(ctx, stream);
   let extent = await settled();
 
