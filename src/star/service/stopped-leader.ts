@@ -56,7 +56,7 @@ export class StoppedLeaderLog {
   /** Reads the leader's log, then lists the chunks again. UNAVAILABLE when the log is damaged. */
   static async read(ctx: StarContext, leader: Member, view: FollowerView) {
     const entries = await ctx.logs.streamEntries(leader.name, view.streamId);
-    await view.refresh();
+    await view.refreshFromNow();
     const settled = await view.extent();
     const { records: unsettled, gapAt } = continueFrom(entries, settled.tail);
     const last = unsettled.at(-1);

@@ -64,6 +64,15 @@ export class FollowerView {
     return this.#listing;
   }
 
+  /**
+   * Lists with a listing that begins after this call: one in flight may have begun before what
+   * the caller read (a leader's log, which the leader settles into chunks and then deletes).
+   */
+  async refreshFromNow(): Promise<void> {
+    await this.#listing?.catch(() => undefined);
+    await this.refresh();
+  }
+
   /** Lists once, the first time the view is used. */
   async ready(): Promise<void> {
     if (!this.#listed) await this.refresh();
