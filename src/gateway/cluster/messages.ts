@@ -13,7 +13,8 @@ export type ToPrimary =
   | { nova: "metrics-part"; id: number; part: MetricsPart };
 
 export type ToWorker =
-  | { nova: "stop"; signal: StopSignal }
+  /** `round`: the primary's nth stop; one sent again (a worker may not have heard it) has its round. */
+  | { nova: "stop"; signal: StopSignal; round: number }
   /** The primary asks for this worker's metrics. */
   | { nova: "gather"; id: number }
   | { nova: "metrics-text"; id: number; text: string }

@@ -92,7 +92,7 @@ describe("ClusterPrimary", () => {
     forked[0]?.say({ nova: "ready", url: "u" });
     forked[1]?.exit(1);
     await assert.rejects(started, /worker 101 exited \(code 1, signal null\) before it was ready/);
-    assert.deepEqual(forked[0]?.sent, [{ nova: "stop", signal: "SIGINT" }]);
+    assert.deepEqual(forked[0]?.sent, [{ nova: "stop", signal: "SIGINT", round: 1 }]);
     const stopped = primary.stop("SIGINT");
     forked[0]?.exit(0);
     assert.equal(await stopped, 1);
@@ -130,9 +130,12 @@ describe("ClusterPrimary", () => {
     const stopped = primary.stop("SIGTERM").then((code) => {
       done = code;
     });
-    for (const w of forked) assert.deepEqual(w.sent, [{ nova: "stop", signal: "SIGTERM" }]);
+    for (const w of forked)
+      assert.deepEqual(w.sent, [{ nova: "stop", signal: "SIGTERM", round: 1 }]);
     const again = primary.stop("SIGTERM");
-    for (const w of forked) assert.deepEqual(w.sent.at(-1), { nova: "stop", signal: "SIGINT" });
+    for (const w of forked) {
+      assert.deepEqual(w.sent.at(-1), { nova: "stop", signal: "SIGINT", round: 2 });
+    }
     forked[0]?.exit(0);
     await new Promise((r) => setImmediate(r));
     assert.equal(done, undefined);
@@ -229,6 +232,38 @@ describe("ClusterPrimary", () => {
     await stopped;
   });
 
+  test("a worker that exits while a scrape sums its part is counted once", async () => {
+    const { primary, forked } = cluster(2);
+    const started = primary.start();
+    for (const w of forked) w.say({ nova: "ready", url: "u" });
+    await started;
+    const part = (value: number) => [
+      {
+        name: "c_total",
+        help: "c",
+        type: "counter",
+        aggregator: "sum",
+        values: [{ value, labels: {} }],
+      },
+    ];
+    const [first, second] = forked as [FakeWorker, FakeWorker];
+    first.say({ nova: "metrics", id: 1 });
+    await until(() => forked.every((w) => w.sent.some((m) => m.nova === "gather")));
+    for (const [i, w] of forked.entries()) {
+      const gather = w.sent.find((m) => m.nova === "gather") as { id: number };
+      w.say({ nova: "metrics-part", id: gather.id, part: part(10 * (i + 1)) });
+    }
+    // Its part is in; it dies before the sum is made.
+    second.exit(null, "SIGKILL");
+    await until(() => first.sent.some((m) => m.nova === "metrics-text"));
+    const text = (first.sent.find((m) => m.nova === "metrics-text") as { text: string }).text;
+    assert.match(text, /^c_total 30$/m);
+    const stopped = primary.stop("SIGTERM");
+    for (const w of forked.slice(2)) w.exit(0);
+    first.exit(0);
+    await stopped;
+  });
+
   test("a worker that becomes ready after the stop is told to stop then", async () => {
     const { primary, forked } = cluster(2);
     let started = false;
@@ -237,9 +272,13 @@ describe("ClusterPrimary", () => {
     });
     forked[0]?.say({ nova: "ready", url: "u" });
     const stopped = primary.stop("SIGTERM");
-    // The second one was not listening yet when the stop went out.
+    // The second one may not have been listening yet when the stop went out: it hears it again,
+    // as the same round, which a worker that did hear it passes over.
     forked[1]?.say({ nova: "ready", url: "u" });
-    assert.deepEqual(forked[1]?.sent.at(-1), { nova: "stop", signal: "SIGTERM" });
+    assert.deepEqual(forked[1]?.sent, [
+      { nova: "stop", signal: "SIGTERM", round: 1 },
+      { nova: "stop", signal: "SIGTERM", round: 1 },
+    ]);
     for (const w of forked) w.exit(0);
     assert.equal(await stopped, 0);
     assert.equal(started, false, "no ready line after the stop");

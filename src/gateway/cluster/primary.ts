@@ -78,6 +78,7 @@ export class ClusterPrimary {
   #restartTimer: NodeJS.Timeout | undefined;
   #started = false;
   #stopping: StopSignal | undefined;
+  #stopRound = 0;
   #failed = false;
   #onStarted: { resolve: (url: string) => void; reject: (err: Error) => void } | undefined;
   #onStopped: (() => void) | undefined;
@@ -115,7 +116,8 @@ export class ClusterPrimary {
     clearTimeout(this.#restartTimer);
     const again = this.#stopping !== undefined;
     this.#stopping = again ? "SIGINT" : signal;
-    for (const w of this.#live) w.process.send({ nova: "stop", signal: this.#stopping });
+    this.#stopRound++;
+    for (const w of this.#live) w.process.send(this.#stopMessage(this.#stopping));
     if (this.#live.size > 0) {
       await new Promise<void>((resolve) => {
         const previous = this.#onStopped;
@@ -126,6 +128,10 @@ export class ClusterPrimary {
       });
     }
     return this.#failed ? 1 : 0;
+  }
+
+  #stopMessage(signal: StopSignal): ToWorker {
+    return { nova: "stop", signal, round: this.#stopRound };
   }
 
   #spawn(): void {
@@ -143,7 +149,7 @@ export class ClusterPrimary {
       case "ready":
         // A stop sent while it started came before it listened: it hears it now.
         if (this.#stopping) {
-          live.process.send({ nova: "stop", signal: this.#stopping });
+          live.process.send(this.#stopMessage(this.#stopping));
           return;
         }
         live.ready = true;
@@ -199,6 +205,9 @@ export class ClusterPrimary {
 
   /** Every ready worker's metrics and this process's, summed (prom-client's aggregation). */
   async #clusterMetrics(): Promise<string> {
+    // The workers that exited before this scrape: one that exits during it is in its parts
+    // (its last part is what it retires with), and must not be counted twice.
+    const retiredBefore = this.#retired;
     const ready = [...this.#live].filter((w) => w.ready);
     const parts = await Promise.all(ready.map((w) => this.#gather(w)));
     const missing = parts.filter((part) => part === undefined).length;
@@ -207,11 +216,8 @@ export class ClusterPrimary {
         `${missing} of ${ready.length} workers did not send their metrics within ${this.#opts.ipcTimeoutMs} ms; retry`,
       );
     }
-    ready.forEach((w, i) => {
-      w.lastPart = parts[i];
-    });
     const own = await this.#opts.registry.getMetricsAsJSON();
-    const retired = await this.#retired;
+    const retired = await retiredBefore;
     return AggregatorRegistry.aggregate([own, retired, ...(parts as MetricsPart[])]).metrics();
   }
 
@@ -230,6 +236,7 @@ export class ClusterPrimary {
       const done = (part: MetricsPart | undefined) => {
         clearTimeout(timer);
         this.#parts.delete(id);
+        if (part) live.lastPart = part;
         resolve(part);
       };
       this.#parts.set(id, done);

@@ -37,8 +37,10 @@ describe("WorkerLink", () => {
     const { channel, worker, stops } = link();
     worker.ready("http://127.0.0.1:9");
     assert.deepEqual(channel.sent, [{ nova: "ready", url: "http://127.0.0.1:9" }]);
-    channel.emit("message", { nova: "stop", signal: "SIGTERM" });
-    channel.emit("message", { nova: "stop", signal: "SIGINT" });
+    channel.emit("message", { nova: "stop", signal: "SIGTERM", round: 1 });
+    // The same round sent again (the primary could not know it was heard) is heard once.
+    channel.emit("message", { nova: "stop", signal: "SIGTERM", round: 1 });
+    channel.emit("message", { nova: "stop", signal: "SIGINT", round: 2 });
     channel.emit("message", "not ours");
     assert.deepEqual(stops, ["SIGTERM", "SIGINT"]);
   });

@@ -27,6 +27,8 @@ export class WorkerLink {
   readonly #channel: PrimaryChannel;
   readonly #waiting = new Map<number, (answer: ToWorker) => void>();
   #nextId = 0;
+  /** The last stop round heard: a stop sent again is heard once. */
+  #stopRound = 0;
 
   constructor(opts: WorkerLinkOptions) {
     this.#opts = opts;
@@ -67,6 +69,8 @@ export class WorkerLink {
   #onMessage(message: ToWorker): void {
     switch (message.nova) {
       case "stop":
+        if (message.round <= this.#stopRound) return;
+        this.#stopRound = message.round;
         this.#opts.onStop(message.signal);
         return;
       case "gather":
