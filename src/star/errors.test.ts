@@ -4,12 +4,14 @@ import { Metadata, status } from "@grpc/grpc-js";
 import { findDetail } from "../contract/proto/index.ts";
 import { ObjectStoreError } from "../platform/objstore/index.ts";
 import {
+  ANSWERED_KEY,
   bucketNotFound,
   StarError,
   seqNumMismatch,
   streamNotFound,
   throughputExceeded,
   toServiceError,
+  unavailable,
 } from "./errors.ts";
 
 test("an object store that is down or slow is UNAVAILABLE: the caller may retry", () => {
@@ -47,6 +49,19 @@ test("a relayed answer keeps the other star's code, message and typed details", 
   assert.equal(relayed.details, original.details);
   assert.deepEqual(findDetail(relayed.metadata, "SeqNumMismatch"), { expected_seq_num: "42" });
   assert.deepEqual(relayed.metadata.get("x-other"), []);
+});
+
+test("a star's own errors say it answered; a transport failure it passes on does not", () => {
+  assert.deepEqual(unavailable("storage is down").metadata.get(ANSWERED_KEY), ["1"]);
+  const answered = StarError.relayed(unavailable("its storage is down"));
+  assert.equal(answered.answered, true);
+  const transport = StarError.relayed({
+    code: status.UNAVAILABLE,
+    details: "No connection established",
+    metadata: new Metadata(),
+  });
+  assert.equal(transport.answered, false);
+  assert.deepEqual(transport.metadata.get(ANSWERED_KEY), []);
 });
 
 test("NOT_FOUND names what is missing in a NotFoundDetail, not only in its message", () => {

@@ -23,7 +23,8 @@ export class StarError extends Error implements Partial<ServiceError> {
     this.code = code;
     this.details = message;
     this.metadata = details.length > 0 ? detailsMetadata(code, message, details) : new Metadata();
-    this.metadata.set(ANSWERED_KEY, "1");
+    // A transport failure this star passes on is not its answer either.
+    if (answered) this.metadata.set(ANSWERED_KEY, "1");
     this.answered = answered;
   }
 

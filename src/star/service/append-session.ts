@@ -197,6 +197,8 @@ class Session implements SessionHandle {
     if (this.#done) return;
     this.#done = true;
     this.#log?.sessions.delete(this);
+    // Its appends were uses: the log's idle time counts from the session's end.
+    this.#log?.markUsed();
     this.#release();
   }
 }

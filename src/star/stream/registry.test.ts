@@ -290,3 +290,15 @@ test("a hold that meets a log closed idle under it opens the stream again", asyn
   await registry.closeIdle(IDLE);
   assert.equal(log.closed, true);
 });
+
+test("a stream closed idle with no retention, reconfigured to one, opens for it", async () => {
+  const { registry, d, clock } = heldRegistry();
+  await registry.open(d);
+  clock.advance(IDLE);
+  await registry.closeIdle(IDLE);
+  assert.deepEqual(registry.counts, { open: 0, dormant: 0, closedIdle: 1 });
+  await registry.reconfigured({ ...d, retention_max_bytes: "10" });
+  assert.equal(registry.counts.open, 0, "size retention has work only with an append");
+  await registry.reconfigured({ ...d, retention_max_age_ms: "1000" });
+  assert.equal(registry.counts.open, 1);
+});

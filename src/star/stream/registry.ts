@@ -7,6 +7,11 @@ import type { ChunkStore } from "../storage/chunk-store.ts";
 import { SYSTEM_CLOCK } from "./clock.ts";
 import { StreamLog, type StreamLogOptions } from "./stream-log.ts";
 
+/** Whether the retention round may have work on a stream without an append: age or empty. */
+function retains(d: Stream__Output): boolean {
+  return d.retention_max_age_ms !== "0" || d.delete_on_empty_min_age_ms !== "0";
+}
+
 /** A stream closed idle whose retention has work later: opened again then, for the round. */
 interface Dormant {
   descriptor: Stream__Output;
@@ -150,13 +155,14 @@ export class StreamRegistry {
   }
 
   /**
-   * A stream's new descriptor: its open log takes it; one closed idle opens with it (its
-   * retention's due time follows from the new config).
+   * A stream's new descriptor: its open log takes it; one not open here opens with it when its
+   * retention may have work (its due time follows from the new config), whether it was
+   * remembered for its old retention or had none.
    */
   async reconfigured(next: Stream__Output): Promise<void> {
     const log = await this.peek(next.stream_id);
     if (log) log.descriptor = next;
-    else if (this.#dormant.has(next.stream_id)) await this.open(next);
+    else if (this.#dormant.has(next.stream_id) || retains(next)) await this.open(next);
   }
 
   /** Open logs, streams closed idle and waiting for their retention, and idle closes so far. */
