@@ -277,6 +277,29 @@ test("a reader caught up ahead of its lagging hub waits there without a Subscrib
   await reader.stop();
 });
 
+test("a reader that leaves while it waits ahead of its hub opens no Subscribe of its own", async () => {
+  const gate = new FeedGate();
+  const { model, source } = setup(undefined, gate);
+  const opener = await Reader.open(source(), TAIL);
+  for (let i = 0; i < 5; i++) model.append(1);
+  await opener.readTo(5);
+  gate.held = true;
+  for (let i = 0; i < 3; i++) model.append(1);
+  const reader = await Reader.open(source(), at(6));
+  const reading = reader.readTo(9).catch(() => undefined);
+  await waitFor(() => reader.seqs.length === 2 && model.open === 1, {
+    message: "waiting at the hub",
+  });
+  const opened = model.opened;
+  await reader.stop();
+  await reading;
+  gate.open();
+  model.append(1);
+  await opener.readTo(9);
+  assert.equal(model.opened, opened, "nothing opened for a reader that left");
+  await opener.stop();
+});
+
 test("readers at the tail share one upstream Subscribe, whatever their number", async () => {
   const { model, source, registry, counts } = setup();
   model.append(1);

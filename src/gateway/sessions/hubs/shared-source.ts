@@ -332,6 +332,9 @@ async function* catchUp(
     const read = yield* readOwn(deps, reader, from, hub, signal);
     if (read.kind === "done") return read.cursor;
     await hub.reach(read.seq, reader, signal);
+    // The wait also ends when the reader is gone: no Subscribe of its own for it then.
+    signal.throwIfAborted();
+    reader.throwIfEnded();
     // Its hub failed meanwhile: the reader joins the stream's next one from here.
     if (hub.contains(read.seq) || hub.ended) return cursorAt(read.seq);
     from = cursorAt(read.seq);

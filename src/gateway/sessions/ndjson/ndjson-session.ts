@@ -386,9 +386,11 @@ export class NdjsonAppendSession {
         new Promise<"woken">((resolve) => {
           this.#wake = () => resolve("woken");
         }),
-      ]);
-      clearTimeout(idle);
-      this.#wake = undefined;
+      ]).finally(() => {
+        // Also when the body was cut off: no timer outlives the wait.
+        clearTimeout(idle);
+        this.#wake = undefined;
+      });
       if (got === "woken") continue;
       this.#pendingChunk = undefined;
       const result = got.done ? this.#splitter.end() : this.#splitter.push(got.value);
