@@ -61,6 +61,29 @@ function cluster(workers: number, opts: { ipcTimeoutMs?: number; registry?: Regi
   };
 }
 
+/** A cluster of `workers`, every one ready. */
+async function running(workers: number) {
+  const c = cluster(workers);
+  const started = c.primary.start();
+  for (const w of c.forked) w.say({ nova: "ready", url: "u" });
+  await started;
+  return c;
+}
+
+/** A worker's part of a /metrics answer: the counter c_total, and with `gauge` the gauge g. */
+const metricsPart = (value: number, gauge = false) => [
+  {
+    name: "c_total",
+    help: "c",
+    type: "counter",
+    aggregator: "sum",
+    values: [{ value, labels: {} }],
+  },
+  ...(gauge
+    ? [{ name: "g", help: "g", type: "gauge", aggregator: "sum", values: [{ value, labels: {} }] }]
+    : []),
+];
+
 const until = async (what: () => boolean) => {
   for (let i = 0; i < 1000 && !what(); i++) await new Promise((r) => setTimeout(r, 2));
   assert.ok(what(), "condition not met");
@@ -179,20 +202,8 @@ describe("ClusterPrimary", () => {
   });
 
   test("a worker that exits leaves its counts in the sums, not its gauges", async () => {
-    const { primary, forked } = cluster(2);
-    const started = primary.start();
-    for (const w of forked) w.say({ nova: "ready", url: "u" });
-    await started;
-    const part = (value: number) => [
-      {
-        name: "c_total",
-        help: "c",
-        type: "counter",
-        aggregator: "sum",
-        values: [{ value, labels: {} }],
-      },
-      { name: "g", help: "g", type: "gauge", aggregator: "sum", values: [{ value, labels: {} }] },
-    ];
+    const { primary, forked } = await running(2);
+    const part = (value: number) => metricsPart(value, true);
     /** A /metrics answer through the first worker alive, each worker sending `value(i)`. */
     const scrape = async (
       asker: FakeWorker,
@@ -233,19 +244,8 @@ describe("ClusterPrimary", () => {
   });
 
   test("a worker that exits while a scrape sums its part is counted once", async () => {
-    const { primary, forked } = cluster(2);
-    const started = primary.start();
-    for (const w of forked) w.say({ nova: "ready", url: "u" });
-    await started;
-    const part = (value: number) => [
-      {
-        name: "c_total",
-        help: "c",
-        type: "counter",
-        aggregator: "sum",
-        values: [{ value, labels: {} }],
-      },
-    ];
+    const { primary, forked } = await running(2);
+    const part = (value: number) => metricsPart(value);
     const [first, second] = forked as [FakeWorker, FakeWorker];
     first.say({ nova: "metrics", id: 1 });
     await until(() => forked.every((w) => w.sent.some((m) => m.nova === "gather")));
