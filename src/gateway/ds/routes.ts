@@ -244,7 +244,7 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
         reply
           .code(304)
           .headers(pageHeaders(page, live === "long-poll", echoed))
-          .headers(cacheHeaders(opts.cacheMaxAgeS, req.headers.authorization !== undefined));
+          .headers(cacheHeaders(opts.cacheMaxAgeS, req.headers.authorization !== undefined, start));
         addVary(reply, "authorization");
         return reply.send();
       }
@@ -254,6 +254,7 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
       live: live === "long-poll",
       echoed,
       credential: req.headers.authorization !== undefined,
+      fromStart: start,
     });
   }
 
@@ -261,12 +262,18 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
     reply: FastifyReply,
     page: DsPage,
     json: boolean,
-    how: { cacheable: boolean; live: boolean; echoed: string | undefined; credential?: boolean },
+    how: {
+      cacheable: boolean;
+      live: boolean;
+      echoed: string | undefined;
+      credential?: boolean;
+      fromStart?: boolean;
+    },
   ) {
     reply.headers(pageHeaders(page, how.live, how.echoed));
     reply.headers(
       how.cacheable
-        ? cacheHeaders(opts.cacheMaxAgeS, how.credential === true)
+        ? cacheHeaders(opts.cacheMaxAgeS, how.credential === true, how.fromStart === true)
         : { "cache-control": "no-store" },
     );
     // A browser's own cache keeps one token's page apart from another's.
