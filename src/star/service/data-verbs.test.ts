@@ -28,7 +28,6 @@ function star(lapsed: boolean) {
         const log = {
           tail: { seqNum: 0n, timestampMs: 0n },
           sealed: false,
-          checkStart: (s: bigint) => s,
           read: async () => [],
         };
         return { log, release: () => {} };

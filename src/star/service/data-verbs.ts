@@ -84,14 +84,9 @@ async function appendTo(
 export async function read(ctx: StarContext, req: ReadRequest__Output): Promise<ReadResponse> {
   const stream = await resolveDescriptor(ctx, req.bucket, req.key, "read");
   if (!ctx.fleet.leads(req.bucket, req.key)) return followerRead(ctx, stream, req);
-  // Not from memory while its lease may have lapsed: another member may lead (and trim) it now.
-  requireLeader(ctx, req.bucket, req.key);
-  const { log, release } = await ctx.registry.hold(stream);
-  try {
-    return await readFrom(ctx, log, req);
-  } finally {
-    release();
-  }
+  // Not from memory while its lease may have lapsed (withLedLog checks it): another member may
+  // lead (and trim) it now.
+  return withLedLog(ctx, stream, (log) => readFrom(ctx, log, req));
 }
 
 async function readFrom(

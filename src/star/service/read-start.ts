@@ -1,5 +1,6 @@
 // Resolving where a read or subscription starts: a seq_num, a timestamp (by search over chunk
 // timestamps), an offset back from the tail, or the tail itself.
+import { outOfRange } from "../errors.ts";
 import type { Pos } from "../stream/stream-log.ts";
 
 export interface StartRequest {
@@ -14,16 +15,21 @@ export interface StartRequest {
 export interface StartSource {
   readonly tail: Pos;
   readonly trimPoint: bigint;
-  /** A start beyond the tail is OUT_OF_RANGE unless clamped. */
-  checkStart(start: bigint, clamp: boolean): bigint;
   seqForTimestamp(ts: bigint): Promise<bigint>;
+}
+
+/** A start beyond the tail is OUT_OF_RANGE unless clamped (then the tail). */
+function withinTail(tail: Pos, start: bigint, clamp: boolean): bigint {
+  if (start <= tail.seqNum) return start;
+  if (clamp) return tail.seqNum;
+  throw outOfRange(tail.seqNum, tail.timestampMs);
 }
 
 export async function resolveStart(log: StartSource, req: StartRequest): Promise<bigint> {
   const tail = log.tail.seqNum;
   switch (req.start) {
     case "seq_num":
-      return log.checkStart(BigInt(req.seq_num ?? "0"), req.clamp);
+      return withinTail(log.tail, BigInt(req.seq_num ?? "0"), req.clamp);
     case "timestamp_ms":
       return log.seqForTimestamp(BigInt(req.timestamp_ms ?? "0"));
     case "tail_offset": {

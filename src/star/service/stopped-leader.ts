@@ -6,7 +6,7 @@
 import { status } from "@grpc/grpc-js";
 import type { DecodedChunkRecord } from "../../contract/codec/index.ts";
 import type { StarContext } from "../context.ts";
-import { outOfRange, StarError } from "../errors.ts";
+import { StarError } from "../errors.ts";
 import type { Member } from "../fleet/members.ts";
 import { type Extent, type ReadBounds, readPage, seqForTimestamp } from "../stream/chunk-reads.ts";
 import { type FollowerView, withRetry } from "../stream/follower-view.ts";
@@ -79,29 +79,19 @@ export class StoppedLeaderLog {
     return this.extent.trim;
   }
 
-  /** As a leader's log checks a start: beyond what storage holds is OUT_OF_RANGE unless clamped. */
-  checkStart(start: bigint, clamp: boolean): bigint {
-    if (start <= this.tail.seqNum) return start;
-    if (clamp) return this.tail.seqNum;
-    throw outOfRange(this.tail.seqNum, this.tail.timestampMs);
-  }
-
   seqForTimestamp(ts: bigint): Promise<bigint> {
-    return withRetry(this.#view, this.extent, (e) =>
-      seqForTimestamp(
-        this.#ctx.chunks,
-        { ...e, tail: this.extent.tail, unsettled: this.extent.unsettled },
-        ts,
-      ),
-    );
+    return this.#onStorage((e) => seqForTimestamp(this.#ctx.chunks, e, ts));
   }
 
   /** One page from `from` (raised to the trim point). */
   page(from: bigint, bounds: ReadBounds): Promise<DecodedChunkRecord[]> {
+    return this.#onStorage((e) => readPage(this.#ctx.chunks, e, from, bounds));
+  }
+
+  /** Runs `look` on the chunks as listed (again, after a reclaim) with the log's records on top. */
+  #onStorage<T>(look: (extent: Extent) => Promise<T>): Promise<T> {
     const { tail, unsettled } = this.extent;
-    return withRetry(this.#view, this.extent, (e) =>
-      readPage(this.#ctx.chunks, { ...e, tail, unsettled }, from, bounds),
-    );
+    return withRetry(this.#view, this.extent, (e) => look({ ...e, tail, unsettled }));
   }
 
   /**

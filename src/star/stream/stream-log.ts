@@ -23,7 +23,6 @@ import { laterWriterSeq, writerSeqRefusal } from "../append/writer-seq.ts";
 import {
   afterRefusal,
   fencingTokenMismatch,
-  outOfRange,
   producerFenced,
   producerSeqGap,
   producerSeqStale,
@@ -921,13 +920,6 @@ export class StreamLog {
   /** Resolves a timestamp to the first seq_num stamped at or after it (the tail if none). */
   seqForTimestamp(ts: bigint): Promise<bigint> {
     return this.#onExtent((extent) => seqForTimestamp(this.#chunks, extent, ts));
-  }
-
-  /** Checks a start against the tail: beyond it is OUT_OF_RANGE unless clamped. */
-  checkStart(start: bigint, clamp: boolean): bigint {
-    if (start <= this.#tail) return start;
-    if (clamp) return this.#tail;
-    throw outOfRange(this.#tail, this.#lastTimestamp);
   }
 
   /** One page from `start` (raised to the trim point): at least one record when one exists. */
