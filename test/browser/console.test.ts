@@ -15,7 +15,7 @@ import { type Browser, chromium, type Page } from "playwright-core";
 import { Agent, request } from "undici";
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
 import { type Haproxy, startHaproxy } from "../harness/haproxy.ts";
-import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
+import { type StarProcess, startStarProcess, withApiKeys } from "../harness/star-process.ts";
 import { systemTool } from "../harness/system-tool.ts";
 import { selfSignedCert, type TestCert } from "../harness/tls.ts";
 
@@ -33,7 +33,6 @@ type Timings = { getEntriesByType(type: string): { nextHopProtocol: string }[] }
 const chromiumTool = systemTool("/usr/bin/chromium", "chromium");
 const haproxyTool = systemTool("/usr/sbin/haproxy", "haproxy");
 const opensslTool = systemTool("/usr/bin/openssl", "openssl");
-const SIGNING_KEY = "console test signing key, 32 bytes or more";
 const SECRETS = { ops: "ops-secret-c0n5", reader: "reader-secret-9b2" };
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
@@ -148,10 +147,7 @@ describe("the console in Chromium", { skip: chromiumTool.skip }, () => {
     star = await startStarProcess([
       "--data-dir",
       dir,
-      "--signing-key",
-      SIGNING_KEY,
-      "--api-keys",
-      `ops ${SECRETS.ops} nova:*:*,reader ${SECRETS.reader} nova:read:*`,
+      ...withApiKeys(`ops ${SECRETS.ops} nova:*:*,reader ${SECRETS.reader} nova:read:*`),
     ]);
     gw = await inProcessGateway([star.address]);
     tokens.ops = await token("ops", "nova:*:*");

@@ -6,10 +6,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
-import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
+import { type StarProcess, startStarProcess, withApiKeys } from "../harness/star-process.ts";
 
 const DS = { bucket: "ds-auth", longPollMs: 1000, sseCloseS: 60 };
-const SIGNING_KEY = "durable streams auth test signing key, 32+ bytes";
 const SECRETS = { ops: "ops-secret-4c1e", tenant: "tenant-secret-9a07" };
 
 describe("the Durable Streams face with auth", () => {
@@ -28,14 +27,11 @@ describe("the Durable Streams face with auth", () => {
     star = await startStarProcess([
       "--data-dir",
       dir,
-      "--signing-key",
-      SIGNING_KEY,
-      "--api-keys",
-      [
+      ...withApiKeys([
         `ops ${SECRETS.ops} nova:*:*`,
         // Reads, forks and deletes under mine/; reads and marks (create) the sources under pub/.
         `tenant ${SECRETS.tenant} nova:read:ds-auth/pub%2F* nova:create:ds-auth/pub%2F* nova:*:ds-auth/mine%2F*`,
-      ].join(","),
+      ]),
     ]);
     gw = await inProcessGateway([star.address], { ds: DS });
     for (const who of ["ops", "tenant"] as const) {

@@ -5,10 +5,9 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { request } from "undici";
 import { type GatewayProcess, gatewayProcess } from "../harness/gateway-process.ts";
-import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
+import { type StarProcess, startStarProcess, withApiKeys } from "../harness/star-process.ts";
 import { tempDir } from "../harness/tmp.ts";
 
-const SIGNING_KEY = "gateway auth test signing key, 32+ bytes";
 const SECRETS = { ops: "ops-secret-7f3a9c", app: "app-secret-51d0e2" };
 
 let star: StarProcess;
@@ -23,10 +22,7 @@ before(async () => {
   star = await startStarProcess([
     "--data-dir",
     dir,
-    "--signing-key",
-    SIGNING_KEY,
-    "--api-keys",
-    `ops ${SECRETS.ops} nova:*:*,app ${SECRETS.app} nova:read:* nova:append:*`,
+    ...withApiKeys(`ops ${SECRETS.ops} nova:*:*,app ${SECRETS.app} nova:read:* nova:append:*`),
   ]);
   gw = await gatewayProcess([star.address], [], "debug");
   base = gw.base;

@@ -6,12 +6,11 @@ import { after, before, test } from "node:test";
 import { request } from "undici";
 import { type GatewayProcess, gatewayProcess } from "../harness/gateway-process.ts";
 import { metric } from "../harness/metrics.ts";
-import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
+import { type StarProcess, startStarProcess, withApiKeys } from "../harness/star-process.ts";
 import { tempDir } from "../harness/tmp.ts";
 import { waitFor } from "../harness/wait.ts";
 import { closeSseAgent, openSse, readUntil, recordsOf } from "./sse-client.ts";
 
-const SIGNING_KEY = "hub auth test signing key, 32 bytes or more";
 const SECRETS = { ops: "ops-secret-2b7e11", app: "app-secret-9c44d0", writer: "wr-secret-0a6f3e" };
 
 let star: StarProcess;
@@ -23,10 +22,9 @@ before(async () => {
   star = await startStarProcess([
     "--data-dir",
     dir,
-    "--signing-key",
-    SIGNING_KEY,
-    "--api-keys",
-    `ops ${SECRETS.ops} nova:*:*,app ${SECRETS.app} nova:read:*,writer ${SECRETS.writer} nova:append:*`,
+    ...withApiKeys(
+      `ops ${SECRETS.ops} nova:*:*,app ${SECRETS.app} nova:read:*,writer ${SECRETS.writer} nova:append:*`,
+    ),
   ]);
   gw = await gatewayProcess([star.address], ["--hub-linger-ms", "50"]);
 });

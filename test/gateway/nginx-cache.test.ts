@@ -16,14 +16,13 @@ import { type GatewayProcess, gatewayProcess } from "../harness/gateway-process.
 import { append, newStream } from "../harness/http.ts";
 import { metric } from "../harness/metrics.ts";
 import { type Nginx, startNginx } from "../harness/nginx.ts";
-import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
+import { type StarProcess, startStarProcess, withApiKeys } from "../harness/star-process.ts";
 import { systemTool } from "../harness/system-tool.ts";
 import { tempDir } from "../harness/tmp.ts";
 
 const nginxTool = systemTool("/usr/sbin/nginx", "nginx");
 const skip = nginxTool.skip;
 
-const SIGNING_KEY = "nginx cache test signing key, 32+ bytes";
 const SECRET = "reader-secret-9c2e";
 const READ_ROUTE = 'method="GET",route="/v1/buckets/:bucket/streams/:key/records"';
 const DS_ROUTE = 'method="GET",route="/ds/v1/stream/*"';
@@ -62,10 +61,7 @@ before(async () => {
   const authStar = await startStarProcess([
     "--data-dir",
     `${dir}/authed`,
-    "--signing-key",
-    SIGNING_KEY,
-    "--api-keys",
-    `reader ${SECRET} nova:*:*`,
+    ...withApiKeys(`reader ${SECRET} nova:*:*`),
   ]);
   authed = { star: authStar, gw: await gatewayProcess([authStar.address]) };
   nginx = await startNginx(nginxTool, [open.gw.base, authed.gw.base], `${dir}/nginx`);

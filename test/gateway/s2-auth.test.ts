@@ -7,8 +7,8 @@ import { AppendInput, AppendRecord, S2, type S2Error } from "@s2-dev/streamstore
 import { request } from "undici";
 import type { Gateway } from "../harness/gateway.ts";
 import { type Stack, startStack } from "../harness/stack.ts";
+import { withApiKeys } from "../harness/star-process.ts";
 
-const SIGNING_KEY = "gateway s2 auth test signing key, 32+ bytes";
 const SECRETS = { ops: "ops-secret-s2-1", reader: "reader-secret-s2-2" };
 
 let stack: Stack<Gateway>;
@@ -16,12 +16,7 @@ let gw: Gateway;
 
 before(async () => {
   stack = await startStack("nova-s2-auth-", {
-    starArgs: [
-      "--signing-key",
-      SIGNING_KEY,
-      "--api-keys",
-      `ops ${SECRETS.ops} nova:*:*,reader ${SECRETS.reader} nova:read:*`,
-    ],
+    starArgs: withApiKeys(`ops ${SECRETS.ops} nova:*:*,reader ${SECRETS.reader} nova:read:*`),
   });
   gw = stack.gw;
 });

@@ -26,6 +26,18 @@ export const s3Storage = (url: string, bucket = "nova") => [
 ];
 
 /** `storage` is `["--data-dir", DIR]` or `["--s3-endpoint", URL, "--s3-bucket", NAME]`. */
+/** Any key of 32 bytes or more: tests get their tokens by ExchangeToken, never sign their own. */
+const TEST_SIGNING_KEY = "a test star's signing key, 32 bytes or more";
+
+/**
+ * A star's arguments for auth on (docs/auth.md): a signing key and `apiKeys`, each
+ * "NAME SECRET SCOPE...".
+ */
+export function withApiKeys(apiKeys: string | string[]): string[] {
+  const keys = Array.isArray(apiKeys) ? apiKeys.join(",") : apiKeys;
+  return ["--signing-key", TEST_SIGNING_KEY, "--api-keys", keys];
+}
+
 export async function startStarProcess(
   storage: string[],
   options: StarProcessOptions = {},

@@ -15,7 +15,7 @@ import { Catalog } from "../storage/catalog.ts";
 import { ChunkStore } from "../storage/chunk-store.ts";
 import { chunksPrefix } from "../storage/keys.ts";
 import { StreamRegistry } from "../stream/registry.ts";
-import { CommitLog } from "../wal/commit-log.ts";
+import { startedWal } from "../wal/started-wal.test-helper.ts";
 import { newBucket, newStream } from "./config.ts";
 import { StreamUses } from "./expiry.ts";
 import { deleteIfEmpty, deleteStream, reconfigureStreamVerb } from "./streams.ts";
@@ -27,12 +27,7 @@ import { deleteIfEmpty, deleteStream, reconfigureStreamVerb } from "./streams.ts
 async function star(store: ObjectStore, settleChunkBytes = 1) {
   const catalog = new Catalog(store);
   const chunks = new ChunkStore(store, 1 << 20);
-  const wal = new CommitLog(store, "star", {
-    commitIntervalMs: 0,
-    maxObjectBytes: 1 << 20,
-    maxPutsInFlight: 1,
-  });
-  wal.begin(0n);
+  const wal = startedWal(store);
   const registry = new StreamRegistry(
     catalog,
     chunks,

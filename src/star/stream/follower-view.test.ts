@@ -6,7 +6,7 @@ import { newBucket, newStream } from "../lifecycle/config.ts";
 import { DEFAULT_LIMITS } from "../limits.ts";
 import { Catalog } from "../storage/catalog.ts";
 import { ChunkStore } from "../storage/chunk-store.ts";
-import { CommitLog } from "../wal/commit-log.ts";
+import { startedWal } from "../wal/started-wal.test-helper.ts";
 import { FollowerView } from "./follower-view.ts";
 import { StreamLog } from "./stream-log.ts";
 
@@ -37,12 +37,7 @@ test("a listing asked for after a chunk landed sees it, though one in flight beg
     ...newStream(newBucket("b", null, "", 0), "k", null, "", "s-1", 0),
     class: "CLASS_EXPRESS" as const,
   };
-  const wal = new CommitLog(inner, "leader", {
-    commitIntervalMs: 0,
-    maxObjectBytes: 1 << 20,
-    maxPutsInFlight: 1,
-  });
-  wal.begin(0n);
+  const wal = startedWal(inner, "leader");
   const leader = await StreamLog.open(d, new Catalog(inner), new ChunkStore(inner, 1 << 20), {
     throughputMaxWaitMs: DEFAULT_LIMITS.throughputMaxWaitMs,
     wal,

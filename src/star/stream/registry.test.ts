@@ -9,7 +9,7 @@ import { DEFAULT_LIMITS } from "../limits.ts";
 import { Catalog } from "../storage/catalog.ts";
 import { ChunkStore } from "../storage/chunk-store.ts";
 import { chunksPrefix, logPrefix, stateKey } from "../storage/keys.ts";
-import { CommitLog } from "../wal/commit-log.ts";
+import { startedWal } from "../wal/started-wal.test-helper.ts";
 import { ManualClock } from "./manual-clock.test-helper.ts";
 import { StreamRegistry } from "./registry.ts";
 import type { StreamLog } from "./stream-log.ts";
@@ -35,12 +35,7 @@ function heldRegistry(clock = new ManualClock()) {
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
-  const wal = new CommitLog(store, "star", {
-    commitIntervalMs: 0,
-    maxObjectBytes: 1 << 20,
-    maxPutsInFlight: 1,
-  });
-  wal.begin(0n);
+  const wal = startedWal(store);
   const registry = new StreamRegistry(
     new Catalog(store),
     new ChunkStore(store, 1 << 20),

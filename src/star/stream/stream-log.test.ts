@@ -33,9 +33,10 @@ import {
   parseLogKey,
   stateKey,
 } from "../storage/keys.ts";
-import { CommitLog } from "../wal/commit-log.ts";
+import type { CommitLog } from "../wal/commit-log.ts";
 import { LogReader } from "../wal/log-objects.ts";
 import { replayLog } from "../wal/replay.ts";
+import { startedWal } from "../wal/started-wal.test-helper.ts";
 import { ManualClock } from "./manual-clock.test-helper.ts";
 import { type AppendAck, type Clock, StreamLog, type StreamLogOptions } from "./stream-log.ts";
 
@@ -45,13 +46,7 @@ function descriptor(overrides: Partial<Stream__Output> = {}): Stream__Output {
 }
 
 function newWal(store: ObjectStore, next = 0n): CommitLog {
-  const wal = new CommitLog(store, "star", {
-    commitIntervalMs: 0,
-    maxObjectBytes: 1 << 20,
-    maxPutsInFlight: 1,
-  });
-  wal.begin(next);
-  return wal;
+  return startedWal(store, "star", next);
 }
 
 async function open(
