@@ -49,6 +49,8 @@ export interface StarContext {
   lease: LeaseKeeper | undefined;
   /** When each idle-expiring stream it leads was last read or appended to. */
   readonly uses: StreamUses;
+  /** AppendSessions open now (bounded by `limits.maxSessions`). */
+  readonly appendSessions: { active: number };
   /** Runs work in the background (reclaiming storage); failures are logged, never thrown. */
   background(what: string, work: () => Promise<void>): void;
 }

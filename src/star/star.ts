@@ -181,6 +181,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     followers: new Followers(chunks, catalog, limits.followerViews),
     readPlan: { urls: "presigned", ttlSeconds: 900, ...options.readPlan },
     uses: new StreamUses(Date.now()),
+    appendSessions: { active: 0 },
     lease: undefined,
     background(what, work) {
       const task = work().catch((err: unknown) =>

@@ -22,17 +22,17 @@ type Call = ServerDuplexStream<AppendSessionRequest__Output, AppendSessionRespon
 type Outcome = { ok: AppendAck } | { err: unknown };
 
 export function appendSessionHandler(ctx: StarContext): (call: Call) => void {
-  let active = 0;
+  const sessions = ctx.appendSessions;
   return (call) => {
-    if (active >= ctx.limits.maxSessions) {
+    if (sessions.active >= ctx.limits.maxSessions) {
       call.emit(
         "error",
         resourceExhausted(`the star's session cap of ${ctx.limits.maxSessions} is reached`),
       );
       return;
     }
-    active++;
-    new Session(ctx, call, () => active--).start();
+    sessions.active++;
+    new Session(ctx, call, () => sessions.active--).start();
   };
 }
 

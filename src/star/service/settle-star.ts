@@ -67,6 +67,7 @@ export async function starStats(ctx: StarContext): Promise<StarStatsResponse> {
     open_streams: String(ctx.registry.counts.open),
     dormant_streams: String(ctx.registry.counts.dormant),
     streams_closed_idle: String(ctx.registry.counts.closedIdle),
+    append_sessions: String(ctx.appendSessions.active),
     memory: ctx.memory.snapshot().map((part) => ({
       name: part.name,
       held_bytes: String(part.held),

@@ -25,6 +25,7 @@ export interface StarStatsResponse {
   'open_streams'?: (number | string | Long);
   'dormant_streams'?: (number | string | Long);
   'streams_closed_idle'?: (number | string | Long);
+  'append_sessions'?: (number | string | Long);
 }
 
 export interface StarStatsResponse__Output {
@@ -49,4 +50,5 @@ export interface StarStatsResponse__Output {
   'open_streams': (string);
   'dormant_streams': (string);
   'streams_closed_idle': (string);
+  'append_sessions': (string);
 }
