@@ -118,7 +118,7 @@ export const flags = defineFlags({
     type: "int",
     default: DEFAULT_SESSION_IDLE_MS,
     min: 1,
-    help: 'an NDJSON append session that sends no line for this long with no batch in flight ends with {"end":{"reason":"idle"}} (its star session slot freed), ms; one that leaves its acks unread for --slow-consumer-ms is cut',
+    help: 'an NDJSON append session that sends no line for this long with no batch in flight ends with {"end":{"reason":"idle"}} (its star session slot freed), and an s2s append session with nothing unanswered gives its star session back until its next input, ms; one that leaves its acks unread for --slow-consumer-ms is cut',
   },
   "max-connections": {
     type: "int",

@@ -321,6 +321,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     reads,
     bodyLimit: opts.bodyLimit,
     subscribe,
+    sessionIdleMs: opts.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
   });
   // The Durable Streams protocol (docs/durable-streams.md), on the same upstream, hubs and reads.
   const ds = opts.ds ?? DEFAULT_DS_SETTINGS;

@@ -16,7 +16,7 @@ import { request } from "undici";
 import { s2Wire } from "../../src/gateway/s2/index.ts";
 import { encodeFrame, type Frame, FrameDecoder } from "../../src/gateway/s2/s2s/index.ts";
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
-import { call } from "../harness/grpc.ts";
+import { call, starStats } from "../harness/grpc.ts";
 import { http, newStream } from "../harness/http.ts";
 import { type Stack, startStack } from "../harness/stack.ts";
 import { waitFor } from "../harness/wait.ts";
@@ -48,13 +48,15 @@ interface ClientOptions {
   compression?: "zstd" | "gzip";
   /** Default "s". */
   stream?: string;
+  /** Default: the gateway serving now. */
+  base?: string;
 }
 
 /** An SDK stream on the gateway serving now, on the SDK's default transport (s2s). */
 function sdkStream(bucket: string, opts: ClientOptions = {}) {
   const client = new S2({
     accessToken: "unused",
-    endpoints: { account: gw.base, basin: gw.base },
+    endpoints: { account: opts.base ?? gw.base, basin: opts.base ?? gw.base },
     retry: { maxAttempts: opts.maxAttempts ?? 3 },
     ...(opts.compression ? { compression: opts.compression } : {}),
   });
@@ -318,6 +320,30 @@ test("an append session rides out a gateway restart: every batch lands once, in 
     );
   } finally {
     await stream.close();
+  }
+});
+
+test("a quiet append session gives its star session back and opens another for its next input", async () => {
+  const quiet = await inProcessGateway([stack.star.address], { sessionIdleMs: 200 });
+  const { bucket, path } = await newBasin();
+  const stream = sdkStream(bucket, { base: quiet.base });
+  const starSessions = async () => Number((await starStats(stack.star.address)).append_sessions);
+  // Closed before the stream, also on failure: the SDK's stream.close() waits for its sessions.
+  let session: Awaited<ReturnType<typeof stream.appendSession>> | undefined;
+  try {
+    session = await stream.appendSession();
+    await (await session.submit(AppendInput.create([text("a")]))).ack();
+    await waitFor(async () => (await starSessions()) === 0 || undefined, {
+      message: "the star session of a quiet s2s session ended",
+    });
+    const ack = await (await session.submit(AppendInput.create([text("b")]))).ack();
+    assert.equal(ack.start.seqNum, 1);
+    await session.close();
+    assert.equal(await tailOf(path), 2);
+  } finally {
+    await session?.close().catch(() => {});
+    await stream.close();
+    await quiet.close();
   }
 });
 

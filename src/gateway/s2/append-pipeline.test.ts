@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { EventEmitter } from "node:events";
-import { test } from "node:test";
+import { mock, test } from "node:test";
 import { Metadata, status } from "@grpc/grpc-js";
 import { detailsMetadata } from "../../contract/proto/status-details.ts";
 import type { AppendSession, Upstream } from "../upstream/index.ts";
@@ -89,10 +89,11 @@ const input = (body: string, extra: Partial<S2AppendInput> = {}) =>
   }) as unknown as S2AppendInput;
 const address = { bucket: "b", key: "k" };
 const flush = () => new Promise((resolve) => setImmediate(resolve));
+const IDLE_MS = 60_000;
 
 test("plain batches go down one session together and are acked in order", async () => {
   const star = new FakeStar();
-  const pipeline = new S2AppendPipeline(star.upstream(), address, {});
+  const pipeline = new S2AppendPipeline(star.upstream(), address, {}, IDLE_MS);
   const acks = [];
   for (const body of ["a", "b", "c"]) acks.push((await pipeline.submit(input(body))).ack);
   assert.deepEqual(star.written, ["a", "b", "c"], "all three in flight before any ack");
@@ -107,9 +108,36 @@ test("plain batches go down one session together and are acked in order", async 
   assert.deepEqual(star.calls, ["open - end_on_refusal", "end"]);
 });
 
+test("a star session with nothing unanswered for idleMs ends; the next input opens another", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  t.after(() => mock.timers.reset());
+  const star = new FakeStar();
+  const pipeline = new S2AppendPipeline(star.upstream(), address, {}, 1000);
+  const a = (await pipeline.submit(input("a"))).ack;
+  star.ack();
+  await a;
+  t.mock.timers.tick(999);
+  // An input before the idle time restarts it, and one unanswered keeps the session.
+  const b = (await pipeline.submit(input("b"))).ack;
+  t.mock.timers.tick(5000);
+  assert.deepEqual(star.calls, ["open - end_on_refusal"]);
+  star.ack();
+  await b;
+  t.mock.timers.tick(999);
+  assert.deepEqual(star.calls, ["open - end_on_refusal"]);
+  t.mock.timers.tick(1);
+  assert.deepEqual(star.calls, ["open - end_on_refusal", "end"]);
+  await flush();
+  const c = (await pipeline.submit(input("c"))).ack;
+  star.ack();
+  assert.equal((await c).start?.seq_num, "2");
+  await pipeline.close();
+  assert.deepEqual(star.calls, ["open - end_on_refusal", "end", "open - end_on_refusal", "end"]);
+});
+
 test("the star's window holds the next batch until an ack frees a slot", async () => {
   const star = new FakeStar();
-  const pipeline = new S2AppendPipeline(star.upstream(2), address, {});
+  const pipeline = new S2AppendPipeline(star.upstream(2), address, {}, IDLE_MS);
   await pipeline.submit(input("a"));
   await pipeline.submit(input("b"));
   let third = false;
@@ -126,7 +154,7 @@ test("the star's window holds the next batch until an ack frees a slot", async (
 
 test("batches with match_seq_num are pipelined too; a command goes alone; a new token reopens", async () => {
   const star = new FakeStar();
-  const pipeline = new S2AppendPipeline(star.upstream(), address, {});
+  const pipeline = new S2AppendPipeline(star.upstream(), address, {}, IDLE_MS);
   const first = (await pipeline.submit(input("a"))).ack;
   const conditioned = (await pipeline.submit(input("m", { match_seq_num: "1" }))).ack;
   assert.deepEqual(star.written, ["a", "m@1"], "both in flight at once");
@@ -154,7 +182,7 @@ test("batches with match_seq_num are pipelined too; a command goes alone; a new 
 
 test("a refusal ends the session: that input and the later ones fail as known, appending nothing", async () => {
   const star = new FakeStar();
-  const pipeline = new S2AppendPipeline(star.upstream(), address, {});
+  const pipeline = new S2AppendPipeline(star.upstream(), address, {}, IDLE_MS);
   const a = (await pipeline.submit(input("a", { match_seq_num: "5" }))).ack;
   const b = (await pipeline.submit(input("b", { match_seq_num: "6" }))).ack;
   a.catch(() => {});
@@ -168,7 +196,7 @@ test("a refusal ends the session: that input and the later ones fail as known, a
 
 test("after a failure, later inputs fail unsent; unanswered ones fail as outcome unknown", async () => {
   const star = new FakeStar();
-  const pipeline = new S2AppendPipeline(star.upstream(), address, {});
+  const pipeline = new S2AppendPipeline(star.upstream(), address, {}, IDLE_MS);
   const a = (await pipeline.submit(input("a"))).ack;
   a.catch(() => {});
   star.fail();
@@ -177,7 +205,7 @@ test("after a failure, later inputs fail unsent; unanswered ones fail as outcome
   await assert.rejects(later);
   assert.deepEqual(star.written, ["a"], "b was never sent");
   // An input that is not a valid batch fails the same way for what follows it.
-  const other = new S2AppendPipeline(new FakeStar().upstream(), address, {});
+  const other = new S2AppendPipeline(new FakeStar().upstream(), address, {}, IDLE_MS);
   await assert.rejects((await other.submit({ records: [] } as unknown as S2AppendInput)).ack);
   await assert.rejects((await other.submit(input("c"))).ack);
 });
@@ -197,7 +225,7 @@ test("a fencing refusal stops what is submitted while the installed token is loo
       return { stream: { fencing_token: "new" } };
     },
   } as unknown as Upstream;
-  const pipeline = new S2AppendPipeline(upstream, address, {});
+  const pipeline = new S2AppendPipeline(upstream, address, {}, IDLE_MS);
   const a = (await pipeline.submit(input("a", { fencing_token: "old" }))).ack;
   a.catch(() => {});
   const metadata = detailsMetadata(status.FAILED_PRECONDITION, "fenced", [

@@ -10,7 +10,9 @@
 //   through the unary path;
 // - after any failure every later input fails with it, unsent;
 // - a star session that breaks fails its unanswered inputs with "outcome unknown" (they may have
-//   landed), as a unary append whose reply was lost does.
+//   landed), as a unary append whose reply was lost does;
+// - a star session with nothing unanswered for `idleMs` is ended, and the next input opens
+//   another: a client's quiet session does not hold one of the star's --max-sessions slots.
 import { type StatusObject, status } from "@grpc/grpc-js";
 import type { AppendSessionResponse__Output } from "../../gen/nova/v1/AppendSessionResponse.ts";
 import type { AppendSession, CallOptions, Upstream } from "../upstream/index.ts";
@@ -55,12 +57,17 @@ export class S2AppendPipeline {
    * the failure is known, while its S2 form (the token installed) may still be looked up.
    */
   #failure: { reason: Promise<unknown> } | undefined;
+  readonly #idleMs: number;
+  #idle: NodeJS.Timeout | undefined;
+  /** The final status of a star session ended idle; close() waits for it too. */
+  #released: Promise<unknown> = Promise.resolve();
 
-  constructor(upstream: Upstream, address: Address, call: CallOptions) {
+  constructor(upstream: Upstream, address: Address, call: CallOptions, idleMs: number) {
     this.#upstream = upstream;
     this.#address = address;
     this.#call = call;
     this.#route = { ...call, ...address };
+    this.#idleMs = idleMs;
   }
 
   /** Hands the next input on; resolves when the one after may be submitted, with its ack. */
@@ -107,6 +114,7 @@ export class S2AppendPipeline {
       if (waitFailed) return waitFailed;
       if (this.#session !== open) return this.submit(input);
     }
+    clearTimeout(this.#idle);
     const ack = new Promise<S2AppendAck>((resolve, reject) => {
       (session as OpenSession).pending.push({ resolve, reject });
     });
@@ -121,10 +129,27 @@ export class S2AppendPipeline {
 
   /** Ends the star session after its batches are answered; waits for its final status. */
   async close(): Promise<void> {
+    clearTimeout(this.#idle);
     const session = this.#session;
-    if (!session) return;
-    session.handle.call.end();
-    await session.ended;
+    if (session) {
+      session.handle.call.end();
+      await session.ended;
+    }
+    await this.#released;
+  }
+
+  /** Ends the star session once nothing is unanswered on it for idleMs. */
+  #releaseWhenIdle(session: OpenSession): void {
+    clearTimeout(this.#idle);
+    this.#idle = setTimeout(() => {
+      if (this.#session !== session || session.pending.length > 0) return;
+      // Forgotten first: the next input opens another session, never writes to this one.
+      this.#session = undefined;
+      session.handle.call.end();
+      this.#released = Promise.all([this.#released, session.ended]);
+    }, this.#idleMs);
+    // The session's own socket and request keep the process up, not this timer.
+    this.#idle.unref();
   }
 
   async #open(token: string | undefined): Promise<OpenSession> {
@@ -173,10 +198,14 @@ export class S2AppendPipeline {
     }
     pending.resolve(appendAckToS2(ack.appended));
     session.wake?.();
+    if (session.pending.length === 0) this.#releaseWhenIdle(session);
   }
 
   async #onEnd(session: OpenSession, final: StatusObject): Promise<void> {
-    if (this.#session === session) this.#session = undefined;
+    if (this.#session === session) {
+      this.#session = undefined;
+      clearTimeout(this.#idle);
+    }
     const unanswered = session.pending.splice(0);
     if (unanswered.length === 0) {
       session.wake?.();

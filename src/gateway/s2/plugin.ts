@@ -23,6 +23,8 @@ export interface S2PluginOptions {
   /** The same session machinery as nova's routes: hubs, history, drain, timing. */
   subscribe: SubscribeDeps;
   bodyLimit: number;
+  /** An s2s append session's star session ends after this long with nothing unanswered. */
+  sessionIdleMs: number;
 }
 
 /** S2's routes: what fails there before routing, or matches no route, answers as S2 does. */

@@ -40,13 +40,14 @@ export interface S2RecordRoutesOptions {
   reads: ReadService;
   subscribe: SubscribeDeps;
   bodyLimit: number;
+  sessionIdleMs: number;
 }
 
 const wantsProto = (req: FastifyRequest) => req.headers.accept?.includes(S2_PROTO_TYPE) ?? false;
 
 export async function s2RecordRoutes(app: FastifyInstance, opts: S2RecordRoutesOptions) {
   const { upstream, reads, subscribe } = opts;
-  const s2s = { upstream, subscribe, admission: opts.admission };
+  const s2s = { upstream, subscribe, admission: opts.admission, idleMs: opts.sessionIdleMs };
   const config = { resource: "stream" as const };
   const path = "/v1/streams/:stream/records";
 

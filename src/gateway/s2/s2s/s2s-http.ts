@@ -41,6 +41,8 @@ export interface S2sDeps {
   subscribe: SubscribeDeps;
   /** Each input's bytes are admitted while it is appended, as an NDJSON line is. */
   admission: AppendAdmission;
+  /** An append session's star session ends after this long with nothing unanswered. */
+  idleMs: number;
 }
 
 export interface S2sStream {
@@ -63,7 +65,7 @@ export async function serveS2sAppend(
     throw s2Error("not_implemented", "s2s append sessions are served on HTTP/2 only");
   }
   const { bucket, key, call } = stream;
-  const pipeline = new S2AppendPipeline(deps.upstream, { bucket, key }, call);
+  const pipeline = new S2AppendPipeline(deps.upstream, { bucket, key }, call, deps.idleMs);
   const session = new S2sAppendSession<S2AppendInput, S2AppendAck>({
     chunks: bodyChunks(req),
     writer: frameWriter(reply, deps),
