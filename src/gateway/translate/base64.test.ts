@@ -51,7 +51,10 @@ test("property: a text is accepted exactly when the rule, spelled out, finds not
   fc.assert(
     fc.property(
       fc.oneof(
-        fc.string({ unit: fc.constantFrom(..."AQgw/+-_=ab \n\u00c1\u0000😀"), maxLength: 16 }),
+        fc.string({
+          unit: fc.constantFrom(..."AQgw/+-_=ab \n\u00c1\u0000😀\u0142\u4e41\u012b"),
+          maxLength: 16,
+        }),
         fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b).toString("base64")),
         fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b).toString("base64url")),
       ),
@@ -75,6 +78,7 @@ test("invalid base64 is 400 bad_base64 naming the field and the reason", () => {
     ["QUJD\nRA==", /character "\\n" at offset 4/],
     ["QUJ*", /character "\*" at offset 3/],
     ["QUJDé===", /character "é"/],
+    ["QUłD", /character "ł" at offset 2/],
     ["QU=D", /"=" before the end, at offset 2/],
     ["Q===", /"=" before the end, at offset 1/],
     ["a+b_", /mixes the standard/],

@@ -46,6 +46,8 @@ export function decodeBase64(text: string, field: string, err: FieldError): Buff
 
 /** base64Problem(text) === undefined, from what Node decoded (property-tested as equal). */
 function accepted(text: string, bytes: Buffer): boolean {
+  // Node decodes a character past U+007F by its low byte ("ł", U+0142, as "B"): none may pass.
+  if (Buffer.byteLength(text, "utf8") !== text.length) return false;
   const padding = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
   const data = text.length - padding;
   if (data % 4 === 1 || (padding > 0 && text.length % 4 !== 0)) return false;
