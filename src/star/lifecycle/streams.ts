@@ -210,7 +210,7 @@ export async function listStreams(
   const max = clampLimit(limit, ctx.limits.listLimit);
   const streams: Stream__Output[] = [];
   const from = startAfter < prefix ? "" : startAfter;
-  for await (const s of ctx.catalog.streams(bucket, from)) {
+  for await (const s of ctx.catalog.streams(bucket, from, prefix)) {
     if (s.deleted_at_unix_ms !== "0" || !s.key.startsWith(prefix)) continue;
     if (hasExpired(s, ctx.uses, ctx.now(), ctx.fleet.leads(bucket, s.key))) continue;
     if (streams.length === max) return { streams, next: streams[max - 1]?.key ?? "" };

@@ -109,3 +109,36 @@ test("a descriptor written before a field existed reads with what its absence me
   assert.equal((await catalog.getBucket("old"))?.default_delete_on_empty_min_age_ms, "0");
   assert.equal((await catalog.getStream("old", "s"))?.delete_on_empty_min_age_ms, "0");
 });
+
+test("a bucket page after start_after never repeats it, also when it equals the prefix", async () => {
+  const catalog = new Catalog(createMemoryStore());
+  for (const name of ["ab", "ab-1", "ab-2", "ac"]) await catalog.putBucket(bucket(name, name));
+  const names = async (prefix: string, startAfter: string, limit: number) =>
+    (await catalog.listBuckets(prefix, startAfter, limit)).items.map((b) => b.name);
+  assert.deepEqual(await names("ab", "ab", 1), ["ab-1"]);
+  assert.deepEqual(await names("ab", "", 10), ["ab", "ab-1", "ab-2"]);
+  assert.deepEqual(await names("ab", "ab-1", 10), ["ab-2"]);
+  assert.deepEqual(await names("", "ab-2", 10), ["ac"]);
+  assert.deepEqual(await names("ac", "ab", 10), ["ac"]);
+});
+
+test("streams under a prefix are listed without reading the bucket's other descriptors", async () => {
+  const store = createMemoryStore();
+  let gets = 0;
+  const counted = {
+    ...store,
+    get: (k: string) => {
+      gets++;
+      return store.get(k);
+    },
+  };
+  const keys = [...Array.from({ length: 50 }, (_, i) => `a${i}`), "zz1", "zz2", "zz\u{1F600}"];
+  for (const key of keys) {
+    await store.put(streamKey("b", key), Buffer.from(JSON.stringify({ bucket: "b", key })));
+  }
+  const catalog = new Catalog(counted);
+  const listed: string[] = [];
+  for await (const s of catalog.streams("b", "", "zz")) listed.push(s.key);
+  assert.deepEqual(listed, ["zz1", "zz2", "zz\u{1F600}"]);
+  assert.equal(gets, 3);
+});

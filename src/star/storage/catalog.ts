@@ -14,7 +14,7 @@ import {
   stateKey,
   streamKey,
   streamKeyFromObject,
-  streamsPrefix,
+  streamsPrefixOf,
 } from "./keys.ts";
 
 /** The mutable per-stream state that is not in the descriptor. */
@@ -171,7 +171,9 @@ export class Catalog {
     limit: number,
   ): Promise<Page<Bucket__Output>> {
     const items: Bucket__Output[] = [];
-    const from = startAfter > prefix ? BUCKETS_PREFIX + startAfter : undefined;
+    // A start_after equal to the prefix names a bucket the page must not repeat.
+    const from =
+      startAfter >= prefix && startAfter !== "" ? BUCKETS_PREFIX + startAfter : undefined;
     for await (const obj of this.#store.listAll(BUCKETS_PREFIX + prefix, { startAfter: from })) {
       const bucket = await this.getBucket(obj.key.slice(BUCKETS_PREFIX.length));
       if (bucket?.deleted_at_unix_ms !== "0") continue;
@@ -205,11 +207,13 @@ export class Catalog {
 
   /**
    * Stream descriptors of a bucket in key order (tombstones included, for the caller to filter),
-   * starting after the stream key `startAfter`.
+   * starting after the stream key `startAfter`: those whose key begins with `prefix`, and a few
+   * beside them (the listing's prefix is the keys' encoding, cut to whole characters).
    */
-  async *streams(bucket: string, startAfter: string): AsyncIterable<Stream__Output> {
+  async *streams(bucket: string, startAfter: string, prefix = ""): AsyncIterable<Stream__Output> {
     const from = startAfter === "" ? undefined : streamKey(bucket, startAfter);
-    for await (const obj of this.#store.listAll(streamsPrefix(bucket), { startAfter: from })) {
+    const listed = streamsPrefixOf(bucket, prefix);
+    for await (const obj of this.#store.listAll(listed, { startAfter: from })) {
       const stream = await this.getStream(bucket, streamKeyFromObject(bucket, obj.key));
       if (stream) yield stream;
     }

@@ -8,6 +8,7 @@ import {
   parseChunkKey,
   streamKey,
   streamKeyFromObject,
+  streamsPrefixOf,
 } from "./keys.ts";
 
 const compareBytes = (a: Uint8Array, b: Uint8Array) =>
@@ -103,4 +104,16 @@ test("chunk keys sort by first seq_num", () => {
   const a = chunkKey("s", { ...base, firstSeqNum: 9n });
   const b = chunkKey("s", { ...base, firstSeqNum: 10n });
   assert.ok(a < b);
+});
+
+test("every stream key beginning with a prefix lies under the prefix's listing", () => {
+  fc.assert(
+    fc.property(
+      fc.string({ unit: "binary", maxLength: 200 }),
+      fc.string({ unit: "binary", maxLength: 200 }),
+      (prefix, rest) => {
+        assert.ok(streamKey("b", prefix + rest).startsWith(streamsPrefixOf("b", prefix)));
+      },
+    ),
+  );
 });

@@ -8,6 +8,10 @@ const ALPHABET = "0123456789abcdefghijklmnopqrstuv";
 const SEGMENT = 200;
 
 export function encodeKeySegment(key: Uint8Array): string {
+  return segmented(base32hex(key));
+}
+
+function base32hex(key: Uint8Array): string {
   let out = "";
   let buffer = 0;
   let bits = 0;
@@ -21,8 +25,12 @@ export function encodeKeySegment(key: Uint8Array): string {
     buffer &= (1 << bits) - 1;
   }
   if (bits > 0) out += ALPHABET[(buffer << (5 - bits)) & 31];
+  return out;
+}
+
+function segmented(encoded: string): string {
   const parts: string[] = [];
-  for (let i = 0; i < out.length; i += SEGMENT) parts.push(out.slice(i, i + SEGMENT));
+  for (let i = 0; i < encoded.length; i += SEGMENT) parts.push(encoded.slice(i, i + SEGMENT));
   return parts.join("/");
 }
 
@@ -52,6 +60,15 @@ export const BUCKETS_PREFIX = "meta/buckets/";
 export const streamsPrefix = (bucket: string) => `meta/streams/${bucket}/`;
 export const streamKey = (bucket: string, key: string) =>
   `${streamsPrefix(bucket)}${encodeKeySegment(utf8.encode(key))}`;
+/**
+ * The start every stream key beginning with `prefix` shares: its whole characters only (the
+ * last, partial one also holds bits of what follows the prefix).
+ */
+export function streamsPrefixOf(bucket: string, prefix: string): string {
+  const bytes = utf8.encode(prefix);
+  const whole = Math.floor((bytes.length * 8) / 5);
+  return streamsPrefix(bucket) + segmented(base32hex(bytes).slice(0, whole));
+}
 export const streamKeyFromObject = (bucket: string, objectKey: string) =>
   decodeUtf8Exact(decodeKeySegment(objectKey.slice(streamsPrefix(bucket).length)));
 export const stateKey = (streamId: string) => `state/${streamId}`;
