@@ -89,6 +89,32 @@ test("delete_on_empty is nova's delete_on_empty_min_age_ms; 0 turns it off", () 
     bucketConfigFromS2({ default_stream_config: { delete_on_empty: {} } }, "c", false),
     { default_delete_on_empty_min_age_ms: "0" },
   );
+  // On a reconfiguration an absent min_age_secs leaves the setting as it is.
+  assert.deepEqual(streamSettingsFromS2({ delete_on_empty: {} }, "c", true), {});
+  assert.deepEqual(
+    bucketConfigFromS2({ default_stream_config: { delete_on_empty: {} } }, "c", true),
+    {},
+  );
+});
+
+test("a reconfiguration's null, at any depth, is refused: nova cannot reset to a default", () => {
+  for (const [value, field] of [
+    [{ timestamping: { mode: null } }, "body.timestamping.mode"],
+    [{ timestamping: { uncapped: null } }, "body.timestamping.uncapped"],
+    [{ delete_on_empty: { min_age_secs: null } }, "body.delete_on_empty.min_age_secs"],
+  ] as const) {
+    assert.throws(() => streamSettingsFromS2(value, "body", true), invalid(field));
+  }
+  assert.throws(
+    () => bucketConfigFromS2({ default_stream_config: null }, "body", true),
+    invalid("body.default_stream_config"),
+  );
+  // On a create a null is an absent member.
+  assert.deepEqual(streamSettingsFromS2({ timestamping: { mode: null } }, "c", false), {});
+  assert.deepEqual(
+    streamSettingsFromS2({ retention_policy: { age: 5, infinite: null } }, "c", false),
+    { retention_max_age_ms: "5000" },
+  );
 });
 
 test("what nova cannot do is refused, never dropped", () => {

@@ -59,46 +59,49 @@ export function streamSettingsFromS2(
   if (value === undefined || value === null) return settings;
   const obj = asObject(value, field, s2Invalid);
   rejectUnknown(obj, STREAM_FIELDS, field, s2Invalid);
-  const given = (name: string) => {
-    const v = obj[name];
-    if (v === null && partial) {
-      throw s2Invalid(
-        fieldPath(field, name),
-        "nova cannot reset a setting to a default; give the value to set",
-      );
-    }
+  /** Whether `parent[name]` is given; S2's null ("reset") is refused on a reconfiguration. */
+  const given = (parent: Record<string, unknown>, at: string, name: string) => {
+    const v = parent[name];
+    if (v === null && partial) throw cannotReset(fieldPath(at, name));
     return v !== undefined && v !== null;
   };
-  if (given("storage_class")) {
+  if (given(obj, field, "storage_class")) {
     settings.class = choice(obj.storage_class, CLASSES, fieldPath(field, "storage_class"));
   }
-  if (given("retention_policy")) {
+  if (given(obj, field, "retention_policy")) {
     settings.retention_max_age_ms = retention(
       obj.retention_policy,
       fieldPath(field, "retention_policy"),
     );
   }
-  if (given("timestamping")) {
+  if (given(obj, field, "timestamping")) {
     const at = fieldPath(field, "timestamping");
     const ts = asObject(obj.timestamping, at, s2Invalid);
     rejectUnknown(ts, new Set(["mode", "uncapped"]), at, s2Invalid);
-    if (ts.mode !== undefined && ts.mode !== null) {
+    if (given(ts, at, "mode")) {
       settings.timestamping_mode = choice(ts.mode, MODES, fieldPath(at, "mode"));
     }
-    if (ts.uncapped !== undefined && ts.uncapped !== null) {
+    if (given(ts, at, "uncapped")) {
       settings.timestamping_uncapped = asBoolean(ts.uncapped, fieldPath(at, "uncapped"), s2Invalid);
     }
   }
-  if (given("delete_on_empty")) {
+  if (given(obj, field, "delete_on_empty")) {
     const at = fieldPath(field, "delete_on_empty");
     const doe = asObject(obj.delete_on_empty, at, s2Invalid);
     rejectUnknown(doe, new Set(["min_age_secs"]), at, s2Invalid);
     const ageField = fieldPath(at, "min_age_secs");
-    const age = readExactInt(doe.min_age_secs ?? 0, UINT64, ageField, s2Invalid);
-    if (age > MAX_AGE_SECONDS) throw s2Invalid(ageField, `must be at most ${MAX_AGE_SECONDS}`);
-    settings.delete_on_empty_min_age_ms = (age * 1000n).toString();
+    // Absent: 0 (off) on a create, unchanged on a reconfiguration, as S2 reads it.
+    if (given(doe, at, "min_age_secs") || !partial) {
+      const age = readExactInt(doe.min_age_secs ?? 0, UINT64, ageField, s2Invalid);
+      if (age > MAX_AGE_SECONDS) throw s2Invalid(ageField, `must be at most ${MAX_AGE_SECONDS}`);
+      settings.delete_on_empty_min_age_ms = (age * 1000n).toString();
+    }
   }
   return settings;
+}
+
+function cannotReset(field: string) {
+  return s2Invalid(field, "nova cannot reset a setting to a default; give the value to set");
 }
 
 function choice<T>(value: unknown, names: Record<string, T>, field: string): T {
@@ -117,10 +120,12 @@ function choice<T>(value: unknown, names: Record<string, T>, field: string): T {
 function retention(value: unknown, field: string): string {
   const obj = asObject(value, field, s2Invalid);
   rejectUnknown(obj, new Set(["age", "infinite"]), field, s2Invalid);
-  if ((obj.age === undefined) === (obj.infinite === undefined)) {
+  // A null member is an absent one (S2's optional fields).
+  const hasAge = obj.age !== undefined && obj.age !== null;
+  if (hasAge === (obj.infinite !== undefined && obj.infinite !== null)) {
     throw s2Invalid(field, 'give exactly one of {"age": seconds} and {"infinite": {}}');
   }
-  if (obj.infinite !== undefined) {
+  if (!hasAge) {
     asObject(obj.infinite, fieldPath(field, "infinite"), s2Invalid);
     return "0";
   }
@@ -164,6 +169,9 @@ export function bucketConfigFromS2(value: unknown, field: string, partial: boole
   if (value === undefined || value === null) return {};
   const obj = asObject(value, field, s2Invalid);
   rejectUnknown(obj, BASIN_FIELDS, field, s2Invalid);
+  if (obj.default_stream_config === null && partial) {
+    throw cannotReset(fieldPath(field, "default_stream_config"));
+  }
   if (obj.stream_cipher !== undefined && obj.stream_cipher !== null) {
     throw s2Invalid(
       fieldPath(field, "stream_cipher"),
