@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
+  ERROR_CODES,
   HttpError,
   internal,
   invalidArgument,
@@ -37,6 +38,21 @@ test("the codes S2's SDK retries on come out with the statuses it reads", () => 
     assert.equal(reply.body.code, code);
   }
   assert.deepEqual(toS2Error(resourceExhausted("slow", 3)).headers, { "retry-after": "3" });
+});
+
+test("every nova code but internal has an S2 code of its own, never the retryable other", () => {
+  for (const code of ERROR_CODES) {
+    if (code === "internal") continue;
+    const reply = toS2Error(new HttpError(400, code, "why"));
+    assert.notEqual(reply.body.code, "other", code);
+    assert.notEqual(reply.status, 500, code);
+  }
+  // A closed stream takes nothing more: not retryable, as nothing was appended.
+  assert.deepEqual(toS2Error(new HttpError(409, "stream_closed", "closed at 1")), {
+    status: 422,
+    headers: {},
+    body: { code: "invalid", message: "closed at 1" },
+  });
 });
 
 test("append condition misses are 412 with S2's bodies", () => {

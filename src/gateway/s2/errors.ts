@@ -3,7 +3,7 @@
 // 409 transaction_conflict), an append condition miss as 412 `{"seq_num_mismatch": N}` or
 // `{"fencing_token_mismatch": "<token>"}`, and a read past the tail as 416 `{"tail": {...}}`.
 // Nova's errors (HttpError, star statuses, fleet failures) are translated by one table.
-import { HttpError, toHttpError } from "../errors/index.ts";
+import { type ErrorCode, HttpError, toHttpError } from "../errors/index.ts";
 
 /** S2's error codes and their statuses (S2's ErrorCode). */
 export const S2_ERROR_STATUS = {
@@ -65,8 +65,22 @@ export interface S2ErrorReply {
 }
 
 // Nova's code (docs/http-api.md) to S2's; the status is S2's for the code. Codes nova's API has
-// and S2's does not are said by the nearest S2 code of the same retry class.
-const FROM_NOVA: Readonly<Record<string, S2ErrorCode>> = {
+// and S2's does not are said by the nearest S2 code of the same retry class: every code has one
+// (a code missing here would leave as S2's retryable `other`), the five toS2Error answers itself
+// aside.
+const FROM_NOVA: Readonly<
+  Record<
+    Exclude<
+      ErrorCode,
+      | "seq_num_mismatch"
+      | "fencing_token_mismatch"
+      | "range_not_satisfiable"
+      | "unavailable"
+      | "internal"
+    >,
+    S2ErrorCode
+  >
+> = {
   invalid_argument: "invalid",
   bad_base64: "invalid",
   not_utf8: "invalid",
@@ -90,6 +104,17 @@ const FROM_NOVA: Readonly<Record<string, S2ErrorCode>> = {
   deadline_exceeded: "upstream_timeout",
   slow_consumer: "unavailable",
   not_found: "bad_path",
+  // A closed stream takes no more records, nor does a producer's or writer's refused sequence
+  // ever pass when sent again: not retryable, nothing appended.
+  stream_closed: "invalid",
+  producer_seq_gap: "invalid",
+  producer_seq_stale: "invalid",
+  producer_fenced: "invalid",
+  writer_seq_regression: "invalid",
+  content_type_mismatch: "invalid",
+  bad_request: "bad_header",
+  header_too_large: "bad_header",
+  gone: "stream_not_found",
 };
 
 /** Any failure as S2's reply; `resource` decides a bare NOT_FOUND as nova's mapping does. */
@@ -132,7 +157,7 @@ export function toS2Error(
     case "internal":
       return reply("other", http.message, headers);
   }
-  const code = FROM_NOVA[http.code];
+  const code = FROM_NOVA[http.code as keyof typeof FROM_NOVA];
   if (code === undefined) return reply("other", http.message, headers);
   return reply(code, http.message, headers);
 }
