@@ -93,6 +93,22 @@ describe("basins and streams", () => {
     assert.equal(first.result, "created");
     const again = await basin.streams.ensure({ stream: "s" });
     assert.equal(again.result, "noop");
+    const changed = await basin.streams.ensure({
+      stream: "s",
+      config: { retentionPolicy: { ageSecs: 60 }, deleteOnEmpty: { minAgeSecs: 30 } },
+    });
+    assert.equal(changed.result, "updated");
+    const config = await basin.streams.getConfig({ stream: "s" });
+    assert.deepEqual(
+      [config.retentionPolicy, config.deleteOnEmpty],
+      [{ ageSecs: 60 }, { minAgeSecs: 30 }],
+    );
+    const made = await basin.streams.ensure({
+      stream: "t",
+      config: { timestamping: { mode: "arrival" } },
+    });
+    assert.equal(made.result, "created");
+    assert.equal((await basin.streams.getConfig({ stream: "t" })).timestamping?.mode, "arrival");
   });
 
   test("create, list, get config, reconfigure and delete a stream", async () => {

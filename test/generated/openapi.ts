@@ -386,7 +386,7 @@ export interface paths {
     get: operations["s2GetStreamConfig"];
     /**
      * S2 EnsureStream
-     * @description Creates the stream (201), or applies the config given to the existing one (200).
+     * @description Creates the stream (201), or applies the config given to the existing one (200). The body is the StreamConfig itself, or empty.
      */
     put: operations["s2EnsureStream"];
     post?: never;

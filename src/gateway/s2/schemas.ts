@@ -258,7 +258,8 @@ export const s2Schemas = {
   ensureStream: {
     operationId: "s2EnsureStream",
     summary: "S2 EnsureStream",
-    description: "Creates the stream (201), or applies the config given to the existing one (200).",
+    description:
+      "Creates the stream (201), or applies the config given to the existing one (200). The body is the StreamConfig itself, or empty.",
     tags,
     security,
     headers: basinHeader,

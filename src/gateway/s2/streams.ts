@@ -65,9 +65,8 @@ export async function s2StreamRoutes(app: FastifyInstance, opts: { upstream: Ups
 
   async function createOrReconfigureStream(req: FastifyRequest, reply: FastifyReply) {
     const address = streamOf(req);
-    const body = req.body === undefined ? {} : asObject(req.body, "body", s2Invalid);
-    rejectUnknown(body, new Set(["config"]), "", s2Invalid);
-    const settings = streamSettingsFromS2(body.config, "config", false);
+    // S2's EnsureStream body is the StreamConfig itself (or nothing), unlike CreateStream's.
+    const settings = streamSettingsFromS2(req.body, "body", false);
     const { result, stream } = await ensureStream(
       upstream,
       address,
