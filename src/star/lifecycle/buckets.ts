@@ -17,7 +17,7 @@ import { clampLimit } from "../limits.ts";
 import { checkBucketName, newBucket, reconfigureBucket } from "./config.ts";
 import { isRetryOf, tokenClash } from "./creation.ts";
 import { liveBucket } from "./live-bucket.ts";
-import { deleteStreamNow } from "./streams.ts";
+import { deleteStream } from "./streams.ts";
 
 export async function createBucket(
   ctx: StarContext,
@@ -41,6 +41,9 @@ export async function createBucket(
         `bucket ${JSON.stringify(req.name)} already exists${tokenClash(existing, req.creation_token)}`,
       );
     }
+    // What a delete left of the old bucket's streams (its sweep failed part way) must not come
+    // back in the new one.
+    if (existing) await deleteStreamsOf(ctx, req.name);
     const bucket = newBucket(req.name, req.config, req.creation_token, ctx.now());
     await ctx.catalog.putBucket(bucket);
     return bucket;
@@ -76,7 +79,10 @@ export async function reconfigureBucketVerb(
   });
 }
 
-/** Idempotent: a tombstoned bucket deletes again quietly; one that never existed is NOT_FOUND. */
+/**
+ * Idempotent: a tombstoned bucket deletes again quietly (its streams swept again, in case the
+ * last sweep failed part way); one that never existed is NOT_FOUND.
+ */
 export async function deleteBucket(ctx: StarContext, name: string): Promise<void> {
   checkBucketName(name);
   const writer = bucketWriter(ctx, name);
@@ -88,20 +94,28 @@ export async function deleteBucket(ctx: StarContext, name: string): Promise<void
   return ctx.locks.take(`bucket/${name}`, async () => {
     const bucket = await ctx.catalog.getBucket(name);
     if (!bucket) throw bucketNotFound(name);
-    // A bucket deleted already deletes again quietly, as a stream does.
-    if (bucket.deleted_at_unix_ms !== "0") return;
-    // Streams first, each by its leader, so that a failure leaves a bucket a retry can delete.
-    for await (const stream of ctx.catalog.streams(name, "")) {
-      if (stream.deleted_at_unix_ms === "0") await deleteBucketStream(ctx, stream);
+    // The tombstone first: no stream is created in the bucket from then on (a create that
+    // raced it undoes itself, streams.ts), so the sweep's listing holds every stream left.
+    if (bucket.deleted_at_unix_ms === "0") {
+      await ctx.catalog.putBucket({ ...bucket, deleted_at_unix_ms: String(ctx.now()) });
     }
-    await ctx.catalog.putBucket({ ...bucket, deleted_at_unix_ms: String(ctx.now()) });
+    await deleteStreamsOf(ctx, name);
   });
+}
+
+/** Deletes every live stream of a bucket, each by its leader under its stream lock. */
+async function deleteStreamsOf(ctx: StarContext, name: string): Promise<void> {
+  // From the store in a fleet: another member may have written a descriptor since it was cached.
+  const opts = { fresh: ctx.lease !== undefined };
+  for await (const stream of ctx.catalog.streams(name, "", "", opts)) {
+    if (stream.deleted_at_unix_ms === "0") await deleteBucketStream(ctx, stream);
+  }
 }
 
 async function deleteBucketStream(ctx: StarContext, stream: Stream__Output): Promise<void> {
   const leader = ctx.fleet.leaderOf(stream.bucket, stream.key);
   if (leader === ctx.fleet.self) {
-    await deleteStreamNow(ctx, stream);
+    await deleteStream(ctx, stream.bucket, stream.key).catch(goneAnyway);
     return;
   }
   // DeleteBucket needs admin on the bucket, DeleteStream create on the stream: the leader is
@@ -113,18 +127,18 @@ async function deleteBucketStream(ctx: StarContext, stream: Stream__Output): Pro
           { action: "create", resource: { bucket: stream.bucket, prefix: stream.key } },
         ])
       : undefined;
-  try {
-    await callMember(
-      ctx,
-      leader,
-      "DeleteStream",
-      { bucket: stream.bucket, key: stream.key },
-      authorization,
-    );
-  } catch (err) {
-    // Deleted meanwhile, or the listing's descriptor was stale: gone either way.
-    if ((err as { code?: number }).code !== status.NOT_FOUND) throw err;
-  }
+  await callMember(
+    ctx,
+    leader,
+    "DeleteStream",
+    { bucket: stream.bucket, key: stream.key },
+    authorization,
+  ).catch(goneAnyway);
+}
+
+/** Deleted meanwhile, or the listing's descriptor was stale: gone either way. */
+function goneAnyway(err: unknown): void {
+  if ((err as { code?: number }).code !== status.NOT_FOUND) throw err;
 }
 
 function rememberBucket(

@@ -1,7 +1,8 @@
 // Deleting and reconfiguring a stream over the real registry, logs and catalog on a memory
 // store, with a star context around them: delete_on_empty against a reconfigure under way and
 // when its tombstone fails, a deleted stream's reclaim run again by a repeated DeleteStream, and
-// leadership moving while a descriptor write waits for the stream's lock.
+// leadership moving while a descriptor write waits for the stream's lock; a DeleteBucket against
+// a create and a reconfigure under way.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { status } from "@grpc/grpc-js";
@@ -16,9 +17,16 @@ import { ChunkStore } from "../storage/chunk-store.ts";
 import { chunksPrefix } from "../storage/keys.ts";
 import { StreamRegistry } from "../stream/registry.ts";
 import { startedWal } from "../wal/started-wal.test-helper.ts";
+import { createBucket, deleteBucket } from "./buckets.ts";
 import { newBucket, newStream } from "./config.ts";
 import { StreamUses } from "./expiry.ts";
-import { deleteIfEmpty, deleteStream, reconfigureStreamVerb } from "./streams.ts";
+import {
+  createStream,
+  deleteIfEmpty,
+  deleteStream,
+  listStreams,
+  reconfigureStreamVerb,
+} from "./streams.ts";
 
 /**
  * A star leading every stream, on `store` (a chunk per `settleChunkBytes`, settled as each
@@ -49,6 +57,7 @@ async function star(store: ObjectStore, settleChunkBytes = 1) {
     fleet: {
       self,
       leaderOf: () => (leading.now ? self : other),
+      bucketLeaderOf: () => self,
       leads: () => leading.now,
     },
     lease: undefined,
@@ -207,4 +216,52 @@ test("a descriptor write that waited for the lock while leadership moved answers
   const now = await catalog.getStream("logs", "k", { fresh: true });
   assert.equal(now?.deleted_at_unix_ms, "0");
   assert.equal(now?.retention_max_age_ms, "0");
+});
+
+/** Turns of the event loop until `held` holds a call, or fails after a deadline. */
+async function heldCall(held: { release?: () => void }): Promise<() => void> {
+  const deadline = performance.now() + 5000;
+  while (!held.release) {
+    if (performance.now() > deadline) assert.fail("the call was never held");
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return held.release;
+}
+
+const liveStreamPut = (key: string, body?: Uint8Array) =>
+  key.startsWith("meta/streams/") &&
+  JSON.parse(Buffer.from(body as Uint8Array).toString()).deleted_at_unix_ms === "0";
+
+test("a stream created while DeleteBucket runs is undone, and never shows in the bucket made again", async () => {
+  const { store, held } = holding(createMemoryStore(), "put", liveStreamPut);
+  const { ctx, settled } = await star(store);
+  held.holding = true;
+  const created = createStream(ctx, "logs", "new", null, "");
+  const release = await heldCall(held);
+  // The bucket's sweep lists its streams while the create's descriptor is still on its way.
+  await deleteBucket(ctx, "logs");
+  release();
+  await assert.rejects(created, (err: { code: number }) => err.code === status.NOT_FOUND);
+  await createBucket(ctx, { name: "logs", config: null, creation_token: "" } as never);
+  assert.deepEqual((await listStreams(ctx, "logs", "", "", 100)).streams, []);
+  await settled();
+});
+
+test("a reconfigure under way when DeleteBucket sweeps cannot bring the stream back", async () => {
+  const { store, held } = holding(createMemoryStore(), "put", liveStreamPut);
+  const { ctx, catalog, settled } = await star(store);
+  held.holding = true;
+  const config = { retention_max_age_ms: "60000" } as Parameters<typeof reconfigureStreamVerb>[3];
+  const reconfigured = reconfigureStreamVerb(ctx, "logs", "k", config);
+  const release = await heldCall(held);
+  const deleting = deleteBucket(ctx, "logs");
+  await new Promise((resolve) => setImmediate(resolve));
+  release();
+  await Promise.allSettled([reconfigured]);
+  await deleting;
+  await settled();
+  const now = await catalog.getStream("logs", "k", { fresh: true });
+  assert.notEqual(now?.deleted_at_unix_ms, "0", "the tombstone stands");
+  await createBucket(ctx, { name: "logs", config: null, creation_token: "" } as never);
+  assert.deepEqual((await listStreams(ctx, "logs", "", "", 100)).streams, []);
 });

@@ -4,17 +4,18 @@
 // where the bucket allows. In a fleet the stream's leader alone writes its descriptor: a create
 // on another member is passed on to it; reconfigure and delete answer NotOwner elsewhere.
 import { randomUUID } from "node:crypto";
+import type { Bucket__Output } from "../../gen/nova/v1/Bucket.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import type { StreamConfig__Output } from "../../gen/nova/v1/StreamConfig.ts";
 import type { StreamReconfiguration__Output } from "../../gen/nova/v1/StreamReconfiguration.ts";
 import type { StarContext } from "../context.ts";
-import { alreadyExists, streamNotFound } from "../errors.ts";
+import { alreadyExists, bucketNotFound, streamNotFound } from "../errors.ts";
 import { callMember } from "../fleet/forward.ts";
 import { requireLeader, streamWriter } from "../fleet/ownership.ts";
 import { clampLimit } from "../limits.ts";
 import { chunksPrefix } from "../storage/keys.ts";
 import { agedForDeleteOnEmpty, type StreamLog } from "../stream/stream-log.ts";
-import { checkStreamKey, newStream, reconfigureStream } from "./config.ts";
+import { checkBucketName, checkStreamKey, newStream, reconfigureStream } from "./config.ts";
 import { isRetryOf, tokenClash } from "./creation.ts";
 import { hasExpired } from "./expiry.ts";
 import { liveBucket } from "./live-bucket.ts";
@@ -43,6 +44,8 @@ export function createStream(
     });
   }
   return ctx.locks.take(lockKey(bucketName, key), async () => {
+    // Again once the lock is had, as reconfigure does: a lapsed lease moves the one writer.
+    requireLeader(ctx, bucketName, key);
     const bucket = await liveBucket(ctx, bucketName);
     const existing = await ctx.catalog.getStream(bucketName, key);
     if (existing && existing.deleted_at_unix_ms === "0" && expiredHere(ctx, existing)) {
@@ -55,8 +58,32 @@ export function createStream(
     }
     const stream = newStream(bucket, key, config, creationToken, randomUUID(), ctx.now());
     await ctx.catalog.putStream(stream);
+    await undoIfBucketGone(ctx, bucket, stream);
     return stream;
   });
+}
+
+/**
+ * A DeleteBucket tombstones the bucket and then deletes the streams it lists: a stream written
+ * after that listing would outlive its bucket and come back in a bucket made again under the
+ * name. So the bucket is read again after the write (from the store, in a fleet): still the
+ * same live bucket, and the listing, which starts after the tombstone, sees the stream; else
+ * the stream is deleted again and the create answers as for a missing bucket.
+ */
+async function undoIfBucketGone(
+  ctx: StarContext,
+  bucket: Bucket__Output,
+  stream: Stream__Output,
+): Promise<void> {
+  const now = await ctx.catalog.getBucket(bucket.name, { fresh: ctx.lease !== undefined });
+  if (now?.deleted_at_unix_ms === "0" && sameBucket(now, bucket)) return;
+  await deleteStreamNow(ctx, stream);
+  throw bucketNotFound(bucket.name);
+}
+
+/** The same bucket, not one made again under its name since. */
+function sameBucket(a: Bucket__Output, b: Bucket__Output): boolean {
+  return a.created_at_unix_ms === b.created_at_unix_ms && a.creation_token === b.creation_token;
 }
 
 /** The live descriptor of a stream, or NOT_FOUND naming the bucket or the stream. */
@@ -237,14 +264,25 @@ export function reconfigureStreamVerb(
   });
 }
 
-/** Idempotent: a tombstoned stream deletes again quietly; one that never existed is NOT_FOUND. */
+/**
+ * Idempotent: a tombstoned stream deletes again quietly; one that never existed is NOT_FOUND.
+ * A live stream of a deleted bucket is deleted too: what a DeleteBucket passes on to the
+ * stream's leader after tombstoning the bucket.
+ */
 export function deleteStream(ctx: StarContext, bucket: string, key: string): Promise<void> {
   requireLeader(ctx, bucket, key);
   return ctx.locks.take(lockKey(bucket, key), async () => {
     requireLeader(ctx, bucket, key);
-    await liveBucket(ctx, bucket);
+    checkBucketName(bucket);
+    const b = await ctx.catalog.getBucket(bucket);
+    if (!b) throw bucketNotFound(bucket);
     checkStreamKey(key);
-    const stream = await ctx.catalog.getStream(bucket, key);
+    const stream = await ctx.catalog.getStream(bucket, key, {
+      fresh: b.deleted_at_unix_ms !== "0",
+    });
+    if (b.deleted_at_unix_ms !== "0" && stream?.deleted_at_unix_ms !== "0") {
+      throw bucketNotFound(bucket);
+    }
     if (!stream) throw streamNotFound(bucket, key);
     // Deleted already: its reclaim runs again, in case the last one failed or was cut short.
     if (stream.deleted_at_unix_ms !== "0") return reclaimStream(ctx, stream.stream_id);

@@ -210,11 +210,16 @@ export class Catalog {
    * starting after the stream key `startAfter`: those whose key begins with `prefix`, and a few
    * beside them (the listing's prefix is the keys' encoding, cut to whole characters).
    */
-  async *streams(bucket: string, startAfter: string, prefix = ""): AsyncIterable<Stream__Output> {
+  async *streams(
+    bucket: string,
+    startAfter: string,
+    prefix = "",
+    opts: ReadOptions = {},
+  ): AsyncIterable<Stream__Output> {
     const from = startAfter === "" ? undefined : streamKey(bucket, startAfter);
     const listed = streamsPrefixOf(bucket, prefix);
     for await (const obj of this.#store.listAll(listed, { startAfter: from })) {
-      const stream = await this.getStream(bucket, streamKeyFromObject(bucket, obj.key));
+      const stream = await this.getStream(bucket, streamKeyFromObject(bucket, obj.key), opts);
       if (stream) yield stream;
     }
   }
