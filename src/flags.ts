@@ -106,13 +106,13 @@ export const flags = defineFlags({
     type: "int",
     default: DEFAULT_BODY_TIMEOUTS.idleMs,
     min: 1,
-    help: "a request body that sends no byte for this long is cut with 408, ms (NDJSON sessions are not bound by it)",
+    help: "a request body that sends no byte for this long is cut with 408, ms (NDJSON and s2s append sessions are not bound by it)",
   },
   "body-timeout-ms": {
     type: "int",
     default: DEFAULT_BODY_TIMEOUTS.totalMs,
     min: 1,
-    help: "a request body that has not all arrived after this long is cut with 408, ms (NDJSON sessions are not bound by it)",
+    help: "a request body that has not all arrived after this long is cut with 408, ms (NDJSON and s2s append sessions are not bound by it)",
   },
   "session-idle-ms": {
     type: "int",

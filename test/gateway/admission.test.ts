@@ -2,6 +2,7 @@
 // send nothing hold no budget and are cut with 408; one client cannot hold the budget another
 // needs; one-record appends go through beside them all.
 import assert from "node:assert/strict";
+import http2 from "node:http2";
 import { after, before, test } from "node:test";
 import { request } from "undici";
 import { APPEND_MEMORY_FACTOR } from "../../src/gateway/http/index.ts";
@@ -162,4 +163,40 @@ test("a stalled body on any other route is cut with 408 too", async () => {
   assert.match(text, /^HTTP\/1\.1 408 /);
   assert.match(text, /\r\nconnection: close\r\n/i);
   assert.equal(JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4)).code, "request_timeout");
+});
+
+test("a stalled HTTP/2 body that gives no length is cut with 408 too", async () => {
+  const stream = await newStream(gw.base);
+  const session = http2.connect(gw.base);
+  try {
+    // HTTP/2 has no transfer-encoding: a streamed body says nothing of itself in its headers.
+    const req = session.request({
+      ":method": "POST",
+      ":path": `${stream}/records`,
+      "content-type": "application/json",
+    });
+    req.write('{"records": [');
+    const status = await Promise.race([
+      new Promise<number>((resolve) => req.once("response", (h) => resolve(Number(h[":status"])))),
+      new Promise<"none">((resolve) => setTimeout(() => resolve("none"), 10_000).unref()),
+    ]);
+    assert.equal(status, 408);
+    req.destroy();
+  } finally {
+    session.destroy();
+  }
+});
+
+test("a stalled Durable Streams write cannot pass for an NDJSON session", async () => {
+  const c = await openRaw(gw.base);
+  c.socket.write(
+    `PUT /ds/v1/stream/ndjson-stall HTTP/1.1\r\nhost: ${new URL(gw.base).host}\r\ncontent-type: application/x-ndjson\r\ncontent-length: 100\r\n\r\n{"a"`,
+  );
+  // Bounded: without its timeouts such a body would hold the connection for good.
+  const timer = setTimeout(() => c.socket.destroy(), 10_000);
+  await c.closed;
+  clearTimeout(timer);
+  const text = c.text();
+  assert.match(text, /^HTTP\/1\.1 408 /);
+  assert.match(text, /\r\nconnection: close\r\n/i);
 });

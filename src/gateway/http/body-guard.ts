@@ -1,15 +1,15 @@
-// Every request body as it arrives (NDJSON append sessions aside, which have their own rules):
+// Every request body as it arrives (append sessions aside, which have their own rules):
 // cut with a 408 when it stalls (no byte for `idleMs`) or takes longer than `totalMs` in all, so a
 // client that sends headers and then nothing holds no slot for long; and for a route that admits
 // appends (`config.admitsAppend`), its bytes taken from admission chunk by chunk. A body cut
 // midway leaves the connection unusable: its error says `connection: close`. A body answered
 // before it was read is settled by unread-body.ts.
 import type { IncomingMessage } from "node:http";
+import type { Http2ServerRequest } from "node:http2";
 import { type Readable, Transform } from "node:stream";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { closingConnection, HttpError, requestTimeout } from "../errors/index.ts";
-import { isNdjson } from "../translate/index.ts";
 import type { AppendAdmission, BodyTicket } from "./admission.ts";
 import { clientKey } from "./client-key.ts";
 import { settleUnreadBody } from "./unread-body.ts";
@@ -18,6 +18,11 @@ declare module "fastify" {
   interface FastifyContextConfig {
     /** The route's JSON bodies are appends: their bytes count against the append budget. */
     admitsAppend?: boolean;
+    /**
+     * The route's bodies of these content types are sessions (NDJSON, s2s) that read the request
+     * themselves, under their own timeouts and admission: left alone here.
+     */
+    sessionBody?: (contentType: string | undefined) => boolean;
   }
 }
 
@@ -32,7 +37,9 @@ export const bodyGuardPlugin = fp(
   async (app: FastifyInstance, opts: { admission: AppendAdmission; timeouts: BodyTimeouts }) => {
     const guarded = new WeakMap<IncomingMessage, Readable>();
     app.addHook("preParsing", async (req, reply, payload) => {
-      if (!hasBody(req) || isNdjson(req.headers["content-type"])) return payload;
+      if (!hasBody(req) || req.routeOptions.config?.sessionBody?.(req.headers["content-type"])) {
+        return payload;
+      }
       let ticket: BodyTicket | undefined;
       if (req.routeOptions.config?.admitsAppend) {
         const length = req.headers["content-length"];
@@ -72,7 +79,12 @@ function arrivedWhole(raw: Readable & { complete: boolean }, length: string | un
 
 function hasBody(req: FastifyRequest): boolean {
   const length = req.headers["content-length"];
-  return req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+  if (length === "0") return false;
+  // HTTP/2 has no transfer-encoding, and a streamed body has no length: any request whose
+  // HEADERS frame did not end its stream may send one.
+  const h2 = (req.raw as unknown as Partial<Http2ServerRequest>).stream;
+  if (h2) return !h2.endAfterHeaders;
+  return req.headers["transfer-encoding"] !== undefined || length !== undefined;
 }
 
 export function guardBody(

@@ -95,7 +95,7 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
   app.post(
     `${base}/records`,
     {
-      config: { ...config, admitsAppend: true },
+      config: { ...config, admitsAppend: true, sessionBody: isNdjson },
       schema: routeSchemas.append,
       bodyLimit: opts.bodyLimit,
     },

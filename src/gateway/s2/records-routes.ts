@@ -54,7 +54,7 @@ export async function s2RecordRoutes(app: FastifyInstance, opts: S2RecordRoutesO
   app.post(
     path,
     {
-      config: { ...config, admitsAppend: true },
+      config: { ...config, admitsAppend: true, sessionBody: isS2s },
       schema: s2Schemas.append,
       bodyLimit: opts.bodyLimit,
     },
