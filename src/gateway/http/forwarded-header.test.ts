@@ -20,6 +20,9 @@ test("the for= node of each element, in order, across fields", () => {
     ["by=10.0.0.9, for=10.0.0.2", ["10.0.0.2"]],
     // Garbage names nobody: a quote left open, a value that is not a token.
     ['for="10.0.0.1', []],
+    // A quote the client left open does not hide what its proxies appended after it.
+    ['for="x, for=198.51.100.7', ["198.51.100.7"]],
+    ['for="x, for="[2001:db8::1]:80", for=10.0.0.3', ["2001:db8::1", "10.0.0.3"]],
     ["for=10.0.0.1 10.0.0.2", []],
     ["for=", []],
   ];
@@ -49,6 +52,27 @@ test("property: addresses written as a proxy writes them are read back exactly, 
         hops.map(([n]) => n.ip),
       );
     }),
+  );
+});
+
+test("property: whatever a client sends first, the elements proxies append are read back at the end", () => {
+  const hop = fc.oneof(
+    fc.ipV4().map((ip) => ({ ip, text: ip })),
+    fc.ipV6().map((ip) => ({ ip, text: `"[${ip}]"` })),
+  );
+  fc.assert(
+    fc.property(
+      fc.string({ unit: fc.constantFrom(...'for="\\,; x1.:[]'), maxLength: 30 }),
+      fc.array(hop, { minLength: 1, maxLength: 4 }),
+      (client, hops) => {
+        const header = `${client}, ${hops.map((h) => `for=${h.text}`).join(", ")}`;
+        assert.deepEqual(
+          forwardedFor(header).slice(-hops.length),
+          hops.map((h) => h.ip),
+        );
+      },
+    ),
+    { numRuns: 2000 },
   );
 });
 

@@ -2,7 +2,10 @@
 // node of each element, in order (the proxies' hops, left to right), as the addresses that
 // X-Forwarded-For would list. Quotes, IPv6 brackets and ports are taken off; `unknown` and
 // obfuscated identifiers (`_hidden`) are kept as they are, so they count as a client of that name.
-// A field that does not parse yields nothing for its elements: garbage names no client.
+// An element that does not parse names no client. A quote left open is a client's own broken
+// element, at the left of what its proxies appended to the field (Node joins repeated headers into
+// one, and some proxies append to the client's line): the field is then read from the right, so
+// the proxies' elements still count and the client cannot hide behind its balancer's address.
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -11,8 +14,7 @@ export function forwardedFor(fields: string | string[] | undefined): string[] {
   if (fields === undefined) return [];
   const out: string[] = [];
   for (const field of Array.isArray(fields) ? fields : [fields]) {
-    const elements = splitOutsideQuotes(field, ",");
-    if (!elements) continue;
+    const elements = splitOutsideQuotes(field, ",") ?? elementsFromRight(field);
     for (const element of elements) {
       const node = forOf(element);
       if (node !== undefined) out.push(node);
@@ -49,6 +51,33 @@ function nodeAddress(node: string): string {
   }
   const colon = node.indexOf(":");
   return colon > 0 && node.indexOf(":", colon + 1) < 0 ? node.slice(0, colon) : node;
+}
+
+/**
+ * A field's elements, read from its right end up to a quote left open: what is left of it (the
+ * broken element and anything before it) is dropped.
+ */
+function elementsFromRight(field: string): string[] {
+  const parts: string[] = [];
+  let quoted = false;
+  let end = field.length;
+  for (let i = field.length - 1; i >= 0; i--) {
+    const c = field[i];
+    if (c === '"' && !escaped(field, i)) quoted = !quoted;
+    else if (!quoted && c === ",") {
+      parts.push(field.slice(i + 1, end).trim());
+      end = i;
+    }
+  }
+  if (!quoted) parts.push(field.slice(0, end).trim());
+  return parts.reverse().filter((p) => p.length > 0);
+}
+
+/** Whether the character at `i` follows an odd run of backslashes. */
+function escaped(text: string, i: number): boolean {
+  let run = 0;
+  while (i - 1 - run >= 0 && text[i - 1 - run] === "\\") run++;
+  return run % 2 === 1;
 }
 
 /** Splits on `sep` outside quoted strings; undefined when a quote is left open. */
