@@ -195,7 +195,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     },
     schemaController: { compilersFactory: { buildValidator: lazyValidators } },
   });
-  limitConnections(app.server, opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
+  limitConnections(app.server, opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS, !!opts.tls);
   await app.register(errorsPlugin, { faces: [s2FaceErrors] });
   await app.register(noStoreDefaultPlugin);
   await app.register(pipelineOrderPlugin);

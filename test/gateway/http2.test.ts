@@ -4,7 +4,9 @@
 // sends GOAWAY and lets the request in flight finish.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import { once } from "node:events";
 import http2 from "node:http2";
+import net from "node:net";
 import { after, before, describe, test } from "node:test";
 import tls from "node:tls";
 import { promisify } from "node:util";
@@ -318,6 +320,34 @@ describe("HTTP/2", { skip }, () => {
     assert.equal(await second.outcome, "closed");
     first.socket.destroy();
     second.socket.destroy();
+  });
+
+  test("with TLS behind the PROXY protocol too, no plain-text answer goes on a refused connection", async (t) => {
+    const limited = await inProcessGateway([stack.star.address], {
+      tls: cert,
+      maxConnections: 1,
+      trustProxy: ["loopback"],
+      proxyProtocol: true,
+    });
+    t.after(() => limited.close());
+    const url = new URL(limited.base);
+    // The first holds the one connection: its PROXY header and its handshake.
+    const first = net.connect(Number(url.port), url.hostname);
+    first.on("error", () => {});
+    let secured: tls.TLSSocket | undefined;
+    try {
+      await once(first, "connect");
+      first.write(`PROXY TCP4 192.0.2.7 ${url.hostname} 5555 ${url.port}\r\n`);
+      secured = tls.connect({ socket: first, host: url.hostname, ca: cert.cert });
+      secured.on("error", () => {});
+      await once(secured, "secureConnect");
+      const second = await openRaw(limited.base);
+      await second.closed;
+      assert.equal(second.text(), "", "the balancer's next bytes are a PROXY header and TLS");
+    } finally {
+      secured?.destroy();
+      first.destroy();
+    }
   });
 
   test("a malformed preface is answered 400 in the contract's body; other sessions go on", async () => {

@@ -4,13 +4,13 @@
 // With TLS the refused connection is closed before its handshake: nothing can be said on it
 // that the client would read without paying for one.
 import type { Server, Socket } from "node:net";
-import { Server as TlsServer } from "node:tls";
 
-export function limitConnections(server: Server, max: number): void {
+/** `tls`: the connections speak TLS (the front server may be a plain one, for the PROXY header). */
+export function limitConnections(server: Server, max: number, tls: boolean): void {
   let open = 0;
   // Before the HTTP server's own listener, so a refused socket is answered and gone first.
   server.prependListener("connection", (socket: Socket) => {
-    if (open >= max && server instanceof TlsServer) {
+    if (open >= max && tls) {
       socket.destroy();
       return;
     }
