@@ -54,6 +54,12 @@ export const flags = defineFlags({
     min: 1,
     help: "concurrent AppendSessions",
   },
+  "append-session-idle-ms": {
+    type: "int",
+    default: DEFAULT_LIMITS.sessionIdleMs,
+    min: 0,
+    help: "an AppendSession that sends no frame for this long with no batch in flight is ended with UNAVAILABLE (nothing lost; open another), freeing its --max-sessions slot; keep it above the gateway's --session-idle-ms; 0: never",
+  },
   "max-subscriptions": {
     type: "int",
     default: DEFAULT_LIMITS.maxSubscriptions,

@@ -25,6 +25,11 @@ export interface StarLimits {
   /** Batches one AppendSession may have in flight before the star stops reading frames. */
   sessionWindow: number;
   maxSessions: number;
+  /**
+   * An AppendSession with no frame for this long and no batch in flight is ended, its slot of
+   * maxSessions freed; 0: never.
+   */
+  sessionIdleMs: number;
   maxSubscriptions: number;
   listLimit: number;
   /** Decoded chunks kept in memory for reads, in payload bytes. */
@@ -86,6 +91,7 @@ export const DEFAULT_LIMITS: StarLimits = {
   readPageBytes: PAGE_MAX_BYTES,
   sessionWindow: 64,
   maxSessions: 1024,
+  sessionIdleMs: 300_000,
   maxSubscriptions: 10_000,
   listLimit: MAX_LIST_LIMIT,
   chunkCacheBytes: 256 * 1024 * 1024,

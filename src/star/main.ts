@@ -80,6 +80,7 @@ const star = await startStar({
     ),
     sessionWindow: opts.sessionWindow,
     maxSessions: opts.maxSessions,
+    sessionIdleMs: opts.appendSessionIdleMs,
     maxSubscriptions: opts.maxSubscriptions,
     chunkCacheBytes: opts.chunkCacheMb * 1024 * 1024,
     throughputMaxWaitMs: opts.throughputMaxWaitMs,

@@ -129,6 +129,46 @@ describe("AppendSession", () => {
     }
   });
 
+  test("a session quiet for --append-session-idle-ms ends UNAVAILABLE with nothing lost, freeing its slot", async () => {
+    const quiet = await startStarFixture({ maxSessions: 1, sessionIdleMs: 300 });
+    try {
+      const bucket = uniqueBucket();
+      await call(quiet.client, "CreateBucket", { name: bucket });
+      await call(quiet.client, "CreateStream", { bucket, key: "s" });
+      const session = quiet.client.AppendSession();
+      const { frames, ended } = collect(session);
+      session.write({ open: { bucket, key: "s" } });
+      session.write(batch("kept"));
+      // Bounded: a session never cut would hold the test.
+      const err = await Promise.race([
+        ended,
+        new Promise<never>((_, reject) => {
+          setTimeout(() => reject(new Error("the quiet session was never ended")), 10_000).unref();
+        }),
+      ]);
+      assert.equal(err?.code, status.UNAVAILABLE);
+      assert.match(err?.details ?? "", /--append-session-idle-ms/);
+      assert.equal(frames[1]?.ack?.appended?.start?.seq_num, "0", "its batch was acked first");
+      const read = await call(quiet.client, "Read", { bucket, key: "s", seq_num: "0" });
+      assert.deepEqual(
+        read.records.map((r) => r.body.toString()),
+        ["kept"],
+      );
+      // The one slot is free again; a session that never opens is ended the same way.
+      const silent = quiet.client.AppendSession();
+      const silentEnd = collect(silent).ended;
+      assert.equal((await silentEnd)?.code, status.UNAVAILABLE);
+      const next = quiet.client.AppendSession();
+      const opened = collect(next);
+      next.write({ open: { bucket, key: "s" } });
+      next.end();
+      assert.equal(await opened.ended, null);
+      assert.equal(opened.frames[0]?.frame, "opened");
+    } finally {
+      await quiet.close();
+    }
+  });
+
   test("Fence supersedes a live session its new token does not admit", async () => {
     const bucket = await freshStream({ producer_policy: "PRODUCER_POLICY_FENCED" });
     await call(f.client, "Fence", { bucket, key: "s", fencing_token: "old" });

@@ -2,7 +2,9 @@
 // beyond which the star stops reading frames (HTTP/2 flow control is the backpressure); acks
 // strictly in batch order; a match miss occupies its slot as rejected and the session goes on
 // (with end_on_refusal it ends the session, and no later batch lands); any other failure ends
-// the session; half-close flushes the queued acks and ends cleanly.
+// the session; half-close flushes the queued acks and ends cleanly. A session with no frame for
+// `--append-session-idle-ms` and no batch in flight ends with UNAVAILABLE: nothing of it is lost, and a
+// client that went quiet (or never sent its open frame) holds no slot of --max-sessions for good.
 import { type ServerDuplexStream, status } from "@grpc/grpc-js";
 import { findDetail } from "../../contract/proto/index.ts";
 import type { AppendSessionBatch__Output } from "../../gen/nova/v1/AppendSessionBatch.ts";
@@ -12,7 +14,13 @@ import { producerClaim } from "../append/producer-claim.ts";
 import { validateBatch } from "../append/validate-batch.ts";
 import { checkSessionOpen } from "../auth/guard.ts";
 import type { StarContext } from "../context.ts";
-import { invalidArgument, resourceExhausted, type StarError, toServiceError } from "../errors.ts";
+import {
+  invalidArgument,
+  resourceExhausted,
+  type StarError,
+  toServiceError,
+  unavailable,
+} from "../errors.ts";
 import { resolveLedDescriptor, withLedLog } from "../lifecycle/streams.ts";
 import type { AppendAck, SessionHandle, StreamLog } from "../stream/stream-log.ts";
 import { checkFencingToken } from "./data-verbs.ts";
@@ -52,6 +60,7 @@ class Session implements SessionHandle {
   #poisoned = false;
   /** `end_on_refusal`: the session's batches as one chain, and a match miss ends it. */
   #chain: { broken: boolean } | undefined;
+  #idle: NodeJS.Timeout | undefined;
 
   constructor(ctx: StarContext, call: Call, release: () => void) {
     this.#ctx = ctx;
@@ -60,6 +69,7 @@ class Session implements SessionHandle {
   }
 
   start(): void {
+    this.#armIdle();
     this.#call.on("data", (frame: AppendSessionRequest__Output) => this.#onFrame(frame));
     this.#call.on("end", () => {
       this.#halfClosed = true;
@@ -71,6 +81,7 @@ class Session implements SessionHandle {
 
   #onFrame(frame: AppendSessionRequest__Output): void {
     if (this.#done || this.#poisoned) return;
+    this.#armIdle();
     if (!this.#log) {
       if (this.#opening || frame.frame !== "open" || !frame.open) {
         this.#fail(invalidArgument("the first frame of an AppendSession must be open"));
@@ -161,6 +172,7 @@ class Session implements SessionHandle {
       const outcome = await pending;
       this.#inflight--;
       if (this.#done) return;
+      if (this.#inflight === 0) this.#armIdle();
       if ("ok" in outcome) {
         this.#call.write({
           ack: { batch_index: index.toString(), appended: appendResponse(outcome.ok) },
@@ -175,6 +187,21 @@ class Session implements SessionHandle {
       }
       if (this.#inflight < this.#ctx.limits.sessionWindow && !this.#halfClosed) this.#call.resume();
     });
+  }
+
+  /** (Re)starts the idle time; it ends the session only if no batch is in flight by then. */
+  #armIdle(): void {
+    const ms = this.#ctx.limits.sessionIdleMs;
+    if (ms === 0) return;
+    clearTimeout(this.#idle);
+    this.#idle = setTimeout(() => {
+      if (this.#inflight > 0 || this.#halfClosed) return;
+      this.#fail(
+        unavailable(
+          `the session sent nothing for ${ms} ms (--append-session-idle-ms) and was ended; nothing of it was lost: open another`,
+        ),
+      );
+    }, ms);
   }
 
   supersede(err: StarError): void {
@@ -196,6 +223,7 @@ class Session implements SessionHandle {
   #cleanup(): void {
     if (this.#done) return;
     this.#done = true;
+    clearTimeout(this.#idle);
     this.#log?.sessions.delete(this);
     // Its appends were uses: the log's idle time counts from the session's end.
     this.#log?.markUsed();
