@@ -2821,7 +2821,7 @@ export interface operations {
       header?: {
         /** @description Record format; the format query parameter wins. */
         "nova-format"?: "raw" | "base64";
-        /** @description An idempotent producer's id (1 to 128 characters), sent with nova-producer-epoch and nova-producer-seq: a retry of a batch the stream has is answered with the original ack, never appended twice. */
+        /** @description An idempotent producer's id (1 to 128 characters of UTF-8), sent with nova-producer-epoch and nova-producer-seq: a retry of a batch the stream has is answered with the original ack, never appended twice. */
         "nova-producer-id"?: string;
         /** @description The producer's epoch (uint64): a higher one starts at seq 0 and fences the older (403 producer_fenced). */
         "nova-producer-epoch"?: string;
@@ -3602,7 +3602,7 @@ export interface operations {
       header?: {
         /** @description Record format; the format query parameter wins. */
         "nova-format"?: "raw" | "base64";
-        /** @description An idempotent producer's id (1 to 128 characters), sent with nova-producer-epoch and nova-producer-seq: a retry of a batch the stream has is answered with the original ack, never appended twice. */
+        /** @description An idempotent producer's id (1 to 128 characters of UTF-8), sent with nova-producer-epoch and nova-producer-seq: a retry of a batch the stream has is answered with the original ack, never appended twice. */
         "nova-producer-id"?: string;
         /** @description The producer's epoch (uint64): a higher one starts at seq 0 and fences the older (403 producer_fenced). */
         "nova-producer-epoch"?: string;

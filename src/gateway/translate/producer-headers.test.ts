@@ -51,7 +51,20 @@ test("a partial set, a bad id, or a number out of range is 400 bad_header naming
   for (const [h, field] of cases) {
     assertHttpError(() => fromHeaders(h), { status: 400, code: "bad_header", field });
   }
-  assert.equal(fromHeaders(headers("é".repeat(128), "0", "0"))?.id.length, 128);
+});
+
+test("an id is the UTF-8 text sent, counted in characters; bytes that are not UTF-8 are refused", () => {
+  // Node hands header bytes over as Latin-1: the UTF-8 of "é" arrives as "Ã©".
+  const asNodeReads = (text: string) => Buffer.from(text).toString("latin1");
+  assert.equal(fromHeaders(headers(asNodeReads("é".repeat(128)), "0", "0"))?.id, "é".repeat(128));
+  assert.equal(fromHeaders(headers(asNodeReads("ƒ-😀"), "0", "0"))?.id, "ƒ-😀");
+  for (const id of [asNodeReads("é".repeat(129)), "\u00e9"]) {
+    assertHttpError(() => fromHeaders(headers(id, "0", "0")), {
+      status: 400,
+      code: "bad_header",
+      field: "nova-producer-id",
+    });
+  }
 });
 
 test("a producer header sent twice is 400 bad_header, though Node joined its values", () => {

@@ -1,6 +1,7 @@
 // The idempotent-producer headers of an append (docs/producers.md): all three or none; the id 1
 // to 128 characters, epoch and seq uint64 decimals read exactly. In an NDJSON session the seq
 // names the first line's batch and line n gets seq + n.
+import { decodeUtf8Exact } from "../../contract/codec/index.ts";
 import { badHeader, invalidArgument } from "../errors/index.ts";
 import { readExactInt, UINT64 } from "./integers.ts";
 
@@ -42,6 +43,20 @@ function single(headers: Headers, rawHeaders: readonly string[], name: string): 
   return value;
 }
 
+/**
+ * A header value as the UTF-8 text the client sent: Node reads header bytes as Latin-1, so
+ * "é" sent as UTF-8 arrives as two characters ("Ã©"). Bytes that are not UTF-8 are refused.
+ */
+export function utf8HeaderText(value: string, name: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range, spelled out
+  if (!/[^\x00-\x7f]/.test(value)) return value;
+  try {
+    return decodeUtf8Exact(Buffer.from(value, "latin1"));
+  } catch {
+    throw badHeader(name, "is not UTF-8 text");
+  }
+}
+
 /** `rawHeaders`: the request's names and values as sent (Node's `rawHeaders`). */
 export function producerFromHeaders(
   headers: Headers,
@@ -59,7 +74,8 @@ export function producerFromHeaders(
       `is missing: a producer sends ${names.join(", ")} together`,
     );
   }
-  const chars = [...(id as string)].length;
+  const text = utf8HeaderText(id as string, PRODUCER_ID_HEADER);
+  const chars = [...text].length;
   if (chars < 1 || chars > MAX_PRODUCER_ID_CHARS) {
     throw badHeader(
       PRODUCER_ID_HEADER,
@@ -67,7 +83,7 @@ export function producerFromHeaders(
     );
   }
   return {
-    id: id as string,
+    id: text,
     epoch: readExactInt(epoch, UINT64, PRODUCER_EPOCH_HEADER, badHeader).toString(),
     seq: readExactInt(seq, UINT64, PRODUCER_SEQ_HEADER, badHeader).toString(),
   };

@@ -135,9 +135,11 @@ export const AppendHeaders = Type.Object({
   "nova-producer-id": Type.Optional(
     Type.String({
       minLength: 1,
-      maxLength: 128,
+      // The header's bytes, which Node reads one character each: 128 characters of UTF-8 take
+      // up to 512. The 128 characters are counted once the bytes are read as UTF-8.
+      maxLength: 512,
       description:
-        "An idempotent producer's id (1 to 128 characters), sent with nova-producer-epoch and nova-producer-seq: a retry of a batch the stream has is answered with the original ack, never appended twice.",
+        "An idempotent producer's id (1 to 128 characters of UTF-8), sent with nova-producer-epoch and nova-producer-seq: a retry of a batch the stream has is answered with the original ack, never appended twice.",
     }),
   ),
   "nova-producer-epoch": Type.Optional(

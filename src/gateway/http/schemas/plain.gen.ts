@@ -1167,8 +1167,8 @@ export const routeSchemas = {
         "nova-producer-id": {
           "type": "string",
           "minLength": 1,
-          "maxLength": 128,
-          "description": "An idempotent producer's id (1 to 128 characters), sent with nova-producer-epoch and nova-producer-seq: a retry of a batch the stream has is answered with the original ack, never appended twice."
+          "maxLength": 512,
+          "description": "An idempotent producer's id (1 to 128 characters of UTF-8), sent with nova-producer-epoch and nova-producer-seq: a retry of a batch the stream has is answered with the original ack, never appended twice."
         },
         "nova-producer-epoch": {
           "type": "string",
@@ -1361,8 +1361,8 @@ export const routeSchemas = {
         "nova-producer-id": {
           "type": "string",
           "minLength": 1,
-          "maxLength": 128,
-          "description": "An idempotent producer's id (1 to 128 characters), sent with nova-producer-epoch and nova-producer-seq: a retry of a batch the stream has is answered with the original ack, never appended twice."
+          "maxLength": 512,
+          "description": "An idempotent producer's id (1 to 128 characters of UTF-8), sent with nova-producer-epoch and nova-producer-seq: a retry of a batch the stream has is answered with the original ack, never appended twice."
         },
         "nova-producer-epoch": {
           "type": "string",
