@@ -31,6 +31,7 @@ import {
   openapiPlugin,
   opsPlugin,
   pipelineOrderPlugin,
+  queryEncodingPlugin,
   RESPONSE_BUFFERS_IDLE_BYTES,
   readForwardedHeader,
   requestLogging,
@@ -198,6 +199,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   limitConnections(app.server, opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS, !!opts.tls);
   await app.register(errorsPlugin, { faces: [s2FaceErrors] });
   await app.register(noStoreDefaultPlugin);
+  await app.register(queryEncodingPlugin);
   await app.register(pipelineOrderPlugin);
   await app.register(jsonPlugin);
   // Before the routes: the plugin adds its hook to each route as it is declared.

@@ -436,6 +436,14 @@ describe("validation names the field, by request part", () => {
     const { path } = await newStream();
     assertError(await http("GET", "/v1/buckets?limit=ten"), 400, "bad_query", "limit");
     assertError(await http("GET", "/v1/buckets?cursor=x"), 400, "bad_query", "cursor");
+    // A % that does not start an escape of UTF-8 is not read as the text it spells.
+    assertError(await http("GET", "/v1/buckets?prefix=%FF"), 400, "bad_query", "prefix");
+    assertError(await http("GET", "/v1/buckets?prefix=%E2%82"), 400, "bad_query", "prefix");
+    assertError(await http("GET", "/v1/buckets?limit=1&prefix=a%"), 400, "bad_query", "prefix");
+    assert.equal((await http("GET", "/v1/buckets?prefix=%25FF")).status, 200);
+    assert.equal((await http("GET", "/v1/buckets?prefix=%E2%82%AC")).status, 200);
+    const s2 = await http("GET", "/v1/basins?prefix=%FF");
+    assert.deepEqual([s2.status, s2.json.code], [400, "bad_query"]);
     assertError(await http("GET", `${path}/records?clamp=yes`), 400, "bad_query", "clamp");
     assertError(await http("GET", `${path}/records?seq_num=-1`), 400, "bad_query", "seq_num");
     assertError(await http("GET", `${path}/records?wait=100`), 400, "bad_query", "wait");

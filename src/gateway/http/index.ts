@@ -22,6 +22,7 @@ export * from "./openapi.ts";
 export * from "./ops.ts";
 export * from "./page-caching.ts";
 export * from "./pipeline-order.ts";
+export * from "./query-encoding.ts";
 export * from "./raw-response.ts";
 export * from "./request-log.ts";
 export * from "./response-buffers.ts";
