@@ -341,6 +341,13 @@ describe("batching on S2's face", () => {
     });
     assert.equal(put.status, 201, put.text);
     assert.equal(await windowOf(ensured), 0);
+    // A location that is not a string is refused, not dropped.
+    for (const [method, path, body] of [
+      ["POST", "/v1/basins", { basin: `s2http-loc-${process.pid}`, location: 5 }],
+      ["PUT", `/v1/basins/s2http-loc2-${process.pid}`, { location: { at: "x" } }],
+    ] as const) {
+      assertS2Error(await http(method, path, body), 422, "invalid");
+    }
   });
 
   test("S2's reconfigurations leave the wait nova's API set", async () => {

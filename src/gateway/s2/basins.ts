@@ -1,7 +1,8 @@
 // S2's /v1/basins routes over nova's buckets: list, create, ensure (PUT), get config,
 // reconfigure and delete.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { asObject, rejectUnknown, requireDescriptor } from "../translate/index.ts";
+import type { BucketConfig } from "../../gen/nova/v1/BucketConfig.ts";
+import { asObject, asString, rejectUnknown, requireDescriptor } from "../translate/index.ts";
 import type { Upstream } from "../upstream/index.ts";
 import {
   basinCreationConfig,
@@ -39,7 +40,7 @@ export async function basinRoutes(app: FastifyInstance, opts: { upstream: Upstre
     rejectUnknown(body, new Set(["basin", "config", "location"]), "", s2Invalid);
     const name = checkBasinName(body.basin, "basin", "invalid");
     const bucketConfig = bucketConfigFromS2(body.config, "config", false);
-    if (typeof body.location === "string") bucketConfig.location = body.location;
+    setLocation(bucketConfig, body.location);
     const res = await upstream.unary(
       "CreateBucket",
       { name, config: basinCreationConfig(bucketConfig), creation_token: requestToken(req) },
@@ -53,7 +54,7 @@ export async function basinRoutes(app: FastifyInstance, opts: { upstream: Upstre
     const body = req.body === undefined ? {} : asObject(req.body, "body", s2Invalid);
     rejectUnknown(body, new Set(["config", "location"]), "", s2Invalid);
     const bucketConfig = bucketConfigFromS2(body.config, "config", false);
-    if (typeof body.location === "string") bucketConfig.location = body.location;
+    setLocation(bucketConfig, body.location);
     const { result, bucket } = await ensureBasin(
       upstream,
       name,
@@ -87,4 +88,10 @@ export async function basinRoutes(app: FastifyInstance, opts: { upstream: Upstre
     await upstream.unary("DeleteBucket", { name: basinParam(req.params) }, s2Call(req, reply));
     return reply.code(202).send();
   }
+}
+
+/** S2's `location` (a string; null or absent: the default) into the bucket's config. */
+function setLocation(config: BucketConfig, location: unknown): void {
+  if (location === undefined || location === null) return;
+  config.location = asString(location, "location", s2Invalid);
 }
