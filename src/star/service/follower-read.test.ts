@@ -138,3 +138,27 @@ test("a leader that does not answer: a timestamp, a tail_offset or the tail reso
   assert.deepEqual(bodies(tail), []);
   assert.equal(tail.tail?.seq_num, "10");
 });
+
+test("a closed stream's last records the page has no room for: the page does not say closed", async () => {
+  const f = follower(() => ({
+    res: {
+      records: [{ seq_num: "2", timestamp_ms: "1", body: Buffer.from("12345678"), headers: [] }],
+      tail: { seq_num: "3", timestamp_ms: "1" },
+      closed: true,
+    },
+  }));
+  // Records 0 and 1 settled, 3 bytes each; the leader always gives at least one record.
+  const chunks = new ChunkStore(f.store, 1 << 20);
+  const settled = [0, 1].map((i) => ({
+    headers: [],
+    body: Buffer.from(`ab${i}`),
+    timestampMs: 1n,
+  }));
+  await chunks.write("s", 0n, settled, 6);
+  const page = await f.readWith({ start: "seq_num", seq_num: "0", count: 0, bytes: "10" });
+  assert.deepEqual(bodies(page), ["ab0", "ab1"]);
+  assert.equal(page.closed, false, "record 2 is still to be read");
+  const whole = await f.readWith({ start: "seq_num", seq_num: "0", count: 0, bytes: "100" });
+  assert.deepEqual(bodies(whole), ["ab0", "ab1", "12345678"]);
+  assert.equal(whole.closed, true);
+});

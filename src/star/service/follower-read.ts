@@ -192,8 +192,11 @@ async function leaderRead(
     bytes: page.records.length === 0 ? page.bounds.maxBytes : rest.maxBytes,
   });
   if (res.tail) view.learn(pos(res.tail));
+  const before = page.records.length;
   page.take(res.records);
-  return { records: page.records, tail: res.tail, closed: res.closed };
+  // The leader's `closed` says its page reached the tail: so does this one only if it took all.
+  const tookAll = page.records.length - before === res.records.length;
+  return { records: page.records, tail: res.tail, closed: res.closed && tookAll };
 }
 
 export const pos = (p: Position__Output): Pos => ({
