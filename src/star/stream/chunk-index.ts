@@ -48,6 +48,19 @@ export class ChunkIndex {
     return -1;
   }
 
+  /** The position of the first chunk that holds a record at or above `seq` (the count if none). */
+  firstEndingAbove(seq: bigint): number {
+    let lo = 0;
+    let hi = this.#chunks.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const c = this.#chunks[mid] as ChunkMeta;
+      if (c.firstSeqNum + BigInt(c.count) <= seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
   /** The position of the first chunk whose newest record is stamped at or after `ts`, or -1. */
   findByTimestamp(ts: bigint, fromIndex = 0): number {
     let lo = fromIndex;

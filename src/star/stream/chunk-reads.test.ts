@@ -88,6 +88,24 @@ const unsettled = [9, 10, 11].map((i) => ({
   body: Buffer.from(`r${i}`),
 }));
 
+test("seqForTimestamp loads no chunk wholly below the trim point, though not yet reclaimed", async () => {
+  const { chunks, index } = await threeChunks();
+  const loaded: bigint[] = [];
+  const counting = {
+    records: (meta: Parameters<ChunkStore["records"]>[0]) => {
+      loaded.push(meta.firstSeqNum);
+      return chunks.records(meta);
+    },
+  } as ChunkStore;
+  // Trimmed to the tail: every chunk is below it; the answer is in the unsettled records.
+  const extent = { index, trim: 9n, tail: 12n, unsettled };
+  assert.equal(await seqForTimestamp(counting, extent, 0n), 9n);
+  assert.deepEqual(loaded, []);
+  // Trimmed into the second chunk: the first is never loaded.
+  assert.equal(await seqForTimestamp(counting, { ...extent, trim: 4n }, 0n), 4n);
+  assert.deepEqual(loaded, [3n]);
+});
+
 test("readPage reads on from the chunks into the unsettled records, each record once", async () => {
   const { chunks, index } = await threeChunks();
   const extent = { index, trim: 0n, tail: 12n, unsettled };

@@ -82,7 +82,8 @@ export async function seqForTimestamp(
   { index, trim, tail, unsettled }: Extent,
   ts: bigint,
 ): Promise<bigint> {
-  let i = index.findByTimestamp(ts, Math.max(0, index.findBySeq(trim)));
+  // From the first chunk above the trim point: those below it (not yet reclaimed) hold no hit.
+  let i = index.findByTimestamp(ts, index.firstEndingAbove(trim));
   while (i >= 0) {
     const meta = index.chunks[i] as ChunkMeta;
     const records = await chunks.records(meta);
