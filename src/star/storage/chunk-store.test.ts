@@ -112,3 +112,14 @@ test("a newest chunk the cache let go of, once read back, stays after the next w
   await bodies(chunks, s);
   assert.deepEqual(gets, [s.objectKey]);
 });
+
+test("a chunk holding other seq_nums than its name says is refused as damaged", async () => {
+  const store = createMemoryStore();
+  const writer = new ChunkStore(store, 0);
+  const elsewhere = await write(writer, "s", 100);
+  const named = await write(writer, "s", 0);
+  // The object named for records 0..1 holds 100..101.
+  await store.put(named.objectKey, (await store.get(elsewhere.objectKey)) as Uint8Array);
+  const reader = new ChunkStore(store, 1 << 20);
+  await assert.rejects(reader.records(named), /holds records \[100, 102\), not \[0, 2\)/);
+});

@@ -4,6 +4,7 @@
 // read, so the cache fills with what is read, not at the rate data arrives.
 import {
   type ChunkRecord,
+  CorruptionError,
   type DecodedChunkRecord,
   decodeChunk,
   encodeChunk,
@@ -94,7 +95,16 @@ export class ChunkStore {
   async #load(meta: ChunkMeta): Promise<DecodedChunkRecord[]> {
     const bytes = await this.store.get(meta.objectKey);
     if (bytes === undefined) throw new MissingChunkError(`chunk ${meta.objectKey} is missing`);
-    const { records, held } = compactRecords(decodeChunk(bytes).records);
+    const decoded = decodeChunk(bytes);
+    // Reads find a record by its place in the chunk the index names: a chunk that holds other
+    // seq_nums than its name says would hand out the wrong records.
+    const { firstSeqNum, count } = decoded.footer;
+    if (firstSeqNum !== meta.firstSeqNum || count !== meta.count) {
+      throw new CorruptionError(
+        `chunk ${meta.objectKey} holds records [${firstSeqNum}, ${firstSeqNum + BigInt(count)}), not [${meta.firstSeqNum}, ${meta.firstSeqNum + BigInt(meta.count)}) as its name says`,
+      );
+    }
+    const { records, held } = compactRecords(decoded.records);
     // Read back after the cache let it go: it stays as any chunk read does.
     this.#markRead(meta.objectKey);
     this.#cache.set(meta.objectKey, records, held);
