@@ -160,6 +160,7 @@ test("basin infos and configs from nova's buckets", () => {
     default_delete_on_empty_min_age_ms: "3600000",
     creation_token: "",
     creation_digest: "",
+    streams_swept: false,
     created_at_unix_ms: "0",
     deleted_at_unix_ms: "0",
   } as const;

@@ -63,6 +63,7 @@ const bucket: Bucket__Output = {
   default_delete_on_empty_min_age_ms: "0",
   creation_token: "",
   creation_digest: "",
+  streams_swept: false,
   created_at_unix_ms: "1",
   deleted_at_unix_ms: "0",
 };

@@ -43,7 +43,7 @@ export async function createBucket(
     }
     // What a delete left of the old bucket's streams (its sweep failed part way) must not come
     // back in the new one.
-    if (existing) await deleteStreamsOf(ctx, req.name);
+    if (existing && !existing.streams_swept) await deleteStreamsOf(ctx, req.name);
     const bucket = newBucket(req.name, req.config, req.creation_token, ctx.now());
     await ctx.catalog.putBucket(bucket);
     return bucket;
@@ -80,8 +80,8 @@ export async function reconfigureBucketVerb(
 }
 
 /**
- * Idempotent: a tombstoned bucket deletes again quietly (its streams swept again, in case the
- * last sweep failed part way); one that never existed is NOT_FOUND.
+ * Idempotent: a tombstoned bucket deletes again quietly (its streams swept again when the last
+ * sweep failed part way); one that never existed is NOT_FOUND.
  */
 export async function deleteBucket(ctx: StarContext, name: string): Promise<void> {
   checkBucketName(name);
@@ -94,12 +94,17 @@ export async function deleteBucket(ctx: StarContext, name: string): Promise<void
   return ctx.locks.take(`bucket/${name}`, async () => {
     const bucket = await ctx.catalog.getBucket(name);
     if (!bucket) throw bucketNotFound(name);
+    if (bucket.streams_swept) return;
     // The tombstone first: no stream is created in the bucket from then on (a create that
     // raced it undoes itself, streams.ts), so the sweep's listing holds every stream left.
-    if (bucket.deleted_at_unix_ms === "0") {
-      await ctx.catalog.putBucket({ ...bucket, deleted_at_unix_ms: String(ctx.now()) });
-    }
+    const tombstone =
+      bucket.deleted_at_unix_ms === "0"
+        ? { ...bucket, deleted_at_unix_ms: String(ctx.now()) }
+        : bucket;
+    if (tombstone !== bucket) await ctx.catalog.putBucket(tombstone);
     await deleteStreamsOf(ctx, name);
+    // Every stream tombstone the name ever had stays listed: said once, not listed again.
+    await ctx.catalog.putBucket({ ...tombstone, streams_swept: true });
   });
 }
 

@@ -109,6 +109,7 @@ export function newBucket(
     creation_digest: creationDigest(creationToken, config),
     created_at_unix_ms: String(nowMs),
     deleted_at_unix_ms: "0",
+    streams_swept: false,
   };
   return reconfigureBucket(bucket, config);
 }

@@ -265,3 +265,27 @@ test("a reconfigure under way when DeleteBucket sweeps cannot bring the stream b
   await createBucket(ctx, { name: "logs", config: null, creation_token: "" } as never);
   assert.deepEqual((await listStreams(ctx, "logs", "", "", 100)).streams, []);
 });
+
+test("a bucket swept once is not listed again: a DeleteBucket again, or a CreateBucket of its name", async () => {
+  const inner = createMemoryStore();
+  let listings = 0;
+  const store = new Proxy(inner, {
+    get(target, name) {
+      const value = Reflect.get(target, name);
+      if (name !== "listAll") return typeof value === "function" ? value.bind(target) : value;
+      return (prefix: string, ...rest: unknown[]) => {
+        if (prefix.startsWith("meta/streams/logs/")) listings++;
+        return Reflect.apply(value, target, [prefix, ...rest]);
+      };
+    },
+  });
+  const { ctx, catalog, settled } = await star(store);
+  await deleteBucket(ctx, "logs");
+  assert.equal(listings, 1);
+  assert.equal((await catalog.getBucket("logs", { fresh: true }))?.streams_swept, true);
+  await deleteBucket(ctx, "logs");
+  await createBucket(ctx, { name: "logs", config: null, creation_token: "" } as never);
+  assert.equal(listings, 1, "neither listed the old streams again");
+  assert.deepEqual((await listStreams(ctx, "logs", "", "", 100)).streams, []);
+  await settled();
+});

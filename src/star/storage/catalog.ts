@@ -81,6 +81,7 @@ export interface ReadOptions {
 const BUCKET_ADDED = {
   default_delete_on_empty_min_age_ms: "0",
   creation_digest: "",
+  streams_swept: false,
 } satisfies Partial<Bucket__Output>;
 const STREAM_ADDED = {
   delete_on_empty_min_age_ms: "0",

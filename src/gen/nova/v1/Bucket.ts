@@ -25,6 +25,7 @@ export interface Bucket {
   'deleted_at_unix_ms'?: (number | string | Long);
   'default_delete_on_empty_min_age_ms'?: (number | string | Long);
   'creation_digest'?: (string);
+  'streams_swept'?: (boolean);
 }
 
 export interface Bucket__Output {
@@ -47,4 +48,5 @@ export interface Bucket__Output {
   'deleted_at_unix_ms': (string);
   'default_delete_on_empty_min_age_ms': (string);
   'creation_digest': (string);
+  'streams_swept': (boolean);
 }
