@@ -10,7 +10,7 @@ import type { StreamConfig__Output } from "../../gen/nova/v1/StreamConfig.ts";
 import type { StreamReconfiguration__Output } from "../../gen/nova/v1/StreamReconfiguration.ts";
 import type { StarContext } from "../context.ts";
 import { alreadyExists, bucketNotFound, streamNotFound } from "../errors.ts";
-import { callMember } from "../fleet/forward.ts";
+import { callMember, isForwarded } from "../fleet/forward.ts";
 import { requireLeader, streamWriter } from "../fleet/ownership.ts";
 import { clampLimit } from "../limits.ts";
 import { chunksPrefix } from "../storage/keys.ts";
@@ -277,9 +277,10 @@ export function deleteStream(ctx: StarContext, bucket: string, key: string): Pro
     const b = await ctx.catalog.getBucket(bucket);
     if (!b) throw bucketNotFound(bucket);
     checkStreamKey(key);
-    const stream = await ctx.catalog.getStream(bucket, key, {
-      fresh: b.deleted_at_unix_ms !== "0",
-    });
+    // From the store for a bucket's sweep (forwarded, or the bucket gone): a cached tombstone
+    // may be of the stream before it was made again under another leader.
+    const fresh = b.deleted_at_unix_ms !== "0" || isForwarded();
+    const stream = await ctx.catalog.getStream(bucket, key, { fresh });
     if (b.deleted_at_unix_ms !== "0" && stream?.deleted_at_unix_ms !== "0") {
       throw bucketNotFound(bucket);
     }
