@@ -106,6 +106,12 @@ test("chunk keys sort by first seq_num", () => {
   assert.ok(a < b);
 });
 
+test("a prefix ending in half a surrogate pair still lists the keys it begins", () => {
+  const emoji = "a\u{1F600}";
+  assert.ok(streamKey("b", emoji).startsWith(streamsPrefixOf("b", "a\uD83D")));
+  assert.ok(streamKey("b", "\u{1F600}x").startsWith(streamsPrefixOf("b", "\uD83D")));
+});
+
 test("every stream key beginning with a prefix lies under the prefix's listing", () => {
   fc.assert(
     fc.property(

@@ -65,9 +65,12 @@ export const streamKey = (bucket: string, key: string) =>
  * last, partial one also holds bits of what follows the prefix).
  */
 export function streamsPrefixOf(bucket: string, prefix: string): string {
-  const bytes = utf8.encode(prefix);
-  const whole = Math.floor((bytes.length * 8) / 5);
-  return streamsPrefix(bucket) + segmented(base32hex(bytes).slice(0, whole));
+  // A prefix ending in the first half of a surrogate pair may begin a key's character: without
+  // it, as UTF-8 cannot spell half a character (the caller's own filter does the rest).
+  const whole = /[\uD800-\uDBFF]$/.test(prefix) ? prefix.slice(0, -1) : prefix;
+  const bytes = utf8.encode(whole);
+  const chars = Math.floor((bytes.length * 8) / 5);
+  return streamsPrefix(bucket) + segmented(base32hex(bytes).slice(0, chars));
 }
 export const streamKeyFromObject = (bucket: string, objectKey: string) =>
   decodeUtf8Exact(decodeKeySegment(objectKey.slice(streamsPrefix(bucket).length)));
