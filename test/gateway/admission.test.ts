@@ -200,3 +200,16 @@ test("a stalled Durable Streams write cannot pass for an NDJSON session", async 
   assert.match(text, /^HTTP\/1\.1 408 /);
   assert.match(text, /\r\nconnection: close\r\n/i);
 });
+
+test("an s2s body over HTTP/1.1, where no session serves it, is guarded like any other", async () => {
+  const c = await openRaw(gw.base);
+  c.socket.write(
+    `POST /v1/streams/s/records HTTP/1.1\r\nhost: ${new URL(gw.base).host}\r\ns2-basin: any-basin\r\ncontent-type: s2s/proto\r\ncontent-length: 100\r\n\r\nab`,
+  );
+  const timer = setTimeout(() => c.socket.destroy(), 10_000);
+  await c.closed;
+  clearTimeout(timer);
+  const text = c.text();
+  assert.match(text, /^HTTP\/1\.1 (408|501) /);
+  assert.match(text, /\r\nconnection: close\r\n/i);
+});

@@ -19,10 +19,10 @@ declare module "fastify" {
     /** The route's JSON bodies are appends: their bytes count against the append budget. */
     admitsAppend?: boolean;
     /**
-     * The route's bodies of these content types are sessions (NDJSON, s2s) that read the request
-     * themselves, under their own timeouts and admission: left alone here.
+     * Whether a request's body is a session (NDJSON, s2s) that reads the request itself, under
+     * its own timeouts and admission: left alone here.
      */
-    sessionBody?: (contentType: string | undefined) => boolean;
+    sessionBody?: (req: FastifyRequest) => boolean;
   }
 }
 
@@ -37,7 +37,7 @@ export const bodyGuardPlugin = fp(
   async (app: FastifyInstance, opts: { admission: AppendAdmission; timeouts: BodyTimeouts }) => {
     const guarded = new WeakMap<IncomingMessage, Readable>();
     app.addHook("preParsing", async (req, reply, payload) => {
-      if (!hasBody(req) || req.routeOptions.config?.sessionBody?.(req.headers["content-type"])) {
+      if (!hasBody(req) || req.routeOptions.config?.sessionBody?.(req)) {
         return payload;
       }
       let ticket: BodyTicket | undefined;

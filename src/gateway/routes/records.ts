@@ -95,7 +95,11 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
   app.post(
     `${base}/records`,
     {
-      config: { ...config, admitsAppend: true, sessionBody: isNdjson },
+      config: {
+        ...config,
+        admitsAppend: true,
+        sessionBody: (req) => isNdjson(req.headers["content-type"]),
+      },
       schema: routeSchemas.append,
       bodyLimit: opts.bodyLimit,
     },

@@ -54,7 +54,12 @@ export async function s2RecordRoutes(app: FastifyInstance, opts: S2RecordRoutesO
   app.post(
     path,
     {
-      config: { ...config, admitsAppend: true, sessionBody: isS2s },
+      config: {
+        ...config,
+        admitsAppend: true,
+        // s2s is served on HTTP/2 only: an HTTP/1.1 body of it is refused, and guarded.
+        sessionBody: (req) => req.raw.httpVersionMajor >= 2 && isS2s(req.headers["content-type"]),
+      },
       schema: s2Schemas.append,
       bodyLimit: opts.bodyLimit,
     },
