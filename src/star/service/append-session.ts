@@ -124,6 +124,7 @@ class Session implements SessionHandle {
             },
           });
           this.#call.resume();
+          this.#armIdle();
         }),
       )
       .catch((err: unknown) => this.#fail(err));
@@ -193,9 +194,13 @@ class Session implements SessionHandle {
   #armIdle(): void {
     const ms = this.#ctx.limits.sessionIdleMs;
     if (ms === 0) return;
-    clearTimeout(this.#idle);
+    if (this.#idle) {
+      this.#idle.refresh();
+      return;
+    }
     this.#idle = setTimeout(() => {
-      if (this.#inflight > 0 || this.#halfClosed) return;
+      // Not while the open handshake runs: frames may wait behind it (the call is paused).
+      if (this.#inflight > 0 || this.#halfClosed || (this.#opening && !this.#log)) return;
       this.#fail(
         unavailable(
           `the session sent nothing for ${ms} ms (--append-session-idle-ms) and was ended; nothing of it was lost: open another`,
