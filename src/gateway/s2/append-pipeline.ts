@@ -59,8 +59,8 @@ export class S2AppendPipeline {
   #failure: { reason: Promise<unknown> } | undefined;
   readonly #idleMs: number;
   #idle: NodeJS.Timeout | undefined;
-  /** The final status of a star session ended idle; close() waits for it too. */
-  #released: Promise<unknown> = Promise.resolve();
+  /** Star sessions ended idle and not yet answered with their status; close() waits for them. */
+  readonly #releasing = new Set<Promise<unknown>>();
 
   constructor(upstream: Upstream, address: Address, call: CallOptions, idleMs: number) {
     this.#upstream = upstream;
@@ -135,7 +135,7 @@ export class S2AppendPipeline {
       session.handle.call.end();
       await session.ended;
     }
-    await this.#released;
+    await Promise.all(this.#releasing);
   }
 
   /** Ends the star session once nothing is unanswered on it for idleMs. */
@@ -146,7 +146,9 @@ export class S2AppendPipeline {
       // Forgotten first: the next input opens another session, never writes to this one.
       this.#session = undefined;
       session.handle.call.end();
-      this.#released = Promise.all([this.#released, session.ended]);
+      const ended = session.ended;
+      this.#releasing.add(ended);
+      void ended.finally(() => this.#releasing.delete(ended));
     }, this.#idleMs);
     // The session's own socket and request keep the process up, not this timer.
     this.#idle.unref();
