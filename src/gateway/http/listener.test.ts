@@ -155,3 +155,34 @@ test("HTTP/1.1 responses advertise the keep-alive hint, not the idle timeout; HT
   assert.equal(headers[":status"], 200);
   assert.equal(headers["keep-alive"], undefined);
 });
+
+test("an HTTP/2 method HTTP/1.1 would refuse is 501 in the contract's body, never handed on", async (t) => {
+  let handled = 0;
+  const server = gatewayServer((_req, res) => {
+    handled++;
+    res.end("ok");
+  }, SETTINGS);
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as net.AddressInfo;
+  const session = http2.connect(`http://127.0.0.1:${port}`);
+  t.after(() => {
+    session.destroy();
+    server.closeAllConnections();
+    server.close();
+  });
+  const answer = async (method: string) => {
+    const stream = session.request({ ":method": method, ":path": "/livez" });
+    const [headers] = (await once(stream, "response")) as [http2.IncomingHttpHeaders];
+    let body = "";
+    stream.setEncoding("utf8");
+    for await (const chunk of stream) body += chunk;
+    return { status: headers[":status"], body };
+  };
+  const brew = await answer("BREW");
+  assert.equal(brew.status, 501);
+  assert.deepEqual(JSON.parse(brew.body).code, "unimplemented");
+  assert.equal(handled, 0);
+  assert.equal((await answer("GET")).status, 200);
+  assert.equal(handled, 1);
+});

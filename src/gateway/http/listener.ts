@@ -16,6 +16,14 @@ const nodeHttp = process.getBuiltinModule("node:http");
 
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 
+/** The methods Node's HTTP/1.1 parser takes; HTTP/2 takes any token. */
+const METHODS = new Set(nodeHttp.METHODS);
+const UNKNOWN_METHOD_BODY = JSON.stringify({
+  code: "unimplemented",
+  message: "the gateway serves no such method; see the OpenAPI document at /openapi.json",
+  retryable: false,
+});
+
 /** The client a PROXY header named, for the TLS socket made over that connection. */
 const proxiedClient = new WeakMap<net.Socket, PropertyDescriptorMap>();
 
@@ -67,7 +75,19 @@ export function gatewayServer(handler: Handler, settings: ListenerSettings): Gat
   );
   const h2 = http2.createServer(
     { settings: { maxConcurrentStreams: settings.h2MaxStreams } },
-    handler as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
+    (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => {
+      // A method HTTP/1.1's parser would have refused: Fastify's router has no answer for it
+      // (a 500, and its route table in the log). RFC 9110's answer to an unknown method.
+      if (!METHODS.has(req.method)) {
+        res.writeHead(501, {
+          "content-type": "application/json; charset=utf-8",
+          "cache-control": "no-store",
+        });
+        res.end(UNKNOWN_METHOD_BODY);
+        return;
+      }
+      (handler as unknown as (r: typeof req, s: typeof res) => void)(req, res);
+    },
   );
   const sessions = new Set<http2.ServerHttp2Session>();
   h2.on("session", (session: http2.ServerHttp2Session) => {
