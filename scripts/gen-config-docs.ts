@@ -54,7 +54,7 @@ const cell = (text: string) => text.replaceAll("\n", " ").replaceAll("|", "\\|")
 function meaning(flag: FlagDoc): string {
   const notes = [flag.help];
   if (flag.repeatable) notes.push("repeatable, or comma-separated");
-  if (flag.usage.endsWith("<int>")) notes.push(flag.accepts);
+  if (flag.usage.endsWith("<int>") || flag.accepts.startsWith("one of")) notes.push(flag.accepts);
   return notes.join("; ");
 }
 

@@ -25,7 +25,7 @@ import {
   DEFAULT_SSE_MAX_STREAMS,
   DEFAULT_SSE_PING_MS,
 } from "./gateway/settings.ts";
-import { defineFlags } from "./platform/cli/index.ts";
+import { defineFlags, LOG_LEVELS } from "./platform/cli/index.ts";
 
 export const PROGRAM = "nova-gateway";
 export const SUMMARY = "The nova HTTP/JSON gateway.";
@@ -321,5 +321,5 @@ export const flags = defineFlags({
     default: "S3RVER",
     help: "S3 secret (with --s3-endpoint; prefer the environment variable)",
   },
-  "log-level": { type: "string", default: "info", help: "pino log level" },
+  "log-level": { type: "string", default: "info", oneOf: LOG_LEVELS, help: "pino log level" },
 });

@@ -1,6 +1,6 @@
 // The star's flags (`npm run star`, src/star/main.ts), with their environment variables and
 // defaults; docs/configuration.md is generated from them (`npm run config-docs`).
-import { defineFlags } from "../platform/cli/index.ts";
+import { defineFlags, LOG_LEVELS } from "../platform/cli/index.ts";
 import { S3_CLIENT_DEFAULTS } from "../platform/objstore/settings.ts";
 import { DEFAULT_LIMITS, EMBEDDED_LOG_COMMIT_INTERVAL_MS } from "./limits.ts";
 
@@ -188,7 +188,12 @@ export const flags = defineFlags({
     min: 0,
     help: "unsettled records kept in memory, MiB over all streams, before the largest streams settle",
   },
-  "log-level": { type: "string", default: "info", help: "pino log level (logs go to stderr)" },
+  "log-level": {
+    type: "string",
+    default: "info",
+    oneOf: LOG_LEVELS,
+    help: "pino log level (logs go to stderr)",
+  },
   "signing-key": {
     type: "string",
     help: "HS256 key (32+ bytes) that turns auth on (prefer the environment variable); docs/auth.md",

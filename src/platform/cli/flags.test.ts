@@ -13,6 +13,7 @@ const flags = defineFlags(
     tag: { type: "list", help: "Tags." },
     offset: { type: "int", help: "An offset, maybe negative." },
     token: { type: "string", env: "MY_TOKEN", help: "A token." },
+    level: { type: "string", default: "info", oneOf: ["info", "warn"], help: "A choice." },
   },
   { envPrefix: "NOVA_TEST_" },
 );
@@ -40,6 +41,7 @@ test("defaults apply when neither a flag nor the environment says otherwise", ()
     tag: [],
     offset: undefined,
     token: undefined,
+    level: "info",
   });
 });
 
@@ -144,6 +146,15 @@ test("integers must be whole, safe and in range", () => {
   }
   assert.match(flagError([...base, "--offset=1.0"]).message, /--offset: expected an integer, got/);
   assert.equal(flags.parse([...base, "--port=+007"], {}).port, 7);
+});
+
+test("a choice takes only its values, from a flag or the environment", () => {
+  assert.equal(flags.parse([...base, "--level=warn"], {}).level, "warn");
+  assert.equal(
+    flagError([...base, "--level", "verbose"]).message,
+    '--level: expected one of info, warn, got "verbose"',
+  );
+  assert.match(flagError(base, { NOVA_TEST_LEVEL: "Warn" }).message, /one of info, warn/);
 });
 
 test("unknown flags, missing values, strays and repeats are errors naming the flag", () => {

@@ -8,7 +8,13 @@ interface Common {
   env?: string;
 }
 export type FlagSpec =
-  | (Common & { type: "string"; default?: string; required?: boolean })
+  | (Common & {
+      type: "string";
+      default?: string;
+      required?: boolean;
+      /** The only values taken, when the flag names a choice. */
+      oneOf?: readonly string[];
+    })
   | (Common & { type: "int"; default?: number; min?: number; max?: number; required?: boolean })
   | (Common & { type: "bool"; default?: boolean })
   | (Common & { type: "list"; default?: readonly string[]; required?: boolean });
@@ -70,6 +76,9 @@ export interface FlagParser<S extends FlagSpecs> {
 
 const NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 
+/** pino's levels, for a --log-level flag. */
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
 export function envName(flag: string, prefix = "NOVA_"): string {
   return prefix + flag.toUpperCase().replaceAll("-", "_");
 }
@@ -85,7 +94,7 @@ function camel(name: string): string {
 function expected(spec: FlagSpec): string {
   switch (spec.type) {
     case "string":
-      return "a value";
+      return spec.oneOf ? `one of ${spec.oneOf.join(", ")}` : "a value";
     case "list":
       return "a value or a comma-separated list";
     case "bool":
@@ -108,6 +117,7 @@ function convert(spec: FlagSpec, raw: string, flag: string, source: string): unk
   const bad = () => new FlagError(flag, `${source}: expected ${expected(spec)}, got "${raw}"`);
   switch (spec.type) {
     case "string":
+      if (spec.oneOf && !spec.oneOf.includes(raw)) throw bad();
       return raw;
     case "list":
       return raw
