@@ -5,6 +5,8 @@ export const MAX_HEADERS_PER_RECORD = 100;
 export const MAX_RECORD_BYTES = 1024 * 1024;
 export const MAX_BATCH_BYTES = 100 * 1024 * 1024;
 export const MAX_FENCING_TOKEN_BYTES = 48;
+/** A bucket's or stream's creation token: kept in its descriptor and shown with it. */
+export const MAX_CREATION_TOKEN_BYTES = 256;
 export const MAX_STREAM_KEY_BYTES = 512;
 /** An append's writer_seq (Durable Streams' Stream-Seq), so the log's marks stay small. */
 export const MAX_WRITER_SEQ_BYTES = 1024;

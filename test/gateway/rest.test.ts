@@ -476,6 +476,15 @@ describe("validation names the field, by request part", () => {
       "nova-format",
     );
     assertError(await http("GET", `${path}/records`, undefined, headers), 400, "bad_header");
+    const token = { "nova-request-token": "t".repeat(257) };
+    const bucket = `tok-${process.pid}`;
+    assertError(
+      await http("POST", "/v1/buckets", { name: bucket }, token),
+      400,
+      "bad_header",
+      "nova-request-token",
+    );
+    assert.equal((await http("GET", `/v1/buckets/${bucket}`)).status, 404, "nothing was made");
   });
 
   test("bodies: bad_json with its position, invalid_argument naming the nested field", async () => {

@@ -1408,7 +1408,7 @@ export interface operations {
         int64?: "number" | "string";
       };
       header?: {
-        /** @description The creation token: a retry (the same token and the same body) converges on the existing resource; the same token with another body is 409 already_exists. */
+        /** @description The creation token (at most 256 bytes): a retry (the same token and the same body) converges on the existing resource; the same token with another body is 409 already_exists. */
         "nova-request-token"?: string;
       };
       path?: never;
@@ -2059,7 +2059,7 @@ export interface operations {
         int64?: "number" | "string";
       };
       header?: {
-        /** @description The creation token: a retry (the same token and the same body) converges on the existing resource; the same token with another body is 409 already_exists. */
+        /** @description The creation token (at most 256 bytes): a retry (the same token and the same body) converges on the existing resource; the same token with another body is 409 already_exists. */
         "nova-request-token"?: string;
       };
       path: {

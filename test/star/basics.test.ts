@@ -66,6 +66,23 @@ describe("buckets", () => {
     });
   });
 
+  test("a creation token over 256 bytes is INVALID_ARGUMENT, and nothing is made", async () => {
+    const name = uniqueBucket();
+    const long = "é".repeat(129);
+    await assert.rejects(call(f.client, "CreateBucket", { name, creation_token: long }), {
+      code: status.INVALID_ARGUMENT,
+    });
+    await assert.rejects(call(f.client, "GetBucket", { name }), { code: status.NOT_FOUND });
+    await call(f.client, "CreateBucket", { name, creation_token: "x".repeat(256) });
+    await assert.rejects(
+      call(f.client, "CreateStream", { bucket: name, key: "s", creation_token: long }),
+      { code: status.INVALID_ARGUMENT },
+    );
+    await assert.rejects(call(f.client, "GetStream", { bucket: name, key: "s" }), {
+      code: status.NOT_FOUND,
+    });
+  });
+
   test("the creation token with another config is not a retry: ALREADY_EXISTS, saying so", async () => {
     const name = uniqueBucket();
     const asked = { default_retention_max_age_ms: "60000" };

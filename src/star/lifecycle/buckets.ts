@@ -14,7 +14,7 @@ import { currentCaller } from "../fleet/caller.ts";
 import { callMember } from "../fleet/forward.ts";
 import { bucketWriter } from "../fleet/ownership.ts";
 import { clampLimit } from "../limits.ts";
-import { checkBucketName, newBucket, reconfigureBucket } from "./config.ts";
+import { checkBucketName, checkCreationToken, newBucket, reconfigureBucket } from "./config.ts";
 import { isRetryOf, tokenClash } from "./creation.ts";
 import { liveBucket } from "./live-bucket.ts";
 import { deleteStream } from "./streams.ts";
@@ -24,6 +24,7 @@ export async function createBucket(
   req: CreateBucketRequest__Output,
 ): Promise<Bucket__Output> {
   checkBucketName(req.name);
+  checkCreationToken(req.creation_token);
   const writer = bucketWriter(ctx, req.name);
   if (writer) {
     const { bucket } = await callMember(ctx, writer, "CreateBucket", {

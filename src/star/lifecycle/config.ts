@@ -1,7 +1,11 @@
 // Pure rules for descriptors: defaults on create, partial reconfiguration (absent unchanged,
 // present set, zero included, UNSPECIFIED refused), names, and the uncapped + age-retention ban.
 
-import { BUCKET_NAME, MAX_STREAM_KEY_BYTES } from "../../contract/wire-limits.ts";
+import {
+  BUCKET_NAME,
+  MAX_CREATION_TOKEN_BYTES,
+  MAX_STREAM_KEY_BYTES,
+} from "../../contract/wire-limits.ts";
 import type { Bucket__Output } from "../../gen/nova/v1/Bucket.ts";
 import type { BucketConfig__Output } from "../../gen/nova/v1/BucketConfig.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
@@ -38,6 +42,16 @@ export function checkStreamKey(key: string): void {
   if (bytes < 1 || bytes > MAX_STREAM_KEY_BYTES) {
     throw invalidArgument(
       `stream key must be 1 to ${MAX_STREAM_KEY_BYTES} UTF-8 bytes, got ${bytes}`,
+    );
+  }
+}
+
+/** A creation token is kept in its descriptor and shown with it in every answer: bounded. */
+export function checkCreationToken(token: string): void {
+  const bytes = Buffer.byteLength(token, "utf8");
+  if (bytes > MAX_CREATION_TOKEN_BYTES) {
+    throw invalidArgument(
+      `creation_token must be at most ${MAX_CREATION_TOKEN_BYTES} UTF-8 bytes, got ${bytes}`,
     );
   }
 }

@@ -15,7 +15,13 @@ import { requireLeader, streamWriter } from "../fleet/ownership.ts";
 import { clampLimit } from "../limits.ts";
 import { chunksPrefix } from "../storage/keys.ts";
 import { agedForDeleteOnEmpty, type StreamLog } from "../stream/stream-log.ts";
-import { checkBucketName, checkStreamKey, newStream, reconfigureStream } from "./config.ts";
+import {
+  checkBucketName,
+  checkCreationToken,
+  checkStreamKey,
+  newStream,
+  reconfigureStream,
+} from "./config.ts";
 import { isRetryOf, tokenClash } from "./creation.ts";
 import { hasExpired } from "./expiry.ts";
 import { liveBucket } from "./live-bucket.ts";
@@ -30,6 +36,7 @@ export function createStream(
   creationToken: string,
 ): Promise<Stream__Output> {
   checkStreamKey(key);
+  checkCreationToken(creationToken);
   const writer = streamWriter(ctx, bucketName, key);
   if (writer) {
     return callMember(ctx, writer, "CreateStream", {

@@ -111,7 +111,8 @@ export const routeSchemas = {
       "properties": {
         "nova-request-token": {
           "type": "string",
-          "description": "The creation token: a retry (the same token and the same body) converges on the existing resource; the same token with another body is 409 already_exists."
+          "maxLength": 256,
+          "description": "The creation token (at most 256 bytes): a retry (the same token and the same body) converges on the existing resource; the same token with another body is 409 already_exists."
         }
       }
     },
@@ -670,7 +671,8 @@ export const routeSchemas = {
       "properties": {
         "nova-request-token": {
           "type": "string",
-          "description": "The creation token: a retry (the same token and the same body) converges on the existing resource; the same token with another body is 409 already_exists."
+          "maxLength": 256,
+          "description": "The creation token (at most 256 bytes): a retry (the same token and the same body) converges on the existing resource; the same token with another body is 409 already_exists."
         }
       }
     },
