@@ -95,6 +95,8 @@ describe("page reads and caches", () => {
       assert.equal(res.status, 200, `${path}: ${res.text}`);
       assert.equal(res.headers["cache-control"], "no-store", path);
       assert.equal(res.headers.etag, undefined, path);
+      // Every page read says what its answer depends on, a long-poll's too.
+      assert.match(String(res.headers.vary), /accept, accept-encoding, nova-format, authorization/);
     }
   });
 

@@ -8,9 +8,11 @@ import type { ReadService } from "../history/index.ts";
 import { serverTiming } from "../history/index.ts";
 import type { AppendAdmission, BodyTimeouts, GatewayMetrics, LiveSessions } from "../http/index.ts";
 import {
+  addVary,
   answerCached,
   clientKey,
   giveResponseBuffer,
+  PAGE_VARY,
   pageIsSettled,
   routeSchemas,
   sendJsonBytes,
@@ -184,6 +186,8 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
     }
     if (query.wait > 0 && !head) {
       reply.header("cache-control", "no-store");
+      // What the answer depends on, as every page read says it.
+      addVary(reply, PAGE_VARY);
       return sendJsonBytes(
         reply,
         readBatchJsonBytes(
