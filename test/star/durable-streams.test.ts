@@ -69,6 +69,17 @@ test("an append of another media type is refused; a closed stream answers as clo
   assert.equal((await call(f.client, "CheckTail", at)).tail?.seq_num, "1");
 });
 
+test("a closed stream trimmed to its tail: a read from below the trim point says closed", async () => {
+  const at = await stream({});
+  await call(f.client, "Append", { ...at, records: [rec("a"), rec("b"), rec("c")] });
+  await call(f.client, "Trim", { ...at, seq_num: "3" });
+  await call(f.client, "Append", { ...at, records: [], close: true });
+  for (const seq of ["0", "2", "3"]) {
+    const page = await call(f.client, "Read", { ...at, seq_num: seq });
+    assert.deepEqual([page.records.length, page.closed], [0, true], `from ${seq}`);
+  }
+});
+
 test("writer seqs: a regression and one over 1 KiB are refused, and nothing is appended", async () => {
   const at = await stream({});
   await call(f.client, "Append", { ...at, records: [rec("a")], writer_seq: "b" });

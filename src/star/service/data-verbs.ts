@@ -100,7 +100,10 @@ async function readFrom(
     maxBytes: clampLimit(Number(req.bytes), ctx.limits.readPageBytes),
     untilMs: req.until_ms === undefined ? undefined : BigInt(req.until_ms),
   });
-  const end = records.length > 0 ? (records.at(-1)?.seqNum ?? 0n) + 1n : start;
+  // A start below the trim point reads from it (bigints: no Math.max).
+  let from = start;
+  if (from < log.trimPoint) from = log.trimPoint;
+  const end = records.length > 0 ? (records.at(-1)?.seqNum ?? 0n) + 1n : from;
   return {
     records: records.map(record),
     tail: position(log.tail),
