@@ -249,6 +249,8 @@ export function describeObjectStoreContract(name: string, target: ContractTarget
       assert.deepEqual(await list("", "a-b"), ORDERED_KEYS.slice(2));
       assert.deepEqual(await list("", "\u{FF21}"), ["\u{1F600}"]);
       assert.deepEqual(await list("a/", "a/b/c"), []);
+      // A startAfter below the prefix starts the listing at the prefix's beginning.
+      assert.deepEqual(await list("a/", "0"), ["a/b", "a/b/c"]);
       assert.deepEqual(await list("", "a"), ORDERED_KEYS.slice(1));
     });
 

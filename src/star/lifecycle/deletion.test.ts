@@ -289,3 +289,16 @@ test("a bucket swept once is not listed again: a DeleteBucket again, or a Create
   assert.deepEqual((await listStreams(ctx, "logs", "", "", 100)).streams, []);
   await settled();
 });
+
+test("a stream page after start_after never repeats keys at or before it in byte order", async () => {
+  const { ctx } = await star(createMemoryStore());
+  for (const key of ["\uFF01x", "\uFF01y"]) await createStream(ctx, "logs", key, null, "");
+  // "\u{1F600}a" sorts after "\uFF01x" as UTF-8 bytes (F0 > EF), before it as UTF-16 units.
+  const page = await listStreams(ctx, "logs", "\uFF01", "\u{1F600}a", 100);
+  assert.deepEqual(page.streams, []);
+  const from = await listStreams(ctx, "logs", "\uFF01", "\uFF01x", 100);
+  assert.deepEqual(
+    from.streams.map((s) => s.key),
+    ["\uFF01y"],
+  );
+});

@@ -243,8 +243,9 @@ export async function listStreams(
   await liveBucket(ctx, bucket);
   const max = clampLimit(limit, ctx.limits.listLimit);
   const streams: Stream__Output[] = [];
-  const from = startAfter < prefix ? "" : startAfter;
-  for await (const s of ctx.catalog.streams(bucket, from, prefix)) {
+  // The listing is under the prefix: a start_after below it, in the keys' byte order, starts it
+  // at its beginning (a comparison here would be in UTF-16's order, which differs).
+  for await (const s of ctx.catalog.streams(bucket, startAfter, prefix)) {
     if (s.deleted_at_unix_ms !== "0" || !s.key.startsWith(prefix)) continue;
     if (hasExpired(s, ctx.uses, ctx.now(), ctx.fleet.leads(bucket, s.key))) continue;
     if (streams.length === max) return { streams, next: streams[max - 1]?.key ?? "" };
