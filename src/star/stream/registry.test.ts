@@ -17,9 +17,15 @@ import type { StreamLog } from "./stream-log.ts";
 /** A registry on a store whose next chunk PUT is held until released; stream-1's descriptor. */
 function heldRegistry(clock = new ManualClock()) {
   const inner = createMemoryStore();
-  const gate: { held?: () => void; holding: boolean } = { holding: false };
+  const gate: { held?: () => void; holding: boolean; failListing?: boolean } = { holding: false };
   const store = new Proxy(inner, {
     get(target, name) {
+      if ((name === "list" || name === "listAll") && gate.failListing) {
+        gate.failListing = false;
+        return () => {
+          throw new Error("503 SlowDown");
+        };
+      }
       if (name === "put") {
         return async (key: string, body: Uint8Array) => {
           if (gate.holding && key.startsWith(chunksPrefix("stream-1"))) {
@@ -226,6 +232,28 @@ test("a stream closed idle with records to age out is due when its oldest chunk 
   );
   // Opening it is what takes it off the list.
   await registry.open(aging);
+  assert.deepEqual(registry.counts, { open: 1, dormant: 0, closedIdle: 1 });
+});
+
+test("a stream due whose open fails stays due, and leaves the list once it opens", async () => {
+  const { registry, d, clock, gate } = heldRegistry();
+  const aging = { ...d, retention_max_age_ms: "1000" };
+  const log = await registry.open(aging);
+  await log.append(one("a"), { arrivalMs: 1n });
+  await log.settle();
+  clock.advance(IDLE);
+  await registry.closeIdle(IDLE);
+  const later = log.tail.timestampMs + 10_000n;
+  assert.equal(registry.dueStreams(later).length, 1);
+  gate.failListing = true;
+  await assert.rejects(registry.open(aging), /SlowDown/);
+  assert.deepEqual(
+    registry.dueStreams(later).map((s) => s.stream_id),
+    ["stream-1"],
+    "due again for the next round",
+  );
+  await registry.open(aging);
+  assert.deepEqual(registry.dueStreams(later), []);
   assert.deepEqual(registry.counts, { open: 1, dormant: 0, closedIdle: 1 });
 });
 

@@ -56,7 +56,6 @@ export class StreamRegistry {
     this.#opened.get(descriptor.stream_id)?.markUsed();
     let log = this.#logs.get(descriptor.stream_id);
     if (!log) {
-      this.#dormant.delete(descriptor.stream_id);
       // A close under way ends first: its log's entries are forgotten only then.
       const closing = this.#closing.get(descriptor.stream_id);
       log = Promise.all([this.#replayed(), closing]).then(() =>
@@ -66,7 +65,11 @@ export class StreamRegistry {
       const id = descriptor.stream_id;
       log.then(
         (opened) => {
-          if (this.#logs.get(id) === log) this.#opened.set(id, opened);
+          // Remembered as due until it is open: one that fails to open is due again next round.
+          if (this.#logs.get(id) === log) {
+            this.#opened.set(id, opened);
+            this.#dormant.delete(id);
+          }
         },
         () => this.#logs.delete(id),
       );
