@@ -243,9 +243,16 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
   const host = options.listen.slice(0, options.listen.lastIndexOf(":"));
   if (!options.fleet) fleet = Fleet.single(options.id, `${host}:${port}`);
 
+  // A round still running is not doubled: a slow one would otherwise repeat its reopens.
+  let retaining = false;
   const retention = setInterval(() => {
-    if (!holdsLease()) return;
-    ctx.background("retention", () => retentionRound(ctx));
+    if (!holdsLease() || retaining) return;
+    retaining = true;
+    ctx.background("retention", () =>
+      retentionRound(ctx).finally(() => {
+        retaining = false;
+      }),
+    );
   }, options.retentionIntervalMs ?? 5_000);
   retention.unref();
   const settling = setInterval(() => {
