@@ -26,6 +26,8 @@ import {
   deleteStream,
   listStreams,
   reconfigureStreamVerb,
+  resolveLedDescriptor,
+  withLedLog,
 } from "./streams.ts";
 
 /**
@@ -301,4 +303,24 @@ test("a stream page after start_after never repeats keys at or before it in byte
     from.streams.map((s) => s.key),
     ["\uFF01y"],
   );
+});
+
+test("an append that resolved the stream before delete_on_empty deleted it is refused, not acked", async () => {
+  const { ctx, catalog, log, settled } = await star(createMemoryStore());
+  const resolved = await resolveLedDescriptor(ctx, "logs", "k", "append");
+  await deleteIfEmpty(ctx, log);
+  await settled();
+  assert.notEqual((await catalog.getStream("logs", "k", { fresh: true }))?.deleted_at_unix_ms, "0");
+  const append = withLedLog(ctx, resolved, (l) =>
+    l.append(
+      validateBatch(
+        [{ body: Buffer.from("late"), headers: [] }],
+        "TIMESTAMPING_MODE_CLIENT_PREFER",
+        DEFAULT_LIMITS,
+      ),
+      { arrivalMs: 1n },
+    ),
+  );
+  await assert.rejects(append, (err: { code: number }) => err.code === status.NOT_FOUND);
+  assert.equal(ctx.registry.counts.open, 0, "the deleted stream's log was not opened again");
 });

@@ -303,7 +303,7 @@ export function deleteStream(ctx: StarContext, bucket: string, key: string): Pro
 export async function deleteStreamNow(ctx: StarContext, stream: Stream__Output): Promise<void> {
   await ctx.catalog.putStream({ ...stream, deleted_at_unix_ms: String(ctx.now()) });
   ctx.uses.forget(stream.stream_id);
-  await ctx.registry.close(stream.stream_id, streamNotFound(stream.bucket, stream.key));
+  await ctx.registry.deleted(stream.stream_id, streamNotFound(stream.bucket, stream.key));
   reclaimStream(ctx, stream.stream_id);
 }
 

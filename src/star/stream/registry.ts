@@ -12,6 +12,9 @@ function retains(d: Stream__Output): boolean {
   return d.retention_max_age_ms !== "0" || d.delete_on_empty_min_age_ms !== "0";
 }
 
+/** Deleted streams remembered, for calls in flight when they were deleted. */
+const DELETED_REMEMBERED = 4096;
+
 /** A stream closed idle whose retention has work later: opened again then, for the round. */
 interface Dormant {
   descriptor: Stream__Output;
@@ -32,6 +35,12 @@ export class StreamRegistry {
   /** Logs closed idle: a caller that meets one opens the stream again. */
   readonly #idleClosed = new WeakSet<StreamLog>();
   #closedIdle = 0;
+  /**
+   * Streams deleted here lately, with the error a call meets: one that resolved the descriptor
+   * before the delete must not open the log again and append to a deleted stream. Bounded (the
+   * race is a call in flight); stream ids are never reused.
+   */
+  readonly #deleted = new Map<string, StarError>();
 
   /** `replayed`: resolves once the star's log from its last run is settled (retried on failure). */
   constructor(
@@ -53,6 +62,8 @@ export class StreamRegistry {
 
   /** Opens a stream this star leads, once its log is replayed (so its chunks hold every ack). */
   open(descriptor: Stream__Output): Promise<StreamLog> {
+    const deleted = this.#deleted.get(descriptor.stream_id);
+    if (deleted) return Promise.reject(deleted);
     this.#opened.get(descriptor.stream_id)?.markUsed();
     let log = this.#logs.get(descriptor.stream_id);
     if (!log) {
@@ -100,6 +111,15 @@ export class StreamRegistry {
   async close(streamId: string, reason?: StarError): Promise<void> {
     this.#dormant.delete(streamId);
     return this.#end(streamId, await this.peek(streamId), reason);
+  }
+
+  /** As close, for a stream deleted for good: its log is never opened here again. */
+  deleted(streamId: string, reason: StarError): Promise<void> {
+    this.#deleted.set(streamId, reason);
+    if (this.#deleted.size > DELETED_REMEMBERED) {
+      this.#deleted.delete(this.#deleted.keys().next().value as string);
+    }
+    return this.close(streamId, reason);
   }
 
   async #end(streamId: string, log: StreamLog | undefined, reason?: StarError): Promise<void> {
