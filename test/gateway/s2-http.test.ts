@@ -228,6 +228,41 @@ describe("bad input: S2's error shape, nothing appended", () => {
       assert.equal(nothing.json.tail.seq_num, 2, query);
     }
     assert.equal((await read("unary", "seq_num=3&count=0")).status, 416);
+    // At the tail, the start is checked before the limit: 416 though it asks for nothing.
+    for (const query of ["seq_num=2&count=0", "count=0", "seq_num=2&count=0&until=99999999999"]) {
+      assert.equal((await read("unary", query)).status, 416, query);
+    }
+    const future = `timestamp=${lastTime + 1000}&clamp=true&until=${lastTime + 5000}`;
+    assert.equal((await read("unary", future)).status, 416, future);
+  });
+
+  test("a record that meters over S2's 1 MiB read cap is still read, alone, and the next after it", async () => {
+    assert.equal((await http("POST", "/v1/streams", { stream: "big" }, headers)).status, 201);
+    // nova's 1 MiB is of content; S2 meters 8 + 2 per header more.
+    const body = "x".repeat(1024 * 1024 - 2);
+    const nova = await http("POST", `/v1/buckets/${basin}/streams/big/records`, {
+      records: [{ body, headers: [{ name: "h", value: "v" }] }, { body: "small" }],
+    });
+    assert.equal(nova.status, 200, nova.text);
+    const first = await http("GET", "/v1/streams/big/records?seq_num=0", undefined, headers);
+    assert.equal(first.status, 200, first.text);
+    assert.deepEqual(
+      first.json.records.map((r: { seq_num: number; body: string }) => [r.seq_num, r.body.length]),
+      [[0, body.length]],
+    );
+    const next = await http("GET", "/v1/streams/big/records?seq_num=1", undefined, headers);
+    assert.deepEqual(
+      next.json.records.map((r: { body: string }) => r.body),
+      ["small"],
+    );
+    // A bound the client gave itself still leaves it out.
+    const bounded = await http(
+      "GET",
+      "/v1/streams/big/records?seq_num=0&bytes=1000",
+      undefined,
+      headers,
+    );
+    assert.deepEqual(bounded.json.records, []);
   });
 
   test("a list limit above 1000 is clamped to 1000, as S2 does", async () => {

@@ -12,6 +12,7 @@ import type { CallOptions, Upstream } from "../upstream/index.ts";
 import { planAppend, type S2AppendInput } from "./commands.ts";
 import { basinCreationConfig, type StreamSettings } from "./config.ts";
 import { fencingTokenMismatch } from "./errors.ts";
+import { meteredBytes } from "./metering.ts";
 import type { S2ReadQuery } from "./read-query.ts";
 import { appendAckToS2, readBatchToS2, type S2AppendAck, type S2ReadBatch } from "./records.ts";
 import { cutToSessionBounds } from "./session-bounds.ts";
@@ -54,11 +55,20 @@ export async function withInstalledToken(
   return fencingTokenMismatch(stream.fencing_token);
 }
 
-/** The records within S2's bounds: count, and `bytes` (capped at S2's 1 MiB) in metered bytes. */
+/**
+ * The records within S2's bounds: count, and `bytes` (capped at S2's 1 MiB) in metered bytes.
+ * The first record comes whatever the cap, unless the client's own `bytes` leaves it out: one
+ * written through nova's API may meter a little over 1 MiB (its 1 MiB is of content, S2 meters
+ * 8 + 2 per header more), and a page without it would never move past it.
+ */
 export function cutToS2Bounds(records: Record__Output[], q: Pick<S2ReadQuery, "bytes">) {
   const cap = BigInt(S2_READ_MAX_METERED_BYTES);
   const bytes = q.bytes === undefined || q.bytes > cap ? cap : q.bytes;
-  const { take } = cutToSessionBounds(records, { bytes }, { count: 0n, bytes: 0n });
+  let { take } = cutToSessionBounds(records, { bytes }, { count: 0n, bytes: 0n });
+  const first = records[0];
+  if (take === 0 && first && (q.bytes === undefined || BigInt(meteredBytes(first)) <= q.bytes)) {
+    take = 1;
+  }
   return take === records.length ? records : records.slice(0, take);
 }
 
@@ -73,10 +83,12 @@ export async function readS2Page(
   // Asking for nothing still checks the start (a 416 past the tail), at the cost of one record.
   const query = nothing ? { ...q.query, count: 1n } : q.query;
   const { records, tail } = (await reads.page(address, query, call)).response;
-  if (nothing) return readBatchToS2([], tail);
-  if (emptyAtTail(q, records.length, BigInt(tail?.seq_num ?? 0))) {
+  const at = { seqNum: BigInt(tail?.seq_num ?? 0), timestampMs: BigInt(tail?.timestamp_ms ?? 0) };
+  // S2 checks the start before any limit: a read at the tail is 416 even asking for nothing.
+  if (emptyAtTail(q, records.length, at)) {
     throw rangeNotSatisfiable("the read starts at the tail", tail ?? undefined);
   }
+  if (nothing) return readBatchToS2([], tail);
   return readBatchToS2(cutToS2Bounds(records, q), tail);
 }
 

@@ -18,6 +18,9 @@ test("count=0 or bytes=0 asks for nothing; other limits and none do not", () => 
 
 test("an empty page is at the tail unless until may have cut it", () => {
   const cases: [Record<string, string>, number, bigint, boolean][] = [
+    // A timestamp after the tail's (the tail stamped 50) is the tail, until or not.
+    [{ timestamp: "51", until: "100" }, 0, 5n, true],
+    [{ timestamp: "50", until: "100" }, 0, 5n, false],
     // Records came back: never.
     [{ seq_num: "0" }, 1, 5n, false],
     // Without until, an empty page started at the tail, however the start was given.
@@ -35,7 +38,7 @@ test("an empty page is at the tail unless until may have cut it", () => {
   ];
   for (const [query, records, tail, atTail] of cases) {
     assert.equal(
-      emptyAtTail(parseS2ReadQuery(query), records, tail),
+      emptyAtTail(parseS2ReadQuery(query), records, { seqNum: tail, timestampMs: 50n }),
       atTail,
       `${JSON.stringify(query)}, ${records} records, tail ${tail}`,
     );

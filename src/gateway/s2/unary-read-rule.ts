@@ -11,16 +11,18 @@ export function asksForNothing(q: Pick<S2ReadQuery, "zeroLimit">): boolean {
 /**
  * Whether a unary read that came back with no records started at the tail (S2's 416). Without
  * `until` an empty page means exactly that; with it, only a start known to be at the tail (a
- * seq_num at or past it, tail_offset 0, or an empty stream) does, as `until` may have cut the rest.
+ * seq_num at or past it, tail_offset 0, a timestamp after the tail's, or an empty stream) does,
+ * as `until` may have cut the rest.
  */
 export function emptyAtTail(
   q: Pick<S2ReadQuery, "query" | "untilMs">,
   records: number,
-  tailSeqNum: bigint,
+  tail: { seqNum: bigint; timestampMs: bigint },
 ): boolean {
   if (records > 0) return false;
-  if (q.untilMs === undefined || tailSeqNum === 0n) return true;
+  if (q.untilMs === undefined || tail.seqNum === 0n) return true;
   const { start } = q.query;
-  if ("seq_num" in start) return BigInt(start.seq_num) >= tailSeqNum;
+  if ("seq_num" in start) return BigInt(start.seq_num) >= tail.seqNum;
+  if ("timestamp_ms" in start) return BigInt(start.timestamp_ms) > tail.timestampMs;
   return "tail_offset" in start && BigInt(start.tail_offset) === 0n;
 }
