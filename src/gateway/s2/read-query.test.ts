@@ -31,10 +31,17 @@ test("bad read queries are S2's errors", () => {
   assert.throws(() => parseS2ReadQuery({ count: "-1" }), refused(400, "bad_query"));
   assert.throws(() => parseS2ReadQuery({ wait: "61" }), refused(400, "bad_query"));
   assert.throws(() => parseS2ReadQuery({ clamp: "yes" }), refused(400, "bad_query"));
-  assert.throws(
-    () => parseS2ReadQuery({ timestamp: "9223372036854775808" }),
-    refused(422, "invalid"),
-  );
+});
+
+test("times past int64, which S2 takes, are past every record: the tail, and no until", () => {
+  const u64 = "18446744073709551615";
+  assert.deepEqual(parseS2ReadQuery({ timestamp: u64 }).query.start, {
+    timestamp_ms: "9223372036854775807",
+  });
+  const q = parseS2ReadQuery({ seq_num: "0", until: u64 });
+  assert.equal(q.untilMs, undefined);
+  assert.equal(q.query.until_ms, undefined);
+  assert.equal(parseS2ReadQuery({ until: "9223372036854775807" }).untilMs, 9223372036854775807n);
 });
 
 test("a session's wait: as asked; else 0 when bounded, else for ever", () => {

@@ -2,9 +2,15 @@
 // ReadQuery, plus what only S2 has: `bytes` counts S2's metered bytes, and a session without
 // `wait` ends once caught up when count, bytes or until bound it (S2's wait is 0 then).
 import type { ReadQuery } from "../translate/index.ts";
-import { type IntRange, type Query, queryParam, readExactInt, UINT64 } from "../translate/index.ts";
+import {
+  INT64,
+  type IntRange,
+  type Query,
+  queryParam,
+  readExactInt,
+  UINT64,
+} from "../translate/index.ts";
 import { s2Error } from "./errors.ts";
-import { timeFromS2 } from "./records.ts";
 
 export interface S2ReadQuery {
   /** Nova's query: its `bytes` (content bytes, never more than metered) lets through a superset. */
@@ -46,7 +52,7 @@ export function parseS2ReadQuery(query: Query): S2ReadQuery {
       seq !== undefined
         ? { seq_num: seq.toString() }
         : ts !== undefined
-          ? { timestamp_ms: timeFromS2(ts.toString(), "timestamp") }
+          ? { timestamp_ms: withinInt64(ts).toString() }
           : { tail_offset: (offset ?? 0n).toString() },
     clamp: clampText === "true",
     wait: 0,
@@ -66,12 +72,14 @@ export function parseS2ReadQuery(query: Query): S2ReadQuery {
   // A unary read then answers no records (unary-read-rule.ts); a session takes 0 as no limit.
   if (count === 0n || bytes === 0n) out.zeroLimit = true;
   const until = int(query, "until");
-  if (until !== undefined) {
-    out.untilMs = BigInt(timeFromS2(until.toString(), "until"));
+  if (ts !== undefined && until !== undefined && ts >= until) {
+    throw s2Error("invalid", "start `timestamp` exceeds or equal to `until`");
+  }
+  // S2's times are any u64; nova's records are stamped within int64: a start past that is past
+  // every record (the tail), and an `until` past it bounds nothing.
+  if (until !== undefined && until <= INT64.max) {
+    out.untilMs = until;
     nova.until_ms = out.untilMs.toString();
-    if (ts !== undefined && ts >= until) {
-      throw s2Error("invalid", "start `timestamp` exceeds or equal to `until`");
-    }
   }
   const wait = int(query, "wait", WAIT);
   if (wait !== undefined) {
@@ -94,4 +102,10 @@ export function bounded(q: S2ReadQuery): boolean {
 export function idleEndMs(q: S2ReadQuery): number | undefined {
   if (q.wait !== undefined) return q.wait * 1000;
   return bounded(q) ? 0 : undefined;
+}
+
+/** S2's u64 time as nova's int64 one: past int64 is past every record nova keeps. */
+function withinInt64(ms: bigint): bigint {
+  if (ms > INT64.max) return INT64.max;
+  return ms;
 }
