@@ -55,9 +55,10 @@ export async function listLogNumbers(
 
 /**
  * Every log object of `starId`'s epoch `epoch` (default: the newest epoch in storage; older
- * ones hold only what their fencing left, docs/fleet.md) in order, voids passed over; one
- * deleted between the listing and its read is skipped (its entries were settled), and one that
- * does not decode comes without entries.
+ * ones hold only what their fencing left, docs/fleet.md) in order; one deleted between the
+ * listing and its read is skipped (its entries were settled), one that does not decode comes
+ * without entries, and a void (a number whose PUT failed) comes with none: it holds nothing,
+ * but its number is taken, so a replay goes past it and deletes it.
  */
 async function* readLogObjects(
   store: ObjectStore,
@@ -74,7 +75,11 @@ async function* readLogObjects(
     { concurrency: LOG_WORK_CONCURRENCY },
   );
   for await (const { key, number, bytes } of reads) {
-    if (bytes === undefined || decodeLogVoid(bytes) !== undefined) continue;
+    if (bytes === undefined) continue;
+    if (decodeLogVoid(bytes) !== undefined) {
+      yield { key, number, entries: [], damage: undefined };
+      continue;
+    }
     try {
       yield { key, number, entries: decodeLogObject(bytes), damage: undefined };
     } catch (err) {
