@@ -485,6 +485,9 @@ describe("validation names the field, by request part", () => {
       "nova-request-token",
     );
     assert.equal((await http("GET", `/v1/buckets/${bucket}`)).status, 404, "nothing was made");
+    // 256 bytes of UTF-8 on the wire pass the gateway and the star alike.
+    const utf8 = { "nova-request-token": Buffer.from("é".repeat(128)).toString("latin1") };
+    assert.equal((await http("POST", "/v1/buckets", { name: bucket }, utf8)).status, 201);
   });
 
   test("bodies: bad_json with its position, invalid_argument naming the nested field", async () => {

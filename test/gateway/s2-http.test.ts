@@ -376,6 +376,10 @@ describe("batching on S2's face", () => {
     });
     assert.equal(put.status, 201, put.text);
     assert.equal(await windowOf(ensured), 0);
+    // A creation token longer than nova keeps is refused, before anything is made.
+    const token = { "s2-request-token": "t".repeat(257) };
+    const long = await http("POST", "/v1/basins", { basin: `s2http-tok-${process.pid}` }, token);
+    assertS2Error(long, 400, "bad_header", /s2-request-token/);
     // A location that is not a string is refused, not dropped.
     for (const [method, path, body] of [
       ["POST", "/v1/basins", { basin: `s2http-loc-${process.pid}`, location: 5 }],

@@ -66,14 +66,14 @@ describe("buckets", () => {
     });
   });
 
-  test("a creation token over 256 bytes is INVALID_ARGUMENT, and nothing is made", async () => {
+  test("a creation token over 512 bytes is INVALID_ARGUMENT, and nothing is made", async () => {
     const name = uniqueBucket();
-    const long = "é".repeat(129);
+    const long = "é".repeat(257);
     await assert.rejects(call(f.client, "CreateBucket", { name, creation_token: long }), {
       code: status.INVALID_ARGUMENT,
     });
     await assert.rejects(call(f.client, "GetBucket", { name }), { code: status.NOT_FOUND });
-    await call(f.client, "CreateBucket", { name, creation_token: "x".repeat(256) });
+    await call(f.client, "CreateBucket", { name, creation_token: "é".repeat(256) });
     await assert.rejects(
       call(f.client, "CreateStream", { bucket: name, key: "s", creation_token: long }),
       { code: status.INVALID_ARGUMENT },

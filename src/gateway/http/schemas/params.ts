@@ -2,7 +2,7 @@
 // lists each as a parameter. Query values are strings with patterns, never integers: Ajv would
 // coerce "18446744073709551615" to a rounded double; translation reads the digits exactly.
 import { Type } from "typebox";
-import { BUCKET_NAME, MAX_CREATION_TOKEN_BYTES } from "../../../contract/wire-limits.ts";
+import { BUCKET_NAME, MAX_CREATION_TOKEN_HEADER_BYTES } from "../../../contract/wire-limits.ts";
 
 const uint64Digits = (description: string) =>
   Type.String({ pattern: "^[0-9]{1,20}$", description });
@@ -218,7 +218,7 @@ export const CreateHeaders = Type.Object({
   "nova-request-token": Type.Optional(
     Type.String({
       // Header bytes, which Node reads one character each.
-      maxLength: MAX_CREATION_TOKEN_BYTES,
+      maxLength: MAX_CREATION_TOKEN_HEADER_BYTES,
       description:
         "The creation token (at most 256 bytes): a retry (the same token and the same body) converges on the existing resource; the same token with another body is 409 already_exists.",
     }),
