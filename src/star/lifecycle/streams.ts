@@ -282,7 +282,8 @@ export function deleteStream(ctx: StarContext, bucket: string, key: string): Pro
   return ctx.locks.take(lockKey(bucket, key), async () => {
     requireLeader(ctx, bucket, key);
     checkBucketName(bucket);
-    const b = await ctx.catalog.getBucket(bucket);
+    // Forwarded by a bucket's sweep: this member's cache may not know the bucket yet.
+    const b = await ctx.catalog.getBucket(bucket, { fresh: isForwarded() });
     if (!b) throw bucketNotFound(bucket);
     checkStreamKey(key);
     // From the store for a bucket's sweep (forwarded, or the bucket gone): a cached tombstone
