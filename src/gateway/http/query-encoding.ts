@@ -6,12 +6,18 @@ import fp from "fastify-plugin";
 import { badQuery } from "../errors/index.ts";
 
 export const queryEncodingPlugin = fp(async (app: FastifyInstance) => {
-  app.addHook("onRequest", async (req) => {
+  // Not async: on every request, no promise for the common query with nothing to check.
+  app.addHook("onRequest", (req, _reply, done) => {
     const at = req.url.indexOf("?");
-    if (at < 0 || req.url.indexOf("%", at) < 0) return;
-    for (const part of req.url.slice(at + 1).split("&")) {
-      if (part.includes("%")) checkEscapes(part);
+    if (at < 0 || req.url.indexOf("%", at) < 0) return done();
+    try {
+      for (const part of req.url.slice(at + 1).split("&")) {
+        if (part.includes("%")) checkEscapes(part);
+      }
+    } catch (err) {
+      return done(err as Error);
     }
+    done();
   });
 });
 
