@@ -83,10 +83,12 @@ let star: RunningStar | undefined;
 let stars = opts.stars;
 if (stars.length === 0) {
   const dataDir = resolve(opts.dataDir);
-  await mkdir(dataDir, { recursive: true });
   // The star's code loads only when it is embedded: a gateway in front of a fleet starts quicker.
   const { logCommitIntervalMs, openStorage, startStar } = await import("./star/index.ts");
-  storage = await openStorage({ kind: "embedded", dataDir, bucket: "nova" });
+  // Said in one line (a directory in use by another process, a file in the way), not a stack.
+  storage = await mkdir(dataDir, { recursive: true })
+    .then(() => openStorage({ kind: "embedded", dataDir, bucket: "nova" }))
+    .catch((err: Error) => refuse(`--data-dir ${dataDir}: ${err.message}`));
   star = await startStar({
     id: "embedded",
     listen: "127.0.0.1:0",
@@ -186,10 +188,10 @@ const app = await buildApp({
     : false,
 });
 // Fastify names the scheme after its own TLS option, which the gateway's listener does not use.
-const url = (await app.listen({ host: opts.host, port: opts.port })).replace(
-  /^http:/,
-  tls ? "https:" : "http:",
-);
+const listening = await app
+  .listen({ host: opts.host, port: opts.port })
+  .catch((err: Error) => refuse(`--host ${opts.host} --port ${opts.port}: ${err.message}`));
+const url = listening.replace(/^http:/, tls ? "https:" : "http:");
 const nudge =
   opts.gcSlackMb > 0
     ? startGarbageNudge(opts.gcSlackMb * 1024 * 1024, opts.gcLeftoverMs)

@@ -12,6 +12,7 @@ import { request } from "undici";
 import {
   createS3Store,
   ensureS3Bucket,
+  LOCK_FILE,
   ObjectStoreError,
   type ObjectStoreErrorKind,
   openS3rver,
@@ -196,10 +197,12 @@ describe("s3rver in place and over HTTP are one store", () => {
       );
     }
     assert.deepEqual((await local.list(p)).objects, []);
+    // The buckets, and the lock that says which process holds the directory.
     assert.deepEqual(await readdir(join(dataDir as string)), [
       "contract",
       "fixes",
       "local",
+      LOCK_FILE,
       "reads",
     ]);
   });

@@ -3,6 +3,7 @@
 // graph (about 150 files) would add about 0.3 s to each start.
 import { mkdir } from "node:fs/promises";
 import type { KeyTurns } from "../concurrency/index.ts";
+import { lockDir } from "./dir-lock.ts";
 import type { ObjectStore } from "./object-store.ts";
 import type { FilesystemStore } from "./s3rver-internals.ts";
 
@@ -65,9 +66,15 @@ export async function openS3rver(opts: S3rverOptions): Promise<EmbeddedS3rver> {
     ]);
   internals.checkS3rverVersion(internals.installedS3rverVersion);
   await mkdir(opts.dataDir, { recursive: true });
+  const unlock = await lockDir(opts.dataDir);
   const store = internals.openFilesystemStore(opts.dataDir);
   fixS3rverStore(store);
-  for (const name of buckets) await store.putBucket(name);
+  try {
+    for (const name of buckets) await store.putBucket(name);
+  } catch (err) {
+    await unlock();
+    throw err;
+  }
   // Conditional PUTs take turns on a key, whichever way they come.
   const turns = new KeyTurns();
   let serving: Promise<{ url: string; close(): Promise<void> }> | undefined;
@@ -94,6 +101,7 @@ export async function openS3rver(opts: S3rverOptions): Promise<EmbeddedS3rver> {
     async close() {
       for (const local of stores) local.close();
       await serving?.then((server) => server.close());
+      await unlock();
     },
   };
 }
