@@ -142,6 +142,46 @@ test("a failed PUT rejects its commits and its number is voided, though it lande
   assert.equal(decodeLogObject((await store.get(written as string)) as Buffer).length, 1);
 });
 
+test("while a failed number cannot be voided, appends are refused at once, then go on", async () => {
+  const { store, state, release } = gatedStore();
+  let voidsRefused = true;
+  const flaky = new Proxy(store, {
+    get(target, name) {
+      const value = Reflect.get(target, name);
+      if (name !== "putIf") return typeof value === "function" ? value.bind(target) : value;
+      return (key: string, body: Uint8Array, condition: PutCondition) => {
+        if (voidsRefused && decodeLogVoid(body)) return Promise.reject(new Error("ENOSPC"));
+        return value.call(target, key, body, condition);
+      };
+    },
+  });
+  const log = newLog(flaky as typeof store);
+  state.failing = true;
+  const failed = log.append(entry("a", 0n), 1);
+  const waiting = log.append(entry("b", 0n), 1);
+  // Refused while this test waits on the first: handled from the start.
+  waiting.catch(() => {});
+  release();
+  await assert.rejects(failed, /connection reset/);
+  // Held behind the number being voided: refused, as nothing of it was written.
+  const deadline = new Promise<never>((_, reject) => {
+    setTimeout(() => reject(new Error("still held after 5 s")), 5_000).unref();
+  });
+  await assert.rejects(Promise.race([waiting, deadline]), /refused the star's log \(ENOSPC\)/);
+  await assert.rejects(log.append(entry("c", 0n), 1), /nothing was appended; retry/);
+  state.failing = false;
+  voidsRefused = false;
+  // The failed number's object landed; once it is voided the log goes on.
+  await waitFor(async () => {
+    const [first] = await keys(store);
+    return first !== undefined && decodeLogVoid((await store.get(first)) as Buffer) !== undefined;
+  });
+  const next = log.append(entry("d", 0n), 1);
+  await waitFor(() => state.gates.length === 1);
+  release();
+  await next;
+});
+
 test("commits resolve in log order: a PUT that lands first waits for the one before it", async () => {
   const { store, state } = gatedStore();
   const log = newLog(store, 2);

@@ -75,6 +75,11 @@ export class CommitLog {
   #ackNext = 0n;
   readonly #done = new Map<bigint, Done>();
   #fenced: Error | undefined;
+  /**
+   * A failed number the store will not take a void at yet (it is down, or full): nothing after
+   * it can resolve, so appends are refused at once, not held until their deadline.
+   */
+  #stalled: Error | undefined;
   readonly #byStream = new Map<string, Set<Outstanding>>();
   #outstanding = 0;
   #deletable: string[] = [];
@@ -136,6 +141,7 @@ export class CommitLog {
       this.fencedRefusals++;
       return Promise.reject(this.#fenced);
     }
+    if (this.#stalled) return Promise.reject(this.#stalled);
     if (this.#next === undefined) throw new Error("the commit log was not begun (replay first)");
     return new Promise((resolve, reject) => {
       this.#waiting.push({ entry, bytes: storedBytes, resolve, reject });
@@ -236,25 +242,40 @@ export class CommitLog {
     const mark = encodeLogVoid({ by: this.#starId, epoch });
     // Until the log begins another epoch: that epoch's fence has settled this number's fate,
     // and what it finds here must not fence the epoch that began.
-    for (let wait = VOID_RETRY_MS; !this.#closed && !this.#fenced && this.#begun === begun; ) {
-      try {
-        if ((await this.#store.putIf(key, mark, { ifNoneMatch: "*" })) !== undefined) return;
-        const there = await this.#store.getVersioned(key);
-        if (this.#begun !== begun) return;
-        if (there && Buffer.from(ours).equals(there.body)) {
-          if ((await this.#store.putIf(key, mark, { ifMatch: there.etag })) !== undefined) return;
-        } else if (there && isOwnVoid(decodeLogVoid(there.body), this.#starId, epoch)) {
-          return;
-        } else if (there) {
-          this.#fence(key, there);
-          return;
+    try {
+      for (let wait = VOID_RETRY_MS; !this.#closed && !this.#fenced && this.#begun === begun; ) {
+        try {
+          if ((await this.#store.putIf(key, mark, { ifNoneMatch: "*" })) !== undefined) return;
+          const there = await this.#store.getVersioned(key);
+          if (this.#begun !== begun) return;
+          if (there && Buffer.from(ours).equals(there.body)) {
+            if ((await this.#store.putIf(key, mark, { ifMatch: there.etag })) !== undefined) return;
+          } else if (there && isOwnVoid(decodeLogVoid(there.body), this.#starId, epoch)) {
+            return;
+          } else if (there) {
+            this.#fence(key, there);
+            return;
+          }
+        } catch (err) {
+          // The store is down: the log stalls here until it is back, as every later number waits.
+          this.#stall(err);
         }
-      } catch {
-        // The store is down: the log stalls here until it is back, as every later number waits.
+        await new Promise((resolve) => setTimeout(resolve, wait));
+        wait = Math.min(wait * 2, VOID_RETRY_MAX_MS);
       }
-      await new Promise((resolve) => setTimeout(resolve, wait));
-      wait = Math.min(wait * 2, VOID_RETRY_MAX_MS);
+    } finally {
+      this.#stalled = undefined;
     }
+  }
+
+  /** Refuses what waits, and what comes, until the failed number is voided: none of it is written. */
+  #stall(err: unknown): void {
+    this.#stalled ??= unavailable(
+      `object storage refused the star's log (${(err as Error).message}): nothing was appended; retry`,
+    );
+    const refused = this.#waiting.splice(0);
+    this.#waitingBytes = 0;
+    for (const t of refused) t.reject(this.#stalled);
   }
 
   /** Another member wrote at one of this log's numbers: this epoch acknowledges nothing more. */
