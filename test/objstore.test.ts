@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { createServer as createHttpServer } from "node:http";
 import { connect, createServer as createNetServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
@@ -90,6 +90,20 @@ describe("an embedded store serves S3's HTTP API from its first presigned URL on
     assert.equal(put.statusCode, 200);
     await put.body.dump();
     assert.deepEqual(await store.get("a/two"), Buffer.from("second"));
+  });
+
+  test("a conditional write goes by the bytes in place, whatever a torn .md5 beside them says", async (t) => {
+    const dir = await tempDir(t);
+    const opened = await openS3rver({ dataDir: dir, buckets: ["lazy"] });
+    t.after(() => opened.close());
+    const store = opened.localStore("lazy");
+    await store.put("k", Buffer.from("old"));
+    // A kill -9 between a PUT's two renames: the new checksum beside the old bytes.
+    await writeFile(join(dir, "lazy", "k._S3rver_object.md5"), "0123456789abcdef0123456789abcdef");
+    const seen = await store.getVersioned("k");
+    assert.ok(seen);
+    assert.notEqual(await store.putIf("k", Buffer.from("new"), { ifMatch: seen.etag }), undefined);
+    assert.deepEqual(await store.get("k"), Buffer.from("new"));
   });
 
   test("it closes whether or not it served; once closed, its URL answers no more", async (t) => {

@@ -30,12 +30,12 @@ import {
   unlinkSync,
   writeFileSync,
 } from "node:fs";
-import { mkdir, rename, unlink } from "node:fs/promises";
+import { mkdir, readFile, rename, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { setImmediate } from "node:timers/promises";
-import { compareKeys } from "./object-store.ts";
+import { compareKeys, md5Etag } from "./object-store.ts";
 import { type FilesystemStore, type PutObject, S3Object } from "./s3rver-internals.ts";
 
 const OBJECT_SUFFIX = "._S3rver_object";
@@ -144,12 +144,16 @@ async function listObjects(
 /** The key a conditional PUT takes its turn on. */
 export const turnKey = (bucket: string, key: string): string => `${bucket}/${key}`;
 
-/** The stored object's ETag, or undefined when there is none. */
+/**
+ * The stored object's ETag, or undefined when there is none: of its bytes, as a GET gives it,
+ * not from the .md5 file beside them, which a PUT cut short by a kill -9 leaves newer than the
+ * bytes (it is renamed first), so a conditional write would never match again.
+ */
 export function etagOf(store: FilesystemStore, bucket: string, key: string) {
-  return store.getMetadata(bucket, key).then(
-    (m) => m.etag as string,
-    () => undefined,
-  );
+  return readFile(store.getResourcePath(bucket, key, "object")).then(md5Etag, (err: unknown) => {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  });
 }
 
 /** Applies the fixes to s3rver's file-system store, before anything reads or writes through it. */
