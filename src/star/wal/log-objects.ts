@@ -19,6 +19,8 @@ import { gapDamage, LogDamageError, type LogObjectOutline, tornToPassOver } from
 export interface LogObject extends LogObjectOutline {
   /** Undefined when it does not decode (`damage` says why). */
   entries: DecodedLogEntry[] | undefined;
+  /** A void: a number whose PUT failed, or a fence's (docs/fleet.md); it holds no entries. */
+  void: boolean;
 }
 
 /** A log object that decodes. */
@@ -57,8 +59,9 @@ export async function listLogNumbers(
  * Every log object of `starId`'s epoch `epoch` (default: the newest epoch in storage; older
  * ones hold only what their fencing left, docs/fleet.md) in order; one deleted between the
  * listing and its read is skipped (its entries were settled), one that does not decode comes
- * without entries, and a void (a number whose PUT failed) comes with none: it holds nothing,
- * but its number is taken, so a replay goes past it and deletes it.
+ * without entries, and a void (a number whose PUT failed, or a fence's) comes with none: it
+ * holds nothing, but its number is taken, so a replay goes past it (and leaves it: voids stay,
+ * docs/storage-layout.md).
  */
 async function* readLogObjects(
   store: ObjectStore,
@@ -77,14 +80,14 @@ async function* readLogObjects(
   for await (const { key, number, bytes } of reads) {
     if (bytes === undefined) continue;
     if (decodeLogVoid(bytes) !== undefined) {
-      yield { key, number, entries: [], damage: undefined };
+      yield { key, number, entries: [], damage: undefined, void: true };
       continue;
     }
     try {
-      yield { key, number, entries: decodeLogObject(bytes), damage: undefined };
+      yield { key, number, entries: decodeLogObject(bytes), damage: undefined, void: false };
     } catch (err) {
       if (!(err instanceof CorruptionError)) throw err;
-      yield { key, number, entries: undefined, damage: err.message };
+      yield { key, number, entries: undefined, damage: err.message, void: false };
     }
   }
 }

@@ -50,7 +50,8 @@ export async function replayLog(
   const keys: string[] = [];
   let next = 0n;
   for (const object of [...decoded, ...passedOver]) {
-    keys.push(object.key);
+    // A void is never deleted: a fence's keeps a lost member from landing at its number.
+    if (!("void" in object && object.void)) keys.push(object.key);
     if (object.number >= next) next = object.number + 1n;
   }
   const byStream = new Map<string, DecodedLogEntry[]>();
