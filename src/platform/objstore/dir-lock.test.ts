@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -23,10 +23,13 @@ test("a directory is one process's: a live holder is named; the release frees it
     assert.match(err.message, new RegExp(`in use by process ${process.ppid}`));
     return true;
   });
-  await writeFile(join(dir, LOCK_FILE), `${process.pid}\n`);
+  // A release leaves a lock that is not its own (taken over meanwhile) where it is.
   await release();
+  assert.equal((await readFile(join(dir, LOCK_FILE), "utf8")).trim(), String(process.ppid));
+  await writeFile(join(dir, LOCK_FILE), `${process.pid}\n`);
   const again = await lockDir(dir);
   await again();
+  assert.deepEqual(await readdir(dir), [], "nothing left behind");
 });
 
 test("a lock left by a process that is gone (kill -9) is taken over", async (t) => {
@@ -37,4 +40,36 @@ test("a lock left by a process that is gone (kill -9) is taken over", async (t) 
   const release = await lockDir(dir);
   assert.equal((await readFile(join(dir, LOCK_FILE), "utf8")).trim(), String(process.pid));
   await release();
+});
+
+/** Two processes taking `dir` at the same instant: what each got. */
+async function race(dir: string): Promise<string[]> {
+  const at = Date.now() + 300;
+  const script = `
+    import { lockDir } from ${JSON.stringify(new URL("./dir-lock.ts", import.meta.url).pathname)};
+    while (Date.now() < ${at});
+    try { await lockDir(${JSON.stringify(dir)}); console.log("got"); }
+    catch (err) { console.log(err.name); }
+    setTimeout(() => {}, 200);`;
+  const one = () =>
+    new Promise<string>((resolve) => {
+      const child = spawn(process.execPath, ["--input-type=module", "-e", script]);
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => {
+        out += d;
+      });
+      child.on("exit", () => resolve(out.trim()));
+    });
+  return (await Promise.all([one(), one()])).sort();
+}
+
+test("two processes starting at once, on a free directory or a stale lock: one gets it", async (t) => {
+  for (const stale of [false, true, false, true]) {
+    const dir = await tempDir(t);
+    if (stale) {
+      const gone = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]);
+      await writeFile(join(dir, LOCK_FILE), `${gone.stdout.toString()}\n`);
+    }
+    assert.deepEqual(await race(dir), ["DirInUseError", "got"], stale ? "stale" : "free");
+  }
 });
