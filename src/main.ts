@@ -291,10 +291,15 @@ async function runPrimary(): Promise<never> {
     ipcTimeoutMs: opts.clusterIpcTimeoutMs,
     registry: own.registry,
   });
-  const exit = async (code: number): Promise<never> => {
-    await star?.close();
-    await storage?.close();
-    process.exit(code);
+  // Once: a second signal stops the workers again, and must not close the star twice.
+  let exiting: Promise<never> | undefined;
+  const exit = (code: number): Promise<never> => {
+    exiting ??= (async () => {
+      await star?.close();
+      await storage?.close();
+      process.exit(code);
+    })();
+    return exiting;
   };
   let stopping = false;
   const stopAll = async (signal: NodeJS.Signals) => {

@@ -86,6 +86,7 @@ export async function openS3rver(opts: S3rverOptions): Promise<EmbeddedS3rver> {
     return serving;
   };
   const stores: ObjectStore[] = [];
+  let closing: Promise<void> | undefined;
   return {
     localStore(bucket) {
       const local = createS3rverLocalStore({
@@ -98,10 +99,14 @@ export async function openS3rver(opts: S3rverOptions): Promise<EmbeddedS3rver> {
       return local;
     },
     serve: async () => (await serve()).url,
-    async close() {
-      for (const local of stores) local.close();
-      await serving?.then((server) => server.close());
-      await unlock();
+    // Once, however often asked (a second signal may ask again while the first close runs).
+    close() {
+      closing ??= (async () => {
+        for (const local of stores) local.close();
+        await serving?.then((server) => server.close());
+        await unlock();
+      })();
+      return closing;
     },
   };
 }
