@@ -182,6 +182,34 @@ test("while a failed number cannot be voided, appends are refused at once, then 
   await next;
 });
 
+test("a void refused once (a blip) holds the appends behind it, which then go on", async () => {
+  const { store, state, release } = gatedStore();
+  let refusals = 1;
+  const blip = new Proxy(store, {
+    get(target, name) {
+      const value = Reflect.get(target, name);
+      if (name !== "putIf") return typeof value === "function" ? value.bind(target) : value;
+      return (key: string, body: Uint8Array, condition: PutCondition) => {
+        if (refusals > 0 && decodeLogVoid(body)) {
+          refusals--;
+          return Promise.reject(new Error("503 SlowDown"));
+        }
+        return value.call(target, key, body, condition);
+      };
+    },
+  });
+  const log = newLog(blip as typeof store);
+  state.failing = true;
+  const failed = log.append(entry("a", 0n), 1);
+  const behind = log.append(entry("b", 0n), 1);
+  release();
+  await assert.rejects(failed, /connection reset/);
+  state.failing = false;
+  await waitFor(() => state.gates.length === 1);
+  release();
+  await behind;
+});
+
 test("commits resolve in log order: a PUT that lands first waits for the one before it", async () => {
   const { store, state } = gatedStore();
   const log = newLog(store, 2);

@@ -58,6 +58,11 @@ interface Done {
 
 const VOID_RETRY_MS = 100;
 const VOID_RETRY_MAX_MS = 2_000;
+/**
+ * How long a failed number's void may keep failing before appends are refused at once: a blip
+ * (one 5xx) is ridden out, as the appends behind it would succeed a moment later.
+ */
+const VOID_STALL_MS = 1_000;
 
 export class CommitLog {
   readonly #store: ObjectStore;
@@ -80,6 +85,8 @@ export class CommitLog {
    * it can resolve, so appends are refused at once, not held until their deadline.
    */
   #stalled: Error | undefined;
+  /** Voids failing past VOID_STALL_MS now: the log is stalled while any is. */
+  #stalls = 0;
   readonly #byStream = new Map<string, Set<Outstanding>>();
   #outstanding = 0;
   #deletable: string[] = [];
@@ -242,6 +249,8 @@ export class CommitLog {
     const mark = encodeLogVoid({ by: this.#starId, epoch });
     // Until the log begins another epoch: that epoch's fence has settled this number's fate,
     // and what it finds here must not fence the epoch that began.
+    const since = Date.now();
+    let stalled = false;
     try {
       for (let wait = VOID_RETRY_MS; !this.#closed && !this.#fenced && this.#begun === begun; ) {
         try {
@@ -258,13 +267,17 @@ export class CommitLog {
           }
         } catch (err) {
           // The store is down: the log stalls here until it is back, as every later number waits.
-          this.#stall(err);
+          if (Date.now() - since >= VOID_STALL_MS) {
+            if (!stalled) this.#stalls++;
+            stalled = true;
+            this.#stall(err);
+          }
         }
         await new Promise((resolve) => setTimeout(resolve, wait));
         wait = Math.min(wait * 2, VOID_RETRY_MAX_MS);
       }
     } finally {
-      this.#stalled = undefined;
+      if (stalled && --this.#stalls === 0) this.#stalled = undefined;
     }
   }
 
