@@ -76,10 +76,11 @@ export function parseS2ReadQuery(query: Query): S2ReadQuery {
     throw s2Error("invalid", "start `timestamp` exceeds or equal to `until`");
   }
   // S2's times are any u64; nova's records are stamped within int64: a start past that is past
-  // every record (the tail), and an `until` past it bounds nothing.
-  if (until !== undefined && until <= INT64.max) {
+  // every record (the tail), and an `until` past it cuts none (the star is not asked to), though
+  // it still bounds the read as S2 counts bounds (a session then ends once caught up).
+  if (until !== undefined) {
     out.untilMs = until;
-    nova.until_ms = out.untilMs.toString();
+    if (until <= INT64.max) nova.until_ms = until.toString();
   }
   const wait = int(query, "wait", WAIT);
   if (wait !== undefined) {
