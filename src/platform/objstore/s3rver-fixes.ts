@@ -7,6 +7,7 @@
 //   condition fails): conditional PUTs are checked and written one at a time per key here.
 // Not patched: a truncated ListObjectsV2 page fails with a 500, as its continuation token needs
 // DES, which Node 17+ (OpenSSL 3) lacks: the S3 store lists with V1 markers instead.
+import { existsSync } from "node:fs";
 import type { Readable } from "node:stream";
 import type S3rver from "s3rver";
 import type { KeyTurns } from "../concurrency/index.ts";
@@ -93,8 +94,11 @@ function conditionalPuts(store: FilesystemStore, turns: KeyTurns): KoaMiddleware
     const bucket = decodeURIComponent(ctx.path.slice(1, slash));
     const key = decodeURIComponent(ctx.path.slice(slash + 1));
     await turns.take(turnKey(bucket, key), async () => {
-      const etag = await etagOf(store, bucket, key);
-      const holds = ifNoneMatch === "*" ? etag === undefined : etag === ifMatch;
+      // If-None-Match needs only whether the object is there, not its bytes' checksum.
+      const holds =
+        ifNoneMatch === "*"
+          ? !existsSync(store.getResourcePath(bucket, key, "object"))
+          : (await etagOf(store, bucket, key)) === ifMatch;
       if (!holds) {
         ctx.status = 412;
         ctx.body = {
