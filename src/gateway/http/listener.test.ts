@@ -121,14 +121,11 @@ test("a connection whose request arrived while the event loop was stalled past t
   assert.equal(await answers.until(1), 1, "answered, not cut with 408");
 });
 
-test("HTTP/1.1 responses advertise the keep-alive hint, not the idle timeout; HTTP/2 and closes none", async (t) => {
-  const server = gatewayServer(
-    (_req, res) => {
-      res.setHeader("content-length", 2);
-      res.end("ok");
-    },
-    { ...SETTINGS, keepAliveHintS: 3 },
-  );
+/** Listens on a free port; an HTTP/2 session to it; both closed after the test. */
+async function listenWithH2(
+  server: ReturnType<typeof gatewayServer>,
+  t: { after(fn: () => void): void },
+): Promise<{ port: number; session: http2.ClientHttp2Session }> {
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   const { port } = server.address() as net.AddressInfo;
@@ -138,6 +135,18 @@ test("HTTP/1.1 responses advertise the keep-alive hint, not the idle timeout; HT
     server.closeAllConnections();
     server.close();
   });
+  return { port, session };
+}
+
+test("HTTP/1.1 responses advertise the keep-alive hint, not the idle timeout; HTTP/2 and closes none", async (t) => {
+  const server = gatewayServer(
+    (_req, res) => {
+      res.setHeader("content-length", 2);
+      res.end("ok");
+    },
+    { ...SETTINGS, keepAliveHintS: 3 },
+  );
+  const { port, session } = await listenWithH2(server, t);
   const kept = await request(`http://127.0.0.1:${port}/`);
   await kept.body.text();
   assert.equal(kept.headers["keep-alive"], "timeout=3");
@@ -162,15 +171,7 @@ test("an HTTP/2 method HTTP/1.1 would refuse is 501 in the contract's body, neve
     handled++;
     res.end("ok");
   }, SETTINGS);
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as net.AddressInfo;
-  const session = http2.connect(`http://127.0.0.1:${port}`);
-  t.after(() => {
-    session.destroy();
-    server.closeAllConnections();
-    server.close();
-  });
+  const { session } = await listenWithH2(server, t);
   const answer = async (method: string) => {
     const stream = session.request({ ":method": method, ":path": "/livez" });
     const [headers] = (await once(stream, "response")) as [http2.IncomingHttpHeaders];

@@ -36,6 +36,18 @@ function spliceDuringFirstLoad(chunks: ChunkStore, meanwhile: () => void): Chunk
   } as ChunkStore;
 }
 
+/** `chunks`, noting the first seq_num of each chunk it loads. */
+function countingLoads(chunks: ChunkStore): { counting: ChunkStore; loaded: bigint[] } {
+  const loaded: bigint[] = [];
+  const counting = {
+    records: (meta: Parameters<ChunkStore["records"]>[0]) => {
+      loaded.push(meta.firstSeqNum);
+      return chunks.records(meta);
+    },
+  } as ChunkStore;
+  return { counting, loaded };
+}
+
 const seqs = (records: { seqNum: bigint }[]) => records.map((r) => r.seqNum);
 const wide = { maxRecords: 100, maxBytes: 1 << 20 };
 
@@ -56,13 +68,7 @@ test("readPage stops where the index ends when it is cleared while a chunk loads
 
 test("readPage does not load the next chunk once the page is full", async () => {
   const { chunks, index } = await threeChunks();
-  const loaded: bigint[] = [];
-  const counting = {
-    records: (meta: Parameters<ChunkStore["records"]>[0]) => {
-      loaded.push(meta.firstSeqNum);
-      return chunks.records(meta);
-    },
-  } as ChunkStore;
+  const { counting, loaded } = countingLoads(chunks);
   const page = await readPage(counting, { index, trim: 0n, tail: 9n, unsettled: [] }, 0n, {
     maxRecords: 3,
     maxBytes: 1 << 20,
@@ -90,13 +96,7 @@ const unsettled = [9, 10, 11].map((i) => ({
 
 test("seqForTimestamp loads no chunk wholly below the trim point, though not yet reclaimed", async () => {
   const { chunks, index } = await threeChunks();
-  const loaded: bigint[] = [];
-  const counting = {
-    records: (meta: Parameters<ChunkStore["records"]>[0]) => {
-      loaded.push(meta.firstSeqNum);
-      return chunks.records(meta);
-    },
-  } as ChunkStore;
+  const { counting, loaded } = countingLoads(chunks);
   // Trimmed to the tail: every chunk is below it; the answer is in the unsettled records.
   const extent = { index, trim: 9n, tail: 12n, unsettled };
   assert.equal(await seqForTimestamp(counting, extent, 0n), 9n);

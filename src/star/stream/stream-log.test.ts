@@ -35,6 +35,7 @@ import {
 } from "../storage/keys.ts";
 import type { CommitLog } from "../wal/commit-log.ts";
 import { LogReader } from "../wal/log-objects.ts";
+import { replayStored } from "../wal/replay.test-helper.ts";
 import { replayLog } from "../wal/replay.ts";
 import { startedWal } from "../wal/started-wal.test-helper.ts";
 import { ManualClock } from "./manual-clock.test-helper.ts";
@@ -725,17 +726,7 @@ test("batching: a standard stream's batch window runs on the injected clock; its
 const silent = pino({ level: "silent" });
 
 /** The star's log replayed as a restart after kill -9 replays it. */
-function replay(store: ObjectStore) {
-  return replayLog(
-    store,
-    new LogReader(store, 1, silent),
-    new Catalog(store),
-    new ChunkStore(store, 1 << 20),
-    "star",
-    1 << 20,
-    silent,
-  );
-}
+const replay = (store: ObjectStore) => replayStored(store);
 
 // ---- idempotent producers and closing (docs/producers.md) ----
 

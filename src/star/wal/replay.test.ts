@@ -1,16 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import pino from "pino";
 import { encodeLogObject, encodeLogVoid } from "../../contract/codec/index.ts";
 import { createMemoryStore } from "../../platform/objstore/index.ts";
 import { fenceLog } from "../fleet/log-fence.ts";
-import { Catalog } from "../storage/catalog.ts";
-import { ChunkStore } from "../storage/chunk-store.ts";
 import { logKey, logPrefix } from "../storage/keys.ts";
-import { LogReader } from "./log-objects.ts";
-import { replayLog } from "./replay.ts";
-
-const silent = pino({ level: "silent" });
+import { replayStored } from "./replay.test-helper.ts";
 
 test("a void takes its number: replay goes past it, and leaves it", async () => {
   const store = createMemoryStore();
@@ -18,15 +12,7 @@ test("a void takes its number: replay goes past it, and leaves it", async () => 
   for (const n of [0n, 1n]) {
     await store.put(logKey("star", n), encodeLogVoid({ by: "star", epoch: 0 }));
   }
-  const result = await replayLog(
-    store,
-    new LogReader(store, 1, silent),
-    new Catalog(store),
-    new ChunkStore(store, 1 << 20),
-    "star",
-    1 << 20,
-    silent,
-  );
+  const result = await replayStored(store);
   assert.equal(result.next, 2n, "the next log object takes a number no void holds");
   // A fence's voids keep a lost member from landing at their numbers: they stay.
   assert.equal((await store.list(logPrefix("star"))).objects.length, 2);
@@ -46,16 +32,7 @@ test("a takeover's replay leaves the fence's voids: a lost member's late PUT can
   await store.put(logKey("s1", 0n), encodeLogObject(entries));
   const fenced = await fenceLog(store, "s1", 0, 2, { member: "s2", epoch: 0 });
   assert.ok(fenced.voided.length > 0);
-  await replayLog(
-    store,
-    new LogReader(store, 2, silent),
-    new Catalog(store),
-    new ChunkStore(store, 1 << 20),
-    "s1",
-    1 << 20,
-    silent,
-    0,
-  );
+  await replayStored(store, "s1", { inFlight: 2, epoch: 0 });
   for (const n of fenced.voided) {
     const late = await store.putIf(logKey("s1", n), encodeLogObject(entries), { ifNoneMatch: "*" });
     assert.equal(late, undefined, `the lost member's PUT at ${n} is refused`);
