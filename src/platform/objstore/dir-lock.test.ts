@@ -50,17 +50,30 @@ async function race(dir: string): Promise<string[]> {
     while (Date.now() < ${at});
     try { await lockDir(${JSON.stringify(dir)}); console.log("got"); }
     catch (err) { console.log(err.name); }
-    setTimeout(() => {}, 200);`;
-  const one = () =>
-    new Promise<string>((resolve) => {
-      const child = spawn(process.execPath, ["--input-type=module", "-e", script]);
-      let out = "";
-      child.stdout.on("data", (d: Buffer) => {
-        out += d;
-      });
-      child.on("exit", () => resolve(out.trim()));
-    });
-  return (await Promise.all([one(), one()])).sort();
+    setInterval(() => {}, 1000);`;
+  // Each stays alive (holding what it got) until both have said: one that exited early would
+  // leave a stale lock the other may rightly take.
+  const children = [0, 1].map(() =>
+    spawn(process.execPath, ["--input-type=module", "-e", script], {
+      stdio: ["ignore", "pipe", "inherit"],
+    }),
+  );
+  try {
+    const said = children.map(
+      (child) =>
+        new Promise<string>((resolve) => {
+          let out = "";
+          child.stdout.on("data", (d: Buffer) => {
+            out += d;
+            if (out.includes("\n")) resolve(out.trim());
+          });
+          child.on("exit", () => resolve(out.trim()));
+        }),
+    );
+    return (await Promise.all(said)).sort();
+  } finally {
+    for (const child of children) child.kill("SIGKILL");
+  }
 }
 
 test("two processes starting at once, on a free directory or a stale lock: one gets it", async (t) => {
