@@ -207,6 +207,13 @@ test("closing: a final batch, then appends refused with stream_closed; reads, ta
     [idempotent.status, idempotent.json.closed, idempotent.json.end.seq_num],
     [200, true, 2],
   );
+  // An empty body said to be JSON (as many clients always send) is a close without one.
+  const empty = await request(`${gw.base}${s}/close`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: "",
+  });
+  assert.equal(empty.statusCode, 200, await empty.body.text());
   const read = await http(gw.base, "GET", `${s}/records?seq_num=0`);
   assert.deepEqual([read.json.records.length, read.json.closed], [2, true]);
   const partial = await http(gw.base, "GET", `${s}/records?seq_num=0&count=1`);

@@ -122,6 +122,10 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
       config: { ...config, admitsAppend: true },
       schema: routeSchemas.close,
       bodyLimit: opts.bodyLimit,
+      // An empty JSON body (clients that always say application/json) is a close without one.
+      preValidation: async (req) => {
+        if (req.body === undefined && req.headers["content-type"] !== undefined) req.body = {};
+      },
     },
     closeStream,
   );
