@@ -27,7 +27,7 @@ import {
 import { clampLimit } from "../limits.ts";
 import type { StreamLog } from "../stream/stream-log.ts";
 import { followerRead } from "./follower-read.ts";
-import { resolveStart } from "./read-start.ts";
+import { aboveTrim, resolveStart } from "./read-start.ts";
 import { appendResponse, position, record } from "./wire.ts";
 
 export function checkFencingToken(ctx: StarContext, token: string | undefined): void {
@@ -100,10 +100,8 @@ async function readFrom(
     maxBytes: clampLimit(Number(req.bytes), ctx.limits.readPageBytes),
     untilMs: req.until_ms === undefined ? undefined : BigInt(req.until_ms),
   });
-  // A start below the trim point reads from it (bigints: no Math.max).
-  let from = start;
-  if (from < log.trimPoint) from = log.trimPoint;
-  const end = records.length > 0 ? (records.at(-1)?.seqNum ?? 0n) + 1n : from;
+  const end =
+    records.length > 0 ? (records.at(-1)?.seqNum ?? 0n) + 1n : aboveTrim(start, log.trimPoint);
   return {
     records: records.map(record),
     tail: position(log.tail),

@@ -22,7 +22,7 @@ import { clampLimit } from "../limits.ts";
 import { type Extent, type ReadBounds, readPage, seqForTimestamp } from "../stream/chunk-reads.ts";
 import { type FollowerView, withRetry } from "../stream/follower-view.ts";
 import type { Pos } from "../stream/stream-log.ts";
-import { resolveStart } from "./read-start.ts";
+import { aboveTrim, resolveStart } from "./read-start.ts";
 import { leaderUnreachable, StoppedLeaderLog } from "./stopped-leader.ts";
 import { position, record } from "./wire.ts";
 
@@ -125,9 +125,7 @@ async function leaderOrStorage(
       log.reached(next);
       if (!req.clamp) throw outOfRange(extent.tail, tail.timestampMs);
     } else {
-      // Raised to the trim point (bigints: no Math.max).
-      let from = next;
-      if (from < extent.trim) from = extent.trim;
+      const from = aboveTrim(next, extent.trim);
       page.take(await log.page(from, page.rest()));
       const last = page.records.at(-1);
       const seq = last && BigInt(last.seq_num as string);
@@ -159,7 +157,7 @@ async function fromStorage(
   page: Page,
 ): Promise<{ next: bigint; reachedEnd: boolean }> {
   const extent = await settledExtent(view, next);
-  const from = next < extent.trim ? extent.trim : next;
+  const from = aboveTrim(next, extent.trim);
   if (from >= extent.tail) return { next: from, reachedEnd: true };
   const records = await withRetry(view, extent, (e) => readPage(ctx.chunks, e, from, page.rest()));
   page.take(records);

@@ -25,6 +25,11 @@ function withinTail(tail: Pos, start: bigint, clamp: boolean): bigint {
   throw outOfRange(tail.seqNum, tail.timestampMs);
 }
 
+/** A read's start, raised to the trim point: what lies below it is gone. */
+export function aboveTrim(start: bigint, trimPoint: bigint): bigint {
+  return start < trimPoint ? trimPoint : start;
+}
+
 export async function resolveStart(log: StartSource, req: StartRequest): Promise<bigint> {
   const tail = log.tail.seqNum;
   switch (req.start) {
@@ -35,7 +40,7 @@ export async function resolveStart(log: StartSource, req: StartRequest): Promise
     case "tail_offset": {
       const back = BigInt(req.tail_offset ?? "0");
       const start = back >= tail ? 0n : tail - back;
-      return start < log.trimPoint ? log.trimPoint : start;
+      return aboveTrim(start, log.trimPoint);
     }
     default:
       return tail;

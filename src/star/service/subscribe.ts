@@ -9,11 +9,10 @@ import type { SubscribeResponse } from "../../gen/nova/v1/SubscribeResponse.ts";
 import type { StarContext } from "../context.ts";
 import { resourceExhausted, toServiceError } from "../errors.ts";
 import { withCaller } from "../fleet/caller.ts";
-import { requireLeader } from "../fleet/ownership.ts";
-import { resolveDescriptor } from "../lifecycle/streams.ts";
+import { resolveDescriptor, withLedLog } from "../lifecycle/streams.ts";
 import type { StreamLog } from "../stream/stream-log.ts";
 import { followerSubscribe } from "./follower-subscribe.ts";
-import { resolveStart } from "./read-start.ts";
+import { aboveTrim, resolveStart } from "./read-start.ts";
 import { send } from "./send.ts";
 import { position, record } from "./wire.ts";
 
@@ -50,15 +49,9 @@ async function subscribe(ctx: StarContext, call: Call, signal: AbortSignal): Pro
   const { bucket, key } = call.request;
   const stream = await resolveDescriptor(ctx, bucket, key, "read");
   if (!ctx.fleet.leads(bucket, key)) return followerSubscribe(ctx, stream, call, signal);
-  // Not from memory while its lease may have lapsed: another member may lead (and trim) it now.
-  requireLeader(ctx, bucket, key);
-  // Held open while this call lasts, also while a slow reader takes a page (no waiter then).
-  const { log, release } = await ctx.registry.hold(stream);
-  try {
-    await follow(ctx, call, log, signal);
-  } finally {
-    release();
-  }
+  // Not from memory while its lease may have lapsed (withLedLog checks it); held open while this
+  // call lasts, also while a slow reader takes a page (no waiter then).
+  return withLedLog(ctx, stream, (log) => follow(ctx, call, log, signal));
 }
 
 async function follow(ctx: StarContext, call: Call, log: StreamLog, signal: AbortSignal) {
@@ -83,7 +76,7 @@ async function follow(ctx: StarContext, call: Call, log: StreamLog, signal: Abor
     }
     // Nothing from `next`: all of it below the trim point (trimmed since, or a start below a
     // trim that reached the tail) is gone, and the reader goes on from there.
-    if (next < log.trimPoint) next = log.trimPoint;
+    next = aboveTrim(next, log.trimPoint);
     // A commit landed while this page was read: read again.
     if (log.tail.seqNum > next) continue;
     if (log.sealed) {
