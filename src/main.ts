@@ -3,7 +3,7 @@
 // SIGTERM and SIGINT. With --workers N this first process forks N gateway processes that serve
 // the port (src/gateway/cluster/), and runs the embedded star itself.
 import cluster from "node:cluster";
-import { mkdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { resolve } from "node:path";
 import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
@@ -86,9 +86,9 @@ if (stars.length === 0) {
   // The star's code loads only when it is embedded: a gateway in front of a fleet starts quicker.
   const { logCommitIntervalMs, openStorage, startStar } = await import("./star/index.ts");
   // Said in one line (a directory in use by another process, a file in the way), not a stack.
-  storage = await mkdir(dataDir, { recursive: true })
-    .then(() => openStorage({ kind: "embedded", dataDir, bucket: "nova" }))
-    .catch((err: Error) => refuse(`--data-dir ${dataDir}: ${err.message}`));
+  storage = await openStorage({ kind: "embedded", dataDir, bucket: "nova" }).catch((err: Error) =>
+    refuse(`--data-dir ${dataDir}: ${err.message}`),
+  );
   star = await startStar({
     id: "embedded",
     listen: "127.0.0.1:0",

@@ -9,10 +9,10 @@ import { after, before, describe, test } from "node:test";
 import { HeadObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import fc from "fast-check";
 import { request } from "undici";
+import { LOCK_FILE } from "../src/platform/objstore/dir-lock.ts";
 import {
   createS3Store,
   ensureS3Bucket,
-  LOCK_FILE,
   ObjectStoreError,
   type ObjectStoreErrorKind,
   openS3rver,

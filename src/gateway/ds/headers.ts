@@ -3,7 +3,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { MAX_WRITER_SEQ_BYTES } from "../../contract/wire-limits.ts";
 import { badHeader } from "../errors/index.ts";
-import { MAX_PRODUCER_ID_CHARS, utf8HeaderText } from "../translate/index.ts";
+import { producerIdFrom } from "../translate/index.ts";
 
 /** The protocol's ceiling for producer epochs and seqs, for JavaScript clients. */
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -78,14 +78,8 @@ export function producerHeaders(headers: IncomingHttpHeaders): ProducerHeaders |
   if (id === undefined || epoch === undefined || seq === undefined) {
     throw badHeader("producer-id", "Producer-Id, Producer-Epoch and Producer-Seq go together");
   }
-  // The rule nova's own producer headers and the star keep: characters, not bytes.
-  const text = utf8HeaderText(id, "producer-id");
-  const chars = [...text].length;
-  if (chars === 0 || chars > MAX_PRODUCER_ID_CHARS) {
-    throw badHeader("producer-id", `must be 1 to ${MAX_PRODUCER_ID_CHARS} characters`);
-  }
   return {
-    id: text,
+    id: producerIdFrom(id, "producer-id"),
     epoch: safeInteger(epoch, "producer-epoch"),
     seq: safeInteger(seq, "producer-seq"),
   };

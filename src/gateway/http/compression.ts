@@ -46,7 +46,7 @@ export const compressionPlugin = fp(async (app: FastifyInstance, opts: Compressi
   await app.register(compress, {
     // The client's preference wins; on a tie (`*`, equal q) the first of these. The plugin's
     // types (JSON, text: /metrics too; never text/event-stream) and br at quality 4 stand.
-    encodings: ["zstd", "br", "gzip"],
+    encodings: [...ENCODINGS],
     threshold: opts.minBytes,
     globalDecompression: false,
   });

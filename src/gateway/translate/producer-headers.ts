@@ -57,6 +57,19 @@ export function utf8HeaderText(value: string, name: string): string {
   }
 }
 
+/**
+ * A producer id from its header (`name`): UTF-8, 1 to 128 characters, the rule the star keeps
+ * (characters, not bytes).
+ */
+export function producerIdFrom(value: string, name: string): string {
+  const text = utf8HeaderText(value, name);
+  const chars = [...text].length;
+  if (chars < 1 || chars > MAX_PRODUCER_ID_CHARS) {
+    throw badHeader(name, `must be 1 to ${MAX_PRODUCER_ID_CHARS} characters, not ${chars}`);
+  }
+  return text;
+}
+
 /** `rawHeaders`: the request's names and values as sent (Node's `rawHeaders`). */
 export function producerFromHeaders(
   headers: Headers,
@@ -74,16 +87,8 @@ export function producerFromHeaders(
       `is missing: a producer sends ${names.join(", ")} together`,
     );
   }
-  const text = utf8HeaderText(id as string, PRODUCER_ID_HEADER);
-  const chars = [...text].length;
-  if (chars < 1 || chars > MAX_PRODUCER_ID_CHARS) {
-    throw badHeader(
-      PRODUCER_ID_HEADER,
-      `must be 1 to ${MAX_PRODUCER_ID_CHARS} characters, not ${chars}`,
-    );
-  }
   return {
-    id: text,
+    id: producerIdFrom(id as string, PRODUCER_ID_HEADER),
     epoch: readExactInt(epoch, UINT64, PRODUCER_EPOCH_HEADER, badHeader).toString(),
     seq: readExactInt(seq, UINT64, PRODUCER_SEQ_HEADER, badHeader).toString(),
   };

@@ -346,7 +346,7 @@ export class FleetClient {
       const undecided = sent && !replayable;
       if (failure.aborted) throw abortError(method, address, opts.signal?.reason, undecided);
       // A call close() cancelled stays cancelled: the gateway is stopping, not the star.
-      const status = hopStatus(failure.status, failure.aborted || this.#closed);
+      const status = hopStatus(failure.status, this.#closed);
 
       const leader = notOwnerLeader(status);
       if (leader !== undefined) {

@@ -1,6 +1,5 @@
 // Object storage: the interface both programs use, its S3 and in-memory stores, and the embedded
 // s3rver for development and tests.
-export * from "./dir-lock.ts";
 export * from "./errors.ts";
 export * from "./memory-store.ts";
 export * from "./object-store.ts";
