@@ -3,7 +3,7 @@
 import * as grpc from "@grpc/grpc-js";
 import pino, { type Logger } from "pino";
 import { type InProcessStar, NOVA_CHANNEL_OPTIONS, nova } from "../contract/proto/index.ts";
-import { KeyTurns } from "../platform/concurrency/index.ts";
+import { KeyTurns, singleFlight } from "../platform/concurrency/index.ts";
 import { MemoryParts } from "../platform/memory/index.ts";
 import type { ObjectStore } from "../platform/objstore/index.ts";
 import { guardAdminHandlers } from "./auth/guard.ts";
@@ -243,16 +243,10 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
   const host = options.listen.slice(0, options.listen.lastIndexOf(":"));
   if (!options.fleet) fleet = Fleet.single(options.id, `${host}:${port}`);
 
-  // A round still running is not doubled: a slow one would otherwise repeat its reopens.
-  let retaining = false;
+  const retain = singleFlight(() => retentionRound(ctx));
   const retention = setInterval(() => {
-    if (!holdsLease() || retaining) return;
-    retaining = true;
-    ctx.background("retention", () =>
-      retentionRound(ctx).finally(() => {
-        retaining = false;
-      }),
-    );
+    if (!holdsLease()) return;
+    ctx.background("retention", retain);
   }, options.retentionIntervalMs ?? 5_000);
   retention.unref();
   const settling = setInterval(() => {

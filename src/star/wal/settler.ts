@@ -2,6 +2,7 @@
 // the star's log into chunk objects (a few streams at a time), then deletes the log objects that
 // are all settled. SettleStar settles every stream at once.
 import type { Logger } from "pino";
+import { singleFlight } from "../../platform/concurrency/index.ts";
 import type { StreamRegistry } from "../stream/registry.ts";
 import type { StreamLog } from "../stream/stream-log.ts";
 import type { CommitLog } from "./commit-log.ts";
@@ -22,7 +23,6 @@ export class Settler {
   readonly #wal: CommitLog;
   readonly #policy: SettlePolicy;
   readonly #log: Logger;
-  #round: Promise<void> | undefined;
   /** Chunk objects written by settling since the start. */
   chunks = 0;
 
@@ -34,12 +34,7 @@ export class Settler {
   }
 
   /** One round of the policy; a round still running is not doubled. */
-  round(): Promise<void> {
-    this.#round ??= this.#settleDue().finally(() => {
-      this.#round = undefined;
-    });
-    return this.#round;
-  }
+  readonly round = singleFlight(() => this.#settleDue());
 
   async #settleDue(): Promise<void> {
     const logs = await this.#registry.openLogs();
