@@ -17,14 +17,18 @@ export interface StarFixture {
   close(): Promise<void>;
 }
 
-export async function startStarFixture(limits?: Partial<StarLimits>): Promise<StarFixture> {
+/** `wrap` stands between the star and its store: a test's delays or failures. */
+export async function startStarFixture(
+  limits?: Partial<StarLimits>,
+  wrap: (store: ObjectStore) => ObjectStore = (store) => store,
+): Promise<StarFixture> {
   const dir = await mkdtemp(join(tmpdir(), "nova-star-test-"));
   const s3 = await startS3rver({ port: 0, dataDir: dir, buckets: ["nova"] });
   const store = createS3Store({ endpoint: s3.url, bucket: "nova" });
   const star = await startStar({
     id: "star-1",
     listen: "127.0.0.1:0",
-    store,
+    store: wrap(store),
     limits,
     retentionIntervalMs: 200,
   });

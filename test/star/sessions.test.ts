@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { setTimeout as delay } from "node:timers/promises";
 import { type ClientDuplexStream, type ServiceError, status } from "@grpc/grpc-js";
 import { findDetail } from "../../src/contract/proto/index.ts";
 import type { AppendSessionRequest } from "../../src/gen/nova/v1/AppendSessionRequest.ts";
@@ -164,6 +165,47 @@ describe("AppendSession", () => {
       next.end();
       assert.equal(await opened.ended, null);
       assert.equal(opened.frames[0]?.frame, "opened");
+    } finally {
+      await quiet.close();
+    }
+  });
+
+  test("a session whose open outlasts --append-session-idle-ms is not ended while it opens", async () => {
+    // The stream's state is read slowly while the session opens: the idle time passes twice
+    // over with the open frame in and the batch waiting behind the paused call.
+    let slow = false;
+    const quiet = await startStarFixture(
+      { sessionIdleMs: 300 },
+      (store) =>
+        new Proxy(store, {
+          get(target, name) {
+            if (name === "getVersioned") {
+              return async (key: string) => {
+                if (slow && key.startsWith("state/")) await delay(900);
+                return store.getVersioned(key);
+              };
+            }
+            const value = Reflect.get(target, name);
+            return typeof value === "function" ? value.bind(target) : value;
+          },
+        }),
+    );
+    try {
+      const bucket = uniqueBucket();
+      await call(quiet.client, "CreateBucket", { name: bucket });
+      await call(quiet.client, "CreateStream", { bucket, key: "s" });
+      slow = true;
+      const session = quiet.client.AppendSession();
+      const { frames, ended } = collect(session);
+      session.write({ open: { bucket, key: "s" } });
+      session.write(batch("waited"));
+      session.end();
+      assert.equal(await ended, null);
+      assert.deepEqual(
+        frames.map((f) => f.frame),
+        ["opened", "ack"],
+      );
+      assert.equal(frames[1]?.ack?.appended?.start?.seq_num, "0");
     } finally {
       await quiet.close();
     }
