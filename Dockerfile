@@ -35,10 +35,11 @@ RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
 EXPOSE 8080
-# Liveness (a load balancer should probe /readyz itself); set the port with NOVA_PORT, not --port.
+# Liveness (a load balancer should probe /readyz itself), asked as NOVA_HOST, NOVA_PORT and
+# NOVA_TLS_CERT configure the gateway: set those as variables, not flags, for it to see them.
 # Use every core with NOVA_WORKERS (or --workers) set to the container's CPUs.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
-  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.NOVA_PORT}/livez`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "dist/healthcheck.js"]
 # The entry without npm in between, so SIGTERM reaches the gateway and it drains; V8's young
 # generation capped as `npm start` caps it (docs/operating.md, "Memory").
 # test/gateway/docker-entry.test.ts builds dist/ as above and runs exactly this command.
