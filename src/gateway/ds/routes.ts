@@ -1,15 +1,7 @@
 // The Durable Streams routes on /ds/v1/stream/{path}: PUT creates, POST appends (and closes),
 // GET reads (catch-up, long-poll, SSE), HEAD says the metadata, DELETE deletes.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { MAX_RECORD_BYTES } from "../../contract/wire-limits.ts";
-import {
-  badHeader,
-  badQuery,
-  HttpError,
-  invalidArgument,
-  payloadTooLarge,
-  toHttpError,
-} from "../errors/index.ts";
+import { badHeader, badQuery, HttpError, invalidArgument, toHttpError } from "../errors/index.ts";
 import type { ReadService } from "../history/index.ts";
 import {
   addVary,
@@ -32,7 +24,7 @@ import { nextCursor } from "./cursor.ts";
 import { deleteDs } from "./delete.ts";
 import { forkHeaders, planFork } from "./fork.ts";
 import { closedHeader, expiryHeaders, producerHeaders, streamSeqHeader } from "./headers.ts";
-import { jsonMessages } from "./json-mode.ts";
+import { messages } from "./messages.ts";
 import { offsetOf, parseOffset } from "./offsets.ts";
 import { isJsonMode, renderBody, renderingOf } from "./render.ts";
 import { SECURITY_HEADERS } from "./security-headers.ts";
@@ -380,25 +372,6 @@ function bodyOf(req: FastifyRequest): Buffer {
 }
 
 /** One record per JSON message; bytes cut into records of at most a record's size. */
-function messages(body: Buffer, contentType: string, on: "append" | "create"): Buffer[] {
-  if (isJsonMode(contentType)) {
-    const all = jsonMessages(body, on);
-    const i = all.findIndex((m) => m.length > MAX_RECORD_BYTES);
-    if (i >= 0) {
-      throw payloadTooLarge(
-        "body",
-        `message ${i} is ${all[i]?.length} bytes; a JSON message is at most ${MAX_RECORD_BYTES} (one record)`,
-      );
-    }
-    return all;
-  }
-  const out: Buffer[] = [];
-  for (let at = 0; at < body.length; at += MAX_RECORD_BYTES) {
-    out.push(body.subarray(at, at + MAX_RECORD_BYTES));
-  }
-  return out;
-}
-
 function streamHeaders(stream: DsStream): Record<string, string> {
   return {
     "stream-next-offset": offsetOf(stream.tail),
