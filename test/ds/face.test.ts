@@ -9,7 +9,9 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { offsetOf } from "../../src/gateway/ds/offsets.ts";
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
+import { metric } from "../harness/metrics.ts";
 import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
+import { waitFor } from "../harness/wait.ts";
 
 const DS = { bucket: "ds-face", longPollMs: 1000, sseCloseS: 60 };
 
@@ -33,6 +35,8 @@ describe("the Durable Streams face", () => {
     await star?.proc.kill("SIGTERM");
     if (dir) await rm(dir, { recursive: true, force: true });
   });
+
+  const longPolls = () => metric((gw as Gateway).base, "nova_gateway_sessions", 'kind="long_poll"');
 
   async function refusal(res: Response, status: number, code: string, field?: string) {
     assert.equal(res.status, status);
@@ -138,34 +142,78 @@ describe("the Durable Streams face", () => {
     assert.notEqual(after.headers.get("etag"), etag);
   });
 
-  test("a read from an offset a trim to the tail removed is up to date at the tail", async () => {
-    await fetch(url("all-trimmed"), { method: "PUT", headers: { "content-type": "text/plain" } });
-    for (const body of ["a", "b", "c"]) {
-      await fetch(url("all-trimmed"), {
+  test("a read from an offset a trim took is 410 Gone, in every mode, naming where it starts", async () => {
+    await fetch(url("trimmed-away"), { method: "PUT", headers: { "content-type": "text/plain" } });
+    for (const body of ["a", "b", "c", "d"]) {
+      await fetch(url("trimmed-away"), {
         method: "POST",
         headers: { "content-type": "text/plain" },
         body,
       });
     }
-    const trim = await fetch(
-      `${(gw as Gateway).base}/v1/buckets/ds-face/streams/all-trimmed/trim`,
-      {
+    const trim = (seq: number) =>
+      fetch(`${(gw as Gateway).base}/v1/buckets/ds-face/streams/trimmed-away/trim`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: '{"seq_num":3}',
-      },
-    );
-    assert.equal(trim.status, 204);
-    // A client that read "a" and comes back for what follows: everything up to the tail is gone.
-    const res = await fetch(`${url("all-trimmed")}?offset=${offsetOf(1n)}`);
-    assert.equal(res.status, 200);
-    assert.equal(await res.text(), "");
-    assert.equal(
-      res.headers.get("stream-next-offset"),
-      offsetOf(3n),
-      "not the offset it asked for",
-    );
-    assert.equal(res.headers.get("stream-up-to-date"), "true");
+        body: JSON.stringify({ seq_num: seq }),
+      });
+    assert.equal((await trim(2)).status, 204);
+    // A client that read "a" and comes back for what follows: "b" is gone, and it is told so.
+    for (const mode of ["", "&live=long-poll", "&live=sse"]) {
+      const res = await fetch(`${url("trimmed-away")}?offset=${offsetOf(1n)}${mode}`);
+      const body = await refusal(res, 410, "gone");
+      assert.ok(body.message.includes(offsetOf(2n)), body.message);
+      assert.equal(res.headers.get("cache-control"), "no-store");
+    }
+    const kept = await fetch(`${url("trimmed-away")}?offset=${offsetOf(2n)}`);
+    assert.equal(await kept.text(), "cd");
+    assert.equal(await (await fetch(`${url("trimmed-away")}?offset=-1`)).text(), "cd");
+    // Trimmed to the tail: an empty page below it is the same 410.
+    assert.equal((await trim(4)).status, 204);
+    await refusal(await fetch(`${url("trimmed-away")}?offset=${offsetOf(3n)}`), 410, "gone");
+    const atTail = await fetch(`${url("trimmed-away")}?offset=${offsetOf(4n)}`);
+    assert.equal(atTail.status, 200);
+    assert.equal(atTail.headers.get("stream-up-to-date"), "true");
+  });
+
+  test("long-poll answers with data cache as catch-up reads do, with an ETag; at now, never", async () => {
+    await fetch(url("polled"), { method: "PUT", headers: { "content-type": "text/plain" } });
+    const append = (body: string) =>
+      fetch(url("polled"), { method: "POST", headers: { "content-type": "text/plain" }, body });
+    // Each poll waits for an append made once it is waiting (the gateway's long-poll count).
+    const poll = async (query: string) => {
+      const before = await longPolls();
+      const res = fetch(`${url("polled")}?${query}&live=long-poll`);
+      await waitFor(async () => (await longPolls()) > before, { message: "the poll to wait" });
+      // Wrapped: an async function returning the promise itself would wait for the answer.
+      return { res };
+    };
+
+    const fromStart = await poll("offset=-1");
+    await append("a");
+    const first = await fromStart.res;
+    assert.equal(await first.text(), "a");
+    assert.equal(first.headers.get("cache-control"), "public, no-cache");
+    const etag = first.headers.get("etag");
+    assert.ok(etag);
+    const at = await poll(`offset=${offsetOf(1n)}`);
+    await append("b");
+    const second = await at.res;
+    assert.equal(await second.text(), "b");
+    assert.match(second.headers.get("cache-control") ?? "", /^public, max-age=\d+/);
+    assert.ok(second.headers.get("etag"));
+    const again = await fetch(`${url("polled")}?offset=-1&live=long-poll`, {
+      headers: { "if-none-match": etag },
+    });
+    assert.equal(again.status, 200, "the page from the start grew: a new ETag");
+    assert.notEqual(again.headers.get("etag"), etag);
+    await again.body?.cancel();
+    const now = await poll("offset=now");
+    await append("c");
+    const fromNow = await now.res;
+    assert.equal(await fromNow.text(), "c");
+    assert.equal(fromNow.headers.get("cache-control"), "no-store");
+    assert.equal(fromNow.headers.get("etag"), null);
   });
 
   test("a refused PUT leaves no stream behind", async () => {

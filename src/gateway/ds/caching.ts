@@ -3,11 +3,10 @@
 // --cache-max-age-s with stale-while-revalidate, `private` when the request carried a
 // credential; a page from the start (`offset=-1`), which a trim or a stream made again at the
 // same path changes, is revalidated on every use (`no-cache`, its ETag answering 304); an empty
-// page at the tail, `offset=now`, a long-poll's 204 and HEAD are no-store.
+// page at the tail, any answer at `offset=now`, a long-poll's 204 and HEAD are no-store.
 // The ETag names the stream (its id: a stream created again at the same path is another), the
-// range asked for and the one served (a page from below the trim point starts where the trim
-// left it, so a trim changes it), and whether the stream was closed at its end, so closing
-// changes it.
+// range asked for and the one served (a page from the start begins where a trim left it, so a
+// trim changes it), and whether the stream was closed at its end, so closing changes it.
 import { pageCacheControl } from "../http/index.ts";
 import { offsetOf } from "./offsets.ts";
 import type { DsPage } from "./service.ts";

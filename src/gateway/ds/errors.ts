@@ -32,6 +32,19 @@ export function toDsError(err: HttpError): HttpError {
   }
 }
 
+/**
+ * 410 for a read from an offset a trim took: the records from there to `first` are gone, which
+ * a read that went on from `first` would hide (the protocol's "before the earliest retained
+ * position").
+ */
+export function trimmedAway(from: bigint, first: bigint): HttpError {
+  return new HttpError(
+    410,
+    "gone",
+    `offset: ${offsetOf(from)} was trimmed; the stream's retained records start at ${offsetOf(first)}: read from there, or from -1`,
+  );
+}
+
 function withHeaders(
   err: HttpError,
   status: number,

@@ -16,6 +16,7 @@ import {
   serveLongPoll,
   subscriptionSource,
   trackSession,
+  WaitPassed,
 } from "../sessions/index.ts";
 import { checkStreamKey, type Query, queryParam } from "../translate/index.ts";
 import type { CallOptions, Upstream } from "../upstream/index.ts";
@@ -216,8 +217,9 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
       const atTail = await readDsPage(opts.reads, addr, "tail", c);
       if (live === "sse") return serveSse(req, reply, addr, stream, atTail.tail, false, echoed);
       reply.header("content-type", stream.contentType);
-      if (live === "long-poll") return longPoll(req, reply, addr, json, atTail.tail, echoed);
-      return sendPage(reply, atTail, json, { cacheable: false, live: false, echoed });
+      const asked: Asked = { json, echoed, live: live === "long-poll", start: "now" };
+      if (asked.live) return longPoll(req, reply, addr, stream.id, asked, atTail.tail);
+      return sendPage(req, reply, stream.id, atTail, asked);
     }
     const start = offset.at === "start";
     if (live === "sse") {
@@ -225,61 +227,49 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
     }
     reply.header("content-type", stream.contentType);
     const page = await readDsPage(opts.reads, addr, start ? "start" : offset.seq, c);
-    if (live === "long-poll" && page.records.length === 0) {
-      return longPoll(req, reply, addr, json, page.next, echoed);
+    const asked: Asked = { json, echoed, live: live === "long-poll", start: offsetText ?? "-1" };
+    if (asked.live && page.records.length === 0) {
+      return longPoll(req, reply, addr, stream.id, asked, page.next);
     }
-    if (page.records.length > 0) {
-      const etag = etagOf(stream.id, offsetText ?? "-1", page);
-      reply.header("etag", etag);
-      if (etagMatches(req.headers["if-none-match"], etag)) {
-        // A 304 says what the 200 would have said of caching (RFC 9110, 15.4.5).
-        reply
-          .code(304)
-          .headers(pageHeaders(page, live === "long-poll", echoed))
-          .headers(cacheHeaders(opts.cacheMaxAgeS, req.headers.authorization !== undefined, start));
-        addVary(reply, "authorization");
-        return reply.send();
-      }
-    }
-    return sendPage(reply, page, json, {
-      cacheable: page.records.length > 0,
-      live: live === "long-poll",
-      echoed,
-      credential: req.headers.authorization !== undefined,
-      fromStart: start,
-    });
+    return sendPage(req, reply, stream.id, page, asked);
   }
 
+  /**
+   * A page, with its ETag and cache headers when it has data and was asked for at an offset
+   * (`now` moves: its answers are never cached); `If-None-Match` naming its ETag is a 304.
+   */
   function sendPage(
+    req: FastifyRequest,
     reply: FastifyReply,
+    streamId: string,
     page: DsPage,
-    json: boolean,
-    how: {
-      cacheable: boolean;
-      live: boolean;
-      echoed: string | undefined;
-      credential?: boolean;
-      fromStart?: boolean;
-    },
+    asked: Asked,
   ) {
-    reply.headers(pageHeaders(page, how.live, how.echoed));
-    reply.headers(
-      how.cacheable
-        ? cacheHeaders(opts.cacheMaxAgeS, how.credential === true, how.fromStart === true)
-        : { "cache-control": "no-store" },
-    );
+    reply.headers(pageHeaders(page, asked.live, asked.echoed));
+    if (page.records.length === 0 || asked.start === "now") {
+      return reply
+        .code(200)
+        .header("cache-control", "no-store")
+        .send(renderBody(page.records, asked.json));
+    }
+    const etag = etagOf(streamId, asked.start, page);
+    const credential = req.headers.authorization !== undefined;
+    reply.header("etag", etag);
+    reply.headers(cacheHeaders(opts.cacheMaxAgeS, credential, asked.start === "-1"));
     // A browser's own cache keeps one token's page apart from another's.
-    if (how.cacheable) addVary(reply, "authorization");
-    return reply.code(200).send(renderBody(page.records, json));
+    addVary(reply, "authorization");
+    // A 304 says what the 200 would have said of caching (RFC 9110, 15.4.5).
+    if (etagMatches(req.headers["if-none-match"], etag)) return reply.code(304).send();
+    return reply.code(200).send(renderBody(page.records, asked.json));
   }
 
   async function longPoll(
     req: FastifyRequest,
     reply: FastifyReply,
     addr: DsAddress,
-    json: boolean,
+    streamId: string,
+    asked: Asked,
     from: bigint,
-    echoed: string | undefined,
   ) {
     const got = await serveLongPoll(
       {
@@ -298,8 +288,9 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
       clientKey(req),
     ).catch((err: unknown) => {
       // The wait ended before the subscription's first frame (a star slow to answer): nothing
-      // arrived that this gateway saw, which is the 204 the client polls again after.
-      if (err instanceof HttpError && err.code === "unavailable" && !reply.raw.destroyed) {
+      // arrived that this gateway saw, which is the 204 the client polls again after. A failure
+      // is not: it stays a 503, or the client would poll again at once, told it is up to date.
+      if (err instanceof WaitPassed && !reply.raw.destroyed) {
         return { records: [], tail: null, closed: false };
       }
       throw err;
@@ -315,15 +306,10 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
     if (page.records.length === 0) {
       return reply
         .code(204)
-        .headers({ ...pageHeaders(page, true, echoed), "cache-control": "no-store" })
+        .headers({ ...pageHeaders(page, true, asked.echoed), "cache-control": "no-store" })
         .send();
     }
-    return sendPage(reply, page, json, {
-      cacheable: true,
-      live: true,
-      echoed,
-      credential: req.headers.authorization !== undefined,
-    });
+    return sendPage(req, reply, streamId, page, asked);
   }
 
   async function serveSse(
@@ -384,6 +370,14 @@ function expiryOut(stream: DsStream): Record<string, string> {
   if (idleMs !== "0") return { "stream-ttl": String(BigInt(idleMs) / 1000n) };
   if (atMs !== "0") return { "stream-expires-at": new Date(Number(atMs)).toISOString() };
   return {};
+}
+
+/** What a read asked for: its offset as sent (`-1`, `now` or a concrete one) and its mode. */
+interface Asked {
+  start: string;
+  live: boolean;
+  json: boolean;
+  echoed: string | undefined;
 }
 
 function pageHeaders(page: DsPage, live: boolean, echoed: string | undefined) {

@@ -9,6 +9,7 @@ import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import { HttpError, toHttpError } from "../errors/index.ts";
 import type { ReadService } from "../history/index.ts";
 import type { CallOptions, Upstream } from "../upstream/index.ts";
+import { trimmedAway } from "./errors.ts";
 import type { Expiry, ProducerHeaders } from "./headers.ts";
 
 export interface DsAddress {
@@ -266,10 +267,14 @@ export async function readDsPage(
   );
   const tail = BigInt(response.tail?.seq_num ?? 0);
   if (from === "tail") return { records: [], next: tail, tail, closed: response.closed === true };
+  const first = response.records[0];
   const last = response.records.at(-1);
-  // A page is empty below the tail only when a trim took everything from `from` on: the next
-  // offset is the tail, else a client would ask for the same offset again for ever.
-  const next = last ? BigInt(last.seq_num) + 1n : from === "start" || from < tail ? tail : from;
+  if (from !== "start") {
+    // Past `from` (or, empty below the tail, everything from `from` on): a trim took them.
+    const retained = first ? BigInt(first.seq_num) : tail;
+    if (retained > from) throw trimmedAway(from, retained);
+  }
+  const next = last ? BigInt(last.seq_num) + 1n : from === "start" ? tail : from;
   return { records: response.records, next, tail, closed: response.closed === true };
 }
 

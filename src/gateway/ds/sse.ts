@@ -20,6 +20,7 @@ import {
   type SseOutput,
 } from "../sessions/index.ts";
 import { nextCursor } from "./cursor.ts";
+import { trimmedAway } from "./errors.ts";
 import { offsetOf } from "./offsets.ts";
 import { type Rendering, renderSse, sseEvent } from "./render.ts";
 
@@ -53,9 +54,21 @@ export class DsSseSession {
     this.#cursor = opts.echoed;
   }
 
-  /** Opens the source and reads its first batch: a failure here is the request's HTTP error. */
+  /**
+   * Opens the source and reads its first batch: a failure here is the request's HTTP error, and
+   * so is a first record past a concrete offset (a trim took what was there).
+   */
   start(): Promise<void> {
-    return this.#read.open(() => unavailable("the read ended before it started; retry"));
+    const { cursor, from } = this.#opts;
+    return this.#read.open(
+      () => unavailable("the read ended before it started; retry"),
+      (first) => {
+        const seq = first.records[0]?.seq_num;
+        if (!cursor.clamp && seq !== undefined && BigInt(seq) > from) {
+          throw trimmedAway(from, BigInt(seq));
+        }
+      },
+    );
   }
 
   /** Stops the source: the session ended, or its response could not start. Idempotent. */

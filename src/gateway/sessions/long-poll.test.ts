@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
-import { longPoll } from "./long-poll.ts";
+import { HttpError } from "../errors/index.ts";
+import { longPoll, WaitPassed } from "./long-poll.ts";
 import type { BatchSource, SourceBatch } from "./sources/source.ts";
 
 const rec = (seq: number, ts = seq): Record__Output => ({
@@ -75,7 +76,7 @@ test("a first record at or past until_ms answers empty at once", async () => {
   assert.deepEqual(got.records, []);
 });
 
-test("no answer at all within the wait is 503", async () => {
+test("no answer at all within the wait is 503, as WaitPassed", async () => {
   await assert.rejects(
     longPoll({
       source: source([]),
@@ -84,6 +85,20 @@ test("no answer at all within the wait is 503", async () => {
       waitMs: 10,
       signal: new AbortController().signal,
     }),
-    (e: { code?: string; status?: number }) => e.code === "unavailable" && e.status === 503,
+    (e: unknown) => e instanceof WaitPassed && e.code === "unavailable" && e.status === 503,
+  );
+});
+
+test("a source that ends before its first frame is a 503 that is not WaitPassed", async () => {
+  const ended: BatchSource = () => (async function* () {})();
+  await assert.rejects(
+    longPoll({
+      source: ended,
+      cursor,
+      bounds: {},
+      waitMs: 60_000,
+      signal: new AbortController().signal,
+    }),
+    (e: unknown) => e instanceof HttpError && !(e instanceof WaitPassed) && e.status === 503,
   );
 });

@@ -3,7 +3,7 @@
 // returns as soon as a record commits and survives a star failing over. At the end of a closed
 // stream it answers at once, saying so.
 import { contentBytes } from "../../contract/codec/index.ts";
-import { unavailable } from "../errors/index.ts";
+import { DEFAULT_RETRY_AFTER_SECONDS, HttpError, unavailable } from "../errors/index.ts";
 import type { BatchSource, Cursor, SourceBatch } from "./sources/index.ts";
 import { type Bounds, clientGone, cutBatch, ZERO_TALLY } from "./sse/index.ts";
 
@@ -16,6 +16,20 @@ export interface LongPollOptions {
   signal: AbortSignal;
   /** Aborts when the gateway drains: answer now with what there is. */
   drain?: AbortSignal;
+}
+
+/**
+ * The wait passed before the read's first frame: no star answered in time. A 503, retryable; a
+ * face whose protocol has an answer for "nothing yet" (Durable Streams' 204) gives that instead,
+ * which it must not give for a failure.
+ */
+export class WaitPassed extends HttpError {
+  constructor(waitMs: number) {
+    super(503, "unavailable", `no star answered within ${waitMs} ms`, {
+      retryable: true,
+      headers: { "retry-after": String(DEFAULT_RETRY_AFTER_SECONDS) },
+    });
+  }
 }
 
 export async function longPoll(opts: LongPollOptions): Promise<SourceBatch> {
@@ -47,8 +61,9 @@ export async function longPoll(opts: LongPollOptions): Promise<SourceBatch> {
       const got = await Promise.race([next, deadline]);
       if (got === "deadline" || got.done) {
         next.catch(() => {});
-        if (tail === undefined) throw unavailable(`no star answered within ${opts.waitMs} ms`);
-        return { records: [], tail };
+        if (tail !== undefined) return { records: [], tail };
+        if (got === "deadline") throw new WaitPassed(opts.waitMs);
+        throw unavailable("the read ended before its first frame; retry");
       }
       tail = got.value.tail;
       const { records, closed } = got.value;

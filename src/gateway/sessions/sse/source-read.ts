@@ -48,15 +48,16 @@ export class SourceRead {
   }
 
   /**
-   * Opens the source and reads its first batch, kept for `first()`. A failure here, or a source
-   * that ends before a batch (`empty()` is then the error), releases the read and is thrown: the
-   * request's HTTP error, as nothing was written yet.
+   * Opens the source and reads its first batch, kept for `first()`. A failure here, a source
+   * that ends before a batch (`empty()` is then the error), or a first batch `check` throws at,
+   * releases the read and is thrown: the request's HTTP error, as nothing was written yet.
    */
-  async open(empty: () => Error): Promise<void> {
+  async open(empty: () => Error, check?: (first: SourceBatch) => void): Promise<void> {
     try {
       this.#it = this.#source(this.#cursor, this.#stop.signal)[Symbol.asyncIterator]();
       const first = await this.#it.next();
       if (first.done) throw empty();
+      check?.(first.value);
       this.#first = first.value;
     } catch (err) {
       this.release();
