@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import pino from "pino";
+import { waitFor } from "../../../test/harness/wait.ts";
 import { decodeLogVoid } from "../../contract/codec/index.ts";
 import {
   createMemoryStore,
@@ -27,7 +28,13 @@ interface Member {
   epochs: number[];
 }
 
-function member(store: ObjectStore, clock: { now: number }, self: string): Member {
+/** `replaying`, when given, is what each replay waits for. */
+function member(
+  store: ObjectStore,
+  clock: { now: number },
+  self: string,
+  replaying?: () => Promise<void>,
+): Member {
   const m: Member = {
     replays: [],
     handBacks: [],
@@ -46,6 +53,7 @@ function member(store: ObjectStore, clock: { now: number }, self: string): Membe
     now: () => clock.now,
     replay: async (who, epoch) => {
       m.replays.push(`${who}@${epoch}`);
+      await replaying?.();
     },
     begin: (epoch) => m.epochs.push(epoch),
     onView: (view) => m.views.push([...view]),
@@ -251,6 +259,37 @@ test("a member restarted before its lease lapsed replays its own log and leads o
   assert.deepEqual(a.keeper.view, MEMBERS);
   assert.deepEqual(a.handBacks, []);
   assert.equal((await lease(store, "c"))?.state, "live");
+});
+
+test("a member restarted within its lease whose replay outlasts a lease is not taken over meanwhile", async () => {
+  const { store, clock, a, b } = await fleet();
+  let finish!: () => void;
+  const slow = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  const again = member(store, clock, "c", () => slow);
+  const joined = again.keeper.join();
+  await waitFor(() => again.replays.length > 0, { message: "c to replay its own log" });
+  // Six quarter leases pass while c replays; each time the others read its lease object after
+  // c rewrote it (its quarter-lease beat, on the real clock).
+  for (let i = 0; i < 6; i++) {
+    const writes = (await lease(store, "c"))?.writes ?? 0;
+    await waitFor(async () => ((await lease(store, "c"))?.writes ?? 0) > writes, {
+      timeoutMs: 3_000,
+      message: "c to rewrite its lease object while it replays",
+    });
+    clock.now += LEASE / 4;
+    await rounds([a, b]);
+  }
+  finish();
+  await joined;
+  assert.equal((await lease(store, "c"))?.state, "live");
+  assert.deepEqual(again.epochs, [2]);
+  assert.equal(again.keeper.ready, true, "nobody took its streams: it leads on at once");
+  assert.deepEqual(
+    [...a.replays, ...b.replays].filter((r) => r.startsWith("c@")),
+    [],
+  );
 });
 
 test("a member that never joined is taken over after a lease from when it was first missed", async () => {

@@ -7,6 +7,7 @@
 import type { Logger } from "pino";
 import type { ObjectStore } from "../../platform/objstore/index.ts";
 import { StarError, unavailable } from "../errors.ts";
+import { type Held, HeldRecord } from "./held-record.ts";
 import { decodeLease, encodeLease, type LeaseRecord, leaseKey } from "./lease-record.ts";
 import {
   handBacksOwed,
@@ -50,10 +51,8 @@ export interface LeaseStats {
   lost: number;
 }
 
-interface Read {
-  record: LeaseRecord;
-  etag: string;
-}
+/** A lease object as read: its record and ETag. */
+type Read = Held;
 
 export class LeaseKeeper {
   readonly #o: LeaseKeeperOptions;
@@ -346,15 +345,24 @@ export class LeaseKeeper {
         const etag = await this.#put(fencing, { ifMatch: own.etag });
         if (etag === undefined) continue;
         const epoch = own.record.epoch;
-        await fenceLog(this.#o.store, self, epoch, this.#o.logPutsInFlight, {
-          member: self,
-          epoch,
-        });
-        await this.#o.replay(self, epoch);
+        // Held while the replay lasts, which may outlast a lease (a large unsettled log).
+        const held = this.#hold({ record: fencing, etag });
+        try {
+          await fenceLog(this.#o.store, self, epoch, this.#o.logPutsInFlight, {
+            member: self,
+            epoch,
+          });
+          await this.#o.replay(self, epoch);
+        } catch (err) {
+          await held.stop();
+          throw err;
+        }
+        if (!(await held.stop())) continue;
         // Never fenced by another: nobody led its streams, which it leads again at once.
         const { by: _, ...kept } = own.record;
-        next = { ...kept, epoch: epoch + 1, state: "live", writes: own.record.writes + 2 };
-        over = etag;
+        const last = held.held;
+        next = { ...kept, epoch: epoch + 1, state: "live", writes: last.record.writes + 1 };
+        over = last.etag;
       }
       if (own?.record.state === "fenced") next.released = this.#releasedToAll();
       const sentAt = this.#now();
@@ -457,21 +465,7 @@ export class LeaseKeeper {
     if (etag === undefined) return;
     const epoch = record.epoch;
     this.#o.log.warn({ member, epoch }, "taking over a member whose lease lapsed");
-    // The work is renewed like a lease while it lasts, so no other member starts it again.
-    let held = { record: fencing as LeaseRecord, etag };
-    let writes = Promise.resolve(true);
-    const write = (change: (r: LeaseRecord) => LeaseRecord) => {
-      writes = writes.then(async (ok) => {
-        if (!ok) return false;
-        const next = { ...change(held.record), writes: held.record.writes + 1 };
-        const written = await this.#put(next, { ifMatch: held.etag }).catch(() => null);
-        if (written === undefined) return false;
-        if (written !== null) held = { record: next, etag: written };
-        return true;
-      });
-      return writes;
-    };
-    const beat = setInterval(() => void write((r) => r), this.#o.leaseMs / 4);
+    const held = this.#hold({ record: fencing, etag });
     try {
       const fence = await fenceLog(this.#o.store, member, epoch, this.#o.logPutsInFlight, {
         member: this.#o.self,
@@ -480,14 +474,14 @@ export class LeaseKeeper {
       try {
         await this.#o.replay(member, epoch);
       } catch (err) {
-        clearInterval(beat);
-        await write((r) => ({ ...r, failed: (err as Error).message }));
+        await held.stop();
+        await held.write((r) => ({ ...r, failed: (err as Error).message }));
         throw err;
       }
-      clearInterval(beat);
-      if (!(await write((r) => ({ ...r, state: "fenced" })))) return;
-      if (held.record.state !== "fenced") return;
-      this.#records.set(member, held.record);
+      await held.stop();
+      if (!(await held.write((r) => ({ ...r, state: "fenced" })))) return;
+      if (held.held.record.state !== "fenced") return;
+      this.#records.set(member, held.held.record);
       this.stats.takeovers++;
       this.#o.log.warn(
         { member, epoch, voided: fence.voided.map(String) },
@@ -495,8 +489,12 @@ export class LeaseKeeper {
       );
       this.#setView();
     } finally {
-      clearInterval(beat);
+      void held.stop();
     }
+  }
+
+  #hold(held: Held): HeldRecord {
+    return new HeldRecord(held, (r, ifMatch) => this.#put(r, { ifMatch }), this.#o.leaseMs);
   }
 
   #setView(): void {
