@@ -205,6 +205,110 @@ test("a renewal that landed but whose answer was lost keeps the lease: the next 
   assert.equal((await lease(inner, "a"))?.state, "live");
 });
 
+test("renewals that each take most of a lease keep it: a slow store is not a lost lease", async () => {
+  const inner = createMemoryStore();
+  const clock = { now: 0 };
+  // While `slow`, each of a's writes of its lease waits until the test answers it.
+  const waiting: { sentAt: number; answer: () => void }[] = [];
+  let slow = false;
+  const store = new Proxy(inner, {
+    get(target, name) {
+      if (name === "putIf") {
+        return async (key: string, body: Uint8Array, condition: PutCondition) => {
+          if (slow && key === leaseKey("a")) {
+            await new Promise<void>((answer) => waiting.push({ sentAt: clock.now, answer }));
+          }
+          return inner.putIf(key, body, condition);
+        };
+      }
+      const value = Reflect.get(target, name);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const a = member(store, clock, "a");
+  const [b, c] = ["b", "c"].map((name) => member(inner, clock, name)) as [Member, Member];
+  for (const m of [a, b, c]) await m.keeper.join();
+  await rounds([a, b, c]);
+  slow = true;
+  // Three leases of rounds; each renewal is answered at the first round 0.6 of a lease after it
+  // was sent (so 0.75 of a lease), and the next goes out at the round after.
+  for (let i = 0; i < 12; i++) {
+    clock.now += LEASE / 4;
+    const due = waiting.filter((w) => clock.now - w.sentAt >= 0.6 * LEASE);
+    for (const w of due) {
+      const renewals = a.keeper.stats.renewals;
+      waiting.splice(waiting.indexOf(w), 1);
+      w.answer();
+      await waitFor(() => a.keeper.stats.renewals > renewals, { message: "the renewal's answer" });
+    }
+    await a.keeper.tick();
+    await rounds([b, c]);
+  }
+  assert.deepEqual(a.lost, []);
+  assert.equal(a.keeper.stats.epoch, 1);
+  assert.ok(a.keeper.stats.renewals >= 4, String(a.keeper.stats.renewals));
+  assert.equal((await lease(inner, "a"))?.state, "live");
+  assert.equal(b.keeper.stats.takeovers + c.keeper.stats.takeovers, 0);
+  slow = false;
+  for (const w of waiting) w.answer();
+});
+
+test("a renewal that hangs does not stop the rounds; unanswered for a lease, the lease is lost", async () => {
+  const inner = createMemoryStore();
+  // a's next renewal hangs until released (an S3 connection gone silent), then is answered.
+  const hang: { next: boolean; release?: () => void } = { next: false };
+  const store = new Proxy(inner, {
+    get(target, name) {
+      if (name === "putIf") {
+        return async (key: string, body: Uint8Array, condition: PutCondition) => {
+          if (key === leaseKey("a") && hang.next) {
+            hang.next = false;
+            await new Promise<void>((resolve) => {
+              hang.release = resolve;
+            });
+          }
+          return inner.putIf(key, body, condition);
+        };
+      }
+      const value = Reflect.get(target, name);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const clock = { now: 0 };
+  const [a, b, c] = MEMBERS.map((name) => member(store, clock, name)) as [Member, Member, Member];
+  for (const m of [a, b, c]) await m.keeper.join();
+  await rounds([a, b, c]);
+  hang.next = true;
+  // A lease passes; a's rounds go on beside the hung renewal (a round that waited for it would
+  // hold this loop: the deadline fails it instead).
+  for (let i = 0; i < 5; i++) {
+    clock.now += LEASE / 4;
+    await Promise.race([
+      a.keeper.tick(),
+      new Promise((_, reject) => {
+        setTimeout(() => reject(new Error("a's round waited for its hung renewal")), 5_000).unref();
+      }),
+    ]);
+    await rounds([b, c]);
+  }
+  assert.ok(hang.release, "a's renewal hung");
+  assert.deepEqual(a.lost.length, 1);
+  assert.match(a.lost[0] as string, /no renewal was answered within a lease/);
+  // It joined again (a new epoch), and is handed its streams back.
+  await a.keeper.settled();
+  await rounds([b, c, a], 2);
+  assert.deepEqual(a.epochs, [1, 2]);
+  assert.equal(a.keeper.ready, true);
+  // The hung renewal answers at last (refused: the object moved on); the new holding stands.
+  hang.release?.();
+  await rounds([a, b, c], 2);
+  assert.deepEqual(a.lost.length, 1);
+  assert.equal(a.keeper.holds, true);
+  assert.equal(a.keeper.stats.epoch, 2);
+  assert.equal((await lease(inner, "a"))?.epoch, 2);
+  assert.equal((await lease(inner, "a"))?.state, "live");
+});
+
 test("a taken-over member rejoins with a new epoch and leads once every member handed back", async () => {
   const { store, clock, a, b } = await fleet();
   clock.now += LEASE;

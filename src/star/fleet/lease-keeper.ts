@@ -68,8 +68,12 @@ export class LeaseKeeper {
   #joining: Promise<void> | undefined;
   /** Why the last join failed, until one succeeds: a damaged log is the caller's answer too. */
   #joinError: unknown;
-  /** Own-record writes, one at a time. */
+  /** Own-record writes, one at a time, within one holding of the lease. */
   #writes: Promise<unknown> = Promise.resolve();
+  /** Counts the holdings lost: a write that answers after its holding was lost is dropped. */
+  #holdings = 0;
+  /** The renewal in flight, which no round waits for, and when it was sent. */
+  #renewing: { sentAt: number; done: Promise<void> } | undefined;
   readonly #busy = new Map<string, Promise<void>>();
   #timer: NodeJS.Timeout | undefined;
   #ticking = false;
@@ -166,6 +170,10 @@ export class LeaseKeeper {
   lost(reason: string): void {
     if (!this.#holding) return;
     this.#holding = false;
+    // The next holding's writes neither wait behind this one's nor take their answers.
+    this.#holdings++;
+    this.#writes = Promise.resolve();
+    this.#renewing = undefined;
     this.stats.held = false;
     this.stats.lost++;
     this.#o.log.warn({ reason }, "lease lost: leading nothing until the star joins again");
@@ -174,12 +182,33 @@ export class LeaseKeeper {
     this.#rejoin();
   }
 
-  /** One round: renew, read the others, take over lapsed ones, hand back, wake waiters. */
+  /**
+   * One round: renew, read the others, take over lapsed ones, hand back, wake waiters. The
+   * renewal goes on beside the rest, not before it: a request that hangs (an S3 connection gone
+   * silent, answered only by its timeouts and retries) must not stop this member from seeing a
+   * takeover, taking over, or handing back. A renewal still unanswered a whole lease after it
+   * was sent could not keep the lease even if it landed: the lease is lost (it may have been
+   * taken over meanwhile) and this member joins again. A renewal merely slow keeps it (the
+   * member is `lapsed` meanwhile, answering nothing from memory).
+   */
   async tick(): Promise<void> {
-    if (this.#ticking || this.#closed) return;
+    if (this.#closed) return;
+    const started = this.#now();
+    if (this.#renewing && started >= this.#renewing.sentAt + this.#o.leaseMs) {
+      this.lost("no renewal was answered within a lease (--lease-ms)");
+    }
+    if (this.#holding && !this.#renewing) {
+      const renewing = {
+        sentAt: started,
+        done: this.#renew(started).finally(() => {
+          if (this.#renewing === renewing) this.#renewing = undefined;
+        }),
+      };
+      this.#renewing = renewing;
+    }
+    if (this.#ticking) return;
     this.#ticking = true;
     try {
-      if (this.#holding) await this.#renew();
       await this.#readOthers();
       const now = this.#now();
       for (const m of this.#o.members) {
@@ -225,10 +254,10 @@ export class LeaseKeeper {
     this.#busy.set(what, run);
   }
 
-  /** Resolves once the join and the takeovers and hand-backs under way have ended. */
+  /** Resolves once the join, the renewal, and the takeovers and hand-backs under way have ended. */
   async settled(): Promise<void> {
-    while (this.#joining || this.#busy.size > 0) {
-      await Promise.all([this.#joining, ...this.#busy.values()]);
+    while (this.#joining || this.#renewing || this.#busy.size > 0) {
+      await Promise.all([this.#joining, this.#renewing?.done, ...this.#busy.values()]);
     }
   }
 
@@ -382,19 +411,23 @@ export class LeaseKeeper {
     }
   }
 
-  async #renew(): Promise<void> {
-    const sentAt = this.#now();
+  async #renew(sentAt: number): Promise<void> {
+    const holding = this.#holdings;
     try {
       const renewed = await this.#writeOwn((r) => r);
+      // A renewal answered after its holding was lost says nothing of the next one's.
+      if (holding !== this.#holdings) return;
       if (renewed) {
         this.#heldUntil = sentAt + this.#o.leaseMs;
         this.stats.renewals++;
         return;
       }
       const own = await this.#read(this.#o.self);
+      if (holding !== this.#holdings) return;
       const by = own?.record.by ?? "another member";
       this.lost(`star ${by} took over this star's log (its lease lapsed)`);
     } catch (err) {
+      if (holding !== this.#holdings) return;
       if (this.#now() >= this.#heldUntil) {
         this.lost(`the lease could not be renewed in time: ${(err as Error).message}`);
       } else {
@@ -405,25 +438,28 @@ export class LeaseKeeper {
 
   /** Writes this member's own record, changed by `change`; false when it is not ours any more. */
   #writeOwn(change: (r: LeaseRecord) => LeaseRecord): Promise<boolean> {
+    const holding = this.#holdings;
     const run = this.#writes.then(async () => {
       const mine = this.#mine;
-      if (!mine || !this.#holding) return false;
+      if (!mine || !this.#holding || holding !== this.#holdings) return false;
       const next = { ...change(mine.record), writes: mine.record.writes + 1 };
       let etag: string | undefined;
       try {
         etag = await this.#put(next, { ifMatch: mine.etag });
       } catch (err) {
         // Its answer was lost, not necessarily the write: it may be the object's content now.
-        this.#unanswered = next;
+        if (holding === this.#holdings) this.#unanswered = next;
         throw err;
       }
+      // Lost meanwhile: the join that follows reads the object afresh.
+      if (holding !== this.#holdings) return false;
       if (etag === undefined) {
         const landed = await this.#landedUnanswered();
         if (!landed) return false;
         // A write of ours landed unanswered: the object is still ours, one write further.
         const again = { ...change(landed.record), writes: landed.record.writes + 1 };
         etag = await this.#put(again, { ifMatch: landed.etag });
-        if (etag === undefined) return false;
+        if (etag === undefined || holding !== this.#holdings) return false;
         this.#mine = { record: again, etag };
         this.#records.set(this.#o.self, again);
         return true;
