@@ -42,7 +42,7 @@ test("a new producer past the cap is refused until one is idle past the TTL", ()
 });
 
 test("every stream's table counts against the star's budget; a full budget refuses new producers", () => {
-  const budget = new ProducerBudget(400);
+  const budget = new ProducerBudget(1000);
   const shared = { ttlMs: 1000, maxPerStream: 100, budget };
   const a = new ProducerTable(shared);
   const b = new ProducerTable(shared);
@@ -51,6 +51,7 @@ test("every stream's table counts against the star's budget; a full budget refus
   b.remember({ id: "q", epoch: 0n, ...ack }, 500);
   assert.ok(budget.bytes > 0);
   assert.equal(a.admitsNew(10), true);
+  assert.equal(a.admitsNew(10, 2), false, "nor two more producers admitted in the same flush");
   for (let i = 0; budget.bytes < budget.maxBytes; i++)
     b.remember({ id: `r${i}`, epoch: 0n, ...ack }, 500);
   assert.equal(a.admitsNew(10), false, "the budget is the star's, not the stream's");

@@ -23,9 +23,15 @@ export class ProducerBudget {
   }
 }
 
+// What an entry and each ack it remembers hold on V8's heap, measured (heapUsed after a full
+// collection, over 100,000 producers of 1 and 8 acks): about 150 bytes an entry (its map slot,
+// object, acks array and numbers) and 160 an ack (an object of four BigInts).
+const ENTRY_BYTES = 160;
+const ACK_BYTES = 160;
+
 /** About what an entry holds in memory: its id, numbers and acks. */
 function entryBytes(id: string, entry: ProducerEntry | undefined): number {
-  return entry === undefined ? 0 : 96 + id.length * 2 + entry.acks.length * 64;
+  return entry === undefined ? 0 : ENTRY_BYTES + id.length * 2 + entry.acks.length * ACK_BYTES;
 }
 
 /** An entry in the state object: uint64 values as exact decimal strings. */
@@ -94,7 +100,8 @@ export class ProducerTable {
     const budget = this.#limits.budget;
     return (
       this.#entries.size + starting < this.#limits.maxPerStream &&
-      (budget === undefined || budget.bytes < budget.maxBytes)
+      (budget === undefined ||
+        budget.bytes + starting * (ENTRY_BYTES + ACK_BYTES) < budget.maxBytes)
     );
   }
 

@@ -1113,6 +1113,38 @@ test("producers outlive a shutdown that settles after the log closed", async () 
   assert.deepEqual(retry.start, ack.start);
 });
 
+test("a stream whose open fails after its state was read gives its producers back to the budget", async () => {
+  const inner = createMemoryStore();
+  const d = descriptor();
+  const budget = new ProducerBudget(1 << 20);
+  const producers = { ttlMs: 60_000, maxPerStream: 10, budget };
+  const log = await open(inner, d, { producers });
+  await log.append(batch("a"), { ...at(1), ...as("p", 0n, 0n) });
+  await log.settle();
+  log.close(unavailable("moving"));
+  assert.equal(budget.bytes, 0);
+  // Its chunk listing fails (storage refusing) on every open: nothing stays counted.
+  const listing = new Proxy(inner, {
+    get(target, name) {
+      if (name === "list" || name === "listAll") {
+        return () => {
+          throw new Error("503 SlowDown");
+        };
+      }
+      const value = Reflect.get(target, name);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  for (let i = 0; i < 3; i++) {
+    await assert.rejects(open(listing, d, { producers }), /SlowDown/);
+  }
+  assert.equal(budget.bytes, 0);
+  const again = await open(inner, d, { producers });
+  assert.ok(budget.bytes > 0, "the open log counts its producer");
+  again.close(unavailable("moving"));
+  assert.equal(budget.bytes, 0);
+});
+
 // ---- command records (docs/commands.md) ----
 
 const fenceRecord = (token: string) => ({

@@ -289,7 +289,13 @@ export class StreamLog {
       await catalog.readState(descriptor.stream_id),
       options,
     );
-    await log.#recoverChunks();
+    try {
+      await log.#recoverChunks();
+    } catch (err) {
+      // Its producers were counted in the star's budget: a log never opened gives them back.
+      log.#producers.release();
+      throw err;
+    }
     return log;
   }
 
