@@ -254,6 +254,37 @@ test("a reader from the tail whose lagging hub fails starts at its own check's t
   await joined.stop();
 });
 
+test("a reader from the tail that leaves while it waits for its lagging hub opens nothing of its own", async () => {
+  const gate = new FeedGate();
+  const { model, source } = setup(undefined, gate);
+  const opener = await Reader.open(source(), TAIL);
+  model.append(2);
+  await opener.readTo(2);
+  gate.held = true;
+  model.append(2);
+  const checks = model.checks;
+  const leaving = new AbortController();
+  const first = source()(TAIL, leaving.signal)[Symbol.asyncIterator]().next();
+  first.catch(() => {});
+  await waitFor(() => model.checks > checks, { message: "the reader's CheckTail" });
+  await new Promise((resolve) => setImmediate(resolve));
+  const opened = model.opened;
+  leaving.abort(new Error("the client left"));
+  // Its read ends (bounded: one that never settles would hold the test).
+  await assert.rejects(
+    Promise.race([
+      first,
+      new Promise((_, reject) => {
+        setTimeout(() => reject(new Error("the read never ended")), 5_000).unref();
+      }),
+    ]),
+    /the client left/,
+  );
+  assert.equal(model.opened, opened, "no Subscribe opened for a reader that left");
+  gate.open();
+  await opener.stop();
+});
+
 /**
  * A hub whose feed runs late (5, 6 and 7 acked, the hub at 5) and a reader from 6 that read 6
  * and 7 on its own and waits at the hub for what follows, reading to 9.

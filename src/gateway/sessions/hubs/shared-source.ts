@@ -251,6 +251,8 @@ class SharedReader extends HubFollower implements AsyncIterableIterator<SourceBa
     const seq =
       seqOf(at) ?? (isTail(at) ? await tailOf(hub, this.#checkedTail, this, signal) : undefined);
     if (this.#done) return;
+    // The client left while this waited for the hub: nothing to open for it.
+    signal.throwIfAborted();
     if (seq !== undefined && hub.contains(seq)) {
       this.#deps.events?.joined(true);
       this.#phase = "follow";
@@ -357,6 +359,7 @@ async function* readOwn(
 > {
   const stop = new AbortController();
   const onAbort = () => stop.abort(signal.reason);
+  if (signal.aborted) onAbort();
   signal.addEventListener("abort", onAbort, { once: true });
   const it = deps.own(reader, at, stop.signal)[Symbol.asyncIterator]();
   let seq = seqOf(at);
