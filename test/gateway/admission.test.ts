@@ -109,6 +109,42 @@ test("one client cannot hold more than its share: its next body is 429 while ano
   assert.equal(tail.json.tail.seq_num, 1);
 });
 
+test("an NDJSON session's lines count against its client's share as bodies do", async () => {
+  const stream = await newStream(gw.base);
+  const mib = "x".repeat(1024 * 1024);
+  // Client A holds 1.5 MiB of a stalled body, under its 2 MiB share.
+  const held = await stalledUpload(stream, 3 * 1024 * 1024, mib + mib.slice(0, 512 * 1024), "A");
+  const trickle = setInterval(() => held.socket.write("x"), 200);
+  const line = `${JSON.stringify({ records: [{ body: mib.slice(0, 1000 * 1024) }] })}\n`;
+  const session = (token: string) =>
+    request(`${gw.base}${stream}/records`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/x-ndjson" },
+      body: line,
+    }).then(async (res) => ({ status: res.statusCode, text: await res.body.text() }));
+  try {
+    await waitFor(
+      async () =>
+        (await metric(gw.base, "nova_gateway_memory_held_bytes", 'part="append_bodies"')) >=
+        1.5 * 1024 * 1024 * APPEND_MEMORY_FACTOR,
+      { timeoutMs: 10_000, message: "the stalled body's 1.5 MiB held" },
+    );
+    // A's session line would take A past its share: refused, nothing appended.
+    const refusedA = await session("A");
+    assert.match(refusedA.text, /resource_exhausted/);
+    assert.match(refusedA.text, /this client has \d+ bytes of append bodies in flight/);
+    // Client B's same line is admitted.
+    const admittedB = await session("B");
+    assert.equal(admittedB.status, 200, admittedB.text);
+    assert.match(admittedB.text, /"seq_num":0/);
+  } finally {
+    clearInterval(trickle);
+    held.socket.destroy();
+  }
+  const tail = await http(gw.base, "GET", `${stream}/records/tail`);
+  assert.equal(tail.json.tail.seq_num, 1);
+});
+
 test("a small body past its client's share, come whole, is 429 and its connection serves the next request", async () => {
   const stream = await newStream(gw.base);
   const host = new URL(gw.base).host;

@@ -3,26 +3,50 @@ import { test } from "node:test";
 import { HttpError } from "../errors/index.ts";
 import { AppendAdmission } from "./admission.ts";
 
+const refused = (e: unknown) => e instanceof HttpError && e.status === 429 && e.retryable;
+
 test("admits within the budget and refuses past it with a retryable 429", () => {
   const a = new AppendAdmission(100);
-  a.acquire(60);
-  a.acquire(40);
-  assert.throws(
-    () => a.acquire(1),
-    (e: unknown) => e instanceof HttpError && e.status === 429 && e.retryable,
-  );
-  a.release(60);
-  a.acquire(50);
+  a.body("x", 60).take(60);
+  const y = a.body("y", 40);
+  y.take(40);
+  assert.throws(() => a.body("z", 1).take(1), refused);
+  y.release();
+  a.body("z", 30).take(30);
   assert.equal(a.inflight, 90);
 });
 
 test("always admits a first request, even one larger than the budget", () => {
   const a = new AppendAdmission(10);
-  a.acquire(1000);
+  a.body("x", 1000).take(1000);
   assert.equal(a.inflight, 1000);
 });
 
-const refused = (e: unknown) => e instanceof HttpError && e.status === 429 && e.retryable;
+test("a session's lines are taken as they come and given back once answered; its client's bound counts them", () => {
+  const a = new AppendAdmission({ maxBytes: 1000, clientMaxBytes: 100 });
+  const session = a.session("x");
+  session.take(60);
+  session.take(40);
+  // The same client's other session is past the client's bound; another client is not.
+  const other = a.session("x");
+  assert.throws(() => other.take(10), refused);
+  a.body("y", 10).take(10);
+  session.give(60);
+  other.take(10);
+  assert.equal(a.inflight, 60);
+  session.release();
+  other.release();
+  session.give(40);
+  assert.equal(a.inflight, 10, "a give after the release changes nothing");
+});
+
+test("a session's lines are small appends: they find room in the reserve beside large bodies", () => {
+  const a = new AppendAdmission({ maxBytes: 800, clientMaxBytes: 800 });
+  a.body("x", undefined).take(700);
+  const session = a.session("y");
+  session.take(90);
+  assert.equal(a.inflight, 790);
+});
 
 test("a body holds what has arrived, not what it declared", () => {
   const a = new AppendAdmission({ maxBytes: 100, clientMaxBytes: 100 });

@@ -9,6 +9,9 @@
 //   across its bodies.
 // Something alone in flight (in the gateway, or of its client) is always admitted, so a body
 // larger than a bound still goes through. Past a bound a body is a retryable 429 at once.
+// An append session (NDJSON, s2s) holds one ticket for its life: each line or input is taken as
+// it comes and given back once answered, so its client's bound counts it; its lines are small
+// appends, which the reserve is kept for.
 import { resourceExhausted } from "../errors/index.ts";
 
 export const SMALL_BODY_BYTES = 1024 * 1024;
@@ -36,6 +39,8 @@ interface Client {
 /** One append body being read: its bytes are taken as they arrive, and given back at its end. */
 export interface BodyTicket {
   take(bytes: number): void;
+  /** Gives back bytes taken (a session's line, answered) before the end. */
+  give(bytes: number): void;
   release(): void;
 }
 
@@ -63,14 +68,9 @@ export class AppendAdmission {
     return this.#clients.size;
   }
 
-  /** Bytes already in hand (an NDJSON line): reserved, or 429; alone in flight, always. */
-  acquire(bytes: number): void {
-    if (this.#inflight > 0 && this.#inflight + bytes > this.#max) throw this.#full();
-    this.#inflight += bytes;
-  }
-
-  release(bytes: number): void {
-    this.#inflight -= bytes;
+  /** An append session's lines from `client`, each taken as it comes (see above). */
+  session(client: string): BodyTicket {
+    return this.body(client, 0);
   }
 
   /** A body about to be read, from `client`, of `declared` bytes (undefined: unknown). */
@@ -96,6 +96,13 @@ export class AppendAdmission {
         owner.held += bytes;
         this.#inflight += bytes;
         if (large) this.#large += bytes;
+      },
+      give: (bytes) => {
+        if (released) return;
+        held -= bytes;
+        owner.held -= bytes;
+        this.#inflight -= bytes;
+        if (large) this.#large -= bytes;
       },
       release: () => {
         if (released) return;

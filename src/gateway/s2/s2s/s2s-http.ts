@@ -65,6 +65,8 @@ export async function serveS2sAppend(
     throw s2Error("not_implemented", "s2s append sessions are served on HTTP/2 only");
   }
   const { bucket, key, call } = stream;
+  const client = clientKey(reply.request);
+  const admitted = deps.admission.session(client);
   const pipeline = new S2AppendPipeline(deps.upstream, { bucket, key }, call, deps.idleMs);
   const session = new S2sAppendSession<S2AppendInput, S2AppendAck>({
     chunks: bodyChunks(req),
@@ -72,14 +74,14 @@ export async function serveS2sAppend(
     decodeInput: (payload) => s2Wire.AppendInput.decode(payload),
     encodeAck: (ack) => s2Wire.AppendAck.encode(ack),
     submit: async (input, bytes) => {
-      deps.admission.acquire(bytes);
+      admitted.take(bytes);
       const submitted = await pipeline.submit(input).catch((err: unknown) => {
-        deps.admission.release(bytes);
+        admitted.give(bytes);
         throw err;
       });
       submitted.ack.then(
-        () => deps.admission.release(bytes),
-        () => deps.admission.release(bytes),
+        () => admitted.give(bytes),
+        () => admitted.give(bytes),
       );
       return submitted;
     },
@@ -87,20 +89,17 @@ export async function serveS2sAppend(
     draining,
   });
   const socket = req.socket;
-  await trackSession(
-    deps.subscribe,
-    "s2s_append",
-    clientKey(reply.request),
-    session,
-    socket,
-    async () => {
+  try {
+    await trackSession(deps.subscribe, "s2s_append", client, session, socket, async () => {
       try {
         await session.run();
       } finally {
         await pipeline.close();
       }
-    },
-  );
+    });
+  } finally {
+    admitted.release();
+  }
 }
 
 /** Serves a read session; errors before its first frame are thrown as the request's. */

@@ -117,6 +117,17 @@ export async function serveAppendSession(
   deps: AppendSessionDeps,
 ): Promise<void> {
   const socket = body.socket;
+  const client = clientKey(reply.request);
+  let release: () => void;
+  try {
+    release = deps.clientSessions.hold(client);
+  } catch (err) {
+    // Refused before any of the body was read: the connection closes after the refusal.
+    if (body.httpVersionMajor === 1) reply.header("connection", "close");
+    throw err;
+  }
+  // The client's append bound counts the session's lines in flight.
+  const admitted = deps.admission.session(client);
   const session = new NdjsonAppendSession({
     upstream: deps.upstream,
     bucket: parts.bucket,
@@ -128,20 +139,12 @@ export async function serveAppendSession(
     appendLimits: deps.appendLimits,
     checkLine: lineCheck(reply),
     lineLimits: deps.lineLimits,
-    admission: deps.admission,
+    admission: admitted,
     signal: parts.call.signal ?? new AbortController().signal,
     producer: parts.producer,
     idleMs: deps.idleMs,
     slowConsumerMs: deps.slowConsumerMs,
   });
-  let release: () => void;
-  try {
-    release = deps.clientSessions.hold(clientKey(reply.request));
-  } catch (err) {
-    // Refused before any of the body was read: the connection closes after the refusal.
-    if (body.httpVersionMajor === 1) reply.header("connection", "close");
-    throw err;
-  }
   deps.metrics.sessions.inc({ kind: "ndjson" });
   const done = (async () => {
     await session.open();
@@ -175,6 +178,7 @@ export async function serveAppendSession(
   } finally {
     deps.metrics.sessions.dec({ kind: "ndjson" });
     release();
+    admitted.release();
     // An HTTP/2 stream ends with its response; only HTTP/1.1 shares the connection with what follows.
     if (body.httpVersionMajor === 1 && !body.readableEnded && reply.raw.headersSent) {
       discardRest(body, deps.bodyTimeouts);

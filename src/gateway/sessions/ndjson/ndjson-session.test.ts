@@ -88,7 +88,7 @@ function setup(
     appendLimits: DEFAULT_APPEND_LIMITS,
     checkLine: () => {},
     lineLimits: { maxLineBytes: 1 << 16, maxSessionBytes: 1 << 20 },
-    admission,
+    admission: admission.session("client"),
     signal: new AbortController().signal,
     ...(producer ? { producer } : {}),
     ...timeouts,

@@ -26,7 +26,7 @@ import {
   seqNumMismatch,
   toHttpError,
 } from "../../errors/index.ts";
-import type { AppendAdmission } from "../../http/index.ts";
+import type { BodyTicket } from "../../http/index.ts";
 import type {
   AppendBatchProto,
   AppendLimits,
@@ -63,7 +63,8 @@ export interface NdjsonSessionOptions {
   /** Each line's schema check, the one a unary append body passes. */
   checkLine: ShapeCheck;
   lineLimits: NdjsonLimits;
-  admission: AppendAdmission;
+  /** The session's admission: each line's bytes taken while it is in flight. */
+  admission: Pick<BodyTicket, "take" | "give">;
   /** Aborts when the client goes away: the upstream session is cancelled. */
   signal: AbortSignal;
   producer?: ProducerProto | undefined;
@@ -182,7 +183,7 @@ export class NdjsonAppendSession {
       else this.#finish(final);
     } finally {
       out.off("close", onClose);
-      for (const slot of this.#inflight.splice(0)) this.#opts.admission.release(slot.bytes);
+      for (const slot of this.#inflight.splice(0)) this.#opts.admission.give(slot.bytes);
     }
   }
 
@@ -259,7 +260,7 @@ export class NdjsonAppendSession {
       if (this.#stopped()) return false;
       if (this.#inflight.length < window && !out.writableNeedDrain) {
         try {
-          this.#opts.admission.acquire(parsed.bytes);
+          this.#opts.admission.take(parsed.bytes);
           this.#inflight.push({ lineNo: parsed.lineNo, bytes: parsed.bytes });
           return true;
         } catch (err) {
@@ -301,7 +302,7 @@ export class NdjsonAppendSession {
     }
     const slot = this.#inflight.shift();
     if (!slot) return;
-    this.#opts.admission.release(slot.bytes);
+    this.#opts.admission.give(slot.bytes);
     this.#answered++;
     if (ack.appended) {
       this.#write(ackLine(ack.appended, this.#opts.int64));
