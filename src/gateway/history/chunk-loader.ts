@@ -66,7 +66,7 @@ export function createChunkLoader(opts: ChunkLoaderOptions): ChunkLoader {
     if (!opts.s3) {
       throw new ChunkFault("unavailable", "raw object entries need the gateway's --s3-* settings");
     }
-    (await opts.s3.get(location.bucket, location.key, into.length)).copy(into);
+    (await opts.s3.get(location.bucket, location.key, into.length, signal)).copy(into);
   };
 
   const fetchAndVerify = async (entry: PlanEntry, signal: AbortSignal): Promise<VerifiedChunk> => {

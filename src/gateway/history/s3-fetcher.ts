@@ -13,20 +13,20 @@ export interface S3Settings {
 }
 
 export interface S3Fetcher {
-  /** The whole object, which must be exactly `size` bytes. */
-  get(bucket: string, key: string, size: number): Promise<Buffer>;
+  /** The whole object, which must be exactly `size` bytes; `signal` abandons the request. */
+  get(bucket: string, key: string, size: number, signal?: AbortSignal): Promise<Buffer>;
   close(): void;
 }
 
 /** A fetcher over `storeFor(bucket)`; the S3 one is `createS3Fetcher`. */
 export function s3Fetcher(storeFor: (bucket: string) => ObjectStore, close: () => void): S3Fetcher {
   return {
-    async get(bucket, key, size) {
+    async get(bucket, key, size, signal) {
       const what = `GET s3://${bucket}/${key}`;
       let bytes: Buffer | undefined;
       try {
         // Never more than the plan says: a larger object is cut short and fails verification.
-        bytes = await storeFor(bucket).get(key, { start: 0, end: size });
+        bytes = await storeFor(bucket).get(key, { start: 0, end: size }, signal);
       } catch (err) {
         if (!(err instanceof ObjectStoreError)) throw err;
         const reason =

@@ -34,8 +34,11 @@ export interface VersionedObject {
 export interface ObjectStore {
   readonly bucket: string;
   put(key: string, body: Uint8Array): Promise<void>;
-  /** undefined when the object does not exist; an empty buffer when the range starts past its end. */
-  get(key: string, range?: ByteRange): Promise<Buffer | undefined>;
+  /**
+   * undefined when the object does not exist; an empty buffer when the range starts past its end.
+   * `signal` aborts the request, where the store makes one (a reader that went away).
+   */
+  get(key: string, range?: ByteRange, signal?: AbortSignal): Promise<Buffer | undefined>;
   /** One page of at most `limit` (default and maximum 1000) objects whose keys start with prefix. */
   list(prefix: string, opts?: { startAfter?: string; limit?: number }): Promise<ListPage>;
   listAll(prefix: string, opts?: { startAfter?: string }): AsyncIterable<ObjectInfo>;

@@ -171,6 +171,24 @@ test("a server that does not answer in time, or stops mid-body, fails the reques
   assert.equal(cut.seen.length, 2);
 });
 
+test("an aborted request ends at once, closes its connection, and is not tried again", async (t) => {
+  const closed: string[] = [];
+  const { http, seen } = await fakeS3(t, (_n, res) => {
+    // Never answered: the store went silent.
+    res.socket?.once("close", () => closed.push("closed"));
+  });
+  const reader = new AbortController();
+  const pending = http.send({ method: "GET", bucket: "nova", key: "k", signal: reader.signal });
+  pending.catch(() => {});
+  await waitFor(() => seen.length === 1, { message: "the GET to reach the store" });
+  reader.abort(new Error("the reader went away"));
+  const err = await pending.catch((e: unknown) => e);
+  assert.ok(err instanceof S3TransportError, String(err));
+  assert.equal(err.code, "ABORT_ERR");
+  await waitFor(() => closed.length === 1, { message: "the store to see the connection close" });
+  assert.equal(seen.length, 1, "not tried again");
+});
+
 test("a key's dot segments go out as signed, not resolved away", async (t) => {
   const { http, seen } = await fakeS3(t, (_n, res) => res.writeHead(200).end());
   await http.send({ method: "GET", bucket: "nova", key: "a/../b/./c/.." });

@@ -42,6 +42,8 @@ export interface S3Request {
   /** Names in lower case. */
   headers?: Readonly<Record<string, string>>;
   body?: Uint8Array;
+  /** Aborts the request (a reader that went away): no answer, and no retry. */
+  signal?: AbortSignal;
 }
 
 export interface S3Response {
@@ -248,6 +250,7 @@ export function createS3Http(opts: S3HttpOptions): S3Http {
         method: req.method,
         headers: signed,
         agent,
+        ...(req.signal ? { signal: req.signal } : {}),
       });
       let answered = false;
       let timedOut = false;
@@ -334,6 +337,7 @@ export function createS3Http(opts: S3HttpOptions): S3Http {
           // A refusal that moved our clock to the store's is worth another try whatever its
           // code (a HEAD's answer has no body to say RequestTimeTooSkewed).
           const reclocked = clockOffsetMs !== offsetBefore;
+          if (req.signal?.aborted) throw err;
           if (attempt >= opts.maxAttempts || !(reclocked || retryable(err))) throw err;
           // Without a clear refusal (throttled, skewed) the attempt may have been carried out.
           lost ||=

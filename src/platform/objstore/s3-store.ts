@@ -153,12 +153,13 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
     });
 
   /** An object's bytes and ETag; `ranged`: the store answered the Range header. */
-  const getObject = async (key: string, rangeHeader: string | undefined) => {
+  const getObject = async (key: string, rangeHeader: string | undefined, signal?: AbortSignal) => {
     const res = await http.send({
       method: "GET",
       bucket,
       key,
       ...(rangeHeader === undefined ? {} : { headers: { range: rangeHeader } }),
+      ...(signal ? { signal } : {}),
     });
     return {
       body: res.body,
@@ -205,14 +206,14 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
       }
     },
 
-    async get(key: string, range?: ByteRange): Promise<Buffer | undefined> {
+    async get(key: string, range?: ByteRange, signal?: AbortSignal): Promise<Buffer | undefined> {
       open(key);
       checkKey(key);
       if (range) checkRange(key, range);
       // HTTP ranges are inclusive and cannot be empty: an empty range asks for one byte and drops it.
       const header = range && `bytes=${range.start}-${Math.max(range.start, range.end - 1)}`;
       try {
-        const { body, ranged } = await getObject(key, header);
+        const { body, ranged } = await getObject(key, header, signal);
         if (!range) return body;
         // A store that ignores Range answers the whole object.
         return ranged

@@ -1,0 +1,48 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { Registry } from "prom-client";
+import { MemoryParts } from "../../platform/memory/index.ts";
+import { createChunkLoader } from "./chunk-loader.ts";
+import { createReadPlanMetrics } from "./metrics.ts";
+import type { PlanEntry } from "./plan-entry.ts";
+import type { S3Fetcher } from "./s3-fetcher.ts";
+
+const entry: PlanEntry = {
+  location: { bucket: "nova", key: "chunks/s/0" },
+  footerOff: 100,
+  footerLen: 28,
+  payloadBytes: 100,
+  firstSeqNum: 0n,
+  minTimestampMs: 0n,
+  cacheKey: "s3://nova/chunks/s/0",
+};
+
+test("a raw S3 load every reader left is abandoned: its GET is aborted, and the next load asks anew", async () => {
+  const gets: AbortSignal[] = [];
+  const s3: S3Fetcher = {
+    // A store gone silent: the GET ends only when its signal aborts.
+    get: (_bucket, _key, _size, signal) =>
+      new Promise((_, reject) => {
+        assert.ok(signal, "the load's signal reaches the GET");
+        gets.push(signal);
+        signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+      }),
+    close: () => {},
+  };
+  const loader = createChunkLoader({
+    url: { get: () => Promise.reject(new Error("no URLs")), close: async () => {} },
+    s3,
+    cacheBytes: 1 << 20,
+    metrics: createReadPlanMetrics(new Registry(), new MemoryParts()),
+  });
+  for (let i = 1; i <= 2; i++) {
+    const reader = new AbortController();
+    const load = loader.load(entry, reader.signal);
+    load.catch(() => {});
+    reader.abort(new Error("the reader went away"));
+    await assert.rejects(load);
+    assert.equal(gets.length, i);
+    assert.equal(gets[i - 1]?.aborted, true, "no GET runs on for a reader that left");
+  }
+  await loader.close();
+});
