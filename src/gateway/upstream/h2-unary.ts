@@ -57,15 +57,8 @@ export function startUnary<Req, Res>(
   done: (end: UnaryEnd<Res>) => void,
   maxMessageBytes = GRPC_MESSAGE_LIMIT,
 ): UnaryCall {
-  let message: Buffer;
-  try {
-    message = def.requestSerialize(request);
-  } catch (err) {
-    // As grpc-js answers a request it cannot encode: nothing went out.
-    const details = `the request does not encode: ${(err as Error).message}`;
-    queueMicrotask(() => done(failure(grpc.status.INTERNAL, details, false)));
-    return { cancel() {} };
-  }
+  const message = encodeRequest(def, request, done);
+  if (message === undefined) return { cancel() {} };
   const frame = Buffer.allocUnsafe(5 + message.length);
   frame[0] = 0;
   frame.writeUInt32BE(message.length, 1);
@@ -162,6 +155,24 @@ export function startUnary<Req, Res>(
       stream.close(NGHTTP2_CANCEL);
     },
   };
+}
+
+/**
+ * The request's bytes; a request that does not encode ends the call INTERNAL (as grpc-js answers
+ * it: nothing went out), on a later turn, as a call's end always comes, and is undefined.
+ */
+export function encodeRequest<Req, Res>(
+  def: MethodDefinition<Req, unknown, unknown, Res>,
+  request: Req,
+  done: (end: UnaryEnd<Res>) => void,
+): Buffer | undefined {
+  try {
+    return def.requestSerialize(request);
+  } catch (err) {
+    const details = `the request does not encode: ${(err as Error).message}`;
+    queueMicrotask(() => done(failure(grpc.status.INTERNAL, details, false)));
+    return undefined;
+  }
 }
 
 function failure(code: grpc.status, details: string, sent: boolean): UnaryEnd<never> {

@@ -104,3 +104,30 @@ test("an answer that does not decode ends INTERNAL, sent", async () => {
   assert.match(end.status.details, /does not decode/);
   assert.equal(end.sent, true);
 });
+
+test("a request that does not encode ends INTERNAL, never sent, and reaches no star", async () => {
+  const { star, asked } = starAnswering({
+    code: grpc.status.OK,
+    details: "OK",
+    metadata: new grpc.Metadata(),
+    sent: true,
+  });
+  const append = nova.DataPlaneService.service.Append as MethodDefinition<
+    unknown,
+    unknown,
+    unknown,
+    unknown
+  >;
+  const end = await new Promise<UnaryEnd<unknown>>((resolve) => {
+    const request = {
+      bucket: "b",
+      key: "k",
+      records: [{ body: Buffer.from("x"), timestamp_ms: "1-2" }],
+    };
+    startInProcess(star, append, request, new grpc.Metadata(), 1234, resolve);
+  });
+  assert.equal(end.status.code, grpc.status.INTERNAL);
+  assert.match(end.status.details, /does not encode/);
+  assert.equal(end.sent, false);
+  assert.deepEqual(asked, []);
+});

@@ -3,7 +3,7 @@
 import * as grpc from "@grpc/grpc-js";
 import type { MethodDefinition } from "@grpc/proto-loader";
 import type { InProcessStar } from "../../contract/proto/index.ts";
-import type { UnaryCall, UnaryEnd } from "./h2-unary.ts";
+import { encodeRequest, type UnaryCall, type UnaryEnd } from "./h2-unary.ts";
 
 export function startInProcess<Req, Res>(
   star: InProcessStar,
@@ -13,7 +13,9 @@ export function startInProcess<Req, Res>(
   deadline: number,
   done: (end: UnaryEnd<Res>) => void,
 ): UnaryCall {
-  return star.unary(def.path, def.requestSerialize(request), metadata, deadline, (end) => {
+  const message = encodeRequest(def, request, done);
+  if (message === undefined) return { cancel() {} };
+  return star.unary(def.path, message, metadata, deadline, (end) => {
     const status = { code: end.code, details: end.details, metadata: end.metadata };
     if (end.code !== grpc.status.OK) return done({ status, sent: end.sent });
     const internal = (details: string) =>
