@@ -441,6 +441,42 @@ test("bad input ends its session with S2's terminal error; nothing lands, other 
   }
 });
 
+test("a session the gateway ended while its client still sends is closed, not left open", async () => {
+  const { bucket } = await newBasin();
+  const conn = http2.connect(gw.base);
+  try {
+    const req = conn.request({
+      ":method": "POST",
+      ":path": "/v1/streams/s/records",
+      "content-type": "s2s/proto",
+      "s2-basin": bucket,
+    });
+    const decoder = new FrameDecoder();
+    const frames: Frame[] = [];
+    req.on("data", (chunk: Buffer) => frames.push(...decoder.push(chunk)));
+    const closed = new Promise<number>((resolve) =>
+      req.on("close", () => resolve(req.rstCode ?? -1)),
+    );
+    req.on("error", () => {});
+    // A bad frame, and the request side left open, as a client that goes on sending would.
+    req.write(Buffer.concat([inputFrame(["kept"]), Uint8Array.of(0, 0, 1, 0x60)]));
+    const code = await Promise.race([
+      closed,
+      new Promise<never>((_, reject) => {
+        setTimeout(
+          () => reject(new Error("the ended session's stream stayed open")),
+          10_000,
+        ).unref();
+      }),
+    ]);
+    assert.equal(code, http2.constants.NGHTTP2_NO_ERROR);
+    assert.equal(terminalOf(frames).status, 400);
+  } finally {
+    // Not close(), which waits for a stream left open.
+    conn.destroy();
+  }
+});
+
 test("an s2s append session over HTTP/1.1 is refused, 501 in S2's shape; nothing lands", async () => {
   const { path, bucket } = await newBasin();
   const res = await request(`${gw.base}/v1/streams/s/records`, {

@@ -2,6 +2,7 @@
 // s2s/proto, as S2's SDKs open them on Node (cleartext HTTP/2, or h2, on the gateway's port).
 // The messages, the append path, the read query and the errors are the S2 face's, the same the
 // unary routes and SSE sessions use.
+import http2, { type Http2ServerResponse } from "node:http2";
 import type { FastifyReply } from "fastify";
 import type { AppendAdmission } from "../../http/index.ts";
 import { clientKey, takeOverResponse } from "../../http/index.ts";
@@ -99,7 +100,24 @@ export async function serveS2sAppend(
     });
   } finally {
     admitted.release();
+    stopSending(reply);
   }
+}
+
+/**
+ * A session the gateway ended (a terminal frame) while its client still sends: once the
+ * response is out, RST_STREAM NO_ERROR tells the client to stop (RFC 9113, 8.1), rather than
+ * its stream, and what it sent unread, staying open until it gives up.
+ */
+function stopSending(reply: FastifyReply): void {
+  const req = reply.request.raw;
+  const res = reply.raw as unknown as Http2ServerResponse;
+  if (req.readableEnded || res.stream.destroyed) return;
+  const close = () => {
+    if (!res.stream.destroyed) res.stream.close(http2.constants.NGHTTP2_NO_ERROR);
+  };
+  if (res.writableFinished) close();
+  else res.once("finish", close);
 }
 
 /** Serves a read session; errors before its first frame are thrown as the request's. */
