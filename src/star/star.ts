@@ -244,14 +244,15 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
   if (!options.fleet) fleet = Fleet.single(options.id, `${host}:${port}`);
 
   const retain = singleFlight(() => retentionRound(ctx));
+  // A round still running is left to end (and to log its failure once).
   const retention = setInterval(() => {
-    if (!holdsLease()) return;
+    if (!holdsLease() || retain.running) return;
     ctx.background("retention", retain);
   }, options.retentionIntervalMs ?? 5_000);
   retention.unref();
   const settling = setInterval(() => {
-    if (!holdsLease()) return;
-    ctx.background("settling", () => settler.round());
+    if (!holdsLease() || settler.round.running) return;
+    ctx.background("settling", settler.round);
   }, limits.settleIntervalMs);
   settling.unref();
 

@@ -20,12 +20,15 @@ function gated(): { task: () => Promise<void>; runs: () => number; finish: (err?
 test("calls while a run is in flight share it; the next call after it starts another", async () => {
   const g = gated();
   const round = singleFlight(g.task);
+  assert.equal(round.running, false);
   const first = round();
   const second = round();
   assert.equal(second, first);
   assert.equal(g.runs(), 1);
+  assert.equal(round.running, true);
   g.finish();
   await first;
+  assert.equal(round.running, false);
   const third = round();
   assert.notEqual(third, first);
   assert.equal(g.runs(), 2);
