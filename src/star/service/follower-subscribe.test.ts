@@ -132,6 +132,26 @@ test("a reader leaving during the relay cancels the leader's call", async () => 
   assert.equal(upstreams[0]?.cancelled, true);
 });
 
+test("a reader leaving once the leader's call has its status, unread behind a pause, ends the relay", async () => {
+  const { ctx, stream, call, upstreams } = follower();
+  const abort = new AbortController();
+  const relayed = followerSubscribe(ctx, stream, call, abort.signal);
+  const upstream = upstreams[0] as FakeUpstream;
+  // grpc-js, paused for a slow reader when the leader ended OK: no 'end' until resumed, and a
+  // cancel of a call that has its status emits nothing.
+  upstream.cancel = () => {
+    upstream.cancelled = true;
+  };
+  abort.abort();
+  await Promise.race([
+    relayed,
+    new Promise((_, reject) => {
+      setTimeout(() => reject(new Error("the relay never ended")), 5_000).unref();
+    }),
+  ]);
+  assert.equal(upstream.cancelled, true);
+});
+
 test("a leader that stops: what it acked past the cursor comes from its log, then the call ends UNAVAILABLE", async () => {
   const f = follower({ start: "seq_num", seq_num: "0" });
   await f.store.put(logKey("b", 1n), logObject(0, 2));

@@ -144,7 +144,13 @@ function relay(
     const upstream = ctx.peers
       .client(leader)
       .Subscribe(request, forwardMetadata(ctx, call.metadata));
-    const stop = () => upstream.cancel();
+    // Settled here, not by the call's end: a call paused for a slow reader when the leader ended
+    // emits 'end' only once resumed, and a cancel after its status emits nothing.
+    const stop = () => {
+      cleanup();
+      upstream.cancel();
+      resolve();
+    };
     const shutdown = () => {
       cleanup();
       upstream.cancel();
