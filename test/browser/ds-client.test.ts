@@ -8,6 +8,7 @@ import { after, before, describe, test } from "node:test";
 import { build } from "rolldown";
 import { type BrowserRig, startBrowserRig } from "../harness/browser.ts";
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
+import { freePort } from "../harness/ports.ts";
 import { systemTool } from "../harness/system-tool.ts";
 
 const chromiumTool = systemTool("/usr/bin/chromium", "chromium");
@@ -73,7 +74,12 @@ describe("@durable-streams/client in Chromium", () => {
       join(import.meta.dirname, "ds-client-page.html"),
       chromiumTool.path,
     );
-    gw = await inProcessGateway([rig.star.address], { corsOrigins: [rig.pageOrigin], ds: DS });
+    // Restarted on its port: one below the range the kernel hands out to other tests meanwhile.
+    gw = await inProcessGateway(
+      [rig.star.address],
+      { corsOrigins: [rig.pageOrigin], ds: DS },
+      await freePort(),
+    );
   });
   after(async () => {
     await gw?.close();

@@ -11,6 +11,7 @@ import { type BrowserRig, startBrowserRig } from "../harness/browser.ts";
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
 import { useGlobalDispatcher } from "../harness/global-dispatcher.ts";
 import { newStream } from "../harness/http.ts";
+import { freePort } from "../harness/ports.ts";
 import { systemTool } from "../harness/system-tool.ts";
 import { selfSignedCert, type TestCert } from "../harness/tls.ts";
 
@@ -55,7 +56,8 @@ describe("Chromium over HTTP/2 with TLS", { skip }, () => {
     // The test's own requests (making the streams) trust the certificate too, until the suite
     // ends (other files may share this process, scripts/file-bundle.ts).
     restoreDispatcher = useGlobalDispatcher(new Agent({ connect: { ca: cert.cert } }));
-    await startGateway();
+    // Restarted on its port: one below the range the kernel hands out to other tests meanwhile.
+    await startGateway(await freePort());
   });
   after(async () => {
     restoreDispatcher?.();

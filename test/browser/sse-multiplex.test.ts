@@ -9,6 +9,7 @@ import { after, before, describe, test } from "node:test";
 import { type BrowserRig, startBrowserRig } from "../harness/browser.ts";
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
 import { newStream } from "../harness/http.ts";
+import { freePort } from "../harness/ports.ts";
 import { systemTool } from "../harness/system-tool.ts";
 
 const chromiumTool = systemTool("/usr/bin/chromium", "chromium");
@@ -39,7 +40,8 @@ describe("Chromium, one multiplexed EventSource over HTTP/1.1", { skip: chromium
       join(import.meta.dirname, "sse-multiplex-page.html"),
       chromiumTool.path,
     );
-    await startGateway();
+    // Restarted on its port: one below the range the kernel hands out to other tests meanwhile.
+    await startGateway(await freePort());
   });
   after(async () => {
     await gw?.close();

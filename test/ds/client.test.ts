@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { DurableStream, IdempotentProducer, stream } from "@durable-streams/client";
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
+import { freePort } from "../harness/ports.ts";
 import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
 import { waitFor } from "../harness/wait.ts";
 
@@ -28,7 +29,8 @@ describe("@durable-streams/client from Node", () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), "nova-ds-client-"));
     star = await startStarProcess(["--data-dir", dir]);
-    gw = await inProcessGateway([star.address], { ds: DS });
+    // Restarted on its port: one below the range the kernel hands out to other tests meanwhile.
+    gw = await inProcessGateway([star.address], { ds: DS }, await freePort());
   });
   after(async () => {
     await gw?.close();

@@ -10,6 +10,7 @@ import { type RunningS3rver, startS3rver } from "../../src/platform/objstore/ind
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
 import { http, newStream } from "../harness/http.ts";
 import { metric } from "../harness/metrics.ts";
+import { freePort } from "../harness/ports.ts";
 import { type StarProcess, s3Storage, startStarProcess } from "../harness/star-process.ts";
 import { waitFor } from "../harness/wait.ts";
 import { closeSseAgent, openSse, recordsOf } from "./sse-client.ts";
@@ -24,7 +25,8 @@ const storage = () => s3Storage(s3.url);
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), "nova-failover-"));
   s3 = await startS3rver({ port: 0, dataDir: dir, buckets: ["nova"] });
-  star = await startStarProcess(storage());
+  // Restarted on its port: one below the range the kernel hands out to other tests meanwhile.
+  star = await startStarProcess(storage(), { listen: `127.0.0.1:${await freePort()}` });
   gw = await inProcessGateway([star.address]);
 });
 after(async () => {

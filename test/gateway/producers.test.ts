@@ -9,6 +9,7 @@ import { request } from "undici";
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
 import { gatewayProcess } from "../harness/gateway-process.ts";
 import { http, newStream } from "../harness/http.ts";
+import { freePort } from "../harness/ports.ts";
 import { type Stack, startStack } from "../harness/stack.ts";
 import { startStarProcess } from "../harness/star-process.ts";
 import { openSse } from "./sse-client.ts";
@@ -329,7 +330,10 @@ test("closing under SSE subscribers, a long-poll and an NDJSON session ends each
 
 test("a retry after the star was SIGKILLed and restarted is still recognised", async () => {
   const dir = stack.dir;
-  const star = await startStarProcess(["--data-dir", `${dir}/kill`]);
+  // Restarted on its port: one below the range the kernel hands out to other tests meanwhile.
+  const star = await startStarProcess(["--data-dir", `${dir}/kill`], {
+    listen: `127.0.0.1:${await freePort()}`,
+  });
   let restarted: Awaited<ReturnType<typeof startStarProcess>> | undefined;
   const own = await inProcessGateway([star.address]);
   try {

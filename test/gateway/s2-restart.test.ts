@@ -5,13 +5,15 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { AppendInput, AppendRecord, S2 } from "@s2-dev/streamstore";
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
+import { freePort } from "../harness/ports.ts";
 import { type Stack, startStack } from "../harness/stack.ts";
 
 let stack: Stack<Gateway>;
 let second: Gateway | undefined;
 
 before(async () => {
-  stack = await startStack("nova-s2-restart-");
+  // Restarted on its port: one below the range the kernel hands out to other tests meanwhile.
+  stack = await startStack("nova-s2-restart-", { port: await freePort() });
 });
 after(async () => {
   await second?.close();

@@ -45,13 +45,16 @@ async function startWith<G extends { close(): Promise<void> }>(
   return { dir, star, gw, close };
 }
 
-/** A star and the gateway app in this process (`prefix` names the temp directory). */
+/**
+ * A star and the gateway app in this process (`prefix` names the temp directory); `port` for a
+ * gateway restarted on its port (a `freePort()`), else one the kernel picks.
+ */
 export function startStack(
   prefix: string,
-  options: StackOptions & { gateway?: InProcessOptions } = {},
+  options: StackOptions & { gateway?: InProcessOptions; port?: number } = {},
 ): Promise<Stack<Gateway>> {
   return startWith(prefix, options.starArgs ?? [], (stars) =>
-    inProcessGateway(stars, options.gateway),
+    inProcessGateway(stars, options.gateway, options.port),
   );
 }
 

@@ -18,6 +18,7 @@ import { encodeFrame, type Frame, FrameDecoder } from "../../src/gateway/s2/s2s/
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
 import { call, starStats } from "../harness/grpc.ts";
 import { http, newStream } from "../harness/http.ts";
+import { freePort } from "../harness/ports.ts";
 import { type Stack, startStack } from "../harness/stack.ts";
 import { waitFor } from "../harness/wait.ts";
 
@@ -33,7 +34,8 @@ async function restartGateway(): Promise<void> {
 }
 
 before(async () => {
-  stack = await startStack("s2s-");
+  // Restarted on its port: one below the range the kernel hands out to other tests meanwhile.
+  stack = await startStack("s2s-", { port: await freePort() });
   gw = stack.gw;
 });
 
