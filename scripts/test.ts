@@ -140,6 +140,13 @@ function groupPath(group: string[], index: number): string {
 }
 const parallel = groups.map(groupPath);
 
+/**
+ * A test process (a bundle of about --bundle-ms of files, or one serial file) that runs this long
+ * has hung: its test is cancelled, naming it, and the process ends (forceExit, or a handle the
+ * hung test left would keep it) rather than hold the run until CI kills it.
+ */
+const PROCESS_TIMEOUT_MS = 300_000;
+
 const COUNTS = ["tests", "suites", "pass", "fail", "cancelled", "skipped", "todo"] as const;
 const COUNT_LINE = /^(tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) [\d.]+$/;
 
@@ -156,6 +163,8 @@ async function* events(): AsyncGenerator<TestEvent> {
       files: group,
       concurrency: at,
       cwd: root,
+      timeout: PROCESS_TIMEOUT_MS,
+      forceExit: true,
     });
     for await (const event of stream as AsyncIterable<TestEvent>) {
       const timed = fileDuration(event);
