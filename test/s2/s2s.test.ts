@@ -18,6 +18,7 @@ import { encodeFrame, type Frame, FrameDecoder } from "../../src/gateway/s2/s2s/
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
 import { call, starStats } from "../harness/grpc.ts";
 import { http, newStream } from "../harness/http.ts";
+import { metric } from "../harness/metrics.ts";
 import { freePort } from "../harness/ports.ts";
 import { type Stack, startStack } from "../harness/stack.ts";
 import { waitFor } from "../harness/wait.ts";
@@ -335,13 +336,19 @@ test("a quiet append session gives its star session back and opens another for i
   try {
     session = await stream.appendSession();
     await (await session.submit(AppendInput.create([text("a")]))).ack();
-    await waitFor(async () => (await starSessions()) === 0 || undefined, {
+    // Star sessions that ended, as the gateway counts them: one that never opened would leave
+    // the star's gauge at 0 too.
+    const ended = () =>
+      metric(quiet.base, "nova_gateway_upstream_calls_total", 'verb="AppendSession"');
+    await waitFor(async () => (await starSessions()) === 0 && (await ended()) === 1, {
       message: "the star session of a quiet s2s session ended",
     });
     const ack = await (await session.submit(AppendInput.create([text("b")]))).ack();
     assert.equal(ack.start.seqNum, 1);
     await session.close();
     assert.equal(await tailOf(path), 2);
+    // Its next input opened another star session, which ended too.
+    await waitFor(async () => (await ended()) === 2, { message: "the second star session ended" });
   } finally {
     await session?.close().catch(() => {});
     await stream.close();
