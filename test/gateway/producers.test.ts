@@ -363,7 +363,9 @@ test("4 producers sending every batch twice, concurrently, through a gateway SIG
   let killed = 0;
   try {
     const send = async (p: number, n: number) => {
-      for (;;) {
+      // Bounded: a gateway that never comes back fails the test instead of holding it.
+      const deadline = performance.now() + 60_000;
+      while (performance.now() < deadline) {
         const res = await http(
           gateway.base,
           "POST",
@@ -379,6 +381,7 @@ test("4 producers sending every batch twice, concurrently, through a gateway SIG
         // A short backoff while the gateway restarts.
         await new Promise((r) => setTimeout(r, 20));
       }
+      assert.fail(`batch ${p}:${n} was not acked within 60 s`);
     };
     const producers = [0, 1, 2, 3].map(async (p) => {
       for (let n = 0; n < BATCHES; n++) {

@@ -91,15 +91,29 @@ export async function openSse(
 
 /**
  * Reads events until `until` holds or the stream ends. It pulls with next(), so stopping here
- * leaves the connection open for a later read.
+ * leaves the connection open for a later read. An event that does not come within `timeoutMs`
+ * fails the read, saying what had come.
  */
 export async function readUntil(
   events: AsyncGenerator<SseEvent>,
   until: (seen: SseEvent[]) => boolean = () => false,
+  timeoutMs = 60_000,
 ): Promise<SseEvent[]> {
   const seen: SseEvent[] = [];
   while (!until(seen)) {
-    const r = await events.next();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `no further event within ${timeoutMs} ms; had: ${seen.map((e) => e.event).join(",")}`,
+            ),
+          ),
+        timeoutMs,
+      );
+    });
+    const r = await Promise.race([events.next(), late]).finally(() => clearTimeout(timer));
     if (r.done) break;
     seen.push(r.value);
   }

@@ -3,6 +3,7 @@ import http2 from "node:http2";
 import { type TestContext, test } from "node:test";
 import * as grpc from "@grpc/grpc-js";
 import type { MethodDefinition } from "@grpc/proto-loader";
+import { waitFor } from "../../../test/harness/wait.ts";
 import {
   findDetail,
   nova,
@@ -113,23 +114,18 @@ test("cancel ends the call at once and the star sees it cancelled", async (t) =>
       });
     });
   const { call: started, ended } = call(session, "CheckTail", X);
-  while (s.count("CheckTail") === 0) await new Promise((r) => setTimeout(r, 5));
+  await waitFor(() => s.count("CheckTail") > 0, { message: "the call to reach the star" });
   started.cancel();
   const end = await within("the cancel", ended);
   assert.equal(end.status.code, grpc.status.CANCELLED);
-  await within(
-    "the star's cancel",
-    (async () => {
-      while (!cancelled) await new Promise((r) => setTimeout(r, 5));
-    })(),
-  );
+  await waitFor(() => cancelled, { message: "the star's cancel" });
 });
 
 test("a star that goes away mid-call leaves it UNAVAILABLE and maybe sent", async (t) => {
   const { star: s, session } = await star(t);
   s.unary.Append = () => new Promise(() => {});
   const { ended } = call(session, "Append", { ...X, records: [{ body: Buffer.from("r") }] });
-  while (s.count("Append") === 0) await new Promise((r) => setTimeout(r, 5));
+  await waitFor(() => s.count("Append") > 0, { message: "the call to reach the star" });
   s.stop();
   const end = await within("the star's end", ended);
   assert.equal(end.status.code, grpc.status.UNAVAILABLE);
