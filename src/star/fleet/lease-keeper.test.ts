@@ -396,6 +396,51 @@ test("a member restarted within its lease whose replay outlasts a lease is not t
   );
 });
 
+test("a join whose own lease object changes under it waits a quarter lease before it reads again", async () => {
+  const inner = createMemoryStore();
+  // Another process running as "a" rewrites a's object under each of its first two writes.
+  let contended = 2;
+  const store = new Proxy(inner, {
+    get(target, name) {
+      if (name === "putIf") {
+        return async (key: string, body: Uint8Array, condition: PutCondition) => {
+          if (key === leaseKey("a") && contended > 0) {
+            contended--;
+            return undefined;
+          }
+          return inner.putIf(key, body, condition);
+        };
+      }
+      const value = Reflect.get(target, name);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const clock = { now: 0 };
+  const first = member(inner, clock, "a");
+  await first.keeper.join();
+  const slept: number[] = [];
+  const again = new LeaseKeeper({
+    store,
+    self: "a",
+    members: MEMBERS,
+    leaseMs: LEASE,
+    logPutsInFlight: 2,
+    log: pino({ level: "silent" }),
+    now: () => clock.now,
+    sleep: async (ms) => {
+      slept.push(ms);
+    },
+    replay: async () => {},
+    begin: () => {},
+    onView: () => {},
+    handBack: async () => {},
+    onLost: () => {},
+  });
+  await again.join();
+  assert.deepEqual(slept, [LEASE / 4, LEASE / 4]);
+  assert.equal(again.stats.epoch, 2);
+});
+
 test("a member that never joined is taken over after a lease from when it was first missed", async () => {
   const store = createMemoryStore();
   const clock = { now: 0 };

@@ -30,6 +30,8 @@ export interface LeaseKeeperOptions {
   log: Logger;
   /** A monotonic clock in ms. */
   now?: () => number;
+  /** Waits `ms` (a join's pauses); setTimeout by default. */
+  sleep?: (ms: number) => Promise<void>;
   /** Settles a member's log of one epoch (voided first) into chunks and state objects. */
   replay(member: string, epoch: number): Promise<void>;
   /** This member joined with `epoch`: its log writes that epoch's numbers. */
@@ -57,6 +59,7 @@ type Read = Held;
 export class LeaseKeeper {
   readonly #o: LeaseKeeperOptions;
   readonly #now: () => number;
+  readonly #sleep: (ms: number) => Promise<void>;
   readonly #watch: LeaseWatch;
   readonly #records = new Map<string, LeaseRecord>();
   #mine: Read | undefined;
@@ -84,6 +87,7 @@ export class LeaseKeeper {
   constructor(options: LeaseKeeperOptions) {
     this.#o = options;
     this.#now = options.now ?? (() => performance.now());
+    this.#sleep = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
     this.#watch = new LeaseWatch(options.leaseMs);
   }
 
@@ -361,7 +365,7 @@ export class LeaseKeeper {
           // failed: then the replay here meets what it met, and says so to this star's callers).
           this.#watch.observe(self, own.etag, this.#now());
           if (!this.#watch.lapsed(self, this.#now())) {
-            await new Promise((r) => setTimeout(r, this.#o.leaseMs / 4));
+            await this.#sleep(this.#o.leaseMs / 4);
             continue;
           }
         }
@@ -372,7 +376,10 @@ export class LeaseKeeper {
           writes: own.record.writes + 1,
         };
         const etag = await this.#put(fencing, { ifMatch: own.etag });
-        if (etag === undefined) continue;
+        if (etag === undefined) {
+          await this.#contended();
+          continue;
+        }
         const epoch = own.record.epoch;
         // Held while the replay lasts, which may outlast a lease (a large unsettled log).
         const held = this.#hold({ record: fencing, etag });
@@ -396,7 +403,10 @@ export class LeaseKeeper {
       if (own?.record.state === "fenced") next.released = this.#releasedToAll();
       const sentAt = this.#now();
       const etag = await this.#put(next, over === undefined ? undefined : { ifMatch: over });
-      if (etag === undefined) continue;
+      if (etag === undefined) {
+        await this.#contended();
+        continue;
+      }
       this.#mine = { record: next, etag };
       this.#records.set(self, next);
       this.#holding = true;
@@ -409,6 +419,19 @@ export class LeaseKeeper {
       this.#wake();
       return;
     }
+  }
+
+  /**
+   * This member's own lease object changed under its join: another member's takeover, or another
+   * process running as this member (an old one still up beside its replacement), which would
+   * otherwise take the object back and forth with it as fast as S3 answers. A quarter lease
+   * passes before it reads again.
+   */
+  async #contended(): Promise<void> {
+    this.#o.log.warn(
+      "this star's lease object changed while it joined: another member took it over, or another process runs as this member; retrying",
+    );
+    await this.#sleep(this.#o.leaseMs / 4);
   }
 
   async #renew(sentAt: number): Promise<void> {
