@@ -40,6 +40,18 @@ if (opts.proxyProtocol && opts.trustProxy.length === 0) {
 if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined)) {
   refuse("--tls-cert and --tls-key go together");
 }
+// Stop signals are taken from here on, while the process starts (a group's SIGTERM reaches a
+// worker still loading its code): each is kept until the part that acts on it is up, rather than
+// killing the process by the default action.
+const signals: { act?: (signal: StopSignal) => void; asked: StopSignal[] } = { asked: [] };
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.on(signal, () => (signals.act ? signals.act(signal) : signals.asked.push(signal)));
+}
+/** From now on `act` takes the stop signals, those that came meanwhile first. */
+const actOnSignals = (act: (signal: StopSignal) => void): void => {
+  signals.act = act;
+  for (const signal of signals.asked.splice(0)) act(signal);
+};
 // The gateway's code loads once the flags are read: --help and a bad flag answer without it
 // (about 1 s of CPU; src/gateway/settings.ts holds what the flags need of it).
 const {
@@ -205,12 +217,32 @@ const stop = async (signal: NodeJS.Signals) => {
   logger.info({ signal, drainDelayMs: signal === "SIGINT" ? 0 : opts.drainDelayMs }, "draining");
   await drain.shutDown(app, opts.drainDelayMs, opts.drainGraceMs);
   nudge?.stop();
-  await reads.close();
-  fleet.close();
-  await star?.close();
-  await storage?.close();
-  process.exit(0);
+  process.exit(
+    await closeAll([
+      ["reads", () => reads.close()],
+      ["fleet", () => fleet.close()],
+      ["star", () => star?.close()],
+      ["storage", () => storage?.close()],
+    ]),
+  );
 };
+
+/**
+ * Closes each part in order, the rest also when one fails (the embedded store's lock is given
+ * back even if the star's last commit failed); 1 when one did, after logging it, else 0.
+ */
+async function closeAll(steps: [string, () => unknown][]): Promise<number> {
+  let code = 0;
+  for (const [part, close] of steps) {
+    try {
+      await close();
+    } catch (err) {
+      logger.error({ err, part }, "closing failed");
+      code = 1;
+    }
+  }
+  return code;
+}
 /** Full collections when dead buffers pile up (platform/memory/garbage-nudge.ts). */
 function startGarbageNudge(slackBytes: number, leftoverMs: number): GarbageNudge {
   // How often it looks at memory; --gc-leftover-ms counts in these looks.
@@ -247,10 +279,10 @@ if (link) {
   metrics.render = () => link.metricsText();
   link.ready(url);
 } else {
-  process.on("SIGTERM", () => void stop("SIGTERM"));
-  process.on("SIGINT", () => void stop("SIGINT"));
-  // Ready only once the signal handlers are in: a supervisor may stop us as soon as it reads this.
-  process.stdout.write(`nova-gateway listening on ${url}\n`);
+  actOnSignals((signal) => void stop(signal));
+  // Ready only once the signal handlers are in: a supervisor may stop us as soon as it reads this;
+  // one that stopped us while we started reads no ready line.
+  if (!stopping) process.stdout.write(`nova-gateway listening on ${url}\n`);
 }
 
 /** A worker's link to its primary, with its stop requests (which wait while it starts). */
@@ -258,8 +290,7 @@ function workerLink(): Link {
   const requests = new StopRequests((signal) =>
     early.stop ? early.stop(signal) : early.asked.push(signal),
   );
-  process.on("SIGTERM", () => requests.request("SIGTERM", "signal"));
-  process.on("SIGINT", () => requests.request("SIGINT", "signal"));
+  actOnSignals((signal) => requests.request(signal, "signal"));
   return new WorkerLink({
     registry: metrics.registry,
     // Past the primary's wait for the other workers' parts.
@@ -295,9 +326,11 @@ async function runPrimary(): Promise<never> {
   let exiting: Promise<never> | undefined;
   const exit = (code: number): Promise<never> => {
     exiting ??= (async () => {
-      await star?.close();
-      await storage?.close();
-      process.exit(code);
+      const closed = await closeAll([
+        ["star", () => star?.close()],
+        ["storage", () => storage?.close()],
+      ]);
+      process.exit(Math.max(code, closed));
     })();
     return exiting;
   };
@@ -307,8 +340,9 @@ async function runPrimary(): Promise<never> {
     stopping = true;
     await exit(await primary.stop(signal === "SIGINT" ? "SIGINT" : "SIGTERM"));
   };
-  process.on("SIGTERM", () => void stopAll("SIGTERM"));
-  process.on("SIGINT", () => void stopAll("SIGINT"));
+  // Stopped while the embedded star started: no worker is forked.
+  if (signals.asked.length > 0) return exit(0);
+  actOnSignals((signal) => void stopAll(signal));
   let url: string;
   try {
     url = await primary.start();

@@ -245,6 +245,53 @@ test("SIGTERM to the primary alone while its workers start: they stop too, and i
   }
 });
 
+test("SIGTERM to the process group while the workers load: each stops once serving, and all exit 0", async (t) => {
+  const dir = await tempDir(t);
+  const [command, args] = nodeArgs("src/main.ts", [
+    ...["--port", "0", "--data-dir", dir, "--workers", "2"],
+    ...["--log-level", "info", "--drain-delay-ms", "0"],
+  ]);
+  const proc = await startProcess({
+    command,
+    args,
+    readyLine: /"msg":"nova-gateway starting"/,
+    readyOn: "stderr",
+  });
+  try {
+    const pid = proc.child.pid as number;
+    await waitFor(() => children(pid).length === 2, { message: "two workers forked" });
+    // As systemd and `docker stop` of a group do: it reaches the workers still loading their
+    // code, before any handler of theirs could be in place.
+    process.kill(-pid, "SIGTERM");
+    assert.deepEqual(await proc.waitForExit(30_000), { code: 0, signal: null });
+    assert.equal(proc.stdoutLines().filter((l) => l.includes("listening on")).length, 0);
+  } finally {
+    await proc.kill("SIGKILL");
+  }
+});
+
+test("SIGTERM while a single gateway starts: it stops once serving, exits 0, prints no ready line", async (t) => {
+  const dir = await tempDir(t);
+  const [command, args] = nodeArgs("src/main.ts", [
+    ...["--port", "0", "--data-dir", dir],
+    ...["--log-level", "info", "--drain-delay-ms", "0"],
+  ]);
+  const proc = await startProcess({
+    command,
+    args,
+    readyLine: /"msg":"nova-gateway starting"/,
+    readyOn: "stderr",
+  });
+  try {
+    // Its star and storage are still starting.
+    process.kill(proc.child.pid as number, "SIGTERM");
+    assert.deepEqual(await proc.waitForExit(30_000), { code: 0, signal: null });
+    assert.equal(proc.stdoutLines().filter((l) => l.includes("listening on")).length, 0);
+  } finally {
+    await proc.kill("SIGKILL");
+  }
+});
+
 test("a worker whose primary is killed drains its SSE sessions, then exits", async (t) => {
   const dir = await tempDir(t);
   const { url, proc } = await embeddedGateway(dir, ["--workers", "2"]);

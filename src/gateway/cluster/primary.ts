@@ -177,7 +177,10 @@ export class ClusterPrimary {
     if (live.lastPart) this.#retire(live.lastPart);
     const pid = live.process.pid;
     if (this.#stopping) {
-      if (code !== 0) this.#failed = true;
+      // A worker still starting when a group's stop signal came (before Node ran any of its
+      // code) ends by the signal's default action: it served nothing, which is a clean stop.
+      const stoppedStarting = !live.ready && (signal === "SIGTERM" || signal === "SIGINT");
+      if (code !== 0 && !stoppedStarting) this.#failed = true;
       if (this.#live.size === 0) this.#onStopped?.();
       return;
     }
