@@ -20,6 +20,7 @@ import { openRaw } from "../harness/raw-socket.ts";
 import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
 import { systemTool } from "../harness/system-tool.ts";
 import { selfSignedCert } from "../harness/tls.ts";
+import { waitFor } from "../harness/wait.ts";
 import { openSse, readUntil, type SseResponse } from "./sse-client.ts";
 
 const haproxyTool = systemTool("/usr/sbin/haproxy", "haproxy");
@@ -176,6 +177,27 @@ describe("HAProxy in mode tcp with send-proxy-v2, and --proxy-protocol", {
     bare.socket.write("GET /livez HTTP/1.1\r\nhost: x\r\n\r\n");
     await bare.closed;
     assert.equal(bare.text(), "", "closed unanswered");
+  });
+
+  test("a PROXY header naming no client (UNKNOWN) leaves X-Forwarded-For unbelieved: one share", async () => {
+    // As a balancer in mode tcp sends for a client it took on a UNIX socket: the HTTP headers
+    // are the client's own, so its X-Forwarded-For must not pick its share.
+    const statuses: number[] = [];
+    const conns = [];
+    for (const forged of ["198.51.100.1", "198.51.100.2", "198.51.100.3"]) {
+      const c = await openRaw(setup.gw.base);
+      conns.push(c);
+      c.socket.write(
+        `PROXY UNKNOWN\r\nGET ${setup.stream}/records HTTP/1.1\r\nhost: x\r\n` +
+          `accept: text/event-stream\r\nx-forwarded-for: ${forged}\r\n\r\n`,
+      );
+      const status = await waitFor(() => /^HTTP\/1\.1 (\d+)/.exec(c.text())?.[1], {
+        message: "an answer",
+      });
+      statuses.push(Number(status));
+    }
+    for (const c of conns) c.socket.destroy();
+    assert.deepEqual(statuses, [200, 200, 429]);
   });
 });
 

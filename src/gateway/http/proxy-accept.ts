@@ -1,11 +1,15 @@
 // --proxy-protocol: a connection from a trusted proxy (--trust-proxy) opens with a PROXY header
 // (proxy-protocol.ts) naming the client, which then is the connection's remote address for
-// everything above (Fastify's request.ip: logs, admission, session shares). A trusted peer
+// everything above (Fastify's request.ip: logs, admission, session shares); one naming none
+// makes it `unknown`, which shares one client's shares. A trusted peer
 // without a header, or any other peer with one, is refused: the connection is closed unanswered,
 // so a client can neither skip the header behind the balancer nor forge one around it.
 import net from "node:net";
 import { parseProxyHeader } from "./proxy-protocol.ts";
 import type { TrustProxy } from "./trusted-proxies.ts";
+
+/** The remote address of a connection whose PROXY header names no client. */
+const UNKNOWN_CLIENT = "unknown";
 
 /**
  * Reads the PROXY header, if any, off `socket` and hands it on with the bytes after it put
@@ -54,13 +58,17 @@ export function acceptProxied(
     let rest = seen;
     if (header.kind === "header") {
       rest = seen.subarray(header.length);
-      if (header.source) {
-        Object.defineProperties(socket, {
-          remoteAddress: { value: header.source.address },
-          remotePort: { value: header.source.port },
-          remoteFamily: { value: net.isIPv6(header.source.address) ? "IPv6" : "IPv4" },
-        });
-      }
+      // A header naming no client (v1 UNKNOWN; v2 LOCAL, a balancer's health check, or a UNIX
+      // source) leaves the client unknown: not the balancer's trusted address, from which the
+      // client's own X-Forwarded-For (passed through by a balancer in mode tcp) would be believed.
+      const client = header.source ?? { address: UNKNOWN_CLIENT, port: 0 };
+      Object.defineProperties(socket, {
+        remoteAddress: { value: client.address },
+        remotePort: { value: client.port },
+        remoteFamily: {
+          value: header.source && (net.isIPv6(client.address) ? "IPv6" : "IPv4"),
+        },
+      });
     }
     if (rest.length > 0) socket.unshift(rest);
     next(socket);
