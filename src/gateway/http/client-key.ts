@@ -7,11 +7,13 @@
 // global bounds still cap.
 import type { FastifyRequest } from "fastify";
 
-const BEARER = /^bearer /i;
+// As a star reads it (any number of spaces after the scheme): the same token spelled with more
+// spaces is the same client, not a fresh share.
+const BEARER = /^bearer +/i;
 
 export function clientKey(req: FastifyRequest): string {
   const header = req.headers.authorization;
-  if (header !== undefined) return `credential ${header.replace(BEARER, "")}`;
+  if (header !== undefined) return `credential ${header.replace(BEARER, "").trim()}`;
   const token = req.method === "GET" ? accessToken(req) : undefined;
   return token === undefined ? `address ${req.ip}` : `credential ${token}`;
 }
