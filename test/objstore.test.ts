@@ -134,6 +134,24 @@ describe("s3rver in place and over HTTP are one store", () => {
     return { local, remote, p: `both-${Math.random().toString(36).slice(2)}/` };
   };
 
+  test("a key segment as long as a star's (200 characters) is stored, in place and over HTTP", async (t) => {
+    const { local, remote, p } = both(t);
+    // The star's longest key segment (storage/keys.ts), with s3rver's longest file suffix and
+    // a part file's tag, must still fit a file name (255 bytes).
+    const long = "v".repeat(200);
+    for (const [store, side] of [
+      [local, "here"],
+      [remote, "http"],
+    ] as const) {
+      const key = `${p}${side}/${long}`;
+      const etag = await store.putIf(key, Buffer.from(side), { ifNoneMatch: "*" });
+      assert.ok(etag, side);
+      await store.put(key, Buffer.from(`${side} again`));
+      assert.deepEqual(await local.get(key), Buffer.from(`${side} again`), side);
+      assert.deepEqual(await remote.get(key), Buffer.from(`${side} again`), side);
+    }
+  });
+
   test("what one side writes the other reads, bytes and ETag alike", async (t) => {
     const { local, remote, p } = both(t);
     const etag = await local.putIf(`${p}a`, Buffer.from("from here"), { ifNoneMatch: "*" });

@@ -65,9 +65,10 @@ export function createS3rverLocalStore(opts: S3rverLocalStoreOptions): ObjectSto
       );
     }
   };
+  // A name the file system cannot hold is the key's fault, not a passing one: not retried.
   const fail = (err: unknown, op: string, key: string): ObjectStoreError =>
     new ObjectStoreError(
-      "unavailable",
+      (err as NodeJS.ErrnoException).code === "ENAMETOOLONG" ? "other" : "unavailable",
       key,
       `${op} ${bucket}/${key} in the embedded store (${store.getBucketPath(bucket)}): ${(err as Error).message}`,
     );

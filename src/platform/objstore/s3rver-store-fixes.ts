@@ -17,20 +17,26 @@
 // - it writes a metadata file for every object; an object with S3's default metadata for a
 //   client's PUT (DEFAULT_METADATA) gets none here, and reads it back from its absence: a file less to
 //   create and rename per PUT (docs/operating.md, "Object storage").
+// - it never syncs: a PUT that returned could be lost, or left empty, by a power cut or a kernel
+//   crash. Here a file's bytes are synced before it is renamed in, and its directory after, so a
+//   PUT that returns is on disk (the star acknowledges appends on its log PUTs).
 // Not patched: keys with empty or "."/".." path segments alias other keys ("a//b" is "a/b").
-import { createHash, randomUUID } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import {
+  closeSync,
   createWriteStream,
   type Dirent,
   existsSync,
+  fsyncSync,
   mkdirSync,
+  openSync,
   readdirSync,
   renameSync,
   rmSync,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
-import { mkdir, readFile, rename, unlink } from "node:fs/promises";
+import { mkdir, open, readFile, rename, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -225,7 +231,7 @@ function metadataFiles(
   );
   const file = (resource: string, content: string): Replacement => {
     const path = store.getResourcePath(bucket, key, resource);
-    return { path, part: `${path}.${randomUUID()}.part`, content };
+    return { path, part: `${path}.${partTag()}.part`, content };
   };
   const files = md5 ? [file("object.md5", md5)] : [];
   if (isDefault(kept)) return { files, stale: store.getResourcePath(bucket, key, "metadata.json") };
@@ -258,11 +264,11 @@ function replaceFiles({ files, stale }: FileChanges, dir: string): void {
   try {
     for (const f of files) {
       try {
-        writeFileSync(f.part, f.content);
+        writeFileSync(f.part, f.content, { flush: true });
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
         mkdirSync(dir, { recursive: true });
-        writeFileSync(f.part, f.content);
+        writeFileSync(f.part, f.content, { flush: true });
       }
     }
     for (const f of files) renameSync(f.part, f.path);
@@ -270,7 +276,26 @@ function replaceFiles({ files, stale }: FileChanges, dir: string): void {
     for (const f of files) rmSync(f.part, { force: true });
     throw err;
   }
+  syncDirectory(dir);
   if (stale !== undefined) removeIfThere(stale);
+}
+
+/** Makes the renames into `dir` durable: a file renamed in is on disk only once its directory is. */
+function syncDirectory(dir: string): void {
+  const fd = openSync(dir, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * A part file's tag: short, as the part's name is its object's plus this, and a stream key's
+ * segment (200 characters) with s3rver's longest suffix must still fit a file name (255 bytes).
+ */
+function partTag(): string {
+  return randomBytes(4).toString("hex");
 }
 
 /** s3rver's putMetadata (the same files and content), each file replaced whole by a rename. */
@@ -295,7 +320,7 @@ async function putObject(
 ): Promise<{ size: number; md5: string }> {
   const path = store.getResourcePath(object.bucket, object.key, "object");
   // Not named like an object ("…._S3rver_object"), so listings pass over it.
-  const part = `${path}.part-${randomUUID()}`;
+  const part = `${path}.part-${partTag()}`;
   const { content } = object;
   if (!Buffer.isBuffer(content)) return putStreamed(store, object, content, path, part);
   // Bytes in hand (the in-process store).
@@ -330,11 +355,17 @@ async function putStreamed(
           yield chunk;
         }
       },
-      createWriteStream(part),
+      createWriteStream(part, { flush: true }),
     );
     const digest = md5.digest("hex");
     await store.putMetadata(object.bucket, object.key, object.metadata, digest);
     await rename(part, path);
+    const dir = await open(dirname(path), "r");
+    try {
+      await dir.sync();
+    } finally {
+      await dir.close();
+    }
     return { size, md5: digest };
   } catch (err) {
     await unlink(part).catch(() => {});
