@@ -112,35 +112,46 @@ async function listObjects(
     prefix = "",
     maxKeys = Number.POSITIVE_INFINITY,
   } = options;
-  const keys: string[] = [];
+  const found: InstanceType<typeof S3Object>[] = [];
   const commonPrefixes = new Set<string>();
   let isTruncated = false;
-  for (const key of walkKeys(store.getBucketPath(bucket), "", prefix, startAfter)) {
-    if (compareKeys(key, startAfter) <= 0 || !key.startsWith(prefix)) continue;
-    const cut = delimiter ? key.indexOf(delimiter, prefix.length) : -1;
-    if (cut !== -1) {
-      commonPrefixes.add(key.slice(0, cut + delimiter.length));
-      continue;
-    }
-    if (keys.length === maxKeys) {
-      isTruncated = true;
-      break;
-    }
-    keys.push(key);
-  }
-  const objects = await Promise.all(
-    keys.map(async (key) => {
-      try {
-        return new S3Object(bucket, key, null, await store.getMetadata(bucket, key));
-      } catch (err) {
-        // deleted while listing
-        if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-        throw err;
+  // Keys deleted while the page is read leave it short: the walk goes on from the last key it
+  // walked, or a page they emptied would end the listing (its next marker is its last object).
+  let after = startAfter;
+  for (;;) {
+    const keys: string[] = [];
+    isTruncated = false;
+    for (const key of walkKeys(store.getBucketPath(bucket), "", prefix, after)) {
+      if (compareKeys(key, after) <= 0 || !key.startsWith(prefix)) continue;
+      const cut = delimiter ? key.indexOf(delimiter, prefix.length) : -1;
+      if (cut !== -1) {
+        commonPrefixes.add(key.slice(0, cut + delimiter.length));
+        continue;
       }
-    }),
-  );
+      if (found.length + keys.length === maxKeys) {
+        isTruncated = true;
+        break;
+      }
+      keys.push(key);
+    }
+    const objects = await Promise.all(
+      keys.map(async (key) => {
+        try {
+          return new S3Object(bucket, key, null, await store.getMetadata(bucket, key));
+        } catch (err) {
+          // deleted while listing
+          if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+          throw err;
+        }
+      }),
+    );
+    for (const o of objects) if (o !== undefined) found.push(o);
+    const last = keys.at(-1);
+    if (!isTruncated || found.length === maxKeys || last === undefined) break;
+    after = last;
+  }
   return {
-    objects: objects.filter((o) => o !== undefined),
+    objects: found,
     commonPrefixes: [...commonPrefixes].sort(compareKeys),
     isTruncated,
   };
