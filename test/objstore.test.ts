@@ -598,6 +598,39 @@ describe("S3 store errors", () => {
     assert.deepEqual(objects.get("/b/another"), Buffer.from("theirs"));
   });
 
+  test("a 409 after a lost attempt, our bytes not yet there, is an unknown outcome, not a refusal", async (t) => {
+    // The first PUT's answer is lost; the retry meets 409 (a conditional write in progress on
+    // the key: the first one, still landing), and a read finds nothing yet.
+    let puts = 0;
+    const server = createHttpServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        if (req.method === "GET") {
+          res.writeHead(404).end("<Error><Code>NoSuchKey</Code></Error>");
+          return;
+        }
+        if (++puts === 1) {
+          res.socket?.destroy();
+          return;
+        }
+        res.writeHead(409).end("<Error><Code>ConditionalRequestConflict</Code></Error>");
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    t.after(() => {
+      server.close();
+      server.closeAllConnections();
+    });
+    const address = server.address();
+    assert.ok(address && typeof address === "object");
+    const store = createS3Store({ endpoint: `http://127.0.0.1:${address.port}`, bucket: "b" });
+    t.after(() => store.close());
+    await assert.rejects(
+      store.putIf("k", Buffer.from("ours"), { ifNoneMatch: "*" }),
+      isKind("unavailable", "k"),
+    );
+  });
+
   test("If-Match on a key S3 does not have (404 NoSuchKey) is a condition that did not hold", async (t) => {
     const noKey = await fakeS3(
       t,

@@ -259,14 +259,24 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
         if (!(err instanceof S3ResponseError && err.afterLostAttempt)) return undefined;
         // An earlier attempt's answer was lost, and it may have written the object that now
         // fails the condition: ours when it holds our bytes. Unknown if it cannot be read.
-        let there: Awaited<ReturnType<typeof getObject>>;
+        let there: Awaited<ReturnType<typeof getObject>> | undefined;
         try {
           there = await getObject(key, undefined);
         } catch (readErr) {
-          if (noSuchKey(readErr)) return undefined;
-          throw wrap(readErr, "put", key);
+          if (!noSuchKey(readErr)) throw wrap(readErr, "put", key);
         }
-        return there.body.equals(body) ? there.etag : undefined;
+        if (there?.body.equals(body)) return there.etag;
+        // A 409 says a conditional write on the key is still in progress, which may be our lost
+        // attempt, landing after this read: that the condition failed is not known, so the
+        // outcome is unknown (the caller treats it as a write that may have landed).
+        if (status === 409) {
+          throw new ObjectStoreError(
+            "unavailable",
+            key,
+            `put ${bucket}/${key}: a conditional write on the key was in progress after an attempt whose answer was lost, which may be that attempt landing: its outcome is unknown`,
+          );
+        }
+        return undefined;
       }
     },
 
