@@ -4,6 +4,7 @@ import fc from "fast-check";
 import {
   deleteBody,
   parseDeleteFailure,
+  parseDeleteRequest,
   parseErrorBody,
   parseListResult,
   xmlText,
@@ -76,6 +77,17 @@ test("a delete body names every key, escaped, and asks for failures only", () =>
       },
     ),
   );
+});
+
+test("property: a delete body's keys read back exactly, control characters and all", () => {
+  fc.assert(
+    fc.property(fc.array(xmlString, { maxLength: 5 }), (keys) => {
+      assert.deepEqual(parseDeleteRequest(deleteBody(keys)), keys);
+    }),
+  );
+  // An HTML decoder reads &#x85; as U+2026; XML takes it as U+0085.
+  assert.deepEqual(parseDeleteRequest(deleteBody(["a\u0085b"])), ["a\u0085b"]);
+  assert.throws(() => parseDeleteRequest("<Delete><Object><Key>a</Delete>"));
 });
 
 test("a delete result names its first failure, or none", () => {

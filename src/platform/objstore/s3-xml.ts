@@ -125,3 +125,16 @@ export function deleteBody(keys: readonly string[]): string {
   const objects = keys.map((key) => `<Object><Key>${xmlText(key)}</Key></Object>`).join("");
   return `<Delete><Quiet>true</Quiet>${objects}</Delete>`;
 }
+
+/**
+ * The keys of a DeleteObjects request body, as XML gives them (numeric references taken
+ * literally, `&#x85;` is U+0085): what the embedded store serves to `deleteBody`'s requests.
+ * Throws on a body that is not a well-formed `<Delete>`.
+ */
+export function parseDeleteRequest(xml: string): string[] {
+  const keys: string[] = [];
+  walk(xml, "Delete", (path, text) => {
+    if (path === "Delete/Object/Key") keys.push(text);
+  });
+  return keys;
+}

@@ -2,7 +2,9 @@
 // server in place before it runs (its store is patched on its own: s3rver-store-fixes.ts):
 // - its multi-object delete parses keys as XML values: "0001" becomes the number 1 (a 500),
 //   " x " is trimmed to "x" (silently not deleted), and multi-byte characters split across
-//   chunks are mangled; here keys are taken verbatim and deleted one at a time;
+//   chunks are mangled, and its HTML entity decoder reads a numeric reference as HTML does
+//   (&#x85; as U+2026, not U+0085); here keys are read as XML gives them (s3-xml.ts) and deleted
+//   one at a time;
 // - it ignores If-None-Match and If-Match on PUT, which S3 honours atomically (a 412 when the
 //   condition fails): conditional PUTs are checked and written one at a time per key here.
 // Not patched: a truncated ListObjectsV2 page fails with a 500, as its continuation token needs
@@ -11,6 +13,7 @@ import { existsSync } from "node:fs";
 import type { Readable } from "node:stream";
 import type S3rver from "s3rver";
 import type { KeyTurns } from "../concurrency/index.ts";
+import { parseDeleteRequest } from "./s3-xml.ts";
 import { type FilesystemStore, requireFromS3rver, storeOf } from "./s3rver-internals.ts";
 import { etagOf, turnKey } from "./s3rver-store-fixes.ts";
 
@@ -28,33 +31,23 @@ const S3Error = requireFromS3rver("./models/error.js") as new (
 const objectController = requireFromS3rver("./controllers/object.js") as {
   deleteMultipleObjects(ctx: KoaContext): Promise<void>;
 };
-const xmlParser = requireFromS3rver("fast-xml-parser") as {
-  validate(xml: string): true | object;
-  parse(xml: string, options: object): { Delete?: { Object?: unknown } };
-};
-const he = requireFromS3rver("he") as { decode(s: string): string };
 
 /** Multi-object delete with keys taken verbatim, deleted one at a time. */
 async function deleteMultipleObjects(ctx: KoaContext): Promise<void> {
   const chunks: Buffer[] = [];
   for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
-  const xml = Buffer.concat(chunks).toString("utf8");
-  const body =
-    xmlParser.validate(xml) === true
-      ? xmlParser.parse(xml, {
-          parseNodeValue: false,
-          trimValues: false,
-          tagValueProcessor: (v: string) => he.decode(v),
-        })
-      : {};
-  const objects = body.Delete?.Object;
-  if (objects === undefined) {
+  let keys: string[];
+  try {
+    keys = parseDeleteRequest(Buffer.concat(chunks).toString("utf8"));
+  } catch {
+    keys = [];
+  }
+  if (keys.length === 0) {
     throw new S3Error(
       "MalformedXML",
       "The XML you provided was not well-formed or did not validate against our published schema.",
     );
   }
-  const keys = ([] as { Key: unknown }[]).concat(objects as never).map((o) => String(o.Key));
   for (const key of keys) {
     if (await ctx.store.existsObject(ctx.params.bucket, key)) {
       await ctx.store.deleteObject(ctx.params.bucket, key);

@@ -33,6 +33,8 @@ const ODD_KEYS = [
   "&<>'\"",
   "ü/ñ",
   "emoji 🎉",
+  // NEL: an HTML decoder reads its reference (&#x85;) as "…"
+  "next\u0085line",
 ];
 
 const bytes = (s: string): Buffer => Buffer.from(s, "utf8");
