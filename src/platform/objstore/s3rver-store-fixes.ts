@@ -17,26 +17,20 @@
 // - it writes a metadata file for every object; an object with S3's default metadata for a
 //   client's PUT (DEFAULT_METADATA) gets none here, and reads it back from its absence: a file less to
 //   create and rename per PUT (docs/operating.md, "Object storage").
-// - it never syncs: a PUT that returned could be lost, or left empty, by a power cut or a kernel
-//   crash. Here a file's bytes are synced before it is renamed in, and its directory after, so a
-//   PUT that returns is on disk (the star acknowledges appends on its log PUTs).
 // Not patched: keys with empty or "."/".." path segments alias other keys ("a//b" is "a/b").
 import { createHash, randomBytes } from "node:crypto";
 import {
-  closeSync,
   createWriteStream,
   type Dirent,
   existsSync,
-  fsyncSync,
   mkdirSync,
-  openSync,
   readdirSync,
   renameSync,
   rmSync,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
-import { mkdir, open, readFile, rename, unlink } from "node:fs/promises";
+import { mkdir, readFile, rename, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -275,11 +269,11 @@ function replaceFiles({ files, stale }: FileChanges, dir: string): void {
   try {
     for (const f of files) {
       try {
-        writeFileSync(f.part, f.content, { flush: true });
+        writeFileSync(f.part, f.content);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
         mkdirSync(dir, { recursive: true });
-        writeFileSync(f.part, f.content, { flush: true });
+        writeFileSync(f.part, f.content);
       }
     }
     for (const f of files) renameSync(f.part, f.path);
@@ -287,18 +281,7 @@ function replaceFiles({ files, stale }: FileChanges, dir: string): void {
     for (const f of files) rmSync(f.part, { force: true });
     throw err;
   }
-  syncDirectory(dir);
   if (stale !== undefined) removeIfThere(stale);
-}
-
-/** Makes the renames into `dir` durable: a file renamed in is on disk only once its directory is. */
-function syncDirectory(dir: string): void {
-  const fd = openSync(dir, "r");
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /**
@@ -366,17 +349,11 @@ async function putStreamed(
           yield chunk;
         }
       },
-      createWriteStream(part, { flush: true }),
+      createWriteStream(part),
     );
     const digest = md5.digest("hex");
     await store.putMetadata(object.bucket, object.key, object.metadata, digest);
     await rename(part, path);
-    const dir = await open(dirname(path), "r");
-    try {
-      await dir.sync();
-    } finally {
-      await dir.close();
-    }
     return { size, md5: digest };
   } catch (err) {
     await unlink(part).catch(() => {});
