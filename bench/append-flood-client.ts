@@ -2,8 +2,9 @@
 // role (`flood`: `--concurrency` loops of appends of `--batch-mib` MiB of bytes sent as base64
 // (records of `--record-kib`, 768 by default); `small`: one loop of one-record appends of 16
 // bytes), and `--seconds`. At the end
-// it prints one JSON line: appends acked, 429s and other failures, and every acked append's
-// latency in ms.
+// it prints one JSON line: appends acked within `--seconds` (an append answered after it, begun
+// before, is counted apart: a rate over the window must not take the answers that drain after
+// it), 429s and other failures, and every append acked in the window's latency in ms.
 import { parseArgs } from "node:util";
 import { Pool } from "undici";
 
@@ -33,6 +34,7 @@ const deadline = performance.now() + Number(values.seconds) * 1000;
 const latencies: number[] = [];
 let refused = 0;
 let failed = 0;
+let late = 0;
 
 await Promise.all(
   Array.from({ length: Number(values.concurrency) }, async () => {
@@ -48,8 +50,11 @@ await Promise.all(
         const text = await res.body.text();
         if (res.statusCode !== 200 && res.statusCode !== 429 && failed === 0)
           console.error(text.slice(0, 300));
-        if (res.statusCode === 200) latencies.push(performance.now() - t0);
-        else if (res.statusCode === 429) {
+        const answered = performance.now();
+        if (res.statusCode === 200) {
+          if (answered <= deadline) latencies.push(answered - t0);
+          else late++;
+        } else if (res.statusCode === 429) {
           refused++;
           // As a client honouring Retry-After would, without its whole second.
           await new Promise((r) => setTimeout(r, 50));
@@ -63,4 +68,4 @@ await Promise.all(
   }),
 );
 await pool.close();
-console.log(JSON.stringify({ acked: latencies.length, refused, failed, latencies }));
+console.log(JSON.stringify({ acked: latencies.length, late, refused, failed, latencies }));

@@ -3,7 +3,8 @@
 // gateway's peak RSS (sampled from /proc every 100 ms) beside its --inflight-append-mb budget,
 // its RSS (and JS heap and external memory) once the flood is over (after FLOOD_SETTLE_S seconds
 // idle, default 10), the flood's
-// throughput and 429s, and the small appends' p50/p99/max. Rows for each budget in
+// throughput (appends acked within FLOOD_SECONDS only) and 429s, and the small appends'
+// p50/p99/max over those acked, beside how many were refused or failed. Rows for each budget in
 // FLOOD_BUDGETS_MB (default "512,128"). FLOOD_SECONDS (default 30), FLOOD_CLIENTS processes
 // (default 4) of FLOOD_CONCURRENCY loops each (default 16), FLOOD_BATCH_MIB (default 6: an
 // 8 MiB body). The small appends go to the flooded stream (FLOOD_SMALL=same, the default) or to
@@ -28,6 +29,7 @@ const client = join(import.meta.dirname, "append-flood-client.ts");
 
 interface ClientResult {
   acked: number;
+  late: number;
   refused: number;
   failed: number;
   latencies: number[];
@@ -98,6 +100,7 @@ async function row(budgetMb: number) {
       "flood 429s": floods.reduce((n, f) => n + f.refused, 0),
       "flood fails": floods.reduce((n, f) => n + f.failed, 0),
       "small acked": small?.acked,
+      "small 429s/fails": `${small?.refused}/${small?.failed}`,
       "small p50 ms": quantile(sorted, 0.5).toFixed(1),
       "small p99 ms": quantile(sorted, 0.99).toFixed(1),
       "small max ms": (sorted.at(-1) ?? Number.NaN).toFixed(1),
