@@ -163,9 +163,10 @@ function subscribeGuard(
 /**
  * ListBuckets answers only the buckets the token may read as a whole (those GetBucket answers),
  * so a token narrowed to one bucket lists that one; a token that can read no whole bucket is
- * refused. A page is filled from the listing's next pages as far as needed, and its `next` is
- * the last bucket it holds: the name of one the token may not read is never shown, not even
- * as a cursor.
+ * refused. One that reads every bucket gets the listing as it is. One that reads named buckets
+ * gets those of them that exist, each looked up by its name, in name order from the request's
+ * cursor: no other bucket is read (a catalog of many buckets costs such a token what its own
+ * cost), nor shown, not even as a cursor.
  */
 function listBucketsGuard(
   auth: StarAuth,
@@ -179,38 +180,49 @@ function listBucketsGuard(
       callback(toServiceError(err));
       return;
     }
-    const { scope } = principal;
-    if (
-      !scope.some(
-        (g) => (g.action === "*" || g.action === "read") && g.resource.prefix === undefined,
-      )
-    ) {
+    const whole = principal.scope.filter(
+      (g) => (g.action === "*" || g.action === "read") && g.resource.prefix === undefined,
+    );
+    if (whole.length === 0) {
       callback(permissionDenied("the token's scope does not allow read on any whole bucket"));
       return;
     }
-    const readable = (b: Bucket) => allows(scope, "read", { bucket: b.name ?? "" });
-    // The same call, asking from another cursor: everything else (metadata, deadline) its own.
-    const from = (startAfter: string) =>
-      new Promise<{ buckets: Bucket[]; next: string }>((resolve, reject) => {
-        const paged = Object.create(call, {
-          request: { value: { ...call.request, start_after: startAfter } },
+    if (whole.some((g) => g.resource.bucket === undefined)) {
+      handler(call, callback);
+      return;
+    }
+    const { prefix, start_after: after, limit } = call.request;
+    // Bucket names are ASCII: string order is their byte order, the listing's.
+    const named = [...new Set(whole.map((g) => g.resource.bucket as string))]
+      .filter((name) => name.startsWith(prefix) && name > after)
+      .sort();
+    // The same call, asking for one name: everything else (metadata, deadline) its own. A
+    // bucket sorts first among those its name prefixes.
+    const lookUp = (name: string) =>
+      new Promise<Bucket | undefined>((resolve, reject) => {
+        const one = Object.create(call, {
+          request: { value: { ...call.request, prefix: name, start_after: "", limit: 1 } },
         }) as typeof call;
-        handler(paged, (err, res) =>
-          err || !res ? reject(err) : resolve({ buckets: res.buckets ?? [], next: res.next ?? "" }),
+        handler(one, (err, res) =>
+          err || !res
+            ? reject(err)
+            : resolve(res.buckets?.find((b) => b.name === name) ?? undefined),
         );
       });
     (async () => {
-      let res = await from(call.request.start_after);
-      const size = res.buckets.length;
-      const buckets = res.buckets.filter(readable);
-      // Until the page is full, the listing ends, or the caller is gone (a deadline, a cancel).
-      while (res.next !== "" && buckets.length < size && !call.cancelled) {
-        res = await from(res.next);
-        buckets.push(...res.buckets.filter(readable));
+      const buckets: Bucket[] = [];
+      let more = false;
+      for (const name of named) {
+        if (call.cancelled) break;
+        const bucket = await lookUp(name);
+        if (!bucket) continue;
+        if (limit > 0 && buckets.length === limit) {
+          more = true;
+          break;
+        }
+        buckets.push(bucket);
       }
-      const page = buckets.slice(0, size);
-      const more = buckets.length > size || res.next !== "";
-      return { buckets: page, next: more ? (page.at(-1)?.name ?? "") : "" };
+      return { buckets, next: more ? (buckets.at(-1)?.name ?? "") : "" };
     })().then(
       (res) => callback(null, res),
       (err) => callback(toServiceError(err)),
