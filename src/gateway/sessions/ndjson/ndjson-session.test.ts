@@ -242,6 +242,30 @@ test("a session that sends no line with nothing in flight ends idle, its star se
   assert.equal(admission.inflight, 0);
 });
 
+test("acks that keep coming do not hold off the slow-consumer cut: it counts from the stall", async () => {
+  const { call, body, session } = setup(16, undefined, { idleMs: 60_000, slowConsumerMs: 300 });
+  // A socket that takes one write and never drains.
+  const out = new Writable({ highWaterMark: 1, decodeStrings: false, write() {} });
+  for (let i = 0; i < 40; i++) body.write(line(String(i)));
+  await session.open();
+  const running = session.run(out);
+  await waitFor(() => call.written.length === 16, { message: "the window's lines sent" });
+  // The star answers a line every 50 ms; each ack is one more line the client does not read.
+  let acked = 0;
+  while (!call.halfClosed && acked < 16) {
+    call.ack(acked, acked);
+    acked++;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  // Cut: it sends nothing more and half-closes its star session; its response goes once the
+  // star has answered.
+  assert.ok(call.halfClosed, "cut while acks still came");
+  assert.ok(acked < 16, `cut after ${acked} acks, not when they ran out`);
+  call.finish(status.OK);
+  await running;
+  assert.equal(out.destroyed, true);
+});
+
 test("a client that reads no ack for the slow-consumer time is cut; its star session ends", async () => {
   const { call, body, session } = setup(1, undefined, { idleMs: 60_000, slowConsumerMs: 20 });
   // A socket that takes one write and never drains.

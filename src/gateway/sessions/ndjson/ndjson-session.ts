@@ -121,6 +121,8 @@ export class NdjsonAppendSession {
   #draining = false;
   /** Why the session stopped reading on its own: no line for idleMs, or acks left unread. */
   #timedOut: "idle" | "slow" | undefined;
+  /** When the response last stopped taking writes; undefined while it takes them. */
+  #stalledSince: number | undefined;
   #out: NdjsonOutput | undefined;
   /** Wakes the reader: an ack freed a slot, the client drained, the call ended, or a drain. */
   #wake: (() => void) | undefined;
@@ -271,12 +273,21 @@ export class NdjsonAppendSession {
           }
         }
       }
+      // The slow-consumer time runs from when the socket stopped taking acks, not from this
+      // wait: an ack that comes meanwhile (one more line for the client to read) wakes it.
+      if (!out.writableNeedDrain) this.#stalledSince = undefined;
+      else this.#stalledSince ??= performance.now();
+      const stalledFor =
+        this.#stalledSince === undefined ? 0 : performance.now() - this.#stalledSince;
       await new Promise<void>((resolve) => {
         const slow = out.writableNeedDrain
-          ? setTimeout(() => {
-              this.#timedOut = "slow";
-              done();
-            }, this.#opts.slowConsumerMs)
+          ? setTimeout(
+              () => {
+                this.#timedOut = "slow";
+                done();
+              },
+              Math.max(0, this.#opts.slowConsumerMs - stalledFor),
+            )
           : undefined;
         const done = () => {
           clearTimeout(slow);
