@@ -40,9 +40,9 @@ if (opts.proxyProtocol && opts.trustProxy.length === 0) {
 if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined)) {
   refuse("--tls-cert and --tls-key go together");
 }
-// Stop signals are taken from here on, while the process starts (a group's SIGTERM reaches a
-// worker still loading its code): each is kept until the part that acts on it is up, rather than
-// killing the process by the default action.
+// Stop signals are taken from here on (once this module's imports have loaded), while the
+// process starts (a group's SIGTERM reaches a worker still loading its code): each is kept
+// until the part that acts on it is up, rather than killing the process by the default action.
 const signals: { act?: (signal: StopSignal) => void; asked: StopSignal[] } = { asked: [] };
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.on(signal, () => (signals.act ? signals.act(signal) : signals.asked.push(signal)));
@@ -209,12 +209,16 @@ const nudge =
     ? startGarbageNudge(opts.gcSlackMb * 1024 * 1024, opts.gcLeftoverMs)
     : undefined;
 let stopping = false;
+/** Whether anyone was told this gateway serves (its ready line, or its primary). */
+let announced = false;
 const stop = async (signal: NodeJS.Signals) => {
-  // Ctrl-C, or a second signal, skips what is left of the drain delay.
-  if (signal === "SIGINT" || stopping) drain.hurry();
+  // Ctrl-C, or a second signal, skips what is left of the drain delay; so does a stop that came
+  // while it started: nothing routes to a gateway that never said it serves.
+  const hurried = signal === "SIGINT" || stopping || !announced;
+  if (hurried) drain.hurry();
   if (stopping) return;
   stopping = true;
-  logger.info({ signal, drainDelayMs: signal === "SIGINT" ? 0 : opts.drainDelayMs }, "draining");
+  logger.info({ signal, drainDelayMs: hurried ? 0 : opts.drainDelayMs }, "draining");
   await drain.shutDown(app, opts.drainDelayMs, opts.drainGraceMs);
   nudge?.stop();
   process.exit(
@@ -278,11 +282,15 @@ if (link) {
   for (const signal of early.asked.splice(0)) early.stop(signal);
   metrics.render = () => link.metricsText();
   link.ready(url);
+  announced = true;
 } else {
   actOnSignals((signal) => void stop(signal));
   // Ready only once the signal handlers are in: a supervisor may stop us as soon as it reads this;
   // one that stopped us while we started reads no ready line.
-  if (!stopping) process.stdout.write(`nova-gateway listening on ${url}\n`);
+  if (!stopping) {
+    process.stdout.write(`nova-gateway listening on ${url}\n`);
+    announced = true;
+  }
 }
 
 /** A worker's link to its primary, with its stop requests (which wait while it starts). */

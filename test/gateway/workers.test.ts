@@ -270,11 +270,12 @@ test("SIGTERM to the process group while the workers load: each stops once servi
   }
 });
 
-test("SIGTERM while a single gateway starts: it stops once serving, exits 0, prints no ready line", async (t) => {
+test("SIGTERM while a single gateway starts: it stops once serving, without the drain delay, prints no ready line", async (t) => {
   const dir = await tempDir(t);
+  // The default drain delay, which a gateway no one was told of has no reason to wait.
   const [command, args] = nodeArgs("src/main.ts", [
     ...["--port", "0", "--data-dir", dir],
-    ...["--log-level", "info", "--drain-delay-ms", "0"],
+    ...["--log-level", "info"],
   ]);
   const proc = await startProcess({
     command,
@@ -287,6 +288,7 @@ test("SIGTERM while a single gateway starts: it stops once serving, exits 0, pri
     process.kill(proc.child.pid as number, "SIGTERM");
     assert.deepEqual(await proc.waitForExit(30_000), { code: 0, signal: null });
     assert.equal(proc.stdoutLines().filter((l) => l.includes("listening on")).length, 0);
+    assert.match(proc.stderr(), /"drainDelayMs":0,"msg":"draining"/);
   } finally {
     await proc.kill("SIGKILL");
   }
