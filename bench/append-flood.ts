@@ -100,7 +100,7 @@ async function row(budgetMb: number) {
       "flood 429s": floods.reduce((n, f) => n + f.refused, 0),
       "flood fails": floods.reduce((n, f) => n + f.failed, 0),
       "small acked": small?.acked,
-      "small 429s/fails": `${small?.refused}/${small?.failed}`,
+      "small 429s/fails": small ? `${small.refused}/${small.failed}` : "",
       "small p50 ms": quantile(sorted, 0.5).toFixed(1),
       "small p99 ms": quantile(sorted, 0.99).toFixed(1),
       "small max ms": (sorted.at(-1) ?? Number.NaN).toFixed(1),

@@ -141,11 +141,11 @@ function groupPath(group: string[], index: number): string {
 const parallel = groups.map(groupPath);
 
 /**
- * A test process (a bundle of about --bundle-ms of files, or one serial file) that runs this long
- * has hung: its test is cancelled, naming it, and the process ends (forceExit, or a handle the
- * hung test left would keep it) rather than hold the run until CI kills it.
+ * A test that runs this long has hung: it is cancelled, naming it, and its process ends once its
+ * tests have (forceExit, or a handle the hung test left would keep it), rather than hold the run
+ * until CI kills it. The slowest file takes about 95 s.
  */
-const PROCESS_TIMEOUT_MS = 300_000;
+const TEST_TIMEOUT_MS = 300_000;
 
 const COUNTS = ["tests", "suites", "pass", "fail", "cancelled", "skipped", "todo"] as const;
 const COUNT_LINE = /^(tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) [\d.]+$/;
@@ -163,7 +163,7 @@ async function* events(): AsyncGenerator<TestEvent> {
       files: group,
       concurrency: at,
       cwd: root,
-      timeout: PROCESS_TIMEOUT_MS,
+      timeout: TEST_TIMEOUT_MS,
       forceExit: true,
     });
     for await (const event of stream as AsyncIterable<TestEvent>) {

@@ -267,9 +267,10 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
         }
         if (there?.body.equals(body)) return there.etag;
         // A 409 says a conditional write on the key is still in progress, which may be our lost
-        // attempt, landing after this read: that the condition failed is not known, so the
-        // outcome is unknown (the caller treats it as a write that may have landed).
-        if (status === 409) {
+        // attempt, landing after this read: with nothing there yet, that the condition failed
+        // is not known, so the outcome is unknown (the caller treats it as a write that may
+        // have landed). Another's object there is a condition that failed.
+        if (status === 409 && there === undefined) {
           throw new ObjectStoreError(
             "unavailable",
             key,

@@ -87,7 +87,8 @@ export class LeaseKeeper {
   constructor(options: LeaseKeeperOptions) {
     this.#o = options;
     this.#now = options.now ?? (() => performance.now());
-    this.#sleep = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    // Unref'd: a join's pause must not keep a closed keeper's process alive.
+    this.#sleep = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms).unref()));
     this.#watch = new LeaseWatch(options.leaseMs);
   }
 

@@ -148,6 +148,8 @@ function relay(
     // emits 'end' only once resumed, and a cancel after its status emits nothing.
     const stop = () => {
       cleanup();
+      // What the leader's call still holds is not passed on to a reader that left.
+      upstream.removeAllListeners("data");
       upstream.cancel();
       resolve();
     };
