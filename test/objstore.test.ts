@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
-import { createServer as createHttpServer } from "node:http";
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type ServerResponse,
+} from "node:http";
 import { connect, createServer as createNetServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -556,30 +560,15 @@ describe("S3 store errors", () => {
     assert.match((err as Error).message, /AccessDenied \(HTTP 403\)/);
   });
 
-  test("a conditional PUT whose answer was lost knows its own write from another's", async (t) => {
-    const objects = new Map<string, Buffer>();
-    // The first PUT of each key loses its answer (the connection drops): for "mine" once it
-    // was carried out, for "another" after another writer's object landed first.
-    const dropped = new Set<string>();
+  /** An S3 store in front of `answer`, a server that sees each request whole (its body read). */
+  async function storeServing(
+    t: { after(fn: () => void): void },
+    answer: (req: IncomingMessage, body: Buffer, res: ServerResponse) => void,
+  ) {
     const server = createHttpServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => {
-        const path = req.url ?? "";
-        if (req.method === "GET") {
-          const there = objects.get(path);
-          if (there) res.writeHead(200, { etag: '"e"' }).end(there);
-          else res.writeHead(404).end("<Error><Code>NoSuchKey</Code></Error>");
-          return;
-        }
-        if (!dropped.has(path)) {
-          dropped.add(path);
-          objects.set(path, path === "/b/another" ? Buffer.from("theirs") : Buffer.concat(chunks));
-          res.socket?.destroy();
-          return;
-        }
-        res.writeHead(412).end("<Error><Code>PreconditionFailed</Code></Error>");
-      });
+      req.on("end", () => answer(req, Buffer.concat(chunks), res));
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     t.after(() => {
@@ -590,6 +579,30 @@ describe("S3 store errors", () => {
     assert.ok(address && typeof address === "object");
     const store = createS3Store({ endpoint: `http://127.0.0.1:${address.port}`, bucket: "b" });
     t.after(() => store.close());
+    return store;
+  }
+
+  test("a conditional PUT whose answer was lost knows its own write from another's", async (t) => {
+    const objects = new Map<string, Buffer>();
+    // The first PUT of each key loses its answer (the connection drops): for "mine" once it
+    // was carried out, for "another" after another writer's object landed first.
+    const dropped = new Set<string>();
+    const store = await storeServing(t, (req, body, res) => {
+      const path = req.url ?? "";
+      if (req.method === "GET") {
+        const there = objects.get(path);
+        if (there) res.writeHead(200, { etag: '"e"' }).end(there);
+        else res.writeHead(404).end("<Error><Code>NoSuchKey</Code></Error>");
+        return;
+      }
+      if (!dropped.has(path)) {
+        dropped.add(path);
+        objects.set(path, path === "/b/another" ? Buffer.from("theirs") : body);
+        res.socket?.destroy();
+        return;
+      }
+      res.writeHead(412).end("<Error><Code>PreconditionFailed</Code></Error>");
+    });
     assert.equal(await store.putIf("mine", Buffer.from("ours"), { ifNoneMatch: "*" }), '"e"');
     assert.equal(
       await store.putIf("another", Buffer.from("ours"), { ifNoneMatch: "*" }),
@@ -602,29 +615,17 @@ describe("S3 store errors", () => {
     // The first PUT's answer is lost; the retry meets 409 (a conditional write in progress on
     // the key: the first one, still landing), and a read finds nothing yet.
     let puts = 0;
-    const server = createHttpServer((req, res) => {
-      req.resume();
-      req.on("end", () => {
-        if (req.method === "GET") {
-          res.writeHead(404).end("<Error><Code>NoSuchKey</Code></Error>");
-          return;
-        }
-        if (++puts === 1) {
-          res.socket?.destroy();
-          return;
-        }
-        res.writeHead(409).end("<Error><Code>ConditionalRequestConflict</Code></Error>");
-      });
+    const store = await storeServing(t, (req, _body, res) => {
+      if (req.method === "GET") {
+        res.writeHead(404).end("<Error><Code>NoSuchKey</Code></Error>");
+        return;
+      }
+      if (++puts === 1) {
+        res.socket?.destroy();
+        return;
+      }
+      res.writeHead(409).end("<Error><Code>ConditionalRequestConflict</Code></Error>");
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    t.after(() => {
-      server.close();
-      server.closeAllConnections();
-    });
-    const address = server.address();
-    assert.ok(address && typeof address === "object");
-    const store = createS3Store({ endpoint: `http://127.0.0.1:${address.port}`, bucket: "b" });
-    t.after(() => store.close());
     await assert.rejects(
       store.putIf("k", Buffer.from("ours"), { ifNoneMatch: "*" }),
       isKind("unavailable", "k"),

@@ -214,19 +214,36 @@ test("--workers 2 on a port already taken fails the start, naming the worker", a
   }
 });
 
-test("SIGTERM to the primary alone while its workers start: they stop too, and it exits 0", async (t) => {
-  const dir = await tempDir(t);
+/**
+ * `npm start` in `dir` with `flags`, once it logged its first line (its star, storage and any
+ * workers are still starting); with `stopped`, what a stop then must leave: exit 0, no ready line.
+ */
+async function starting(dir: string, flags: string[]) {
   const [command, args] = nodeArgs("src/main.ts", [
-    ...["--port", "0", "--data-dir", dir, "--workers", "2"],
-    ...["--log-level", "info", "--drain-delay-ms", "0"],
+    ...["--port", "0", "--data-dir", dir, "--log-level", "info"],
+    ...flags,
   ]);
-  // The primary's first line; its workers start after its star.
   const proc = await startProcess({
     command,
     args,
     readyLine: /"msg":"nova-gateway starting"/,
     readyOn: "stderr",
   });
+  const stopped = async () => {
+    assert.deepEqual(await proc.waitForExit(30_000), { code: 0, signal: null });
+    assert.equal(proc.stdoutLines().filter((l) => l.includes("listening on")).length, 0);
+  };
+  return { proc, stopped };
+}
+
+test("SIGTERM to the primary alone while its workers start: they stop too, and it exits 0", async (t) => {
+  // The primary's first line; its workers start after its star.
+  const { proc, stopped } = await starting(await tempDir(t), [
+    "--workers",
+    "2",
+    "--drain-delay-ms",
+    "0",
+  ]);
   try {
     const pid = proc.child.pid as number;
     const forked = await waitFor(() => children(pid).length === 2 && children(pid), {
@@ -235,8 +252,7 @@ test("SIGTERM to the primary alone while its workers start: they stop too, and i
     // Before they listen for the primary's messages (a node:cluster worker drops what comes
     // earlier), as when it is PID 1 in a container.
     process.kill(pid, "SIGTERM");
-    assert.deepEqual(await proc.waitForExit(30_000), { code: 0, signal: null });
-    assert.equal(proc.stdoutLines().filter((l) => l.includes("listening on")).length, 0);
+    await stopped();
     for (const worker of forked) {
       await waitFor(() => !alive(worker), { message: `worker ${worker} exited` });
     }
@@ -246,48 +262,31 @@ test("SIGTERM to the primary alone while its workers start: they stop too, and i
 });
 
 test("SIGTERM to the process group while the workers load: each stops once serving, and all exit 0", async (t) => {
-  const dir = await tempDir(t);
-  const [command, args] = nodeArgs("src/main.ts", [
-    ...["--port", "0", "--data-dir", dir, "--workers", "2"],
-    ...["--log-level", "info", "--drain-delay-ms", "0"],
+  const { proc, stopped } = await starting(await tempDir(t), [
+    "--workers",
+    "2",
+    "--drain-delay-ms",
+    "0",
   ]);
-  const proc = await startProcess({
-    command,
-    args,
-    readyLine: /"msg":"nova-gateway starting"/,
-    readyOn: "stderr",
-  });
   try {
     const pid = proc.child.pid as number;
     await waitFor(() => children(pid).length === 2, { message: "two workers forked" });
     // As systemd and `docker stop` of a group do: it reaches the workers still loading their
     // code, before any handler of theirs could be in place.
     process.kill(-pid, "SIGTERM");
-    assert.deepEqual(await proc.waitForExit(30_000), { code: 0, signal: null });
-    assert.equal(proc.stdoutLines().filter((l) => l.includes("listening on")).length, 0);
+    await stopped();
   } finally {
     await proc.kill("SIGKILL");
   }
 });
 
 test("SIGTERM while a single gateway starts: it stops once serving, without the drain delay, prints no ready line", async (t) => {
-  const dir = await tempDir(t);
   // The default drain delay, which a gateway no one was told of has no reason to wait.
-  const [command, args] = nodeArgs("src/main.ts", [
-    ...["--port", "0", "--data-dir", dir],
-    ...["--log-level", "info"],
-  ]);
-  const proc = await startProcess({
-    command,
-    args,
-    readyLine: /"msg":"nova-gateway starting"/,
-    readyOn: "stderr",
-  });
+  const { proc, stopped } = await starting(await tempDir(t), []);
   try {
     // Its star and storage are still starting.
     process.kill(proc.child.pid as number, "SIGTERM");
-    assert.deepEqual(await proc.waitForExit(30_000), { code: 0, signal: null });
-    assert.equal(proc.stdoutLines().filter((l) => l.includes("listening on")).length, 0);
+    await stopped();
     assert.match(proc.stderr(), /"drainDelayMs":0,"msg":"draining"/);
   } finally {
     await proc.kill("SIGKILL");

@@ -253,25 +253,31 @@ function rawRead(
 }
 
 /** One append session on `conn` sending `body` as it is; the answer's status and frames. */
+/** An s2s append session's HTTP/2 stream, its frames collected as they come. */
+function appendStream(conn: http2.ClientHttp2Session, bucket: string) {
+  const req = conn.request({
+    ":method": "POST",
+    ":path": "/v1/streams/s/records",
+    "content-type": "s2s/proto",
+    "s2-basin": bucket,
+  });
+  const decoder = new FrameDecoder();
+  const frames: Frame[] = [];
+  req.on("data", (chunk: Buffer) => frames.push(...decoder.push(chunk)));
+  return { req, frames };
+}
+
 function rawAppend(
   conn: http2.ClientHttp2Session,
   bucket: string,
   body: Uint8Array,
 ): Promise<{ status: number; frames: Frame[] }> {
   return new Promise((resolve, reject) => {
-    const req = conn.request({
-      ":method": "POST",
-      ":path": "/v1/streams/s/records",
-      "content-type": "s2s/proto",
-      "s2-basin": bucket,
-    });
-    const decoder = new FrameDecoder();
-    const frames: Frame[] = [];
+    const { req, frames } = appendStream(conn, bucket);
     let status = 0;
     req.on("response", (headers) => {
       status = Number(headers[":status"]);
     });
-    req.on("data", (chunk: Buffer) => frames.push(...decoder.push(chunk)));
     req.on("end", () => resolve({ status, frames }));
     req.on("error", reject);
     req.end(body);
@@ -454,15 +460,7 @@ test("a session the gateway ended while its client still sends is closed, not le
   const { bucket } = await newBasin();
   const conn = http2.connect(gw.base);
   try {
-    const req = conn.request({
-      ":method": "POST",
-      ":path": "/v1/streams/s/records",
-      "content-type": "s2s/proto",
-      "s2-basin": bucket,
-    });
-    const decoder = new FrameDecoder();
-    const frames: Frame[] = [];
-    req.on("data", (chunk: Buffer) => frames.push(...decoder.push(chunk)));
+    const { req, frames } = appendStream(conn, bucket);
     const closed = new Promise<number>((resolve) =>
       req.on("close", () => resolve(req.rstCode ?? -1)),
     );

@@ -230,19 +230,29 @@ test("a reader from the tail starts after every record acked before it, though t
   await joined.stop();
 });
 
-test("a reader from the tail whose lagging hub fails starts at its own check's tail", async () => {
+/**
+ * A hub whose feed runs late (records 2 and 3 acked, the hub has not heard of them) and a reader
+ * from the tail that `join` opens, once it has made its own CheckTail (tail 4) and waits there.
+ */
+async function tailReaderOfLaggingHub<T>(join: (source: BatchSource) => T) {
   const gate = new FeedGate();
   const { model, source, failHubs } = setup(undefined, gate);
   const opener = await Reader.open(source(), TAIL);
   model.append(2);
   await opener.readTo(2);
-  // The hub's feed runs late: records 2 and 3 are acked, the hub has not heard of them.
   gate.held = true;
   model.append(2);
   const checks = model.checks;
-  const joining = Reader.open(source(), TAIL);
+  const joining = join(source());
   await waitFor(() => model.checks > checks, { message: "the reader's CheckTail" });
   await new Promise((resolve) => setImmediate(resolve));
+  return { gate, model, failHubs, opener, joining };
+}
+
+test("a reader from the tail whose lagging hub fails starts at its own check's tail", async () => {
+  const { gate, model, failHubs, opener, joining } = await tailReaderOfLaggingHub((source) =>
+    Reader.open(source, TAIL),
+  );
   // It waits for the hub to reach its tail (4) when the hub fails; 4 and 5 come after it asked.
   failHubs();
   model.append(2);
@@ -255,19 +265,13 @@ test("a reader from the tail whose lagging hub fails starts at its own check's t
 });
 
 test("a reader from the tail that leaves while it waits for its lagging hub opens nothing of its own", async () => {
-  const gate = new FeedGate();
-  const { model, source } = setup(undefined, gate);
-  const opener = await Reader.open(source(), TAIL);
-  model.append(2);
-  await opener.readTo(2);
-  gate.held = true;
-  model.append(2);
-  const checks = model.checks;
   const leaving = new AbortController();
-  const first = source()(TAIL, leaving.signal)[Symbol.asyncIterator]().next();
-  first.catch(() => {});
-  await waitFor(() => model.checks > checks, { message: "the reader's CheckTail" });
-  await new Promise((resolve) => setImmediate(resolve));
+  const { gate, model, opener, joining } = await tailReaderOfLaggingHub((source) => {
+    const first = source(TAIL, leaving.signal)[Symbol.asyncIterator]().next();
+    first.catch(() => {});
+    return first;
+  });
+  const first = joining;
   const opened = model.opened;
   leaving.abort(new Error("the client left"));
   // Its read ends (bounded: one that never settles would hold the test).
