@@ -236,47 +236,29 @@ async function starting(dir: string, flags: string[]) {
   return { proc, stopped };
 }
 
-test("SIGTERM to the primary alone while its workers start: they stop too, and it exits 0", async (t) => {
-  // The primary's first line; its workers start after its star.
-  const { proc, stopped } = await starting(await tempDir(t), [
-    "--workers",
-    "2",
-    "--drain-delay-ms",
-    "0",
-  ]);
-  try {
-    const pid = proc.child.pid as number;
-    const forked = await waitFor(() => children(pid).length === 2 && children(pid), {
-      message: "two workers forked",
-    });
-    // Before they listen for the primary's messages (a node:cluster worker drops what comes
-    // earlier), as when it is PID 1 in a container.
-    process.kill(pid, "SIGTERM");
-    await stopped();
-    for (const worker of forked) {
-      await waitFor(() => !alive(worker), { message: `worker ${worker} exited` });
+test("SIGTERM while the workers start, to the primary alone or to the whole group: all exit 0", async (t) => {
+  for (const to of ["the primary", "the group"] as const) {
+    // The primary's first line; its workers start after its star.
+    const { proc, stopped } = await starting(await tempDir(t), [
+      ...["--workers", "2", "--drain-delay-ms", "0"],
+    ]);
+    try {
+      const pid = proc.child.pid as number;
+      const forked = await waitFor(() => children(pid).length === 2 && children(pid), {
+        message: "two workers forked",
+      });
+      // To the primary: before its workers listen for its messages (a node:cluster worker drops
+      // what comes earlier), as when it is PID 1 in a container. To the group, as systemd and
+      // `docker stop` of a group do: it reaches workers still loading their code, before any
+      // handler of theirs could be in place.
+      process.kill(to === "the primary" ? pid : -pid, "SIGTERM");
+      await stopped();
+      for (const worker of forked) {
+        await waitFor(() => !alive(worker), { message: `${to}: worker ${worker} exited` });
+      }
+    } finally {
+      await proc.kill("SIGKILL");
     }
-  } finally {
-    await proc.kill("SIGKILL");
-  }
-});
-
-test("SIGTERM to the process group while the workers load: each stops once serving, and all exit 0", async (t) => {
-  const { proc, stopped } = await starting(await tempDir(t), [
-    "--workers",
-    "2",
-    "--drain-delay-ms",
-    "0",
-  ]);
-  try {
-    const pid = proc.child.pid as number;
-    await waitFor(() => children(pid).length === 2, { message: "two workers forked" });
-    // As systemd and `docker stop` of a group do: it reaches the workers still loading their
-    // code, before any handler of theirs could be in place.
-    process.kill(-pid, "SIGTERM");
-    await stopped();
-  } finally {
-    await proc.kill("SIGKILL");
   }
 });
 
