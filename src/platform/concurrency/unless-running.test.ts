@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { singleFlight } from "./single-flight.ts";
+import { singleFlight } from "./unless-running.ts";
 
 function gated(): { task: () => Promise<void>; runs: () => number; finish: (err?: Error) => void } {
   let runs = 0;
