@@ -3,7 +3,7 @@
 import * as grpc from "@grpc/grpc-js";
 import pino, { type Logger } from "pino";
 import { type InProcessStar, NOVA_CHANNEL_OPTIONS, nova } from "../contract/proto/index.ts";
-import { KeyTurns, singleFlight } from "../platform/concurrency/index.ts";
+import { KeyTurns, unlessRunning } from "../platform/concurrency/index.ts";
 import { MemoryParts } from "../platform/memory/index.ts";
 import type { ObjectStore } from "../platform/objstore/index.ts";
 import { guardAdminHandlers } from "./auth/guard.ts";
@@ -243,15 +243,14 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
   const host = options.listen.slice(0, options.listen.lastIndexOf(":"));
   if (!options.fleet) fleet = Fleet.single(options.id, `${host}:${port}`);
 
-  const retain = singleFlight(() => retentionRound(ctx));
-  // A round still running is left to end (and to log its failure once).
+  const retain = unlessRunning(() => retentionRound(ctx));
   const retention = setInterval(() => {
-    if (!holdsLease() || retain.running) return;
+    if (!holdsLease()) return;
     ctx.background("retention", retain);
   }, options.retentionIntervalMs ?? 5_000);
   retention.unref();
   const settling = setInterval(() => {
-    if (!holdsLease() || settler.round.running) return;
+    if (!holdsLease()) return;
     ctx.background("settling", settler.round);
   }, limits.settleIntervalMs);
   settling.unref();

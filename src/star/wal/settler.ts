@@ -2,7 +2,7 @@
 // the star's log into chunk objects (a few streams at a time), then deletes the log objects that
 // are all settled. SettleStar settles every stream at once.
 import type { Logger } from "pino";
-import { singleFlight } from "../../platform/concurrency/index.ts";
+import { unlessRunning } from "../../platform/concurrency/index.ts";
 import type { StreamRegistry } from "../stream/registry.ts";
 import type { StreamLog } from "../stream/stream-log.ts";
 import type { CommitLog } from "./commit-log.ts";
@@ -33,8 +33,8 @@ export class Settler {
     this.#log = log;
   }
 
-  /** One round of the policy; a round still running is not doubled. */
-  readonly round = singleFlight(() => this.#settleDue());
+  /** One round of the policy; a call while a round runs does nothing. */
+  readonly round = unlessRunning(() => this.#settleDue());
 
   async #settleDue(): Promise<void> {
     const logs = await this.#registry.openLogs();
