@@ -1,6 +1,6 @@
 // A lease object a member holds while it works on the log it names: another member's in a
-// takeover, or its own replayed at a join. Its lease keeper writes it every quarter lease while
-// the work lasts, like a lease, so no other member sees it lapse and starts the same work over.
+// takeover, or its own replayed at a join. It is rewritten every quarter lease while the work
+// lasts, like a lease, so no other member sees it lapse and starts the same work over.
 import type { LeaseRecord } from "./lease-record.ts";
 
 export interface Held {
@@ -12,20 +12,35 @@ export interface Held {
 export type PutIf = (record: LeaseRecord, ifMatch: string) => Promise<string | undefined>;
 
 export class HeldRecord {
-  #held: Held;
+  #current: Held;
   readonly #put: PutIf;
+  readonly #leaseMs: number;
   #writes: Promise<boolean> = Promise.resolve(true);
-  readonly #beat: NodeJS.Timeout;
 
   constructor(held: Held, put: PutIf, leaseMs: number) {
-    this.#held = held;
+    this.#current = held;
     this.#put = put;
-    this.#beat = setInterval(() => void this.write((r) => r), leaseMs / 4);
+    this.#leaseMs = leaseMs;
   }
 
   /** The record as last written, and its ETag. */
-  get held(): Held {
-    return this.#held;
+  get current(): Held {
+    return this.#current;
+  }
+
+  /**
+   * Runs `work` with the record rewritten every quarter lease; then its value, and whether the
+   * record is still this member's once the last write ended. A failed work is thrown.
+   */
+  async during<T>(work: () => Promise<T>): Promise<{ value: T; held: boolean }> {
+    const beat = setInterval(() => void this.write((r) => r), this.#leaseMs / 4);
+    let value: T;
+    try {
+      value = await work();
+    } finally {
+      clearInterval(beat);
+    }
+    return { value, held: await this.#writes };
   }
 
   /**
@@ -36,18 +51,12 @@ export class HeldRecord {
   write(change: (r: LeaseRecord) => LeaseRecord): Promise<boolean> {
     this.#writes = this.#writes.then(async (ok) => {
       if (!ok) return false;
-      const next = { ...change(this.#held.record), writes: this.#held.record.writes + 1 };
-      const written = await this.#put(next, this.#held.etag).catch(() => null);
+      const next = { ...change(this.#current.record), writes: this.#current.record.writes + 1 };
+      const written = await this.#put(next, this.#current.etag).catch(() => null);
       if (written === undefined) return false;
-      if (written !== null) this.#held = { record: next, etag: written };
+      if (written !== null) this.#current = { record: next, etag: written };
       return true;
     });
-    return this.#writes;
-  }
-
-  /** Stops the beat; resolves to whether the object is still held, once the last write ended. */
-  stop(): Promise<boolean> {
-    clearInterval(this.#beat);
     return this.#writes;
   }
 }

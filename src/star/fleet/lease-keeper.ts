@@ -53,16 +53,13 @@ export interface LeaseStats {
   lost: number;
 }
 
-/** A lease object as read: its record and ETag. */
-type Read = Held;
-
 export class LeaseKeeper {
   readonly #o: LeaseKeeperOptions;
   readonly #now: () => number;
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #watch: LeaseWatch;
   readonly #records = new Map<string, LeaseRecord>();
-  #mine: Read | undefined;
+  #mine: Held | undefined;
   /** A write of this member's own record whose answer was lost (it may have landed). */
   #unanswered: LeaseRecord | undefined;
   #holding = false;
@@ -286,7 +283,7 @@ export class LeaseKeeper {
       });
   }
 
-  async #read(member: string): Promise<Read | undefined> {
+  async #read(member: string): Promise<Held | undefined> {
     const got = await this.#o.store.getVersioned(leaseKey(member));
     if (!got) return undefined;
     return { record: decodeLease(leaseKey(member), got.body), etag: got.etag };
@@ -301,8 +298,8 @@ export class LeaseKeeper {
   }
 
   /** Reads every other member's lease, and this member's own while it does not hold it. */
-  async #readOthers(): Promise<Map<string, Read | undefined>> {
-    const reads = new Map<string, Read | undefined>();
+  async #readOthers(): Promise<Map<string, Held | undefined>> {
+    const reads = new Map<string, Held | undefined>();
     await Promise.all(
       this.#o.members
         .filter((m) => m !== this.#o.self || !this.#holding)
@@ -384,20 +381,17 @@ export class LeaseKeeper {
         const epoch = own.record.epoch;
         // Held while the replay lasts, which may outlast a lease (a large unsettled log).
         const held = this.#hold({ record: fencing, etag });
-        try {
+        const replayed = await held.during(async () => {
           await fenceLog(this.#o.store, self, epoch, this.#o.logPutsInFlight, {
             member: self,
             epoch,
           });
           await this.#o.replay(self, epoch);
-        } catch (err) {
-          await held.stop();
-          throw err;
-        }
-        if (!(await held.stop())) continue;
+        });
+        if (!replayed.held) continue;
         // Never fenced by another: nobody led its streams, which it leads again at once.
         const { by: _, ...kept } = own.record;
-        const last = held.held;
+        const last = held.current;
         next = { ...kept, epoch: epoch + 1, state: "live", writes: last.record.writes + 1 };
         over = last.etag;
       }
@@ -498,7 +492,7 @@ export class LeaseKeeper {
   }
 
   /** This member's own object, when it holds the write of ours whose answer was lost. */
-  async #landedUnanswered(): Promise<Read | undefined> {
+  async #landedUnanswered(): Promise<Held | undefined> {
     const tried = this.#unanswered;
     this.#unanswered = undefined;
     if (!tried) return undefined;
@@ -526,31 +520,32 @@ export class LeaseKeeper {
     const epoch = record.epoch;
     this.#o.log.warn({ member, epoch }, "taking over a member whose lease lapsed");
     const held = this.#hold({ record: fencing, etag });
-    try {
+    const { value } = await held.during(async () => {
       const fence = await fenceLog(this.#o.store, member, epoch, this.#o.logPutsInFlight, {
         member: this.#o.self,
         epoch: me.epoch,
       });
-      try {
-        await this.#o.replay(member, epoch);
-      } catch (err) {
-        await held.stop();
-        await held.write((r) => ({ ...r, failed: (err as Error).message }));
-        throw err;
-      }
-      await held.stop();
-      if (!(await held.write((r) => ({ ...r, state: "fenced" })))) return;
-      if (held.held.record.state !== "fenced") return;
-      this.#records.set(member, held.held.record);
-      this.stats.takeovers++;
-      this.#o.log.warn(
-        { member, epoch, voided: fence.voided.map(String) },
-        "took over a member's log: its streams move to the members left",
+      // A failed replay is said in the record (the member meets it when it rejoins).
+      const failed = await this.#o.replay(member, epoch).then(
+        () => undefined,
+        (err: unknown) => err as Error,
       );
-      this.#setView();
-    } finally {
-      void held.stop();
+      return { fence, failed };
+    });
+    if (value.failed) {
+      await held.write((r) => ({ ...r, failed: value.failed?.message }));
+      throw value.failed;
     }
+    if (!(await held.write((r) => ({ ...r, state: "fenced" })))) return;
+    // Its answer lost, the write may not have landed: the next round sees.
+    if (held.current.record.state !== "fenced") return;
+    this.#records.set(member, held.current.record);
+    this.stats.takeovers++;
+    this.#o.log.warn(
+      { member, epoch, voided: value.fence.voided.map(String) },
+      "took over a member's log: its streams move to the members left",
+    );
+    this.#setView();
   }
 
   #hold(held: Held): HeldRecord {
