@@ -97,6 +97,7 @@ async function row(budgetMb: number) {
       [`RSS +${SETTLE_S}s`]: after.toFixed(0),
       "heap/ext then": `${heap}/${external}`,
       "flood MiB/s": ((acked * BATCH_MIB) / SECONDS).toFixed(1),
+      "flood late": floods.reduce((n, f) => n + f.late, 0),
       "flood 429s": floods.reduce((n, f) => n + f.refused, 0),
       "flood fails": floods.reduce((n, f) => n + f.failed, 0),
       "small acked": small?.acked,

@@ -357,7 +357,6 @@ function bodyOf(req: FastifyRequest): Buffer {
   return Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
 }
 
-/** One record per JSON message; bytes cut into records of at most a record's size. */
 function streamHeaders(stream: DsStream): Record<string, string> {
   return {
     "stream-next-offset": offsetOf(stream.tail),

@@ -81,6 +81,13 @@ export class AppendAdmission {
     this.#clients.set(client, owner);
     let held = 0;
     let released = false;
+    const give = (bytes: number) => {
+      if (released) return;
+      held -= bytes;
+      owner.held -= bytes;
+      this.#inflight -= bytes;
+      if (large) this.#large -= bytes;
+    };
     return {
       take: (bytes) => {
         if (released) return;
@@ -97,19 +104,11 @@ export class AppendAdmission {
         this.#inflight += bytes;
         if (large) this.#large += bytes;
       },
-      give: (bytes) => {
-        if (released) return;
-        held -= bytes;
-        owner.held -= bytes;
-        this.#inflight -= bytes;
-        if (large) this.#large -= bytes;
-      },
+      give,
       release: () => {
         if (released) return;
+        give(held);
         released = true;
-        owner.held -= held;
-        this.#inflight -= held;
-        if (large) this.#large -= held;
         if (--owner.bodies === 0) this.#clients.delete(client);
       },
     };

@@ -24,7 +24,7 @@ export class ProducerBudget {
 }
 
 // What an entry and each ack it remembers hold on V8's heap, measured (heapUsed after a full
-// collection, over 100,000 producers of 1 and 8 acks): about 150 bytes an entry (its map slot,
+// collection, over 100,000 producers of 1 and 8 acks): about 160 bytes an entry (its map slot,
 // object, acks array and numbers) and 160 an ack (an object of four BigInts).
 const ENTRY_BYTES = 160;
 const ACK_BYTES = 160;
