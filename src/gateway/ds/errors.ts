@@ -33,12 +33,13 @@ export function toDsError(err: HttpError): HttpError {
 }
 
 /**
- * 410 for a read from an offset a trim took: the records from there to `first` are gone, which
- * a read that went on from `first` would hide (the protocol's "before the earliest retained
- * position").
+ * A read from `from` whose first retained record is `first`: past it, a trim took the records
+ * between, which a read that went on from `first` would hide, so it is a 410 (the protocol's
+ * "before the earliest retained position").
  */
-export function trimmedAway(from: bigint, first: bigint): HttpError {
-  return new HttpError(
+export function checkRetained(from: bigint, first: bigint): void {
+  if (first <= from) return;
+  throw new HttpError(
     410,
     "gone",
     `offset: ${offsetOf(from)} was trimmed; the stream's retained records start at ${offsetOf(first)}: read from there, or from -1`,

@@ -9,7 +9,7 @@ import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import { HttpError, toHttpError } from "../errors/index.ts";
 import type { ReadService } from "../history/index.ts";
 import type { CallOptions, Upstream } from "../upstream/index.ts";
-import { trimmedAway } from "./errors.ts";
+import { checkRetained } from "./errors.ts";
 import type { Expiry, ProducerHeaders } from "./headers.ts";
 
 export interface DsAddress {
@@ -269,11 +269,8 @@ export async function readDsPage(
   if (from === "tail") return { records: [], next: tail, tail, closed: response.closed === true };
   const first = response.records[0];
   const last = response.records.at(-1);
-  if (from !== "start") {
-    // Past `from` (or, empty below the tail, everything from `from` on): a trim took them.
-    const retained = first ? BigInt(first.seq_num) : tail;
-    if (retained > from) throw trimmedAway(from, retained);
-  }
+  // Empty below the tail, everything from `from` on was trimmed: the stream now starts there.
+  if (from !== "start") checkRetained(from, first ? BigInt(first.seq_num) : tail);
   const next = last ? BigInt(last.seq_num) + 1n : from === "start" ? tail : from;
   return { records: response.records, next, tail, closed: response.closed === true };
 }

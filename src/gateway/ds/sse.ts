@@ -20,7 +20,7 @@ import {
   type SseOutput,
 } from "../sessions/index.ts";
 import { nextCursor } from "./cursor.ts";
-import { trimmedAway } from "./errors.ts";
+import { checkRetained } from "./errors.ts";
 import { offsetOf } from "./offsets.ts";
 import { type Rendering, renderSse, sseEvent } from "./render.ts";
 
@@ -64,9 +64,7 @@ export class DsSseSession {
       () => unavailable("the read ended before it started; retry"),
       (first) => {
         const seq = first.records[0]?.seq_num;
-        if (!cursor.clamp && seq !== undefined && BigInt(seq) > from) {
-          throw trimmedAway(from, BigInt(seq));
-        }
+        if (!cursor.clamp && seq !== undefined) checkRetained(from, BigInt(seq));
       },
     );
   }

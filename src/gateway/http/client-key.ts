@@ -6,14 +6,12 @@
 // verify tokens (stars do): a client inventing credentials gets a share for each, which the
 // global bounds still cap.
 import type { FastifyRequest } from "fastify";
-
-// As a star reads it (any number of spaces after the scheme): the same token spelled with more
-// spaces is the same client, not a fresh share.
-const BEARER = /^bearer +/i;
+import { bearerToken } from "../../contract/bearer.ts";
 
 export function clientKey(req: FastifyRequest): string {
   const header = req.headers.authorization;
-  if (header !== undefined) return `credential ${header.replace(BEARER, "").trim()}`;
+  // The token as a star reads it: the same token spelled with more spaces is the same client.
+  if (header !== undefined) return `credential ${bearerToken(header) ?? header}`;
   const token = req.method === "GET" ? accessToken(req) : undefined;
   return token === undefined ? `address ${req.ip}` : `credential ${token}`;
 }

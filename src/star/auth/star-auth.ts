@@ -1,7 +1,9 @@
 // A star's auth when it has a signing key: ExchangeToken (api key in, token out), the bearer
 // token of each call's metadata, and the scope check of each verb.
+
 import { createHash, timingSafeEqual } from "node:crypto";
 import { type Metadata, status } from "@grpc/grpc-js";
+import { bearerToken } from "../../contract/bearer.ts";
 import { BUCKET_NAME } from "../../contract/wire-limits.ts";
 import type { ExchangeTokenRequest__Output } from "../../gen/nova/v1/ExchangeTokenRequest.ts";
 import type { ExchangeTokenResponse } from "../../gen/nova/v1/ExchangeTokenResponse.ts";
@@ -43,7 +45,6 @@ export const unauthenticated = (message: string) => new StarError(status.UNAUTHE
 export const permissionDenied = (message: string) =>
   new StarError(status.PERMISSION_DENIED, message);
 
-const BEARER = /^Bearer +([^ ]+)$/i;
 const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
 
 export class StarAuth {
@@ -93,12 +94,12 @@ export class StarAuth {
     if (values.length === 0) {
       throw unauthenticated("this star needs a token: send authorization: Bearer <token>");
     }
-    const match = values.length === 1 ? BEARER.exec(String(values[0])) : null;
-    if (!match) {
+    const token = values.length === 1 ? bearerToken(String(values[0])) : undefined;
+    if (token === undefined) {
       throw unauthenticated("the authorization metadata must be one value: Bearer <token>");
     }
     try {
-      return readToken(this.#key, match[1] as string, this.#now());
+      return readToken(this.#key, token, this.#now());
     } catch (err) {
       if (err instanceof TokenError) throw unauthenticated(err.message);
       throw err;

@@ -2,10 +2,12 @@
 // signature (the star checked it when it authorized the subscriber). A hub ends the subscriber
 // then, as a star ends a Subscribe whose token expires. Pure: no I/O.
 
+import { bearerToken } from "../../../contract/bearer.ts";
+
 /** The expiry in ms of a `Bearer <JWT>` credential; undefined for anything else. */
 export function tokenExpiresAtMs(authorization: string | undefined): number | undefined {
-  const match = /^Bearer\s+[A-Za-z0-9_-]+\.([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]*$/i.exec(
-    authorization ?? "",
+  const match = /^[A-Za-z0-9_-]+\.([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]*$/.exec(
+    bearerToken(authorization) ?? "",
   );
   if (!match) return undefined;
   let claims: unknown;
