@@ -43,15 +43,8 @@ if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined)) {
 // Stop signals are taken from here on (once this module's imports have loaded), while the
 // process starts (a group's SIGTERM reaches a worker still loading its code): each is kept
 // until the part that acts on it is up, rather than killing the process by the default action.
-const signals: { act?: (signal: StopSignal) => void; asked: StopSignal[] } = { asked: [] };
-for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  process.on(signal, () => (signals.act ? signals.act(signal) : signals.asked.push(signal)));
-}
-/** From now on `act` takes the stop signals, those that came meanwhile first. */
-const actOnSignals = (act: (signal: StopSignal) => void): void => {
-  signals.act = act;
-  for (const signal of signals.asked.splice(0)) act(signal);
-};
+const signals = keptUntilActedOn<StopSignal>();
+for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => signals.ask(signal));
 // The gateway's code loads once the flags are read: --help and a bad flag answer without it
 // (about 1 s of CPU; src/gateway/settings.ts holds what the flags need of it).
 const {
@@ -118,7 +111,7 @@ if (opts.workers > 1 && cluster.isPrimary) await runPrimary();
 const metrics = createMetrics();
 // A worker takes the primary's stop and signals from its first moment (node:cluster drops a
 // message nobody listens for yet): one that comes while it starts is acted on once it serves.
-const early: { stop?: (signal: StopSignal) => void; asked: StopSignal[] } = { asked: [] };
+const early = keptUntilActedOn<StopSignal>();
 const link = cluster.isWorker ? workerLink() : undefined;
 // The embedded star's caches live in this process: its /metrics shows them beside the gateway's.
 if (star) metrics.memory.include("star_", star.memory);
@@ -278,13 +271,12 @@ function startGarbageNudge(slackBytes: number, leftoverMs: number): GarbageNudge
 }
 
 if (link) {
-  early.stop = (signal) => void stop(signal);
-  for (const signal of early.asked.splice(0)) early.stop(signal);
+  early.actWith((signal) => void stop(signal));
   metrics.render = () => link.metricsText();
   link.ready(url);
   announced = true;
 } else {
-  actOnSignals((signal) => void stop(signal));
+  signals.actWith((signal) => void stop(signal));
   // Ready only once the signal handlers are in: a supervisor may stop us as soon as it reads this;
   // one that stopped us while we started reads no ready line.
   if (!stopping) {
@@ -295,10 +287,8 @@ if (link) {
 
 /** A worker's link to its primary, with its stop requests (which wait while it starts). */
 function workerLink(): Link {
-  const requests = new StopRequests((signal) =>
-    early.stop ? early.stop(signal) : early.asked.push(signal),
-  );
-  actOnSignals((signal) => requests.request(signal, "signal"));
+  const requests = new StopRequests((signal) => early.ask(signal));
+  signals.actWith((signal) => requests.request(signal, "signal"));
   return new WorkerLink({
     registry: metrics.registry,
     // Past the primary's wait for the other workers' parts.
@@ -349,8 +339,8 @@ async function runPrimary(): Promise<never> {
     await exit(await primary.stop(signal === "SIGINT" ? "SIGINT" : "SIGTERM"));
   };
   // Stopped while the embedded star started: no worker is forked.
-  if (signals.asked.length > 0) return exit(0);
-  actOnSignals((signal) => void stopAll(signal));
+  if (signals.pending) return exit(0);
+  signals.actWith((signal) => void stopAll(signal));
   let url: string;
   try {
     url = await primary.start();
@@ -362,4 +352,24 @@ async function runPrimary(): Promise<never> {
   logger.info({ workerPids: primary.pids, url }, "workers ready");
   process.stdout.write(`nova-gateway listening on ${url}\n`);
   return new Promise<never>(() => {});
+}
+
+/** Requests kept until `actWith` gives what acts on them: then those first, in order. */
+function keptUntilActedOn<T>() {
+  let act: ((request: T) => void) | undefined;
+  const kept: T[] = [];
+  return {
+    ask(request: T): void {
+      if (act) act(request);
+      else kept.push(request);
+    },
+    actWith(acting: (request: T) => void): void {
+      act = acting;
+      for (const request of kept.splice(0)) acting(request);
+    },
+    /** Whether a request waits for what acts on it. */
+    get pending(): boolean {
+      return kept.length > 0;
+    },
+  };
 }
