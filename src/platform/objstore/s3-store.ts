@@ -168,6 +168,17 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
     };
   };
 
+  /** The object and its ETag; undefined when there is none. */
+  const readVersioned = async (key: string, op: string) => {
+    try {
+      const { body, etag } = await getObject(key, undefined);
+      return { body, etag };
+    } catch (err) {
+      if (noSuchKey(err)) return undefined;
+      throw wrap(err, op, key);
+    }
+  };
+
   const list = async (
     prefix: string,
     opts: { startAfter?: string; limit?: number } = {},
@@ -229,13 +240,7 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
     async getVersioned(key: string) {
       open(key);
       checkKey(key);
-      try {
-        const { body, etag } = await getObject(key, undefined);
-        return { body, etag };
-      } catch (err) {
-        if (noSuchKey(err)) return undefined;
-        throw wrap(err, "get", key);
-      }
+      return readVersioned(key, "get");
     },
 
     async putIf(key: string, body: Uint8Array, condition: PutCondition) {
@@ -259,12 +264,7 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
         if (!(err instanceof S3ResponseError && err.afterLostAttempt)) return undefined;
         // An earlier attempt's answer was lost, and it may have written the object that now
         // fails the condition: ours when it holds our bytes. Unknown if it cannot be read.
-        let there: Awaited<ReturnType<typeof getObject>> | undefined;
-        try {
-          there = await getObject(key, undefined);
-        } catch (readErr) {
-          if (!noSuchKey(readErr)) throw wrap(readErr, "put", key);
-        }
+        const there = await readVersioned(key, "put");
         if (there?.body.equals(body)) return there.etag;
         // A 409 says a conditional write on the key is still in progress, which may be our lost
         // attempt, landing after this read: with nothing there yet, that the condition failed
