@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { status } from "@grpc/grpc-js";
 import { createMemoryStore, type ObjectStore } from "../../platform/objstore/index.ts";
+import type { StarError } from "../errors.ts";
 import type { ChunkMeta } from "../stream/chunk-index.ts";
 import { ChunkStore } from "./chunk-store.ts";
 
@@ -121,5 +123,23 @@ test("a chunk holding other seq_nums than its name says is refused as damaged", 
   // The object named for records 0..1 holds 100..101.
   await store.put(named.objectKey, (await store.get(elsewhere.objectKey)) as Uint8Array);
   const reader = new ChunkStore(store, 1 << 20);
-  await assert.rejects(reader.records(named), /holds records \[100, 102\), not \[0, 2\)/);
+  await assert.rejects(
+    reader.records(named),
+    (err: StarError) =>
+      err.code === status.UNAVAILABLE &&
+      /is damaged: it holds records \[100, 102\), not \[0, 2\)/.test(err.message),
+  );
+});
+
+test("a chunk that does not decode is UNAVAILABLE naming it, not an internal error", async () => {
+  const store = createMemoryStore();
+  const meta = await write(new ChunkStore(store, 0), "s", 0);
+  const bytes = Buffer.from((await store.get(meta.objectKey)) as Uint8Array);
+  bytes.writeUInt8((bytes.at(-1) ?? 0) ^ 0xff, bytes.length - 1);
+  await store.put(meta.objectKey, bytes);
+  await assert.rejects(
+    new ChunkStore(store, 1 << 20).records(meta),
+    (err: StarError) =>
+      err.code === status.UNAVAILABLE && err.message.includes(`chunk ${meta.objectKey} is damaged`),
+  );
 });

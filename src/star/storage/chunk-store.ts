@@ -11,6 +11,7 @@ import {
 } from "../../contract/codec/index.ts";
 import { ByteLru, compactRecords } from "../../platform/memory/index.ts";
 import type { ObjectStore } from "../../platform/objstore/index.ts";
+import { type StarError, unavailable } from "../errors.ts";
 import type { ChunkMeta } from "../stream/chunk-index.ts";
 import { chunkKey } from "./keys.ts";
 import { PresignedUrls } from "./presigned-urls.ts";
@@ -95,13 +96,14 @@ export class ChunkStore {
   async #load(meta: ChunkMeta): Promise<DecodedChunkRecord[]> {
     const bytes = await this.store.get(meta.objectKey);
     if (bytes === undefined) throw new MissingChunkError(`chunk ${meta.objectKey} is missing`);
-    const decoded = decodeChunk(bytes);
+    const decoded = damagedAs503(meta.objectKey, () => decodeChunk(bytes));
     // Reads find a record by its place in the chunk the index names: a chunk that holds other
     // seq_nums than its name says would hand out the wrong records.
     const { firstSeqNum, count } = decoded.footer;
     if (firstSeqNum !== meta.firstSeqNum || count !== meta.count) {
-      throw new CorruptionError(
-        `chunk ${meta.objectKey} holds records [${firstSeqNum}, ${firstSeqNum + BigInt(count)}), not [${meta.firstSeqNum}, ${meta.firstSeqNum + BigInt(meta.count)}) as its name says`,
+      throw damaged(
+        meta.objectKey,
+        `it holds records [${firstSeqNum}, ${firstSeqNum + BigInt(count)}), not [${meta.firstSeqNum}, ${meta.firstSeqNum + BigInt(meta.count)}) as its name says`,
       );
     }
     const { records, held } = compactRecords(decoded.records);
@@ -137,5 +139,22 @@ export class ChunkStore {
       this.#cache.delete(m.objectKey);
     }
     await this.store.delete(metas.map((m) => m.objectKey));
+  }
+}
+
+/**
+ * A chunk that does not read back as written: every star reads the same object, so the call is
+ * UNAVAILABLE naming it (an operator's matter), not an internal error.
+ */
+function damaged(key: string, why: string): StarError {
+  return unavailable(`chunk ${key} is damaged: ${why}; its records cannot be served`);
+}
+
+function damagedAs503<T>(key: string, decode: () => T): T {
+  try {
+    return decode();
+  } catch (err) {
+    if (err instanceof CorruptionError) throw damaged(key, err.message);
+    throw err;
   }
 }
