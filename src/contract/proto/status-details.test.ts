@@ -47,3 +47,10 @@ test("tail detail and several details keep their order", () => {
 test("metadata without details yields nothing", () => {
   assert.equal(findDetail(undefined, "NotOwner"), undefined);
 });
+
+test("details that do not decode are none, not a throw: the error keeps its status", () => {
+  assert.deepEqual(decodeStatusDetails(Uint8Array.of(0x0a, 0xff, 0xff, 0xff)), []);
+  const md = detailsMetadata(status.UNAVAILABLE, "m", []);
+  md.set("grpc-status-details-bin", Buffer.from([0x08, 0x0e, 0x1a, 0x05, 0x0a]));
+  assert.equal(findDetail(md, "NotOwner"), undefined);
+});

@@ -79,19 +79,29 @@ export function encodeStatusDetails(code: number, message: string, details: Deta
   return Buffer.from(type.encode(type.fromObject({ code, message, details: anys })).finish());
 }
 
-/** Decodes the nova details of a grpc-status-details-bin value; unknown types are skipped. */
+/**
+ * Decodes the nova details of a grpc-status-details-bin value; unknown types, and bytes that do
+ * not decode (a peer's bug, a middlebox), are skipped: the error keeps its status and message.
+ */
 export function decodeStatusDetails(bin: Buffer | Uint8Array): Detail[] {
   const statusMessage = statusType();
-  const status = statusMessage.toObject(statusMessage.decode(bin), TO_OBJECT) as {
-    details?: { type_url: string; value: Uint8Array }[];
-  };
+  let status: { details?: { type_url: string; value: Uint8Array }[] };
+  try {
+    status = statusMessage.toObject(statusMessage.decode(bin), TO_OBJECT);
+  } catch {
+    return [];
+  }
   const out: Detail[] = [];
   for (const any of status.details ?? []) {
     if (!any.type_url.startsWith(TYPE_URL_PREFIX)) continue;
     const name = any.type_url.slice(TYPE_URL_PREFIX.length) as DetailName;
     if (!DETAIL_NAMES.includes(name)) continue;
     const type = protoRoot().lookupType(`nova.v1.${name}`);
-    out.push({ type: name, value: type.toObject(type.decode(any.value), TO_OBJECT) } as Detail);
+    try {
+      out.push({ type: name, value: type.toObject(type.decode(any.value), TO_OBJECT) } as Detail);
+    } catch {
+      // One detail that does not decode is left out; the others stand.
+    }
   }
   return out;
 }
