@@ -55,6 +55,38 @@ test("absence is cached too, and expires the same way", async () => {
   assert.equal((await member.getBucket("late"))?.creation_token, "t");
 });
 
+test("a write whose answer was lost (it landed) is read afresh, not served from the cache", async () => {
+  const store = createMemoryStore();
+  // PUTs land, then fail, while `lose` says so: a timeout after the write.
+  let lose = false;
+  const lossy: ObjectStore = {
+    ...store,
+    put: async (key, body) => {
+      await store.put(key, body);
+      if (lose) throw new Error("socket timeout (the PUT landed)");
+    },
+  };
+  const catalog = new Catalog(lossy);
+  assert.equal(await catalog.getBucket("b1"), undefined, "absence cached");
+  await catalog.putBucket(bucket("b1", "one"));
+  lose = true;
+  await assert.rejects(
+    catalog.putBucket({ ...bucket("b1", "one"), deleted_at_unix_ms: "5" }),
+    /socket timeout/,
+  );
+  assert.equal((await catalog.getBucket("b1"))?.deleted_at_unix_ms, "5");
+  await assert.rejects(
+    catalog.putStream({
+      bucket: "b1",
+      key: "s",
+      stream_id: "u1",
+      deleted_at_unix_ms: "0",
+    } as never),
+    /socket timeout/,
+  );
+  assert.equal((await catalog.getStream("b1", "s"))?.stream_id, "u1");
+});
+
 test("a write that lands while a read is out wins over what the read found", async () => {
   const store = createMemoryStore();
   await store.put(bucketKey("b"), Buffer.from(JSON.stringify(bucket("b", "old"))));

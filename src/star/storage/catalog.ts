@@ -155,8 +155,23 @@ export class Catalog {
   }
 
   async putBucket(bucket: Bucket__Output): Promise<void> {
-    await this.#store.put(bucketKey(bucket.name), json(bucket));
+    await this.#put(this.#buckets, bucketKey(bucket.name), bucket);
     this.rememberBucket(bucket);
+  }
+
+  /**
+   * Writes a descriptor. One whose write failed may still have landed (its answer lost): what
+   * was cached of it is dropped, and reads out meanwhile do not cache theirs, so the next read
+   * asks storage.
+   */
+  async #put<T>(cache: Map<string, Entry<T>>, objectKey: string, value: T): Promise<void> {
+    try {
+      await this.#store.put(objectKey, json(value));
+    } catch (err) {
+      this.#writes++;
+      cache.delete(objectKey);
+      throw err;
+    }
   }
 
   /** Caches a bucket descriptor another member wrote and answered with. */
@@ -193,7 +208,7 @@ export class Catalog {
   }
 
   async putStream(stream: Stream__Output): Promise<void> {
-    await this.#store.put(streamKey(stream.bucket, stream.key), json(stream));
+    await this.#put(this.#streams, streamKey(stream.bucket, stream.key), stream);
     this.rememberStream(stream);
   }
 
