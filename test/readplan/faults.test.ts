@@ -166,9 +166,10 @@ test("a corrupt chunk is never served: the star, reading the same bytes, refuses
   const { on, off } = uncachedGw;
 
   const whole = await get(on.base, `${path}?seq_num=0`);
-  assert.equal(whole.status, 500, whole.text);
-  assert.equal(JSON.parse(whole.text).code, "internal");
-  assert.equal((await get(off.base, `${path}?seq_num=0`)).status, 500);
+  assert.equal(whole.status, 503, whole.text);
+  assert.equal(JSON.parse(whole.text).code, "unavailable");
+  assert.match(JSON.parse(whole.text).message, /chunk \S+ is damaged/);
+  assert.equal((await get(off.base, `${path}?seq_num=0`)).status, 503);
   assert.equal(await fallbacks(on, "corrupt"), 1);
 
   // The chunks around it are served, and equal the star's.

@@ -11,7 +11,7 @@ import {
 } from "../../contract/codec/index.ts";
 import { ByteLru, compactRecords } from "../../platform/memory/index.ts";
 import type { ObjectStore } from "../../platform/objstore/index.ts";
-import { type StarError, unavailable } from "../errors.ts";
+import { logDamaged, type StarError } from "../errors.ts";
 import type { ChunkMeta } from "../stream/chunk-index.ts";
 import { chunkKey } from "./keys.ts";
 import { PresignedUrls } from "./presigned-urls.ts";
@@ -144,10 +144,14 @@ export class ChunkStore {
 
 /**
  * A chunk that does not read back as written: every star reads the same object, so the call is
- * UNAVAILABLE naming it (an operator's matter), not an internal error.
+ * UNAVAILABLE with a LogDamaged detail naming it (an operator's matter, which the gateway passes
+ * on rather than trying another star), not an internal error.
  */
 function damaged(key: string, why: string): StarError {
-  return unavailable(`chunk ${key} is damaged: ${why}; its records cannot be served`);
+  return logDamaged(`chunk ${key} is damaged: ${why}; its records cannot be served`, {
+    starId: "",
+    objectKey: key,
+  });
 }
 
 function damagedAs503<T>(key: string, decode: () => T): T {
