@@ -6,6 +6,7 @@ import { findDetail } from "../../src/contract/proto/index.ts";
 import type { AppendSessionRequest } from "../../src/gen/nova/v1/AppendSessionRequest.ts";
 import type { AppendSessionResponse__Output } from "../../src/gen/nova/v1/AppendSessionResponse.ts";
 import type { SubscribeResponse__Output } from "../../src/gen/nova/v1/SubscribeResponse.ts";
+import { withMethods } from "../../src/platform/objstore/store-overrides.test-helper.ts";
 import { call, starStats } from "../harness/grpc.ts";
 import { waitFor } from "../harness/wait.ts";
 import { type StarFixture, startStarFixture, uniqueBucket } from "./fixture.ts";
@@ -174,21 +175,13 @@ describe("AppendSession", () => {
     // The stream's state is read slowly while the session opens: the idle time passes twice
     // over with the open frame in and the batch waiting behind the paused call.
     let slow = false;
-    const quiet = await startStarFixture(
-      { sessionIdleMs: 300 },
-      (store) =>
-        new Proxy(store, {
-          get(target, name) {
-            if (name === "getVersioned") {
-              return async (key: string) => {
-                if (slow && key.startsWith("state/")) await delay(900);
-                return store.getVersioned(key);
-              };
-            }
-            const value = Reflect.get(target, name);
-            return typeof value === "function" ? value.bind(target) : value;
-          },
-        }),
+    const quiet = await startStarFixture({ sessionIdleMs: 300 }, (store) =>
+      withMethods(store, {
+        getVersioned: async (key: string) => {
+          if (slow && key.startsWith("state/")) await delay(900);
+          return store.getVersioned(key);
+        },
+      }),
     );
     try {
       const bucket = uniqueBucket();

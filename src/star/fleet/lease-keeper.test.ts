@@ -12,6 +12,7 @@ import {
   type ObjectStore,
   type PutCondition,
 } from "../../platform/objstore/index.ts";
+import { withMethods } from "../../platform/objstore/store-overrides.test-helper.ts";
 import { firstLogNumber, logKey } from "../storage/keys.ts";
 import { LeaseKeeper } from "./lease-keeper.ts";
 import { decodeLease, leaseKey } from "./lease-record.ts";
@@ -127,18 +128,12 @@ test("a renewal read by a slow GET counts from when the read answered: no takeov
   const inner = createMemoryStore();
   const held: { gate?: Promise<void> } = {};
   // b's reads of a's lease wait on the gate while it is set.
-  const slow = new Proxy(inner, {
-    get(target, name) {
-      if (name === "getVersioned") {
-        return async (key: string) => {
-          const gate = key === leaseKey("a") ? held.gate : undefined;
-          held.gate = undefined;
-          if (gate) await gate;
-          return inner.getVersioned(key);
-        };
-      }
-      const value = Reflect.get(target, name);
-      return typeof value === "function" ? value.bind(target) : value;
+  const slow = withMethods(inner, {
+    getVersioned: async (key: string) => {
+      const gate = key === leaseKey("a") ? held.gate : undefined;
+      held.gate = undefined;
+      if (gate) await gate;
+      return inner.getVersioned(key);
     },
   });
   const clock = { now: 0 };
@@ -173,20 +168,14 @@ test("a renewal read by a slow GET counts from when the read answered: no takeov
 test("a renewal that landed but whose answer was lost keeps the lease: the next one goes on", async () => {
   const inner = createMemoryStore();
   const lost = { next: false };
-  const store = new Proxy(inner, {
-    get(target, name) {
-      if (name === "putIf") {
-        return async (key: string, body: Uint8Array, condition: PutCondition) => {
-          const etag = await inner.putIf(key, body, condition);
-          if (key === leaseKey("a") && lost.next) {
-            lost.next = false;
-            throw new Error("socket timeout (the PUT landed)");
-          }
-          return etag;
-        };
+  const store = withMethods(inner, {
+    putIf: async (key: string, body: Uint8Array, condition: PutCondition) => {
+      const etag = await inner.putIf(key, body, condition);
+      if (key === leaseKey("a") && lost.next) {
+        lost.next = false;
+        throw new Error("socket timeout (the PUT landed)");
       }
-      const value = Reflect.get(target, name);
-      return typeof value === "function" ? value.bind(target) : value;
+      return etag;
     },
   });
   const clock = { now: 0 };
@@ -211,18 +200,12 @@ test("renewals that each take most of a lease keep it: a slow store is not a los
   // While `slow`, each of a's writes of its lease waits until the test answers it.
   const waiting: { sentAt: number; answer: () => void }[] = [];
   let slow = false;
-  const store = new Proxy(inner, {
-    get(target, name) {
-      if (name === "putIf") {
-        return async (key: string, body: Uint8Array, condition: PutCondition) => {
-          if (slow && key === leaseKey("a")) {
-            await new Promise<void>((answer) => waiting.push({ sentAt: clock.now, answer }));
-          }
-          return inner.putIf(key, body, condition);
-        };
+  const store = withMethods(inner, {
+    putIf: async (key: string, body: Uint8Array, condition: PutCondition) => {
+      if (slow && key === leaseKey("a")) {
+        await new Promise<void>((answer) => waiting.push({ sentAt: clock.now, answer }));
       }
-      const value = Reflect.get(target, name);
-      return typeof value === "function" ? value.bind(target) : value;
+      return inner.putIf(key, body, condition);
     },
   });
   const a = member(store, clock, "a");
@@ -257,21 +240,15 @@ test("a renewal that hangs does not stop the rounds; unanswered for a lease, the
   const inner = createMemoryStore();
   // a's next renewal hangs until released (an S3 connection gone silent), then is answered.
   const hang: { next: boolean; release?: () => void } = { next: false };
-  const store = new Proxy(inner, {
-    get(target, name) {
-      if (name === "putIf") {
-        return async (key: string, body: Uint8Array, condition: PutCondition) => {
-          if (key === leaseKey("a") && hang.next) {
-            hang.next = false;
-            await new Promise<void>((resolve) => {
-              hang.release = resolve;
-            });
-          }
-          return inner.putIf(key, body, condition);
-        };
+  const store = withMethods(inner, {
+    putIf: async (key: string, body: Uint8Array, condition: PutCondition) => {
+      if (key === leaseKey("a") && hang.next) {
+        hang.next = false;
+        await new Promise<void>((resolve) => {
+          hang.release = resolve;
+        });
       }
-      const value = Reflect.get(target, name);
-      return typeof value === "function" ? value.bind(target) : value;
+      return inner.putIf(key, body, condition);
     },
   });
   const clock = { now: 0 };
@@ -400,19 +377,13 @@ test("a join whose own lease object changes under it waits a quarter lease befor
   const inner = createMemoryStore();
   // Another process running as "a" rewrites a's object under each of its first two writes.
   let contended = 2;
-  const store = new Proxy(inner, {
-    get(target, name) {
-      if (name === "putIf") {
-        return async (key: string, body: Uint8Array, condition: PutCondition) => {
-          if (key === leaseKey("a") && contended > 0) {
-            contended--;
-            return undefined;
-          }
-          return inner.putIf(key, body, condition);
-        };
+  const store = withMethods(inner, {
+    putIf: async (key: string, body: Uint8Array, condition: PutCondition) => {
+      if (key === leaseKey("a") && contended > 0) {
+        contended--;
+        return undefined;
       }
-      const value = Reflect.get(target, name);
-      return typeof value === "function" ? value.bind(target) : value;
+      return inner.putIf(key, body, condition);
     },
   });
   const clock = { now: 0 };

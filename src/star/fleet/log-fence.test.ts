@@ -7,6 +7,7 @@ import { test } from "node:test";
 import fc from "fast-check";
 import { decodeLogObject, decodeLogVoid, type LogEntry } from "../../contract/codec/index.ts";
 import { createMemoryStore, type PutCondition } from "../../platform/objstore/index.ts";
+import { withMethods } from "../../platform/objstore/store-overrides.test-helper.ts";
 import { firstLogNumber, logPrefix } from "../storage/keys.ts";
 import { CommitLog } from "../wal/commit-log.ts";
 import { fenceLog } from "./log-fence.ts";
@@ -41,20 +42,14 @@ test("after a fence, every commit the log acknowledges is in a log object presen
       async (inFlight, commits, picks, fenceAt, fencer) => {
         const inner = createMemoryStore();
         const gates: ((outcome: Outcome) => void)[] = [];
-        const store = new Proxy(inner, {
-          get(target, name) {
-            if (name === "putIf") {
-              return async (key: string, body: Uint8Array, condition: PutCondition) => {
-                if (decodeLogVoid(body)) return inner.putIf(key, body, condition);
-                const outcome = await new Promise<Outcome>((r) => gates.push(r));
-                if (outcome === "lost") throw new Error("connection reset before the PUT arrived");
-                const etag = await inner.putIf(key, body, condition);
-                if (outcome === "unanswered") throw new Error("connection reset after the PUT");
-                return etag;
-              };
-            }
-            const value = Reflect.get(target, name);
-            return typeof value === "function" ? value.bind(target) : value;
+        const store = withMethods(inner, {
+          putIf: async (key: string, body: Uint8Array, condition: PutCondition) => {
+            if (decodeLogVoid(body)) return inner.putIf(key, body, condition);
+            const outcome = await new Promise<Outcome>((r) => gates.push(r));
+            if (outcome === "lost") throw new Error("connection reset before the PUT arrived");
+            const etag = await inner.putIf(key, body, condition);
+            if (outcome === "unanswered") throw new Error("connection reset after the PUT");
+            return etag;
           },
         });
         const log = new CommitLog(store, "z", {
