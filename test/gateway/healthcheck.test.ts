@@ -8,6 +8,7 @@ import { createServer as createHttps } from "node:https";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { test } from "node:test";
+import { freePort } from "../harness/ports.ts";
 import { systemTool } from "../harness/system-tool.ts";
 import { selfSignedCert } from "../harness/tls.ts";
 import { tempDir } from "../harness/tmp.ts";
@@ -27,9 +28,15 @@ function healthcheck(env: Record<string, string>): Promise<number> {
   });
 }
 
-async function listening(server: Server): Promise<number> {
+/** The healthcheck's exit code against `server`, listening on loopback, with `env` besides. */
+async function against(server: Server, env: Record<string, string> = {}): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return (server.address() as AddressInfo).port;
+  const port = String((server.address() as AddressInfo).port);
+  try {
+    return await healthcheck({ NOVA_PORT: port, ...env });
+  } finally {
+    server.close();
+  }
 }
 
 const livez = (status: number) => createHttp((_req, res) => res.writeHead(status).end());
@@ -38,33 +45,17 @@ test("a TLS gateway is asked over TLS, on loopback for a wildcard host", {
   skip: openssl.skip,
 }, async (t) => {
   const cert = await selfSignedCert(openssl, await tempDir(t));
-  const server = createHttps({ cert: cert.cert, key: cert.key }, (req, res) =>
-    res.writeHead(req.url === "/livez" ? 200 : 404).end(),
-  );
-  const port = String(await listening(server));
-  try {
-    const tls = { NOVA_TLS_CERT: cert.certFile, NOVA_TLS_KEY: cert.keyFile };
-    assert.equal(await healthcheck({ NOVA_HOST: "0.0.0.0", NOVA_PORT: port, ...tls }), 0);
-    assert.equal(await healthcheck({ NOVA_HOST: "0.0.0.0", NOVA_PORT: port }), 1);
-  } finally {
-    server.close();
-  }
+  const gateway = () =>
+    createHttps({ cert: cert.cert, key: cert.key }, (req, res) =>
+      res.writeHead(req.url === "/livez" ? 200 : 404).end(),
+    );
+  const tls = { NOVA_TLS_CERT: cert.certFile, NOVA_TLS_KEY: cert.keyFile };
+  assert.equal(await against(gateway(), { NOVA_HOST: "0.0.0.0", ...tls }), 0);
+  assert.equal(await against(gateway(), { NOVA_HOST: "0.0.0.0" }), 1);
 });
 
 test("anything but a 200, or no listener, is unhealthy", async () => {
-  const server = livez(503);
-  const port = String(await listening(server));
-  try {
-    assert.equal(await healthcheck({ NOVA_PORT: port }), 1);
-  } finally {
-    server.close();
-  }
-  assert.equal(await healthcheck({ NOVA_PORT: port }), 1);
-  const up = livez(200);
-  const upPort = String(await listening(up));
-  try {
-    assert.equal(await healthcheck({ NOVA_PORT: upPort }), 0);
-  } finally {
-    up.close();
-  }
+  assert.equal(await against(livez(503)), 1);
+  assert.equal(await healthcheck({ NOVA_PORT: String(await freePort()) }), 1);
+  assert.equal(await against(livez(200)), 0);
 });
