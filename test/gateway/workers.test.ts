@@ -230,7 +230,7 @@ async function starting(dir: string, flags: string[]) {
     readyOn: "stderr",
   });
   const stopped = async () => {
-    assert.deepEqual(await proc.waitForExit(30_000), { code: 0, signal: null });
+    assert.deepEqual(await proc.waitForExit(30_000), { code: 0, signal: null }, proc.stderr());
     assert.equal(proc.stdoutLines().filter((l) => l.includes("listening on")).length, 0);
   };
   return { proc, stopped };

@@ -121,6 +121,23 @@ describe("ClusterPrimary", () => {
     assert.equal(await stopped, 1);
   });
 
+  test("a starting worker ended by a stop signal is replaced; the stop that follows ends the start, clean", async () => {
+    const { primary, forked } = cluster(2);
+    const started = primary.start();
+    // A group's SIGTERM: the worker still loading ends before this process hears its own copy.
+    forked[1]?.exit(null, "SIGTERM");
+    await until(() => forked.length === 3);
+    const stopped = primary.stop("SIGTERM");
+    for (const w of [forked[0], forked[2]]) w?.exit(null, "SIGTERM");
+    assert.equal(await stopped, 0);
+    let settled = false;
+    void started.finally(() => {
+      settled = true;
+    });
+    await new Promise((r) => setImmediate(r));
+    assert.equal(settled, false, "no failed start, no ready line");
+  });
+
   test("a worker that dies is replaced: at once after a long life, with a doubling wait when young", async () => {
     const { primary, forked, advance } = cluster(1);
     const started = primary.start();

@@ -176,15 +176,18 @@ export class ClusterPrimary {
     this.#live.delete(live);
     if (live.lastPart) this.#retire(live.lastPart);
     const pid = live.process.pid;
+    // A worker still starting when a stop signal came to the group (before Node ran any of its
+    // code) ends by the signal's default action: it served nothing, which is a clean stop.
+    const stoppedStarting = !live.ready && (signal === "SIGTERM" || signal === "SIGINT");
     if (this.#stopping) {
-      // A worker still starting when a group's stop signal came (before Node ran any of its
-      // code) ends by the signal's default action: it served nothing, which is a clean stop.
-      const stoppedStarting = !live.ready && (signal === "SIGTERM" || signal === "SIGINT");
       if (code !== 0 && !stoppedStarting) this.#failed = true;
       if (this.#live.size === 0) this.#onStopped?.();
       return;
     }
-    if (!this.#started) {
+    // Such a worker may end before this process hears its own copy of the signal (the kernel
+    // hands the two to different threads): it is replaced, which the stop then ends, rather than
+    // failing the start. A worker that exits of itself before it is ready fails the start.
+    if (!this.#started && !stoppedStarting) {
       this.#failed = true;
       const why = `worker ${pid} exited (code ${code}, signal ${signal}) before it was ready`;
       this.#onStarted?.reject(new Error(why));
