@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { status } from "@grpc/grpc-js";
 import { createMemoryStore } from "../../platform/objstore/index.ts";
 import { validateBatch } from "../append/validate-batch.ts";
-import { streamNotFound } from "../errors.ts";
+import { streamNotFound, unavailable } from "../errors.ts";
 import { newBucket, newStream } from "../lifecycle/config.ts";
 import { DEFAULT_LIMITS } from "../limits.ts";
 import { Catalog } from "../storage/catalog.ts";
@@ -17,9 +17,26 @@ import type { StreamLog } from "./stream-log.ts";
 /** A registry on a store whose next chunk PUT is held until released; stream-1's descriptor. */
 function heldRegistry(clock = new ManualClock()) {
   const inner = createMemoryStore();
-  const gate: { held?: () => void; holding: boolean; failListing?: boolean } = { holding: false };
+  const gate: {
+    held?: () => void;
+    holding: boolean;
+    failListing?: boolean;
+    /** Holds the next read of stream-1's state object until released; then it fails or not. */
+    stateRead?: { reached: boolean; release: Promise<void>; fail: boolean };
+  } = { holding: false };
   const store = new Proxy(inner, {
     get(target, name) {
+      if (name === "getVersioned") {
+        return async (key: string) => {
+          const read = gate.stateRead;
+          if (read && !read.reached && key === stateKey("stream-1")) {
+            read.reached = true;
+            await read.release;
+            if (read.fail) throw new Error("503 SlowDown");
+          }
+          return inner.getVersioned(key);
+        };
+      }
       if ((name === "list" || name === "listAll") && gate.failListing) {
         gate.failListing = false;
         return () => {
@@ -114,6 +131,55 @@ test("a stream opened again while its close is under way opens after it: its log
   // The reopened log's unsettled record keeps its log object.
   assert.equal(fresh.unsettled.records, 1);
   assert.equal((await inner.list(logPrefix("star"))).objects.length, 1);
+});
+
+/** Holds heldRegistry's next state read; `release` lets it go on, failing with `fail`. */
+async function holdStateRead(gate: ReturnType<typeof heldRegistry>["gate"], fail: boolean) {
+  let release!: () => void;
+  gate.stateRead = { reached: false, release: new Promise((r) => (release = r)), fail };
+  return {
+    release,
+    reached: async () => {
+      for (let i = 0; i < 1000 && !gate.stateRead?.reached; i++) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      assert.ok(gate.stateRead?.reached, "the state read was reached");
+    },
+  };
+}
+
+test("an open failing after a step-down and a new open leaves the new log the stream's", async () => {
+  const { gate, registry, d } = heldRegistry();
+  const read = await holdStateRead(gate, true);
+  const first = registry.open(d);
+  await read.reached();
+  // The star steps down (its lease lost) while that open reads, then leads again.
+  const dropping = registry.dropAll(unavailable("stepped down"));
+  const second = await registry.open(d);
+  read.release();
+  await assert.rejects(first, /SlowDown/);
+  await dropping;
+  assert.equal(await registry.open(d), second, "one log of the stream, not two");
+  assert.deepEqual(await registry.openLogs(), [second]);
+});
+
+test("a close outlasting a step-down and a new open leaves the new log open and its records kept", async () => {
+  const { inner, gate, wal, registry, d } = heldRegistry();
+  const read = await holdStateRead(gate, false);
+  const first = registry.open(d);
+  await read.reached();
+  const closing = registry.close(d.stream_id);
+  const dropping = registry.dropAll(unavailable("stepped down"));
+  const second = await registry.open(d);
+  await second.append(one("a"), { arrivalMs: 1n });
+  read.release();
+  await Promise.all([first, closing, dropping]);
+  assert.equal(await registry.open(d), second);
+  assert.equal((await second.append(one("b"), { arrivalMs: 2n })).start.seqNum, 1n);
+  // Its unsettled records keep their log objects.
+  await wal.deleteSettled();
+  assert.equal(second.unsettled.records, 2);
+  assert.equal((await inner.list(logPrefix("star"))).objects.length, 2);
 });
 
 test("a deleted stream's log writes no state object after its close, a late trim's included", async () => {

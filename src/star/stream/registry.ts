@@ -82,7 +82,10 @@ export class StreamRegistry {
             this.#dormant.delete(id);
           }
         },
-        () => this.#logs.delete(id),
+        () => {
+          // A step-down (dropAll) and an open since may have put another log in its place.
+          if (this.#logs.get(id) === log) this.#logs.delete(id);
+        },
       );
     }
     return log;
@@ -110,7 +113,8 @@ export class StreamRegistry {
    */
   async close(streamId: string, reason?: StarError): Promise<void> {
     this.#dormant.delete(streamId);
-    return this.#end(streamId, await this.peek(streamId), reason);
+    const entry = this.#logs.get(streamId);
+    return this.#end(streamId, entry, await entry?.catch(() => undefined), reason);
   }
 
   /** As close, for a stream deleted for good: its log is never opened here again. */
@@ -122,7 +126,21 @@ export class StreamRegistry {
     return this.close(streamId, reason);
   }
 
-  async #end(streamId: string, log: StreamLog | undefined, reason?: StarError): Promise<void> {
+  /**
+   * Ends `log`, the one `entry` (this registry's promise of it, if any, when the end was decided)
+   * gave. An entry replaced meanwhile (a step-down, then an open) is not this end's to forget:
+   * the stream's log objects and chunks are the new log's then, and only the old log closes.
+   */
+  async #end(
+    streamId: string,
+    entry: Promise<StreamLog> | undefined,
+    log: StreamLog | undefined,
+    reason?: StarError,
+  ): Promise<void> {
+    if (this.#logs.get(streamId) !== entry) {
+      log?.close(reason);
+      return;
+    }
     this.#logs.delete(streamId);
     this.#opened.delete(streamId);
     log?.close(reason);
@@ -158,7 +176,7 @@ export class StreamRegistry {
       const reason = unavailable(
         `stream ${JSON.stringify(key)} in bucket ${JSON.stringify(bucket)} was closed idle here; retry`,
       );
-      ending.push(this.#end(id, log, reason));
+      ending.push(this.#end(id, this.#logs.get(id), log, reason));
     }
     await Promise.all(ending);
   }
