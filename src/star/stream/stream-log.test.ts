@@ -17,6 +17,7 @@ import {
   type ObjectStore,
   type PutCondition,
 } from "../../platform/objstore/index.ts";
+import { withMethods } from "../../platform/objstore/store-overrides.test-helper.ts";
 import { trimBody } from "../append/command-records.ts";
 import { validateBatch } from "../append/validate-batch.ts";
 import { streamNotFound, unavailable } from "../errors.ts";
@@ -365,10 +366,62 @@ test("a read loading a chunk a trim reclaims meanwhile starts at the new trim po
   await log.reclaim();
   held.release?.();
   assert.equal(await looking, 6n);
+  // Trimmed again while it read again: a retry reads from the newest trim point.
+  held.holding = true;
+  const again = log.read(6n, { maxRecords: 1, maxBytes: 1 << 20 });
+  await new Promise((resolve) => setImmediate(resolve));
+  await log.trimTo(7n);
+  await log.reclaim();
+  held.holding = true;
+  const release = held.release;
+  release?.();
+  for (let i = 0; i < 100 && held.release === release; i++) {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  await log.trimTo(8n);
+  await log.reclaim();
+  held.release?.();
+  await assert.rejects(again, (err: { code: number; message: string }) => {
+    assert.equal(err.code, status.UNAVAILABLE);
+    assert.match(err.message, /trimmed again while it was read .*; retry/);
+    return true;
+  });
   // A chunk missing with no trim past it is damage, and the read fails.
-  const chunk = (await inner.list(chunksPrefix("stream-1"))).objects[3]?.key as string;
+  const chunk = (await inner.list(chunksPrefix("stream-1"))).objects[0]?.key as string;
   await inner.delete([chunk]);
-  await assert.rejects(log.read(4n, { maxRecords: 10, maxBytes: 1 << 20 }), /missing/);
+  await assert.rejects(log.read(8n, { maxRecords: 10, maxBytes: 1 << 20 }), /missing/);
+});
+
+test("a read loading a chunk while the stream is deleted fails as the delete closed it", async () => {
+  const inner = createMemoryStore();
+  const held: { release?: () => void } = {};
+  const store = withMethods(inner, {
+    get: async (key: string, ...rest: [never?, never?]) => {
+      if (key.startsWith(chunksPrefix("stream-1")) && !held.release) {
+        await new Promise<void>((resolve) => {
+          held.release = resolve;
+        });
+      }
+      return inner.get(key, ...rest);
+    },
+  });
+  const log = await StreamLog.open(descriptor(), new Catalog(store), new ChunkStore(store, 1), {
+    throughputMaxWaitMs: DEFAULT_LIMITS.throughputMaxWaitMs,
+    wal: newWal(store),
+    settleChunkBytes: 1,
+  });
+  await log.append(batch("a", "b"), at(1));
+  await log.settle();
+  const reading = log.read(0n, { maxRecords: 2, maxBytes: 1 << 20 });
+  for (let i = 0; i < 100 && !held.release; i++) {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  // DeleteStream: the log closes NOT_FOUND, then the stream's chunks are reclaimed.
+  log.close(streamNotFound("logs", "k"));
+  await log.stopped();
+  await inner.delete((await inner.list(chunksPrefix("stream-1"))).objects.map((o) => o.key));
+  held.release?.();
+  await assert.rejects(reading, (err: { code: number }) => err.code === status.NOT_FOUND);
 });
 
 test("chunks are reclaimed only below the trim point the state object holds", async () => {

@@ -392,7 +392,7 @@ export class StreamLog {
 
   /**
    * After every batch queued before it: if the stream still holds no records, ends its life
-   * here (what is queued behind fails NOT_FOUND, nothing of it acked) and resolves true, for
+   * here (what is queued behind fails UNAVAILABLE, nothing of it acked: a retry finds it deleted) and resolves true, for
    * the caller to delete the stream; else false.
    */
   vacateIfEmpty(): Promise<boolean> {
@@ -937,15 +937,24 @@ export class StreamLog {
   /**
    * Runs a look at the stored records. A trim that reclaimed a chunk while it loaded makes it
    * run again on the extent as it is now (from the new trim point), as a look that came a moment
-   * later would; a chunk missing otherwise is damage, and fails.
+   * later would; a chunk a delete reclaimed fails it as the delete closed the log; a chunk
+   * missing otherwise is damage, and fails.
    */
   async #onExtent<T>(look: (extent: Extent) => Promise<T>): Promise<T> {
     const extent = this.extent;
     try {
       return await look(extent);
     } catch (err) {
-      if (!(err instanceof MissingChunkError) || this.#trim <= extent.trim) throw err;
-      return look(this.extent);
+      if (!(err instanceof MissingChunkError)) throw err;
+      if (this.#closed) throw this.#closed;
+      if (this.#trim <= extent.trim) throw err;
+    }
+    try {
+      return await look(this.extent);
+    } catch (err) {
+      if (!(err instanceof MissingChunkError)) throw err;
+      if (this.#closed) throw this.#closed;
+      throw unavailable(`the stream was trimmed again while it was read (${err.message}); retry`);
     }
   }
 
