@@ -392,8 +392,8 @@ export class StreamLog {
 
   /**
    * After every batch queued before it: if the stream still holds no records, ends its life
-   * here (what is queued behind fails UNAVAILABLE, nothing of it acked: a retry finds it deleted) and resolves true, for
-   * the caller to delete the stream; else false.
+   * here (what is queued behind fails UNAVAILABLE, nothing of it acked: a retry finds it
+   * deleted) and resolves true, for the caller to delete the stream; else false.
    */
   vacateIfEmpty(): Promise<boolean> {
     if (this.#closed) return Promise.resolve(false);
