@@ -60,7 +60,7 @@ describe("behind HAProxy speaking h2c", { skip }, () => {
     try {
       try {
         await waitFor(() => traffic.acked >= 200, { message: "appends before the restart" });
-        await drainOut(lb as Haproxy, "g0", gateways[0] as GatewayProcess);
+        await drainOut(lb as Haproxy, "g0", gateways[0] as GatewayProcess, traffic);
         await startGateway(0);
         await (lb as Haproxy).waitFor("g0", "UP");
         const restarted = traffic.acked;

@@ -156,7 +156,7 @@ describe("behind HAProxy", () => {
           await waitFor(() => traffic.acked >= before + 300, {
             message: "appends before a restart",
           });
-          await drainOut(lb as Haproxy, `g${i}`, gateways[i] as GatewayProcess);
+          await drainOut(lb as Haproxy, `g${i}`, gateways[i] as GatewayProcess, traffic);
           await startGateway(i);
           await (lb as Haproxy).waitFor(`g${i}`, "UP");
         }

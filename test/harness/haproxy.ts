@@ -127,13 +127,21 @@ listen stats
  * SIGTERM starts the drain (/readyz fails while the gateway serves on), HAProxy's checks take it
  * out, and a second SIGTERM then skips what is left of the drain delay. Its --drain-delay-ms is an
  * upper bound only, so no test depends on how fast the checks run on a loaded machine.
+ *
+ * The rest of the delay is what covers a request HAProxy routed to the gateway just before it
+ * marked it down but had not written yet (a thread paused on a loaded machine): skipping it, the
+ * gateway may close that idle connection under it. So the second SIGTERM waits for the traffic's
+ * requests sent before then, the last that could have been routed there, to be answered.
  */
 export async function drainOut(
   lb: Haproxy,
   server: string,
   gateway: GatewayProcess,
+  traffic: { settled(): Promise<void> },
 ): Promise<void> {
   gateway.proc.child.kill("SIGTERM");
   await lb.waitFor(server, "DOWN");
-  await gateway.close();
+  await traffic.settled();
+  // Longer than its --drain-grace-ms, which a loaded machine may need to end its sessions.
+  await gateway.proc.kill("SIGTERM", 30_000);
 }

@@ -11,6 +11,8 @@ import { waitFor } from "./wait.ts";
 export interface RestartTraffic {
   /** Appends acked so far. */
   readonly acked: number;
+  /** Resolves once every append sent before the call is answered. */
+  settled(): Promise<void>;
   /** Stops the producers once their appends in flight are answered. */
   stopProducers(): Promise<void>;
   /**
@@ -41,12 +43,15 @@ export function startRestartTraffic(
   });
   const acked = new Map<number, string>();
   const failures: string[] = [];
+  const inFlight = new Set<Promise<unknown>>();
   let producing = true;
   const producers = Array.from({ length: counts.producers }, async (_, p) => {
     for (let i = 0; producing; i++) {
       const body = `${p}-${i}`;
       try {
-        const res = await http(base, "POST", `${stream}/records`, { records: [{ body }] });
+        const sent = http(base, "POST", `${stream}/records`, { records: [{ body }] });
+        inFlight.add(sent);
+        const res = await sent.finally(() => inFlight.delete(sent));
         if (res.status === 200) acked.set(Number(res.json.start.seq_num), body);
         else failures.push(`append ${body}: ${res.status} ${res.text}`);
       } catch (err) {
@@ -58,6 +63,9 @@ export function startRestartTraffic(
   return {
     get acked() {
       return acked.size;
+    },
+    async settled() {
+      await Promise.allSettled([...inFlight]);
     },
     async stopProducers() {
       producing = false;
