@@ -522,6 +522,34 @@ describe("validation names the field, by request part", () => {
     );
     assertError(res, 400, "invalid_argument", "match_seq_num");
   });
+
+  test("a number with a fraction or exponent is read exactly, never rounded into an integer", async () => {
+    const { path } = await newStream();
+    // A double rounds each of these to a whole number; none is one.
+    for (const [text, position] of [
+      ['{"records":[{"body":"x","timestamp_ms":1.0000000000000001}]}', 39],
+      ['{"records":[{"body":"x","timestamp_ms":-1e-400}]}', 39],
+      ['{"records":[{"body":"x"}],"match_seq_num":0.99999999999999999}', 42],
+    ] as const) {
+      const res = await http("POST", `${path}/records`, text);
+      assertError(res, 400, "bad_json");
+      assert.match(res.json.message, /is not an integer, though a double rounds it to/);
+      assert.equal(res.json.position, position);
+    }
+    assert.equal((await http("GET", `${path}/records/tail`)).json.tail.seq_num, 0);
+    // Integers spelled so are those integers, exactly.
+    const spelled = await http(
+      "POST",
+      `${path}/records`,
+      '{"records":[{"body":"x","timestamp_ms":1.7e12}],"match_seq_num":0.0e5}',
+    );
+    assert.equal(spelled.status, 200, spelled.text);
+    const read = await http("GET", `${path}/records?seq_num=0`);
+    assert.equal(read.json.records[0].timestamp_ms, 1_700_000_000_000);
+    const trim = await http("POST", `${path}/trim`, '{"seq_num":1e20}');
+    assertError(trim, 400, "invalid_argument", "seq_num");
+    assert.match(trim.json.message, /"100000000000000000000"/);
+  });
 });
 
 describe("every route's errors", () => {

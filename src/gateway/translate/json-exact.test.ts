@@ -8,10 +8,13 @@ import {
   stringifyJsonExact,
 } from "./json-exact.ts";
 
-/** An integer written as plain digits beyond 2^53-1: the one place parseJsonExact differs. */
+/**
+ * An integer beyond 2^53-1 of at most 25 digits, however written (1e21 too): the one place
+ * parseJsonExact differs, giving its exact digits.
+ */
 function hasUnsafeIntegerLexeme(v: unknown): boolean {
   if (typeof v === "number")
-    return Number.isInteger(v) && !Number.isSafeInteger(v) && !/e/.test(String(v));
+    return Number.isInteger(v) && !Number.isSafeInteger(v) && Math.abs(v) < 1e25;
   if (Array.isArray(v)) return v.some(hasUnsafeIntegerLexeme);
   if (v !== null && typeof v === "object") return Object.values(v).some(hasUnsafeIntegerLexeme);
   return false;
@@ -61,10 +64,70 @@ test("integers beyond 2^53-1 keep their exact digits; safe ones are numbers", ()
   assert.deepEqual(parseJsonExact("9007199254740992"), "9007199254740992");
   assert.deepEqual(parseJsonExact("-9007199254740992"), "-9007199254740992");
   assert.deepEqual(parseJsonExact("18446744073709551615"), "18446744073709551615");
-  // Fractions and exponents are floats, as in JSON.parse.
-  assert.equal(parseJsonExact("1e20"), 1e20);
-  assert.equal(parseJsonExact("12345678901234567890.5"), Number("12345678901234567890.5"));
+  // Other numbers are doubles, as in JSON.parse, when a double says what they are.
+  assert.equal(parseJsonExact("1.5"), 1.5);
+  assert.equal(parseJsonExact("1e30"), 1e30);
   assert.ok(Object.is(parseJsonExact("-0"), -0));
+});
+
+/** How an integer may be written with a fraction or an exponent, its value the same. */
+const spelled = (n: bigint, zeros: number, shift: number): string => {
+  const sign = n < 0n ? "-" : "";
+  const digits = (n < 0n ? -n : n).toString() + "0".repeat(zeros);
+  // digits x 10^-zeros is n; written as d.ddd x 10^(point) or ddd.000.
+  const point = Math.min(shift, digits.length - 1);
+  return point > 0
+    ? `${sign}${digits.slice(0, digits.length - point)}.${digits.slice(digits.length - point)}e${point - zeros}`
+    : `${sign}${digits}.0e-${zeros}`;
+};
+
+test("property: an integer written with a fraction or exponent is that integer, exactly", () => {
+  fc.assert(
+    fc.property(
+      fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }),
+      fc.nat(5),
+      fc.nat(30),
+      (n, zeros, shift) => {
+        const safe = n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER);
+        assert.deepEqual(parseJsonExact(spelled(n, zeros, shift)), safe ? Number(n) : n.toString());
+      },
+    ),
+  );
+  assert.equal(parseJsonExact("1.0"), 1);
+  assert.equal(parseJsonExact("1e3"), 1000);
+  assert.equal(parseJsonExact("1e20"), "100000000000000000000");
+  assert.equal(parseJsonExact("18446744073709551615.000"), "18446744073709551615");
+  assert.equal(parseJsonExact("-0.0e5"), 0);
+});
+
+test("property: a fraction is never taken for an integer, though a double would round it to one", () => {
+  fc.assert(
+    fc.property(
+      fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }),
+      fc.stringMatching(/^[0-9]{0,25}[1-9]$/),
+      fc.integer({ min: -3, max: 3 }),
+      (n, fraction, exponent) => {
+        // n.fraction x 10^-k for k >= 0 always has a fraction left.
+        const text = `${n}.${fraction}e${-Math.abs(exponent)}`;
+        let value: unknown;
+        try {
+          value = parseJsonExact(text);
+        } catch (err) {
+          assert.ok(err instanceof JsonSyntaxError);
+          assert.match(err.message, /is not an integer, though a double rounds it to/);
+          return;
+        }
+        assert.equal(typeof value, "number");
+        assert.ok(!Number.isInteger(value), `${text} -> ${value}`);
+      },
+    ),
+  );
+  assert.throws(() => parseJsonExact("1.0000000000000001"), /position 0/);
+  assert.throws(() => parseJsonExact('{"a":4503599627370496.5}'), /position 5/);
+  assert.throws(() => parseJsonExact("-1e-400"), /not an integer, though a double rounds it to 0/);
+  assert.throws(() => parseJsonExact("0.99999999999999999"), /rounds it to 1/);
+  // Every double beyond 2^53 is a whole number.
+  assert.throws(() => parseJsonExact("12345678901234567890.5"), /not an integer/);
 });
 
 test("stringifyJsonExact equals JSON.stringify without bigints", () => {

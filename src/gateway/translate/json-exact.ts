@@ -23,6 +23,8 @@ export const MAX_JSON_DEPTH = 512;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: JSON strings may not hold raw U+0000-U+001F.
 const PLAIN_RUN = /[^"\\\u0000-\u001f]*/y;
 const DIGIT_RUN = /[0-9]*/y;
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 const ESCAPES: Record<string, string> = {
   '"': '"',
@@ -37,8 +39,11 @@ const ESCAPES: Record<string, string> = {
 
 /**
  * Parses JSON text strictly (no comments, trailing commas, NaN, single quotes, unpaired surrogate
- * escapes or duplicate object keys). An integer literal outside ±(2^53-1) becomes its exact
- * decimal string; every other number is a JS number, as JSON.parse would give.
+ * escapes or duplicate object keys). An integer outside ±(2^53-1) becomes its exact decimal
+ * string, written with a fraction or exponent (1e20) too; every other number is a JS number, as
+ * JSON.parse would give, except one a double would round to a whole number (1.0000000000000001,
+ * 1e-400), which is refused: every number this API reads is an integer, and it must not pass as
+ * one it is not.
  */
 export function parseJsonExact(text: string): unknown {
   const parser = new Parser(text);
@@ -257,7 +262,18 @@ class Parser {
     const lexeme = t.slice(start, i);
     const n = Number(lexeme);
     // Every integer above 2^53-1 in magnitude rounds to at least 2^53, which is not safe.
-    return integer && !Number.isSafeInteger(n) ? lexeme : n;
+    if (integer) return Number.isSafeInteger(n) ? n : lexeme;
+    const value = integerValue(lexeme);
+    if (typeof value === "bigint") {
+      const safe = value >= MIN_SAFE && value <= MAX_SAFE;
+      return safe ? Number(value) : value.toString();
+    }
+    // 1.5 and 1e30 are doubles that say what they are; a fraction a double rounds to a whole
+    // number (1.0000000000000001, 1e-400) would pass as an integer it is not.
+    if (value === undefined && Number.isInteger(n)) {
+      this.fail(`${lexeme} is not an integer, though a double rounds it to ${n}`, start);
+    }
+    return n;
   }
 
   digits(from: number): number {
@@ -271,6 +287,27 @@ class Parser {
     if (to === from) this.fail("invalid number", from);
     return to;
   }
+}
+
+/** The most digits an integer given with a fraction or exponent is worked out to exactly. */
+const EXACT_DIGITS = 25;
+
+/**
+ * A literal with a fraction or exponent: the integer it is exactly (1.0, 1e20, 15e-1 is not
+ * one), "huge" for an integer of more digits than any integer field holds, else undefined.
+ */
+function integerValue(lexeme: string): bigint | "huge" | undefined {
+  const [mantissa = "", exponent = "0"] = lexeme.toLowerCase().split("e");
+  const [whole = "", fraction = ""] = mantissa.replace("-", "").split(".");
+  const digits = (whole + fraction).replace(/^0+/, "");
+  if (digits === "") return 0n;
+  const scale = Number(exponent) - fraction.length;
+  const zeros = digits.length - digits.replace(/0+$/, "").length;
+  if (scale + zeros < 0) return undefined;
+  if (digits.length + scale > EXACT_DIGITS) return "huge";
+  const magnitude =
+    scale >= 0 ? BigInt(digits + "0".repeat(scale)) : BigInt(digits.slice(0, scale));
+  return lexeme.startsWith("-") ? -magnitude : magnitude;
 }
 
 /** JSON.stringify, except that bigint values are written as their exact digits. */
