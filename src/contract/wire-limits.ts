@@ -7,10 +7,7 @@ export const MAX_BATCH_BYTES = 100 * 1024 * 1024;
 export const MAX_FENCING_TOKEN_BYTES = 48;
 /** A bucket's or stream's creation token, UTF-8 bytes: kept in its descriptor, shown with it. */
 export const MAX_CREATION_TOKEN_BYTES = 512;
-/**
- * The same, as an HTTP header's bytes: Node reads each as one character, which the star counts
- * as up to two UTF-8 bytes.
- */
+/** The most an HTTP header may carry of one (UTF-8 bytes), the gateway's own bound. */
 export const MAX_CREATION_TOKEN_HEADER_BYTES = MAX_CREATION_TOKEN_BYTES / 2;
 export const MAX_STREAM_KEY_BYTES = 512;
 /** An append's writer_seq (Durable Streams' Stream-Seq), so the log's marks stay small. */

@@ -485,9 +485,30 @@ describe("validation names the field, by request part", () => {
       "nova-request-token",
     );
     assert.equal((await http("GET", `/v1/buckets/${bucket}`)).status, 404, "nothing was made");
-    // 256 bytes of UTF-8 on the wire pass the gateway and the star alike.
-    const utf8 = { "nova-request-token": Buffer.from("é".repeat(128)).toString("latin1") };
-    assert.equal((await http("POST", "/v1/buckets", { name: bucket }, utf8)).status, 201);
+    // Bytes that are not UTF-8, and a token given twice, are refused too.
+    const latin1 = { "nova-request-token": "\xff" };
+    const refused = await http("POST", "/v1/buckets", { name: bucket }, latin1);
+    assertError(refused, 400, "bad_header", "nova-request-token");
+    assert.match(refused.json.message, /is not UTF-8 text/);
+    const twice = await request(`${base}/v1/buckets`, {
+      method: "POST",
+      headers: [
+        ...["content-type", "application/json"],
+        ...["nova-request-token", "a", "nova-request-token", "b"],
+      ],
+      body: JSON.stringify({ name: bucket }),
+    });
+    assert.equal(twice.statusCode, 400);
+    assert.match(await twice.body.text(), /nova-request-token: is given more than once/);
+    assert.equal((await http("GET", `/v1/buckets/${bucket}`)).status, 404, "nothing was made");
+    // 256 bytes of UTF-8 on the wire pass the gateway and the star alike, kept as the text sent.
+    const text = "é".repeat(128);
+    const utf8 = { "nova-request-token": Buffer.from(text).toString("latin1") };
+    const made = await http("POST", "/v1/buckets", { name: bucket }, utf8);
+    assert.equal(made.status, 201);
+    assert.equal(made.json.creation_token, text);
+    const stream = await http("POST", `/v1/buckets/${bucket}/streams`, { key: "k" }, utf8);
+    assert.equal(stream.json.creation_token, text);
   });
 
   test("bodies: bad_json with its position, invalid_argument naming the nested field", async () => {

@@ -380,6 +380,14 @@ describe("batching on S2's face", () => {
     const token = { "s2-request-token": "t".repeat(257) };
     const long = await http("POST", "/v1/basins", { basin: `s2http-tok-${process.pid}` }, token);
     assertS2Error(long, 400, "bad_header", /s2-request-token/);
+    const latin1 = { "s2-request-token": "\xff" };
+    const garbled = await http(
+      "POST",
+      "/v1/basins",
+      { basin: `s2http-tok-${process.pid}` },
+      latin1,
+    );
+    assertS2Error(garbled, 400, "bad_header", /s2-request-token: is not UTF-8 text/);
     // A location that is not a string is refused, not dropped.
     for (const [method, path, body] of [
       ["POST", "/v1/basins", { basin: `s2http-loc-${process.pid}`, location: 5 }],

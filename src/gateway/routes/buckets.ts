@@ -7,6 +7,7 @@ import {
   bucketToJson,
   checkBucketName,
   createBucketFromJson,
+  creationToken,
   listBucketsResponseToJson,
   listQueryFromQuery,
   requireDescriptor,
@@ -44,10 +45,10 @@ export async function bucketRoutes(app: FastifyInstance, opts: { upstream: Upstr
   async function createBucket(req: FastifyRequest, reply: FastifyReply) {
     const ctx = requestContext(req, reply);
     const { name, config: bucketConfig } = createBucketFromJson(req.body);
-    const token = req.headers[REQUEST_TOKEN];
+    const token = creationToken(req.headers, req.raw.rawHeaders, REQUEST_TOKEN);
     const res = await upstream.unary(
       "CreateBucket",
-      { name, config: bucketConfig, creation_token: typeof token === "string" ? token : "" },
+      { name, config: bucketConfig, creation_token: token },
       ctx.call,
     );
     return reply.code(201).send(bucketToJson(requireDescriptor(res.bucket), ctx.int64));

@@ -6,6 +6,7 @@ import type { Query } from "../translate/index.ts";
 import {
   checkBucketName,
   createStreamFromJson,
+  creationToken,
   getStreamResponseToJson,
   listQueryFromQuery,
   listStreamsResponseToJson,
@@ -42,10 +43,10 @@ export async function streamRoutes(app: FastifyInstance, opts: { upstream: Upstr
     const ctx = requestContext(req, reply);
     const bucket = checkBucketName((req.params as { bucket: string }).bucket);
     const { key, config: streamConfig } = createStreamFromJson(req.body);
-    const token = req.headers["nova-request-token"];
+    const token = creationToken(req.headers, req.raw.rawHeaders, "nova-request-token");
     const res = await upstream.unary(
       "CreateStream",
-      { bucket, key, config: streamConfig, creation_token: typeof token === "string" ? token : "" },
+      { bucket, key, config: streamConfig, creation_token: token },
       { ...ctx.call, bucket, key },
     );
     return reply.code(201).send(streamToJson(requireDescriptor(res.stream), ctx.int64));

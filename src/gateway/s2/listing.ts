@@ -2,8 +2,8 @@
 // to 1000) as nova's list request, the idempotency header `s2-request-token` (nova's creation
 // token), and the header saying what an ensure did.
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { MAX_CREATION_TOKEN_HEADER_BYTES, MAX_LIST_LIMIT } from "../../contract/wire-limits.ts";
-import { type Query, queryParam, readExactInt, UINT64 } from "../translate/index.ts";
+import { MAX_LIST_LIMIT } from "../../contract/wire-limits.ts";
+import { creationToken, type Query, queryParam, readExactInt, UINT64 } from "../translate/index.ts";
 import { s2Error } from "./errors.ts";
 
 export const REQUEST_TOKEN_HEADER = "s2-request-token";
@@ -35,17 +35,9 @@ export function listPage(query: unknown): { prefix: string; start_after: string;
   };
 }
 
-/** The creation token, `s2-request-token`; one longer than nova keeps is S2's `bad_header`. */
+/** The creation token, `s2-request-token`: its UTF-8 text, "" without one. */
 export function requestToken(req: FastifyRequest): string {
-  const token = req.headers[REQUEST_TOKEN_HEADER];
-  if (typeof token !== "string") return "";
-  if (token.length > MAX_CREATION_TOKEN_HEADER_BYTES) {
-    throw s2Error(
-      "bad_header",
-      `${REQUEST_TOKEN_HEADER} must be at most ${MAX_CREATION_TOKEN_HEADER_BYTES} bytes`,
-    );
-  }
-  return token;
+  return creationToken(req.headers, req.raw.rawHeaders, REQUEST_TOKEN_HEADER);
 }
 
 /** An ensure's answer: 201 when created, else 200, saying which in s2-provision-result. */

@@ -2,6 +2,7 @@
 // strings, NDJSON and SSE framing. No I/O.
 export { encodeBase64 } from "./base64.ts";
 export * from "./config-json.ts";
+export * from "./creation-token.ts";
 export * from "./fence.ts";
 export * from "./fields.ts";
 export * from "./format.ts";

@@ -1,8 +1,8 @@
 // The idempotent-producer headers of an append (docs/producers.md): all three or none; the id 1
 // to 128 characters, epoch and seq uint64 decimals read exactly. In an NDJSON session the seq
 // names the first line's batch and line n gets seq + n.
-import { decodeUtf8Exact } from "../../contract/codec/index.ts";
 import { badHeader, invalidArgument } from "../errors/index.ts";
+import { type Headers, singleHeader, utf8HeaderText } from "./header-text.ts";
 import { readExactInt, UINT64 } from "./integers.ts";
 
 export const PRODUCER_ID_HEADER = "nova-producer-id";
@@ -26,37 +26,6 @@ export interface ProducerProto {
   seq: string;
 }
 
-type Headers = Readonly<Record<string, string | string[] | undefined>>;
-
-/**
- * A header's one value. Node joins a repeated header's values with ", " (an id may hold that),
- * so the request's raw name-value list tells one sent twice.
- */
-function single(headers: Headers, rawHeaders: readonly string[], name: string): string | undefined {
-  const value = headers[name];
-  if (value === undefined) return undefined;
-  let count = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    if (rawHeaders[i]?.toLowerCase() === name) count++;
-  }
-  if (Array.isArray(value) || count > 1) throw badHeader(name, "is given more than once");
-  return value;
-}
-
-/**
- * A header value as the UTF-8 text the client sent: Node reads header bytes as Latin-1, so
- * "é" sent as UTF-8 arrives as two characters ("Ã©"). Bytes that are not UTF-8 are refused.
- */
-export function utf8HeaderText(value: string, name: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range, spelled out
-  if (!/[^\x00-\x7f]/.test(value)) return value;
-  try {
-    return decodeUtf8Exact(Buffer.from(value, "latin1"));
-  } catch {
-    throw badHeader(name, "is not UTF-8 text");
-  }
-}
-
 /**
  * A producer id from its header (`name`): UTF-8, 1 to 128 characters, the rule the star keeps
  * (characters, not bytes).
@@ -75,9 +44,9 @@ export function producerFromHeaders(
   headers: Headers,
   rawHeaders: readonly string[],
 ): ProducerProto | undefined {
-  const id = single(headers, rawHeaders, PRODUCER_ID_HEADER);
-  const epoch = single(headers, rawHeaders, PRODUCER_EPOCH_HEADER);
-  const seq = single(headers, rawHeaders, PRODUCER_SEQ_HEADER);
+  const id = singleHeader(headers, rawHeaders, PRODUCER_ID_HEADER);
+  const epoch = singleHeader(headers, rawHeaders, PRODUCER_EPOCH_HEADER);
+  const seq = singleHeader(headers, rawHeaders, PRODUCER_SEQ_HEADER);
   if (id === undefined && epoch === undefined && seq === undefined) return undefined;
   const names = PRODUCER_HEADERS;
   const missing = names.filter((_, i) => [id, epoch, seq][i] === undefined);
