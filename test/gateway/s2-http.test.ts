@@ -388,6 +388,9 @@ describe("batching on S2's face", () => {
       latin1,
     );
     assertS2Error(garbled, 400, "bad_header", /s2-request-token: is not UTF-8 text/);
+    const gzip = { "content-encoding": "gzip" };
+    const zipped = await http("POST", "/v1/basins", { basin: `s2http-gz-${process.pid}` }, gzip);
+    assertS2Error(zipped, 400, "bad_header", /content-encoding "gzip" is not supported/);
     // A location that is not a string is refused, not dropped.
     for (const [method, path, body] of [
       ["POST", "/v1/basins", { basin: `s2http-loc-${process.pid}`, location: 5 }],

@@ -160,6 +160,15 @@ export function unsupportedMediaType(contentType: string, accepted: readonly str
   );
 }
 
+/** A request body sent compressed: read as it is, it would be stored as its compressed bytes. */
+export function compressedBody(encoding: string): HttpError {
+  return new HttpError(
+    415,
+    "unsupported_media_type",
+    `content-encoding ${JSON.stringify(encoding)} is not supported for request bodies; send the body uncompressed`,
+  );
+}
+
 /** A stored record whose bytes cannot be shown as `raw` text; never altered, never skipped. */
 export function notUtf8(seqNum: bigint, field: string): HttpError {
   return new HttpError(

@@ -9,7 +9,7 @@ import type { Http2ServerRequest } from "node:http2";
 import { type Readable, Transform } from "node:stream";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import { closingConnection, HttpError, requestTimeout } from "../errors/index.ts";
+import { closingConnection, compressedBody, HttpError, requestTimeout } from "../errors/index.ts";
 import type { AppendAdmission, BodyTicket } from "./admission.ts";
 import { clientKey } from "./client-key.ts";
 import { settleUnreadBody } from "./unread-body.ts";
@@ -37,9 +37,13 @@ export const bodyGuardPlugin = fp(
   async (app: FastifyInstance, opts: { admission: AppendAdmission; timeouts: BodyTimeouts }) => {
     const guarded = new WeakMap<IncomingMessage, Readable>();
     app.addHook("preParsing", async (req, reply, payload) => {
-      if (!hasBody(req) || req.routeOptions.config?.sessionBody?.(req)) {
-        return payload;
+      if (!hasBody(req)) return payload;
+      // Nothing decodes a request body: a compressed one would be read as its compressed bytes.
+      const encoding = req.headers["content-encoding"];
+      if (encoding !== undefined && encoding.trim().toLowerCase() !== "identity") {
+        throw compressedBody(encoding);
       }
+      if (req.routeOptions.config?.sessionBody?.(req)) return payload;
       let ticket: BodyTicket | undefined;
       if (req.routeOptions.config?.admitsAppend) {
         const length = req.headers["content-length"];
