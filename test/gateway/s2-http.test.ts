@@ -188,12 +188,17 @@ describe("bad input: S2's error shape, nothing appended", () => {
     const read = async (stream: string, query: string) =>
       http("GET", `/v1/streams/${stream}/records?${query}`, undefined, headers);
     assert.equal((await http("POST", "/v1/streams", { stream: "unary" }, headers)).status, 201);
-    // An empty stream: from seq_num 0, and from the tail (no start).
-    for (const query of ["seq_num=0", "", "tail_offset=0", "timestamp=0"]) {
+    // An empty stream: from seq_num 0, and from the tail (no start), and after its time.
+    for (const query of ["seq_num=0", "", "tail_offset=0", "tail_offset=5", "timestamp=1"]) {
       const empty = await read("unary", query);
       assert.equal(empty.status, 416, `${query}: ${empty.text}`);
       assert.deepEqual(empty.json, { tail: { seq_num: 0, timestamp: 0 } });
     }
+    // A time at or before the tail's finds no record, and is no 416 (S2 checks a time against
+    // the tail's time only).
+    const fromZero = await read("unary", "timestamp=0");
+    assert.equal(fromZero.status, 200, fromZero.text);
+    assert.deepEqual(fromZero.json.records, []);
     const appended = await http(
       "POST",
       "/v1/streams/unary/records",
@@ -220,7 +225,17 @@ describe("bad input: S2's error shape, nothing appended", () => {
     const cut = await read("unary", `seq_num=0&until=${appended.json.start.timestamp}`);
     assert.equal(cut.status, 200, cut.text);
     assert.deepEqual(cut.json.records, []);
-    // count=0 and bytes=0 ask for nothing, with wait too, and still check the start.
+    // A time after the tail's is 416 with wait too, at once, unless clamped (it then waits).
+    const after = await read("unary", `timestamp=${lastTime + 1000}&wait=20`);
+    assert.equal(after.status, 416, after.text);
+    const clamped = await read("unary", `timestamp=${lastTime + 1000}&clamp=true&wait=1`);
+    assert.equal(clamped.status, 200, clamped.text);
+    assert.deepEqual(clamped.json.records, []);
+    // count=0 and bytes=0 ask for nothing, with wait too (at the tail it waits, as S2 does, for
+    // a record or the wait's end), and still check the start.
+    const waited = await read("unary", "seq_num=2&count=0&wait=1");
+    assert.equal(waited.status, 200, waited.text);
+    assert.deepEqual(waited.json.records, []);
     for (const query of ["seq_num=0&count=0", "seq_num=0&bytes=0", "seq_num=0&count=0&wait=5"]) {
       const nothing = await read("unary", query);
       assert.equal(nothing.status, 200, `${query}: ${nothing.text}`);
@@ -234,6 +249,28 @@ describe("bad input: S2's error shape, nothing appended", () => {
     }
     const future = `timestamp=${lastTime + 1000}&clamp=true&until=${lastTime + 5000}`;
     assert.equal((await read("unary", future)).status, 416, future);
+  });
+
+  test("check_tail creates a missing stream where reads do (create_stream_on_read), as S2 does", async () => {
+    const creating = `s2http-onread-${process.pid}`;
+    const made = await http("POST", "/v1/basins", {
+      basin: creating,
+      config: { create_stream_on_read: true },
+    });
+    assert.equal(made.status, 201, made.text);
+    const tail = await http("GET", "/v1/streams/fresh/records/tail", undefined, {
+      "s2-basin": creating,
+    });
+    assert.equal(tail.status, 200, tail.text);
+    assert.deepEqual(tail.json, { tail: { seq_num: 0, timestamp: 0 } });
+    const listed = await http("GET", "/v1/streams", undefined, { "s2-basin": creating });
+    assert.deepEqual(
+      listed.json.streams.map((s: { name: string }) => s.name),
+      ["fresh"],
+    );
+    // Elsewhere a missing stream is 404 still.
+    const missing = await http("GET", "/v1/streams/none/records/tail", undefined, headers);
+    assertS2Error(missing, 404, "stream_not_found");
   });
 
   test("a record that meters over S2's 1 MiB read cap is still read, alone, and the next after it", async () => {

@@ -2,6 +2,7 @@
 // check tail on /v1/streams/{stream}/records. Requests with content-type s2s/proto go to the s2s
 // transport.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { rangeNotSatisfiable } from "../errors/index.ts";
 import type { ReadService } from "../history/index.ts";
 import { type AppendAdmission, clientKey, takeBody, takeOverConnection } from "../http/index.ts";
 import {
@@ -28,7 +29,7 @@ import { idleEndMs, parseS2ReadQuery, type S2ReadQuery } from "./read-query.ts";
 import { positionToS2, readBatchToS2, type S2ReadBatch } from "./records.ts";
 import { isS2s, serveS2sAppend, serveS2sRead } from "./s2s/index.ts";
 import { s2Schemas } from "./schemas.gen.ts";
-import { appendS2, cutToS2Bounds, readS2Page } from "./service.ts";
+import { appendS2, cutToS2Bounds, readS2Page, s2Tail } from "./service.ts";
 import { S2SseSession } from "./sse.ts";
 import { asksForNothing } from "./unary-read-rule.ts";
 import { S2_PROTO_TYPE, s2Wire } from "./wire.ts";
@@ -93,13 +94,23 @@ export async function s2RecordRoutes(app: FastifyInstance, opts: S2RecordRoutesO
       return serveS2Sse(req, reply, { ...address, call }, q, subscribe, format);
     }
     let batch: S2ReadBatch;
-    if (q.query.wait > 0 && !asksForNothing(q)) {
+    if (q.query.wait > 0) {
+      // S2 refuses a start after the tail before it waits; nova's read would wait at the tail.
+      const { start, clamp } = q.query;
+      if ("timestamp_ms" in start && !clamp) {
+        const tail = await s2Tail(upstream, reads, address, call);
+        if (BigInt(start.timestamp_ms) > BigInt(tail?.timestamp_ms ?? 0)) {
+          throw rangeNotSatisfiable("the read starts after the tail", tail ?? undefined);
+        }
+      }
       const got = await serveLongPoll(
         { ...address, call, query: q.query, format: "base64", int64: "number" },
         subscribe,
         clientKey(req),
       );
-      batch = readBatchToS2(cutToS2Bounds(got.records, q), got.tail);
+      // Asking for nothing, it still waits as S2 does: for a record, or the wait's end.
+      const records = asksForNothing(q) ? [] : cutToS2Bounds(got.records, q);
+      batch = readBatchToS2(records, got.tail);
     } else {
       batch = await readS2Page(reads, address, q, call);
     }
@@ -108,11 +119,7 @@ export async function s2RecordRoutes(app: FastifyInstance, opts: S2RecordRoutesO
   }
 
   async function checkTail(req: FastifyRequest, reply: FastifyReply) {
-    const address = streamOf(req);
-    const { tail } = await upstream.unary("CheckTail", address, {
-      ...s2Call(req, reply),
-      ...address,
-    });
+    const tail = await s2Tail(upstream, reads, streamOf(req), s2Call(req, reply));
     return { tail: positionToS2Json(positionToS2(tail)) };
   }
 }

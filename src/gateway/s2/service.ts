@@ -1,14 +1,16 @@
 // What the S2 routes ask of nova, one function per route where it takes more than one call:
 // appends (data, fence and trim command records), reads bounded in S2's metered bytes, and
 // basin ensure. Failures are thrown as they come; the routes' error handler translates them.
+import { status } from "@grpc/grpc-js";
 import type { Bucket__Output } from "../../gen/nova/v1/Bucket.ts";
 import type { BucketConfig } from "../../gen/nova/v1/BucketConfig.ts";
+import type { Position__Output } from "../../gen/nova/v1/Position.ts";
 import type { Record__Output } from "../../gen/nova/v1/Record.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import { HttpError, rangeNotSatisfiable, toHttpError } from "../errors/index.ts";
 import type { ReadService } from "../history/index.ts";
 import { requireDescriptor } from "../translate/index.ts";
-import type { CallOptions, Upstream } from "../upstream/index.ts";
+import { type CallOptions, StarCallError, type Upstream } from "../upstream/index.ts";
 import { planAppend, type S2AppendInput } from "./commands.ts";
 import { basinCreationConfig, type StreamSettings } from "./config.ts";
 import { fencingTokenMismatch } from "./errors.ts";
@@ -90,6 +92,26 @@ export async function readS2Page(
   }
   if (nothing) return readBatchToS2([], tail);
   return readBatchToS2(cutToS2Bounds(records, q), tail);
+}
+
+/**
+ * The stream's tail, as S2's check_tail answers it: a missing stream in a bucket that creates
+ * streams on read is created first (a read of it does), as S2 does.
+ */
+export async function s2Tail(
+  upstream: Upstream,
+  reads: ReadService,
+  address: Address,
+  call: CallOptions,
+): Promise<Position__Output | null> {
+  try {
+    return (await upstream.unary("CheckTail", address, { ...call, ...address })).tail;
+  } catch (err) {
+    if (!(err instanceof StarCallError && err.code === status.NOT_FOUND)) throw err;
+  }
+  // NOT_FOUND again unless the bucket creates streams on read.
+  const fromTail = { start: { tail_offset: "0" }, clamp: false, wait: 0, int64: "number" } as const;
+  return (await reads.page(address, fromTail, call)).response.tail;
 }
 
 export type ProvisionResult = "created" | "updated" | "noop";

@@ -16,29 +16,37 @@ test("count=0 or bytes=0 asks for nothing; other limits and none do not", () => 
   }
 });
 
-test("an empty page is at the tail unless until may have cut it", () => {
+test("an empty page is S2's 416 as its start says: at or past the tail", () => {
+  // The tail is seq_num 5, stamped 50 (0, stamped 0, for an empty stream).
   const cases: [Record<string, string>, number, bigint, boolean][] = [
-    // A timestamp after the tail's (the tail stamped 50) is the tail, until or not.
-    [{ timestamp: "51", until: "100" }, 0, 5n, true],
-    [{ timestamp: "50", until: "100" }, 0, 5n, false],
     // Records came back: never.
     [{ seq_num: "0" }, 1, 5n, false],
-    // Without until, an empty page started at the tail, however the start was given.
+    // A seq_num at or past the tail, given or clamped; one before it found nothing (trimmed).
     [{ seq_num: "5" }, 0, 5n, true],
     [{ seq_num: "9", clamp: "true" }, 0, 5n, true],
-    [{}, 0, 5n, true],
-    [{ timestamp: "123" }, 0, 5n, true],
-    // With until: only a start known to be the tail.
-    [{ seq_num: "0", until: "10" }, 0, 5n, false],
+    [{ seq_num: "0" }, 0, 5n, false],
     [{ seq_num: "5", until: "10" }, 0, 5n, true],
+    [{ seq_num: "0", until: "10" }, 0, 5n, false],
+    [{ seq_num: "0" }, 0, 0n, true],
+    // No start is tail_offset 0; an offset lands on the tail at 0, or on an empty stream.
+    [{}, 0, 5n, true],
     [{ tail_offset: "0", until: "10" }, 0, 5n, true],
-    [{ tail_offset: "2", until: "10" }, 0, 5n, false],
+    [{ tail_offset: "2" }, 0, 5n, false],
+    [{ tail_offset: "9" }, 0, 5n, false],
+    [{ tail_offset: "2" }, 0, 0n, true],
+    // A timestamp after the tail's, until or not; one at or before it resolves to a record or
+    // the tail, which is no 416 (an empty stream is stamped 0).
+    [{ timestamp: "51" }, 0, 5n, true],
+    [{ timestamp: "51", until: "100" }, 0, 5n, true],
+    [{ timestamp: "50", until: "100" }, 0, 5n, false],
     [{ timestamp: "1", until: "10" }, 0, 5n, false],
-    [{ timestamp: "1", until: "10" }, 0, 0n, true],
+    [{ timestamp: "0" }, 0, 0n, false],
+    [{ timestamp: "1" }, 0, 0n, true],
   ];
   for (const [query, records, tail, atTail] of cases) {
+    const stamped = tail === 0n ? 0n : 50n;
     assert.equal(
-      emptyAtTail(parseS2ReadQuery(query), records, { seqNum: tail, timestampMs: 50n }),
+      emptyAtTail(parseS2ReadQuery(query), records, { seqNum: tail, timestampMs: stamped }),
       atTail,
       `${JSON.stringify(query)}, ${records} records, tail ${tail}`,
     );
