@@ -6,6 +6,7 @@ import { execFile } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 import { promisify } from "node:util";
 import { request } from "undici";
+import { s2Wire } from "../../src/gateway/s2/wire.ts";
 import type { Gateway } from "../harness/gateway.ts";
 import { http as httpAt } from "../harness/http.ts";
 import { type Stack, startStack } from "../harness/stack.ts";
@@ -157,6 +158,36 @@ describe("bad input: S2's error shape, nothing appended", () => {
     });
     const text = await res.body.text();
     assertS2Error({ status: res.statusCode, json: JSON.parse(text), text }, 400, "bad_proto");
+  });
+
+  test("append: application/x-protobuf is protobuf too; Accept's first type picks the reply", async () => {
+    const body = s2Wire.AppendInput.encode({
+      records: [{ body: Buffer.from("proto"), headers: [] }],
+    });
+    const res = await request(`${base}/v1/streams/s/records`, {
+      method: "POST",
+      headers: {
+        ...headers,
+        "content-type": "application/x-protobuf",
+        accept: "application/json, application/protobuf",
+      },
+      body,
+    });
+    const text = await res.body.text();
+    assert.equal(res.statusCode, 200, text);
+    assert.match(String(res.headers["content-type"]), /^application\/json/);
+    const ack = JSON.parse(text);
+    const read = await http(
+      "GET",
+      `/v1/streams/s/records?seq_num=${ack.start.seq_num}`,
+      undefined,
+      {
+        ...headers,
+        accept: "application/x-protobuf",
+      },
+    );
+    assert.equal(read.status, 200);
+    assert.equal(read.headers["content-type"], "application/protobuf");
   });
 
   test("no basin (no s2-basin header, an IP host) is bad_header", async () => {

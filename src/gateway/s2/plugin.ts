@@ -13,7 +13,7 @@ import { s2RecordRoutes } from "./records-routes.ts";
 import { S2S_TYPE } from "./s2s/index.ts";
 import { s2StreamRoutes } from "./streams.ts";
 import { unsupportedRoutes } from "./unsupported.ts";
-import { S2_PROTO_TYPE } from "./wire.ts";
+import { S2_PROTO_TYPE, S2_PROTO_TYPES } from "./wire.ts";
 
 export interface S2PluginOptions {
   upstream: Upstream;
@@ -59,7 +59,7 @@ export async function s2Plugin(app: FastifyInstance, opts: S2PluginOptions) {
       req.log.error({ err }, "request failed");
     sendS2Error(nova, reply);
   });
-  app.addContentTypeParser(S2_PROTO_TYPE, { parseAs: "buffer" }, (_req, body, done) =>
+  app.addContentTypeParser([...S2_PROTO_TYPES], { parseAs: "buffer" }, (_req, body, done) =>
     done(null, body),
   );
   // Left unread: the s2s transport reads its frames itself.

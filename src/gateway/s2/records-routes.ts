@@ -32,7 +32,7 @@ import { s2Schemas } from "./schemas.gen.ts";
 import { appendS2, cutToS2Bounds, readS2Page, s2Tail } from "./service.ts";
 import { S2SseSession } from "./sse.ts";
 import { asksForNothing } from "./unary-read-rule.ts";
-import { S2_PROTO_TYPE, s2Wire } from "./wire.ts";
+import { S2_PROTO_TYPE, s2Wire, wantsProtoReply } from "./wire.ts";
 
 export interface S2RecordRoutesOptions {
   upstream: Upstream;
@@ -44,7 +44,7 @@ export interface S2RecordRoutesOptions {
   sessionIdleMs: number;
 }
 
-const wantsProto = (req: FastifyRequest) => req.headers.accept?.includes(S2_PROTO_TYPE) ?? false;
+const wantsProto = (req: FastifyRequest) => wantsProtoReply(req.headers.accept);
 
 export async function s2RecordRoutes(app: FastifyInstance, opts: S2RecordRoutesOptions) {
   const { upstream, reads, subscribe } = opts;

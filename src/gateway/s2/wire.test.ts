@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import { appendRecord, position, sequencedRecord, uint64 } from "./arbitraries.test-helper.ts";
-import { s2Wire } from "./wire.ts";
+import { s2Wire, wantsProtoReply } from "./wire.ts";
 
 test("AppendInput: decode after encode gives the message back, optional fields included", () => {
   fc.assert(
@@ -60,4 +60,18 @@ test("bytes that are not the message are S2's 400 bad_proto", () => {
     () => s2Wire.AppendInput.decode(Buffer.from([0x0a, 0xff, 0xff, 0xff])),
     (err: { status: number; code: string }) => err.status === 400 && err.code === "bad_proto",
   );
+});
+
+test("a reply is protobuf when the first type Accept names is S2's protobuf", () => {
+  for (const [accept, proto] of [
+    ["application/protobuf", true],
+    ["Application/X-Protobuf; q=1", true],
+    [" application/protobuf , application/json", true],
+    ["application/json, application/protobuf", false],
+    ["*/*", false],
+    ["", false],
+    [undefined, false],
+  ] as const) {
+    assert.equal(wantsProtoReply(accept), proto, String(accept));
+  }
 });

@@ -40,6 +40,14 @@ function codec<In, Out>(name: string): S2Codec<In, Out> {
 }
 
 export const S2_PROTO_TYPE = "application/protobuf";
+/** The media types S2 takes for protobuf bodies (its mime.rs): ours, and the older x- form. */
+export const S2_PROTO_TYPES = [S2_PROTO_TYPE, "application/x-protobuf"] as const;
+
+/** Whether a reply goes as protobuf: S2 reads only the first type `Accept` names. */
+export function wantsProtoReply(accept: string | undefined): boolean {
+  const first = accept?.split(",")[0]?.split(";")[0]?.trim().toLowerCase();
+  return (S2_PROTO_TYPES as readonly (string | undefined)[]).includes(first);
+}
 
 /** The messages unary appends and reads carry, and s2s frames hold. */
 export const s2Wire = {
