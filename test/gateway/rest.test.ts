@@ -261,6 +261,21 @@ describe("records", () => {
       [`${s}/records?format=base64`, { records: [{ body: "%%%" }] }, {}, 400, "bad_base64"],
       [`${s}/records?format=hex`, { records: [{ body: "x" }] }, {}, 400, "bad_query"],
       [`${s}/records`, "body", { "content-type": "text/plain" }, 415, "unsupported_media_type"],
+      // Bodies are read as UTF-8: another charset is refused, not misread.
+      [
+        `${s}/records`,
+        '{"records":[{"body":"\u00c3\u00a9"}]}',
+        { "content-type": "application/json; charset=latin1" },
+        415,
+        "unsupported_media_type",
+      ],
+      [
+        `${s}/records`,
+        '{"records":[{"body":"x"}]}\n',
+        { "content-type": "application/x-ndjson; charset=utf-16" },
+        415,
+        "unsupported_media_type",
+      ],
       // Nothing decodes a request body: read as sent, a compressed one would be stored so.
       [
         `${s}/records`,

@@ -169,6 +169,15 @@ export function compressedBody(encoding: string): HttpError {
   );
 }
 
+/** A JSON or NDJSON body in a charset other than UTF-8, which is all the gateway reads. */
+export function unsupportedCharset(charset: string): HttpError {
+  return new HttpError(
+    415,
+    "unsupported_media_type",
+    `charset ${JSON.stringify(charset)} is not supported; send UTF-8 (charset=utf-8, or none)`,
+  );
+}
+
 /** A stored record whose bytes cannot be shown as `raw` text; never altered, never skipped. */
 export function notUtf8(seqNum: bigint, field: string): HttpError {
   return new HttpError(

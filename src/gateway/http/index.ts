@@ -30,4 +30,5 @@ export * from "./response-check.ts";
 export { routeSchemas } from "./schemas/plain.gen.ts";
 export * from "./take-body.ts";
 export * from "./trusted-proxies.ts";
+export * from "./utf8-charset.ts";
 export * from "./validation-errors.ts";

@@ -4,12 +4,14 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import fp from "fastify-plugin";
 import { parseJsonBody, stringifyJsonExact } from "../translate/index.ts";
 import { responseBuffers } from "./response-buffers.ts";
+import { checkUtf8Charset } from "./utf8-charset.ts";
 
 export const jsonPlugin = fp(async (app: FastifyInstance) => {
   // JSON only: anything else (text/plain included) is 415 unless a route adds a parser.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (_req, body, done) => {
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (req, body, done) => {
     try {
+      checkUtf8Charset(req.headers["content-type"]);
       done(null, (body as Buffer).length === 0 ? undefined : parseJsonBody(body as Buffer));
     } catch (err) {
       done(err as Error, undefined);

@@ -10,6 +10,7 @@ import type { AppendAdmission, BodyTimeouts, GatewayMetrics, LiveSessions } from
 import {
   addVary,
   answerCached,
+  checkUtf8Charset,
   clientKey,
   giveResponseBuffer,
   PAGE_VARY,
@@ -92,7 +93,14 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
     slowConsumerMs: opts.subscribe.slowConsumerMs,
   };
   // An NDJSON body is left unread: the session reads the request line by line.
-  app.addContentTypeParser(NDJSON_TYPE, (_req, _payload, done) => done(null, undefined));
+  app.addContentTypeParser(NDJSON_TYPE, (req, _payload, done) => {
+    try {
+      checkUtf8Charset(req.headers["content-type"]);
+      done(null, undefined);
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
 
   app.post(
     `${base}/records`,
