@@ -151,7 +151,8 @@ describe("a gateway with --workers 2", () => {
         const now = children(proc.child.pid as number);
         return now.length === 2 && !now.includes(victim) && now;
       },
-      { message: "a replacement worker" },
+      // A replacement loads the gateway's code while the suite loads the machine.
+      { timeoutMs: 30_000, message: "a replacement worker" },
     );
     assert.ok(replaced.includes(survivor));
     workers = replaced;
@@ -168,7 +169,7 @@ describe("a gateway with --workers 2", () => {
           ) ?? 0) > 0
         );
       },
-      { message: "the replacement serving connections" },
+      { timeoutMs: 30_000, message: "the replacement serving connections" },
     );
     const res = await http(url, "GET", "/readyz");
     assert.equal(res.status, 200, res.text);
@@ -245,6 +246,7 @@ test("SIGTERM while the workers start, to the primary alone or to the whole grou
     try {
       const pid = proc.child.pid as number;
       const forked = await waitFor(() => children(pid).length === 2 && children(pid), {
+        timeoutMs: 30_000,
         message: "two workers forked",
       });
       // To the primary: before its workers listen for its messages (a node:cluster worker drops
