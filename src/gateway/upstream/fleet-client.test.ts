@@ -532,6 +532,27 @@ test("health: the fleet is ready when some seed is", async (t) => {
   assert.equal((await client.health()).ready, false);
 });
 
+test("ready: true once one seed is, without waiting for a seed that hangs", async (t) => {
+  const [a] = await stars(t, 1);
+  assert.ok(a);
+  // Takes the connection and never answers.
+  const hung = http2.createServer();
+  hung.on("stream", () => {});
+  hung.listen(0, "127.0.0.1");
+  await once(hung, "listening");
+  t.after(() => {
+    hung.close();
+  });
+  const hanging = `127.0.0.1:${(hung.address() as AddressInfo).port}`;
+  const client = fleet(t, { stars: [hanging, a.address] });
+  // Waiting for the hung seed would take the whole minute.
+  assert.equal(await within("ready", client.ready({ deadlineMs: 60_000 })), true);
+  a.ready = false;
+  const dead = await deadAddress();
+  const none = fleet(t, { stars: [a.address, dead] });
+  assert.equal(await within("not ready", none.ready()), false);
+});
+
 test("refuses a fleet without stars", () => {
   assert.throws(() => new FleetClient({ stars: [] }), isFleetError("no_stars"));
 });

@@ -296,12 +296,26 @@ export class FleetClient {
     });
   }
 
-  /** Asks one star, or every seed, whether it is ready; the fleet is ready when one is. */
+  /** Asks one star, or every seed, whether it is ready, and what each answered. */
   async health(address?: string, opts: { deadlineMs?: number } = {}): Promise<FleetHealth> {
     const deadline = Date.now() + (opts.deadlineMs ?? DEFAULT_HEALTH_DEADLINE_MS);
     const targets = address === undefined ? this.#seeds : [address];
     const stars = await Promise.all(targets.map((a) => this.#starHealth(a, deadline)));
     return { ready: stars.some((s) => s.ready), stars };
+  }
+
+  /**
+   * Whether the fleet is ready: true once any seed says it is, without waiting for the rest (a
+   * star that hangs would hold every balancer's check to the deadline); false once every seed
+   * has said not, or failed to answer by the deadline.
+   */
+  async ready(opts: { deadlineMs?: number } = {}): Promise<boolean> {
+    const deadline = Date.now() + (opts.deadlineMs ?? DEFAULT_HEALTH_DEADLINE_MS);
+    const answers = this.#seeds.map(async (address) => {
+      if (!(await this.#starHealth(address, deadline)).ready) throw new Error("not ready");
+      return true;
+    });
+    return Promise.any(answers).catch(() => false);
   }
 
   /** Cancels the calls in flight and closes every channel. */

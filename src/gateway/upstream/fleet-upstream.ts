@@ -7,7 +7,7 @@ export function fleetUpstream(fleet: FleetClient): Upstream {
     unary: (method, request, opts) => fleet.unary(method, request, opts),
     subscribe: (request, opts) => fleet.subscribe(request, opts),
     openAppendSession: (open, opts) => fleet.openAppendSession(open, opts),
-    ready: async () => (await fleet.health()).ready,
+    ready: () => fleet.ready(),
     close: () => fleet.close(),
   };
 }
