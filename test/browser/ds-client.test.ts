@@ -128,4 +128,23 @@ describe("@durable-streams/client in Chromium", () => {
     assert.deepEqual(pageErrors, []);
     await tab.close();
   });
+
+  test("a stream's bytes opened as a page run no script on the gateway's origin", {
+    skip: chromiumTool.skip,
+  }, async () => {
+    const { browser } = rig as BrowserRig;
+    const url = `${(gw as Gateway).base}/ds/v1/stream/browser/page`;
+    const html = { "content-type": "text/html" };
+    assert.equal((await fetch(url, { method: "PUT", headers: html })).status, 201);
+    const body = "<script>document.title = 'ran'</script><p id=shown>stored</p>";
+    assert.equal((await fetch(url, { method: "POST", headers: html, body })).status, 204);
+    const tab = await browser.newPage();
+    try {
+      await tab.goto(`${url}?offset=-1`);
+      assert.equal(await tab.textContent("#shown"), "stored", "the page is the stream's bytes");
+      assert.equal(await tab.title(), "", "its script did not run");
+    } finally {
+      await tab.close();
+    }
+  });
 });
