@@ -13,6 +13,8 @@ const HEALTH_EVERY_MS = 3000;
 let token = "";
 /** What the current view must stop when it is left (a live tail). */
 let leaveView = () => {};
+/** Counts the views routed to: a view whose data comes after the next was routed to drops it. */
+let generation = 0;
 
 const $ = (id) => document.getElementById(id);
 
@@ -100,7 +102,8 @@ function guarded(action) {
 
 // ---- record bytes ----
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+// ignoreBOM: a leading U+FEFF is part of the record, shown as it is.
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 function base64Bytes(b64) {
   const bin = atob(b64);
@@ -202,12 +205,26 @@ function pagedList({ title, load, row, headings }) {
   const tbody = el("tbody");
   const more = el("button", { type: "button", hidden: true, text: "More" });
   let next = "";
+  // The page last asked for is the one shown: a Filter while More loads wins, and More is
+  // disabled while a page loads (a second click would ask for the same page again).
+  let asked = 0;
   const fetchPage = async (fresh) => {
-    if (fresh) {
-      next = "";
-      tbody.replaceChildren();
+    const mine = ++asked;
+    more.disabled = true;
+    try {
+      await showPage(fresh, mine);
+    } finally {
+      if (mine === asked) more.disabled = false;
     }
-    const page = await load({ prefix: prefix.value, start_after: next, limit: String(PAGE_SIZE) });
+  };
+  const showPage = async (fresh, mine) => {
+    const page = await load({
+      prefix: prefix.value,
+      start_after: fresh ? "" : next,
+      limit: String(PAGE_SIZE),
+    });
+    if (mine !== asked) return;
+    if (fresh) tbody.replaceChildren();
     for (const item of page.items) tbody.append(row(item));
     if (tbody.children.length === 0) {
       tbody.append(
@@ -364,7 +381,7 @@ async function bucketsView() {
   await list.refresh();
 }
 
-async function bucketView(bucket) {
+async function bucketView(bucket, shown) {
   crumbs([bucket, `#/b/${encodeURIComponent(bucket)}`]);
   const list = pagedList({
     title: "Streams",
@@ -406,6 +423,7 @@ async function bucketView(bucket) {
     list.section,
   );
   const descriptor = await api("GET", bucketPath(bucket), { query: { int64: "string" } });
+  if (shown !== generation) return;
   $("view").append(
     configEditor(bucketPath(bucket), descriptor, [
       "name",
@@ -421,7 +439,7 @@ function tailText(tail) {
   return `${tail.seq_num} (last record at ${timeText(tail.timestamp_ms)})`;
 }
 
-async function streamView(bucket, key) {
+async function streamView(bucket, key, shown) {
   crumbs([bucket, `#/b/${encodeURIComponent(bucket)}`], [key, location.hash]);
   const path = streamPath(bucket, key);
   const tailOut = el("dd", { id: "tail", text: "…" });
@@ -619,11 +637,17 @@ async function streamView(bucket, key) {
     follow.textContent = lastEventId ? "Resume" : "Follow live";
     liveState.textContent = why;
   };
-  const start = () => {
+  const start = async () => {
     const url = new URL(`${path}/records`, location.origin);
     url.searchParams.set("format", "base64");
     url.searchParams.set("int64", "string");
     if (lastEventId) url.searchParams.set("last_event_id", lastEventId);
+    else {
+      // From the tail as it is now, by number: a reconnect before the first batch (which sends
+      // no Last-Event-ID) resumes there, not at a later tail, missing what came meanwhile.
+      const { tail } = await api("GET", `${path}/records/tail`, { query: { int64: "string" } });
+      url.searchParams.set("seq_num", tail.seq_num);
+    }
     if (token) url.searchParams.set("access_token", token);
     const es = new EventSource(url);
     source = es;
@@ -661,7 +685,10 @@ async function streamView(bucket, key) {
       }
     });
   };
-  follow.addEventListener("click", () => (source ? stop("stopped") : start()));
+  follow.addEventListener(
+    "click",
+    guarded(() => (source ? stop("stopped") : start())),
+  );
   const liveCard = el(
     "section",
     { class: "card" },
@@ -680,6 +707,7 @@ async function streamView(bucket, key) {
     controls,
   );
   const described = await api("GET", path, { query: { int64: "string" } });
+  if (shown !== generation) return;
   fenceOut.textContent = described.fencing_token || "(none)";
   $("view").append(
     configEditor(path, described.stream, [
@@ -699,16 +727,17 @@ async function streamView(bucket, key) {
 async function route() {
   leaveView();
   leaveView = () => {};
+  const shown = ++generation;
   $("status").textContent = "";
   $("message").hidden = true;
   const [, kind, bucket, key] = location.hash.split("/");
   try {
-    if (kind === "b" && bucket) await bucketView(decodeURIComponent(bucket));
+    if (kind === "b" && bucket) await bucketView(decodeURIComponent(bucket), shown);
     else if (kind === "s" && bucket && key !== undefined) {
-      await streamView(decodeURIComponent(bucket), decodeURIComponent(key));
+      await streamView(decodeURIComponent(bucket), decodeURIComponent(key), shown);
     } else await bucketsView();
   } catch (err) {
-    showError(err);
+    if (shown === generation) showError(err);
   }
 }
 
