@@ -24,6 +24,7 @@ import {
   DEFAULT_SLOW_CONSUMER_MS,
   DEFAULT_SSE_MAX_STREAMS,
   DEFAULT_SSE_PING_MS,
+  KEEP_ALIVE_TIMEOUT_MS,
 } from "./gateway/settings.ts";
 import { defineFlags, LOG_LEVELS } from "./platform/cli/index.ts";
 
@@ -142,6 +143,8 @@ export const flags = defineFlags({
     type: "int",
     default: DEFAULT_KEEP_ALIVE_HINT_S,
     min: 1,
+    // A hint past the idle time the gateway keeps would send clients onto closed connections.
+    max: KEEP_ALIVE_TIMEOUT_MS / 1000 - 1,
     help: "the idle time HTTP/1.1 responses advertise (Keep-Alive: timeout=), seconds; keep it below the idle timeout of any balancer in front, which may pass the header on to clients (HAProxy does)",
   },
   "slow-consumer-ms": {

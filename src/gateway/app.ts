@@ -67,6 +67,7 @@ import {
   DEFAULT_SLOW_CONSUMER_MS,
   DEFAULT_SSE_MAX_STREAMS,
   type ForwardedHeader,
+  KEEP_ALIVE_TIMEOUT_MS,
 } from "./settings.ts";
 import {
   DEFAULT_APPEND_LIMITS,
@@ -150,9 +151,6 @@ export interface AppOptions {
   /** JSON responses compressed by Accept-Encoding (default settings when absent); false: none. */
   compression?: CompressionSettings | false;
 }
-
-/** Longer than a balancer's own keep-alive timeout, so the balancer closes idle connections first. */
-const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const headersTimeoutMs = opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;

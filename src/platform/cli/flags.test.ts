@@ -148,6 +148,33 @@ test("integers must be whole, safe and in range", () => {
   assert.equal(flags.parse([...base, "--port=+007"], {}).port, 7);
 });
 
+test("a time in ms or s is at most what a timer can wait, unless the flag sets its own bound", () => {
+  const times = defineFlags({
+    "grace-ms": { type: "int", min: 0, help: "A wait." },
+    "max-wait-s": { type: "int", min: 0, help: "A wait in seconds." },
+    "tiny-ms": { type: "int", max: 10, help: "A bounded wait." },
+    count: { type: "int", help: "Not a time." },
+  });
+  const parsed = times.parse(["--grace-ms=2147483647", "--max-wait-s=2147483"], {});
+  assert.deepEqual([parsed.graceMs, parsed.maxWaitS], [2147483647, 2147483]);
+  assert.throws(
+    () => times.parse(["--grace-ms=2147483648"], {}),
+    /--grace-ms: expected an integer from 0 to 2147483647, got "2147483648"/,
+  );
+  assert.throws(() => times.parse(["--max-wait-s=2147484"], {}), /from 0 to 2147483,/);
+  assert.throws(() => times.parse(["--tiny-ms=11"], {}), /an integer <= 10,/);
+  assert.equal(times.parse(["--count=9007199254740991"], {}).count, 9007199254740991);
+  assert.deepEqual(
+    times.describe().map((flag) => flag.accepts),
+    [
+      "an integer from 0 to 2147483647",
+      "an integer from 0 to 2147483",
+      "an integer <= 10",
+      "an integer",
+    ],
+  );
+});
+
 test("a choice takes only its values, from a flag or the environment", () => {
   assert.equal(flags.parse([...base, "--level=warn"], {}).level, "warn");
   assert.equal(

@@ -146,10 +146,27 @@ function convert(spec: FlagSpec, raw: string, flag: string, source: string): unk
   }
 }
 
+/** The longest delay Node's timers take: a longer one fires after 1 ms instead. */
+const TIMER_MAX_MS = 2_147_483_647;
+
+/**
+ * A time in ms (a name ending in -ms) or seconds (-s) is at most what a timer can wait: an
+ * operator's "a very long time" must not become "at once".
+ */
+function withTimerBound(name: string, spec: FlagSpec): FlagSpec {
+  if (spec.type !== "int" || spec.max !== undefined) return spec;
+  if (name.endsWith("-ms")) return { ...spec, max: TIMER_MAX_MS };
+  if (name.endsWith("-s")) return { ...spec, max: Math.floor(TIMER_MAX_MS / 1000) };
+  return spec;
+}
+
 export function defineFlags<const S extends FlagSpecs>(
-  specs: S,
+  given: S,
   opts: { envPrefix?: string } = {},
 ): FlagParser<S> {
+  const specs = Object.fromEntries(
+    Object.entries(given).map(([name, spec]) => [name, withTimerBound(name, spec)]),
+  ) as S;
   const entries = Object.entries(specs);
   for (const [name] of entries) {
     if (!NAME.test(name) || name === "help" || name.startsWith("no-")) {
