@@ -7,6 +7,7 @@ import fc from "fast-check";
 import { request } from "undici";
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
 import { http as httpAt } from "../harness/http.ts";
+import { scraped } from "../harness/metrics.ts";
 import { type Stack, startStack } from "../harness/stack.ts";
 import { waitFor } from "../harness/wait.ts";
 
@@ -342,6 +343,26 @@ describe("records", () => {
 });
 
 describe("service routes", () => {
+  test("a subscription its client ends is counted as the requests that end on their own are", async () => {
+    const { path: s } = await newStream();
+    const route = { method: "GET", route: "/v1/buckets/:bucket/streams/:key/records" };
+    const counted = async (status: string) =>
+      scraped((await http("GET", "/metrics")).text, "nova_gateway_requests_total", {
+        ...route,
+        status,
+      });
+    const before = await counted("200");
+    const sse = await request(`${base}${s}/records?seq_num=0`, {
+      headers: { accept: "text/event-stream" },
+    });
+    assert.equal(sse.statusCode, 200);
+    // Its first event, then the client leaves.
+    for await (const _ of sse.body) break;
+    await waitFor(async () => (await counted("200")) === before + 1, {
+      message: "the subscription counted once it ended",
+    });
+  });
+
   test("livez, readyz and metrics", async () => {
     assert.equal((await http("GET", "/livez")).status, 200);
     assert.equal((await http("GET", "/readyz")).status, 200);

@@ -1,7 +1,7 @@
 // Prometheus metrics at /metrics: requests by route and status, request latency, upstream calls
 // by verb and code, redirects followed, open Subscribe calls and sessions, slow consumers, subscription hubs. One
 // registry per app, so tests can run several.
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { MemoryParts } from "../../platform/memory/index.ts";
@@ -136,10 +136,29 @@ export const metricsPlugin = fp(async (app: FastifyInstance, opts: { metrics: Ga
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60],
     registers: [registry],
   });
-  app.addHook("onResponse", async (req, reply) => {
+  const observe = (req: FastifyRequest, status: string, seconds: number) => {
     const route = req.routeOptions.url ?? "unmatched";
-    requests.inc({ method: req.method, route, status: String(reply.statusCode) });
-    latency.observe({ method: req.method, route }, reply.elapsedTime / 1000);
+    requests.inc({ method: req.method, route, status });
+    latency.observe({ method: req.method, route }, seconds);
+  };
+  app.addHook("onResponse", async (req, reply) => {
+    observe(req, String(reply.statusCode), reply.elapsedTime / 1000);
+  });
+  // Fastify runs onResponse and logs "request completed" on the response's finish or error
+  // only: a request whose client left first (an SSE subscription's usual end, a long-poll
+  // given up) is counted and logged here. Its status is what it had sent, or 499 (nginx's
+  // "client closed request") when nothing was.
+  app.addHook("onRequest", async (req, reply) => {
+    const res = reply.raw;
+    res.once("close", () => {
+      if (res.writableFinished || res.errored) return;
+      const status = res.headersSent ? String(res.statusCode) : "499";
+      observe(req, status, reply.elapsedTime / 1000);
+      reply.log.info(
+        { req, res: { statusCode: Number(status) }, responseTime: reply.elapsedTime },
+        "request closed by the client",
+      );
+    });
   });
   app.get("/metrics", { schema: routeSchemas.metrics }, async (_req, reply) => {
     const text = await opts.metrics.render().catch((err: Error) => {
