@@ -20,6 +20,7 @@ import {
   DEFAULT_NDJSON_SESSION_BYTES,
   DEFAULT_READ_GRANT_MS,
   DEFAULT_READPLAN_SETTINGS,
+  DEFAULT_SEND_TIMEOUT_MS,
   DEFAULT_SESSION_IDLE_MS,
   DEFAULT_SLOW_CONSUMER_MS,
   DEFAULT_SSE_MAX_STREAMS,
@@ -126,6 +127,12 @@ export const flags = defineFlags({
     default: DEFAULT_MAX_CONNECTIONS,
     min: 1,
     help: "client connections at once (SSE subscribers included); the one past it gets 503 unavailable and is closed. Keep it below the process's open-file limit (ulimit -n) by about 1000",
+  },
+  "send-timeout-ms": {
+    type: "int",
+    default: DEFAULT_SEND_TIMEOUT_MS,
+    min: 1,
+    help: "a unary answer (a read page, an ack) its client has not taken this long after it was written is cut, and what it held freed (a client that stops reading holds nothing for long); SSE and NDJSON sessions have --slow-consumer-ms instead, ms",
   },
   "headers-timeout-ms": {
     type: "int",

@@ -156,6 +156,7 @@ const app = await buildApp({
   bodyLimit: opts.bodyLimitMb * 1024 * 1024,
   inflightAppendBytes: opts.inflightAppendMb * 1024 * 1024,
   headersTimeoutMs: opts.headersTimeoutMs,
+  sendTimeoutMs: opts.sendTimeoutMs,
   keepAliveHintS: opts.keepAliveHintS,
   ...(tls ? { tls } : {}),
   h2MaxStreams: opts.h2MaxStreams,

@@ -37,6 +37,7 @@ import {
   requestLogging,
   responseBuffers,
   responseCheckPlugin,
+  sendTimeoutPlugin,
   trustedProxies,
 } from "./http/index.ts";
 import { bucketRoutes, recordRoutes, streamRoutes, tokenRoutes } from "./routes/index.ts";
@@ -63,6 +64,7 @@ import {
   DEFAULT_MAX_SESSIONS_PER_CLIENT,
   DEFAULT_MAX_WAIT_S,
   DEFAULT_NDJSON_SESSION_BYTES,
+  DEFAULT_SEND_TIMEOUT_MS,
   DEFAULT_SESSION_IDLE_MS,
   DEFAULT_SLOW_CONSUMER_MS,
   DEFAULT_SSE_MAX_STREAMS,
@@ -128,6 +130,8 @@ export interface AppOptions {
   maxConnections?: number;
   /** How long a client may take to send a request's headers (slow-header attacks). */
   headersTimeoutMs?: number;
+  /** How long a unary answer may take to reach a client that does not read it; then it is cut. */
+  sendTimeoutMs?: number;
   /** The idle time HTTP/1.1 responses advertise in `Keep-Alive: timeout=`, seconds. */
   keepAliveHintS?: number;
   /** PEM certificate chain and key: TLS with ALPN h2 and http/1.1; absent: HTTP/1.1 and h2c. */
@@ -220,6 +224,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   );
   const bodyTimeouts = opts.bodyTimeouts ?? DEFAULT_BODY_TIMEOUTS;
   await app.register(bodyGuardPlugin, { admission, timeouts: bodyTimeouts });
+  await app.register(sendTimeoutPlugin, {
+    timeoutMs: opts.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS,
+  });
   if (opts.checkResponses) await app.register(responseCheckPlugin);
   await app.register(openapiPlugin);
   if (opts.console !== false) await app.register(consolePlugin);

@@ -29,6 +29,8 @@ export const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 /** 100 MiB of content in base64 (4/3) plus JSON framing. */
 export const DEFAULT_BODY_LIMIT = 150 * 1024 * 1024;
 export const DEFAULT_BODY_TIMEOUTS = { idleMs: 10_000, totalMs: 60_000 };
+/** How long a unary answer may take to reach its client (nginx's send_timeout is 60 s). */
+export const DEFAULT_SEND_TIMEOUT_MS = 60_000;
 /** Below this a body gains too little to be worth a compressor's CPU and its latency. */
 export const DEFAULT_COMPRESS_MIN_BYTES = 1024;
 /** How long caches may keep a settled page; 0 makes every page `no-store`. */

@@ -14,6 +14,7 @@ import openapi from "../../openapi/openapi.json" with { type: "json" };
 import { DEFAULT_H2_MAX_STREAMS } from "../../src/gateway/settings.ts";
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
 import { gatewayProcess } from "../harness/gateway-process.ts";
+import { http as httpAt, newStream } from "../harness/http.ts";
 import { openRaw, parseAnswer } from "../harness/raw-socket.ts";
 import { type Stack, startStack } from "../harness/stack.ts";
 import { systemTool } from "../harness/system-tool.ts";
@@ -296,6 +297,36 @@ describe("HTTP/2", { skip }, () => {
       assert.equal(settings.maxConcurrentStreams, DEFAULT_H2_MAX_STREAMS);
     } finally {
       session.close();
+    }
+  });
+
+  test("an answer its client never reads is cut after --send-timeout-ms; others go on", async () => {
+    const gw = await inProcessGateway([stack.star.address], { sendTimeoutMs: 300 });
+    // A window of 0: the gateway may send the page's headers, never its bytes.
+    const stalled = http2.connect(gw.base, { settings: { initialWindowSize: 0 } });
+    stalled.on("error", () => {});
+    try {
+      const path = await newStream(gw.base);
+      const big = { records: Array.from({ length: 4 }, () => ({ body: "x".repeat(200_000) })) };
+      assert.equal((await httpAt(gw.base, "POST", `${path}/records`, big)).status, 200);
+      const stream = stalled.request({ ":path": `${path}/records?seq_num=0` });
+      stream.on("error", () => {});
+      let reset: number | undefined;
+      stream.on("close", () => {
+        reset = stream.rstCode;
+      });
+      const [headers] = (await once(stream, "response")) as [http2.IncomingHttpHeaders];
+      assert.equal(headers[":status"], 200);
+      await waitFor(() => reset !== undefined, { timeoutMs: 30_000, message: "the answer cut" });
+      assert.equal(reset, http2.constants.NGHTTP2_CANCEL, "cut, not ended as if whole");
+      // The connection and the gateway serve on.
+      const next = stalled.request({ ":path": "/livez" });
+      next.on("error", () => {});
+      const [answered] = (await once(next, "response")) as [http2.IncomingHttpHeaders];
+      assert.equal(answered[":status"], 200);
+    } finally {
+      stalled.destroy();
+      await gw.close();
     }
   });
 
