@@ -98,3 +98,30 @@ test("an append with a content type it does not take (415): the connection answe
     else if (answers.length < 2) assert.ok(closed && answers[0]?.headers.connection === "close");
   }
 });
+
+test("a request refused before its body is guarded (a bad query), its body trickling: answered, then closed", async () => {
+  for (const target of [`${stream}/records?x=%FF`, "/v1/buckets/%E0%A4%A/streams"]) {
+    const c = await openRaw(gw.base);
+    try {
+      let closed = false;
+      c.closed.then(() => {
+        closed = true;
+      });
+      // One chunk of a body that never ends: nothing but the answer can end the connection.
+      c.socket.write(`POST ${target} HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n`);
+      c.socket.write("1\r\na\r\n");
+      const ended = await waitFor(
+        () => {
+          const { answers } = readAnswers(c.text(), ["POST"], closed);
+          return closed && answers.length === 1 ? answers : undefined;
+        },
+        { timeoutMs: 15_000, message: `${target}: answered and closed` },
+      );
+      assert.equal(ended[0]?.status, 400, ended[0]?.head);
+      assert.equal(ended[0]?.headers.connection, "close", ended[0]?.head);
+      assert.equal(ended[0]?.headers["keep-alive"], undefined, ended[0]?.head);
+    } finally {
+      c.socket.destroy();
+    }
+  }
+});

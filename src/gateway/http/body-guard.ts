@@ -7,12 +7,12 @@
 import type { IncomingMessage } from "node:http";
 import type { Http2ServerRequest } from "node:http2";
 import { type Readable, Transform } from "node:stream";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { closingConnection, compressedBody, HttpError, requestTimeout } from "../errors/index.ts";
 import type { AppendAdmission, BodyTicket } from "./admission.ts";
 import { clientKey } from "./client-key.ts";
-import { settleUnreadBody } from "./unread-body.ts";
+import { closeAfterAnswer, settleUnreadBody } from "./unread-body.ts";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -36,8 +36,11 @@ export interface BodyTimeouts {
 export const bodyGuardPlugin = fp(
   async (app: FastifyInstance, opts: { admission: AppendAdmission; timeouts: BodyTimeouts }) => {
     const guarded = new WeakMap<IncomingMessage, Readable>();
+    /** Requests whose body reached this guard (refused ones never do). */
+    const reached = new WeakSet<IncomingMessage>();
     app.addHook("preParsing", async (req, reply, payload) => {
       if (!hasBody(req)) return payload;
+      reached.add(req.raw);
       // Nothing decodes a request body: a compressed one would be read as its compressed bytes.
       const encoding = req.headers["content-encoding"];
       if (encoding !== undefined && encoding.trim().toLowerCase() !== "identity") {
@@ -67,11 +70,25 @@ export const bodyGuardPlugin = fp(
     });
     app.addHook("onSend", async (req, reply, payload) => {
       const guard = guarded.get(req.raw);
-      if (guard && !req.raw.complete) settleUnreadBody(req, reply, guard);
+      if (guard) {
+        if (!req.raw.complete) settleUnreadBody(req, reply, guard);
+      } else if (!reached.has(req.raw)) {
+        closeForUnguardedBody(req, reply);
+      }
       return payload;
     });
   },
 );
+
+/**
+ * A request refused before its body reached the guard (a bad query, a URL Fastify cannot
+ * route): no timeout bounds what is left of its body, so its connection does not wait for it.
+ */
+export function closeForUnguardedBody(req: FastifyRequest, reply: FastifyReply): void {
+  if (hasBody(req) && !arrivedWhole(req.raw, req.headers["content-length"])) {
+    closeAfterAnswer(req, reply);
+  }
+}
 
 /**
  * Every byte of the body is in the request's buffer, unread. (Node marks a request `complete` a

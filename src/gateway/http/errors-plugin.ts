@@ -17,6 +17,7 @@ import {
 } from "../errors/index.ts";
 import type { Query } from "../translate/index.ts";
 import { parseInt64Mode } from "../translate/index.ts";
+import { closeForUnguardedBody } from "./body-guard.ts";
 import { type RequestPart, validationError } from "./validation-errors.ts";
 
 declare module "fastify" {
@@ -91,6 +92,7 @@ export interface FaceErrors {
 export function frameworkErrorsFor(faces: readonly FaceErrors[] = []) {
   return (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     const http = requestError(err);
+    closeForUnguardedBody(req, reply);
     const face = faces.find((f) => f.owns(req.url));
     if (face) face.send(http, reply);
     else reply.code(http.status).send(errorBody(http));

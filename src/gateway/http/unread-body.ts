@@ -18,5 +18,15 @@ export function settleUnreadBody(req: FastifyRequest, reply: FastifyReply, body:
     body.resume();
     return;
   }
+  closeAfterAnswer(req, reply);
+}
+
+/**
+ * The connection closes once the answer is out: HTTP/1.1 says so in the answer (whose keep-alive
+ * hint would contradict it). HTTP/2 has no such header; its stream ends with the answer.
+ */
+export function closeAfterAnswer(req: FastifyRequest, reply: FastifyReply): void {
+  if (req.raw.httpVersionMajor !== 1) return;
   reply.header("connection", "close");
+  reply.removeHeader("keep-alive");
 }
