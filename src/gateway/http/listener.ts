@@ -133,8 +133,9 @@ export function gatewayServer(handler: Handler, settings: ListenerSettings): Gat
     });
   } else if (!secure) {
     front.on("connection", (socket: net.Socket) => {
-      // A connection refused by the connection limit is already answered.
-      if (socket.writableEnded) return;
+      // A connection refused by the connection limit is already answered (or, under TLS,
+      // destroyed before its handshake).
+      if (socket.writableEnded || socket.destroyed) return;
       const routed = (s: net.Socket) => route(s, h1, h2, settings.headersTimeoutMs, timedOut);
       if (settings.proxyProtocol) {
         acceptProxied(socket, settings.proxyProtocol, settings.headersTimeoutMs, routed, timedOut);
