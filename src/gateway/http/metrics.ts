@@ -20,7 +20,7 @@ export interface GatewayMetrics {
   upstreamSubscribes: Gauge;
   /** Long-lived HTTP sessions open: `sse`, `long_poll`, `ndjson`. */
   sessions: Gauge<"kind">;
-  /** SSE clients ended with slow_consumer. */
+  /** nova's own SSE subscriptions ended with slow_consumer (not the other faces'). */
   slowConsumers: Counter;
   /** Shared subscriptions: live hubs (one per stream followed), and the subscribers on them. */
   hubs: Gauge;
@@ -93,7 +93,7 @@ export function createMetrics(): GatewayMetrics {
     }),
     slowConsumers: new Counter({
       name: "nova_gateway_slow_consumers_total",
-      help: "SSE clients ended with slow_consumer for not reading",
+      help: "nova SSE subscriptions ended with slow_consumer for not reading",
       registers: [registry],
     }),
     hubs: new Gauge({
