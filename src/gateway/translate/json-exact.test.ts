@@ -128,6 +128,16 @@ test("property: a fraction is never taken for an integer, though a double would 
   assert.throws(() => parseJsonExact("0.99999999999999999"), /rounds it to 1/);
   // Every double beyond 2^53 is a whole number.
   assert.throws(() => parseJsonExact("12345678901234567890.5"), /not an integer/);
+  // A number as long as a body may make it is read in time linear in its length (a million
+  // digits took hours where zeros were counted with a backtracking regex).
+  const long = `1.${"0".repeat(1_000_000)}1`;
+  assert.throws(
+    () => parseJsonExact(long),
+    (err: Error) =>
+      err.message ===
+      `1.${"0".repeat(38)}… is not an integer, though a double rounds it to 1 at position 0`,
+  );
+  assert.equal(parseJsonExact(`1${"0".repeat(20)}.${"0".repeat(1_000_000)}e-20`), 1);
 });
 
 test("stringifyJsonExact equals JSON.stringify without bigints", () => {

@@ -271,7 +271,8 @@ class Parser {
     // 1.5 and 1e30 are doubles that say what they are; a fraction a double rounds to a whole
     // number (1.0000000000000001, 1e-400) would pass as an integer it is not.
     if (value === undefined && Number.isInteger(n)) {
-      this.fail(`${lexeme} is not an integer, though a double rounds it to ${n}`, start);
+      const shown = lexeme.length > 40 ? `${lexeme.slice(0, 40)}…` : lexeme;
+      this.fail(`${shown} is not an integer, though a double rounds it to ${n}`, start);
     }
     return n;
   }
@@ -299,10 +300,17 @@ const EXACT_DIGITS = 25;
 function integerValue(lexeme: string): bigint | "huge" | undefined {
   const [mantissa = "", exponent = "0"] = lexeme.toLowerCase().split("e");
   const [whole = "", fraction = ""] = mantissa.replace("-", "").split(".");
-  const digits = (whole + fraction).replace(/^0+/, "");
-  if (digits === "") return 0n;
+  const all = whole + fraction;
+  // Counted by hand: a regex for trailing zeros backtracks over every run of them (quadratic
+  // in a number's length, which a request body chooses).
+  let first = 0;
+  while (first < all.length && all.charCodeAt(first) === 0x30) first++;
+  if (first === all.length) return 0n;
+  let end = all.length;
+  while (all.charCodeAt(end - 1) === 0x30) end--;
+  const digits = all.slice(first);
+  const zeros = all.length - end;
   const scale = Number(exponent) - fraction.length;
-  const zeros = digits.length - digits.replace(/0+$/, "").length;
   if (scale + zeros < 0) return undefined;
   if (digits.length + scale > EXACT_DIGITS) return "huge";
   const magnitude =
