@@ -36,11 +36,8 @@ export interface BodyTimeouts {
 export const bodyGuardPlugin = fp(
   async (app: FastifyInstance, opts: { admission: AppendAdmission; timeouts: BodyTimeouts }) => {
     const guarded = new WeakMap<IncomingMessage, Readable>();
-    /** Requests whose body reached this guard (refused ones never do). */
-    const reached = new WeakSet<IncomingMessage>();
     app.addHook("preParsing", async (req, reply, payload) => {
       if (!hasBody(req)) return payload;
-      reached.add(req.raw);
       // Nothing decodes a request body: a compressed one would be read as its compressed bytes.
       const encoding = req.headers["content-encoding"];
       if (encoding !== undefined && encoding.trim().toLowerCase() !== "identity") {
@@ -72,7 +69,7 @@ export const bodyGuardPlugin = fp(
       const guard = guarded.get(req.raw);
       if (guard) {
         if (!req.raw.complete) settleUnreadBody(req, reply, guard);
-      } else if (!reached.has(req.raw)) {
+      } else {
         closeForUnguardedBody(req, reply);
       }
       return payload;
@@ -81,8 +78,9 @@ export const bodyGuardPlugin = fp(
 );
 
 /**
- * A request refused before its body reached the guard (a bad query, a URL Fastify cannot
- * route): no timeout bounds what is left of its body, so its connection does not wait for it.
+ * A request answered with its body unguarded and not all in (refused before the guard: a bad
+ * query, a Content-Encoding, a URL Fastify cannot route): no timeout bounds what is left of its
+ * body, so its connection does not wait for it.
  */
 export function closeForUnguardedBody(req: FastifyRequest, reply: FastifyReply): void {
   if (hasBody(req) && !arrivedWhole(req.raw, req.headers["content-length"])) {
