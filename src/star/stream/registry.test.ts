@@ -182,6 +182,26 @@ test("a close outlasting a step-down and a new open leaves the new log open and 
   assert.equal((await inner.list(logPrefix("star"))).objects.length, 2);
 });
 
+test("a second close of a stream resolves only once its log stopped, as the first does", async () => {
+  const { gate, registry, d } = heldRegistry();
+  const log = await registry.open(d);
+  await log.append(one("a"), { arrivalMs: 1n, writerSeq: "w" });
+  gate.holding = true;
+  const settling = log.settle().catch(() => undefined);
+  await new Promise((resolve) => setImmediate(resolve));
+  const ended: string[] = [];
+  const first = registry.close(d.stream_id).then(() => ended.push("close"));
+  const second = registry
+    .deleted(d.stream_id, streamNotFound("logs", "k"))
+    .then(() => ended.push("deleted"));
+  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+  // The settle's chunk PUT is still held: neither may have resolved.
+  assert.deepEqual(ended, []);
+  gate.held?.();
+  await Promise.all([first, second, settling]);
+  assert.deepEqual(ended.sort(), ["close", "deleted"]);
+});
+
 test("a deleted stream's log writes no state object after its close, a late trim's included", async () => {
   const { inner, registry, d } = heldRegistry();
   const log = await registry.open(d);

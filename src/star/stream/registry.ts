@@ -128,8 +128,8 @@ export class StreamRegistry {
 
   /**
    * Ends `log`, the one `entry` (this registry's promise of it, if any, when the end was decided)
-   * gave. An entry replaced meanwhile (a step-down, then an open) is not this end's to forget:
-   * the stream's log objects and chunks are the new log's then, and only the old log closes.
+   * gave. An entry another open replaced meanwhile (after a step-down) is not this end's to
+   * forget: the stream's log objects and chunks are the new log's, and only the old log closes.
    */
   async #end(
     streamId: string,
@@ -137,10 +137,13 @@ export class StreamRegistry {
     log: StreamLog | undefined,
     reason?: StarError,
   ): Promise<void> {
-    if (this.#logs.get(streamId) !== entry) {
+    const current = this.#logs.get(streamId);
+    if (current !== undefined && current !== entry) {
       log?.close(reason);
+      await log?.stopped();
       return;
     }
+    // A close of the same log under way (entry already gone) is waited for below, in order.
     this.#logs.delete(streamId);
     this.#opened.delete(streamId);
     log?.close(reason);
