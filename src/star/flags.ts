@@ -76,6 +76,8 @@ export const flags = defineFlags({
     type: "int",
     default: DEFAULT_LIMITS.streamIdleCloseMs,
     min: 0,
+    // An age compared with clocks, never a timer's delay: any length.
+    max: Number.MAX_SAFE_INTEGER,
     help: "a stream with nothing under way is closed after this long unused (its memory freed) and opened again from storage on its next use; checked at each retention round; 0: never",
   },
   "retention-interval-ms": {
@@ -93,6 +95,8 @@ export const flags = defineFlags({
     type: "int",
     default: DEFAULT_LIMITS.descriptorTtlMs,
     min: 0,
+    // An age compared with clocks, never a timer's delay: any length.
+    max: Number.MAX_SAFE_INTEGER,
     help: "in a fleet, how long a cached bucket or stream descriptor is trusted",
   },
   "lease-ms": {
@@ -149,6 +153,8 @@ export const flags = defineFlags({
     type: "int",
     default: DEFAULT_LIMITS.producerTtlMs,
     min: 1000,
+    // An age compared with clocks, never a timer's delay: any length.
+    max: Number.MAX_SAFE_INTEGER,
     help: "a producer (nova-producer-id) idle this long is forgotten by the stream: a later batch from it at seq 0 starts it anew (a retry of its first batch is appended again), any other seq is refused as unknown",
   },
   "max-producers-per-stream": {
