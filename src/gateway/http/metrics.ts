@@ -145,9 +145,9 @@ export const metricsPlugin = fp(async (app: FastifyInstance, opts: { metrics: Ga
     observe(req, String(reply.statusCode), reply.elapsedTime / 1000);
   });
   // Fastify runs onResponse and logs "request completed" on the response's finish or error
-  // only: a request whose client left first (an SSE subscription's usual end, a long-poll
-  // given up) is counted and logged here. Its status is what it had sent, or 499 (nginx's
-  // "client closed request") when nothing was.
+  // only: a request whose connection ended first (its client left, as an SSE subscription
+  // usually ends, or the gateway cut it) is counted and logged here. Its status is what it had
+  // sent, or 499 (nginx's "client closed request") when nothing was.
   app.addHook("onRequest", async (req, reply) => {
     const res = reply.raw;
     res.once("close", () => {
@@ -156,7 +156,7 @@ export const metricsPlugin = fp(async (app: FastifyInstance, opts: { metrics: Ga
       observe(req, status, reply.elapsedTime / 1000);
       reply.log.info(
         { req, res: { statusCode: Number(status) }, responseTime: reply.elapsedTime },
-        "request closed by the client",
+        "request ended before its response did",
       );
     });
   });

@@ -1,9 +1,10 @@
 // A unary answer (a read page, an ack) its client does not take is cut once `timeoutMs` has
-// passed since the gateway wrote it (the whole answer's time, not nginx's between two writes:
-// Node shows no progress within one write, which a page is): a client that stops reading (an HTTP/2 stream whose window
+// passed since the gateway wrote it: a client that stops reading (an HTTP/2 stream whose window
 // it never opens, a socket it never drains) would otherwise hold the page and its buffers for
-// as long as it keeps the connection, 100 streams a connection. Sessions (SSE, NDJSON), which
-// Fastify does not send, keep their own slow-consumer rule. One sweep a second checks them all.
+// as long as it keeps the connection, 100 streams a connection. The bound is the whole answer's,
+// not nginx's between two writes: Node shows no progress within one write, which a page is.
+// Sessions (SSE, NDJSON), which Fastify does not send, keep their own slow-consumer rule. One
+// sweep a second checks them all.
 import http2 from "node:http2";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";

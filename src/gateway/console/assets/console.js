@@ -645,8 +645,16 @@ async function streamView(bucket, key, shown) {
     else {
       // From the tail as it is now, by number: a reconnect before the first batch (which sends
       // no Last-Event-ID) resumes there, not at a later tail, missing what came meanwhile.
-      const { tail } = await api("GET", `${path}/records/tail`, { query: { int64: "string" } });
-      url.searchParams.set("seq_num", tail.seq_num);
+      // Follow waits meanwhile, so a second click opens no second tail.
+      follow.disabled = true;
+      try {
+        const { tail } = await api("GET", `${path}/records/tail`, { query: { int64: "string" } });
+        url.searchParams.set("seq_num", tail.seq_num);
+      } finally {
+        follow.disabled = false;
+      }
+      // The view was left meanwhile: nothing is followed for it.
+      if (shown !== generation) return;
     }
     if (token) url.searchParams.set("access_token", token);
     const es = new EventSource(url);
