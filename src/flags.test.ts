@@ -12,6 +12,8 @@ test("the keep-alive hint stays below the idle time the gateway keeps a connecti
   );
 });
 
-test("every time in ms a gateway flag takes is one a timer can wait", () => {
+test("every time in ms a gateway flag takes is one a timer can wait; a cache age any", () => {
   assert.throws(() => flags.parse(["--drain-delay-ms=2147483648"], {}), /to 2147483647/);
+  const year = 365 * 24 * 3600;
+  assert.equal(flags.parse([`--cache-max-age-s=${year}`], {}).cacheMaxAgeS, year);
 });

@@ -144,6 +144,8 @@ export const flags = defineFlags({
     type: "int",
     default: DEFAULT_CACHE_MAX_AGE_S,
     min: 0,
+    // A Cache-Control value, never a timer's delay: a year is common.
+    max: Number.MAX_SAFE_INTEGER,
     help: "how long shared caches (CDNs, proxies) may keep a page read that can no longer change (public when read without a credential, private with one), seconds; 0 makes every page no-store",
   },
   "keep-alive-hint-s": {

@@ -78,9 +78,9 @@ export const bodyGuardPlugin = fp(
 );
 
 /**
- * A request answered with its body unguarded and not all in (refused before the guard: a bad
- * query, a Content-Encoding, a URL Fastify cannot route): no timeout bounds what is left of its
- * body, so its connection does not wait for it.
+ * A request answered with its body unguarded and not all in (refused before the guard, as for a
+ * bad query, a Content-Encoding or a URL Fastify cannot route; a session's body refused): no
+ * timeout bounds what is left of it, so its connection does not wait for it.
  */
 export function closeForUnguardedBody(req: FastifyRequest, reply: FastifyReply): void {
   if (hasBody(req) && !arrivedWhole(req.raw, req.headers["content-length"])) {

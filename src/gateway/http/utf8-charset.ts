@@ -5,12 +5,9 @@ import { unsupportedCharset } from "../errors/index.ts";
 /** Throws 415 when `contentType` names a charset other than UTF-8. */
 export function checkUtf8Charset(contentType: string | undefined): void {
   for (const param of contentType?.split(";").slice(1) ?? []) {
-    const at = param.indexOf("=");
-    if (param.slice(0, at).trim().toLowerCase() !== "charset") continue;
-    const charset = param
-      .slice(at + 1)
-      .trim()
-      .replace(/^"(.*)"$/, "$1");
+    const [name = "", value = ""] = param.split("=", 2);
+    if (name.trim().toLowerCase() !== "charset") continue;
+    const charset = value.trim().replace(/^"(.*)"$/, "$1");
     if (!/^utf-?8$/i.test(charset)) throw unsupportedCharset(charset);
   }
 }

@@ -2,6 +2,7 @@
 // the shapes src/gen describes (snake_case, uint64 as exact decimal strings, bytes as Buffer).
 import { join } from "node:path";
 import protobuf from "protobufjs";
+import { mediaType } from "../../contract/media-type.ts";
 import { PROTO_DIR } from "../../contract/proto/index.ts";
 import type { AppendAck, AppendAck__Output } from "../../gen/s2/v1/AppendAck.ts";
 import type { AppendInput, AppendInput__Output } from "../../gen/s2/v1/AppendInput.ts";
@@ -45,8 +46,8 @@ export const S2_PROTO_TYPES = [S2_PROTO_TYPE, "application/x-protobuf"] as const
 
 /** Whether a reply goes as protobuf: S2 reads only the first type `Accept` names. */
 export function wantsProtoReply(accept: string | undefined): boolean {
-  const first = accept?.split(",")[0]?.split(";")[0]?.trim().toLowerCase();
-  return (S2_PROTO_TYPES as readonly (string | undefined)[]).includes(first);
+  if (accept === undefined) return false;
+  return (S2_PROTO_TYPES as readonly string[]).includes(mediaType(accept.split(",")[0] ?? ""));
 }
 
 /** The messages unary appends and reads carry, and s2s frames hold. */

@@ -32,7 +32,8 @@ export function readExactInt(
   let n: bigint;
   if (typeof value === "number") {
     if (!Number.isInteger(value)) throw err(field, `${expected}, not ${value}`);
-    // Only a literal of more than 25 digits with an exponent (1e30) gets here unsafe.
+    // Only an integer of more than 25 digits written with a fraction or exponent (1e30) gets
+    // here unsafe.
     if (!Number.isSafeInteger(value)) {
       throw err(field, `${value} is beyond 2^53-1 as a float; write it as plain digits`);
     }

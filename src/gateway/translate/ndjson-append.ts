@@ -1,6 +1,7 @@
 // The NDJSON append session's lines: in, one AppendInput per line; out, one line per batch (its
 // AppendAck, or its error body naming the line) and a final `{"end": ...}` line, so a response
 // cut short is never mistaken for a finished one.
+import { mediaType } from "../../contract/media-type.ts";
 import { type ErrorBody, errorBody, type HttpError } from "../errors/index.ts";
 import type { RecordFormat } from "./format.ts";
 import type { Int64Mode } from "./integers.ts";
@@ -18,7 +19,7 @@ export const NDJSON_TYPE = "application/x-ndjson";
 
 /** Whether a request's body is an NDJSON append session. */
 export function isNdjson(contentType: string | undefined): boolean {
-  return contentType?.split(";")[0]?.trim().toLowerCase() === NDJSON_TYPE;
+  return contentType !== undefined && mediaType(contentType) === NDJSON_TYPE;
 }
 
 /**
