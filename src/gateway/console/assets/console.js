@@ -647,14 +647,17 @@ async function streamView(bucket, key, shown) {
       // no Last-Event-ID) resumes there, not at a later tail, missing what came meanwhile.
       // Follow waits meanwhile, so a second click opens no second tail.
       follow.disabled = true;
+      let tail;
       try {
-        const { tail } = await api("GET", `${path}/records/tail`, { query: { int64: "string" } });
-        url.searchParams.set("seq_num", tail.seq_num);
+        ({ tail } = await api("GET", `${path}/records/tail`, { query: { int64: "string" } }));
+      } catch (err) {
+        // A view left meanwhile shows nothing of it, its error neither.
+        if (shown === generation) throw err;
       } finally {
         follow.disabled = false;
       }
-      // The view was left meanwhile: nothing is followed for it.
       if (shown !== generation) return;
+      url.searchParams.set("seq_num", tail.seq_num);
     }
     if (token) url.searchParams.set("access_token", token);
     const es = new EventSource(url);
