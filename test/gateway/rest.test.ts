@@ -363,6 +363,18 @@ describe("service routes", () => {
     });
   });
 
+  test("a URL that does not parse is counted as every other answer is", async () => {
+    const counted = async () =>
+      scraped((await http("GET", "/metrics")).text, "nova_gateway_requests_total", {
+        method: "GET",
+        route: "unmatched",
+        status: "400",
+      });
+    const before = await counted();
+    assert.equal((await http("GET", "/v1/buckets/%E0%A4%A/streams")).status, 400);
+    assert.equal(await counted(), before + 1);
+  });
+
   test("livez, readyz and metrics", async () => {
     assert.equal((await http("GET", "/livez")).status, 200);
     assert.equal((await http("GET", "/readyz")).status, 200);

@@ -96,6 +96,9 @@ export function frameworkErrorsFor(faces: readonly FaceErrors[] = []) {
     const face = faces.find((f) => f.owns(req.url));
     if (face) face.send(http, reply);
     else reply.code(http.status).send(errorBody(http));
+    // Fastify runs no hooks here: counted and logged as every other request is.
+    req.server.requestEnded?.(req, http.status);
+    reply.log.info({ req, res: { statusCode: http.status } }, "request completed");
   };
 }
 

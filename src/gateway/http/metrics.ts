@@ -41,6 +41,8 @@ export interface GatewayMetrics {
 declare module "fastify" {
   interface FastifyInstance {
     metrics: GatewayMetrics;
+    /** Counts a request answered where Fastify's hooks do not run (its refusals before routing). */
+    requestEnded?: (req: FastifyRequest, status: number) => void;
   }
 }
 
@@ -144,6 +146,9 @@ export const metricsPlugin = fp(async (app: FastifyInstance, opts: { metrics: Ga
   app.addHook("onResponse", async (req, reply) => {
     observe(req, String(reply.statusCode), reply.elapsedTime / 1000);
   });
+  app.decorate("requestEnded", (req: FastifyRequest, status: number) =>
+    observe(req, String(status), 0),
+  );
   // Fastify runs onResponse and logs "request completed" on the response's finish or error
   // only: a request whose connection ended first (its client left, as an SSE subscription
   // usually ends, or the gateway cut it) is counted and logged here. Its status is what it had
