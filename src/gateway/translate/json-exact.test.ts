@@ -73,7 +73,8 @@ test("integers beyond 2^53-1 keep their exact digits; safe ones are numbers", ()
 /** How an integer may be written with a fraction or an exponent, its value the same. */
 const spelled = (n: bigint, zeros: number, shift: number): string => {
   const sign = n < 0n ? "-" : "";
-  const digits = (n < 0n ? -n : n).toString() + "0".repeat(zeros);
+  // Zero has no digits to shift (its zeros would lead: 00.0 is not JSON).
+  const digits = n === 0n ? "0" : (n < 0n ? -n : n).toString() + "0".repeat(zeros);
   // digits x 10^-zeros is n; written as d.ddd x 10^(point) or ddd.000.
   const point = Math.min(shift, digits.length - 1);
   return point > 0
