@@ -266,6 +266,51 @@ test("acks that keep coming do not hold off the slow-consumer cut: it counts fro
   assert.equal(out.destroyed, true);
 });
 
+test("a stall the client read its way out of is forgotten: the next one has the whole time", async () => {
+  const { call, body, session } = setup(4, undefined, { idleMs: 60_000, slowConsumerMs: 5000 });
+  // A socket whose writes complete when the test says: the client reading.
+  const pending: (() => void)[] = [];
+  const out = new Writable({
+    highWaterMark: 1,
+    decodeStrings: false,
+    write(_chunk, _encoding, done) {
+      pending.push(done);
+    },
+  });
+  const read = () => {
+    for (const done of pending.splice(0)) done();
+  };
+  // Lines come one at a time, the window never full: each waits only on unread acks.
+  body.write(line("a"));
+  await session.open();
+  const running = session.run(out);
+  await waitFor(() => call.written.length === 1);
+  call.ack(0, 0);
+  await waitFor(() => pending.length > 0);
+  body.write(line("b"));
+  // Line b waits on the unread ack, which the client then reads: b goes.
+  await new Promise((resolve) => setImmediate(resolve));
+  read();
+  await waitFor(() => call.written.length === 2);
+  // Longer than the slow-consumer time later, an ack waits unread as line c comes.
+  await new Promise((r) => setTimeout(r, 5100));
+  call.ack(1, 1);
+  await waitFor(() => pending.length > 0);
+  body.write(line("c"));
+  // Well within the slow-consumer time of this stall, the client reads.
+  await new Promise((r) => setTimeout(r, 300));
+  read();
+  await waitFor(() => call.written.length === 3 || call.halfClosed);
+  assert.equal(call.halfClosed, false, "not cut for the stall before");
+  const reading = setInterval(read, 5);
+  body.end();
+  call.ack(2, 2);
+  await waitFor(() => call.halfClosed);
+  call.finish(status.OK);
+  await running;
+  clearInterval(reading);
+});
+
 test("a client that reads no ack for the slow-consumer time is cut; its star session ends", async () => {
   const { call, body, session } = setup(1, undefined, { idleMs: 60_000, slowConsumerMs: 20 });
   // A socket that takes one write and never drains.

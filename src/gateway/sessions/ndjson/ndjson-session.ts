@@ -260,6 +260,9 @@ export class NdjsonAppendSession {
     const out = this.#out as NdjsonOutput;
     for (;;) {
       if (this.#stopped()) return false;
+      // The slow-consumer time runs from when the socket stopped taking acks, not from this
+      // wait: an ack that comes meanwhile (one more line for the client to read) wakes it.
+      if (!out.writableNeedDrain) this.#stalledSince = undefined;
       if (this.#inflight.length < window && !out.writableNeedDrain) {
         try {
           this.#opts.admission.take(parsed.bytes);
@@ -273,10 +276,7 @@ export class NdjsonAppendSession {
           }
         }
       }
-      // The slow-consumer time runs from when the socket stopped taking acks, not from this
-      // wait: an ack that comes meanwhile (one more line for the client to read) wakes it.
-      if (!out.writableNeedDrain) this.#stalledSince = undefined;
-      else this.#stalledSince ??= performance.now();
+      if (out.writableNeedDrain) this.#stalledSince ??= performance.now();
       const stalledFor =
         this.#stalledSince === undefined ? 0 : performance.now() - this.#stalledSince;
       await new Promise<void>((resolve) => {
