@@ -7,6 +7,7 @@
 // requests in flight get the grace period to finish.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
+import { closeAfterAnswer } from "./unread-body.ts";
 
 type DrainPhase = "serving" | "draining" | "closing";
 
@@ -64,10 +65,7 @@ export class Drain {
  */
 export const drainPlugin = fp(async (app: FastifyInstance, opts: { drain: Drain }) => {
   const closeAfter = async (req: FastifyRequest, reply: FastifyReply) => {
-    if (opts.drain.closing && req.raw.httpVersionMajor === 1) {
-      reply.header("connection", "close");
-      reply.raw.removeHeader("keep-alive");
-    }
+    if (opts.drain.closing) closeAfterAnswer(req, reply);
   };
   app.addHook("onRequest", closeAfter);
   app.addHook("onSend", closeAfter);

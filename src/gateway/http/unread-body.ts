@@ -28,5 +28,6 @@ export function settleUnreadBody(req: FastifyRequest, reply: FastifyReply, body:
 export function closeAfterAnswer(req: FastifyRequest, reply: FastifyReply): void {
   if (req.raw.httpVersionMajor !== 1) return;
   reply.header("connection", "close");
-  reply.removeHeader("keep-alive");
+  // Set on the response itself by the listener, not on the reply.
+  reply.raw.removeHeader("keep-alive");
 }

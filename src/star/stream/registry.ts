@@ -114,7 +114,16 @@ export class StreamRegistry {
   async close(streamId: string, reason?: StarError): Promise<void> {
     this.#dormant.delete(streamId);
     const entry = this.#logs.get(streamId);
-    return this.#end(streamId, entry, await entry?.catch(() => undefined), reason);
+    const log = await entry?.catch(() => undefined);
+    const current = this.#logs.get(streamId);
+    if (current !== undefined && current !== entry) {
+      // Another open replaced it meanwhile (after a step-down): the stream's log objects and
+      // chunks are the new log's, and only the old log closes.
+      log?.close(reason);
+      await log?.stopped();
+      return;
+    }
+    return this.#end(streamId, log, reason);
   }
 
   /** As close, for a stream deleted for good: its log is never opened here again. */
@@ -126,24 +135,8 @@ export class StreamRegistry {
     return this.close(streamId, reason);
   }
 
-  /**
-   * Ends `log`, the one `entry` (this registry's promise of it, if any, when the end was decided)
-   * gave. An entry another open replaced meanwhile (after a step-down) is not this end's to
-   * forget: the stream's log objects and chunks are the new log's, and only the old log closes.
-   */
-  async #end(
-    streamId: string,
-    entry: Promise<StreamLog> | undefined,
-    log: StreamLog | undefined,
-    reason?: StarError,
-  ): Promise<void> {
-    const current = this.#logs.get(streamId);
-    if (current !== undefined && current !== entry) {
-      log?.close(reason);
-      await log?.stopped();
-      return;
-    }
-    // A close of the same log under way (entry already gone) is waited for below, in order.
+  async #end(streamId: string, log: StreamLog | undefined, reason?: StarError): Promise<void> {
+    // A close of the same log under way (its entry already gone) is waited for below, in order.
     this.#logs.delete(streamId);
     this.#opened.delete(streamId);
     log?.close(reason);
@@ -179,7 +172,7 @@ export class StreamRegistry {
       const reason = unavailable(
         `stream ${JSON.stringify(key)} in bucket ${JSON.stringify(bucket)} was closed idle here; retry`,
       );
-      ending.push(this.#end(id, this.#logs.get(id), log, reason));
+      ending.push(this.#end(id, log, reason));
     }
     await Promise.all(ending);
   }
