@@ -407,13 +407,13 @@ export interface paths {
     };
     /**
      * S2 Read (and the SSE read session)
-     * @description With Accept: text/event-stream, an S2 read session: `event: batch` with id `<seq_num>,<count>,<metered bytes>` and a ReadBatch, `event: ping` with `{"timestamp", "tail"}` on catching up and then while idle, `event: error` with an S2 error, and `data: [DONE]` when count, bytes, until or wait are met. Without wait, a session bounded by count, bytes or until ends once caught up. Resume with Last-Event-ID. With content-type s2s/proto: 501 for now.
+     * @description With Accept: text/event-stream, an S2 read session: `event: batch` with id `<seq_num>,<count>,<metered bytes>` and a ReadBatch, `event: ping` with `{"timestamp", "tail"}` on catching up and then while idle, `event: error` with an S2 error, and `data: [DONE]` when count, bytes, until or wait are met. Without wait, a session bounded by count, bytes or until ends once caught up. Resume with Last-Event-ID. With content-type s2s/proto: an s2s read session (docs/s2-compat.md).
      */
     get: operations["s2Read"];
     put?: never;
     /**
      * S2 Append
-     * @description One batch, JSON or application/protobuf (S2's AppendInput); the ack as Accept asks. A single fence or trim command record is nova's Fence or Trim, acked with start = end. With content-type s2s/proto: 501 for now.
+     * @description One batch, JSON or application/protobuf (S2's AppendInput); the ack as Accept asks. A single fence or trim command record is nova's Fence or Trim, acked with start = end. With content-type s2s/proto over HTTP/2: an s2s append session (docs/s2-compat.md); over HTTP/1.1, 501.
      */
     post: operations["s2Append"];
     delete?: never;

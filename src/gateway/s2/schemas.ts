@@ -171,7 +171,7 @@ const SSE = [
   '`event: ping` with `{"timestamp", "tail"}` on catching up and then while idle,',
   "`event: error` with an S2 error, and `data: [DONE]` when count, bytes, until or wait are met.",
   "Without wait, a session bounded by count, bytes or until ends once caught up.",
-  "Resume with Last-Event-ID. With content-type s2s/proto: 501 for now.",
+  "Resume with Last-Event-ID. With content-type s2s/proto: an s2s read session (docs/s2-compat.md).",
 ].join(" ");
 
 export const s2Schemas = {
@@ -306,7 +306,7 @@ export const s2Schemas = {
     operationId: "s2Append",
     summary: "S2 Append",
     description:
-      "One batch, JSON or application/protobuf (S2's AppendInput); the ack as Accept asks. A single fence or trim command record is nova's Fence or Trim, acked with start = end. With content-type s2s/proto: 501 for now.",
+      "One batch, JSON or application/protobuf (S2's AppendInput); the ack as Accept asks. A single fence or trim command record is nova's Fence or Trim, acked with start = end. With content-type s2s/proto over HTTP/2: an s2s append session (docs/s2-compat.md); over HTTP/1.1, 501.",
     tags,
     security,
     headers: recordHeaders,
