@@ -331,6 +331,7 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
       echoed,
       closeAfterMs: opts.sseCloseMs,
       slowConsumerMs: opts.subscribe.slowConsumerMs,
+      onSlowConsumer: () => opts.subscribe.metrics.slowConsumers.inc({ kind: "ds_sse" }),
       signal: c.signal ?? new AbortController().signal,
     });
     const socket = req.raw.socket;

@@ -35,6 +35,8 @@ export interface DsSseOptions {
   /** The response ends after this long; the client resumes from the last control event. */
   closeAfterMs: number;
   slowConsumerMs: number;
+  /** Told when the session ends for a client that read nothing for `slowConsumerMs`. */
+  onSlowConsumer?: () => void;
   /** Aborts when the client goes away. */
   signal: AbortSignal;
 }
@@ -102,6 +104,7 @@ export class DsSseSession {
         while (!this.#draining) {
           if (!out.writableNeedDrain) return true;
           const how = await awaitDrain(out, this.#opts.slowConsumerMs, this.#reader);
+          if (how === "slow") this.#opts.onSlowConsumer?.();
           if (how !== "drained" && how !== "wake") return false;
         }
         return false;

@@ -20,8 +20,8 @@ export interface GatewayMetrics {
   upstreamSubscribes: Gauge;
   /** Long-lived HTTP sessions open: `sse`, `long_poll`, `ndjson`. */
   sessions: Gauge<"kind">;
-  /** nova's own SSE subscriptions ended with slow_consumer (not the other faces'). */
-  slowConsumers: Counter;
+  /** Sessions ended for not reading, by session kind (`sse`, `s2_sse`, `ds_sse`, `s2s_read`, ...). */
+  slowConsumers: Counter<"kind">;
   /** Shared subscriptions: live hubs (one per stream followed), and the subscribers on them. */
   hubs: Gauge;
   hubSubscribers: Gauge;
@@ -95,7 +95,8 @@ export function createMetrics(): GatewayMetrics {
     }),
     slowConsumers: new Counter({
       name: "nova_gateway_slow_consumers_total",
-      help: "nova SSE subscriptions ended with slow_consumer for not reading",
+      help: "Sessions ended for a client that read nothing for --slow-consumer-ms, by kind",
+      labelNames: ["kind"],
       registers: [registry],
     }),
     hubs: new Gauge({

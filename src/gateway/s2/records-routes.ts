@@ -172,6 +172,7 @@ async function serveS2Sse(
     idleEndMs: idleEndMs(q),
     format,
     slowConsumerMs: deps.slowConsumerMs,
+    onSlowConsumer: () => deps.metrics.slowConsumers.inc({ kind: "s2_sse" }),
     timing: deps.sseTiming as NonNullable<SubscribeDeps["sseTiming"]>,
     signal: stream.call.signal ?? new AbortController().signal,
   });

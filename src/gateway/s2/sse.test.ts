@@ -118,7 +118,8 @@ test("draining ends the session with server_draining, which the SDK retries", as
 test("a client that reads nothing for slowConsumerMs gets an error event", async () => {
   const src = new FakeSource();
   src.push(batch([0], 1));
-  const { s } = session(src, { slowConsumerMs: 50 });
+  let told = 0;
+  const { s } = session(src, { slowConsumerMs: 50, onSlowConsumer: () => told++ });
   await s.start();
   const out = new FakeOut();
   out.stalled = true;
@@ -131,6 +132,7 @@ test("a client that reads nothing for slowConsumerMs gets an error event", async
   await running;
   assert.equal(out.events().at(-1)?.data.code, "unavailable");
   assert.equal(src.released, true);
+  assert.equal(told, 1);
 });
 
 test("a record that is not UTF-8, read as raw text, is delivered with U+FFFD as S2 does", async () => {

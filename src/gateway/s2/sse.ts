@@ -33,6 +33,8 @@ export interface S2SseOptions {
   idleEndMs?: number;
   format: S2Format;
   slowConsumerMs: number;
+  /** Told when the session ends for a client that read nothing for `slowConsumerMs`. */
+  onSlowConsumer?: () => void;
   timing: SseTiming;
   /** Aborts when the client goes away. */
   signal: AbortSignal;
@@ -185,6 +187,7 @@ export class S2SseSession {
     // A drain request while blocked: the session ends at the next turn of the loop.
     const how = await awaitDrain(out, slowConsumerMs, this.#reader);
     if (how === "slow") {
+      this.#opts.onSlowConsumer?.();
       this.#end(
         out,
         errorEvent(

@@ -283,7 +283,7 @@ function counted(m: GatewayMetrics): CountedCallbacks {
     const gauge = m.upstreamSubscribes;
     callbacks = {
       calls: { opened: () => gauge.inc(), closed: () => gauge.dec() },
-      slowConsumer: () => m.slowConsumers.inc(),
+      slowConsumer: () => m.slowConsumers.inc({ kind: "sse" }),
       events: {
         joined: (hit: boolean) => m.hubJoins.inc({ result: hit ? "hit" : "miss" }),
         detached: () => m.hubDetaches.inc(),

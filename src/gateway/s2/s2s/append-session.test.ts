@@ -25,6 +25,7 @@ interface SessionOptions {
   /** The socket takes no write at once (a reader that does not read). */
   full?: boolean;
   stallMs?: number;
+  onStall?: () => void;
 }
 
 /** Inputs are text, acked as "ack <text>"; "bad" does not decode and "fail" fails upstream. */
@@ -35,7 +36,7 @@ function session(parts: Uint8Array[] | AsyncGenerator<Uint8Array>, opts: Session
   let failed = false;
   const s = new S2sAppendSession<string, string>({
     chunks: Array.isArray(parts) ? chunksOf(parts) : parts,
-    writer: new FrameWriter(out, "none", opts.stallMs ?? 1_000),
+    writer: new FrameWriter(out, "none", opts.stallMs ?? 1_000, opts.onStall),
     decodeInput: (payload) => {
       const t = new TextDecoder().decode(payload);
       if (t === "bad") throw new Error("bad_proto");
@@ -174,9 +175,12 @@ test("draining lets the batch in flight finish, then ends with server_draining",
 });
 
 test("a reader that does not take its acks stalls the session, and past the limit loses it", async () => {
-  const { s, out } = session([input("a"), input("b")], { full: true, stallMs: 20 });
+  let stalls = 0;
+  const onStall = () => stalls++;
+  const { s, out } = session([input("a"), input("b")], { full: true, stallMs: 20, onStall });
   await s.run();
   assert.equal(out.destroyed, true);
+  assert.equal(stalls, 1);
   assert.deepEqual(out.messages(), ["ack a"]);
 });
 

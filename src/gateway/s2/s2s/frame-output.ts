@@ -19,16 +19,23 @@ export class FrameWriter {
   readonly #out: FrameOutput;
   readonly #compression: Compression;
   readonly #stallMs: number;
+  readonly #onStall: () => void;
   /** Settles when the response closes, finished or not. */
   readonly closed: Promise<void>;
   // Told by 'close': an HTTP/2 response has no `destroyed` of its own.
   #gone = false;
 
-  /** A write the socket has not taken after `stallMs` destroys the response. */
-  constructor(out: FrameOutput, compression: Compression, stallMs: number) {
+  /** A write the socket has not taken after `stallMs` destroys the response (told `onStall`). */
+  constructor(
+    out: FrameOutput,
+    compression: Compression,
+    stallMs: number,
+    onStall: () => void = () => {},
+  ) {
     this.#out = out;
     this.#compression = compression;
     this.#stallMs = stallMs;
+    this.#onStall = onStall;
     this.closed = new Promise((resolve) =>
       out.once("close", () => {
         this.#gone = true;
@@ -62,6 +69,7 @@ export class FrameWriter {
     if (this.#gone) return false;
     if (out.write(bytes)) return true;
     if ((await awaitDrain(out, this.#stallMs)) !== "slow") return !this.#gone;
+    this.#onStall();
     out.destroy();
     return false;
   }

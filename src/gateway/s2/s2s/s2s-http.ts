@@ -71,7 +71,7 @@ export async function serveS2sAppend(
   const pipeline = new S2AppendPipeline(deps.upstream, { bucket, key }, call, deps.idleMs);
   const session = new S2sAppendSession<S2AppendInput, S2AppendAck>({
     chunks: bodyChunks(req),
-    writer: frameWriter(reply, deps),
+    writer: frameWriter(reply, deps, "s2s_append"),
     decodeInput: (payload) => s2Wire.AppendInput.decode(payload),
     encodeAck: (ack) => s2Wire.AppendAck.encode(ack),
     submit: async (input, bytes) => {
@@ -154,15 +154,18 @@ export async function serveS2sRead(
     socket,
     async () => {
       await session.start();
-      await session.run(frameWriter(reply, deps));
+      await session.run(frameWriter(reply, deps, "s2s_read"));
     },
   );
 }
 
-function frameWriter(reply: FastifyReply, deps: S2sDeps): FrameWriter {
+function frameWriter(reply: FastifyReply, deps: S2sDeps, kind: string): FrameWriter {
   const compression = responseCompression(reply.request.headers["accept-encoding"]);
   const out = takeOverResponse(reply, 200, S2S_HEADERS);
-  return new FrameWriter(out, compression, deps.subscribe.slowConsumerMs);
+  const { slowConsumerMs, metrics } = deps.subscribe;
+  return new FrameWriter(out, compression, slowConsumerMs, () =>
+    metrics.slowConsumers.inc({ kind }),
+  );
 }
 
 function terminal(err: unknown): Omit<TerminalFrame, "terminal"> {

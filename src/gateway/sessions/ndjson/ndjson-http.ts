@@ -144,6 +144,7 @@ export async function serveAppendSession(
     producer: parts.producer,
     idleMs: deps.idleMs,
     slowConsumerMs: deps.slowConsumerMs,
+    onSlowConsumer: () => deps.metrics.slowConsumers.inc({ kind: "ndjson" }),
   });
   deps.metrics.sessions.inc({ kind: "ndjson" });
   const done = (async () => {

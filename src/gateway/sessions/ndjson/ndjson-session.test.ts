@@ -65,7 +65,10 @@ const line = (body: string) => `${JSON.stringify({ records: [{ body }] })}\n`;
 function setup(
   window = 2,
   producer?: { id: string; epoch: string; seq: string },
-  timeouts = { idleMs: 60_000, slowConsumerMs: 60_000 },
+  timeouts: { idleMs: number; slowConsumerMs: number; onSlowConsumer?: () => void } = {
+    idleMs: 60_000,
+    slowConsumerMs: 60_000,
+  },
 ) {
   const call = new FakeSessionCall();
   const body = new PassThrough();
@@ -311,8 +314,13 @@ test("a stall the client read its way out of is forgotten: the next one has the 
   clearInterval(reading);
 });
 
-test("a client that reads no ack for the slow-consumer time is cut; its star session ends", async () => {
-  const { call, body, session } = setup(1, undefined, { idleMs: 60_000, slowConsumerMs: 20 });
+test("a client that reads no ack for the slow-consumer time is cut, and told; its star session ends", async () => {
+  let told = 0;
+  const { call, body, session } = setup(1, undefined, {
+    idleMs: 60_000,
+    slowConsumerMs: 20,
+    onSlowConsumer: () => told++,
+  });
   // A socket that takes one write and never drains.
   const out = new Writable({ highWaterMark: 1, decodeStrings: false, write() {} });
   for (const b of ["a", "b", "c"]) body.write(line(b));
@@ -325,4 +333,5 @@ test("a client that reads no ack for the slow-consumer time is cut; its star ses
   call.finish(status.OK);
   await running;
   assert.equal(out.destroyed, true);
+  assert.equal(told, 1);
 });

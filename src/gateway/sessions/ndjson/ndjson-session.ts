@@ -72,6 +72,8 @@ export interface NdjsonSessionOptions {
   idleMs: number;
   /** How long the client may leave its acks unread. */
   slowConsumerMs: number;
+  /** Told when the session is cut for acks left unread for `slowConsumerMs`. */
+  onSlowConsumer?: () => void;
 }
 
 /** The response as the session uses it (a ServerResponse in the gateway). */
@@ -284,6 +286,7 @@ export class NdjsonAppendSession {
           ? setTimeout(
               () => {
                 this.#timedOut = "slow";
+                this.#opts.onSlowConsumer?.();
                 done();
               },
               Math.max(0, this.#opts.slowConsumerMs - stalledFor),
