@@ -225,6 +225,47 @@ describe("a star with a signing key", () => {
     assert.deepEqual(frames, []);
   });
 
+  test("a batch with a trim command record needs trim as well as append, unary and in a session", async () => {
+    const s = { bucket: "auth-a", key: "trim-cmd" };
+    await callAs(ops, "CreateStream", s);
+    await callAs(ops, "Append", {
+      ...s,
+      records: ["0", "1", "2"].map((b) => ({ body: Buffer.from(b) })),
+    });
+    const trimTo = Buffer.alloc(8);
+    trimTo.writeBigUInt64BE(2n);
+    const trim = { headers: [{ name: Buffer.alloc(0), value: Buffer.from("trim") }], body: trimTo };
+    const appendOnly = await exchange({
+      key_id: "ops",
+      secret: "ops-secret",
+      scope: "nova:read:auth-a nova:append:auth-a",
+    });
+    await assert.rejects(
+      callAs(appendOnly, "Append", { ...s, records: [trim] }),
+      refused(grpc.status.PERMISSION_DENIED, /does not allow trim on stream "trim-cmd"/),
+    );
+    const session = star.client.AppendSession(bearer(appendOnly));
+    const { frames, ended } = ending(session);
+    session.write({ open: s });
+    session.write({ batch: { records: [trim] } });
+    assert.ok(await ended.then(refused(grpc.status.PERMISSION_DENIED, /does not allow trim/)));
+    assert.equal(frames.length, 1, "the opened frame, and no ack");
+    // Nothing was trimmed or appended.
+    const kept = await callAs(ops, "Read", { ...s, seq_num: "0" });
+    assert.deepEqual(
+      kept.records.map((r) => r.seq_num),
+      ["0", "1", "2"],
+    );
+    const withTrim = await exchange({
+      key_id: "ops",
+      secret: "ops-secret",
+      scope: "nova:read:auth-a nova:append:auth-a nova:trim:auth-a",
+    });
+    await callAs(withTrim, "Append", { ...s, records: [trim] });
+    const trimmed = await callAs(ops, "Read", { ...s, seq_num: "0" });
+    assert.equal(trimmed.records[0]?.seq_num, "2");
+  });
+
   test("a key prefix scope covers the streams under it and nothing else", async () => {
     const token = await exchange({ key_id: "logs", secret: "logs-secret", bucket: "auth-pre" });
     await callAs(token, "CreateStream", { bucket: "auth-pre", key: "in/1" });

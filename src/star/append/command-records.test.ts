@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import { MAX_FENCING_TOKEN_BYTES } from "../../contract/wire-limits.ts";
-import { CommandError, commandOf, foldCommand, trimBody } from "./command-records.ts";
+import { CommandError, carriesTrim, commandOf, foldCommand, trimBody } from "./command-records.ts";
 
 const header = (name: string, value: string) => ({
   name: Buffer.from(name),
@@ -70,6 +70,16 @@ test("an empty header name is a command's only header, and names fence or trim",
     (err: Error) =>
       err instanceof CommandError && /"not-a-command" is not a command/.test(err.message),
   );
+});
+
+test("a batch carries a trim when any record names one as a command, well formed or not", () => {
+  const trim = rec([header("", "trim")], trimBody(3n));
+  assert.equal(carriesTrim([rec([header("k", "v")]), trim]), true);
+  assert.equal(carriesTrim([rec([header("", "trim"), header("k", "v")], "")]), true);
+  assert.equal(carriesTrim([rec([header("", "fence")], "t")]), false);
+  assert.equal(carriesTrim([rec([header("trim", "")]), rec([header("x", "trim")])]), false);
+  assert.equal(carriesTrim([rec([header("", "Trim")], trimBody(3n))]), false);
+  assert.equal(carriesTrim([]), false);
 });
 
 test("folding: the last fence's token, and the highest trim", () => {

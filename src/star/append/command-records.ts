@@ -53,6 +53,16 @@ export function commandOf(record: RecordLike): Command | undefined {
   );
 }
 
+const TRIM = Buffer.from("trim", "latin1");
+
+/**
+ * Whether a record of the batch is a trim command, or names one however malformed (validation
+ * refuses that later): such a batch needs the trim scope as well as append.
+ */
+export function carriesTrim(records: readonly RecordLike[]): boolean {
+  return records.some((r) => r.headers.some((h) => h.name.length === 0 && TRIM.equals(h.value)));
+}
+
 /** A trim command's body: `seqNum` as 8 bytes, big-endian. */
 export function trimBody(seqNum: bigint): Buffer {
   const body = Buffer.alloc(TRIM_BODY_BYTES);

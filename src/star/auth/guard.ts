@@ -11,6 +11,7 @@ import type {
 import type { AdminPlaneServiceHandlers } from "../../gen/nova/v1/AdminPlaneService.ts";
 import type { Bucket } from "../../gen/nova/v1/Bucket.ts";
 import type { DataPlaneServiceHandlers } from "../../gen/nova/v1/DataPlaneService.ts";
+import { carriesTrim } from "../append/command-records.ts";
 import { toServiceError } from "../errors.ts";
 import { allows } from "./scope.ts";
 import { type Need, permissionDenied, type StarAuth, unauthenticated } from "./star-auth.ts";
@@ -89,10 +90,13 @@ export function guardHandlers(
   const unary = <Req, Res>(
     handler: handleUnaryCall<Req, Res>,
     need: (req: Req) => Need,
+    alsoNeeds: (req: Req) => Need | undefined = () => undefined,
   ): handleUnaryCall<Req, Res> => {
     return (call, callback) => {
       try {
         auth.check(call.metadata, need(call.request));
+        const also = alsoNeeds(call.request);
+        if (also) auth.check(call.metadata, also);
       } catch (err) {
         callback(toServiceError(err));
         return;
@@ -101,7 +105,11 @@ export function guardHandlers(
     };
   };
   return {
-    Append: unary(h.Append, (r) => onStream("append", r)),
+    Append: unary(
+      h.Append,
+      (r) => onStream("append", r),
+      (r) => batchNeed(r, r.records),
+    ),
     AppendSession: (call) => {
       let principal: Principal;
       try {
@@ -132,6 +140,25 @@ export function guardHandlers(
     DeleteBucket: unary(h.DeleteBucket, (r) => onBucket("admin", r)),
     ExchangeToken: h.ExchangeToken,
   };
+}
+
+/** A batch with a trim command record trims as Trim does: it needs trim too (docs/auth.md). */
+function batchNeed(
+  stream: { bucket: string; key: string },
+  records: Parameters<typeof carriesTrim>[0],
+): Need | undefined {
+  return carriesTrim(records) ? onStream("trim", stream) : undefined;
+}
+
+/** An AppendSession batch's further need, beyond the open frame's append. No-op when auth is off. */
+export function checkSessionBatch(
+  auth: StarAuth | undefined,
+  metadata: Metadata,
+  stream: { bucket: string; key: string },
+  records: Parameters<typeof carriesTrim>[0],
+): void {
+  const need = auth && batchNeed(stream, records);
+  if (need) auth.check(metadata, need);
 }
 
 /** AppendSession's open frame: the stream it names needs append. No-op when auth is off. */

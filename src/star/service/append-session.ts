@@ -12,7 +12,7 @@ import type { AppendSessionRequest__Output } from "../../gen/nova/v1/AppendSessi
 import type { AppendSessionResponse } from "../../gen/nova/v1/AppendSessionResponse.ts";
 import { producerClaim } from "../append/producer-claim.ts";
 import { validateBatch } from "../append/validate-batch.ts";
-import { checkSessionOpen } from "../auth/guard.ts";
+import { checkSessionBatch, checkSessionOpen } from "../auth/guard.ts";
 import type { StarContext } from "../context.ts";
 import {
   invalidArgument,
@@ -133,6 +133,7 @@ class Session implements SessionHandle {
   #submit(log: StreamLog, frame: AppendSessionBatch__Output): void {
     let pending: Promise<Outcome>;
     try {
+      checkSessionBatch(this.#ctx.auth, this.#call.metadata, log.descriptor, frame.records);
       const producer = producerClaim(frame.producer);
       const match = frame.match_seq_num;
       const batch = validateBatch(
