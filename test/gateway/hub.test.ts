@@ -165,6 +165,40 @@ describe("shared subscriptions", () => {
     }
   });
 
+  test("a trim reaches the hub's window: readers joining below it start at the trim point", async () => {
+    const s = await newStream(gw.base);
+    const live = await Follower.open(`${gw.base}${s}/records`);
+    try {
+      await append(gw.base, s, ["0", "1", "2"]);
+      await append(gw.base, s, ["3", "4", "5"]);
+      await live.until(6);
+      const trimmed = await http(gw.base, "POST", `${s}/trim`, { seq_num: 4 });
+      assert.equal(trimmed.status, 204, trimmed.text);
+      // The star tells the hub of the trim on the hub's own call, soon after the trim's answer;
+      // then the window starts at 4, and a reader below it catches up from the star.
+      const fromZero = async () => {
+        const sse = await openSse(`${gw.base}${s}/records?seq_num=0&count=2`);
+        return recordsOf(await readUntil(sse.events)).map(([seq]) => seq);
+      };
+      let seen: number[] = [];
+      await waitFor(
+        async () => {
+          seen = await fromZero();
+          return seen[0] === 4;
+        },
+        { message: "a reader from 0 to start at 4" },
+      );
+      assert.deepEqual(seen, [4, 5]);
+      const polled = await http(gw.base, "GET", `${s}/records?seq_num=0&wait=1`);
+      assert.deepEqual(
+        polled.json.records.map((r: { seq_num: number }) => r.seq_num),
+        [4, 5],
+      );
+    } finally {
+      await live.close();
+    }
+  });
+
   test("a bound that ends inside a shared batch gets a batch of its own and done; its neighbour gets the whole batch", async () => {
     const s = await newStream(gw.base);
     const whole = await Follower.open(`${gw.base}${s}/records`);

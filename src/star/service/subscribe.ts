@@ -1,5 +1,6 @@
 // Subscribe: batches from a start onward, then pending at the tail as records commit. A
-// heartbeat (no records, the tail) marks catching up and keeps idle calls alive. Writes wait
+// heartbeat (no records, the tail) marks catching up, keeps idle calls alive and tells of a trim
+// (each response carries the trim point). Writes wait
 // for the socket to drain, so a slow reader holds no more than one page here. A member that
 // does not lead the stream serves it as follower-subscribe.ts describes. At the tail of a closed
 // stream the last frame says so (closed, no records) and the call ends.
@@ -69,7 +70,7 @@ async function follow(ctx: StarContext, call: Call, log: StreamLog, signal: Abor
       // The last page of a closed stream says so itself, as a unary Read's does, so a reader
       // that takes one page (a long-poll) learns it.
       const closed = log.sealed && next >= log.tail.seqNum;
-      const page = { records: records.map(record), tail: position(log.tail) };
+      const page = frame(log, records.map(record));
       await send(call, closed ? { ...page, closed } : page, signal);
       if (closed) return;
       continue;
@@ -80,15 +81,20 @@ async function follow(ctx: StarContext, call: Call, log: StreamLog, signal: Abor
     // A commit landed while this page was read: read again.
     if (log.tail.seqNum > next) continue;
     if (log.sealed) {
-      await send(call, { records: [], tail: position(log.tail), closed: true }, signal);
+      await send(call, { ...frame(log, []), closed: true }, signal);
       return;
     }
     if (!caughtUp) {
       caughtUp = true;
-      await send(call, { records: [], tail: position(log.tail) }, signal);
+      await send(call, frame(log, []), signal);
     }
     await waitOrHeartbeat(ctx, call, log, next, signal);
   }
+}
+
+/** A response with the log's tail and trim point as they are now. */
+function frame(log: StreamLog, records: SubscribeResponse["records"]): SubscribeResponse {
+  return { records, tail: position(log.tail), trim_point: log.trimPoint.toString() };
 }
 
 async function waitOrHeartbeat(
@@ -107,8 +113,9 @@ async function waitOrHeartbeat(
     // A commit may have landed while this call was reading.
     if (log.tail.seqNum > next || log.closed || log.sealed) return;
     await changed;
+    // A heartbeat: the wait ran out, or the trim point moved.
     if (!signal.aborted && log.tail.seqNum <= next && !log.closed && !log.sealed) {
-      await send(call, { records: [], tail: position(log.tail) }, signal);
+      await send(call, frame(log, []), signal);
     }
   } finally {
     clearTimeout(timer);

@@ -677,7 +677,7 @@ export class StreamLog {
     if (etag === undefined) return false;
     this.#stateEtag = etag;
     this.#state = state;
-    if (trim > this.#trim) this.#trim = trim;
+    this.#raiseTrim(trim);
     return true;
   }
 
@@ -696,7 +696,14 @@ export class StreamLog {
     }
     this.#writerSeq = laterWriterSeq(this.#writerSeq, state.writer_seq);
     const trim = BigInt(state.trim_seq_num);
-    if (trim > this.#trim) this.#trim = trim > this.#tail ? this.#tail : trim;
+    this.#raiseTrim(trim > this.#tail ? this.#tail : trim);
+  }
+
+  /** Moves the trim point up to `trim`; waiters learn of it (subscribers tell their readers). */
+  #raiseTrim(trim: bigint): void {
+    if (trim <= this.#trim) return;
+    this.#trim = trim;
+    this.#wake();
   }
 
   #stateTaken(): StarError {

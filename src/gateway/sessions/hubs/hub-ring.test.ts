@@ -120,3 +120,51 @@ test("property: with an age bound, the window holds exactly the newest batch and
     ),
   );
 });
+
+test("property: a trim leaves the window holding exactly what lies at or above it, and its memory", () => {
+  fc.assert(
+    fc.property(
+      fc.nat({ max: 100 }),
+      fc.array(fc.array(fc.nat({ max: 50 }), { minLength: 1, maxLength: 4 }), { maxLength: 12 }),
+      fc.nat({ max: 160 }),
+      (start, batches, trim) => {
+        const ring = new HubRing({ maxBatches: 1000, maxBytes: 1 << 30 }, BigInt(start));
+        const entries = batches.map((sizes, i) =>
+          ring.push(records(start + batches.slice(0, i).flat().length, sizes), null),
+        );
+        const next = ring.next;
+        const before = ring.start;
+        ring.trimTo(BigInt(trim));
+        const expectedStart =
+          BigInt(trim) <= before ? before : BigInt(trim) >= next ? next : BigInt(trim);
+        assert.equal(ring.start, expectedStart);
+        assert.equal(ring.next, next, "the feed goes on where it was");
+        for (let s = start - 1; s <= Number(next); s++) {
+          const e = ring.find(BigInt(s));
+          if (BigInt(s) < expectedStart || BigInt(s) >= next) assert.equal(e, undefined);
+          else assert.equal(e?.records[s - Number(e.first)]?.seq_num, String(s));
+        }
+        // The memory of the batches still holding a record at or above the trim, no more.
+        const kept = entries.filter((e) => e.end > expectedStart && expectedStart < next);
+        assert.equal(
+          ring.bytes,
+          kept.reduce((sum, e) => sum + e.bytes, 0),
+        );
+        assert.equal(ring.size, kept.length);
+        // A trim never moves the window back.
+        ring.trimTo(0n);
+        assert.equal(ring.start, expectedStart);
+      },
+    ),
+  );
+});
+
+test("an encoding of a batch a trim cut in the middle still counts against the window", () => {
+  const ring = new HubRing({ maxBatches: 10, maxBytes: 1 << 20 });
+  const entry = ring.push(records(0, [100, 100]), null);
+  ring.trimTo(1n);
+  const held = ring.bytes;
+  const rest = entry.batch.shared?.rest(entry.records, null, "base64", "number");
+  assert.ok(rest);
+  assert.equal(ring.bytes, held + rest.length);
+});

@@ -110,7 +110,7 @@ export class HubRing {
         shared: new SharedEncodings((bytes) => {
           entry.bytes += bytes;
           // An encoding made after the batch left the window is the reader's, not the ring's.
-          if (generation !== this.#generation || entry.first < this.#start) return;
+          if (generation !== this.#generation || entry.end <= this.#start) return;
           this.#bytes += bytes;
           this.#shrink();
         }),
@@ -127,6 +127,21 @@ export class HubRing {
     }
     this.#shrink();
     return entry;
+  }
+
+  /**
+   * A trim: what lies below `seq` leaves the window (whole batches, and the start of the batch it
+   * cuts), so that no reader joins or reads below it. At or past `next` the window is left empty
+   * at `next`, where the feed goes on.
+   */
+  trimTo(seq: bigint): void {
+    if (seq <= this.#start) return;
+    if (seq >= this.#next) {
+      this.reset(this.#next);
+      return;
+    }
+    while ((this.#entries[this.#head] as RingEntry).end <= seq) this.#drop();
+    this.#start = seq;
   }
 
   /** Drops the oldest batches while the window is over a bound, always keeping the newest. */

@@ -421,8 +421,9 @@ export class StreamHub {
       this.#wake();
       return;
     }
-    if (!head) return;
-    this.#takeRecords(batch, head);
+    if (head) this.#takeRecords(batch, head);
+    // After the records: a frame's trim point is the star's when it sent them, theirs too.
+    if (batch.trimPoint !== undefined) this.#ring.trimTo(batch.trimPoint);
   }
 
   #takeRecords(batch: SourceBatch, head: NonNullable<SourceBatch["records"][number]>): void {

@@ -77,11 +77,13 @@ async function* subscribeWithFailover(
         }
         // Once resolved, the cursor is never beyond the star's tail; a clamp would hide data loss.
         clamp = false;
+        const batch: SourceBatch = { records: frame.records, tail: frame.tail };
+        if (frame.trim_point !== undefined) batch.trimPoint = BigInt(frame.trim_point);
         if (frame.closed) {
-          yield { records: frame.records, tail: frame.tail, closed: true };
+          yield { ...batch, closed: true };
           return;
         }
-        yield { records: frame.records, tail: frame.tail };
+        yield batch;
       }
     } catch (err) {
       signal.throwIfAborted();

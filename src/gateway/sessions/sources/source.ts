@@ -25,6 +25,8 @@ export interface SourceBatch {
   shared?: SharedEvent;
   /** The stream is closed and this batch reaches its tail: the source ends after it. */
   closed?: boolean;
+  /** The stream's trim point, where the star's frame told it: records below it are gone. */
+  trimPoint?: bigint;
 }
 
 /** A live batch's SSE event, made once per mode for all its readers (a hub makes it). */
