@@ -300,6 +300,12 @@ export const flags = defineFlags({
     min: 0,
     help: "verified chunks kept for later readers, MiB",
   },
+  "readplan-loading-mb": {
+    type: "int",
+    default: DEFAULT_READPLAN_SETTINGS.loadingBytes >> 20,
+    min: 1,
+    help: "chunks being fetched at once, over every reader, MiB; a fetch past it is not made and the star serves that chunk's records (fallback reason busy)",
+  },
   "readplan-prefetch": {
     type: "int",
     default: DEFAULT_READPLAN_SETTINGS.prefetch,

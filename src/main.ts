@@ -139,6 +139,7 @@ const reads = createReadService({
                 },
               }),
           cacheBytes: opts.readplanCacheMb * 1024 * 1024,
+          loadingBytes: opts.readplanLoadingMb * 1024 * 1024,
           prefetch: opts.readplanPrefetch,
           connections: opts.readplanConnections,
           timeoutMs: opts.readplanTimeoutMs,

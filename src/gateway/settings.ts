@@ -82,6 +82,7 @@ export const DEFAULT_FANOUT_SLICE = 128;
 export const DEFAULT_READ_GRANT_MS = 10_000;
 export const DEFAULT_READPLAN_SETTINGS = {
   cacheBytes: 256 * 1024 * 1024,
+  loadingBytes: 128 * 1024 * 1024,
   prefetch: 4,
   connections: 16,
   timeoutMs: 10_000,

@@ -49,6 +49,7 @@ test("--help documents the object-storage flags", async () => {
   for (const flag of [
     "--[no-]readplan",
     "--readplan-cache-mb",
+    "--readplan-loading-mb",
     "--readplan-prefetch",
     "--readplan-connections",
     "--readplan-timeout-ms",
@@ -72,7 +73,7 @@ test("a malformed flag is refused with exit 2", async () => {
 test("raw entries are fetched with the gateway's --s3-* settings; --readplan=off reads the star", async (t) => {
   const withS3 = await gatewayProcess([star.address], ["--s3-endpoint", objstore.url]);
   t.after(() => withS3.proc.kill());
-  const withoutS3 = await gatewayProcess([star.address], []);
+  const withoutS3 = await gatewayProcess([star.address], ["--readplan-loading-mb", "3"]);
   t.after(() => withoutS3.proc.kill());
   const off = await gatewayProcess([star.address], ["--readplan=off"]);
   t.after(() => off.proc.kill());
@@ -83,6 +84,11 @@ test("raw entries are fetched with the gateway's --s3-* settings; --readplan=off
   for (const g of [withS3, withoutS3]) assert.equal((await get(g.base, path)).text, want.text);
 
   const metrics = async (g: { base: string }) => (await get(g.base, "/metrics")).text;
+  const loading = { part: "readplan_loading" };
+  assert.equal(
+    scraped(await metrics(withoutS3), "nova_gateway_memory_bound_bytes", loading),
+    3 << 20,
+  );
   const s3 = await metrics(withS3);
   assert.equal(
     scraped(s3, "nova_gateway_readplan_chunk_fetches_total", { source: "s3", outcome: "ok" }),

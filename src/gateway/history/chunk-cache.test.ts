@@ -100,3 +100,22 @@ test("an already aborted reader is refused at once", async () => {
     { name: "AbortError" },
   );
 });
+
+test("a load every reader left that completes anyway is let go as an evicted value", async () => {
+  const evicted: string[] = [];
+  const cache = new ChunkCache<string>(
+    100,
+    (v) => v.length,
+    (v) => evicted.push(v),
+  );
+  const { pending, load } = manualLoader();
+  const reader = new AbortController();
+  const got = cache.get("k", load("k"), reader.signal);
+  reader.abort();
+  await assert.rejects(got, { name: "AbortError" });
+  // The fetch finished just as the last reader left.
+  pending[0]?.resolve("done");
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(evicted, ["done"], "its memory goes back");
+  assert.equal(cache.bytes, 0, "and it is not kept");
+});

@@ -13,12 +13,14 @@ interface InFlight<V> {
 export class ChunkCache<V> {
   readonly #lru: ByteLru<V>;
   readonly #sizeOf: (value: V) => number;
+  readonly #evicted: (value: V) => void;
   readonly #inFlight = new Map<string, InFlight<V>>();
 
   /** `evicted` is called with each value that leaves the cache (or is never kept in it). */
   constructor(maxBytes: number, sizeOf: (value: V) => number, evicted?: (value: V) => void) {
     this.#lru = new ByteLru(maxBytes, evicted);
     this.#sizeOf = sizeOf;
+    this.#evicted = evicted ?? (() => {});
   }
 
   get bytes(): number {
@@ -75,8 +77,9 @@ export class ChunkCache<V> {
     };
     load(flight.controller.signal).then(
       (value) => {
-        // Abandoned by every reader: nobody waits, and the value may be partial work.
-        if (!flight.controller.signal.aborted) this.#lru.set(key, value, this.#sizeOf(value));
+        // Abandoned by every reader: nobody waits, and the value is let go as the cache would.
+        if (flight.controller.signal.aborted) this.#evicted(value);
+        else this.#lru.set(key, value, this.#sizeOf(value));
         settle((w) => w.resolve(value));
       },
       (err: unknown) => settle((w) => w.reject(err)),

@@ -33,6 +33,7 @@ test("a raw S3 load every reader left is abandoned: its GET is aborted, and the 
     url: { get: () => Promise.reject(new Error("no URLs")), close: async () => {} },
     s3,
     cacheBytes: 1 << 20,
+    loadingBytes: 1 << 20,
     metrics: createReadPlanMetrics(new Registry(), new MemoryParts()),
   });
   for (let i = 1; i <= 2; i++) {
@@ -44,5 +45,46 @@ test("a raw S3 load every reader left is abandoned: its GET is aborted, and the 
     assert.equal(gets.length, i);
     assert.equal(gets[i - 1]?.aborted, true, "no GET runs on for a reader that left");
   }
+  await loader.close();
+});
+
+test("fetches past --readplan-loading-mb are refused as busy, and the budget comes back as they end", async () => {
+  const pending: (() => void)[] = [];
+  const s3: S3Fetcher = {
+    // Each GET waits for the test, then fails: the load's memory is given back.
+    get: () => new Promise((_, reject) => pending.push(() => reject(new Error("gone")))),
+    close: () => {},
+  };
+  const memory = new MemoryParts();
+  const metrics = createReadPlanMetrics(new Registry(), memory);
+  const size = entry.footerOff + entry.footerLen;
+  const loader = createChunkLoader({
+    url: { get: () => Promise.reject(new Error("no URLs")), close: async () => {} },
+    s3,
+    cacheBytes: 1 << 20,
+    loadingBytes: 2 * size,
+    metrics,
+  });
+  const loading = () => memory.snapshot().find((p) => p.name === "readplan_loading");
+  const other = (n: number) => ({ ...entry, cacheKey: `s3://nova/chunks/s/${n}` });
+  const signal = new AbortController().signal;
+  const first = [loader.load(other(1), signal), loader.load(other(2), signal)];
+  for (const l of first) l.catch(() => {});
+  assert.deepEqual(loading(), { name: "readplan_loading", held: 2 * size, bound: 2 * size });
+  await assert.rejects(loader.load(other(3), signal), (err: Error & { reason?: string }) => {
+    assert.equal(err.reason, "busy");
+    assert.match(err.message, /--readplan-loading-mb/);
+    return true;
+  });
+  assert.equal(pending.length, 2, "the refused load fetched nothing");
+  pending.shift()?.();
+  await assert.rejects(first[0] as Promise<unknown>);
+  assert.equal(loading()?.held, size);
+  const third = loader.load(other(3), signal);
+  third.catch(() => {});
+  assert.equal(pending.length, 2, "a fetch fits again");
+  for (const release of pending.splice(0)) release();
+  await Promise.allSettled([...first, third]);
+  assert.equal(loading()?.held, 0);
   await loader.close();
 });

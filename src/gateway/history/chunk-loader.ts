@@ -17,6 +17,8 @@ export interface ChunkLoaderOptions {
   /** Absent when the gateway has no S3 settings: raw entries are then a fault. */
   s3?: S3Fetcher;
   cacheBytes: number;
+  /** Chunks being fetched at once: past it a load is refused (busy), and the star serves it. */
+  loadingBytes: number;
   metrics: ReadPlanMetrics;
   /** Memory kept for chunks to come once the cache lets chunks go; default 32 MiB. */
   idleMemoryBytes?: number;
@@ -55,6 +57,13 @@ export function createChunkLoader(opts: ChunkLoaderOptions): ChunkLoader {
     () => memory.idleBytes,
     () => idleBytes,
   );
+  // From a fetch's start to its chunk in the cache, or its memory given back.
+  let loading = 0;
+  metrics.memory.add(
+    "readplan_loading",
+    () => loading,
+    () => opts.loadingBytes,
+  );
 
   /** Reads the object into `into` (exactly its size). */
   const fetchInto = async (entry: PlanEntry, into: Buffer, signal: AbortSignal): Promise<void> => {
@@ -80,6 +89,14 @@ export function createChunkLoader(opts: ChunkLoaderOptions): ChunkLoader {
         `chunk ${entry.cacheKey}: the plan names ${size} bytes, more than a chunk object can be (${MAX_CHUNK_OBJECT_BYTES})`,
       );
     }
+    if (loading + size > opts.loadingBytes) {
+      metrics.fetches.inc({ source, outcome: "busy" });
+      throw new ChunkFault(
+        "busy",
+        `chunk ${entry.cacheKey}: ${size} bytes would pass --readplan-loading-mb with ${loading} bytes of chunks being fetched`,
+      );
+    }
+    loading += size;
     const lent = memory.take(size);
     try {
       await fetchInto(entry, lent.bytes, signal);
@@ -94,6 +111,8 @@ export function createChunkLoader(opts: ChunkLoaderOptions): ChunkLoader {
         metrics.fetches.inc({ source, outcome: err instanceof ChunkFault ? err.reason : "error" });
       }
       throw err;
+    } finally {
+      loading -= size;
     }
   };
 

@@ -10,7 +10,9 @@ export type FaultReason =
   | "forbidden"
   | "timeout"
   /** Connection refused or reset, a 5xx, or anything else the store answered. */
-  | "unavailable";
+  | "unavailable"
+  /** The gateway's chunk fetches in flight are at --readplan-loading-mb: none is made. */
+  | "busy";
 
 /** The reasons a whole plan is not used: the star's ReadPlan failed, or answered nonsense. */
 export type PlanFallbackReason = "plan_failed";

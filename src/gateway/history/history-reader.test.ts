@@ -30,6 +30,7 @@ function setup(
   upstream = star.upstream(),
   planLimit = 8,
   cacheBytes = 1 << 20,
+  loadingBytes = 1 << 20,
 ) {
   const metrics = createReadPlanMetrics(new Registry(), new MemoryParts());
   const loader = createChunkLoader({
@@ -39,6 +40,7 @@ function setup(
       () => {},
     ),
     cacheBytes,
+    loadingBytes,
     metrics,
   });
   const deps: HistoryDeps = { upstream, loader, metrics, planLimit, prefetch };
@@ -122,6 +124,8 @@ const scenarioArb = chunksArb.chain((chunks) => {
     // A cache of about one chunk or two lets chunks go while they are read ahead, and their
     // memory holds other chunks by the time they are served.
     cacheBytes: fc.constantFrom(1 << 20, 1200, 2400),
+    // A loading budget under a chunk or two refuses fetches (busy): the star serves those.
+    loadingBytes: fc.constantFrom(1 << 20, 300, 1200),
   });
 });
 
@@ -156,7 +160,14 @@ describe("a page read through plans equals the star's Read", () => {
       fc.asyncProperty(scenarioArb, fc.boolean(), async (s, refuseDamaged) => {
         // A star that refuses damaged chunks too: the page fails exactly when its Read does.
         const star = await modelOf({ ...s, refuseDamaged });
-        const { service } = setup(star, s.prefetch, star.upstream(), s.planLimit, s.cacheBytes);
+        const { service } = setup(
+          star,
+          s.prefetch,
+          star.upstream(),
+          s.planLimit,
+          s.cacheBytes,
+          s.loadingBytes,
+        );
         const query: ReadQuery = { start: s.start, clamp: false, wait: 0, int64: "number" };
         if (s.count !== undefined) query.count = BigInt(s.count);
         if (s.bytes !== undefined) query.bytes = BigInt(s.bytes);
@@ -195,7 +206,14 @@ describe("a whole history read, then the star, is every record once", () => {
       fc.asyncProperty(scenarioArb, fc.integer({ min: 1, max: 4 }), async (s, pageRecords) => {
         // Small Read pages: ranges read through the star take several calls.
         const star = await modelOf({ ...s, pageRecords });
-        const { service } = setup(star, s.prefetch, star.upstream(), s.planLimit, s.cacheBytes);
+        const { service } = setup(
+          star,
+          s.prefetch,
+          star.upstream(),
+          s.planLimit,
+          s.cacheBytes,
+          s.loadingBytes,
+        );
         const history = service.history;
         assert.ok(history);
         const limits = new PageRule(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);

@@ -35,6 +35,8 @@ export interface ReadPlanSettings {
   s3?: S3Settings;
   /** Verified chunks kept for later readers. */
   cacheBytes: number;
+  /** Chunks being fetched at once, over every reader. */
+  loadingBytes: number;
   /** Chunks fetched ahead of the reader. */
   prefetch: number;
   /** Connections per object-storage origin. */
@@ -93,6 +95,7 @@ export function createReadService(opts: {
     url: createUrlFetcher({ connections: settings.connections, timeoutMs: settings.timeoutMs }),
     ...(settings.s3 ? { s3: createS3Fetcher(settings.s3, settings) } : {}),
     cacheBytes: settings.cacheBytes,
+    loadingBytes: settings.loadingBytes,
     metrics,
   });
   const deps = {
