@@ -7,6 +7,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { request } from "undici";
 import { offsetOf } from "../../src/gateway/ds/offsets.ts";
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
 import { metric } from "../harness/metrics.ts";
@@ -98,6 +99,30 @@ describe("the Durable Streams face", () => {
     assert.equal(head.headers.get("stream-closed"), "true");
     assert.equal(head.headers.get("stream-next-offset"), "0000000000000002_0000000000000000");
     assert.deepEqual(await (await fetch(url("shared", other))).json(), [1, 2]);
+  });
+
+  test("a page's plain and gzip copies share a weak ETag, and both say Vary: accept-encoding", async () => {
+    const text = { "content-type": "text/plain" };
+    await fetch(url("encodings"), { method: "PUT", headers: text });
+    await fetch(url("encodings"), { method: "POST", headers: text, body: "x".repeat(4000) });
+    const page = `${url("encodings")}?offset=${offsetOf(0n)}`;
+    const gzip = await request(page, { headers: { "accept-encoding": "gzip" } });
+    const plain = await request(page);
+    assert.equal(gzip.headers["content-encoding"], "gzip");
+    assert.equal(plain.headers["content-encoding"], undefined);
+    assert.equal((await plain.body.text()).length, 4000);
+    await gzip.body.dump();
+    for (const res of [gzip, plain]) {
+      assert.match(String(res.headers.vary), /accept-encoding/i);
+      assert.match(String(res.headers.vary), /authorization/i);
+      assert.match(String(res.headers.etag), /^W\/"/);
+    }
+    assert.equal(gzip.headers.etag, plain.headers.etag);
+    const revalidated = await request(page, {
+      headers: { "if-none-match": String(plain.headers.etag) },
+    });
+    assert.equal(revalidated.statusCode, 304);
+    await revalidated.body.dump();
   });
 
   test("a page from the start is revalidated each time: a trim changes its ETag; others keep", async () => {

@@ -6,7 +6,8 @@
 // page at the tail, any answer at `offset=now`, a long-poll's 204 and HEAD are no-store.
 // The ETag names the stream (its id: a stream created again at the same path is another), the
 // range asked for and the one served (a page from the start begins where a trim left it, so a
-// trim changes it), and whether the stream was closed at its end, so closing changes it.
+// trim changes it), and whether the stream was closed at its end, so closing changes it. It is
+// weak: the gzip and the plain copy of a page share it, as they share their meaning.
 import { pageCacheControl } from "../http/index.ts";
 import { offsetOf } from "./offsets.ts";
 import type { DsPage } from "./service.ts";
@@ -33,5 +34,5 @@ export function cacheHeaders(
 export function etagOf(streamId: string, start: string, page: DsPage): string {
   const first = page.records[0];
   const served = first === undefined ? "" : `${offsetOf(BigInt(first.seq_num))}:`;
-  return `"${streamId}:${start}:${served}${offsetOf(page.next)}${page.closed ? ":c" : ""}"`;
+  return `W/"${streamId}:${start}:${served}${offsetOf(page.next)}${page.closed ? ":c" : ""}"`;
 }

@@ -256,8 +256,9 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
     const credential = req.headers.authorization !== undefined;
     reply.header("etag", etag);
     reply.headers(cacheHeaders(opts.cacheMaxAgeS, credential, asked.start === "-1"));
-    // A browser's own cache keeps one token's page apart from another's.
-    addVary(reply, "authorization");
+    // A browser's own cache keeps one token's page apart from another's; a compressed copy is
+    // kept apart from a plain one whether or not this answer is compressed.
+    addVary(reply, "authorization, accept-encoding");
     // A 304 says what the 200 would have said of caching (RFC 9110, 15.4.5).
     if (etagMatches(req.headers["if-none-match"], etag)) return reply.code(304).send();
     return reply.code(200).send(renderBody(page.records, asked.json));
