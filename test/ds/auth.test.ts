@@ -9,13 +9,17 @@ import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
 import { type StarProcess, startStarProcess, withApiKeys } from "../harness/star-process.ts";
 
 const DS = { bucket: "ds-auth", longPollMs: 1000, sseCloseS: 60 };
-const SECRETS = { ops: "ops-secret-4c1e", tenant: "tenant-secret-9a07" };
+const SECRETS = {
+  ops: "ops-secret-4c1e",
+  tenant: "tenant-secret-9a07",
+  reader: "reader-secret-51d2",
+};
 
 describe("the Durable Streams face with auth", () => {
   let star: StarProcess | undefined;
   let gw: Gateway | undefined;
   let dir: string | undefined;
-  const tokens = { ops: "", tenant: "" };
+  const tokens = { ops: "", tenant: "", reader: "" };
   const url = (path: string) => `${(gw as Gateway).base}/ds/v1/stream/${path}`;
   const as = (who: keyof typeof tokens, headers: Record<string, string> = {}) => ({
     ...headers,
@@ -31,10 +35,12 @@ describe("the Durable Streams face with auth", () => {
         `ops ${SECRETS.ops} nova:*:*`,
         // Reads, forks and deletes under mine/; reads and marks (create) the sources under pub/.
         `tenant ${SECRETS.tenant} nova:read:ds-auth/pub%2F* nova:create:ds-auth/pub%2F* nova:*:ds-auth/mine%2F*`,
+        // Reads the sources under pub/ but may not mark them: no forks of them.
+        `reader ${SECRETS.reader} nova:read:ds-auth/pub%2F* nova:*:ds-auth/reads%2F*`,
       ]),
     ]);
     gw = await inProcessGateway([star.address], { ds: DS });
-    for (const who of ["ops", "tenant"] as const) {
+    for (const who of ["ops", "tenant", "reader"] as const) {
       const res = await fetch(`${gw.base}/v1/tokens`, {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -81,5 +87,52 @@ describe("the Durable Streams face with auth", () => {
       404,
     );
     assert.equal((await fetch(`${url("pub/src")}?offset=-1`, { headers: as("ops") })).status, 410);
+  });
+
+  test("a fork needs create on its source every time, not only the first", async () => {
+    const text = { "content-type": "text/plain" };
+    const put = await fetch(url("pub/twice"), {
+      method: "PUT",
+      headers: as("ops", text),
+      body: "x",
+    });
+    assert.equal(put.status, 201, await put.text());
+    const forkOf = (who: "ops" | "reader", path: string) =>
+      fetch(url(path), {
+        method: "PUT",
+        headers: as(who, { ...text, "stream-forked-from": "/ds/v1/stream/pub/twice" }),
+      });
+    assert.equal((await forkOf("ops", "pub/twice-fork")).status, 201);
+    const refused = await forkOf("reader", "reads/fork");
+    assert.equal(refused.status, 403, await refused.clone().text());
+    assert.match(((await refused.json()) as { message: string }).message, /create on stream/);
+    // Nothing of the refused fork is left.
+    assert.equal(
+      (await fetch(url("reads/fork"), { method: "HEAD", headers: as("reader") })).status,
+      404,
+    );
+  });
+
+  test("a tenant deletes its own source with a fork: retired, as it may not list the bucket", async () => {
+    const text = { "content-type": "text/plain" };
+    const put = await fetch(url("mine/src"), {
+      method: "PUT",
+      headers: as("tenant", text),
+      body: "hi",
+    });
+    assert.equal(put.status, 201, await put.text());
+    const fork = await fetch(url("mine/src-fork"), {
+      method: "PUT",
+      headers: as("tenant", { ...text, "stream-forked-from": "/ds/v1/stream/mine/src" }),
+    });
+    assert.equal(fork.status, 201, await fork.text());
+    const deleted = await fetch(url("mine/src"), { method: "DELETE", headers: as("tenant") });
+    assert.equal(deleted.status, 204, await deleted.text());
+    assert.equal(
+      (await fetch(`${url("mine/src")}?offset=-1`, { headers: as("tenant") })).status,
+      410,
+    );
+    const kept = await fetch(`${url("mine/src-fork")}?offset=-1`, { headers: as("tenant") });
+    assert.equal(await kept.text(), "hi");
   });
 });

@@ -3,8 +3,9 @@
 // to clients (410; its path 409) while its forks live. Deleting a stream releases what it was
 // forked from: a retired source left without forks is deleted then, and so on up the chain.
 // Forks hold copies, so a retired stream's records serve nobody; the state is the protocol's.
+import { status } from "@grpc/grpc-js";
 import { HttpError } from "../errors/index.ts";
-import type { CallOptions, Upstream } from "../upstream/index.ts";
+import { type CallOptions, StarCallError, type Upstream } from "../upstream/index.ts";
 import { parseForkOrigin } from "./fork-origin.ts";
 import { type DsAddress, refuseRetired, streamInfo } from "./service.ts";
 
@@ -15,7 +16,7 @@ export async function deleteDs(
 ): Promise<void> {
   const stream = refuseRetired(await streamInfo(upstream, addr, call));
   const route = { ...call, ...addr };
-  if (stream.forked && (await hasForks(upstream, addr.bucket, stream.id, call))) {
+  if (stream.forked && (await mayHaveForks(upstream, addr.bucket, stream.id, call))) {
     await upstream.unary("Append", { ...addr, records: [], close: true }, route);
     await upstream.unary(
       "ReconfigureStream",
@@ -49,6 +50,23 @@ async function release(
     await upstream.unary("DeleteStream", source, { ...call, ...source });
     from = parseForkOrigin(info.forkOrigin);
   }
+}
+
+/**
+ * Whether stream `id` may have forks: a caller that may not list the whole bucket (a tenant of
+ * key prefixes) cannot tell, and its delete retires the stream, which is gone to clients all
+ * the same; a later delete of its last fork, by a caller that may list, releases it.
+ */
+async function mayHaveForks(
+  upstream: Upstream,
+  bucket: string,
+  id: string,
+  call: CallOptions,
+): Promise<boolean> {
+  return hasForks(upstream, bucket, id, call).catch((err: unknown) => {
+    if (err instanceof StarCallError && err.code === status.PERMISSION_DENIED) return true;
+    throw err;
+  });
 }
 
 /** Whether any stream of the bucket (retired ones included) was forked from stream `id`. */

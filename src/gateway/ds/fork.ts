@@ -129,14 +129,13 @@ export async function planFork(
       sub: req.sub.toString(),
     }),
     inherit: async (fork) => {
-      // Marked first: a deletion of the source from now on looks for its forks.
-      if (!info.forked) {
-        await upstream.unary(
-          "ReconfigureStream",
-          { ...source, config: { forked: true } },
-          { ...call, ...source },
-        );
-      }
+      // Marked first: a deletion of the source from now on looks for its forks. Marked again
+      // when it is already: the mark is what checks the caller's create on the source.
+      await upstream.unary(
+        "ReconfigureStream",
+        { ...source, config: { forked: true } },
+        { ...call, ...source },
+      );
       await copyInherited(upstream, reads, source, fork, { records: whole, bytes }, call);
     },
   };
