@@ -468,6 +468,36 @@ describe("batching on S2's face", () => {
     }
   });
 
+  test("an ensure (PUT) of what exists changes only what its body gives; of what does not, makes it", async () => {
+    const config = { delete_on_empty: { min_age_secs: 600 }, retention_policy: { age: 3600 } };
+    const made = await http("POST", "/v1/streams", { stream: "ensured", config }, headers);
+    assert.equal(made.status, 201, made.text);
+    const put = await http("PUT", "/v1/streams/ensured", { delete_on_empty: {} }, headers);
+    assert.equal(put.status, 200, put.text);
+    assert.equal(put.headers["s2-provision-result"], "updated");
+    const kept = await http("GET", "/v1/streams/ensured", undefined, headers);
+    assert.deepEqual(kept.json.delete_on_empty, { min_age_secs: 600 });
+    assert.deepEqual(kept.json.retention_policy, { age: 3600 });
+    const fresh = await http("PUT", "/v1/streams/ensured-new", { delete_on_empty: {} }, headers);
+    assert.equal(fresh.status, 201, fresh.text);
+    const defaults = await http("GET", "/v1/streams/ensured-new", undefined, headers);
+    assert.deepEqual(defaults.json.delete_on_empty, { min_age_secs: 0 });
+    // A basin's defaults likewise.
+    const other = `s2http-ensure-${process.pid}`;
+    const defaultsGiven = { default_stream_config: config };
+    assert.equal(
+      (await http("POST", "/v1/basins", { basin: other, config: defaultsGiven })).status,
+      201,
+    );
+    const basinPut = await http("PUT", `/v1/basins/${other}`, {
+      config: { default_stream_config: { delete_on_empty: {} } },
+    });
+    assert.equal(basinPut.status, 200, basinPut.text);
+    const basinKept = await http("GET", `/v1/basins/${other}`);
+    assert.deepEqual(basinKept.json.default_stream_config.delete_on_empty, { min_age_secs: 600 });
+    assert.deepEqual(basinKept.json.default_stream_config.retention_policy, { age: 3600 });
+  });
+
   test("S2's reconfigurations leave the wait nova's API set", async () => {
     const name = `s2http-nova-made-${process.pid}`;
     const made = await http("POST", "/v1/buckets", { name, default_batch_max_delay_ms: 7 });

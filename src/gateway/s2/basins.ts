@@ -53,12 +53,15 @@ export async function basinRoutes(app: FastifyInstance, opts: { upstream: Upstre
     const name = basinParam(req.params);
     const body = req.body === undefined ? {} : asObject(req.body, "body", s2Invalid);
     rejectUnknown(body, new Set(["config", "location"]), "", s2Invalid);
-    const bucketConfig = bucketConfigFromS2(body.config, "config", false);
-    setLocation(bucketConfig, body.location);
+    const configFrom = (partial: boolean) => {
+      const config = bucketConfigFromS2(body.config, "config", partial);
+      setLocation(config, body.location);
+      return config;
+    };
     const { result, bucket } = await ensureBasin(
       upstream,
       name,
-      bucketConfig,
+      { create: configFrom(false), reconfigure: () => configFrom(true) },
       requestToken(req),
       s2Call(req, reply),
     );

@@ -136,13 +136,23 @@ async function provision<T>(
     : { result: "noop", value: await read() };
 }
 
+/**
+ * An ensure's body, read two ways: as a create's config (what it leaves out takes its default),
+ * and as a reconfiguration (what it leaves out stays as it is), read only when one is made.
+ */
+export interface EnsureConfig<T> {
+  create: T;
+  reconfigure: () => T;
+}
+
 export async function ensureBasin(
   upstream: Upstream,
   name: string,
-  config: BucketConfig,
+  ensure: EnsureConfig<BucketConfig>,
   creationToken: string,
   call: CallOptions,
 ): Promise<{ result: ProvisionResult; bucket: Bucket__Output }> {
+  const config = ensure.create;
   const given = Object.keys(config).length > 0;
   const { result, value } = await provision(
     "bucket",
@@ -152,7 +162,9 @@ export async function ensureBasin(
         { name, config: basinCreationConfig(config), creation_token: creationToken },
         call,
       ),
-    given ? () => upstream.unary("ReconfigureBucket", { name, config }, call) : undefined,
+    given
+      ? () => upstream.unary("ReconfigureBucket", { name, config: ensure.reconfigure() }, call)
+      : undefined,
     () => upstream.unary("GetBucket", { name }, call),
   );
   return { result, bucket: requireDescriptor(value.bucket) };
@@ -161,11 +173,12 @@ export async function ensureBasin(
 export async function ensureStream(
   upstream: Upstream,
   address: Address,
-  settings: StreamSettings,
+  ensure: EnsureConfig<StreamSettings>,
   creationToken: string,
   call: CallOptions,
 ): Promise<{ result: ProvisionResult; stream: Stream__Output }> {
   const route = { ...call, ...address };
+  const settings = ensure.create;
   const given = Object.keys(settings).length > 0;
   const { result, value } = await provision(
     "stream",
@@ -176,7 +189,8 @@ export async function ensureStream(
         route,
       ),
     given
-      ? () => upstream.unary("ReconfigureStream", { ...address, config: settings }, route)
+      ? () =>
+          upstream.unary("ReconfigureStream", { ...address, config: ensure.reconfigure() }, route)
       : undefined,
     () => upstream.unary("GetStream", address, route),
   );

@@ -66,11 +66,13 @@ export async function s2StreamRoutes(app: FastifyInstance, opts: { upstream: Ups
   async function createOrReconfigureStream(req: FastifyRequest, reply: FastifyReply) {
     const address = streamOf(req);
     // S2's EnsureStream body is the StreamConfig itself (or nothing), unlike CreateStream's.
-    const settings = streamSettingsFromS2(req.body, "body", false);
     const { result, stream } = await ensureStream(
       upstream,
       address,
-      settings,
+      {
+        create: streamSettingsFromS2(req.body, "body", false),
+        reconfigure: () => streamSettingsFromS2(req.body, "body", true),
+      },
       requestToken(req),
       s2Call(req, reply),
     );
