@@ -25,20 +25,28 @@ test("a stream with all records trimmed is deleted once old enough; one with rec
     (
       await http(base(), "POST", "/v1/buckets", {
         name: bucket,
-        default_delete_on_empty_min_age_ms: 1,
+        // Longer than the test: a new stream is empty, so one made with a short age could go
+        // before its first append.
+        default_delete_on_empty_min_age_ms: 600_000,
       })
     ).status,
     201,
   );
   for (const key of ["emptied", "kept"]) {
     const made = await http(base(), "POST", `/v1/buckets/${bucket}/streams`, { key });
-    assert.equal(made.json.delete_on_empty_min_age_ms, 1, "the bucket's default");
+    assert.equal(made.json.delete_on_empty_min_age_ms, 600_000, "the bucket's default");
     const ack = await http(base(), "POST", `/v1/buckets/${bucket}/streams/${key}/records`, {
       records: [{ body: "x" }, { body: "y" }],
     });
     assert.equal(ack.status, 200, ack.text);
   }
   const emptied = `/v1/buckets/${bucket}/streams/emptied`;
+  for (const key of ["emptied", "kept"]) {
+    const short = await http(base(), "PATCH", `/v1/buckets/${bucket}/streams/${key}`, {
+      delete_on_empty_min_age_ms: 1,
+    });
+    assert.equal(short.status, 200, short.text);
+  }
   assert.equal((await http(base(), "POST", `${emptied}/trim`, { seq_num: 2 })).status, 204);
   await waitFor(async () => (await http(base(), "GET", emptied)).status === 404, {
     message: "the emptied stream deleted",
@@ -48,6 +56,21 @@ test("a stream with all records trimmed is deleted once old enough; one with rec
   assert.equal(kept.status, 200);
   const read = await http(base(), "GET", `/v1/buckets/${bucket}/streams/kept/records?seq_num=0`);
   assert.equal(read.json.records.length, 2);
+});
+
+test("a stream made with delete_on_empty and never used is deleted once old enough", async () => {
+  const bucket = `doe-unused-${process.pid}`;
+  assert.equal((await http(base(), "POST", "/v1/buckets", { name: bucket })).status, 201);
+  const path = `/v1/buckets/${bucket}/streams/unused`;
+  const made = await http(base(), "POST", `/v1/buckets/${bucket}/streams`, {
+    key: "unused",
+    delete_on_empty_min_age_ms: 1,
+  });
+  assert.equal(made.status, 201, made.text);
+  // Only its descriptor is asked for: nothing opens the stream but its creation.
+  await waitFor(async () => (await http(base(), "GET", path)).status === 404, {
+    message: "the unused stream deleted",
+  });
 });
 
 test("reconfigured on a stream, and through S2's face as seconds", async () => {

@@ -202,6 +202,11 @@ export class StreamRegistry {
     else if (this.#dormant.has(next.stream_id) || retains(next)) await this.open(next);
   }
 
+  /** A new stream: opened when its retention may have work (delete_on_empty of one never used). */
+  async created(stream: Stream__Output): Promise<void> {
+    if (retains(stream)) await this.open(stream);
+  }
+
   /** Open logs, streams closed idle and waiting for their retention, and idle closes so far. */
   get counts(): { open: number; dormant: number; closedIdle: number } {
     return { open: this.#logs.size, dormant: this.#dormant.size, closedIdle: this.#closedIdle };
