@@ -304,7 +304,7 @@ export const flags = defineFlags({
     type: "int",
     default: DEFAULT_READPLAN_SETTINGS.loadingBytes >> 20,
     min: 1,
-    help: "chunks being fetched at once, over every reader, MiB; a fetch past it is not made and the star serves that chunk's records (fallback reason busy)",
+    help: "chunks being fetched at once, over every reader, MiB; a fetch past it is not made and the star serves that chunk's records (fallback reason busy); one fetch is always let through, however large its chunk",
   },
   "readplan-prefetch": {
     type: "int",

@@ -88,3 +88,24 @@ test("fetches past --readplan-loading-mb are refused as busy, and the budget com
   assert.equal(loading()?.held, 0);
   await loader.close();
 });
+
+test("with nothing being fetched, a chunk larger than --readplan-loading-mb is fetched all the same", async () => {
+  let gets = 0;
+  const s3: S3Fetcher = {
+    get: () => {
+      gets++;
+      return Promise.reject(new Error("gone"));
+    },
+    close: () => {},
+  };
+  const loader = createChunkLoader({
+    url: { get: () => Promise.reject(new Error("no URLs")), close: async () => {} },
+    s3,
+    cacheBytes: 1 << 20,
+    loadingBytes: 1,
+    metrics: createReadPlanMetrics(new Registry(), new MemoryParts()),
+  });
+  await assert.rejects(loader.load(entry, new AbortController().signal), /gone/);
+  assert.equal(gets, 1, "fetched, not refused as busy");
+  await loader.close();
+});

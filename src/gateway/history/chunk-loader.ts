@@ -89,7 +89,9 @@ export function createChunkLoader(opts: ChunkLoaderOptions): ChunkLoader {
         `chunk ${entry.cacheKey}: the plan names ${size} bytes, more than a chunk object can be (${MAX_CHUNK_OBJECT_BYTES})`,
       );
     }
-    if (loading + size > opts.loadingBytes) {
+    // One fetch is always let through, however large its chunk: a budget under the largest chunk
+    // would otherwise send that chunk to the star every time.
+    if (loading > 0 && loading + size > opts.loadingBytes) {
       metrics.fetches.inc({ source, outcome: "busy" });
       throw new ChunkFault(
         "busy",

@@ -11,7 +11,7 @@ export type FaultReason =
   | "timeout"
   /** Connection refused or reset, a 5xx, or anything else the store answered. */
   | "unavailable"
-  /** The gateway's chunk fetches in flight are at --readplan-loading-mb: none is made. */
+  /** The gateway's chunk fetches in flight are at --readplan-loading-mb: this one is not made. */
   | "busy";
 
 /** The reasons a whole plan is not used: the star's ReadPlan failed, or answered nonsense. */
