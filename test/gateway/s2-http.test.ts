@@ -478,6 +478,13 @@ describe("batching on S2's face", () => {
     const kept = await http("GET", "/v1/streams/ensured", undefined, headers);
     assert.deepEqual(kept.json.delete_on_empty, { min_age_secs: 600 });
     assert.deepEqual(kept.json.retention_policy, { age: 3600 });
+    // A null cannot say "the default" to what exists, alone or beside another setting.
+    for (const body of [{ retention_policy: null }, { timestamping: { mode: null } }]) {
+      const refused = await http("PUT", "/v1/streams/ensured", body, headers);
+      assert.equal(refused.status, 422, `${JSON.stringify(body)}: ${refused.text}`);
+    }
+    const noop = await http("PUT", "/v1/streams/ensured", {}, headers);
+    assert.equal(noop.headers["s2-provision-result"], "noop");
     const fresh = await http("PUT", "/v1/streams/ensured-new", { delete_on_empty: {} }, headers);
     assert.equal(fresh.status, 201, fresh.text);
     const defaults = await http("GET", "/v1/streams/ensured-new", undefined, headers);

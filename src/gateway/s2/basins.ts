@@ -10,6 +10,7 @@ import {
   bucketToBasinInfo,
   bucketToS2Config,
   checkBasinName,
+  namesAny,
 } from "./config.ts";
 import { s2Call } from "./context.ts";
 import { s2Invalid } from "./json.ts";
@@ -61,7 +62,11 @@ export async function basinRoutes(app: FastifyInstance, opts: { upstream: Upstre
     const { result, bucket } = await ensureBasin(
       upstream,
       name,
-      { create: configFrom(false), reconfigure: () => configFrom(true) },
+      {
+        create: configFrom(false),
+        reconfigure: () => configFrom(true),
+        given: namesAny(body.config) || body.location !== undefined,
+      },
       requestToken(req),
       s2Call(req, reply),
     );

@@ -136,6 +136,11 @@ function retention(value: unknown, field: string): string {
   return (age * 1000n).toString();
 }
 
+/** Whether an ensure's config names any setting, null included (which a reconfiguration refuses). */
+export function namesAny(config: unknown): boolean {
+  return typeof config === "object" && config !== null && Object.keys(config).length > 0;
+}
+
 export function bucketConfigFromSettings(s: StreamSettings): BucketConfig {
   const c: BucketConfig = {};
   if (s.class !== undefined) c.default_class = s.class;

@@ -138,11 +138,13 @@ async function provision<T>(
 
 /**
  * An ensure's body, read two ways: as a create's config (what it leaves out takes its default),
- * and as a reconfiguration (what it leaves out stays as it is), read only when one is made.
+ * and as a reconfiguration (what it leaves out stays as it is), read only when one is made;
+ * `given` when the body names any setting (a null too, which a reconfiguration refuses).
  */
 export interface EnsureConfig<T> {
   create: T;
   reconfigure: () => T;
+  given: boolean;
 }
 
 export async function ensureBasin(
@@ -153,7 +155,6 @@ export async function ensureBasin(
   call: CallOptions,
 ): Promise<{ result: ProvisionResult; bucket: Bucket__Output }> {
   const config = ensure.create;
-  const given = Object.keys(config).length > 0;
   const { result, value } = await provision(
     "bucket",
     () =>
@@ -162,7 +163,7 @@ export async function ensureBasin(
         { name, config: basinCreationConfig(config), creation_token: creationToken },
         call,
       ),
-    given
+    ensure.given
       ? () => upstream.unary("ReconfigureBucket", { name, config: ensure.reconfigure() }, call)
       : undefined,
     () => upstream.unary("GetBucket", { name }, call),
@@ -179,7 +180,6 @@ export async function ensureStream(
 ): Promise<{ result: ProvisionResult; stream: Stream__Output }> {
   const route = { ...call, ...address };
   const settings = ensure.create;
-  const given = Object.keys(settings).length > 0;
   const { result, value } = await provision(
     "stream",
     () =>
@@ -188,7 +188,7 @@ export async function ensureStream(
         { ...address, config: settings, creation_token: creationToken },
         route,
       ),
-    given
+    ensure.given
       ? () =>
           upstream.unary("ReconfigureStream", { ...address, config: ensure.reconfigure() }, route)
       : undefined,

@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { asObject, checkStreamKey, rejectUnknown, requireDescriptor } from "../translate/index.ts";
 import type { Upstream } from "../upstream/index.ts";
-import { streamConfigToS2, streamSettingsFromS2, streamToStreamInfo } from "./config.ts";
+import { namesAny, streamConfigToS2, streamSettingsFromS2, streamToStreamInfo } from "./config.ts";
 import { requestBasin, s2Call, streamOf } from "./context.ts";
 import { s2Invalid } from "./json.ts";
 import { listPage, requestToken, sendProvisioned } from "./listing.ts";
@@ -72,6 +72,7 @@ export async function s2StreamRoutes(app: FastifyInstance, opts: { upstream: Ups
       {
         create: streamSettingsFromS2(req.body, "body", false),
         reconfigure: () => streamSettingsFromS2(req.body, "body", true),
+        given: namesAny(req.body),
       },
       requestToken(req),
       s2Call(req, reply),
