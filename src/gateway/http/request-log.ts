@@ -1,5 +1,5 @@
 // How a request is logged: one line when it ends, with Fastify's request fields and the URL's
-// access_token redacted, so a credential sent as a query parameter (EventSource cannot send
+// access_token (and anything shaped like a token) redacted, so a credential sent as a query parameter (EventSource cannot send
 // headers) never reaches the logs. Fastify's default is two lines, one as the request arrives:
 // logging went from 6.3% of the gateway's CPU on small appends to 4.2% with one
 // (docs/benchmarks.md); the arrival line is kept at debug level.
@@ -11,10 +11,16 @@ import {
 } from "fastify";
 import type { Logger } from "pino";
 
-/** `url` with the value of every access_token parameter replaced, however its name is encoded. */
+/** A JSON Web Token as it appears in a URL: three base64url parts, the first a JSON object's. */
+const JWT = /eyJ[\w-]*\.[\w-]*\.[\w-]*/g;
+
+/**
+ * `url` with the value of every access_token parameter replaced, however its name is encoded or
+ * cased, and any token-shaped text elsewhere (a misspelt name, `;access_token=` inside a value).
+ */
 export function redactAccessToken(url: string): string {
   const q = url.indexOf("?");
-  if (q === -1) return url;
+  if (q === -1) return url.replace(JWT, "[redacted]");
   const params = url
     .slice(q + 1)
     .split("&")
@@ -27,9 +33,9 @@ export function redactAccessToken(url: string): string {
       } catch {
         // Not percent-encoding: compared as written.
       }
-      return decoded === "access_token" ? `${name}=[redacted]` : param;
+      return decoded.toLowerCase() === "access_token" ? `${name}=[redacted]` : param;
     });
-  return `${url.slice(0, q)}?${params.join("&")}`;
+  return `${url.slice(0, q)}?${params.join("&")}`.replace(JWT, "[redacted]");
 }
 
 /** How a request is logged: Fastify's own fields, the URL without its access_token. */
