@@ -135,4 +135,45 @@ describe("the Durable Streams face with auth", () => {
     const kept = await fetch(`${url("mine/src-fork")}?offset=-1`, { headers: as("tenant") });
     assert.equal(await kept.text(), "hi");
   });
+
+  test("a stream a tenant retired with no fork left is deleted by a caller that may look", async () => {
+    const text = { "content-type": "text/plain" };
+    const put = await fetch(url("mine/b"), {
+      method: "PUT",
+      headers: as("tenant", text),
+      body: "x",
+    });
+    assert.equal(put.status, 201, await put.text());
+    const forked = { ...text, "stream-forked-from": "/ds/v1/stream/mine/b" };
+    assert.equal(
+      (await fetch(url("mine/b-fork"), { method: "PUT", headers: as("tenant", forked) })).status,
+      201,
+    );
+    assert.equal(
+      (await fetch(url("mine/b-fork"), { method: "DELETE", headers: as("tenant") })).status,
+      204,
+    );
+    // The tenant cannot tell that no fork is left: its delete retires the source.
+    assert.equal(
+      (await fetch(url("mine/b"), { method: "DELETE", headers: as("tenant") })).status,
+      204,
+    );
+    assert.equal(
+      (await fetch(url("mine/b"), { method: "DELETE", headers: as("tenant") })).status,
+      410,
+    );
+    assert.equal(
+      (await fetch(url("mine/b"), { method: "PUT", headers: as("tenant", text) })).status,
+      409,
+    );
+    // One that may list the bucket finds none, and deletes it: the path is free again.
+    assert.equal(
+      (await fetch(url("mine/b"), { method: "DELETE", headers: as("ops") })).status,
+      204,
+    );
+    assert.equal(
+      (await fetch(url("mine/b"), { method: "PUT", headers: as("tenant", text) })).status,
+      201,
+    );
+  });
 });

@@ -14,9 +14,12 @@ export async function deleteDs(
   addr: DsAddress,
   call: CallOptions,
 ): Promise<void> {
-  const stream = refuseRetired(await streamInfo(upstream, addr, call));
+  const stream = await streamInfo(upstream, addr, call);
   const route = { ...call, ...addr };
   if (stream.forked && (await mayHaveForks(upstream, addr.bucket, stream.id, call))) {
+    // Retired already: it stays gone (410) while a fork may live. One retired by a caller that
+    // could not tell is deleted here by one that can, once it has no fork left.
+    refuseRetired(stream);
     await upstream.unary("Append", { ...addr, records: [], close: true }, route);
     await upstream.unary(
       "ReconfigureStream",
