@@ -23,6 +23,12 @@ import {
   type RunningS3rver,
   startS3rver,
 } from "../src/platform/objstore/index.ts";
+import {
+  amzDateOf,
+  authorization,
+  canonicalQuery,
+  createSigner,
+} from "../src/platform/objstore/sigv4.ts";
 import { describeObjectStoreContract } from "../src/platform/objstore/store-contract.test-helper.ts";
 import { freePort } from "./harness/ports.ts";
 import { nodeArgs, startProcess } from "./harness/process.ts";
@@ -62,6 +68,25 @@ describeObjectStoreContract("S3 over s3rver", {
   },
 });
 
+const signer = createSigner({
+  region: "us-east-1",
+  accessKeyId: "S3RVER",
+  secretAccessKey: "S3RVER",
+});
+
+/** Headers that sign a request as the store's clients do (SigV4, the body unsigned). */
+function signed(method: string, url: string): Record<string, string> {
+  const u = new URL(url);
+  const headers = {
+    host: u.host,
+    "x-amz-date": amzDateOf(new Date()),
+    "x-amz-content-sha256": "UNSIGNED-PAYLOAD",
+  };
+  const query = canonicalQuery([...u.searchParams]);
+  const req = { method, path: u.pathname, query, headers, payloadHash: "UNSIGNED-PAYLOAD" };
+  return { ...headers, authorization: authorization(signer, req) };
+}
+
 const fetchOk = async (url: string): Promise<Buffer | undefined> => {
   const res = await request(url);
   const body = Buffer.from(await res.body.arrayBuffer());
@@ -90,7 +115,8 @@ describe("an embedded store serves S3's HTTP API from its first presigned URL on
     assert.equal(new URL(url).origin, served);
     assert.equal(await opened.serve(), served, "one server, however often asked");
     // Written over HTTP, read in place: one store both ways.
-    const put = await request(`${served}/lazy/a/two`, { method: "PUT", body: "second" });
+    const two = `${served}/lazy/a/two`;
+    const put = await request(two, { method: "PUT", body: "second", headers: signed("PUT", two) });
     assert.equal(put.statusCode, 200);
     await put.body.dump();
     assert.deepEqual(await store.get("a/two"), Buffer.from("second"));
@@ -225,6 +251,30 @@ describe("s3rver in place and over HTTP are one store", () => {
     assert.deepEqual(await remote.getVersioned(c), await local.getVersioned(c));
   });
 
+  test("over HTTP, a request with no signature is refused, and one with a . or .. key segment", async (t) => {
+    const { local, remote, p } = both(t);
+    const before = await readdir(join(dataDir as string));
+    for (const [method, path] of [
+      ["GET", "/local?prefix="],
+      ["PUT", `/local/${p}unsigned`],
+      ["DELETE", `/local/${p}unsigned`],
+      ["PUT", "/local/..%2F..%2Fescape"],
+    ] as const) {
+      const res = await request(`${s3url()}${path}`, {
+        method,
+        ...(method === "PUT" ? { body: "x" } : {}),
+      });
+      assert.equal(res.statusCode, 403, `${method} ${path}`);
+      assert.match(await res.body.text(), /AccessDenied/);
+    }
+    for (const key of [`${p}../escape`, `${p}a/./b`, "../../escape"]) {
+      await assert.rejects(remote.put(key, Buffer.from("x")), key);
+    }
+    assert.deepEqual((await local.list(p)).objects, []);
+    assert.deepEqual(await readdir(join(dataDir as string)), before, "nothing beside the buckets");
+    assert.equal(existsSync(join(dataDir as string, "..", "escape._S3rver_object")), false);
+  });
+
   test('a key with a "." or ".." segment is refused in place, naming the key, and writes nothing', async (t) => {
     const { local, p } = both(t);
     for (const key of [`${p}../escape`, `${p}./x`, "../outside", `${p}a/../b`]) {
@@ -308,9 +358,10 @@ describe("s3rver as the star's store", () => {
     const put = (key: string, length: number, first: string) => {
       const socket = connect(server.port, "127.0.0.1");
       sockets.push(socket);
-      socket.write(
-        `PUT /atomic/${key} HTTP/1.1\r\nhost: 127.0.0.1:${server.port}\r\ncontent-length: ${length}\r\n\r\n`,
-      );
+      const headers = Object.entries(signed("PUT", `${server.url}/atomic/${key}`))
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join("");
+      socket.write(`PUT /atomic/${key} HTTP/1.1\r\n${headers}content-length: ${length}\r\n\r\n`);
       socket.write(first);
       return socket;
     };
@@ -380,6 +431,15 @@ describe("s3rver reads into pooled memory", () => {
     return bytes;
   };
   const objectUrl = (key: string): string => `${s3url()}/reads/${key}`;
+  /** A signed GET (or HEAD) of a key, with more headers. */
+  const at = (
+    key: string,
+    opts: { method?: "GET" | "HEAD"; headers?: Record<string, string> } = {},
+  ) => {
+    const method = opts.method ?? "GET";
+    const url = objectUrl(key);
+    return request(url, { method, headers: { ...signed(method, url), ...opts.headers } });
+  };
 
   test("a response still being sent keeps its bytes while later GETs reuse the memory", async (t) => {
     const store = createS3Store({ endpoint: s3url(), bucket: "reads" });
@@ -390,10 +450,10 @@ describe("s3rver reads into pooled memory", () => {
     const other = pattern(8 * MiB, 2);
     await store.put("held/a", held);
     await store.put("held/b", other);
-    const slow = await request(objectUrl("held/a"));
+    const slow = await at("held/a");
     assert.equal(slow.statusCode, 200);
     for (let i = 0; i < 4; i++) {
-      const res = await request(objectUrl("held/b"));
+      const res = await at("held/b");
       assert.ok(Buffer.from(await res.body.arrayBuffer()).equals(other), `GET ${i} of b`);
     }
     assert.ok(Buffer.from(await slow.body.arrayBuffer()).equals(held), "the held response");
@@ -438,26 +498,26 @@ describe("s3rver reads into pooled memory", () => {
     t.after(() => store.close());
     const bytes = pattern(100_000, 9);
     await store.put("answers/x", bytes);
-    const head = await request(objectUrl("answers/x"), { method: "HEAD" });
+    const head = await at("answers/x", { method: "HEAD" });
     assert.equal(head.statusCode, 200);
     assert.equal(head.headers["content-length"], String(bytes.length));
     assert.equal((await head.body.arrayBuffer()).byteLength, 0);
     const etag = head.headers.etag;
     assert.equal(typeof etag, "string");
-    const unchanged = await request(objectUrl("answers/x"), {
+    const unchanged = await at("answers/x", {
       headers: { "if-none-match": etag as string },
     });
     assert.equal(unchanged.statusCode, 304);
     await unchanged.body.dump();
-    const missing = await request(objectUrl("answers/missing"));
+    const missing = await at("answers/missing");
     assert.equal(missing.statusCode, 404);
     assert.match(await missing.body.text(), /NoSuchKey/);
-    const beyond = await request(objectUrl("answers/x"), {
+    const beyond = await at("answers/x", {
       headers: { range: `bytes=${bytes.length}-${bytes.length + 10}` },
     });
     assert.equal(beyond.statusCode, 416);
     await beyond.body.dump();
-    const tail = await request(objectUrl("answers/x"), { headers: { range: "bytes=99990-" } });
+    const tail = await at("answers/x", { headers: { range: "bytes=99990-" } });
     assert.equal(tail.statusCode, 206);
     assert.equal(tail.headers["content-range"], `bytes 99990-99999/${bytes.length}`);
     assert.ok(Buffer.from(await tail.body.arrayBuffer()).equals(bytes.subarray(99_990)));
@@ -469,7 +529,7 @@ describe("s3rver reads into pooled memory", () => {
     const bytes = pattern(8 * MiB, 11);
     await store.put("left/x", bytes);
     for (let i = 0; i < 3; i++) {
-      const res = await request(objectUrl("left/x"));
+      const res = await at("left/x");
       for await (const _ of res.body) break;
     }
     assert.ok((await store.get("left/x"))?.equals(bytes));

@@ -7,6 +7,11 @@
 //   one at a time;
 // - it ignores If-None-Match and If-Match on PUT, which S3 honours atomically (a 412 when the
 //   condition fails): conditional PUTs are checked and written one at a time per key here.
+// - it serves requests that carry no signature at all (only a wrong one is refused), so any
+//   local process, or a web page's simple request, could read, write and delete objects: here
+//   they are 403 AccessDenied;
+// - it keeps a key as a path, so a key with a `.` or `..` segment named another object or a file
+//   outside the bucket: here such keys are 400 (the in-process store refuses them too).
 // Not patched: a truncated ListObjectsV2 page fails with a 500, as its continuation token needs
 // DES, which Node 17+ (OpenSSL 3) lacks: the S3 store lists with V1 markers instead.
 import { existsSync } from "node:fs";
@@ -66,9 +71,28 @@ type KoaMiddleware = (ctx: ConditionalContext, next: () => Promise<void>) => Pro
 interface ConditionalContext {
   method: string;
   path: string;
+  query: Record<string, unknown>;
+  headers: Record<string, unknown>;
   get(header: string): string;
   status: number;
   body: unknown;
+}
+
+/** Refuses a request with no signature (s3rver's own check passes those) or a dot-segment key. */
+async function signedAndInside(ctx: ConditionalContext, next: () => Promise<void>): Promise<void> {
+  const signed =
+    "authorization" in ctx.headers || "Signature" in ctx.query || "X-Amz-Algorithm" in ctx.query;
+  if (!signed) throw new S3Error("AccessDenied", "Access Denied: the request is not signed");
+  let path = ctx.path;
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    // Not percent-encoding: s3rver's router refuses it, or takes it as written.
+  }
+  if (path.split("/").some((s) => s === "." || s === "..")) {
+    throw new S3Error("InvalidArgument", "a bucket or key segment may not be . or ..");
+  }
+  await next();
 }
 
 /**
@@ -116,5 +140,10 @@ export function fixS3rverServer(server: S3rver, turns: KeyTurns): void {
   objectController.deleteMultipleObjects = deleteMultipleObjects;
   // Before the router (the last middleware), after the virtual-host rewrite to path style.
   const { middleware } = server as unknown as { middleware: KoaMiddleware[] };
-  middleware.splice(middleware.length - 1, 0, conditionalPuts(storeOf(server), turns));
+  middleware.splice(
+    middleware.length - 1,
+    0,
+    signedAndInside,
+    conditionalPuts(storeOf(server), turns),
+  );
 }
