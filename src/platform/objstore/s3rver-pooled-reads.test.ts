@@ -10,6 +10,7 @@ import { fixS3rverServer } from "./s3rver-fixes.ts";
 import { storeOf } from "./s3rver-internals.ts";
 import { readIntoPooledMemory } from "./s3rver-pooled-reads.ts";
 import { fixS3rverStore } from "./s3rver-store-fixes.ts";
+import { signedHeaders } from "./signed-request.test-helper.ts";
 
 const MiB = 1024 * 1024;
 
@@ -33,19 +34,24 @@ async function serve(
   t.after(() => server.close());
   const base = `http://127.0.0.1:${port}/b`;
   for (const [key, body] of Object.entries(objects)) {
-    const res = await request(`${base}/${key}`, { method: "PUT", body });
+    const url = `${base}/${key}`;
+    const res = await request(url, { method: "PUT", body, headers: signedHeaders("PUT", url) });
     assert.equal(res.statusCode, 200);
     await res.body.dump();
   }
   return base;
 }
 
+/** A signed GET (or HEAD) of `url`. */
+const get = (url: string, method: "GET" | "HEAD" = "GET") =>
+  request(url, { method, headers: signedHeaders(method, url) });
+
 test("a GET's memory goes back to the pool once its response is sent, and is lent again", async (t) => {
   const pool = new BufferPool(64 * MiB);
   const bytes = Buffer.alloc(MiB, 7);
   const base = await serve(t, pool, { x: bytes });
   for (let i = 0; i < 3; i++) {
-    const res = await request(`${base}/x`);
+    const res = await get(`${base}/x`);
     assert.ok(Buffer.from(await res.body.arrayBuffer()).equals(bytes));
     // The server sees 'finish' on its own schedule, after the client may have read everything.
     await waitFor(() => pool.idleBytes === MiB, { message: `GET ${i}'s memory given back` });
@@ -56,14 +62,14 @@ test("a response still being sent holds its memory; HEAD reads give theirs back"
   const pool = new BufferPool(64 * MiB);
   const big = Buffer.alloc(8 * MiB, 1);
   const base = await serve(t, pool, { big });
-  const held = await request(`${base}/big`);
+  const held = await get(`${base}/big`);
   assert.equal(held.statusCode, 200);
-  const head = await request(`${base}/big`, { method: "HEAD" });
+  const head = await get(`${base}/big`, "HEAD");
   await head.body.dump();
   await waitFor(() => pool.idleBytes === 8 * MiB, { message: "the HEAD's memory given back" });
   // The held response's memory is still out: the next GET needs new memory, which it gives
   // back too once sent, so both end up idle.
-  const next = await request(`${base}/big`);
+  const next = await get(`${base}/big`);
   assert.ok(Buffer.from(await next.body.arrayBuffer()).equals(big));
   assert.ok(Buffer.from(await held.body.arrayBuffer()).equals(big));
   await waitFor(() => pool.idleBytes === 16 * MiB, { message: "both GETs' memory given back" });
