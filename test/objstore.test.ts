@@ -23,12 +23,7 @@ import {
   type RunningS3rver,
   startS3rver,
 } from "../src/platform/objstore/index.ts";
-import {
-  amzDateOf,
-  authorization,
-  canonicalQuery,
-  createSigner,
-} from "../src/platform/objstore/sigv4.ts";
+import { signedHeaders as signed } from "../src/platform/objstore/signed-request.test-helper.ts";
 import { describeObjectStoreContract } from "../src/platform/objstore/store-contract.test-helper.ts";
 import { freePort } from "./harness/ports.ts";
 import { nodeArgs, startProcess } from "./harness/process.ts";
@@ -67,25 +62,6 @@ describeObjectStoreContract("S3 over s3rver", {
     }
   },
 });
-
-const signer = createSigner({
-  region: "us-east-1",
-  accessKeyId: "S3RVER",
-  secretAccessKey: "S3RVER",
-});
-
-/** Headers that sign a request as the store's clients do (SigV4, the body unsigned). */
-function signed(method: string, url: string): Record<string, string> {
-  const u = new URL(url);
-  const headers = {
-    host: u.host,
-    "x-amz-date": amzDateOf(new Date()),
-    "x-amz-content-sha256": "UNSIGNED-PAYLOAD",
-  };
-  const query = canonicalQuery([...u.searchParams]);
-  const req = { method, path: u.pathname, query, headers, payloadHash: "UNSIGNED-PAYLOAD" };
-  return { ...headers, authorization: authorization(signer, req) };
-}
 
 const fetchOk = async (url: string): Promise<Buffer | undefined> => {
   const res = await request(url);
@@ -215,6 +191,32 @@ describe("s3rver in place and over HTTP are one store", () => {
     const winners = replaced.flatMap((e, i) => (e === undefined ? [] : [i]));
     assert.equal(winners.length, 1);
     assert.equal((await remote.get(`${p}k`))?.toString(), `r${winners[0]}`);
+  });
+
+  test("a delete or a PUT sent after an in-place conditional PUT of the key lands after it", async (t) => {
+    const { local, remote, p } = both(t);
+    // In place, the conditional PUT takes its key's turn as it is called.
+    for (const deleter of [local, remote]) {
+      const key = `${p}cond-${Math.random().toString(36).slice(2)}`;
+      await local.put(key, Buffer.from("v1"));
+      const read = await local.getVersioned(key);
+      assert.ok(read);
+      // The conditional PUT takes the key's turn first; the delete waits for it, so the object
+      // is gone at the end, not brought back by a check that passed before the delete.
+      const replaced = local.putIf(key, Buffer.from("v2"), { ifMatch: read.etag });
+      const deleted = deleter.delete([key]);
+      assert.ok(await replaced);
+      await deleted;
+      assert.equal(await local.get(key), undefined);
+      // A plain PUT after a conditional one likewise has the last word.
+      await local.put(key, Buffer.from("v3"));
+      const again = await local.getVersioned(key);
+      assert.ok(again);
+      const conditional = local.putIf(key, Buffer.from("v4"), { ifMatch: again.etag });
+      const plain = local.put(key, Buffer.from("v5"));
+      await Promise.all([conditional, plain]);
+      assert.equal((await local.get(key))?.toString(), "v5");
+    }
   });
 
   test("S3's default metadata has no file and reads back as itself; other metadata has one", async (t) => {

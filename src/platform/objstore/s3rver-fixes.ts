@@ -6,7 +6,8 @@
 //   (&#x85; as U+2026, not U+0085); here keys are read as XML gives them (s3-xml.ts) and deleted
 //   one at a time;
 // - it ignores If-None-Match and If-Match on PUT, which S3 honours atomically (a 412 when the
-//   condition fails): conditional PUTs are checked and written one at a time per key here.
+//   condition fails): conditional PUTs are checked and written in their key's turn here, which
+//   every PUT and DELETE of the key takes.
 // - it serves requests that carry no signature at all (only a wrong one is refused), so any
 //   local process, or a web page's simple request, could read, write and delete objects: here
 //   they are 403 AccessDenied;
@@ -37,34 +38,37 @@ const objectController = requireFromS3rver("./controllers/object.js") as {
   deleteMultipleObjects(ctx: KoaContext): Promise<void>;
 };
 
-/** Multi-object delete with keys taken verbatim, deleted one at a time. */
-async function deleteMultipleObjects(ctx: KoaContext): Promise<void> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
-  let keys: string[];
-  try {
-    keys = parseDeleteRequest(Buffer.concat(chunks).toString("utf8"));
-  } catch {
-    keys = [];
-  }
-  if (keys.length === 0) {
-    throw new S3Error(
-      "MalformedXML",
-      "The XML you provided was not well-formed or did not validate against our published schema.",
-    );
-  }
-  for (const key of keys) {
-    if (await ctx.store.existsObject(ctx.params.bucket, key)) {
-      await ctx.store.deleteObject(ctx.params.bucket, key);
+/** Multi-object delete with keys taken verbatim, deleted one at a time, each in its key's turn. */
+const deleteMultipleObjectsIn =
+  (turns: KeyTurns) =>
+  async (ctx: KoaContext): Promise<void> => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
+    let keys: string[];
+    try {
+      keys = parseDeleteRequest(Buffer.concat(chunks).toString("utf8"));
+    } catch {
+      keys = [];
     }
-  }
-  ctx.body = {
-    DeleteResult: {
-      "@": { xmlns: "http://s3.amazonaws.com/doc/2006-03-01/" },
-      Deleted: keys.map((Key) => ({ Key })),
-    },
+    if (keys.length === 0) {
+      throw new S3Error(
+        "MalformedXML",
+        "The XML you provided was not well-formed or did not validate against our published schema.",
+      );
+    }
+    const { bucket } = ctx.params;
+    for (const key of keys) {
+      await turns.take(turnKey(bucket, key), async () => {
+        if (await ctx.store.existsObject(bucket, key)) await ctx.store.deleteObject(bucket, key);
+      });
+    }
+    ctx.body = {
+      DeleteResult: {
+        "@": { xmlns: "http://s3.amazonaws.com/doc/2006-03-01/" },
+        Deleted: keys.map((Key) => ({ Key })),
+      },
+    };
   };
-}
 
 type KoaMiddleware = (ctx: ConditionalContext, next: () => Promise<void>) => Promise<void>;
 
@@ -96,21 +100,29 @@ async function signedAndInside(ctx: ConditionalContext, next: () => Promise<void
 }
 
 /**
- * S3's conditional PUT: with If-None-Match: * only where no object is, with If-Match only over
- * the object with that ETag, else 412. The check and the write take one turn on the key, shared
- * with the in-process store (s3rver-local-store.ts), so they are one step for every other
- * conditional PUT.
+ * An object's PUT or DELETE takes one turn on its key, shared with the in-process store
+ * (s3rver-local-store.ts), and S3's conditional PUT is checked in it: with If-None-Match: * only
+ * where no object is, with If-Match only over the object with that ETag, else 412. So a
+ * condition's check and its write are one step beside every other write of the key.
  */
-function conditionalPuts(store: FilesystemStore, turns: KeyTurns): KoaMiddleware {
+function writesInTurn(store: FilesystemStore, turns: KeyTurns): KoaMiddleware {
   return async (ctx, next) => {
-    const ifNoneMatch = ctx.get("if-none-match");
-    const ifMatch = ctx.get("if-match");
-    if (ctx.method !== "PUT" || (ifNoneMatch === "" && ifMatch === "")) return next();
+    if (ctx.method !== "PUT" && ctx.method !== "DELETE") return next();
     const slash = ctx.path.indexOf("/", 1);
     if (slash < 0) return next();
-    const bucket = decodeURIComponent(ctx.path.slice(1, slash));
-    const key = decodeURIComponent(ctx.path.slice(slash + 1));
+    let bucket: string;
+    let key: string;
+    try {
+      bucket = decodeURIComponent(ctx.path.slice(1, slash));
+      key = decodeURIComponent(ctx.path.slice(slash + 1));
+    } catch {
+      // Not percent-encoding: s3rver's router answers it.
+      return next();
+    }
+    const ifNoneMatch = ctx.method === "PUT" ? ctx.get("if-none-match") : "";
+    const ifMatch = ctx.method === "PUT" ? ctx.get("if-match") : "";
     await turns.take(turnKey(bucket, key), async () => {
+      if (ifNoneMatch === "" && ifMatch === "") return next();
       // If-None-Match needs only whether the object is there, not its bytes' checksum.
       const holds =
         ifNoneMatch === "*"
@@ -137,13 +149,13 @@ function conditionalPuts(store: FilesystemStore, turns: KeyTurns): KoaMiddleware
  */
 export function fixS3rverServer(server: S3rver, turns: KeyTurns): void {
   // s3rver's router looks the controller up on every request, so replacing it takes effect.
-  objectController.deleteMultipleObjects = deleteMultipleObjects;
+  objectController.deleteMultipleObjects = deleteMultipleObjectsIn(turns);
   // Before the router (the last middleware), after the virtual-host rewrite to path style.
   const { middleware } = server as unknown as { middleware: KoaMiddleware[] };
   middleware.splice(
     middleware.length - 1,
     0,
     signedAndInside,
-    conditionalPuts(storeOf(server), turns),
+    writesInTurn(storeOf(server), turns),
   );
 }

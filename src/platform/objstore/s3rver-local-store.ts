@@ -141,7 +141,8 @@ export function createS3rverLocalStore(opts: S3rverLocalStoreOptions): ObjectSto
     async put(key, body) {
       admit(key);
       try {
-        await write(key, body);
+        // In the key's turn: a conditional PUT's check and write stay one step beside it.
+        await turns.take(turnKey(bucket, key), () => write(key, body));
       } catch (err) {
         throw fail(err, "put", key);
       }
@@ -203,7 +204,8 @@ export function createS3rverLocalStore(opts: S3rverLocalStoreOptions): ObjectSto
       for (const key of keys) {
         try {
           // Missing resources are passed over (s3rver-store-fixes.ts), as S3 ignores missing keys.
-          await store.deleteObject(bucket, key);
+          // In the key's turn, as a PUT: a conditional PUT's check never outdates under it.
+          await turns.take(turnKey(bucket, key), () => store.deleteObject(bucket, key));
         } catch (err) {
           throw fail(err, "delete", key);
         }
