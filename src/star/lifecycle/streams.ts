@@ -66,7 +66,7 @@ export function createStream(
     const stream = newStream(bucket, key, config, creationToken, randomUUID(), ctx.now());
     await ctx.catalog.putStream(stream);
     await undoIfBucketGone(ctx, bucket, stream);
-    await ctx.registry.created(stream);
+    ctx.registry.created(stream);
     return stream;
   });
 }

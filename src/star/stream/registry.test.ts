@@ -355,6 +355,23 @@ test("an empty stream closed idle is due at its delete_on_empty age; a deleted o
   assert.deepEqual(registry.dueStreams(5100n), []);
 });
 
+test("a new stream whose retention may have work is due at once; one with none is not", async () => {
+  const { registry, d } = heldRegistry();
+  registry.created({ ...d, stream_id: "plain" });
+  registry.created({ ...d, stream_id: "aging", retention_max_age_ms: "60000" });
+  registry.created({ ...d, stream_id: "deleting", delete_on_empty_min_age_ms: "1" });
+  assert.deepEqual(
+    registry.dueStreams(0n).map((s) => s.stream_id),
+    ["aging", "deleting"],
+  );
+  await registry.open({ ...d, stream_id: "deleting", delete_on_empty_min_age_ms: "1" });
+  assert.deepEqual(
+    registry.dueStreams(0n).map((s) => s.stream_id),
+    ["aging"],
+    "open, it is the round's like any open stream",
+  );
+});
+
 test("a stream closed idle with no retention to come is not remembered", async () => {
   const { registry, d, clock } = heldRegistry();
   const log = await registry.open({ ...d, retention_max_bytes: "1" });

@@ -202,9 +202,12 @@ export class StreamRegistry {
     else if (this.#dormant.has(next.stream_id) || retains(next)) await this.open(next);
   }
 
-  /** A new stream: opened when its retention may have work (delete_on_empty of one never used). */
-  async created(stream: Stream__Output): Promise<void> {
-    if (retains(stream)) await this.open(stream);
+  /**
+   * A new stream whose retention may have work (delete_on_empty of one never used): due at once,
+   * so the next retention round opens it. The create neither waits for that open nor fails by it.
+   */
+  created(stream: Stream__Output): void {
+    if (retains(stream)) this.#dormant.set(stream.stream_id, { descriptor: stream, dueMs: 0n });
   }
 
   /** Open logs, streams closed idle and waiting for their retention, and idle closes so far. */
