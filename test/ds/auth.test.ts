@@ -138,42 +138,19 @@ describe("the Durable Streams face with auth", () => {
 
   test("a stream a tenant retired with no fork left is deleted by a caller that may look", async () => {
     const text = { "content-type": "text/plain" };
-    const put = await fetch(url("mine/b"), {
-      method: "PUT",
-      headers: as("tenant", text),
-      body: "x",
-    });
-    assert.equal(put.status, 201, await put.text());
     const forked = { ...text, "stream-forked-from": "/ds/v1/stream/mine/b" };
-    assert.equal(
-      (await fetch(url("mine/b-fork"), { method: "PUT", headers: as("tenant", forked) })).status,
-      201,
-    );
-    assert.equal(
-      (await fetch(url("mine/b-fork"), { method: "DELETE", headers: as("tenant") })).status,
-      204,
-    );
+    /** A request's status, as `who`. */
+    const status = async (method: string, path: string, who: "ops" | "tenant", headers = {}) =>
+      (await fetch(url(path), { method, headers: as(who, headers) })).status;
+    assert.equal(await status("PUT", "mine/b", "tenant", text), 201);
+    assert.equal(await status("PUT", "mine/b-fork", "tenant", forked), 201);
+    assert.equal(await status("DELETE", "mine/b-fork", "tenant"), 204);
     // The tenant cannot tell that no fork is left: its delete retires the source.
-    assert.equal(
-      (await fetch(url("mine/b"), { method: "DELETE", headers: as("tenant") })).status,
-      204,
-    );
-    assert.equal(
-      (await fetch(url("mine/b"), { method: "DELETE", headers: as("tenant") })).status,
-      410,
-    );
-    assert.equal(
-      (await fetch(url("mine/b"), { method: "PUT", headers: as("tenant", text) })).status,
-      409,
-    );
+    assert.equal(await status("DELETE", "mine/b", "tenant"), 204);
+    assert.equal(await status("DELETE", "mine/b", "tenant"), 410);
+    assert.equal(await status("PUT", "mine/b", "tenant", text), 409);
     // One that may list the bucket finds none, and deletes it: the path is free again.
-    assert.equal(
-      (await fetch(url("mine/b"), { method: "DELETE", headers: as("ops") })).status,
-      204,
-    );
-    assert.equal(
-      (await fetch(url("mine/b"), { method: "PUT", headers: as("tenant", text) })).status,
-      201,
-    );
+    assert.equal(await status("DELETE", "mine/b", "ops"), 204);
+    assert.equal(await status("PUT", "mine/b", "tenant", text), 201);
   });
 });

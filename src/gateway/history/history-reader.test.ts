@@ -24,14 +24,22 @@ const noUrls: UrlFetcher = {
   close: async () => {},
 };
 
-function setup(
-  star: ModelStar,
-  prefetch = 2,
-  upstream = star.upstream(),
-  planLimit = 8,
-  cacheBytes = 1 << 20,
-  loadingBytes = 1 << 20,
-) {
+interface SetupOptions {
+  prefetch?: number;
+  upstream?: ReturnType<ModelStar["upstream"]>;
+  planLimit?: number;
+  cacheBytes?: number;
+  loadingBytes?: number;
+}
+
+function setup(star: ModelStar, opts: SetupOptions = {}) {
+  const {
+    prefetch = 2,
+    upstream = star.upstream(),
+    planLimit = 8,
+    cacheBytes = 1 << 20,
+    loadingBytes = 1 << 20,
+  } = opts;
   const metrics = createReadPlanMetrics(new Registry(), new MemoryParts());
   const loader = createChunkLoader({
     url: noUrls,
@@ -160,14 +168,7 @@ describe("a page read through plans equals the star's Read", () => {
       fc.asyncProperty(scenarioArb, fc.boolean(), async (s, refuseDamaged) => {
         // A star that refuses damaged chunks too: the page fails exactly when its Read does.
         const star = await modelOf({ ...s, refuseDamaged });
-        const { service } = setup(
-          star,
-          s.prefetch,
-          star.upstream(),
-          s.planLimit,
-          s.cacheBytes,
-          s.loadingBytes,
-        );
+        const { service } = setup(star, s);
         const query: ReadQuery = { start: s.start, clamp: false, wait: 0, int64: "number" };
         if (s.count !== undefined) query.count = BigInt(s.count);
         if (s.bytes !== undefined) query.bytes = BigInt(s.bytes);
@@ -206,14 +207,7 @@ describe("a whole history read, then the star, is every record once", () => {
       fc.asyncProperty(scenarioArb, fc.integer({ min: 1, max: 4 }), async (s, pageRecords) => {
         // Small Read pages: ranges read through the star take several calls.
         const star = await modelOf({ ...s, pageRecords });
-        const { service } = setup(
-          star,
-          s.prefetch,
-          star.upstream(),
-          s.planLimit,
-          s.cacheBytes,
-          s.loadingBytes,
-        );
+        const { service } = setup(star, s);
         const history = service.history;
         assert.ok(history);
         const limits = new PageRule(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
@@ -335,7 +329,7 @@ describe("faults and the star", () => {
       })),
     );
     const star = await ModelStar.create({ chunks });
-    const { service, metrics } = setup(star, 3, star.upstream(), 8, 1200);
+    const { service, metrics } = setup(star, { prefetch: 3, cacheBytes: 1200 });
     const history = service.history;
     assert.ok(history);
     const reader = history.read(address, { seq_num: "0" }, new PageRule(100, 1 << 20), {});
@@ -460,7 +454,7 @@ describe("faults and the star", () => {
           return res;
         }) as typeof model.unary,
       };
-      const { service } = setup(star, 2, upstream);
+      const { service } = setup(star, { upstream });
       // An earlier reader left one chunk in the gateway's cache (and not the one reclaimed).
       const key = star.chunks[reclaimed]?.key as string;
       const bytes = (await star.store.get(key)) as Buffer;
@@ -507,7 +501,7 @@ describe("faults and the star", () => {
 
   test("a chunk larger than the chunk cache is fetched all the same, and not kept", async () => {
     const star = await ModelStar.create({ chunks: [records(3), records(3)] });
-    const { service, metrics } = setup(star, 2, star.upstream(), 8, 16);
+    const { service, metrics } = setup(star, { cacheBytes: 16 });
     const got = await service.page(
       address,
       { start: { seq_num: "0" }, clamp: false, wait: 0, int64: "number" },
@@ -534,7 +528,7 @@ describe("faults and the star", () => {
         return res;
       }) as typeof model.unary,
     };
-    const { service, metrics } = setup(star, 2, upstream);
+    const { service, metrics } = setup(star, { upstream });
     const got = await service.page(
       address,
       { start: { seq_num: "0" }, clamp: false, wait: 0, int64: "number" },
@@ -555,7 +549,7 @@ describe("faults and the star", () => {
             )
           : model.unary(method, request, opts)) as typeof model.unary,
     };
-    const { service, metrics } = setup(star, 2, upstream);
+    const { service, metrics } = setup(star, { upstream });
     const got = await service.page(
       address,
       { start: { seq_num: "0" }, clamp: false, wait: 0, int64: "number" },
