@@ -2701,9 +2701,7 @@ export interface operations {
           vary?: string;
           [name: string]: unknown;
         };
-        content: {
-          "application/json": unknown;
-        };
+        content?: never;
       };
       /** @description Bad input, named in `field`: bad_json (with `position`), bad_query, bad_header, bad_path, bad_base64 or invalid_argument. */
       400: {
@@ -6276,6 +6274,7 @@ export interface operations {
         timestamp?: string;
         /** @description Start this many records before the tail (none: 0) */
         tail_offset?: string;
+        /** @description A start past the tail starts at the tail; a unary read there without wait is still 416 */
         clamp?: "true" | "false";
         /** @description At most this many records */
         count?: string;
@@ -6312,7 +6311,7 @@ export interface operations {
               seq_num: string | number;
               /** @description Milliseconds since the epoch (uint64, exact) */
               timestamp: string | number;
-              headers?: [string, string][];
+              headers?: string[][];
               body?: string;
             }[];
             tail?: {
@@ -6404,7 +6403,7 @@ export interface operations {
           };
         };
       };
-      /** @description The start is beyond the tail; add clamp=true to read from the tail */
+      /** @description A unary read without wait that starts at or past the tail (given, or clamped there): nothing to read yet; read with wait to wait for records */
       416: {
         headers: {
           [name: string]: unknown;
@@ -6521,7 +6520,7 @@ export interface operations {
           /** @description 1 to 1000 records, at most 1 MiB metered (8 + 2 per header + bytes each) */
           records: {
             timestamp?: (string | number) | null;
-            headers?: [string, string][];
+            headers?: string[][];
             body?: string;
           }[];
           match_seq_num?: (string | number) | null;

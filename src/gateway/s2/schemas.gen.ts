@@ -4142,16 +4142,11 @@ export const s2Schemas = {
                       "type": "array",
                       "items": {
                         "type": "array",
-                        "additionalItems": false,
-                        "items": [
-                          {
-                            "type": "string"
-                          },
-                          {
-                            "type": "string"
-                          }
-                        ],
+                        "items": {
+                          "type": "string"
+                        },
                         "minItems": 2,
+                        "maxItems": 2,
                         "description": "[name, value]"
                       }
                     },
@@ -4658,7 +4653,8 @@ export const s2Schemas = {
           "enum": [
             "true",
             "false"
-          ]
+          ],
+          "description": "A start past the tail starts at the tail; a unary read there without wait is still 416"
         },
         "count": {
           "type": "string",
@@ -4732,16 +4728,11 @@ export const s2Schemas = {
                         "type": "array",
                         "items": {
                           "type": "array",
-                          "additionalItems": false,
-                          "items": [
-                            {
-                              "type": "string"
-                            },
-                            {
-                              "type": "string"
-                            }
-                          ],
+                          "items": {
+                            "type": "string"
+                          },
                           "minItems": 2,
+                          "maxItems": 2,
                           "description": "[name, value]"
                         }
                       },
@@ -4914,7 +4905,7 @@ export const s2Schemas = {
         "additionalProperties": false
       },
       "416": {
-        "description": "The start is beyond the tail; add clamp=true to read from the tail",
+        "description": "A unary read without wait that starts at or past the tail (given, or clamped there): nothing to read yet; read with wait to wait for records",
         "content": {
           "application/json": {
             "schema": {

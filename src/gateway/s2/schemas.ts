@@ -33,7 +33,12 @@ const Position = Type.Object(
   { additionalProperties: false },
 );
 const Tail = Type.Object({ tail: Position }, { additionalProperties: false });
-const Header = Type.Tuple([Type.String(), Type.String()], { description: "[name, value]" });
+// An array of two, not a tuple: OpenAPI 3.1's JSON Schema has no array-form `items`.
+const Header = Type.Array(Type.String(), {
+  minItems: 2,
+  maxItems: 2,
+  description: "[name, value]",
+});
 const SequencedRecord = Type.Object(
   {
     seq_num: u64("Sequence number"),
@@ -134,7 +139,12 @@ const readQuery = Type.Object({
   seq_num: Type.Optional(digits("Start at this seq_num")),
   timestamp: Type.Optional(digits("Start at the first record at or after this time")),
   tail_offset: Type.Optional(digits("Start this many records before the tail (none: 0)")),
-  clamp: Type.Optional(Type.Enum(["true", "false"])),
+  clamp: Type.Optional(
+    Type.Enum(["true", "false"], {
+      description:
+        "A start past the tail starts at the tail; a unary read there without wait is still 416",
+    }),
+  ),
   count: Type.Optional(digits("At most this many records")),
   bytes: Type.Optional(digits("At most this many metered bytes")),
   until: Type.Optional(digits("Only records before this time")),
@@ -341,7 +351,10 @@ export const s2Schemas = {
           "text/event-stream": { schema: { type: "string", description: SSE } },
         },
       },
-      416: json(Tail, "The start is beyond the tail; add clamp=true to read from the tail"),
+      416: json(
+        Tail,
+        "A unary read without wait that starts at or past the tail (given, or clamped there): nothing to read yet; read with wait to wait for records",
+      ),
       ...errors([]),
     },
   },

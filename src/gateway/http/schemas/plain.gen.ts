@@ -1671,6 +1671,7 @@ export const routeSchemas = {
         "description": "SSE only: a resumed session whose bounds are already met (stops EventSource reconnecting)."
       },
       "304": {
+        "type": "null",
         "description": "A settled page whose ETag matched `If-None-Match`: the client's copy holds the same records. No body; `etag`, `cache-control` and `vary` as on the 200.",
         "headers": {
           "cache-control": {

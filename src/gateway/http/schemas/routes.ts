@@ -370,8 +370,9 @@ export const routeSchemas = {
         "SSE only: a resumed session whose bounds are already met (stops EventSource reconnecting).",
       ),
       304: {
-        description:
+        ...noContent(
           "A settled page whose ETag matched `If-None-Match`: the client's copy holds the same records. No body; `etag`, `cache-control` and `vary` as on the 200.",
+        ),
         headers: pageCaching,
       },
       ...errorResponses([404, 416, 422]),
