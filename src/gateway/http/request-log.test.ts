@@ -39,6 +39,9 @@ test("a token's shape is redacted wherever it is: a misspelt name, inside anothe
     ],
     [`/v1/x?seq_num=0;access_token=${jwt}`, "/v1/x?seq_num=0;access_token=[redacted]"],
     [`/v1/${jwt}/x`, "/v1/[redacted]/x"],
+    // Not tokens: text that merely holds `eyJ` and dots.
+    ["/v1/buckets/b/streams/turkeyJerky.v1.json", "/v1/buckets/b/streams/turkeyJerky.v1.json"],
+    ["/v1/x?k=eyJ.a.b&j=eyJa.b.c", "/v1/x?k=eyJ.a.b&j=eyJa.b.c"],
   ];
   for (const [url, redacted] of cases) assert.equal(redactAccessToken(url), redacted);
 });

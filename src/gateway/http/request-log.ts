@@ -11,8 +11,11 @@ import {
 } from "fastify";
 import type { Logger } from "pino";
 
-/** A JSON Web Token as it appears in a URL: three base64url parts, the first a JSON object's. */
-const JWT = /eyJ[\w-]*\.[\w-]*\.[\w-]*/g;
+/**
+ * A JSON Web Token as it appears in a URL: three base64url parts, the first two JSON objects'
+ * (`eyJ` is `{"`), standing on their own (a key like `turkeyJerky.v1.json` is no token).
+ */
+const JWT = /(?<![\w-])eyJ[\w-]+\.eyJ[\w-]+\.[\w-]+/g;
 
 /**
  * `url` with the value of every access_token parameter replaced, however its name is encoded or
