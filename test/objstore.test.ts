@@ -193,32 +193,6 @@ describe("s3rver in place and over HTTP are one store", () => {
     assert.equal((await remote.get(`${p}k`))?.toString(), `r${winners[0]}`);
   });
 
-  test("a delete or a PUT sent after an in-place conditional PUT of the key lands after it", async (t) => {
-    const { local, remote, p } = both(t);
-    // In place, the conditional PUT takes its key's turn as it is called.
-    for (const deleter of [local, remote]) {
-      const key = `${p}cond-${Math.random().toString(36).slice(2)}`;
-      await local.put(key, Buffer.from("v1"));
-      const read = await local.getVersioned(key);
-      assert.ok(read);
-      // The conditional PUT takes the key's turn first; the delete waits for it, so the object
-      // is gone at the end, not brought back by a check that passed before the delete.
-      const replaced = local.putIf(key, Buffer.from("v2"), { ifMatch: read.etag });
-      const deleted = deleter.delete([key]);
-      assert.ok(await replaced);
-      await deleted;
-      assert.equal(await local.get(key), undefined);
-      // A plain PUT after a conditional one likewise has the last word.
-      await local.put(key, Buffer.from("v3"));
-      const again = await local.getVersioned(key);
-      assert.ok(again);
-      const conditional = local.putIf(key, Buffer.from("v4"), { ifMatch: again.etag });
-      const plain = local.put(key, Buffer.from("v5"));
-      await Promise.all([conditional, plain]);
-      assert.equal((await local.get(key))?.toString(), "v5");
-    }
-  });
-
   test("S3's default metadata has no file and reads back as itself; other metadata has one", async (t) => {
     const { local, remote, p } = both(t);
     const sdk = new S3Client({
@@ -396,6 +370,78 @@ describe("s3rver as the star's store", () => {
       (await store.list("")).objects.map((o) => o.key),
       ["whole"],
     );
+  });
+
+  test("an in-place PUT or delete waits for a conditional PUT over HTTP in its key's turn", async (t) => {
+    const dir = await tempDir(t);
+    const server = await startS3rver({ dataDir: dir, buckets: ["turns"] });
+    const local = server.localStore("turns");
+    const sockets: Socket[] = [];
+    t.after(async () => {
+      for (const socket of sockets) socket.destroy();
+      local.close();
+      await server.close();
+    });
+    for (const then of ["put", "delete"] as const) {
+      const key = `k-${then}`;
+      await local.put(key, Buffer.from("v1"));
+      const read = await local.getVersioned(key);
+      assert.ok(read);
+      // A conditional PUT whose check passed, its body half sent: it holds the key's turn.
+      const socket = connect(server.port, "127.0.0.1");
+      sockets.push(socket);
+      const headers = Object.entries({
+        ...signed("PUT", `${server.url}/turns/${key}`),
+        "if-match": read.etag,
+      })
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join("");
+      socket.write(`PUT /turns/${key} HTTP/1.1\r\n${headers}content-length: 4\r\n\r\nv2`);
+      const answered = new Promise<string>((resolve) => {
+        let text = "";
+        socket.on("data", (chunk) => {
+          text += chunk;
+          if (text.includes("\r\n\r\n")) resolve(text);
+        });
+      });
+      await waitFor(
+        async () =>
+          (await readdir(dir, { recursive: true })).some((f) =>
+            f.includes(`${key}._S3rver_object.part`),
+          ),
+        { message: "the conditional PUT's body being written" },
+      );
+      // Sent now, it lands after the conditional PUT, not between its check and its write.
+      const after = then === "put" ? local.put(key, Buffer.from("v3")) : local.delete([key]);
+      socket.write("v2");
+      assert.match(await answered, /^HTTP\/1\.1 200 /);
+      await after;
+      assert.equal((await local.get(key))?.toString(), then === "put" ? "v3" : undefined);
+    }
+    // A plain PUT over HTTP takes no turn: its stalled upload holds back no write of the key.
+    const stalled = connect(server.port, "127.0.0.1");
+    sockets.push(stalled);
+    const plain = Object.entries(signed("PUT", `${server.url}/turns/k-stalled`))
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join("");
+    stalled.write(`PUT /turns/k-stalled HTTP/1.1\r\n${plain}content-length: 100\r\n\r\nxx`);
+    await waitFor(
+      async () =>
+        (await readdir(dir, { recursive: true })).some((f) =>
+          f.includes("k-stalled._S3rver_object.part"),
+        ),
+      { message: "the stalled upload being written" },
+    );
+    let written = false;
+    const putting = local.put("k-stalled", Buffer.from("in place"));
+    putting.then(
+      () => {
+        written = true;
+      },
+      () => {},
+    );
+    await waitFor(() => written, { message: "the in-place PUT beside a stalled upload" });
+    await putting;
   });
 
   test("multi-object delete takes keys verbatim: numbers, spaces at the ends", async (t) => {

@@ -7,7 +7,7 @@
 //   one at a time;
 // - it ignores If-None-Match and If-Match on PUT, which S3 honours atomically (a 412 when the
 //   condition fails): conditional PUTs are checked and written in their key's turn here, which
-//   every PUT and DELETE of the key takes.
+//   deletes and in-place PUTs of the key take too.
 // - it serves requests that carry no signature at all (only a wrong one is refused), so any
 //   local process, or a web page's simple request, could read, write and delete objects: here
 //   they are 403 AccessDenied;
@@ -100,14 +100,18 @@ async function signedAndInside(ctx: ConditionalContext, next: () => Promise<void
 }
 
 /**
- * An object's PUT or DELETE takes one turn on its key, shared with the in-process store
- * (s3rver-local-store.ts), and S3's conditional PUT is checked in it: with If-None-Match: * only
- * where no object is, with If-Match only over the object with that ETag, else 412. So a
- * condition's check and its write are one step beside every other write of the key.
+ * A conditional PUT or a DELETE of an object takes one turn on its key, shared with the
+ * in-process store (s3rver-local-store.ts), and S3's condition is checked in it: with
+ * If-None-Match: * only where no object is, with If-Match only over the object with that ETag,
+ * else 412. So a condition's check and its write are one step beside every other write of the
+ * key but a plain PUT over HTTP, which takes no turn: its body arrives at the client's pace, and
+ * would hold every write of the key behind a stalled upload.
  */
 function writesInTurn(store: FilesystemStore, turns: KeyTurns): KoaMiddleware {
   return async (ctx, next) => {
-    if (ctx.method !== "PUT" && ctx.method !== "DELETE") return next();
+    const conditional =
+      ctx.method === "PUT" && (ctx.get("if-none-match") !== "" || ctx.get("if-match") !== "");
+    if (!conditional && ctx.method !== "DELETE") return next();
     const slash = ctx.path.indexOf("/", 1);
     if (slash < 0) return next();
     let bucket: string;
