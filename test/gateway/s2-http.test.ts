@@ -500,6 +500,8 @@ describe("batching on S2's face", () => {
       config: { default_stream_config: { delete_on_empty: {} } },
     });
     assert.equal(basinPut.status, 200, basinPut.text);
+    const nullLocation = await http("PUT", `/v1/basins/${other}`, { location: null });
+    assert.equal(nullLocation.status, 422, nullLocation.text);
     const basinKept = await http("GET", `/v1/basins/${other}`);
     assert.deepEqual(basinKept.json.default_stream_config.delete_on_empty, { min_age_secs: 600 });
     assert.deepEqual(basinKept.json.default_stream_config.retention_policy, { age: 3600 });

@@ -9,6 +9,7 @@ import {
   bucketConfigFromS2,
   bucketToBasinInfo,
   bucketToS2Config,
+  cannotReset,
   checkBasinName,
   namesAny,
 } from "./config.ts";
@@ -56,7 +57,7 @@ export async function basinRoutes(app: FastifyInstance, opts: { upstream: Upstre
     rejectUnknown(body, new Set(["config", "location"]), "", s2Invalid);
     const configFrom = (partial: boolean) => {
       const config = bucketConfigFromS2(body.config, "config", partial);
-      setLocation(config, body.location);
+      setLocation(config, body.location, partial);
       return config;
     };
     const { result, bucket } = await ensureBasin(
@@ -99,7 +100,11 @@ export async function basinRoutes(app: FastifyInstance, opts: { upstream: Upstre
 }
 
 /** S2's `location` (a string; null or absent: the default) into the bucket's config. */
-function setLocation(config: BucketConfig, location: unknown): void {
+/** A basin's location, if given; a null on a reconfiguration is refused, as every null is. */
+function setLocation(config: BucketConfig, location: unknown, partial = false): void {
+  if (location === null && partial) {
+    throw cannotReset("location");
+  }
   if (location === undefined || location === null) return;
   config.location = asString(location, "location", s2Invalid);
 }

@@ -100,7 +100,8 @@ export function streamSettingsFromS2(
   return settings;
 }
 
-function cannotReset(field: string) {
+/** S2's null ("reset to the default") on a reconfiguration: nova has no such reset. */
+export function cannotReset(field: string) {
   return s2Invalid(field, "nova cannot reset a setting to a default; give the value to set");
 }
 
