@@ -468,6 +468,22 @@ describe("batching on S2's face", () => {
     }
   });
 
+  test("a bucket S2 could not name is left out of the basin list; its page goes on to the next", async () => {
+    const short = `sh${process.pid % 1000}`;
+    const long = `${short}-with-an-s2-name`;
+    for (const name of [short, long]) {
+      assert.equal((await http("POST", "/v1/buckets", { name })).status, 201);
+    }
+    // The star's first page of one holds only the short name: the listing goes on past it.
+    const listed = await http("GET", `/v1/basins?prefix=${short}&limit=1`);
+    assert.equal(listed.status, 200, listed.text);
+    assert.deepEqual(
+      listed.json.basins.map((b: { name: string }) => b.name),
+      [long],
+    );
+    assert.equal(listed.json.has_more, false);
+  });
+
   test("an ensure (PUT) of what exists changes only what its body gives; of what does not, makes it", async () => {
     const config = { delete_on_empty: { min_age_secs: 600 }, retention_policy: { age: 3600 } };
     const made = await http("POST", "/v1/streams", { stream: "ensured", config }, headers);

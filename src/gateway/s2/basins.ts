@@ -11,6 +11,7 @@ import {
   bucketToS2Config,
   cannotReset,
   checkBasinName,
+  isBasinName,
   namesAny,
 } from "./config.ts";
 import { s2Call } from "./context.ts";
@@ -32,9 +33,19 @@ export async function basinRoutes(app: FastifyInstance, opts: { upstream: Upstre
   app.patch("/v1/basins/:basin", { config, schema: s2Schemas.reconfigureBasin }, reconfigureBasin);
   app.delete("/v1/basins/:basin", { config, schema: s2Schemas.deleteBasin }, deleteBasin);
 
+  /**
+   * Buckets without an S2 name are left out: S2's paths could not name them. A page that held
+   * only those is followed by the next, so a page with more to come is never empty (a client
+   * pages from the last name it got).
+   */
   async function listBasins(req: FastifyRequest, reply: FastifyReply) {
-    const res = await upstream.unary("ListBuckets", listPage(req.query), s2Call(req, reply));
-    return { basins: res.buckets.map(bucketToBasinInfo), has_more: res.next !== "" };
+    const page = listPage(req.query);
+    for (;;) {
+      const res = await upstream.unary("ListBuckets", page, s2Call(req, reply));
+      const basins = res.buckets.filter((b) => isBasinName(b.name)).map(bucketToBasinInfo);
+      if (basins.length > 0 || res.next === "") return { basins, has_more: res.next !== "" };
+      page.start_after = res.next;
+    }
   }
 
   async function createBasin(req: FastifyRequest, reply: FastifyReply) {

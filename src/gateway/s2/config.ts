@@ -274,6 +274,9 @@ export function streamToStreamInfo(s: Stream__Output) {
 /** S2's basin names: 8 to 48 of a-z 0-9 -, not starting or ending with a hyphen. */
 const BASIN_NAME = /^[a-z0-9][a-z0-9-]{6,46}[a-z0-9]$/;
 
+/** Whether a bucket has an S2 name (nova's are 3 to 48 characters: some have none). */
+export const isBasinName = (name: string): boolean => BASIN_NAME.test(name);
+
 /** A basin name, or `code` naming `field`: invalid in a body, bad_path, bad_header. */
 export function checkBasinName(
   name: unknown,
