@@ -6323,6 +6323,7 @@ export interface operations {
           };
           "application/protobuf": unknown;
           "text/event-stream": string;
+          "s2s/proto": unknown;
         };
       };
       /** @description An S2 error */
@@ -6527,6 +6528,7 @@ export interface operations {
           fencing_token?: string | null;
         };
         "application/protobuf": unknown;
+        "s2s/proto": unknown;
       };
     };
     responses: {
@@ -6557,6 +6559,7 @@ export interface operations {
             };
           };
           "application/protobuf": unknown;
+          "s2s/proto": unknown;
         };
       };
       /** @description An S2 error */

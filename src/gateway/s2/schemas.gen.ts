@@ -4195,6 +4195,11 @@ export const s2Schemas = {
           "schema": {
             "description": "S2's AppendInput message"
           }
+        },
+        "s2s/proto": {
+          "schema": {
+            "description": "An s2s append session (HTTP/2): framed AppendInput messages (docs/s2-compat.md)"
+          }
         }
       }
     },
@@ -4326,6 +4331,11 @@ export const s2Schemas = {
           "application/protobuf": {
             "schema": {
               "description": "S2's AppendAck message (proto/s2/v1/s2.proto)"
+            }
+          },
+          "s2s/proto": {
+            "schema": {
+              "description": "An s2s session's framed AppendAck messages"
             }
           }
         }
@@ -4792,6 +4802,11 @@ export const s2Schemas = {
             "schema": {
               "type": "string",
               "description": "With Accept: text/event-stream, an S2 read session: `event: batch` with id `<seq_num>,<count>,<metered bytes>` and a ReadBatch, `event: ping` with `{\"timestamp\", \"tail\"}` on catching up and then while idle, `event: error` with an S2 error, and `data: [DONE]` when count, bytes, until or wait are met. Without wait, a session bounded by count, bytes or until ends once caught up. Resume with Last-Event-ID. With content-type s2s/proto: an s2s read session (docs/s2-compat.md)."
+            }
+          },
+          "s2s/proto": {
+            "schema": {
+              "description": "An s2s read session's framed ReadBatch messages (docs/s2-compat.md)"
             }
           }
         }

@@ -325,10 +325,22 @@ export const s2Schemas = {
       content: {
         "application/json": { schema: AppendInput },
         "application/protobuf": { schema: { description: "S2's AppendInput message" } },
+        "s2s/proto": {
+          schema: {
+            description:
+              "An s2s append session (HTTP/2): framed AppendInput messages (docs/s2-compat.md)",
+          },
+        },
       },
     },
     response: {
-      200: jsonOrProto(AppendAck, "AppendAck", "The batch's acknowledgement"),
+      200: {
+        description: "The batch's acknowledgement",
+        content: {
+          ...jsonOrProto(AppendAck, "AppendAck", "").content,
+          "s2s/proto": { schema: { description: "An s2s session's framed AppendAck messages" } },
+        },
+      },
       412: json(AppendConditionFailed, "match_seq_num or fencing_token did not match"),
       ...errors([]),
     },
@@ -349,6 +361,11 @@ export const s2Schemas = {
           "application/json": { schema: ReadBatch },
           "application/protobuf": { schema: { description: "S2's ReadBatch message" } },
           "text/event-stream": { schema: { type: "string", description: SSE } },
+          "s2s/proto": {
+            schema: {
+              description: "An s2s read session's framed ReadBatch messages (docs/s2-compat.md)",
+            },
+          },
         },
       },
       416: json(
