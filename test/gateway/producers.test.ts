@@ -253,6 +253,20 @@ test("a close is fenced as an append is; match_seq_num without records is 400", 
   assert.deepEqual([closed.status, closed.json.closed], [200, true]);
 });
 
+test("a close without records from a producer's fenced epoch is 403; the current epoch closes", async () => {
+  const s = await newStream(gw.base);
+  const ok = await http(gw.base, "POST", `${s}/records`, batch("a"), producer("z", 2, 0));
+  assert.equal(ok.status, 200, ok.text);
+  const zombie = await http(gw.base, "POST", `${s}/close`, undefined, producer("z", 1, 5));
+  assert.deepEqual([zombie.status, zombie.json.code], [403, "producer_fenced"]);
+  assert.equal((await http(gw.base, "GET", `${s}/records/tail`)).json.closed, undefined);
+  const closed = await http(gw.base, "POST", `${s}/close`, undefined, producer("z", 2, 1));
+  assert.deepEqual([closed.status, closed.json.closed], [200, true]);
+  // Closed already, a close is a no-op whoever sends it.
+  const again = await http(gw.base, "POST", `${s}/close`, undefined, producer("z", 1, 5));
+  assert.deepEqual([again.status, again.json.closed], [200, true]);
+});
+
 test("closing under SSE subscribers, a long-poll and an NDJSON session ends each of them", async () => {
   const s = await newStream(gw.base);
   assert.equal((await http(gw.base, "POST", `${s}/records`, batch("a"))).status, 200);

@@ -60,14 +60,15 @@ async function appendTo(
     throw contentTypeMismatch(type, req.content_type);
   }
   const producer = producerClaim(req.producer);
-  // Closing with no records is idempotent by itself: a producer stamp adds nothing to it.
+  // Closing with no records is idempotent by itself: a producer stamp's seq adds nothing to it,
+  // but a fenced epoch is refused.
   if (req.close && req.records.length === 0) {
     if (req.match_seq_num !== undefined) {
       throw invalidArgument(
         "match_seq_num needs records: a close without records has none to match",
       );
     }
-    return appendResponse(await log.seal(req.fencing_token));
+    return appendResponse(await log.seal(req.fencing_token, producer));
   }
   const batch = validateBatch(req.records, log.descriptor.timestamping_mode, ctx.limits);
   const ack = await log.append(batch, {

@@ -139,6 +139,8 @@ type Queued =
   | {
       kind: "close";
       fencingToken: string | undefined;
+      /** A close without records stamped by a producer: refused when the epoch is fenced. */
+      producer?: ProducerClaim | undefined;
       resolve: (ack: AppendAck) => void;
       reject: (err: unknown) => void;
     }
@@ -368,12 +370,13 @@ export class StreamLog {
 
   /**
    * Closes the stream after every batch queued before it, under the same fencing rule as an
-   * append; closing a closed one is a no-op.
+   * append, and refused to a producer's fenced epoch (a zombie may not close what its successor
+   * writes); closing a closed one is a no-op.
    */
-  seal(fencingToken?: string): Promise<AppendAck> {
+  seal(fencingToken?: string, producer?: ProducerClaim): Promise<AppendAck> {
     if (this.#closed) return Promise.reject(this.#closed);
     return new Promise((resolve, reject) =>
-      this.#pacer.fence({ kind: "close", fencingToken, resolve, reject }),
+      this.#pacer.fence({ kind: "close", fencingToken, producer, resolve, reject }),
     );
   }
 
@@ -614,6 +617,11 @@ export class StreamLog {
     try {
       const refusal = this.#sealed ? undefined : this.#fencingRefusal(item.fencingToken);
       if (refusal) throw refusal;
+      const claim = item.producer;
+      const entry = claim && !this.#sealed ? this.#producers.get(claim.id) : undefined;
+      if (claim && entry && claim.epoch < entry.epoch) {
+        throw producerFenced(entry.epoch, claim.epoch);
+      }
       if (!this.#sealed) {
         await this.#putState({ closed: true });
         this.#sealed = true;
