@@ -101,6 +101,21 @@ describe("the Durable Streams face", () => {
     assert.deepEqual(await (await fetch(url("shared", other))).json(), [1, 2]);
   });
 
+  test("a producer header sent twice is 400 naming it; nothing is appended", async () => {
+    await fetch(url("twice"), { method: "PUT", headers: { "content-type": "text/plain" } });
+    const res = await request(url("twice"), {
+      method: "POST",
+      headers: [
+        ...["content-type", "text/plain", "producer-id", "q", "producer-id", "r"],
+        ...["producer-epoch", "0", "producer-seq", "0"],
+      ],
+      body: "x",
+    });
+    assert.equal(res.statusCode, 400);
+    assert.match(await res.body.text(), /producer-id/);
+    assert.equal(await (await fetch(`${url("twice")}?offset=-1`)).text(), "");
+  });
+
   test("a page's plain and gzip copies share a weak ETag, and both say Vary: accept-encoding", async () => {
     const text = { "content-type": "text/plain" };
     await fetch(url("encodings"), { method: "PUT", headers: text });

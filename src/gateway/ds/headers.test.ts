@@ -3,6 +3,11 @@ import { test } from "node:test";
 import { HttpError } from "../errors/index.ts";
 import { closedHeader, expiryHeaders, producerHeaders, streamSeqHeader } from "./headers.ts";
 
+/** Headers as Node's rawHeaders gives them: names and values, each sent once. */
+const raw = (h: Record<string, string>) => Object.entries(h).flat();
+const producerOf = (h: Record<string, string>) => producerHeaders(h, raw(h));
+const streamSeqOf = (h: Record<string, string>) => streamSeqHeader(h, raw(h));
+
 const bad = (name: string) => (err: unknown) =>
   err instanceof HttpError && err.status === 400 && err.message.startsWith(`${name}: `);
 
@@ -40,38 +45,56 @@ test("Stream-Expires-At is RFC 3339, kept to the millisecond; not with a TTL", (
 });
 
 test("producer headers come all three or none, integers up to 2^53-1", () => {
-  assert.equal(producerHeaders({}), undefined);
+  assert.equal(producerOf({}), undefined);
   assert.deepEqual(
-    producerHeaders({
+    producerOf({
       "producer-id": "p",
       "producer-epoch": "2",
       "producer-seq": "9007199254740991",
     }),
     { id: "p", epoch: 2n, seq: 9007199254740991n },
   );
-  assert.throws(() => producerHeaders({ "producer-id": "p" }), bad("producer-id"));
+  assert.throws(() => producerOf({ "producer-id": "p" }), bad("producer-id"));
   assert.throws(
-    () => producerHeaders({ "producer-id": "", "producer-epoch": "0", "producer-seq": "0" }),
+    () => producerOf({ "producer-id": "", "producer-epoch": "0", "producer-seq": "0" }),
     bad("producer-id"),
   );
   for (const v of ["-1", "1.5", "x", "9007199254740992", "01"]) {
     assert.throws(
-      () => producerHeaders({ "producer-id": "p", "producer-epoch": v, "producer-seq": "0" }),
+      () => producerOf({ "producer-id": "p", "producer-epoch": v, "producer-seq": "0" }),
       bad("producer-epoch"),
       v,
     );
     assert.throws(
-      () => producerHeaders({ "producer-id": "p", "producer-epoch": "0", "producer-seq": v }),
+      () => producerOf({ "producer-id": "p", "producer-epoch": "0", "producer-seq": v }),
       bad("producer-seq"),
       v,
     );
   }
 });
 
+test("a producer header or Stream-Seq sent twice is a 400, not the two values joined", () => {
+  // Node joins a repeated header's values with ", "; rawHeaders has each as sent.
+  const stamp = { "producer-id": "q, r", "producer-epoch": "0", "producer-seq": "0" };
+  const twice = [
+    "producer-id",
+    "q",
+    "producer-id",
+    "r",
+    "producer-epoch",
+    "0",
+    "producer-seq",
+    "0",
+  ];
+  assert.throws(() => producerHeaders(stamp, twice), bad("producer-id"));
+  const seqTwice = ["stream-seq", "a", "Stream-Seq", "b"];
+  assert.throws(() => streamSeqHeader({ "stream-seq": "a, b" }, seqTwice), bad("stream-seq"));
+});
+
 test("Stream-Seq is any 1 to 1024 bytes", () => {
-  assert.equal(streamSeqHeader({}), undefined);
-  assert.equal(streamSeqHeader({ "stream-seq": "001" }), "001");
+  assert.equal(streamSeqOf({}), undefined);
+  assert.equal(streamSeqOf({ "stream-seq": "001" }), "001");
   for (const v of ["", "x".repeat(1025)]) {
-    assert.throws(() => streamSeqHeader({ "stream-seq": v }), bad("stream-seq"));
+    assert.throws(() => streamSeqOf({ "stream-seq": v }), bad("stream-seq"));
   }
 });

@@ -3,7 +3,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { MAX_WRITER_SEQ_BYTES } from "../../contract/wire-limits.ts";
 import { badHeader } from "../errors/index.ts";
-import { producerIdFrom } from "../translate/index.ts";
+import { producerIdFrom, singleHeader } from "../translate/index.ts";
 
 /** The protocol's ceiling for producer epochs and seqs, for JavaScript clients. */
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -52,9 +52,15 @@ export function expiryHeaders(headers: IncomingHttpHeaders): Expiry {
   return { idleMs: "0", atMs: "0" };
 }
 
-/** Stream-Seq: 1 to 1024 bytes, compared bytewise with the stream's last (per stream). */
-export function streamSeqHeader(headers: IncomingHttpHeaders): string | undefined {
-  const seq = one(headers, "stream-seq");
+/**
+ * Stream-Seq: 1 to 1024 bytes, compared bytewise with the stream's last (per stream); given
+ * twice, a 400 (`rawHeaders`: the request's as sent), not the two joined.
+ */
+export function streamSeqHeader(
+  headers: IncomingHttpHeaders,
+  rawHeaders: readonly string[],
+): string | undefined {
+  const seq = singleHeader(headers, rawHeaders, "stream-seq");
   if (seq === undefined) return undefined;
   const bytes = Buffer.byteLength(seq);
   if (bytes === 0 || bytes > MAX_WRITER_SEQ_BYTES) {
@@ -69,11 +75,14 @@ export interface ProducerHeaders {
   seq: bigint;
 }
 
-/** Producer-Id, -Epoch and -Seq: all three or none. */
-export function producerHeaders(headers: IncomingHttpHeaders): ProducerHeaders | undefined {
-  const id = one(headers, "producer-id");
-  const epoch = one(headers, "producer-epoch");
-  const seq = one(headers, "producer-seq");
+/** Producer-Id, -Epoch and -Seq: all three or none, each once (`rawHeaders` as for Stream-Seq). */
+export function producerHeaders(
+  headers: IncomingHttpHeaders,
+  rawHeaders: readonly string[],
+): ProducerHeaders | undefined {
+  const id = singleHeader(headers, rawHeaders, "producer-id");
+  const epoch = singleHeader(headers, rawHeaders, "producer-epoch");
+  const seq = singleHeader(headers, rawHeaders, "producer-seq");
   if (id === undefined && epoch === undefined && seq === undefined) return undefined;
   if (id === undefined || epoch === undefined || seq === undefined) {
     throw badHeader("producer-id", "Producer-Id, Producer-Epoch and Producer-Seq go together");

@@ -121,8 +121,8 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
   async function append(req: FastifyRequest, reply: FastifyReply) {
     const addr = address(req);
     const close = closedHeader(req.headers);
-    const producer = producerHeaders(req.headers);
-    const writerSeq = streamSeqHeader(req.headers);
+    const producer = producerHeaders(req.headers, req.raw.rawHeaders);
+    const writerSeq = streamSeqHeader(req.headers, req.raw.rawHeaders);
     const body = bodyOf(req);
     const contentType = req.headers["content-type"];
     if (body.length === 0 && !close) {

@@ -6,6 +6,7 @@ export * from "./creation-token.ts";
 export * from "./fence.ts";
 export * from "./fields.ts";
 export * from "./format.ts";
+export { singleHeader } from "./header-text.ts";
 export * from "./integers.ts";
 export * from "./json-body.ts";
 export * from "./json-exact.ts";
