@@ -90,7 +90,7 @@ export const flags = defineFlags({
     type: "int",
     default: 256,
     min: 1,
-    help: "the same, for one client (its credential, else its address), MiB",
+    help: "the same, for one client (its credential, else its address), MiB; per process under --workers",
   },
   "gc-slack-mb": {
     type: "int",
@@ -172,7 +172,7 @@ export const flags = defineFlags({
     type: "int",
     default: DEFAULT_MAX_SESSIONS_PER_CLIENT,
     min: 1,
-    help: "long-lived sessions (SSE subscriptions, long-polls, NDJSON append sessions; a multiplexed subscription is one) one client may have open at once: its credential, else its address; past it 429 resource_exhausted",
+    help: "long-lived sessions (SSE subscriptions, long-polls, NDJSON append sessions; a multiplexed subscription is one) one client may have open at once: its credential, else its address; past it 429 resource_exhausted; per process under --workers",
   },
   "ndjson-session-mb": {
     type: "int",
