@@ -1,9 +1,11 @@
 // The gateway's flags (`npm start`, src/main.ts), with their environment variables and
 // defaults; docs/configuration.md is generated from them (`npm run config-docs`).
 import {
+  DEFAULT_APPEND_DEADLINE_MS,
   DEFAULT_BODY_LIMIT,
   DEFAULT_BODY_TIMEOUTS,
   DEFAULT_CACHE_MAX_AGE_S,
+  DEFAULT_CALL_DEADLINE_MS,
   DEFAULT_COMPRESS_MIN_BYTES,
   DEFAULT_DRAIN_DELAY_MS,
   DEFAULT_DRAIN_GRACE_MS,
@@ -11,6 +13,7 @@ import {
   DEFAULT_FANOUT_SLICE,
   DEFAULT_H2_MAX_STREAMS,
   DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_HEALTH_DEADLINE_MS,
   DEFAULT_HUB_LINGER_MS,
   DEFAULT_HUB_RING,
   DEFAULT_KEEP_ALIVE_HINT_S,
@@ -73,6 +76,24 @@ export const flags = defineFlags({
     type: "list",
     default: [],
     help: "external star fleet HOST:PORT,... (nothing embedded starts)",
+  },
+  "star-call-timeout-ms": {
+    type: "int",
+    default: DEFAULT_CALL_DEADLINE_MS,
+    min: 1,
+    help: "a call to the stars (other than an append or a subscription), every redirect and failover included; past it 504 deadline_exceeded. Keep it under the balancer's server timeout, ms",
+  },
+  "star-append-timeout-ms": {
+    type: "int",
+    default: DEFAULT_APPEND_DEADLINE_MS,
+    min: 1,
+    help: "an append's call to the stars (it may wait for a group commit and the stream's throughput cap); past it 504 deadline_exceeded, its outcome unknown, ms",
+  },
+  "star-health-timeout-ms": {
+    type: "int",
+    default: DEFAULT_HEALTH_DEADLINE_MS,
+    min: 1,
+    help: "how long /readyz waits for a star's health answer before it counts the star as down, ms",
   },
   "body-limit-mb": {
     type: "int",

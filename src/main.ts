@@ -117,6 +117,9 @@ const link = cluster.isWorker ? workerLink() : undefined;
 if (star) metrics.memory.include("star_", star.memory);
 const fleet = new FleetClient({
   stars,
+  callDeadlineMs: opts.starCallTimeoutMs,
+  deadlines: { Append: opts.starAppendTimeoutMs },
+  healthDeadlineMs: opts.starHealthTimeoutMs,
   observer: metricsObserver(metrics),
   ...(star ? { inProcess: { address: star.address, star: star.inProcess } } : {}),
 });

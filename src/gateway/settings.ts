@@ -6,6 +6,15 @@
 export type ForwardedHeader = "x-forwarded-for" | "forwarded";
 export const FORWARDED_HEADERS: readonly ForwardedHeader[] = ["x-forwarded-for", "forwarded"];
 
+// Calls to the stars
+
+/** A unary call to the stars, every redirect and failover included. */
+export const DEFAULT_CALL_DEADLINE_MS = 30_000;
+/** An Append: it may wait for a group commit and a stream's throughput cap. */
+export const DEFAULT_APPEND_DEADLINE_MS = 60_000;
+/** A health check (/readyz): a balancer's probe must not hang on a star that hangs. */
+export const DEFAULT_HEALTH_DEADLINE_MS = 2_000;
+
 // The HTTP server and its connections
 
 /**

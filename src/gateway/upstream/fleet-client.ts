@@ -14,6 +14,11 @@ import { findDetail, type InProcessStar, nova } from "../../contract/proto/index
 import type { AppendSessionOpen } from "../../gen/nova/v1/AppendSessionOpen.ts";
 import type { AppendSessionResponse__Output } from "../../gen/nova/v1/AppendSessionResponse.ts";
 import type { SubscribeRequest } from "../../gen/nova/v1/SubscribeRequest.ts";
+import {
+  DEFAULT_APPEND_DEADLINE_MS,
+  DEFAULT_CALL_DEADLINE_MS,
+  DEFAULT_HEALTH_DEADLINE_MS,
+} from "../settings.ts";
 import { laneOf } from "./call-lane.ts";
 import { ChannelPool, type Lane, type Lease } from "./channel-pool.ts";
 import {
@@ -44,10 +49,14 @@ export interface FleetClientOptions {
   /** Redirects plus failovers one request may take after its first hop. */
   maxHops?: number;
   /**
-   * Per-verb deadline in ms, covering every hop (Infinity: none). Defaults: 30 s, Append 60 s,
-   * Subscribe none. For AppendSession it bounds the open handshake, not the session.
+   * Per-verb deadline in ms, covering every hop (Infinity: none). Defaults: `callDeadlineMs`,
+   * Append 60 s, Subscribe none. For AppendSession it bounds the open handshake, not the session.
    */
   deadlines?: Partial<Record<Method, number>>;
+  /** The deadline of a verb `deadlines` does not name, ms; default 30 s. */
+  callDeadlineMs?: number;
+  /** A health check's deadline (/readyz), ms; default 2 s. */
+  healthDeadlineMs?: number;
   observer?: FleetObserver;
   maxChannels?: number;
   maxLeaders?: number;
@@ -73,9 +82,10 @@ const SERVICE = nova.DataPlaneService.service;
 const HEALTH = nova.AdminPlaneService.service.Health;
 
 export const DEFAULT_MAX_HOPS = 3;
-const DEFAULT_DEADLINE_MS = 30_000;
-const DEFAULT_DEADLINES: Partial<Record<Method, number>> = { Append: 60_000, Subscribe: Infinity };
-const DEFAULT_HEALTH_DEADLINE_MS = 2_000;
+const DEFAULT_DEADLINES: Partial<Record<Method, number>> = {
+  Append: DEFAULT_APPEND_DEADLINE_MS,
+  Subscribe: Infinity,
+};
 
 /** Statuses after which a started request may or may not have taken effect. */
 const UNDECIDED = new Set([
@@ -145,6 +155,8 @@ export class FleetClient {
   readonly #seeds: readonly [string, ...string[]];
   readonly #maxHops: number;
   readonly #deadlines: Partial<Record<Method, number>>;
+  readonly #callDeadlineMs: number;
+  readonly #healthDeadlineMs: number;
   readonly #observer: FleetObserver;
   readonly #pool: ChannelPool;
   readonly #leaders: LeaderCache;
@@ -167,6 +179,8 @@ export class FleetClient {
       throw new RangeError(`maxHops must be a non-negative integer, got ${this.#maxHops}`);
     }
     this.#deadlines = { ...DEFAULT_DEADLINES, ...options.deadlines };
+    this.#callDeadlineMs = options.callDeadlineMs ?? DEFAULT_CALL_DEADLINE_MS;
+    this.#healthDeadlineMs = options.healthDeadlineMs ?? DEFAULT_HEALTH_DEADLINE_MS;
     this.#observer = options.observer ?? {};
     this.#pool = new ChannelPool({ maxChannels: options.maxChannels });
     this.#leaders = new LeaderCache(options.maxLeaders);
@@ -298,7 +312,7 @@ export class FleetClient {
 
   /** Asks one star, or every seed, whether it is ready, and what each answered. */
   async health(address?: string, opts: { deadlineMs?: number } = {}): Promise<FleetHealth> {
-    const deadline = Date.now() + (opts.deadlineMs ?? DEFAULT_HEALTH_DEADLINE_MS);
+    const deadline = Date.now() + (opts.deadlineMs ?? this.#healthDeadlineMs);
     const targets = address === undefined ? this.#seeds : [address];
     const stars = await Promise.all(targets.map((a) => this.#starHealth(a, deadline)));
     return { ready: stars.some((s) => s.ready), stars };
@@ -310,7 +324,7 @@ export class FleetClient {
    * has said not, or failed to answer by the deadline.
    */
   async ready(opts: { deadlineMs?: number } = {}): Promise<boolean> {
-    const deadline = Date.now() + (opts.deadlineMs ?? DEFAULT_HEALTH_DEADLINE_MS);
+    const deadline = Date.now() + (opts.deadlineMs ?? this.#healthDeadlineMs);
     const answers = this.#seeds.map(async (address) => {
       if (!(await this.#starHealth(address, deadline)).ready) throw new Error("not ready");
       return true;
@@ -340,7 +354,7 @@ export class FleetClient {
     attempt: (hop: Hop) => Promise<T>,
   ): Promise<T> {
     const deadline =
-      Date.now() + (opts.deadlineMs ?? this.#deadlines[method] ?? DEFAULT_DEADLINE_MS);
+      Date.now() + (opts.deadlineMs ?? this.#deadlines[method] ?? this.#callDeadlineMs);
     const failed = new Set<string>();
     const hops: string[] = [];
     let address =
