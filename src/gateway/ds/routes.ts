@@ -56,6 +56,8 @@ export interface DsRoutesOptions {
   cacheMaxAgeS: number;
 }
 
+/** The session kind of the SSE read, in /metrics (sessions, slow consumers). */
+const DS_SSE = "ds_sse";
 const DEFAULT_TYPE = "application/octet-stream";
 const PATH = "/v1/stream/*";
 
@@ -332,11 +334,11 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
       echoed,
       closeAfterMs: opts.sseCloseMs,
       slowConsumerMs: opts.subscribe.slowConsumerMs,
-      onSlowConsumer: () => opts.subscribe.metrics.slowConsumers.inc({ kind: "ds_sse" }),
+      onSlowConsumer: () => opts.subscribe.metrics.slowConsumers.inc({ kind: DS_SSE }),
       signal: c.signal ?? new AbortController().signal,
     });
     const socket = req.raw.socket;
-    await trackSession(opts.subscribe, "ds_sse", clientKey(req), session, socket, async () => {
+    await trackSession(opts.subscribe, DS_SSE, clientKey(req), session, socket, async () => {
       try {
         await session.start();
       } catch (err) {

@@ -1,6 +1,6 @@
 // How a request is logged: one line when it ends, with Fastify's request fields and the URL's
-// access_token (and anything shaped like a token) redacted, so a credential sent as a query parameter (EventSource cannot send
-// headers) never reaches the logs. Fastify's default is two lines, one as the request arrives:
+// access_token (and anything shaped like a token) redacted, so a credential sent as a query
+// parameter (EventSource cannot send headers) never reaches the logs. Fastify's default is two lines, one as the request arrives:
 // logging went from 6.3% of the gateway's CPU on small appends to 4.2% with one
 // (docs/benchmarks.md); the arrival line is kept at debug level.
 import {

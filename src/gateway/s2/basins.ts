@@ -110,12 +110,12 @@ export async function basinRoutes(app: FastifyInstance, opts: { upstream: Upstre
   }
 }
 
-/** S2's `location` (a string; null or absent: the default) into the bucket's config. */
-/** A basin's location, if given; a null on a reconfiguration is refused, as every null is. */
+/**
+ * S2's `location` (a string; null or absent: the default) into the bucket's config; a null on a
+ * reconfiguration is refused, as every null is.
+ */
 function setLocation(config: BucketConfig, location: unknown, partial = false): void {
-  if (location === null && partial) {
-    throw cannotReset("location");
-  }
+  if (location === null && partial) throw cannotReset("location");
   if (location === undefined || location === null) return;
   config.location = asString(location, "location", s2Invalid);
 }

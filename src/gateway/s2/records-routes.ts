@@ -44,6 +44,8 @@ export interface S2RecordRoutesOptions {
   sessionIdleMs: number;
 }
 
+/** The session kind of S2's SSE read, in /metrics (sessions, slow consumers). */
+const S2_SSE = "s2_sse";
 const wantsProto = (req: FastifyRequest) => wantsProtoReply(req.headers.accept);
 
 export async function s2RecordRoutes(app: FastifyInstance, opts: S2RecordRoutesOptions) {
@@ -172,12 +174,12 @@ async function serveS2Sse(
     idleEndMs: idleEndMs(q),
     format,
     slowConsumerMs: deps.slowConsumerMs,
-    onSlowConsumer: () => deps.metrics.slowConsumers.inc({ kind: "s2_sse" }),
+    onSlowConsumer: () => deps.metrics.slowConsumers.inc({ kind: S2_SSE }),
     timing: deps.sseTiming as NonNullable<SubscribeDeps["sseTiming"]>,
     signal: stream.call.signal ?? new AbortController().signal,
   });
   const socket = req.raw.socket;
-  await trackSession(deps, "s2_sse", clientKey(req), session, socket, async () => {
+  await trackSession(deps, S2_SSE, clientKey(req), session, socket, async () => {
     await session.start();
     await session.run(takeOverConnection(reply, 200, SSE_HEADERS));
   });

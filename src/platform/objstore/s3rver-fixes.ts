@@ -109,8 +109,9 @@ async function signedAndInside(ctx: ConditionalContext, next: () => Promise<void
  */
 function writesInTurn(store: FilesystemStore, turns: KeyTurns): KoaMiddleware {
   return async (ctx, next) => {
-    const conditional =
-      ctx.method === "PUT" && (ctx.get("if-none-match") !== "" || ctx.get("if-match") !== "");
+    const ifNoneMatch = ctx.method === "PUT" ? ctx.get("if-none-match") : "";
+    const ifMatch = ctx.method === "PUT" ? ctx.get("if-match") : "";
+    const conditional = ifNoneMatch !== "" || ifMatch !== "";
     if (!conditional && ctx.method !== "DELETE") return next();
     const slash = ctx.path.indexOf("/", 1);
     if (slash < 0) return next();
@@ -123,10 +124,8 @@ function writesInTurn(store: FilesystemStore, turns: KeyTurns): KoaMiddleware {
       // Not percent-encoding: s3rver's router answers it.
       return next();
     }
-    const ifNoneMatch = ctx.method === "PUT" ? ctx.get("if-none-match") : "";
-    const ifMatch = ctx.method === "PUT" ? ctx.get("if-match") : "";
     await turns.take(turnKey(bucket, key), async () => {
-      if (ifNoneMatch === "" && ifMatch === "") return next();
+      if (!conditional) return next();
       // If-None-Match needs only whether the object is there, not its bytes' checksum.
       const holds =
         ifNoneMatch === "*"

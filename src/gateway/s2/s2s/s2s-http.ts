@@ -29,6 +29,9 @@ export function isS2s(contentType: string | undefined): boolean {
   return contentType?.split(";")[0]?.trim().toLowerCase() === S2S_TYPE;
 }
 
+/** The session kinds, in /metrics (sessions, slow consumers). */
+const S2S_APPEND = "s2s_append";
+const S2S_READ = "s2s_read";
 const S2S_HEADERS = {
   "content-type": S2S_TYPE,
   // As S2 answers: no proxy may compress, rewrite or buffer a session.
@@ -71,7 +74,7 @@ export async function serveS2sAppend(
   const pipeline = new S2AppendPipeline(deps.upstream, { bucket, key }, call, deps.idleMs);
   const session = new S2sAppendSession<S2AppendInput, S2AppendAck>({
     chunks: bodyChunks(req),
-    writer: frameWriter(reply, deps, "s2s_append"),
+    writer: frameWriter(reply, deps, S2S_APPEND),
     decodeInput: (payload) => s2Wire.AppendInput.decode(payload),
     encodeAck: (ack) => s2Wire.AppendAck.encode(ack),
     submit: async (input, bytes) => {
@@ -91,7 +94,7 @@ export async function serveS2sAppend(
   });
   const socket = req.socket;
   try {
-    await trackSession(deps.subscribe, "s2s_append", client, session, socket, async () => {
+    await trackSession(deps.subscribe, S2S_APPEND, client, session, socket, async () => {
       try {
         await session.run();
       } finally {
@@ -148,13 +151,13 @@ export async function serveS2sRead(
   const socket = reply.request.raw.socket;
   await trackSession(
     deps.subscribe,
-    "s2s_read",
+    S2S_READ,
     clientKey(reply.request),
     session,
     socket,
     async () => {
       await session.start();
-      await session.run(frameWriter(reply, deps, "s2s_read"));
+      await session.run(frameWriter(reply, deps, S2S_READ));
     },
   );
 }

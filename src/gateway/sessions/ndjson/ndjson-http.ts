@@ -95,6 +95,8 @@ function bodyOver(body: IncomingMessage): Promise<void> {
 }
 
 /** One object for every session: Fastify caches a compiled validator per schema object. */
+/** The session kind, in /metrics (sessions, slow consumers). */
+const NDJSON = "ndjson";
 const APPEND_INPUT = { $ref: "AppendInput#" };
 
 /**
@@ -144,9 +146,9 @@ export async function serveAppendSession(
     producer: parts.producer,
     idleMs: deps.idleMs,
     slowConsumerMs: deps.slowConsumerMs,
-    onSlowConsumer: () => deps.metrics.slowConsumers.inc({ kind: "ndjson" }),
+    onSlowConsumer: () => deps.metrics.slowConsumers.inc({ kind: NDJSON }),
   });
-  deps.metrics.sessions.inc({ kind: "ndjson" });
+  deps.metrics.sessions.inc({ kind: NDJSON });
   const done = (async () => {
     await session.open();
     if (socket.destroyed) {
@@ -177,7 +179,7 @@ export async function serveAppendSession(
     }
     throw err;
   } finally {
-    deps.metrics.sessions.dec({ kind: "ndjson" });
+    deps.metrics.sessions.dec({ kind: NDJSON });
     release();
     admitted.release();
     // An HTTP/2 stream ends with its response; only HTTP/1.1 shares the connection with what follows.
