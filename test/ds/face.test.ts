@@ -116,6 +116,34 @@ describe("the Durable Streams face", () => {
     assert.equal(await (await fetch(`${url("twice")}?offset=-1`)).text(), "");
   });
 
+  test("a close-only request from a producer's fenced epoch is 403; the stream stays open", async () => {
+    await fetch(url("zombie"), { method: "PUT", headers: { "content-type": "text/plain" } });
+    const stamp = (epoch: number, seq: number) => ({
+      "producer-id": "z",
+      "producer-epoch": String(epoch),
+      "producer-seq": String(seq),
+    });
+    const appended = await fetch(url("zombie"), {
+      method: "POST",
+      headers: { "content-type": "text/plain", ...stamp(2, 0) },
+      body: "one",
+    });
+    assert.equal(appended.status, 200);
+    const zombie = await fetch(url("zombie"), {
+      method: "POST",
+      headers: { "stream-closed": "true", ...stamp(1, 0) },
+    });
+    assert.equal(zombie.status, 403);
+    assert.equal(zombie.headers.get("producer-epoch"), "2");
+    const open = await fetch(`${url("zombie")}?offset=-1`);
+    assert.deepEqual([await open.text(), open.headers.get("stream-closed")], ["one", null]);
+    const closed = await fetch(url("zombie"), {
+      method: "POST",
+      headers: { "stream-closed": "true", ...stamp(2, 1) },
+    });
+    assert.deepEqual([closed.status, closed.headers.get("stream-closed")], [204, "true"]);
+  });
+
   test("a page's plain and gzip copies share a weak ETag, and both say Vary: accept-encoding", async () => {
     const text = { "content-type": "text/plain" };
     await fetch(url("encodings"), { method: "PUT", headers: text });

@@ -144,7 +144,7 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
         upstream,
         addr,
         body.length === 0
-          ? { records: [], close }
+          ? { records: [], close, ...(producer ? { producer } : {}) }
           : {
               records: messages(body, contentType as string, "append"),
               contentType: contentType as string,
