@@ -193,7 +193,7 @@ export const flags = defineFlags({
     type: "int",
     default: DEFAULT_MAX_SESSIONS_PER_CLIENT,
     min: 1,
-    help: "long-lived sessions (SSE subscriptions, long-polls, NDJSON append sessions; a multiplexed subscription is one) one client may have open at once: its credential, else its address; past it 429 resource_exhausted; per process under --workers",
+    help: "long-lived sessions (SSE subscriptions, long-polls, NDJSON append sessions, s2s read and append sessions; a multiplexed subscription is one) one client may have open at once: its credential, else its address; past it 429 resource_exhausted; per process under --workers",
   },
   "ndjson-session-mb": {
     type: "int",

@@ -1,9 +1,12 @@
 // Sessions per client (--max-sessions-per-client), over real sockets: SSE subscriptions,
-// multiplexed ones (one session each), long-polls and NDJSON append sessions share one count per
-// client, its credential when it has one, else its address (clients on 127.0.0.2 and 127.0.0.3).
+// multiplexed ones (one session each), long-polls, NDJSON append sessions and S2's s2s sessions
+// share one count per client, its credential when it has one, else its address (clients on
+// 127.0.0.2 and up).
 // Past it a new session is 429 resource_exhausted with Retry-After, and nothing else is held
 // back; a client whose session ends gets its place again.
 import assert from "node:assert/strict";
+import http2 from "node:http2";
+import { connect } from "node:net";
 import { after, before, test } from "node:test";
 import { Agent, request } from "undici";
 import type { Gateway } from "../harness/gateway.ts";
@@ -156,5 +159,61 @@ test("a credential is its own client: NDJSON sessions and subscriptions of one t
   } finally {
     c.socket.destroy();
     for (const s of open) s.close();
+  }
+});
+
+/** An s2s session on `conn` (S2's SDKs open them so): its status, then its frames' bytes. */
+function s2sSession(conn: http2.ClientHttp2Session, method: "GET" | "POST", bucket: string) {
+  const req = conn.request({
+    ":method": method,
+    ":path": "/v1/streams/s/records",
+    "content-type": "s2s/proto",
+    "s2-basin": bucket,
+  });
+  req.on("error", () => {});
+  const status = new Promise<number>((resolve) =>
+    req.on("response", (headers) => resolve(Number(headers[":status"]))),
+  );
+  const chunks: Buffer[] = [];
+  req.on("data", (chunk: Buffer) => chunks.push(chunk));
+  const ended = new Promise<string>((resolve) =>
+    req.on("end", () => resolve(Buffer.concat(chunks).toString())),
+  );
+  return { req, status, ended };
+}
+
+test("s2s read and append sessions count in the share; past it, 429 in S2's shape before any frame", async () => {
+  // A stream "s" in a bucket whose name S2's paths take (8 characters or more).
+  const bucket = (await newStream(gw.base)).split("/")[3] as string;
+  const { hostname, port } = new URL(gw.base);
+  const conn = http2.connect(gw.base, {
+    createConnection: () =>
+      connect({ host: hostname, port: Number(port), localAddress: "127.0.0.6" }),
+  });
+  try {
+    const reads = [0, 1, 2].map(() => s2sSession(conn, "GET", bucket));
+    assert.deepEqual(await Promise.all(reads.map((r) => r.status)), [200, 200, 200]);
+    await waitFor(
+      async () => (await metric(gw.base, "nova_gateway_sessions", 'kind="s2s_read"')) === MAX,
+    );
+    const append = s2sSession(conn, "POST", bucket);
+    append.req.end();
+    assert.equal(await append.status, 429);
+    const body = JSON.parse(await append.ended);
+    assert.equal(body.code, "rate_limited");
+    assert.match(body.message, /this client has 3 sessions open .*--max-sessions-per-client/);
+    const read = s2sSession(conn, "GET", bucket);
+    assert.equal(await read.status, 429);
+    // One ends: its client may open another, an append session this time.
+    reads[0]?.req.close();
+    await waitFor(
+      async () => (await metric(gw.base, "nova_gateway_sessions", 'kind="s2s_read"')) === MAX - 1,
+    );
+    const next = s2sSession(conn, "POST", bucket);
+    next.req.end();
+    assert.equal(await next.status, 200);
+    await next.ended;
+  } finally {
+    conn.destroy();
   }
 });

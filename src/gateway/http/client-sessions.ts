@@ -38,7 +38,7 @@ export class ClientSessions {
     const open = this.count(client);
     if (open >= this.#max) {
       throw resourceExhausted(
-        `this client has ${open} sessions open (SSE subscriptions, long-polls, NDJSON append sessions; at most ${this.#max}, --max-sessions-per-client); end one, or retry later`,
+        `this client has ${open} sessions open (SSE subscriptions, long-polls, NDJSON append sessions, s2s sessions; at most ${this.#max}, --max-sessions-per-client); end one, or retry later`,
       );
     }
     this.#open.set(client, open + 1);

@@ -34,9 +34,9 @@ function session(parts: Uint8Array[] | AsyncGenerator<Uint8Array>, opts: Session
   out.full = opts.full ?? false;
   const appended: string[] = [];
   let failed = false;
-  const s = new S2sAppendSession<string, string>({
+  const writer = new FrameWriter(out, "none", opts.stallMs ?? 1_000, opts.onStall);
+  const session = new S2sAppendSession<string, string>({
     chunks: Array.isArray(parts) ? chunksOf(parts) : parts,
-    writer: new FrameWriter(out, "none", opts.stallMs ?? 1_000, opts.onStall),
     decodeInput: (payload) => {
       const t = new TextDecoder().decode(payload);
       if (t === "bad") throw new Error("bad_proto");
@@ -59,6 +59,7 @@ function session(parts: Uint8Array[] | AsyncGenerator<Uint8Array>, opts: Session
     }),
     draining: () => ({ status: 503, body: text('{"code":"server_draining"}') }),
   });
+  const s = { run: () => session.run(writer), drain: () => session.drain() };
   return { s, out, appended };
 }
 
@@ -146,14 +147,13 @@ test("inputs are pipelined: later ones are submitted before earlier ones are ack
   const acks: ((v: string) => void)[] = [];
   const s = new S2sAppendSession<string, string>({
     chunks: chunksOf([input("a"), input("b"), input("c")]),
-    writer: new FrameWriter(out, "none", 1_000),
     decodeInput: (payload) => new TextDecoder().decode(payload),
     encodeAck: (ack) => text(`ack ${ack}`),
     submit: async () => ({ ack: new Promise<string>((resolve) => acks.push(resolve)) }),
     terminal: () => ({ status: 500, body: text("{}") }),
     draining: () => ({ status: 503, body: text("{}") }),
   });
-  const running = s.run();
+  const running = s.run(new FrameWriter(out, "none", 1_000));
   while (acks.length < 3) await new Promise((resolve) => setImmediate(resolve));
   // Answered out of order upstream, acked in order to the client.
   acks[2]?.("c");
@@ -165,10 +165,10 @@ test("inputs are pipelined: later ones are submitted before earlier ones are ack
 });
 
 test("draining lets the batch in flight finish, then ends with server_draining", async () => {
-  let s: S2sAppendSession<string, string> | undefined;
+  let s: { drain(): void } | undefined;
   const made = session([input("a"), input("b")], { onAppend: () => s?.drain() });
   s = made.s;
-  await s.run();
+  await made.s.run();
   assert.deepEqual(made.appended, ["a"]);
   assert.deepEqual(made.out.messages(), ["ack a"]);
   assert.deepEqual(made.out.terminal(), { status: 503, body: { code: "server_draining" } });

@@ -20,7 +20,6 @@ import type { FrameWriter } from "./frame-output.ts";
 export interface S2sAppendOptions<Batch, Ack> {
   /** The request body's chunks, pulled one at a time. */
   chunks: AsyncIterator<Uint8Array>;
-  writer: FrameWriter;
   /** An AppendInput payload as the batch to append; throws S2's error when it is not one. */
   decodeInput(payload: Uint8Array): Batch;
   encodeAck(ack: Ack): Uint8Array;
@@ -62,9 +61,11 @@ export class S2sAppendSession<Batch, Ack> {
     this.#wake?.();
   }
 
-  /** Runs the session to its end; resolves once the response is ended. */
-  async run(): Promise<void> {
-    const { writer } = this.#opts;
+  /**
+   * Runs the session to its end, answering on `writer`; resolves once the response is ended.
+   * The writer comes last, once the session is admitted: taking it sends the response's head.
+   */
+  async run(writer: FrameWriter): Promise<void> {
     const unanswered: Promise<void>[] = [];
     let failure: { err: unknown } | undefined;
     let gone = false;

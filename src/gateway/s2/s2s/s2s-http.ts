@@ -74,7 +74,6 @@ export async function serveS2sAppend(
   const pipeline = new S2AppendPipeline(deps.upstream, { bucket, key }, call, deps.idleMs);
   const session = new S2sAppendSession<S2AppendInput, S2AppendAck>({
     chunks: bodyChunks(req),
-    writer: frameWriter(reply, deps, S2S_APPEND),
     decodeInput: (payload) => s2Wire.AppendInput.decode(payload),
     encodeAck: (ack) => s2Wire.AppendAck.encode(ack),
     submit: async (input, bytes) => {
@@ -96,7 +95,7 @@ export async function serveS2sAppend(
   try {
     await trackSession(deps.subscribe, S2S_APPEND, client, session, socket, async () => {
       try {
-        await session.run();
+        await session.run(frameWriter(reply, deps, S2S_APPEND));
       } finally {
         await pipeline.close();
       }
