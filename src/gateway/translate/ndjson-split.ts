@@ -45,6 +45,16 @@ export class NdjsonSplitter {
     this.#limits = limits;
   }
 
+  /** Bytes of the line still arriving, held until its line break. */
+  get partialBytes(): number {
+    return this.#partialBytes;
+  }
+
+  /** Lines taken so far, blank ones included: the line still arriving is lineNo + 1. */
+  get lineNo(): number {
+    return this.#lineNo;
+  }
+
   push(chunk: Buffer): SplitResult {
     const lines: NdjsonLine[] = [];
     if (this.#refused) return { lines, refused: this.#refused };

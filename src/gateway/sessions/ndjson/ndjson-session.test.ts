@@ -183,6 +183,55 @@ test("a star failure with nothing in flight is told in the end line", async () =
   assert.equal(end.error.code, "permission_denied");
 });
 
+test("a line still arriving counts against admission as it arrives, and goes back once answered", async () => {
+  const { call, body, session, admission, out } = setup();
+  body.write(line("a"));
+  await session.open();
+  const running = session.run(out);
+  await waitFor(() => call.written.length === 1);
+  call.ack(0, 0);
+  await waitFor(() => out.lines().length === 1);
+  const half = '{"records":[{"body":"';
+  body.write(half);
+  await waitFor(() => admission.inflight === half.length);
+  body.end('b"}]}\n');
+  await waitFor(() => call.written.length === 2);
+  call.ack(1, 1);
+  await waitFor(() => call.halfClosed);
+  call.finish(status.OK);
+  await running;
+  assert.equal(out.lines().length, 3);
+  assert.equal(admission.inflight, 0);
+});
+
+test("a line still arriving past the budget waits for acks; with none to come it is 429", async () => {
+  const { call, body, session, admission, out } = setup();
+  // Another client holds all but 100 bytes of the gateway's budget.
+  const other = admission.body("other", 1 << 20);
+  other.take((1 << 20) - 100);
+  body.write(line("a"));
+  await session.open();
+  const running = session.run(out);
+  await waitFor(() => call.written.length === 1);
+  // Over what is left: it waits for line 1's ack, whose bytes go back, and is still over.
+  body.write("x".repeat(200));
+  await new Promise((resolve) => setImmediate(resolve));
+  call.ack(0, 0);
+  await waitFor(() => call.halfClosed);
+  call.finish(status.OK);
+  await running;
+  const lines = out.lines();
+  assert.equal(lines.length, 3);
+  assert.deepEqual(
+    [lines[1].code, lines[1].line, lines[1].retryable],
+    ["resource_exhausted", 2, true],
+  );
+  assert.deepEqual(lines[2], { end: { reason: "error", batches: 2 } });
+  assert.equal(call.written.length, 1);
+  other.release();
+  assert.equal(admission.inflight, 0);
+});
+
 test("drain stops reading, lets the in-flight batch finish, and ends with reason draining", async () => {
   const { call, body, session, out } = setup();
   body.write(line("a"));

@@ -113,6 +113,8 @@ export class NdjsonAppendSession {
   #session: AppendSession | undefined;
   #final: StatusObject | undefined;
   #inflight: { lineNo: number; bytes: number }[] = [];
+  /** Bytes read and not yet in flight (the line being read, lines not yet sent), admitted. */
+  #buffered = 0;
   #answered = 0;
   /** Batches written to the star: the next line's offset from the first producer seq. */
   #submitted = 0;
@@ -188,6 +190,8 @@ export class NdjsonAppendSession {
     } finally {
       out.off("close", onClose);
       for (const slot of this.#inflight.splice(0)) this.#opts.admission.give(slot.bytes);
+      this.#opts.admission.give(this.#buffered);
+      this.#buffered = 0;
     }
   }
 
@@ -255,8 +259,8 @@ export class NdjsonAppendSession {
   }
 
   /**
-   * Waits for a slot in the star's window, the client to read its acks, and admission for the
-   * line's bytes; false when the session stops meanwhile (or admission refuses a lone batch).
+   * Waits for a slot in the star's window and for the client to read its acks; false when the
+   * session stops meanwhile. The line's bytes, admitted as they arrived, go in flight with it.
    */
   async #admit(parsed: Parsed, window: number): Promise<boolean> {
     const out = this.#out as NdjsonOutput;
@@ -266,17 +270,9 @@ export class NdjsonAppendSession {
       // wait: an ack that comes meanwhile (one more line for the client to read) wakes it.
       if (!out.writableNeedDrain) this.#stalledSince = undefined;
       if (this.#inflight.length < window && !out.writableNeedDrain) {
-        try {
-          this.#opts.admission.take(parsed.bytes);
-          this.#inflight.push({ lineNo: parsed.lineNo, bytes: parsed.bytes });
-          return true;
-        } catch (err) {
-          // With nothing of ours in flight no ack will free budget: the client must retry.
-          if (this.#inflight.length === 0) {
-            this.#terminal = { lineNo: parsed.lineNo, error: toHttpError(err) };
-            return false;
-          }
-        }
+        this.#buffered -= parsed.bytes;
+        this.#inflight.push({ lineNo: parsed.lineNo, bytes: parsed.bytes });
+        return true;
       }
       if (out.writableNeedDrain) this.#stalledSince ??= performance.now();
       const stalledFor =
@@ -408,10 +404,41 @@ export class NdjsonAppendSession {
       });
       if (got === "woken") continue;
       this.#pendingChunk = undefined;
+      if (!got.done && !(await this.#charge(got.value.length))) return undefined;
       const result = got.done ? this.#splitter.end() : this.#splitter.push(got.value);
       if (got.done) this.#bodyEnded = true;
       this.#lines.push(...result.lines);
       this.#refused = result.refused;
+      // What the splitter dropped (line breaks, blank lines, a refused line) is given back.
+      let held = this.#splitter.partialBytes;
+      for (const line of this.#lines) held += line.bytes.length;
+      this.#opts.admission.give(this.#buffered - held);
+      this.#buffered = held;
+    }
+  }
+
+  /**
+   * Admits a chunk of the body before the splitter holds it: a line still arriving counts
+   * against the budgets as a unary body's bytes do. Past a bound it waits for an ack to give
+   * budget back; with nothing in flight to give, the line being read is refused (429). False
+   * when the session stops meanwhile or the line is refused.
+   */
+  async #charge(bytes: number): Promise<boolean> {
+    for (;;) {
+      if (this.#stopped()) return false;
+      try {
+        this.#opts.admission.take(bytes);
+        this.#buffered += bytes;
+        return true;
+      } catch (err) {
+        if (this.#inflight.length === 0) {
+          this.#terminal = { lineNo: this.#splitter.lineNo + 1, error: toHttpError(err) };
+          return false;
+        }
+      }
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+      });
     }
   }
 
