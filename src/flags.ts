@@ -30,7 +30,7 @@ import {
   DEFAULT_SSE_PING_MS,
   KEEP_ALIVE_TIMEOUT_MS,
 } from "./gateway/settings.ts";
-import { defineFlags, LOG_LEVELS } from "./platform/cli/index.ts";
+import { defineFlags, hostPort, httpUrl, LOG_LEVELS } from "./platform/cli/index.ts";
 
 export const PROGRAM = "nova-gateway";
 export const SUMMARY = "The nova HTTP/JSON gateway.";
@@ -53,18 +53,23 @@ export const flags = defineFlags({
     type: "int",
     default: DEFAULT_H2_MAX_STREAMS,
     min: 1,
+    // HTTP/2's setting is 32 bits; Node throws on a larger one at the first connection.
+    max: 2 ** 32 - 1,
     help: "concurrent streams of one HTTP/2 connection (each SSE subscription and request is one)",
   },
   workers: {
     type: "int",
     default: 1,
     min: 1,
+    max: 256,
     help: "gateway processes serving the one port (node:cluster), each with its own hubs; set it to the host's cores. An embedded star runs in the first process, beside them",
   },
   "cluster-ipc-timeout-ms": {
     type: "int",
     default: 2000,
     min: 1,
+    // A worker waits twice this for the first process: still within a timer's reach.
+    max: 2 ** 30 - 1,
     help: "with --workers above 1: how long the first process waits for each worker's part of a /metrics answer, ms (then /metrics is 503)",
   },
   "data-dir": {
@@ -75,6 +80,7 @@ export const flags = defineFlags({
   stars: {
     type: "list",
     default: [],
+    check: hostPort,
     help: "external star fleet HOST:PORT,... (nothing embedded starts)",
   },
   "star-call-timeout-ms": {
@@ -347,6 +353,7 @@ export const flags = defineFlags({
   },
   "s3-endpoint": {
     type: "string",
+    check: httpUrl,
     help: "S3 endpoint for ReadPlan entries naming {bucket, key} (stars with --readplan-urls object); unset: the embedded store's, or none with --stars",
   },
   "s3-region": { type: "string", default: "us-east-1", help: "S3 region (with --s3-endpoint)" },

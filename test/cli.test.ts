@@ -89,6 +89,23 @@ test("the gateway takes --tls-cert and --tls-key together, from files it can rea
   });
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /--tls-cert \/nonexistent\/cert\.pem: ENOENT/);
+  // An empty key (a variable left unset) would have served cleartext.
+  const empty = run("src/main.ts", ["--tls-cert", "cert.pem", "--tls-key="]);
+  assert.equal(empty.code, 2);
+  assert.match(empty.stderr, /--tls-key: expected a value, got ""/);
+});
+
+test("the gateway refuses an empty --host, --stars not HOST:PORT and an --s3-endpoint not a URL", () => {
+  for (const [args, message] of [
+    [["--host="], /--host: expected a value, got ""/],
+    [["--stars=127.0.0.1:99999"], /--stars: "127.0.0.1:99999" is not HOST:PORT/],
+    [["--stars=foo"], /--stars: "foo" is not HOST:PORT/],
+    [["--s3-endpoint=notaurl"], /--s3-endpoint: "notaurl" is not an http:\/\/ or https:\/\/ URL/],
+  ] as const) {
+    const r = run("src/main.ts", [...args]);
+    assert.equal(r.code, 2, args.join(" "));
+    assert.match(r.stderr, message);
+  }
 });
 
 test("the gateway refuses a port out of range", () => {

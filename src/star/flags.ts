@@ -1,6 +1,6 @@
 // The star's flags (`npm run star`, src/star/main.ts), with their environment variables and
 // defaults; docs/configuration.md is generated from them (`npm run config-docs`).
-import { defineFlags, LOG_LEVELS } from "../platform/cli/index.ts";
+import { defineFlags, httpUrl, LOG_LEVELS } from "../platform/cli/index.ts";
 import { S3_CLIENT_DEFAULTS } from "../platform/objstore/settings.ts";
 import { DEFAULT_LIMITS, EMBEDDED_LOG_COMMIT_INTERVAL_MS } from "./limits.ts";
 
@@ -15,7 +15,11 @@ export const flags = defineFlags({
   },
   self: { type: "string", default: "star-1", help: "this star's name" },
   "data-dir": { type: "string", help: "run an embedded S3 server (s3rver) over this directory" },
-  "s3-endpoint": { type: "string", help: "S3-compatible endpoint URL (instead of --data-dir)" },
+  "s3-endpoint": {
+    type: "string",
+    check: httpUrl,
+    help: "S3-compatible endpoint URL (instead of --data-dir)",
+  },
   "s3-bucket": { type: "string", default: "nova", help: "object-storage bucket for all data" },
   "s3-region": { type: "string", default: "us-east-1", help: "S3 region" },
   "s3-access-key-id": { type: "string", default: "S3RVER", help: "S3 access key id" },

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
+import { hostPort, httpUrl } from "./addresses.ts";
 import { defineFlags, envName, FlagError, wantsHelp } from "./flags.ts";
 
 const flags = defineFlags(
@@ -66,7 +67,6 @@ test("values come as --flag value or --flag=value", () => {
   assert.equal(flags.parse([...base, "--port", "80"], {}).port, 80);
   assert.equal(flags.parse([...base, "--port=81"], {}).port, 81);
   assert.equal(flags.parse(["--data-dir=/x=y"], {}).dataDir, "/x=y");
-  assert.equal(flags.parse([...base, "--host="], {}).host, "");
   assert.equal(flags.parse([...base, "--offset", "-5"], {}).offset, -5);
   assert.equal(flags.parse([...base, "--host", "-h-"], {}).host, "-h-");
 });
@@ -172,6 +172,46 @@ test("a time in ms or s is at most what a timer can wait, unless the flag sets i
       "an integer <= 10",
       "an integer",
     ],
+  );
+});
+
+test("a size in MiB is at most 2^30, whose bytes stay exact", () => {
+  const sizes = defineFlags({ "cache-mb": { type: "int", min: 0, help: "A size." } });
+  assert.equal(sizes.parse(["--cache-mb=1073741824"], {}).cacheMb, 2 ** 30);
+  assert.throws(
+    () => sizes.parse(["--cache-mb=1073741825"], {}),
+    /--cache-mb: expected an integer from 0 to 1073741824, got "1073741825"/,
+  );
+});
+
+test("an empty string value is refused; an empty variable is unset", () => {
+  const err = flagError([...base, "--host="]);
+  assert.deepEqual([err.flag, err.message], ["--host", '--host: expected a value, got ""']);
+  assert.equal(flagError(["--data-dir", ""]).flag, "--data-dir");
+  assert.equal(flags.parse(base, { NOVA_TEST_HOST: "" }).host, undefined);
+});
+
+test("a checked value, or each entry of a checked list, is refused with the check's reason", () => {
+  const checked = defineFlags({
+    peers: { type: "list", check: hostPort, help: "Peers." },
+    endpoint: { type: "string", check: httpUrl, help: "A URL." },
+  });
+  assert.deepEqual(checked.parse(["--peers=a:1,b:2"], {}).peers, ["a:1", "b:2"]);
+  assert.throws(
+    () => checked.parse(["--peers=b:2,a:0"], {}),
+    (err: unknown) =>
+      err instanceof FlagError &&
+      err.flag === "--peers" &&
+      err.message === '--peers: "a:0" is not HOST:PORT with a port from 1 to 65535',
+  );
+  assert.throws(
+    () => checked.parse([], { NOVA_PEERS: "x" }),
+    /^FlagError: NOVA_PEERS \(for --peers\): "x" is not HOST:PORT/,
+  );
+  assert.equal(checked.parse(["--endpoint=http://s3:9000"], {}).endpoint, "http://s3:9000");
+  assert.throws(
+    () => checked.parse(["--endpoint=s3:9000"], {}),
+    /--endpoint: "s3:9000" is not an http:\/\/ or https:\/\/ URL/,
   );
 });
 

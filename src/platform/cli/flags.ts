@@ -14,10 +14,14 @@ export type FlagSpec =
       required?: boolean;
       /** The only values taken, when the flag names a choice. */
       oneOf?: readonly string[];
+      check?: Check;
     })
   | (Common & { type: "int"; default?: number; min?: number; max?: number; required?: boolean })
   | (Common & { type: "bool"; default?: boolean })
-  | (Common & { type: "list"; default?: readonly string[]; required?: boolean });
+  | (Common & { type: "list"; default?: readonly string[]; required?: boolean; check?: Check });
+
+/** What is wrong with a value (a list's: each entry), or undefined when it is taken. */
+export type Check = (value: string) => string | undefined;
 
 export type FlagSpecs = Record<string, FlagSpec>;
 
@@ -115,15 +119,26 @@ const FALSE = new Set(["false", "0", "no", "off"]);
 /** One raw string as the flag's type; `source` names where it came from in the message. */
 function convert(spec: FlagSpec, raw: string, flag: string, source: string): unknown {
   const bad = () => new FlagError(flag, `${source}: expected ${expected(spec)}, got "${raw}"`);
+  const checked = (value: string) => {
+    const problem =
+      spec.type === "string" || spec.type === "list" ? spec.check?.(value) : undefined;
+    if (problem !== undefined) {
+      throw new FlagError(flag, `${source}: ${JSON.stringify(value)} ${problem}`);
+    }
+    return value;
+  };
   switch (spec.type) {
     case "string":
-      if (spec.oneOf && !spec.oneOf.includes(raw)) throw bad();
-      return raw;
+      // An empty value is a variable left unset (`--host=$HOST`), not a choice: --host= would
+      // listen on every address, --tls-key= serve cleartext.
+      if (raw === "" || (spec.oneOf && !spec.oneOf.includes(raw))) throw bad();
+      return checked(raw);
     case "list":
       return raw
         .split(",")
         .map((s) => s.trim())
-        .filter((s) => s !== "");
+        .filter((s) => s !== "")
+        .map(checked);
     case "bool": {
       const v = raw.toLowerCase();
       if (TRUE.has(v)) return true;
@@ -148,15 +163,19 @@ function convert(spec: FlagSpec, raw: string, flag: string, source: string): unk
 
 /** The longest delay Node's timers take: a longer one fires after 1 ms instead. */
 const TIMER_MAX_MS = 2_147_483_647;
+/** The largest size in MiB: its bytes, even four times over, stay exact integers. */
+const SIZE_MAX_MIB = 2 ** 30;
 
 /**
  * A time in ms (a name ending in -ms) or seconds (-s) is at most what a timer can wait: an
- * operator's "a very long time" must not become "at once".
+ * operator's "a very long time" must not become "at once". A size in MiB (-mb) is at most
+ * SIZE_MAX_MIB: past it, byte counts would round.
  */
-function withTimerBound(name: string, spec: FlagSpec): FlagSpec {
+function withImplicitBound(name: string, spec: FlagSpec): FlagSpec {
   if (spec.type !== "int" || spec.max !== undefined) return spec;
   if (name.endsWith("-ms")) return { ...spec, max: TIMER_MAX_MS };
   if (name.endsWith("-s")) return { ...spec, max: Math.floor(TIMER_MAX_MS / 1000) };
+  if (name.endsWith("-mb")) return { ...spec, max: SIZE_MAX_MIB };
   return spec;
 }
 
@@ -165,7 +184,7 @@ export function defineFlags<const S extends FlagSpecs>(
   opts: { envPrefix?: string } = {},
 ): FlagParser<S> {
   const specs = Object.fromEntries(
-    Object.entries(given).map(([name, spec]) => [name, withTimerBound(name, spec)]),
+    Object.entries(given).map(([name, spec]) => [name, withImplicitBound(name, spec)]),
   ) as S;
   const entries = Object.entries(specs);
   for (const [name] of entries) {

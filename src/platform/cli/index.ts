@@ -1,2 +1,3 @@
 // The flag parser every program uses: --flag, NOVA_* variables, --help.
+export * from "./addresses.ts";
 export * from "./flags.ts";

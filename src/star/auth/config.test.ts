@@ -37,7 +37,10 @@ test("what an operator can get wrong is refused, saying what", async (t) => {
       { signingKey: KEY, apiKeys: ["k1 s nova:read"], apiKeysFile: file },
       /k1 is given more than once/,
     ],
-    [{ signingKey: KEY, apiKeys: [], apiKeysFile: `${file}.missing` }, /ENOENT/],
+    [
+      { signingKey: KEY, apiKeys: [], apiKeysFile: `${file}.missing` },
+      /^Error: --api-keys-file .*\.missing: ENOENT/,
+    ],
   ];
   for (const [flags, message] of cases) await assert.rejects(loadAuthConfig(flags), message);
 });

@@ -17,8 +17,11 @@ export async function loadAuthConfig(flags: AuthFlags): Promise<AuthConfig | und
     parseApiKey(entry, `--api-keys entry ${i + 1}`),
   );
   if (flags.apiKeysFile !== undefined) {
-    const text = await readFile(flags.apiKeysFile, "utf8");
-    apiKeys.push(...parseApiKeysFile(text, flags.apiKeysFile));
+    const file = flags.apiKeysFile;
+    const text = await readFile(file, "utf8").catch((err: Error) => {
+      throw new Error(`--api-keys-file ${file}: ${err.message}`);
+    });
+    apiKeys.push(...parseApiKeysFile(text, file));
   }
   if (flags.signingKey === undefined) {
     if (apiKeys.length > 0) throw new Error("api keys need --signing-key (auth is off without it)");

@@ -1,6 +1,7 @@
 // A star's fleet: its own name and every member's NAME=HOST:PORT, as given by --fleet. Each
 // stream is led by the member rendezvous hashing picks for `bucket/key`; each bucket descriptor
 // by the member it picks for the bucket name. Without --fleet a star is a fleet of one.
+import { hostPort } from "../../platform/cli/index.ts";
 import { bucketItem, rendezvous, streamItem } from "./rendezvous.ts";
 
 export interface Member {
@@ -14,7 +15,6 @@ export class FleetSpecError extends Error {
 }
 
 const NAME = /^[A-Za-z0-9._-]{1,64}$/;
-const ADDRESS = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;
 
 /** Parses one `NAME=HOST:PORT` entry. */
 export function parseMember(entry: string): Member {
@@ -26,11 +26,10 @@ export function parseMember(entry: string): Member {
       `fleet member ${JSON.stringify(entry)}: expected NAME=HOST:PORT, NAME 1 to 64 of A-Z a-z 0-9 . _ -`,
     );
   }
-  const m = ADDRESS.exec(address);
-  const port = Number(m?.[2]);
-  if (!m || port < 1 || port > 65535) {
+  const problem = hostPort(address);
+  if (problem !== undefined) {
     throw new FleetSpecError(
-      `fleet member ${JSON.stringify(entry)}: ${JSON.stringify(address)} is not HOST:PORT with a port from 1 to 65535`,
+      `fleet member ${JSON.stringify(entry)}: ${JSON.stringify(address)} ${problem}`,
     );
   }
   return { name, address };

@@ -1,0 +1,20 @@
+// Checks of flags that name a peer: HOST:PORT (stars, fleet members) and an http(s) URL (an S3
+// endpoint). A value that cannot name one stops the program at its flag, rather than leaving
+// every call to fail later as unavailable.
+import type { Check } from "./flags.ts";
+
+const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;
+
+/** HOST:PORT, the host a name, an IPv4 address or a bracketed IPv6 one, the port 1 to 65535. */
+export const hostPort: Check = (value) => {
+  const port = Number(HOST_PORT.exec(value)?.[2]);
+  return port >= 1 && port <= 65535 ? undefined : "is not HOST:PORT with a port from 1 to 65535";
+};
+
+/** An absolute http: or https: URL. */
+export const httpUrl: Check = (value) => {
+  const url = URL.parse(value);
+  return url && (url.protocol === "http:" || url.protocol === "https:") && url.host !== ""
+    ? undefined
+    : "is not an http:// or https:// URL";
+};
