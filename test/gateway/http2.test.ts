@@ -300,6 +300,45 @@ describe("HTTP/2", { skip }, () => {
     }
   });
 
+  test("request headers over 16 KiB are 431 header_too_large over h2, as over HTTP/1.1", async () => {
+    const session = http2.connect(stack.gw.base);
+    session.on("error", () => {});
+    const get = (bytes: number) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = session.request({ ":path": "/livez", "x-big": "a".repeat(bytes) });
+        let status = 0;
+        let body = "";
+        req.setEncoding("utf8");
+        req.on("response", (headers) => {
+          status = Number(headers[":status"]);
+        });
+        req.on("data", (chunk: string) => {
+          body += chunk;
+        });
+        req.on("end", () => resolve({ status, body }));
+        req.on("error", reject);
+        req.end();
+      });
+    try {
+      const settings = await new Promise<http2.Settings>((resolve) =>
+        session.once("remoteSettings", resolve),
+      );
+      assert.equal(settings.maxHeaderListSize, 4 * 16 * 1024);
+      assert.equal((await get(15_000)).status, 200);
+      const over = await get(17_000);
+      assert.equal(over.status, 431);
+      assert.deepEqual(JSON.parse(over.body), {
+        code: "header_too_large",
+        message: "the request line and headers are over 16384 bytes",
+        retryable: false,
+      });
+      // The session goes on serving.
+      assert.equal((await get(10)).status, 200);
+    } finally {
+      session.close();
+    }
+  });
+
   test("an answer its client never reads is cut after --send-timeout-ms; others go on", async () => {
     const gw = await inProcessGateway([stack.star.address], { sendTimeoutMs: 300 });
     // A window of 0: the gateway may send the page's headers, never its bytes.

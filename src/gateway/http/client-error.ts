@@ -43,6 +43,17 @@ export function clientError(headersTimeoutMs: number) {
   };
 }
 
+/** The most bytes of a request line and headers, HTTP/1.1's parser's limit (16 KiB). */
+export const MAX_HEADER_BYTES = maxHeaderSize;
+
+export function headerTooLarge(): HttpError {
+  return new HttpError(
+    431,
+    "header_too_large",
+    `the request line and headers are over ${maxHeaderSize} bytes`,
+  );
+}
+
 function refusal(err: NodeJS.ErrnoException, headersTimeoutMs: number): HttpError {
   switch (err.code) {
     case "ERR_HTTP_REQUEST_TIMEOUT":
@@ -53,11 +64,7 @@ function refusal(err: NodeJS.ErrnoException, headersTimeoutMs: number): HttpErro
         { retryable: true },
       );
     case "HPE_HEADER_OVERFLOW":
-      return new HttpError(
-        431,
-        "header_too_large",
-        `the request line and headers are over ${maxHeaderSize} bytes`,
-      );
+      return headerTooLarge();
     default:
       return new HttpError(
         400,

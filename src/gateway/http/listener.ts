@@ -8,6 +8,8 @@ import type * as http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
 import tls from "node:tls";
+import { errorBody } from "../errors/index.ts";
+import { headerTooLarge, MAX_HEADER_BYTES } from "./client-error.ts";
 import { acceptProxied } from "./proxy-accept.ts";
 import type { TrustProxy } from "./trusted-proxies.ts";
 
@@ -23,6 +25,27 @@ const UNKNOWN_METHOD_BODY = JSON.stringify({
   message: "the gateway serves no such method; see the OpenAPI document at /openapi.json",
   retryable: false,
 });
+
+/**
+ * The header list an HTTP/2 client may send (SETTINGS_MAX_HEADER_LIST_SIZE, RFC 9113 6.5.2):
+ * four times HTTP/1.1's limit, so a head over that limit but under this one is answered 431.
+ */
+const H2_MAX_HEADER_LIST = 4 * MAX_HEADER_BYTES;
+
+/** A request's head as HTTP/1.1 would count it: names and values, pseudo-headers included. */
+function headerBytes(raw: readonly string[]): number {
+  let bytes = 0;
+  for (const part of raw) bytes += Buffer.byteLength(part) + 2;
+  return bytes;
+}
+
+function answer(res: http2.Http2ServerResponse, status: number, body: string): void {
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "cache-control": "no-store",
+  });
+  res.end(body);
+}
 
 /** The client a PROXY header named, for the TLS socket made over that connection. */
 const proxiedClient = new WeakMap<net.Socket, PropertyDescriptorMap>();
@@ -74,16 +97,23 @@ export function gatewayServer(handler: Handler, settings: ListenerSettings): Gat
     },
   );
   const h2 = http2.createServer(
-    { settings: { maxConcurrentStreams: settings.h2MaxStreams } },
+    {
+      settings: {
+        maxConcurrentStreams: settings.h2MaxStreams,
+        // Said to the client: past it nghttp2 refuses the stream before any answer can be.
+        maxHeaderListSize: H2_MAX_HEADER_LIST,
+      },
+    },
     (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => {
       // A method HTTP/1.1's parser would have refused: Fastify's router has no answer for it
       // (a 500, and its route table in the log). RFC 9110's answer to an unknown method.
       if (!METHODS.has(req.method)) {
-        res.writeHead(501, {
-          "content-type": "application/json; charset=utf-8",
-          "cache-control": "no-store",
-        });
-        res.end(UNKNOWN_METHOD_BODY);
+        answer(res, 501, UNKNOWN_METHOD_BODY);
+        return;
+      }
+      // HTTP/1.1's limit on the request's head, for the same request over HTTP/2.
+      if (headerBytes(req.rawHeaders) > MAX_HEADER_BYTES) {
+        answer(res, 431, JSON.stringify(errorBody(headerTooLarge())));
         return;
       }
       (handler as unknown as (r: typeof req, s: typeof res) => void)(req, res);
