@@ -96,6 +96,27 @@ describe("a multiplexed subscription", () => {
     }
   });
 
+  test("one ping once every stream has caught up, not one per stream", async () => {
+    const streams = await Promise.all([0, 1, 2, 3].map(() => newStream(gw.base)));
+    for (const [i, stream] of streams.entries()) await append(gw.base, stream, [`r${i}`]);
+    const sse = await openSse(subscribeUrl(streams.map((s) => `${spec(s)};seq_num=0`)));
+    try {
+      assert.equal(sse.status, 200);
+      const first = await readUntil(sse.events, (events) => events.some((e) => e.event === "ping"));
+      // A record after it: whatever was written before it has come by then.
+      await append(gw.base, streams[0] as string, ["live"]);
+      const then = await readUntil(sse.events, (events) =>
+        recordsByStream(events).some(([, , body]) => body === "live"),
+      );
+      assert.deepEqual(
+        [...first, ...then].map((e) => e.event),
+        ["retry", "batch", "batch", "batch", "batch", "ping", "batch"],
+      );
+    } finally {
+      sse.close();
+    }
+  });
+
   test("one Last-Event-ID resumes every stream exactly; a stream whose count is met is done once", async () => {
     const streams = [await newStream(gw.base), await newStream(gw.base), await newStream(gw.base)];
     const names = streams.map(spec);

@@ -203,7 +203,8 @@ export class SseSession implements LoopSteps<LaneRead>, LoopEnd, LaneTaps {
         this.#release();
         return "met";
       }
-      if (caughtUp && live) chunks.push(this.#form.ping(this.#lanes, this.#opts.int64));
+      if (caughtUp && this.#allCaughtUp())
+        chunks.push(this.#form.ping(this.#lanes, this.#opts.int64));
       this.#first = chunks;
       this.#firstEnds = !live;
       return "stream";
@@ -364,8 +365,18 @@ export class SseSession implements LoopSteps<LaneRead>, LoopEnd, LaneTaps {
         return;
       }
     }
-    if (step.caughtUp) chunks.push(this.#form.ping(this.#lanes, this.#opts.int64));
+    if (step.caughtUp && this.#allCaughtUp()) {
+      chunks.push(this.#form.ping(this.#lanes, this.#opts.int64));
+    }
     this.#write(chunks);
+  }
+
+  /**
+   * Whether every stream still followed has caught up: the moment the caught-up ping tells of.
+   * Each stream catches up once; a ping for each would repeat every tail as many times.
+   */
+  #allCaughtUp(): boolean {
+    return this.#live.length > 0 && this.#live.every((lane) => lane.caughtUp);
   }
 
   /**
