@@ -15,6 +15,7 @@ import { DEFAULT_H2_MAX_STREAMS } from "../../src/gateway/settings.ts";
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
 import { gatewayProcess } from "../harness/gateway-process.ts";
 import { http as httpAt, newStream } from "../harness/http.ts";
+import { metric } from "../harness/metrics.ts";
 import { openRaw, parseAnswer } from "../harness/raw-socket.ts";
 import { type Stack, startStack } from "../harness/stack.ts";
 import { systemTool } from "../harness/system-tool.ts";
@@ -337,6 +338,35 @@ describe("HTTP/2", { skip }, () => {
     } finally {
       session.close();
     }
+  });
+
+  test("SSE subscriptions of an h2c session destroyed while they start are all let go", async () => {
+    const base = stack.gw.base;
+    const stream = await newStream(base);
+    assert.equal(
+      (await httpAt(base, "POST", `${stream}/records`, { records: [{ body: "x" }] })).status,
+      200,
+    );
+    const sessions = () => metric(base, "nova_gateway_sessions", 'kind="sse"');
+    // Destroyed as the requests go out, and after the first, 5 and 15 answers of 30: the others
+    // are reset between their arrival and their start, or while they start.
+    for (const answered of [0, 0, 1, 1, 5, 15]) {
+      const session = http2.connect(base);
+      session.on("error", () => {});
+      await once(session, "connect");
+      let responses = 0;
+      for (let i = 0; i < 30; i++) {
+        const req = session.request({ ":path": `${stream}/records`, accept: "text/event-stream" });
+        req.on("error", () => {});
+        req.on("response", () => responses++);
+        req.resume();
+      }
+      if (answered === 0) await new Promise((resolve) => setImmediate(resolve));
+      else await waitFor(() => responses >= answered, { message: `${answered} answers` });
+      session.destroy();
+    }
+    await waitFor(async () => (await sessions()) === 0, { message: "every SSE session let go" });
+    assert.equal(await metric(base, "nova_gateway_hub_subscribers"), 0);
   });
 
   test("an answer its client never reads is cut after --send-timeout-ms; others go on", async () => {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { once } from "node:events";
+import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import { connect } from "node:net";
 import { test } from "node:test";
@@ -78,5 +79,68 @@ test("a released signal is let go: the response's close no longer aborts it", as
     c.socket.destroy();
     await closed;
     assert.equal(signal.aborted, false);
+  });
+});
+
+/** An h2c server: `/hold` as above; `/late` takes its signal only once `go` is called. */
+async function withH2Server(
+  run: (
+    session: http2.ClientHttp2Session,
+    held: AbortSignal[],
+    late: { arrived: Promise<{ go: () => void; stream: http2.ServerHttp2Stream }> },
+  ) => Promise<void>,
+) {
+  const app = Fastify({ http2: true });
+  const held: AbortSignal[] = [];
+  let arrived: (it: { go: () => void; stream: http2.ServerHttp2Stream }) => void = () => {};
+  const late = {
+    arrived: new Promise<{ go: () => void; stream: http2.ServerHttp2Stream }>(
+      (resolve) => (arrived = resolve),
+    ),
+  };
+  app.get("/hold", (_req, reply) => {
+    held.push(clientAbortSignal(reply as unknown as FastifyReply));
+    reply.hijack();
+    reply.raw.writeHead(200, { "content-type": "text/plain" });
+    reply.raw.write("open\n");
+  });
+  app.get("/late", async (_req, reply) => {
+    await new Promise<void>((go) => arrived({ go, stream: reply.raw.stream }));
+    held.push(clientAbortSignal(reply as unknown as FastifyReply));
+    reply.hijack();
+  });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const session = http2.connect(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`);
+  session.on("error", () => {});
+  try {
+    await run(session, held, late);
+  } finally {
+    session.destroy();
+    await app.close();
+  }
+}
+
+test("over HTTP/2, a stream reset while its response is open aborts the signal", async () => {
+  await withH2Server(async (session, held) => {
+    const req = session.request({ ":path": "/hold" });
+    req.on("error", () => {});
+    await once(req, "data");
+    assert.equal(held[0]?.aborted, false);
+    req.close(http2.constants.NGHTTP2_CANCEL);
+    await waitFor(() => held[0]?.aborted === true, { message: "aborted with the stream reset" });
+  });
+});
+
+test("over HTTP/2, a stream reset before the route takes its signal gives an aborted one", async () => {
+  await withH2Server(async (session, held, late) => {
+    const req = session.request({ ":path": "/late" });
+    req.on("error", () => {});
+    const { go, stream } = await late.arrived;
+    req.close(http2.constants.NGHTTP2_CANCEL);
+    // The server's side of the stream closes; only then does the route go on.
+    await waitFor(() => stream.closed, { message: "the server's stream closed" });
+    go();
+    await waitFor(() => held.length === 1, { message: "the route took its signal" });
+    assert.equal(held[0]?.aborted, true);
   });
 });
