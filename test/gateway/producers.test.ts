@@ -349,8 +349,9 @@ test("a retry after the star was SIGKILLed and restarted is still recognised", a
     listen: `127.0.0.1:${await freePort()}`,
   });
   let restarted: Awaited<ReturnType<typeof startStarProcess>> | undefined;
-  const own = await inProcessGateway([star.address]);
+  let own: Gateway | undefined;
   try {
+    own = await inProcessGateway([star.address]);
     const s = await newStream(own.base);
     const ack = await http(own.base, "POST", `${s}/records`, batch("a"), producer("p", 2, 0));
     assert.equal(ack.status, 200, ack.text);
@@ -363,7 +364,7 @@ test("a retry after the star was SIGKILLed and restarted is still recognised", a
     assert.deepEqual(retry.json.start, ack.json.start);
     assert.deepEqual(await bodies(own.base, s), ["a"]);
   } finally {
-    await own.close();
+    await own?.close();
     restarted?.client.close();
     await restarted?.proc.kill("SIGTERM");
     await star.proc.kill("SIGKILL");
@@ -372,10 +373,10 @@ test("a retry after the star was SIGKILLed and restarted is still recognised", a
 
 test("4 producers sending every batch twice, concurrently, through a gateway SIGKILLed and restarted: each batch once", async () => {
   let gateway = await gatewayProcess([stack.star.address]);
-  const s = await newStream(gateway.base);
   const BATCHES = 60;
   let killed = 0;
   try {
+    const s = await newStream(gateway.base);
     const send = async (p: number, n: number) => {
       // Bounded: a gateway that never comes back fails the test instead of holding it.
       const deadline = performance.now() + 60_000;

@@ -33,8 +33,15 @@ interface Acked {
   bodies: string[];
 }
 
-test("SIGKILL during concurrent appends loses nothing acked and no part of a batch", async () => {
+test("SIGKILL during concurrent appends loses nothing acked and no part of a batch", async (t) => {
   let star = await startStar();
+  let stop = false;
+  // Also when a step fails: the producers stop and whichever star runs is killed.
+  t.after(async () => {
+    stop = true;
+    star.client.close();
+    await star.proc.kill("SIGKILL");
+  });
   const bucket = "durable";
   await call(star.client, "CreateBucket", { name: bucket });
   await call(star.client, "CreateStream", {
@@ -51,7 +58,6 @@ test("SIGKILL during concurrent appends loses nothing acked and no part of a bat
   await call(star.client, "Trim", { bucket, key: "s", seq_num: "1" });
 
   const acked: Acked[] = [];
-  let stop = false;
   const producer = async (client: DataPlaneServiceClient, p: number) => {
     for (let n = 0; !stop; n++) {
       const bodies = [0, 1, 2].map((i) => `${p}:${n}:${i}`);
