@@ -319,7 +319,7 @@ test("acks that keep coming do not hold off the slow-consumer cut: it counts fro
 });
 
 test("a stall the client read its way out of is forgotten: the next one has the whole time", async () => {
-  const { call, body, session } = setup(4, undefined, { idleMs: 60_000, slowConsumerMs: 5000 });
+  const { call, body, session } = setup(4, undefined, { idleMs: 60_000, slowConsumerMs: 2000 });
   // A socket whose writes complete when the test says: the client reading.
   const pending: (() => void)[] = [];
   const out = new Writable({
@@ -345,7 +345,7 @@ test("a stall the client read its way out of is forgotten: the next one has the 
   read();
   await waitFor(() => call.written.length === 2);
   // Longer than the slow-consumer time later, an ack waits unread as line c comes.
-  await new Promise((r) => setTimeout(r, 5100));
+  await new Promise((r) => setTimeout(r, 2100));
   call.ack(1, 1);
   await waitFor(() => pending.length > 0);
   body.write(line("c"));
