@@ -1152,6 +1152,22 @@ export interface components {
        * @enum {string}
        */
       outcome?: "unknown";
+      /** @description producer_seq_gap: the seq the producer's next batch must carry (uint64; exact: digits beyond 2^53-1, or a decimal string) */
+      expected_seq?: string | number;
+      /** @description producer_seq_gap: the seq this batch carried (uint64; exact: digits beyond 2^53-1, or a decimal string) */
+      received_seq?: string | number;
+      /** @description producer_seq_gap: the stream holds nothing of this producer (never seen, or forgotten). */
+      unknown_producer?: boolean;
+      /** @description producer_seq_stale: the producer's latest seq the stream remembers (uint64; exact: digits beyond 2^53-1, or a decimal string) */
+      last_seq?: string | number;
+      /** @description producer_fenced: the producer's epoch now (uint64; exact: digits beyond 2^53-1, or a decimal string) */
+      current_epoch?: string | number;
+      /** @description content_type_mismatch: the stream's content type. */
+      stream_content_type?: string;
+      /** @description GET /v1/subscribe: the stream (`<bucket>/<key>`) the error is about. */
+      stream?: string;
+      /** @description An SSE error event: the id that resumes the subscription after it. */
+      last_event_id?: string;
     } & {
       [key: string]: unknown;
     };

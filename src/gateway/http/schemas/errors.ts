@@ -43,6 +43,33 @@ export const ErrorBody = Type.Object(
         description: "unavailable: the append may or may not have landed.",
       }),
     ),
+    expected_seq: Type.Optional(
+      Uint64("producer_seq_gap: the seq the producer's next batch must carry"),
+    ),
+    received_seq: Type.Optional(Uint64("producer_seq_gap: the seq this batch carried")),
+    unknown_producer: Type.Optional(
+      Type.Boolean({
+        description:
+          "producer_seq_gap: the stream holds nothing of this producer (never seen, or forgotten).",
+      }),
+    ),
+    last_seq: Type.Optional(
+      Uint64("producer_seq_stale: the producer's latest seq the stream remembers"),
+    ),
+    current_epoch: Type.Optional(Uint64("producer_fenced: the producer's epoch now")),
+    stream_content_type: Type.Optional(
+      Type.String({ description: "content_type_mismatch: the stream's content type." }),
+    ),
+    stream: Type.Optional(
+      Type.String({
+        description: "GET /v1/subscribe: the stream (`<bucket>/<key>`) the error is about.",
+      }),
+    ),
+    last_event_id: Type.Optional(
+      Type.String({
+        description: "An SSE error event: the id that resumes the subscription after it.",
+      }),
+    ),
   },
   {
     $id: "ErrorBody",

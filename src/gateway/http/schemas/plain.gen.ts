@@ -4222,6 +4222,74 @@ export const sharedSchemas = [
         "type": "string",
         "const": "unknown",
         "description": "unavailable: the append may or may not have landed."
+      },
+      "expected_seq": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "producer_seq_gap: the seq the producer's next batch must carry (uint64; exact: digits beyond 2^53-1, or a decimal string)"
+      },
+      "received_seq": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "producer_seq_gap: the seq this batch carried (uint64; exact: digits beyond 2^53-1, or a decimal string)"
+      },
+      "unknown_producer": {
+        "type": "boolean",
+        "description": "producer_seq_gap: the stream holds nothing of this producer (never seen, or forgotten)."
+      },
+      "last_seq": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "producer_seq_stale: the producer's latest seq the stream remembers (uint64; exact: digits beyond 2^53-1, or a decimal string)"
+      },
+      "current_epoch": {
+        "anyOf": [
+          {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$"
+          },
+          {
+            "type": "integer",
+            "minimum": 0
+          }
+        ],
+        "description": "producer_fenced: the producer's epoch now (uint64; exact: digits beyond 2^53-1, or a decimal string)"
+      },
+      "stream_content_type": {
+        "type": "string",
+        "description": "content_type_mismatch: the stream's content type."
+      },
+      "stream": {
+        "type": "string",
+        "description": "GET /v1/subscribe: the stream (`<bucket>/<key>`) the error is about."
+      },
+      "last_event_id": {
+        "type": "string",
+        "description": "An SSE error event: the id that resumes the subscription after it."
       }
     },
     "$id": "ErrorBody",
