@@ -74,6 +74,23 @@ test("each request part has its code; fields are named as translation names them
     "bucket",
     'must match ^[a-z]+$, not "A"',
   );
+  // A header's length is in bytes, a body string's in characters.
+  expect(
+    [e("maxLength", "/nova-request-token", { limit: 256 })],
+    "headers",
+    { "nova-request-token": "t".repeat(257) },
+    "bad_header",
+    "nova-request-token",
+    "must be at most 256 bytes",
+  );
+  expect(
+    [e("maxLength", "/name", { limit: 48 })],
+    "body",
+    { name: "n".repeat(49) },
+    "invalid_argument",
+    "name",
+    "must be at most 48 characters",
+  );
   expect(
     [e("type", "", { type: "object" })],
     "body",

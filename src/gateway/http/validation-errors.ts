@@ -66,8 +66,10 @@ function shown(value: unknown): string {
 }
 
 /** What is wrong with the value at the error's path, in the words translation uses. */
-function reason(e: FastifySchemaValidationError, value: unknown): string {
+function reason(e: FastifySchemaValidationError, value: unknown, part: RequestPart): string {
   const p = e.params;
+  // A header's value is bytes, which Node reads one character each.
+  const unit = part === "headers" ? "byte" : "character";
   switch (e.keyword) {
     case "type":
       return `must be ${wantedTypes([e])}, not ${describe(value)}`;
@@ -85,11 +87,9 @@ function reason(e: FastifySchemaValidationError, value: unknown): string {
     case "maximum":
       return `must be at most ${p.limit}, not ${shown(value)}`;
     case "minLength":
-      return p.limit === 1
-        ? "must not be empty"
-        : `must be at least ${plural(p.limit, "character")}`;
+      return p.limit === 1 ? "must not be empty" : `must be at least ${plural(p.limit, unit)}`;
     case "maxLength":
-      return `must be at most ${plural(p.limit, "character")}`;
+      return `must be at most ${plural(p.limit, unit)}`;
     case "minItems":
       return `must have at least ${plural(p.limit, "item")}`;
     case "maxItems":
@@ -136,7 +136,7 @@ export function validationError(
     if (part === "querystring" && Array.isArray(value)) {
       return error(field(e.instancePath), "is given more than once");
     }
-    return error(field(e.instancePath), reason(e, value));
+    return error(field(e.instancePath), reason(e, value, part));
   };
   const anyOf = errors.find((e) => e.keyword === "anyOf");
   if (anyOf === undefined) {
