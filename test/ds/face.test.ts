@@ -394,6 +394,64 @@ describe("the Durable Streams face", () => {
     assert.equal((await fetch(url("a/__dsx"), { method: "PUT" })).status, 201);
   });
 
+  test("a fork that would inherit what its source's trim took is 409, nothing made", async () => {
+    await fetch(url("trim-source"), { method: "PUT", headers: { "content-type": "text/plain" } });
+    for (const body of ["a", "b", "c"]) {
+      await fetch(url("trim-source"), {
+        method: "POST",
+        headers: { "content-type": "text/plain" },
+        body,
+      });
+    }
+    const trim = await fetch(
+      `${(gw as Gateway).base}/v1/buckets/ds-face/streams/trim-source/trim`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: '{"seq_num":1}',
+      },
+    );
+    assert.equal(trim.status, 204);
+    const from = (offset: bigint) => ({
+      "stream-forked-from": "/ds/v1/stream/trim-source",
+      "stream-fork-offset": offsetOf(offset),
+    });
+    // Records 0 and 1 are what a fork at 2 inherits; 0 is trimmed.
+    const taken = await fetch(url("trim-fork"), { method: "PUT", headers: from(2n) });
+    const body = await refusal(taken, 409, "failed_precondition", "stream-forked-from");
+    assert.match(body.message, /no longer holds record 0 \(trimmed\)/);
+    assert.equal((await fetch(url("trim-fork"), { method: "HEAD" })).status, 404, "nothing made");
+    // At offset 0 it inherits nothing.
+    const empty = await fetch(url("trim-fork"), { method: "PUT", headers: from(0n) });
+    assert.equal(empty.status, 201);
+    assert.equal(await (await fetch(url("trim-fork"))).text(), "");
+  });
+
+  test("a producer's seq older than the last 8 it was acked for is a duplicate: 204, Producer-Seq its last", async () => {
+    await fetch(url("stale"), { method: "PUT", headers: { "content-type": "text/plain" } });
+    const send = (seq: number) =>
+      fetch(url("stale"), {
+        method: "POST",
+        headers: {
+          "content-type": "text/plain",
+          "producer-id": "p",
+          "producer-epoch": "0",
+          "producer-seq": String(seq),
+        },
+        body: `m${seq}`,
+      });
+    for (let seq = 0; seq < 10; seq++) assert.equal((await send(seq)).status, 200);
+    const stale = await send(1);
+    assert.equal(stale.status, 204);
+    assert.deepEqual(
+      [stale.headers.get("producer-epoch"), stale.headers.get("producer-seq")],
+      ["0", "9"],
+    );
+    assert.equal(stale.headers.get("stream-next-offset"), offsetOf(10n));
+    const all = await (await fetch(`${url("stale")}?offset=-1`)).text();
+    assert.equal(all, Array.from({ length: 10 }, (_, i) => `m${i}`).join(""));
+  });
+
   test("a source deleted while a fork lives is gone (410, path 409) until the fork goes", async () => {
     await fetch(url("parent"), {
       method: "PUT",

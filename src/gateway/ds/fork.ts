@@ -177,7 +177,7 @@ async function copyInherited(
       throw new HttpError(
         409,
         "failed_precondition",
-        `stream-forked-from: the source no longer holds record ${at} (trimmed); fork at a later offset`,
+        `stream-forked-from: the source no longer holds record ${at} (trimmed), and a fork inherits every record before its offset; only a fork at offset 0 inherits none`,
       );
     }
     const records = [];
