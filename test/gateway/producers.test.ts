@@ -100,6 +100,30 @@ test("a gap is 409 producer_seq_gap, an old epoch 403 producer_fenced past 2^53,
   assert.deepEqual(await bodies(gw.base, s), ["a", "b"]);
 });
 
+test("a seq acknowledged before the last 8 is 409 producer_seq_stale with last_seq; nothing appended", async () => {
+  const s = await newStream(gw.base);
+  for (let seq = 0; seq < 10; seq++) {
+    const ack = await http(
+      gw.base,
+      "POST",
+      `${s}/records`,
+      batch(`b${seq}`),
+      producer("p", 0, seq),
+    );
+    assert.equal(ack.status, 200, ack.text);
+  }
+  // Seq 2 is the oldest of the last 8 acks: still a duplicate. Seq 1 is older.
+  const remembered = await http(gw.base, "POST", `${s}/records`, batch("b2"), producer("p", 0, 2));
+  assert.deepEqual([remembered.status, remembered.json.duplicate], [200, true]);
+  const stale = await http(gw.base, "POST", `${s}/records`, batch("b1"), producer("p", 0, 1));
+  assert.equal(stale.status, 409, stale.text);
+  assert.deepEqual(
+    [stale.json.code, stale.json.last_seq, stale.json.retryable],
+    ["producer_seq_stale", 9, false],
+  );
+  assert.equal((await bodies(gw.base, s)).length, 10);
+});
+
 test("bad producer headers are 400 bad_header naming the header; nothing is appended", async () => {
   const s = await newStream(gw.base);
   const cases: [Record<string, string>, string][] = [

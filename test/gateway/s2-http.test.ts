@@ -355,6 +355,35 @@ describe("bad input: S2's error shape, nothing appended", () => {
     assertS2Error(await http("GET", "/v1/basins/no-such-basin-here"), 404, "basin_not_found");
   });
 
+  test("a basin or stream made twice is 409 resource_already_exists", async () => {
+    assertS2Error(await http("POST", "/v1/basins", { basin }), 409, "resource_already_exists");
+    assertS2Error(
+      await http("POST", "/v1/streams", { stream: "s" }, headers),
+      409,
+      "resource_already_exists",
+    );
+  });
+
+  test("an append the stream's throughput cap would hold too long is 429 rate_limited", async () => {
+    assert.equal((await http("POST", "/v1/streams", { stream: "capped" }, headers)).status, 201);
+    // The cap is nova's (S2 has none): set through nova's API on the same stream.
+    const capped = `/v1/buckets/${basin}/streams/capped`;
+    const patched = await http("PATCH", capped, { throughput_max_bytes_per_second: 100 });
+    assert.equal(patched.status, 200, patched.text);
+    const append = (bytes: number) =>
+      http(
+        "POST",
+        "/v1/streams/capped/records",
+        { records: [{ body: "x".repeat(bytes) }] },
+        headers,
+      );
+    // A full bucket takes 1000 bytes at once and is 900 in debt: the next waits about 10 s.
+    assert.equal((await append(1000)).status, 200);
+    const over = await append(100);
+    assertS2Error(over, 429, "rate_limited", /throughput cap/);
+    assert.ok(Number(over.headers["retry-after"]) >= 1, "Retry-After");
+  });
+
   test("access tokens, locations and metrics are 501 with the reason", async () => {
     assertS2Error(
       await http("GET", "/v1/access-tokens"),
