@@ -215,7 +215,8 @@ test("a line still arriving past the budget waits for acks; with none to come it
   await waitFor(() => call.written.length === 1);
   // Over what is left: it waits for line 1's ack, whose bytes go back, and is still over.
   body.write("x".repeat(200));
-  await new Promise((resolve) => setImmediate(resolve));
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual([call.halfClosed, out.lines().length], [false, 0], "waiting, not refused");
   call.ack(0, 0);
   await waitFor(() => call.halfClosed);
   call.finish(status.OK);
@@ -228,6 +229,45 @@ test("a line still arriving past the budget waits for acks; with none to come it
   );
   assert.deepEqual(lines[2], { end: { reason: "error", batches: 2 } });
   assert.equal(call.written.length, 1);
+  other.release();
+  assert.equal(admission.inflight, 0);
+});
+
+test("lines that came in one chunk are admitted one by one: the first fits though both do not", async () => {
+  const { call, body, session, admission, out } = setup();
+  const one = line("a".repeat(60));
+  // Another client holds all but room for one of the two lines.
+  const other = admission.body("other", 1 << 20);
+  other.take((1 << 20) - one.length - 10);
+  body.write(one + line("b".repeat(60)));
+  await session.open();
+  const running = session.run(out);
+  await waitFor(() => call.written.length === 1);
+  // The second waits for the first's ack, then fits.
+  call.ack(0, 0);
+  await waitFor(() => call.written.length === 2);
+  call.ack(1, 1);
+  body.end();
+  await waitFor(() => call.halfClosed);
+  call.finish(status.OK);
+  await running;
+  assert.deepEqual(
+    out.lines().map((l) => l.start?.seq_num ?? l.end),
+    [0, 1, { reason: "done", batches: 2 }],
+  );
+  other.release();
+  assert.equal(admission.inflight, 0);
+});
+
+test("a first line still arriving past the budget, nothing in flight: the response's 429", async () => {
+  const { body, session, admission } = setup();
+  const other = admission.body("other", 1 << 20);
+  other.take((1 << 20) - 100);
+  body.write(`{"records":[{"body":"${"x".repeat(200)}`);
+  await assert.rejects(session.open(), (err: unknown) => {
+    assert.equal((err as { status: number }).status, 429);
+    return true;
+  });
   other.release();
   assert.equal(admission.inflight, 0);
 });

@@ -113,8 +113,10 @@ export class NdjsonAppendSession {
   #session: AppendSession | undefined;
   #final: StatusObject | undefined;
   #inflight: { lineNo: number; bytes: number }[] = [];
-  /** Bytes read and not yet in flight (the line being read, lines not yet sent), admitted. */
-  #buffered = 0;
+  /** Bytes of the line still arriving (the splitter's partial line) taken from admission. */
+  #partialHeld = 0;
+  /** The splitter's line count when #partialHeld was taken: a later count, a new line. */
+  #partialLine = 0;
   #answered = 0;
   /** Batches written to the star: the next line's offset from the first producer seq. */
   #submitted = 0;
@@ -190,8 +192,7 @@ export class NdjsonAppendSession {
     } finally {
       out.off("close", onClose);
       for (const slot of this.#inflight.splice(0)) this.#opts.admission.give(slot.bytes);
-      this.#opts.admission.give(this.#buffered);
-      this.#buffered = 0;
+      this.#givePartial();
     }
   }
 
@@ -259,8 +260,8 @@ export class NdjsonAppendSession {
   }
 
   /**
-   * Waits for a slot in the star's window and for the client to read its acks; false when the
-   * session stops meanwhile. The line's bytes, admitted as they arrived, go in flight with it.
+   * Waits for a slot in the star's window, the client to read its acks, and admission for the
+   * line's bytes; false when the session stops meanwhile (or admission refuses a lone batch).
    */
   async #admit(parsed: Parsed, window: number): Promise<boolean> {
     const out = this.#out as NdjsonOutput;
@@ -270,9 +271,17 @@ export class NdjsonAppendSession {
       // wait: an ack that comes meanwhile (one more line for the client to read) wakes it.
       if (!out.writableNeedDrain) this.#stalledSince = undefined;
       if (this.#inflight.length < window && !out.writableNeedDrain) {
-        this.#buffered -= parsed.bytes;
-        this.#inflight.push({ lineNo: parsed.lineNo, bytes: parsed.bytes });
-        return true;
+        try {
+          this.#opts.admission.take(parsed.bytes);
+          this.#inflight.push({ lineNo: parsed.lineNo, bytes: parsed.bytes });
+          return true;
+        } catch (err) {
+          // With nothing of ours in flight no ack will free budget: the client must retry.
+          if (this.#inflight.length === 0) {
+            this.#terminal = { lineNo: parsed.lineNo, error: toHttpError(err) };
+            return false;
+          }
+        }
       }
       if (out.writableNeedDrain) this.#stalledSince ??= performance.now();
       const stalledFor =
@@ -379,6 +388,9 @@ export class NdjsonAppendSession {
         return undefined;
       }
       if (this.#bodyEnded || this.#stopped()) return undefined;
+      // Every complete line is in flight or answered: the line still arriving is admitted
+      // before more of it is read.
+      if (!this.#pendingChunk && !(await this.#admitPartial())) return undefined;
       if (!this.#pendingChunk) {
         this.#pendingChunk = this.#chunks.next();
         // Raced with a stop; a body cut off after the session stopped reading is no failure.
@@ -404,33 +416,35 @@ export class NdjsonAppendSession {
       });
       if (got === "woken") continue;
       this.#pendingChunk = undefined;
-      if (!got.done && !(await this.#charge(got.value.length))) return undefined;
       const result = got.done ? this.#splitter.end() : this.#splitter.push(got.value);
       if (got.done) this.#bodyEnded = true;
       this.#lines.push(...result.lines);
       this.#refused = result.refused;
-      // What the splitter dropped (line breaks, blank lines, a refused line) is given back.
-      let held = this.#splitter.partialBytes;
-      for (const line of this.#lines) held += line.bytes.length;
-      this.#opts.admission.give(this.#buffered - held);
-      this.#buffered = held;
+      // A line that ended (complete, or refused) is admitted as a whole when it is sent.
+      if (this.#splitter.lineNo !== this.#partialLine || this.#refused) this.#givePartial();
     }
   }
 
   /**
-   * Admits a chunk of the body before the splitter holds it: a line still arriving counts
-   * against the budgets as a unary body's bytes do. Past a bound it waits for an ack to give
-   * budget back; with nothing in flight to give, the line being read is refused (429). False
-   * when the session stops meanwhile or the line is refused.
+   * Admits what the splitter holds of the line still arriving, as a unary body's bytes are
+   * admitted as they arrive: at most one chunk of a session is held unadmitted. Past a bound it
+   * waits for an ack to give budget back; with nothing in flight to give, the line is refused
+   * (429: thrown while the session is not open yet). False when the session stops meanwhile or
+   * the line is refused.
    */
-  async #charge(bytes: number): Promise<boolean> {
+  async #admitPartial(): Promise<boolean> {
     for (;;) {
+      const more = this.#splitter.partialBytes - this.#partialHeld;
+      if (more <= 0) return true;
       if (this.#stopped()) return false;
       try {
-        this.#opts.admission.take(bytes);
-        this.#buffered += bytes;
+        this.#opts.admission.take(more);
+        this.#partialHeld += more;
+        this.#partialLine = this.#splitter.lineNo;
         return true;
       } catch (err) {
+        // Before the session opens, nothing is written: the refusal is the response's status.
+        if (!this.#session) throw err;
         if (this.#inflight.length === 0) {
           this.#terminal = { lineNo: this.#splitter.lineNo + 1, error: toHttpError(err) };
           return false;
@@ -440,6 +454,11 @@ export class NdjsonAppendSession {
         this.#wake = resolve;
       });
     }
+  }
+
+  #givePartial(): void {
+    this.#opts.admission.give(this.#partialHeld);
+    this.#partialHeld = 0;
   }
 
   #parse(line: NdjsonLine): Parsed | undefined {
