@@ -402,6 +402,38 @@ test("multiplexed: each stream's done names it; the response ends when every str
   assert.equal(await again.s.start(), "met");
 });
 
+test("multiplexed: the caught-up ping goes out when the last stream still catching up ends", async () => {
+  const a = new FakeSource();
+  const b = new FakeSource();
+  a.push(batch([0, 1], 2));
+  b.push(caughtUp(0));
+  const { s, abort } = multiplexedSession([a, b], {
+    streams: [a, b].map((src, i) => ({
+      source: src.source,
+      cursor: { start: { seq_num: "0" }, clamp: false },
+      bounds: i === 0 ? { count: 3n } : {},
+    })),
+  });
+  await s.start();
+  const out = new FakeOut();
+  const running = run(s, out);
+  // a meets its count inside its history, never caught up: b, the one left, is.
+  a.push(batch([2, 3], 4));
+  await waitFor(() => out.events().length === 4);
+  assert.deepEqual(
+    out.events().map((e) => [e.event, e.data.stream]),
+    [
+      ["batch", "b/s0"],
+      ["batch", "b/s0"],
+      ["done", "b/s0"],
+      ["ping", undefined],
+    ],
+  );
+  abort.abort();
+  out.destroy();
+  await running;
+});
+
 test("multiplexed: one stream's failure ends the response naming it, with the id that resumes all", async () => {
   const a = new FakeSource();
   const b = new FakeSource();

@@ -129,6 +129,7 @@ export class SseSession implements LoopSteps<LaneRead>, LoopEnd, LaneTaps {
   #idleSince = 0;
   #lastWrite = 0;
   #pingDelay = 0;
+  #caughtUpSent = false;
   #first: readonly Chunk[] = NO_CHUNKS;
   #firstEnds = false;
   #draining = false;
@@ -179,7 +180,6 @@ export class SseSession implements LoopSteps<LaneRead>, LoopEnd, LaneTaps {
         return { lane: read.lane, batch };
       });
       const chunks: Chunk[] = [];
-      let caughtUp = false;
       for (const { lane, batch } of firsts) {
         const step = firstStep(lane, batch);
         if (step.done) {
@@ -187,7 +187,6 @@ export class SseSession implements LoopSteps<LaneRead>, LoopEnd, LaneTaps {
           // Its bounds were met by the records the resumed session delivered: nothing to say.
           if (lane.resumed && !step.delivered) continue;
         }
-        caughtUp ||= step.caughtUp;
         chunks.push(...this.#events(lane, step));
         if (step.failure) {
           this.#first = [
@@ -203,8 +202,7 @@ export class SseSession implements LoopSteps<LaneRead>, LoopEnd, LaneTaps {
         this.#release();
         return "met";
       }
-      if (caughtUp && this.#allCaughtUp())
-        chunks.push(this.#form.ping(this.#lanes, this.#opts.int64));
+      this.#caughtUpPing(chunks);
       this.#first = chunks;
       this.#firstEnds = !live;
       return "stream";
@@ -365,18 +363,20 @@ export class SseSession implements LoopSteps<LaneRead>, LoopEnd, LaneTaps {
         return;
       }
     }
-    if (step.caughtUp && this.#allCaughtUp()) {
-      chunks.push(this.#form.ping(this.#lanes, this.#opts.int64));
-    }
+    this.#caughtUpPing(chunks);
     this.#write(chunks);
   }
 
   /**
-   * Whether every stream still followed has caught up: the moment the caught-up ping tells of.
-   * Each stream catches up once; a ping for each would repeat every tail as many times.
+   * The caught-up ping, once: when every stream still followed has caught up (the last one to
+   * catch up, or a stream still catching up that ended). A ping for each stream would repeat
+   * every tail as many times.
    */
-  #allCaughtUp(): boolean {
-    return this.#live.length > 0 && this.#live.every((lane) => lane.caughtUp);
+  #caughtUpPing(chunks: Chunk[]): void {
+    if (this.#caughtUpSent || this.#live.length === 0) return;
+    if (!this.#live.every((lane) => lane.caughtUp)) return;
+    this.#caughtUpSent = true;
+    chunks.push(this.#form.ping(this.#lanes, this.#opts.int64));
   }
 
   /**
