@@ -304,9 +304,9 @@ describe("HTTP/2", { skip }, () => {
   test("request headers over 16 KiB are 431 header_too_large over h2, as over HTTP/1.1", async () => {
     const session = http2.connect(stack.gw.base);
     session.on("error", () => {});
-    const get = (bytes: number) =>
+    const get = (bytes: number, more: http2.OutgoingHttpHeaders = {}) =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = session.request({ ":path": "/livez", "x-big": "a".repeat(bytes) });
+        const req = session.request({ ":path": "/livez", "x-big": "a".repeat(bytes), ...more });
         let status = 0;
         let body = "";
         req.setEncoding("utf8");
@@ -335,6 +335,12 @@ describe("HTTP/2", { skip }, () => {
       });
       // The session goes on serving.
       assert.equal((await get(10)).status, 200);
+      // Counted as HTTP/1.1 would: cookie crumbs (RFC 9113 8.2.3) as one line, 15.5 KB
+      // joined, which HTTP/1.1 takes; and more fields than HTTP/2's default 128 pairs.
+      const crumbs = Array.from({ length: 121 }, (_, i) => `c${i}=${"v".repeat(120)}`);
+      assert.equal((await get(10, { cookie: crumbs })).status, 200);
+      const fields = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`x-f${i}`, "1"]));
+      assert.equal((await get(10, fields)).status, 200);
     } finally {
       session.close();
     }

@@ -32,10 +32,21 @@ const UNKNOWN_METHOD_BODY = JSON.stringify({
  */
 const H2_MAX_HEADER_LIST = 4 * MAX_HEADER_BYTES;
 
-/** A request's head as HTTP/1.1 would count it: names and values, pseudo-headers included. */
+/**
+ * A request's head as its HTTP/1.1 form would count: the request line, `host` for :authority,
+ * and one `cookie` line however many fields it came in (crumbs, RFC 9113 8.2.3).
+ */
 function headerBytes(raw: readonly string[]): number {
-  let bytes = 0;
-  for (const part of raw) bytes += Buffer.byteLength(part) + 2;
+  let bytes = " HTTP/1.1\r\n".length;
+  let cookies = 0;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i] as string;
+    const size = Buffer.byteLength(raw[i + 1] as string);
+    if (name === ":method" || name === ":path") bytes += size + 1;
+    else if (name === ":authority") bytes += "host: \r\n".length + size;
+    else if (name === "cookie") bytes += size + (cookies++ === 0 ? "cookie: \r\n".length : 2);
+    else if (!name.startsWith(":")) bytes += name.length + ": \r\n".length + size;
+  }
   return bytes;
 }
 
@@ -103,6 +114,8 @@ export function gatewayServer(handler: Handler, settings: ListenerSettings): Gat
         // Said to the client: past it nghttp2 refuses the stream before any answer can be.
         maxHeaderListSize: H2_MAX_HEADER_LIST,
       },
+      // As many fields as HTTP/1.1 takes (Node's maxHeadersCount), not HTTP/2's 128.
+      maxHeaderListPairs: 2000,
     },
     (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => {
       // A method HTTP/1.1's parser would have refused: Fastify's router has no answer for it
