@@ -81,7 +81,7 @@ export const flags = defineFlags({
     type: "list",
     default: [],
     check: hostPort,
-    help: "external star fleet HOST:PORT,... (nothing embedded starts)",
+    help: "external star fleet HOST:PORT,... (a host name, IPv4 or [IPv6] address; nothing embedded starts)",
   },
   "star-call-timeout-ms": {
     type: "int",

@@ -3,7 +3,13 @@ import { test } from "node:test";
 import { hostPort, httpUrl } from "./addresses.ts";
 
 test("HOST:PORT: a name, IPv4 or bracketed IPv6 host and a port from 1 to 65535", () => {
-  for (const good of ["a:1", "star-1.internal:7070", "10.0.0.1:80", "[::1]:65535"]) {
+  for (const good of [
+    "a:1",
+    "star-1.internal:7070",
+    "nova_star_1:7070",
+    "10.0.0.1:80",
+    "[::1]:65535",
+  ]) {
     assert.equal(hostPort(good), undefined, good);
   }
   for (const bad of ["a", "a:0", "a:65536", ":80", "a b:80", "::1:80", "a:8o", "a:123456"]) {

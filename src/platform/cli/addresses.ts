@@ -3,9 +3,10 @@
 // every call to fail later as unavailable.
 import type { Check } from "./flags.ts";
 
-const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;
+// A host name may hold "_" (Compose's project_service_1 names resolve so).
+const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/;
 
-/** HOST:PORT, the host a name, an IPv4 address or a bracketed IPv6 one, the port 1 to 65535. */
+/** HOST:PORT: a name, an IPv4 address or a bracketed IPv6 one, and a port from 1 to 65535. */
 export const hostPort: Check = (value) => {
   const port = Number(HOST_PORT.exec(value)?.[2]);
   return port >= 1 && port <= 65535 ? undefined : "is not HOST:PORT with a port from 1 to 65535";
