@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { queryObjects } from "node:v8";
 import { gzipSync } from "node:zlib";
+import { waitFor } from "../../../../test/harness/wait.ts";
+import { AppendAdmission } from "../../http/index.ts";
 import { S2sAppendSession } from "./append-session.ts";
 import { encodeFrame, FrameError } from "./frame.ts";
 import { FakeOutput } from "./frame-output.test-helper.ts";
@@ -22,6 +24,8 @@ async function* chunksOf(parts: Uint8Array[]): AsyncGenerator<Uint8Array> {
 
 interface SessionOptions {
   onAppend?: (s: string) => void;
+  /** The budget the session draws on: by default, its own. */
+  admission?: AppendAdmission;
   /** The socket takes no write at once (a reader that does not read). */
   full?: boolean;
   stallMs?: number;
@@ -37,6 +41,7 @@ function session(parts: Uint8Array[] | AsyncGenerator<Uint8Array>, opts: Session
   const writer = new FrameWriter(out, "none", opts.stallMs ?? 1_000, opts.onStall);
   const session = new S2sAppendSession<string, string>({
     chunks: Array.isArray(parts) ? chunksOf(parts) : parts,
+    admission: (opts.admission ?? new AppendAdmission(1 << 20)).session("client"),
     decodeInput: (payload) => {
       const t = new TextDecoder().decode(payload);
       if (t === "bad") throw new Error("bad_proto");
@@ -53,15 +58,68 @@ function session(parts: Uint8Array[] | AsyncGenerator<Uint8Array>, opts: Session
       appended.push(batch);
       return { ack: Promise.resolve(batch) };
     },
-    terminal: (err) => ({
-      status: err instanceof FrameError ? 400 : 500,
-      body: text(JSON.stringify({ code: err instanceof FrameError ? "bad_frame" : "other" })),
-    }),
+    terminal: (err) => {
+      const { status = 500, code = "other" } = err as { status?: number; code?: string };
+      return err instanceof FrameError
+        ? { status: 400, body: text('{"code":"bad_frame"}') }
+        : { status, body: text(JSON.stringify({ code })) };
+    },
     draining: () => ({ status: 503, body: text('{"code":"server_draining"}') }),
   });
   const s = { run: () => session.run(writer), drain: () => session.drain() };
   return { s, out, appended };
 }
+
+/** Chunks the test hands over one at a time, then the end. */
+function feed() {
+  const queue: (Uint8Array | null)[] = [];
+  let wake: (() => void) | undefined;
+  async function* chunks(): AsyncGenerator<Uint8Array> {
+    for (;;) {
+      while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+      const chunk = queue.shift();
+      if (!chunk) return;
+      yield chunk;
+    }
+  }
+  const give = (chunk: Uint8Array | null) => {
+    queue.push(chunk);
+    wake?.();
+  };
+  return { chunks: chunks(), push: (chunk: Uint8Array) => give(chunk), end: () => give(null) };
+}
+
+test("a frame still arriving is taken from the budget as it arrives, and given back once whole", async () => {
+  const admission = new AppendAdmission(1 << 20);
+  const body = feed();
+  const { s, out, appended } = session(body.chunks, { admission });
+  const running = s.run();
+  const frame = input("x".repeat(1000));
+  body.push(frame.subarray(0, 600));
+  await waitFor(() => admission.inflight === 600);
+  body.push(frame.subarray(600));
+  await waitFor(() => appended.length === 1);
+  assert.equal(admission.inflight, 0);
+  body.end();
+  await running;
+  assert.deepEqual(out.messages(), [`ack ${"x".repeat(1000)}`]);
+});
+
+test("a frame still arriving past the budget, nothing in flight: the session ends with the 429", async () => {
+  const admission = new AppendAdmission(1 << 20);
+  const other = admission.body("other", 1 << 20);
+  other.take((1 << 20) - 100);
+  const body = feed();
+  const { s, out, appended } = session(body.chunks, { admission });
+  const running = s.run();
+  body.push(input("x".repeat(1000)).subarray(0, 200));
+  await waitFor(() => out.terminal() !== undefined, { message: "the terminal frame" });
+  await running;
+  assert.deepEqual(out.terminal(), { status: 429, body: { code: "resource_exhausted" } });
+  assert.deepEqual(appended, []);
+  other.release();
+  assert.equal(admission.inflight, 0);
+});
 
 test("inputs split across chunks are appended and acked in order, then the response ends", async () => {
   const wire = Buffer.concat([input("a"), input("b", "gzip"), input("c")]);
@@ -147,6 +205,7 @@ test("inputs are pipelined: later ones are submitted before earlier ones are ack
   const acks: ((v: string) => void)[] = [];
   const s = new S2sAppendSession<string, string>({
     chunks: chunksOf([input("a"), input("b"), input("c")]),
+    admission: new AppendAdmission(1 << 20).session("client"),
     decodeInput: (payload) => new TextDecoder().decode(payload),
     encodeAck: (ack) => text(`ack ${ack}`),
     submit: async () => ({ ack: new Promise<string>((resolve) => acks.push(resolve)) }),

@@ -20,6 +20,11 @@ import type { FrameWriter } from "./frame-output.ts";
 export interface S2sAppendOptions<Batch, Ack> {
   /** The request body's chunks, pulled one at a time. */
   chunks: AsyncIterator<Uint8Array>;
+  /**
+   * The append budget the session's client draws on: what the decoder holds of a frame still
+   * arriving is taken from it (an input, once submitted, is the submitter's to take).
+   */
+  admission: { take(bytes: number): void; give(bytes: number): void };
   /** An AppendInput payload as the batch to append; throws S2's error when it is not one. */
   decodeInput(payload: Uint8Array): Batch;
   encodeAck(ack: Ack): Uint8Array;
@@ -41,6 +46,10 @@ export class S2sAppendSession<Batch, Ack> {
   readonly #opts: S2sAppendOptions<Batch, Ack>;
   readonly #decoder = new FrameDecoder();
   #ready: Frame[] = [];
+  /** Inputs submitted and not yet answered: the oldest is the next to give budget back. */
+  #unanswered: Promise<void>[] = [];
+  /** Bytes of the frame still arriving taken from admission. */
+  #partialHeld = 0;
   #draining = false;
   /** Wakes a session waiting for the client's next frame when the gateway drains. */
   #wake: (() => void) | undefined;
@@ -66,7 +75,7 @@ export class S2sAppendSession<Batch, Ack> {
    * The writer comes last, once the session is admitted: taking it sends the response's head.
    */
   async run(writer: FrameWriter): Promise<void> {
-    const unanswered: Promise<void>[] = [];
+    const unanswered = this.#unanswered;
     let failure: { err: unknown } | undefined;
     let gone = false;
     let stop: () => void = () => {};
@@ -133,6 +142,7 @@ export class S2sAppendSession<Batch, Ack> {
     while (this.#ready.length === 0) {
       // Bad bytes after the frames taken end the session now, not once the client sends more.
       this.#decoder.check();
+      if ((await this.#admitPartial()) === "drained") return "drained";
       const next = await raceWatched<IteratorResult<Uint8Array> | "drained">([
         new Watched(this.#opts.chunks.next()),
         this.#drained,
@@ -143,7 +153,34 @@ export class S2sAppendSession<Batch, Ack> {
         return undefined;
       }
       this.#ready = this.#decoder.push(next.value);
+      const held = this.#decoder.buffered;
+      if (held < this.#partialHeld) {
+        this.#opts.admission.give(this.#partialHeld - held);
+        this.#partialHeld = held;
+      }
     }
     return this.#ready.shift();
+  }
+
+  /**
+   * Takes what the decoder holds of a frame still arriving (up to 2 MiB) before more of it is
+   * read, as a unary body's bytes are taken as they arrive. Past a bound it waits for the
+   * oldest input to be answered; with none in flight the budget's 429 ends the session.
+   */
+  async #admitPartial(): Promise<"drained" | undefined> {
+    for (;;) {
+      const more = this.#decoder.buffered - this.#partialHeld;
+      if (more <= 0) return undefined;
+      try {
+        this.#opts.admission.take(more);
+        this.#partialHeld += more;
+        return undefined;
+      } catch (err) {
+        const oldest = this.#unanswered[0];
+        if (!oldest) throw err;
+        const woke = await raceWatched<unknown>([new Watched<unknown>(oldest), this.#drained]);
+        if (woke === "drained") return "drained";
+      }
+    }
   }
 }

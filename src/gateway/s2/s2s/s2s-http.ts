@@ -74,6 +74,7 @@ export async function serveS2sAppend(
   const pipeline = new S2AppendPipeline(deps.upstream, { bucket, key }, call, deps.idleMs);
   const session = new S2sAppendSession<S2AppendInput, S2AppendAck>({
     chunks: bodyChunks(req),
+    admission: admitted,
     decodeInput: (payload) => s2Wire.AppendInput.decode(payload),
     encodeAck: (ack) => s2Wire.AppendAck.encode(ack),
     submit: async (input, bytes) => {
