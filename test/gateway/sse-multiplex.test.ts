@@ -96,6 +96,20 @@ describe("a multiplexed subscription", () => {
     }
   });
 
+  test("HEAD answers as GET would without a body, checking every stream, opening no session", async () => {
+    const [a, b] = [await newStream(gw.base), await newStream(gw.base)];
+    const head = (specs: string[]) =>
+      fetch(subscribeUrl(specs), { method: "HEAD", headers: { accept: "text/event-stream" } });
+    const ok = await head([spec(a), spec(b)]);
+    assert.equal(ok.status, 200);
+    assert.equal(ok.headers.get("content-type"), "text/event-stream");
+    assert.equal(await ok.text(), "");
+    const missing = await head([spec(a), `${spec(b).split("/")[0]}/nope`]);
+    assert.equal(missing.status, 404);
+    assert.equal((await head([`${spec(a)};seq_num=x`])).status, 400);
+    assert.equal(await metric(gw.base, "nova_gateway_sessions", 'kind="sse"'), 0);
+  });
+
   test("one ping once every stream has caught up, not one per stream", async () => {
     const streams = await Promise.all([0, 1, 2, 3].map(() => newStream(gw.base)));
     for (const [i, stream] of streams.entries()) await append(gw.base, stream, [`r${i}`]);

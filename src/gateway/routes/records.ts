@@ -116,11 +116,7 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
     appendRecords,
   );
   app.get(`${base}/records`, { config, schema: routeSchemas.read }, readRecords);
-  app.get(
-    "/v1/subscribe",
-    { config, schema: routeSchemas.subscribe, exposeHeadRoute: false },
-    subscribeStreams,
-  );
+  app.get("/v1/subscribe", { config, schema: routeSchemas.subscribe }, subscribeStreams);
   app.get(`${base}/records/tail`, { config, schema: routeSchemas.checkTail }, checkTail);
   app.post(`${base}/trim`, { config, schema: routeSchemas.trim }, trimStream);
   app.post(`${base}/fence`, { config, schema: routeSchemas.fence }, fenceStream);
@@ -230,6 +226,15 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
     const query = req.query as Query;
     const streams = parseStreamSpecs(query, opts.sseMaxStreams);
     const resume = resumeMultiplexId(req.headers["last-event-id"], query, streams.length);
+    // HEAD answers as the GET would, without a body: every stream checked, no session opened.
+    if (req.method === "HEAD") {
+      await Promise.all(
+        streams.map(({ bucket, key }) =>
+          upstream.unary("CheckTail", { bucket, key }, { ...ctx.call, bucket, key }),
+        ),
+      );
+      return reply.code(200).headers(SSE_HEADERS).send();
+    }
     const parts = {
       streams,
       call: ctx.call,
