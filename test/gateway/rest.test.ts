@@ -854,6 +854,24 @@ describe("service", () => {
     assert.match(docs.text, /swagger/i);
   });
 
+  test("the console and /docs are never framed, sniffed or given a referrer", async () => {
+    for (const path of [
+      "/",
+      "/console/console.js",
+      "/docs/",
+      "/docs/static/swagger-initializer.js",
+    ]) {
+      const res = await http("GET", path);
+      assert.equal(res.status, 200, path);
+      assert.deepEqual(
+        ["x-frame-options", "x-content-type-options", "referrer-policy"].map((h) => res.headers[h]),
+        ["DENY", "nosniff", "no-referrer"],
+        path,
+      );
+      assert.match(String(res.headers["content-security-policy"]), /frame-ancestors 'none'/, path);
+    }
+  });
+
   test("an unknown route is 404 not_found", async () => {
     assertError(await http("GET", "/v2/buckets"), 404, "not_found");
   });

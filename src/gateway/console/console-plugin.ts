@@ -1,10 +1,11 @@
-// The browser console: static files (assets/) served at `/` and `/console/`, using only the
+// The browser console: its page at `/`, its files (assets/) under `/console/`, using only the
 // public HTTP API. Files are read from disk when asked for, so a gateway whose console is never
 // opened holds nothing for it; each answer carries an ETag and is revalidated (no-cache), so a
 // new release is seen at the next load.
 import { join } from "node:path";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance } from "fastify";
+import { PAGE_HEADERS } from "../http/index.ts";
 
 export const CONSOLE_ASSETS = join(import.meta.dirname, "assets");
 
@@ -22,7 +23,7 @@ export async function consolePlugin(app: FastifyInstance): Promise<void> {
     cacheControl: false,
     setHeaders: (reply) => {
       reply.header("cache-control", "no-cache");
-      reply.header("x-content-type-options", "nosniff");
+      reply.headers(PAGE_HEADERS);
       // The console loads its own files and talks to this origin only.
       reply.header("content-security-policy", CSP);
     },

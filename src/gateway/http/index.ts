@@ -21,6 +21,7 @@ export * from "./no-store-default.ts";
 export * from "./openapi.ts";
 export * from "./ops.ts";
 export * from "./page-caching.ts";
+export * from "./page-headers.ts";
 export * from "./pipeline-order.ts";
 export * from "./query-encoding.ts";
 export * from "./raw-response.ts";

@@ -5,6 +5,7 @@ import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
+import { PAGE_HEADERS } from "./page-headers.ts";
 import { routeSchemas, sharedSchemas } from "./schemas/plain.gen.ts";
 
 const DESCRIPTION = [
@@ -59,6 +60,18 @@ export const openapiPlugin = fp(async (app: FastifyInstance) => {
         typeof json.$id === "string" ? json.$id : `def-${i}`,
     },
   });
-  await app.register(swaggerUi, { routePrefix: "/docs" });
+  await app.register(swaggerUi, {
+    routePrefix: "/docs",
+    // Its try-it-out buttons send requests: the page gets the console's protections. The
+    // plugin's own CSP would add upgrade-insecure-requests, which breaks it on plain HTTP.
+    staticCSP:
+      "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; frame-ancestors 'none'; img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self'",
+    uiHooks: {
+      onRequest: (_req, reply, done) => {
+        reply.headers(PAGE_HEADERS);
+        done();
+      },
+    },
+  });
   app.get("/openapi.json", { schema: routeSchemas.openapi }, async () => app.swagger());
 });
