@@ -436,6 +436,8 @@ async function bucketView(bucket, shown) {
 }
 
 function tailText(tail) {
+  // A stream that never held a record has a tail of 0 at time 0: no time to show.
+  if (String(tail.seq_num) === "0") return "0 (no record yet)";
   return `${tail.seq_num} (last record at ${timeText(tail.timestamp_ms)})`;
 }
 
@@ -683,7 +685,13 @@ async function streamView(bucket, key, shown) {
       // The gateway's own `event: error` carries an error body; a bare error is the connection.
       if (e instanceof MessageEvent && e.data) {
         stop("stopped by an error");
-        showError(new ApiError("SSE", JSON.parse(e.data)));
+        let body;
+        try {
+          body = JSON.parse(e.data);
+        } catch {
+          body = { message: String(e.data) };
+        }
+        showError(new ApiError("SSE", body));
       } else if (es.readyState === EventSource.CLOSED) {
         stop("refused");
         // EventSource hides the refusal's body: a plain read of the stream shows why.
