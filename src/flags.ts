@@ -315,7 +315,11 @@ export const flags = defineFlags({
     default: false,
     help: "connections from the --trust-proxy peers open with a PROXY protocol header, v1 or v2 (HAProxy send-proxy-v2, AWS NLB), naming the client; a trusted peer without one, or another peer with one, is refused. On cleartext and TLS listeners alike (with --tls-cert the header comes before the TLS handshake)",
   },
-  "cors-origins": { type: "list", default: [], help: "origins allowed by CORS (none: CORS off)" },
+  "cors-origins": {
+    type: "list",
+    default: [],
+    help: "origins allowed by CORS (none: CORS off); a page of any other origin may not change state (403)",
+  },
   readplan: {
     type: "bool",
     default: true,

@@ -15,6 +15,7 @@ import {
   type CompressionSettings,
   clientError,
   compressionPlugin,
+  crossOriginPlugin,
   Drain,
   drainPlugin,
   errorsPlugin,
@@ -203,6 +204,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(noStoreDefaultPlugin);
   await app.register(queryEncodingPlugin);
   await app.register(pipelineOrderPlugin);
+  await app.register(crossOriginPlugin, { allowed: opts.corsOrigins });
   await app.register(jsonPlugin);
   // Before the routes: the plugin adds its hook to each route as it is declared.
   if (opts.compression !== false) {

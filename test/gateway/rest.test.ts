@@ -436,6 +436,45 @@ describe("service routes", () => {
     assert.ok(exposed.includes("nova-producer-duplicate"), String(exposed));
   });
 
+  test("a write from a page of another origin is 403 unless --cors-origins names it; nothing changes", async () => {
+    const { path } = await newStream();
+    const put = await request(`${base}/ds/v1/stream/cross-${process.pid}`, {
+      method: "PUT",
+      headers: { "content-type": "text/plain" },
+    });
+    assert.equal(put.statusCode, 201, await put.body.text());
+    // A form's POST: text/plain, no preflight.
+    const post = (origin: string, host?: string) =>
+      request(`${base}/ds/v1/stream/cross-${process.pid}`, {
+        method: "POST",
+        headers: { origin, "content-type": "text/plain", ...(host ? { host } : {}) },
+        body: origin,
+      });
+    const evil = await post("https://evil.example");
+    assert.equal(evil.statusCode, 403);
+    const body = (await evil.body.json()) as { code: string; message: string };
+    assert.equal(body.code, "permission_denied");
+    assert.match(body.message, /https:\/\/evil\.example.*--cors-origins/);
+    assert.equal((await post("null")).statusCode, 403, "an opaque origin");
+    const allowed = await post("http://example.test");
+    assert.equal(allowed.statusCode, 204, await allowed.body.text());
+    // The gateway's own pages (the console): the origin is the host asked.
+    const own = await post(base);
+    assert.equal(own.statusCode, 204, await own.body.text());
+    const read = await request(`${base}/ds/v1/stream/cross-${process.pid}?offset=-1`);
+    assert.equal(await read.body.text(), `http://example.test${base}`);
+    // Reads are not writes: another origin may ask (CORS decides whether its page sees).
+    const get = await request(`${base}${path}/records/tail`, {
+      headers: { origin: "https://evil.example" },
+    });
+    assert.equal(get.statusCode, 200, await get.body.text());
+    const del = await request(`${base}${path}`, {
+      method: "DELETE",
+      headers: { origin: "https://evil.example" },
+    });
+    assert.equal(del.statusCode, 403, await del.body.text());
+  });
+
   test("a cacheable page read from an allowed origin varies on Origin as well", async () => {
     const { path } = await newStream();
     await http("POST", `${path}/records`, { records: [{ body: "a" }, { body: "b" }] });

@@ -210,6 +210,11 @@ export interface UnavailableOptions {
   outcomeUnknown?: boolean;
 }
 
+/** Refused by the gateway itself, before any star: the caller may not do this from here. */
+export function permissionDenied(message: string): HttpError {
+  return new HttpError(403, "permission_denied", message);
+}
+
 /** A request whose body did not arrive in time; its connection cannot be reused. */
 export function requestTimeout(message: string): HttpError {
   return new HttpError(408, "request_timeout", message, {

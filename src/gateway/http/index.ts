@@ -10,6 +10,7 @@ export * from "./client-key.ts";
 export * from "./client-sessions.ts";
 export * from "./compression.ts";
 export * from "./connection-limit.ts";
+export * from "./cross-origin.ts";
 export * from "./drain.ts";
 export * from "./errors-plugin.ts";
 export * from "./json.ts";
