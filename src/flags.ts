@@ -315,6 +315,11 @@ export const flags = defineFlags({
     default: false,
     help: "connections from the --trust-proxy peers open with a PROXY protocol header, v1 or v2 (HAProxy send-proxy-v2, AWS NLB), naming the client; a trusted peer without one, or another peer with one, is refused. On cleartext and TLS listeners alike (with --tls-cert the header comes before the TLS handshake)",
   },
+  "allowed-hosts": {
+    type: "list",
+    default: [],
+    help: "host names requests may give (Host) besides localhost and loopback addresses, .NAME for NAME and the names under it; others are 403 (DNS rebinding). Checked when given, or when listening on a loopback --host without --trust-proxy",
+  },
   "cors-origins": {
     type: "list",
     default: [],

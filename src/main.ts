@@ -55,6 +55,7 @@ const {
   Drain,
   FleetClient,
   fleetUpstream,
+  isLoopbackName,
   metricsObserver,
   StopRequests,
   trustedProxies,
@@ -169,6 +170,10 @@ const app = await buildApp({
   bodyTimeouts: { idleMs: opts.bodyIdleMs, totalMs: opts.bodyTimeoutMs },
   sessionIdleMs: opts.sessionIdleMs,
   corsOrigins: opts.corsOrigins,
+  // A gateway on loopback told of no proxy in front is one a browser on this machine reaches.
+  ...(opts.allowedHosts.length > 0 || (isLoopbackName(opts.host) && opts.trustProxy.length === 0)
+    ? { hostCheck: { allowed: opts.allowedHosts } }
+    : {}),
   trustProxy: opts.trustProxy,
   ...(forwardedHeader ? { forwardedHeader } : {}),
   proxyProtocol: opts.proxyProtocol,

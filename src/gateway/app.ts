@@ -22,6 +22,8 @@ import {
   frameworkErrorsFor,
   type GatewayMetrics,
   gatewayServer,
+  type HostCheckSettings,
+  hostCheckPlugin,
   jsonPlugin,
   LiveSessions,
   lazyValidators,
@@ -97,6 +99,8 @@ export interface AppOptions {
   /** How long an NDJSON append session may send no line with nothing in flight. */
   sessionIdleMs?: number;
   corsOrigins: string[];
+  /** Answer only requests whose Host is loopback or one of these names (host-check.ts). */
+  hostCheck?: HostCheckSettings;
   /** The shutdown state: /readyz, and `connection: close` once closing; default: serving. */
   drain?: Drain;
   /** Fail any JSON response that does not match its route's documented schema (tests). */
@@ -204,6 +208,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(noStoreDefaultPlugin);
   await app.register(queryEncodingPlugin);
   await app.register(pipelineOrderPlugin);
+  if (opts.hostCheck) await app.register(hostCheckPlugin, opts.hostCheck);
   await app.register(crossOriginPlugin, { allowed: opts.corsOrigins });
   await app.register(jsonPlugin);
   // Before the routes: the plugin adds its hook to each route as it is declared.

@@ -2,6 +2,12 @@
 export * from "./app.ts";
 export * from "./cluster/index.ts";
 export { createReadService } from "./history/index.ts";
-export { createMetrics, Drain, metricsObserver, trustedProxies } from "./http/index.ts";
+export {
+  createMetrics,
+  Drain,
+  isLoopbackName,
+  metricsObserver,
+  trustedProxies,
+} from "./http/index.ts";
 export * from "./settings.ts";
 export { FleetClient, fleetUpstream } from "./upstream/index.ts";

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { test } from "node:test";
+import { request } from "undici";
 import { nodeArgs, startProcess } from "../harness/process.ts";
 import { tempDir } from "../harness/tmp.ts";
 
@@ -35,4 +36,34 @@ test("a second gateway on a --data-dir in use, or on a port in use, exits 2 sayi
   assert.equal(taken.code, 2, taken.stderr);
   assert.match(taken.stderr, new RegExp(`--port ${port}: .*EADDRINUSE`));
   assert.doesNotMatch(taken.stderr, /\n\s+at /, "one line, no stack");
+});
+
+test("on loopback, as npm start listens, only a loopback Host or --allowed-hosts is answered", async (t) => {
+  const dir = await tempDir(t);
+  const [command, argv] = nodeArgs("src/main.ts", [
+    ...["--data-dir", dir, "--port", "0", "--log-level", "warn", "--drain-delay-ms", "0"],
+    ...["--allowed-hosts", "nova.internal,.s2.internal"],
+  ]);
+  const gw = await startProcess({
+    command,
+    args: argv,
+    readyLine: /^nova-gateway listening on (https?:\/\/\S+)$/,
+  });
+  t.after(() => gw.kill("SIGKILL"));
+  const base = gw.match[1] as string;
+  const { port } = new URL(base);
+  const ask = (host: string) =>
+    request(`${base}/v1/buckets`, { method: "POST", headers: { host }, body: "{}" }).then(
+      async (res) => ({ status: res.statusCode, body: await res.body.text() }),
+    );
+  // A rebound name: what a page of that site would reach on this machine.
+  const rebound = await ask(`attacker.example:${port}`);
+  assert.equal(rebound.status, 403, rebound.body);
+  assert.match(rebound.body, /"code":"permission_denied".*--allowed-hosts/);
+  assert.equal((await ask(`evil.nova.internal:${port}`)).status, 403);
+  const answered = ["localhost", "127.0.0.1", "nova.internal", "s2.internal", "basin.s2.internal"];
+  for (const host of answered.map((name) => `${name}:${port}`)) {
+    // Answered: a 415 (no content type), not the host's 403.
+    assert.equal((await ask(host)).status, 415, host);
+  }
 });

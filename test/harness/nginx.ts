@@ -35,6 +35,9 @@ export async function startNginx(
       proxy_pass http://gateway${i};
       proxy_http_version 1.1;
       proxy_set_header Connection "";
+      # The client's Host, as an app behind nginx keeps it: a gateway on loopback answers only
+      # a loopback Host (--allowed-hosts).
+      proxy_set_header Host $http_host;
       proxy_cache pages;
       proxy_cache_lock on;
       add_header x-cache-status $upstream_cache_status always;

@@ -13,6 +13,7 @@ export * from "./connection-limit.ts";
 export * from "./cross-origin.ts";
 export * from "./drain.ts";
 export * from "./errors-plugin.ts";
+export * from "./host-check.ts";
 export * from "./json.ts";
 export * from "./lazy-validators.ts";
 export * from "./listener.ts";
