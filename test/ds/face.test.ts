@@ -11,6 +11,7 @@ import { request } from "undici";
 import { offsetOf } from "../../src/gateway/ds/offsets.ts";
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
 import { metric } from "../harness/metrics.ts";
+import { openRaw, parseAnswer } from "../harness/raw-socket.ts";
 import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
 import { waitFor } from "../harness/wait.ts";
 
@@ -450,6 +451,32 @@ describe("the Durable Streams face", () => {
     assert.equal(stale.headers.get("stream-next-offset"), offsetOf(10n));
     const all = await (await fetch(`${url("stale")}?offset=-1`)).text();
     assert.equal(all, Array.from({ length: 10 }, (_, i) => `m${i}`).join(""));
+  });
+
+  test("a path with a . or .. segment, which clients resolve away, is 400; nothing is made", async () => {
+    // The face's bucket exists (made on first use), so a listing can show what was made.
+    await fetch(url("dots-ok"), { method: "PUT", headers: { "content-type": "text/plain" } });
+    for (const path of ["dots/../x", "dots/./x", "dots/%2E%2E/x", ".."]) {
+      // Sent as is: URL clients (fetch, undici) would resolve the segments away themselves.
+      const c = await openRaw((gw as Gateway).base);
+      try {
+        c.socket.write(
+          `PUT /ds/v1/stream/${path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: text/plain\r\n` +
+            "content-length: 0\r\nconnection: close\r\n\r\n",
+        );
+        await waitFor(() => c.text().includes("\r\n\r\n{"), { message: `${path} answered` });
+        const answer = parseAnswer(c.text());
+        assert.equal(answer.status, 400, path);
+        assert.equal(answer.body.code, "bad_path", path);
+        assert.match(String(answer.body.message), /no URL path can name/);
+      } finally {
+        c.socket.destroy();
+      }
+    }
+    const list = await fetch(`${(gw as Gateway).base}/v1/buckets/ds-face/streams?prefix=dots/`);
+    const listed = (await list.json()) as { streams: unknown[] };
+    assert.equal(list.status, 200, JSON.stringify(listed));
+    assert.deepEqual(listed.streams, []);
   });
 
   test("a source deleted while a fork lives is gone (410, path 409) until the fork goes", async () => {

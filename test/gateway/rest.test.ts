@@ -534,6 +534,17 @@ describe("validation names the field, by request part", () => {
     assertError(await http("GET", `/v1/buckets/${b}/streams//records`), 400, "bad_path", "key");
   });
 
+  test("a key of . or .., which no URL path names, is refused at create; nothing is made", async () => {
+    const b = await bucket();
+    for (const key of [".", ".."]) {
+      const res = await http("POST", `/v1/buckets/${b}/streams`, { key });
+      assertError(res, 400, "invalid_argument", "key");
+      assert.match(res.json.message, /no URL path can name/);
+    }
+    const list = await http("GET", `/v1/buckets/${b}/streams`);
+    assert.deepEqual(list.json.streams, []);
+  });
+
   test("query parameters: bad_query", async () => {
     const { path } = await newStream();
     assertError(await http("GET", "/v1/buckets?limit=ten"), 400, "bad_query", "limit");

@@ -1,7 +1,14 @@
 // The Durable Streams routes on /ds/v1/stream/{path}: PUT creates, POST appends (and closes),
 // GET reads (catch-up, long-poll, SSE), HEAD says the metadata, DELETE deletes.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { badHeader, badQuery, HttpError, invalidArgument, toHttpError } from "../errors/index.ts";
+import {
+  badHeader,
+  badPath,
+  badQuery,
+  HttpError,
+  invalidArgument,
+  toHttpError,
+} from "../errors/index.ts";
 import type { ReadService } from "../history/index.ts";
 import {
   addVary,
@@ -18,7 +25,13 @@ import {
   trackSession,
   WaitPassed,
 } from "../sessions/index.ts";
-import { checkStreamKey, type Query, queryParam } from "../translate/index.ts";
+import {
+  checkStreamKey,
+  DOT_SEGMENT,
+  isDotSegment,
+  type Query,
+  queryParam,
+} from "../translate/index.ts";
 import type { CallOptions, Upstream } from "../upstream/index.ts";
 import { cacheHeaders, etagOf } from "./caching.ts";
 import { nextCursor } from "./cursor.ts";
@@ -80,8 +93,10 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
   function address(req: FastifyRequest): DsAddress {
     const path = (req.params as { "*": string })["*"];
     const key = checkStreamKey(path, "path");
+    const segments = key.split("/");
+    if (segments.some(isDotSegment)) throw badPath("path", `has a segment that ${DOT_SEGMENT}`);
     // `{stream-url}/__ds/...`: a segment of its own anywhere in the path.
-    if (key.split("/").includes("__ds")) {
+    if (segments.includes("__ds")) {
       throw new HttpError(
         404,
         "not_found",

@@ -41,12 +41,15 @@ test("bucket names: 3 to 48 of a-z 0-9 -, no hyphen at either end", () => {
   });
 });
 
-test("stream keys: any UTF-8 of 1 to 512 bytes", () => {
-  fc.assert(
-    fc.property(fc.string({ unit: "binary", minLength: 1, maxLength: 128 }), (key) => {
-      assert.equal(checkStreamKey(key), key);
-    }),
-  );
+test("stream keys: any UTF-8 of 1 to 512 bytes but . and ..", () => {
+  const key = fc
+    .string({ unit: "binary", minLength: 1, maxLength: 128 })
+    .filter((k) => k !== "." && k !== "..");
+  fc.assert(fc.property(key, (k) => assert.equal(checkStreamKey(k), k)));
+  for (const dots of [".", ".."]) {
+    assertHttpError(() => checkStreamKey(dots), { status: 400, code: "bad_path", field: "key" });
+  }
+  assert.equal(checkStreamKey("..."), "...");
   assert.equal(checkStreamKey("a/b%2F c\u0000"), "a/b%2F c\u0000");
   assert.equal(checkStreamKey(`${"€".repeat(170)}ab`).length, 172); // 512 bytes
   for (const key of ["", "x".repeat(513), "€".repeat(171), "\ud800"]) {

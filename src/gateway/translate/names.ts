@@ -26,5 +26,14 @@ export function checkStreamKey(key: unknown, field = "key", err: FieldError = ba
   if (size === 0 || size > MAX_STREAM_KEY_BYTES) {
     throw err(field, `is ${size} bytes; a stream key is 1 to ${MAX_STREAM_KEY_BYTES} UTF-8 bytes`);
   }
+  if (isDotSegment(s)) throw err(field, DOT_SEGMENT);
   return s;
 }
+
+/** URL clients resolve a path segment "." or ".." away (RFC 3986 5.2.4), even percent-encoded. */
+export function isDotSegment(segment: string): boolean {
+  return segment === "." || segment === "..";
+}
+
+export const DOT_SEGMENT =
+  'is "." or "..", which no URL path can name (clients resolve it away): choose another';
