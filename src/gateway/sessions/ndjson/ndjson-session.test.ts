@@ -204,6 +204,32 @@ test("a line still arriving counts against admission as it arrives, and goes bac
   assert.equal(admission.inflight, 0);
 });
 
+test("a line completed while the window is full stays counted until it is sent", async () => {
+  const { call, body, session, admission, out } = setup(1);
+  const a = line("a");
+  body.write(a);
+  await session.open();
+  const running = session.run(out);
+  await waitFor(() => call.written.length === 1);
+  const b = `{"records":[{"body":"${"b".repeat(500)}"}]}`;
+  body.write(b.slice(0, 100));
+  await waitFor(() => admission.inflight === a.length - 1 + 100);
+  // Complete, and waiting for line 1's slot: all its bytes held, counted.
+  body.write(`${b.slice(100)}\n`);
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(call.written.length, 1);
+  assert.equal(admission.inflight, a.length - 1 + 100, "what was taken as it arrived");
+  call.ack(0, 0);
+  await waitFor(() => call.written.length === 2);
+  assert.equal(admission.inflight, b.length);
+  call.ack(1, 1);
+  body.end();
+  await waitFor(() => call.halfClosed);
+  call.finish(status.OK);
+  await running;
+  assert.equal(admission.inflight, 0);
+});
+
 test("a line still arriving past the budget waits for acks; with none to come it is 429", async () => {
   const { call, body, session, admission, out } = setup();
   // Another client holds all but 100 bytes of the gateway's budget.

@@ -117,6 +117,9 @@ export class NdjsonAppendSession {
   #partialHeld = 0;
   /** The splitter's line count when #partialHeld was taken: a later count, a new line. */
   #partialLine = 0;
+  /** What was taken of line #carriedLine while it arrived: kept until it goes in flight. */
+  #carried = 0;
+  #carriedLine = 0;
   #answered = 0;
   /** Batches written to the star: the next line's offset from the first producer seq. */
   #submitted = 0;
@@ -193,6 +196,7 @@ export class NdjsonAppendSession {
       out.off("close", onClose);
       for (const slot of this.#inflight.splice(0)) this.#opts.admission.give(slot.bytes);
       this.#givePartial();
+      this.#dropCarried();
     }
   }
 
@@ -272,7 +276,13 @@ export class NdjsonAppendSession {
       if (!out.writableNeedDrain) this.#stalledSince = undefined;
       if (this.#inflight.length < window && !out.writableNeedDrain) {
         try {
-          this.#opts.admission.take(parsed.bytes);
+          // Taken while it arrived, in part: the rest now, or what was taken over it back.
+          const carried = parsed.lineNo === this.#carriedLine ? this.#carried : 0;
+          this.#opts.admission.take(Math.max(0, parsed.bytes - carried));
+          if (carried > 0) {
+            this.#opts.admission.give(Math.max(0, carried - parsed.bytes));
+            this.#carried = 0;
+          }
           this.#inflight.push({ lineNo: parsed.lineNo, bytes: parsed.bytes });
           return true;
         } catch (err) {
@@ -420,14 +430,21 @@ export class NdjsonAppendSession {
       if (got.done) this.#bodyEnded = true;
       this.#lines.push(...result.lines);
       this.#refused = result.refused;
-      // A line that ended (complete, or refused) is admitted as a whole when it is sent.
-      if (this.#splitter.lineNo !== this.#partialLine || this.#refused) this.#givePartial();
+      // A complete line keeps what was taken of it until it is sent; a refused one gives it back.
+      if (this.#refused) this.#givePartial();
+      else if (this.#splitter.lineNo !== this.#partialLine && this.#partialHeld > 0) {
+        this.#dropCarried();
+        this.#carried = this.#partialHeld;
+        this.#carriedLine = this.#partialLine + 1;
+        this.#partialHeld = 0;
+      }
     }
   }
 
   /**
    * Admits what the splitter holds of the line still arriving, as a unary body's bytes are
-   * admitted as they arrive: at most one chunk of a session is held unadmitted. Past a bound it
+   * admitted as they arrive: at most one chunk of a session is held unadmitted (the lines
+   * completed by it, taken as each is sent). Past a bound it
    * waits for an ack to give budget back; with nothing in flight to give, the line is refused
    * (429: thrown while the session is not open yet). False when the session stops meanwhile or
    * the line is refused.
@@ -459,6 +476,12 @@ export class NdjsonAppendSession {
   #givePartial(): void {
     this.#opts.admission.give(this.#partialHeld);
     this.#partialHeld = 0;
+  }
+
+  /** Gives back what a line never sent (blank, or past the session's end) still holds. */
+  #dropCarried(): void {
+    this.#opts.admission.give(this.#carried);
+    this.#carried = 0;
   }
 
   #parse(line: NdjsonLine): Parsed | undefined {
