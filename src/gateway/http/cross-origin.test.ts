@@ -25,6 +25,9 @@ test("a write from another origin is refused; from the host asked or an allowed 
     ["POST", { origin: "http://GW:8080", host: "gw:8080" }, 200],
     ["POST", { origin: "http://[::1]:8080", host: "[::1]:8080" }, 200],
     ["POST", { origin: "http://gw:8081", host: "gw:8080" }, 403],
+    ["POST", { origin: "http://gw", host: "gw:80" }, 200],
+    ["POST", { origin: "https://gw", host: "gw:443" }, 200],
+    ["POST", { origin: "https://gw", host: "gw:80" }, 403],
     ["GET", { origin: "https://evil.example", host: "gw:8080" }, 200],
     ["HEAD", { origin: "https://evil.example", host: "gw:8080" }, 200],
   ];

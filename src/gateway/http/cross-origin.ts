@@ -14,9 +14,14 @@ export interface CrossOriginSettings {
   allowed: readonly string[];
 }
 
-/** Whether a request from a page of `origin` reached the host it came from. */
+/**
+ * Whether a request from a page of `origin` reached the host it came from (a default port
+ * dropped on both sides, as URLs do).
+ */
 function sameOrigin(origin: string, host: string | undefined): boolean {
-  return host !== undefined && URL.parse(origin)?.host === host.toLowerCase();
+  const page = URL.parse(origin);
+  if (!page || host === undefined) return false;
+  return URL.parse(`${page.protocol}//${host}`)?.host === page.host;
 }
 
 export const crossOriginPlugin = fp(async (app: FastifyInstance, opts: CrossOriginSettings) => {

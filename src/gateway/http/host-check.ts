@@ -16,20 +16,26 @@ export interface HostCheckSettings {
   allowed: readonly string[];
 }
 
-/** localhost, a name under .localhost (RFC 6761), or an address of 127.0.0.0/8 or ::1. */
+/**
+ * localhost, a name under .localhost (RFC 6761), or an address of 127.0.0.0/8 or ::1 (also
+ * IPv4-mapped, in the hex form URLs give it: [::ffff:7f00:1]).
+ */
 export function isLoopbackName(name: string): boolean {
   const lower = name.toLowerCase();
   if (lower === "localhost" || lower.endsWith(".localhost")) return true;
   const bare = lower.startsWith("[") && lower.endsWith("]") ? lower.slice(1, -1) : lower;
   if (isIPv4(bare)) return bare.startsWith("127.");
   if (!isIPv6(bare)) return false;
-  return bare === "::1" || /^::ffff:127\./.test(bare);
+  return bare === "::1" || /^::ffff:(127\.|7f[0-9a-f]{2}:)/.test(bare);
 }
 
-/** The name of a Host header: without its port, an IPv6 address in its brackets. */
+/**
+ * The name of a Host header as a URL reads it (lower case, 127.1 as 127.0.0.1, an IPv6 address
+ * in brackets), without its port or a final dot.
+ */
 export function hostName(host: string): string {
-  const end = host.startsWith("[") ? host.indexOf("]") + 1 : host.lastIndexOf(":");
-  return (end > 0 ? host.slice(0, end) : host).toLowerCase();
+  const name = URL.parse(`http://${host}`)?.hostname ?? host.toLowerCase();
+  return name.endsWith(".") ? name.slice(0, -1) : name;
 }
 
 export const hostCheckPlugin = fp(async (app: FastifyInstance, opts: HostCheckSettings) => {
