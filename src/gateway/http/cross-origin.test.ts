@@ -4,8 +4,8 @@ import Fastify from "fastify";
 import { HttpError } from "../errors/index.ts";
 import { crossOriginPlugin } from "./cross-origin.ts";
 
-async function app() {
-  const server = Fastify();
+async function app(trustProxy = false) {
+  const server = Fastify({ trustProxy });
   server.setErrorHandler((err, _req, reply) => {
     reply.code(err instanceof HttpError ? err.status : 500).send({ message: String(err) });
   });
@@ -36,4 +36,21 @@ test("a write from another origin is refused; from the host asked or an allowed 
     assert.equal(res.statusCode, status, `${method} ${JSON.stringify(headers)}`);
   }
   await server.close();
+});
+
+test("behind a trusted proxy that rewrites Host, the host asked is its X-Forwarded-Host", async () => {
+  const headers = {
+    origin: "https://nova.example",
+    host: "gateways",
+    "x-forwarded-host": "nova.example",
+  };
+  for (const [trusted, status] of [
+    [true, 200],
+    [false, 403],
+  ] as const) {
+    const server = await app(trusted);
+    const res = await server.inject({ method: "POST", url: "/x", headers });
+    assert.equal(res.statusCode, status, `trusted: ${trusted}`);
+    await server.close();
+  }
 });

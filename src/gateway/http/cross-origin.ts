@@ -2,7 +2,8 @@
 // names it. CORS only hides a cross-origin answer from the page: a form or a fetch with a
 // "simple" content type (text/plain, as a Durable Streams append may be) is sent without a
 // preflight and carried out. Browsers send `Origin` on every such request; other clients send
-// none and are not concerned. Same-origin pages (the console) are recognised by the Host.
+// none and are not concerned. Same-origin pages (the console) are recognised by the host they
+// asked: Host, or the X-Forwarded-Host of a --trust-proxy peer (a proxy that rewrites Host).
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { permissionDenied } from "../errors/index.ts";
@@ -29,8 +30,8 @@ export const crossOriginPlugin = fp(async (app: FastifyInstance, opts: CrossOrig
   app.addHook("onRequest", async (req) => {
     const origin = req.headers.origin;
     if (origin === undefined || SAFE.has(req.method) || allowed.has(origin)) return;
-    const host = req.headers.host ?? (req.headers[":authority"] as string | undefined);
-    if (sameOrigin(origin, host)) return;
+    // The host asked: a --trust-proxy peer's X-Forwarded-Host, else Host (:authority).
+    if (sameOrigin(origin, req.host || undefined)) return;
     throw permissionDenied(
       `a ${req.method} from a page of ${origin}, another origin: only --cors-origins may change state from a browser`,
     );
