@@ -8,7 +8,8 @@
 // `ℹ fail N`, ...) over every file; exit 1 when a test failed. Every file's wall time (from its
 // first test to its last, in a shared process) is kept in
 // node_modules/.cache/nova-test-times.tsv ("ms<TAB>file" lines).
-// Arguments: test files, or folders whose `**/*.test.ts` files run (default: src and test).
+// Arguments: test files, or folders whose `**/*.test.ts` files run (default: src and test),
+// `fixtures` folders left out.
 // --cpu: after the run, the CPU its processes spent, by kind and by test file
 // (scripts/cpu-report.ts; Linux); the run is bound by CPU, not by waiting (docs/development.md).
 import "./help-first.ts";
@@ -71,7 +72,11 @@ if (!Number.isSafeInteger(bundleMs) || bundleMs < 0) {
 function testFiles(paths: string[]): string[] {
   const files = paths.flatMap((path) =>
     statSync(resolve(root, path)).isDirectory()
-      ? globSync(`${relative(root, resolve(root, path))}/**/*.test.ts`, { cwd: root })
+      ? globSync(`${relative(root, resolve(root, path))}/**/*.test.ts`, {
+          cwd: root,
+          // Test files that tests of the runner run, each on purpose, never a folder's.
+          exclude: (file) => file === "fixtures",
+        })
       : [relative(root, resolve(root, path))],
   );
   return [...new Set(files)].sort();
@@ -154,6 +159,8 @@ const COUNT_LINE = /^(tests|suites|pass|fail|cancelled|skipped|todo|duration_ms)
 async function* events(): AsyncGenerator<TestEvent> {
   const started = performance.now();
   const totals = new Map<string, number>(COUNTS.map((name) => [name, 0]));
+  /** The files whose results came: each ends with a nesting-0 result named by its path. */
+  const reported = new Set<string>();
   for (const [group, at] of [
     [parallel, concurrency],
     [serial.map((file) => join(root, file)), 1],
@@ -165,10 +172,14 @@ async function* events(): AsyncGenerator<TestEvent> {
       cwd: root,
       timeout: TEST_TIMEOUT_MS,
       forceExit: true,
+      execArgv: ["--import", pathToFileURL(join(root, "scripts", "blocking-stdout.mjs")).href],
     });
     for await (const event of stream as AsyncIterable<TestEvent>) {
       const timed = fileDuration(event);
-      if (timed) times.set(relative(root, timed[0]), timed[1]);
+      if (timed) {
+        times.set(relative(root, timed[0]), timed[1]);
+        reported.add(relative(root, timed[0]));
+      }
       const runLevel = event.data?.file === undefined;
       const message = event.data?.message ?? "";
       if (runLevel && event.type === "test:diagnostic" && COUNT_LINE.test(message)) {
@@ -180,6 +191,17 @@ async function* events(): AsyncGenerator<TestEvent> {
       if (runLevel && (event.type === "test:plan" || event.type === "test:summary")) continue;
       yield event;
     }
+  }
+  // A process that ended before reporting a file's result must not pass for it.
+  const lost = files.filter((file) => !reported.has(file));
+  if (lost.length > 0) {
+    totals.set("fail", (totals.get("fail") ?? 0) + lost.length);
+    yield {
+      type: "test:stdout",
+      data: {
+        message: `\n✖ no result came for ${lost.length} test file(s): their process ended first\n${lost.map((file) => `  ${file}\n`).join("")}\n`,
+      },
+    };
   }
   if ((totals.get("fail") ?? 0) > 0 || (totals.get("cancelled") ?? 0) > 0) process.exitCode = 1;
   const rows = [...times].sort((a, b) => b[1] - a[1]);
