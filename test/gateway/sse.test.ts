@@ -108,9 +108,18 @@ describe("curl-style clients", () => {
       delivered,
       Array.from({ length: 10 }, (_, i) => [i, String(i)]),
     );
+    const failedBefore = await metric(gw.base, "nova_gateway_requests_total", 'status="500"');
     const met = await openSse(url, { "last-event-id": lastId });
     assert.equal(met.status, 204);
     await met.text();
+    // The 204 is the request's one answer: no 500 counted (or logged) for it after.
+    await waitFor(
+      async () => (await metric(gw.base, "nova_gateway_requests_total", 'status="204"')) > 0,
+    );
+    assert.equal(
+      await metric(gw.base, "nova_gateway_requests_total", 'status="500"'),
+      failedBefore,
+    );
   });
 
   test("errors known before the first byte are plain HTTP errors", async () => {

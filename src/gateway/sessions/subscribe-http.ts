@@ -81,7 +81,7 @@ export function serveSse(
   resume: EventId | undefined,
   reply: FastifyReply,
   deps: SubscribeDeps,
-): Promise<void> {
+): Promise<FastifyReply | undefined> {
   const { query } = parts;
   const session = new SseSession({
     ...sessionOptions(parts, query.wait, deps),
@@ -109,7 +109,7 @@ export function serveMultiplexedSse(
   resume: StreamPosition[] | undefined,
   reply: FastifyReply,
   deps: SubscribeDeps,
-): Promise<void> {
+): Promise<FastifyReply | undefined> {
   const streams = parts.streams.map((spec, i): SseStream => {
     const { query } = spec;
     const read: ReadParts = { ...parts, bucket: spec.bucket, key: spec.key, query };
@@ -147,9 +147,15 @@ function sessionOptions(
 
 /**
  * Starts the session; the route is done once it streams (or failed before), and the session
- * ends its own tracking when it ends: a subscriber holds no promise chain of the route's.
+ * ends its own tracking when it ends: a subscriber holds no promise chain of the route's. A
+ * session with nothing to send is a 204, the reply the route returns (Fastify takes an async
+ * route that sent its reply and returned nothing for one that forgot to return it: a 500 logged).
  */
-function runSse(session: SseSession, reply: FastifyReply, deps: SubscribeDeps): Promise<void> {
+function runSse(
+  session: SseSession,
+  reply: FastifyReply,
+  deps: SubscribeDeps,
+): Promise<FastifyReply | undefined> {
   let tracked: TrackedSession;
   try {
     tracked = new TrackedSession(
@@ -168,8 +174,7 @@ function runSse(session: SseSession, reply: FastifyReply, deps: SubscribeDeps): 
     (started) => {
       if (started === "met") {
         tracked.end();
-        reply.code(204).send();
-        return;
+        return reply.code(204).send();
       }
       try {
         // The session's first events are ready: the head goes out with them.
