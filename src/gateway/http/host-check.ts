@@ -42,13 +42,19 @@ export const hostCheckPlugin = fp(async (app: FastifyInstance, opts: HostCheckSe
   const names = opts.allowed.map((name) => name.toLowerCase());
   const exact = new Set(names.map((name) => name.replace(/^\./, "")));
   const suffixes = names.filter((name) => name.startsWith("."));
+  // The Host last answered: requests nearly all give the same, which then costs no URL parse.
+  let answered: string | undefined;
   app.addHook("onRequest", async (req) => {
     const host = req.headers.host ?? (req.headers[":authority"] as string | undefined);
     // HTTP/1.0 may send none; no browser does.
-    if (host === undefined) return;
+    if (host === undefined || host === answered) return;
     const name = hostName(host);
-    if (isLoopbackName(name) || exact.has(name)) return;
-    if (suffixes.some((suffix) => name.endsWith(suffix))) return;
+    const allowed =
+      isLoopbackName(name) || exact.has(name) || suffixes.some((suffix) => name.endsWith(suffix));
+    if (allowed) {
+      answered = host;
+      return;
+    }
     throw permissionDenied(
       `Host ${JSON.stringify(name)} is not a name of this gateway: it answers localhost, loopback addresses and --allowed-hosts`,
     );

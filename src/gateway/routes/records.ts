@@ -48,7 +48,7 @@ import {
   tailToJson,
   trimBodyFromJson,
 } from "../translate/index.ts";
-import type { Upstream } from "../upstream/index.ts";
+import type { CallOptions, Upstream } from "../upstream/index.ts";
 import { recordFormat, requestContext, streamAddress } from "./context.ts";
 
 export interface RecordRoutesOptions {
@@ -189,8 +189,7 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
     if (wantsEventStream(req.headers.accept)) {
       const resume = resumeEventId(req.headers["last-event-id"], req.query as Query);
       if (!head) return serveSse(parts, resume, reply, subscribeDeps);
-      await upstream.unary("CheckTail", address, { ...ctx.call, ...address });
-      return reply.code(200).headers(SSE_HEADERS).send();
+      return sseHead(reply, ctx.call, [address]);
     }
     if (query.wait > 0 && !head) {
       reply.header("cache-control", "no-store");
@@ -221,20 +220,30 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
     return sendJsonBytes(reply, json);
   }
 
+  /**
+   * An SSE read's HEAD: the head its GET would have, once each stream's tail is read (the stream
+   * exists, and the caller may read it).
+   */
+  async function sseHead(
+    reply: FastifyReply,
+    call: CallOptions,
+    streams: readonly { bucket: string; key: string }[],
+  ) {
+    await Promise.all(
+      streams.map(({ bucket, key }) =>
+        upstream.unary("CheckTail", { bucket, key }, { ...call, bucket, key }),
+      ),
+    );
+    return reply.code(200).headers(SSE_HEADERS).send();
+  }
+
   async function subscribeStreams(req: FastifyRequest, reply: FastifyReply) {
     const ctx = requestContext(req, reply, true);
     const query = req.query as Query;
     const streams = parseStreamSpecs(query, opts.sseMaxStreams);
     const resume = resumeMultiplexId(req.headers["last-event-id"], query, streams.length);
-    // HEAD answers as the GET would, without a body: every stream checked, no session opened.
-    if (req.method === "HEAD") {
-      await Promise.all(
-        streams.map(({ bucket, key }) =>
-          upstream.unary("CheckTail", { bucket, key }, { ...ctx.call, bucket, key }),
-        ),
-      );
-      return reply.code(200).headers(SSE_HEADERS).send();
-    }
+    // HEAD answers as the GET would, without a body, and never opens a session.
+    if (req.method === "HEAD") return sseHead(reply, ctx.call, streams);
     const parts = {
       streams,
       call: ctx.call,

@@ -94,9 +94,9 @@ export function guardHandlers(
   ): handleUnaryCall<Req, Res> => {
     return (call, callback) => {
       try {
-        auth.check(call.metadata, need(call.request));
+        const principal = auth.check(call.metadata, need(call.request));
         const also = alsoNeeds(call.request);
-        if (also) auth.check(call.metadata, also);
+        if (also) auth.require(principal, also);
       } catch (err) {
         callback(toServiceError(err));
         return;

@@ -126,7 +126,11 @@ export class StarAuth {
 
   /** Authenticates the call and checks its scope covers `need`; returns the principal. */
   check(metadata: Metadata, need: Need): Principal {
-    const principal = this.authenticate(metadata);
+    return this.require(this.authenticate(metadata), need);
+  }
+
+  /** Checks an authenticated principal's scope covers `need`; returns the principal. */
+  require(principal: Principal, need: Need): Principal {
     if (!allows(principal.scope, need.action, need.resource)) {
       throw permissionDenied(`the token's scope does not allow ${need.action} on ${need.what}`);
     }

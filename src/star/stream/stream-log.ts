@@ -619,9 +619,9 @@ export class StreamLog {
       if (refusal) throw refusal;
       const claim = item.producer;
       const entry = claim && !this.#sealed ? this.#producers.get(claim.id) : undefined;
-      if (claim && entry && claim.epoch < entry.epoch) {
-        throw producerFenced(entry.epoch, claim.epoch);
-      }
+      // Of the rules, only the epoch's: a close without records has no seq to judge.
+      const verdict = claim && entry && judge(entry, claim);
+      if (claim && verdict?.kind === "fenced") throw producerRefusal(verdict, claim);
       if (!this.#sealed) {
         await this.#putState({ closed: true });
         this.#sealed = true;

@@ -94,9 +94,9 @@ function bodyOver(body: IncomingMessage): Promise<void> {
   });
 }
 
-/** One object for every session: Fastify caches a compiled validator per schema object. */
 /** The session kind, in /metrics (sessions, slow consumers). */
 const NDJSON = "ndjson";
+/** One object for every session: Fastify caches a compiled validator per schema object. */
 const APPEND_INPUT = { $ref: "AppendInput#" };
 
 /**
