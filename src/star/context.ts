@@ -8,6 +8,7 @@ import type { Fleet } from "./fleet/members.ts";
 import type { Peers } from "./fleet/peers.ts";
 import type { StreamUses } from "./lifecycle/expiry.ts";
 import type { StarLimits } from "./limits.ts";
+import type { RunningCalls } from "./service/running-calls.ts";
 import type { Catalog } from "./storage/catalog.ts";
 import type { ChunkStore } from "./storage/chunk-store.ts";
 import type { StoreCounts } from "./storage/counting-store.ts";
@@ -49,6 +50,8 @@ export interface StarContext {
   lease: LeaseKeeper | undefined;
   /** When each idle-expiring stream it leads was last read or appended to. */
   readonly uses: StreamUses;
+  /** The unary calls being served, answered UNAVAILABLE by a shutdown past its grace. */
+  readonly calls: RunningCalls;
   /** AppendSessions open now (bounded by `limits.maxSessions`). */
   readonly appendSessions: { active: number };
   /** Runs work in the background (reclaiming storage); failures are logged, never thrown. */

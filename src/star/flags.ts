@@ -95,6 +95,12 @@ export const flags = defineFlags({
     default: [],
     help: "every member NAME=HOST:PORT, this one (--self) too; none: a fleet of one (docs/fleet.md)",
   },
+  "forward-deadline-ms": {
+    type: "int",
+    default: DEFAULT_LIMITS.forwardDeadlineMs,
+    min: 1,
+    help: "in a fleet, the deadline of a call passed on to the stream's leader when its caller set none sooner; a leader that has not answered by then is reported unreachable (UNAVAILABLE)",
+  },
   "descriptor-ttl-ms": {
     type: "int",
     default: DEFAULT_LIMITS.descriptorTtlMs,
@@ -197,6 +203,12 @@ export const flags = defineFlags({
     default: DEFAULT_LIMITS.maxUnsettledBytes >> 20,
     min: 0,
     help: "unsettled records kept in memory, MiB over all streams, before the largest streams settle",
+  },
+  "shutdown-grace-ms": {
+    type: "int",
+    default: DEFAULT_LIMITS.shutdownGraceMs,
+    min: 0,
+    help: "on SIGTERM or SIGINT, how long calls still running may finish before they are cut and the star exits",
   },
   "log-level": {
     type: "string",

@@ -53,6 +53,8 @@ export interface StarLimits {
   followerViews: number;
   /** Deadline of a call passed on to the stream's leader, when the caller set none shorter. */
   forwardDeadlineMs: number;
+  /** On shutdown, how long calls still running may finish before they are cut. */
+  shutdownGraceMs: number;
   /**
    * The longest a stream's throughput cap (throughput_max_bytes_per_second) may hold an append
    * before it is committed; an append it would hold longer is refused with RESOURCE_EXHAUSTED.
@@ -102,6 +104,7 @@ export const DEFAULT_LIMITS: StarLimits = {
   leaseMs: 10_000,
   followerViews: 4096,
   forwardDeadlineMs: 30_000,
+  shutdownGraceMs: 5000,
   throughputMaxWaitMs: 2000,
   logCommitIntervalMs: 10,
   logObjectMaxBytes: 16 * 1024 * 1024,

@@ -73,6 +73,8 @@ const star = await startStar({
   limits: {
     descriptorTtlMs: opts.descriptorTtlMs,
     leaseMs: opts.leaseMs,
+    forwardDeadlineMs: opts.forwardDeadlineMs,
+    shutdownGraceMs: opts.shutdownGraceMs,
     readPlanMaxEntries: opts.readplanMaxEntries,
     readPlanDefaultEntries: Math.min(
       DEFAULT_LIMITS.readPlanDefaultEntries,

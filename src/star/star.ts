@@ -20,6 +20,7 @@ import { DEFAULT_LIMITS, type StarLimits } from "./limits.ts";
 import { ProducerBudget } from "./producers/producer-table.ts";
 import { dataPlaneHandlers } from "./service/dataplane.ts";
 import { InProcessServer } from "./service/in-process.ts";
+import { RunningCalls } from "./service/running-calls.ts";
 import { settleStar, starStats } from "./service/settle-star.ts";
 import { unary } from "./service/unary.ts";
 import { Catalog } from "./storage/catalog.ts";
@@ -181,6 +182,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     followers: new Followers(chunks, catalog, limits.followerViews),
     readPlan: { urls: "presigned", ttlSeconds: 900, ...options.readPlan },
     uses: new StreamUses(Date.now()),
+    calls: new RunningCalls(),
     appendSessions: { active: 0 },
     lease: undefined,
     background(what, work) {
@@ -219,7 +221,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
   const inProcess = new InProcessServer();
   const dataPlane = dataPlaneHandlers(ctx);
   const adminPlane = guardAdminHandlers(ctx.auth, {
-    Health: unary(log, async () => {
+    Health: unary(ctx, async () => {
       await options.store.list("meta/", { limit: 1 });
       return {
         star_id: options.id,
@@ -228,8 +230,8 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
         leading: leased ? fleet.view : [],
       };
     }),
-    SettleStar: unary(log, () => settleStar(ctx)),
-    StarStats: unary(log, () => starStats(ctx)),
+    SettleStar: unary(ctx, () => settleStar(ctx)),
+    StarStats: unary(ctx, () => starStats(ctx)),
   });
   server.addService(nova.DataPlaneService.service, dataPlane);
   server.addService(nova.AdminPlaneService.service, adminPlane);
@@ -271,10 +273,14 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
       );
       await new Promise<void>((resolve) => {
         const force = setTimeout(() => {
-          server.forceShutdown();
+          ctx.calls.endAll(unavailable(`star ${options.id} is shutting down; retry elsewhere`));
           inProcess.cancelAll();
-          resolve();
-        }, 5_000);
+          // The answers just given go out before the connections are cut.
+          setImmediate(() => {
+            server.forceShutdown();
+            resolve();
+          });
+        }, limits.shutdownGraceMs);
         server.tryShutdown(() => {
           void inProcessEnded.then(() => {
             clearTimeout(force);

@@ -26,38 +26,38 @@ import { unary } from "./unary.ts";
 
 export function dataPlaneHandlers(ctx: StarContext): DataPlaneServiceHandlers {
   return guardHandlers(ctx.auth, {
-    Append: unary(ctx.log, (req) => append(ctx, req)),
+    Append: unary(ctx, (req) => append(ctx, req)),
     AppendSession: appendSessionHandler(ctx),
-    Read: unary(ctx.log, (req) => read(ctx, req)),
+    Read: unary(ctx, (req) => read(ctx, req)),
     Subscribe: subscribeHandler(ctx),
-    CheckTail: unary(ctx.log, (req) => checkTail(ctx, req)),
-    ReadPlan: unary(ctx.log, (req) => readPlan(ctx, req)),
-    CreateStream: unary(ctx.log, async (req) => ({
+    CheckTail: unary(ctx, (req) => checkTail(ctx, req)),
+    ReadPlan: unary(ctx, (req) => readPlan(ctx, req)),
+    CreateStream: unary(ctx, async (req) => ({
       stream: await createStream(ctx, req.bucket, req.key, req.config, req.creation_token),
     })),
-    ReconfigureStream: unary(ctx.log, async (req) => ({
+    ReconfigureStream: unary(ctx, async (req) => ({
       stream: await reconfigureStreamVerb(ctx, req.bucket, req.key, req.config),
     })),
-    GetStream: unary(ctx.log, (req) => getStream(ctx, req.bucket, req.key)),
-    DeleteStream: unary(ctx.log, async (req) => {
+    GetStream: unary(ctx, (req) => getStream(ctx, req.bucket, req.key)),
+    DeleteStream: unary(ctx, async (req) => {
       await deleteStream(ctx, req.bucket, req.key);
       return {};
     }),
-    ListStreams: unary(ctx.log, (req) =>
+    ListStreams: unary(ctx, (req) =>
       listStreams(ctx, req.bucket, req.prefix, req.start_after, req.limit),
     ),
-    Trim: unary(ctx.log, (req) => trim(ctx, req)),
-    Fence: unary(ctx.log, (req) => fence(ctx, req)),
-    CreateBucket: unary(ctx.log, async (req) => ({ bucket: await createBucket(ctx, req) })),
-    GetBucket: unary(ctx.log, async (req) => ({ bucket: await liveBucket(ctx, req.name) })),
-    ListBuckets: unary(ctx.log, (req) => listBuckets(ctx, req)),
-    ReconfigureBucket: unary(ctx.log, async (req) => ({
+    Trim: unary(ctx, (req) => trim(ctx, req)),
+    Fence: unary(ctx, (req) => fence(ctx, req)),
+    CreateBucket: unary(ctx, async (req) => ({ bucket: await createBucket(ctx, req) })),
+    GetBucket: unary(ctx, async (req) => ({ bucket: await liveBucket(ctx, req.name) })),
+    ListBuckets: unary(ctx, (req) => listBuckets(ctx, req)),
+    ReconfigureBucket: unary(ctx, async (req) => ({
       bucket: await reconfigureBucketVerb(ctx, req),
     })),
-    DeleteBucket: unary(ctx.log, async (req) => {
+    DeleteBucket: unary(ctx, async (req) => {
       await deleteBucket(ctx, req.name);
       return {};
     }),
-    ExchangeToken: unary(ctx.log, (req) => exchangeToken(ctx.auth, req)),
+    ExchangeToken: unary(ctx, (req) => exchangeToken(ctx.auth, req)),
   });
 }
