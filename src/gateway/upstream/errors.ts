@@ -111,13 +111,14 @@ export function notOwnerLeader(err: {
 }
 
 /**
- * The connection under the call was torn down (grpc-js reports a GOAWAY or session error with
- * HTTP/2 code 2 as INTERNAL "Received RST_STREAM with code 2"), not a star's answer: a read may
- * be taken up again, and any call is a retryable unavailable (an append's outcome unknown). See
- * channel-pool.ts for when a star does this.
+ * The connection under the call was torn down, or the call's stream ended without a status
+ * (grpc-js reports a GOAWAY or session error with HTTP/2 code 2 as INTERNAL "Received RST_STREAM
+ * with code 2", and a star's forced shutdown as "... with code 0"), not a star's answer: a read
+ * may be taken up again, and any call is a retryable unavailable (an append's outcome unknown).
+ * See channel-pool.ts for when a star does this.
  */
 export function connectionBroken(err: { code: status; details: string }): boolean {
-  return err.code === status.INTERNAL && /^Received RST_STREAM with code 2\b/.test(err.details);
+  return err.code === status.INTERNAL && /^Received RST_STREAM with code [02]\b/.test(err.details);
 }
 
 /**
