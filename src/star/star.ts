@@ -84,7 +84,6 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     maxObjectBytes: limits.logObjectMaxBytes,
     maxPutsInFlight: limits.logPutsInFlight,
     onFenced: (by) => keeper?.lost(`was taken over by ${by}`),
-    keepNewest: leased,
   });
   const logs = new LogReader(store, limits.logPutsInFlight, log);
   // Before a stream is opened: what the last run acked and had not settled goes into chunks.

@@ -1,6 +1,7 @@
 // A star killed with SIGKILL and restarted on the same store serves every acked record with the
 // same seq_num, timestamp, headers and body, the same tail, trim point and fencing token; an
-// unacked batch is either whole or absent. A graceful shutdown ends subscriptions UNAVAILABLE.
+// unacked batch is either whole or absent; a damaged log object holding an acked record is
+// refused, never passed over. A graceful shutdown ends subscriptions UNAVAILABLE.
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -8,7 +9,11 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type ServiceError, status } from "@grpc/grpc-js";
 import type { DataPlaneServiceClient } from "../../src/gen/nova/v1/DataPlaneService.ts";
-import { type RunningS3rver, startS3rver } from "../../src/platform/objstore/index.ts";
+import {
+  createS3Store,
+  type RunningS3rver,
+  startS3rver,
+} from "../../src/platform/objstore/index.ts";
 import { call } from "../harness/grpc.ts";
 import { startStarProcess } from "../harness/star-process.ts";
 import { waitFor } from "../harness/wait.ts";
@@ -135,6 +140,54 @@ test("SIGKILL during concurrent appends loses nothing acked and no part of a bat
     star.client.close();
     await star.proc.kill("SIGTERM");
   }
+});
+
+test("a damaged log object with an acked record is refused after a restart, though later objects settled", async (t) => {
+  // Quiet "a" keeps its record in the log (it does not settle meanwhile); busy "b" settles at
+  // once, so every log object after a's is settled and may be deleted: a's is left the oldest
+  // of the log, and replay must still count it acknowledged, not torn by a stop.
+  const flags = ["--settle-chunk-kb", "1", "--settle-interval-ms", "10"];
+  // A name of its own: the damage it leaves in its log stops no other test's star.
+  const settling = [...flags, "--settle-max-age-ms", "600000", "--self", "damaged"];
+  let star = await startStarProcess(["--s3-endpoint", s3.url, "--s3-bucket", "nova", ...settling]);
+  const store = createS3Store({ endpoint: s3.url, bucket: "nova" });
+  t.after(async () => {
+    star.client.close();
+    await star.proc.kill("SIGKILL");
+    store.close();
+  });
+  const bucket = "damaged-log";
+  await call(star.client, "CreateBucket", { name: bucket });
+  for (const key of ["a", "b"]) await call(star.client, "CreateStream", { bucket, key });
+  const logKeys = async () => (await store.list("log/")).objects.map((o) => o.key).sort();
+  const before = new Set(await logKeys());
+  await call(star.client, "Append", {
+    bucket,
+    key: "a",
+    records: [{ body: Buffer.from("acked") }],
+  });
+  const holdingA = (await logKeys()).filter((k) => !before.has(k));
+  assert.equal(holdingA.length, 1, "one log object holds a's record");
+  const body = Buffer.alloc(2048, "b");
+  for (let i = 0; i < 4; i++)
+    await call(star.client, "Append", { bucket, key: "b", records: [{ body }] });
+  const bObjects = (await logKeys()).filter((k) => !before.has(k) && k !== holdingA[0]);
+  await waitFor(async () => !(await logKeys()).includes(bObjects[0] as string), {
+    message: "b's settled log objects deleted",
+  });
+  await star.proc.kill("SIGKILL");
+  star.client.close();
+
+  const key = holdingA[0] as string;
+  const bytes = Buffer.from((await store.get(key)) as Buffer);
+  bytes[bytes.length - 9] = (bytes[bytes.length - 9] as number) ^ 0x40;
+  await store.put(key, bytes);
+  star = await startStarProcess(["--s3-endpoint", s3.url, "--s3-bucket", "nova", ...settling]);
+  await assert.rejects(
+    call(star.client, "Read", { bucket, key: "a", seq_num: "0" }),
+    (err: ServiceError) =>
+      err.code === status.UNAVAILABLE && err.details.includes(`log object ${key} is damaged`),
+  );
 });
 
 test("a graceful shutdown ends subscriptions with UNAVAILABLE", async () => {

@@ -56,7 +56,6 @@ test("after a fence, every commit the log acknowledges is in a log object presen
           commitIntervalMs: 0,
           maxObjectBytes: 1,
           maxPutsInFlight: inFlight,
-          keepNewest: true,
         });
         log.begin(firstLogNumber(1));
         const acked: string[] = [];

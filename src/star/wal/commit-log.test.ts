@@ -72,7 +72,7 @@ const keys = async (store: ReturnType<typeof createMemoryStore>) =>
 function newLog(
   store: ReturnType<typeof createMemoryStore>,
   maxPutsInFlight = 1,
-  more: { onFenced?: (by: string) => void; keepNewest?: boolean } = {},
+  more: { onFenced?: (by: string) => void } = {},
 ) {
   const log = new CommitLog(store, "s", {
     commitIntervalMs: 0,
@@ -269,14 +269,14 @@ test("a log object is deleted once every stream in it has settled past its entry
   assert.deepEqual(await keys(store), [ofBC], "c is not settled yet");
   log.forget("c");
   await log.deleteSettled();
-  assert.deepEqual(await keys(store), []);
-  assert.equal(log.outstanding, 0);
+  assert.deepEqual(await keys(store), [ofBC], "settled, but the newest resolved: it stays");
+  assert.equal(log.outstanding, 1);
   assert.ok(ofA !== undefined);
 });
 
-test("keepNewest: a settled log object stays while it is the newest resolved, then goes", async () => {
+test("a settled log object stays while it is the newest resolved, then goes", async () => {
   const { store, state, release } = gatedStore();
-  const log = newLog(store, 1, { keepNewest: true });
+  const log = newLog(store, 1);
   const first = log.append(entry("a", 0n), 1);
   await waitFor(() => state.gates.length === 1);
   release();
@@ -344,7 +344,6 @@ test("a failed number of the last epoch, still being voided, never fences the ep
     commitIntervalMs: 0,
     maxObjectBytes: 1 << 20,
     maxPutsInFlight: 2,
-    keepNewest: true,
     onFenced: (by) => fenced.push(by),
   });
   log.begin(firstLogNumber(1));

@@ -31,11 +31,6 @@ export interface CommitLogOptions {
   maxPutsInFlight: number;
   /** Called once when a PUT finds its number voided by another member: this epoch is over. */
   onFenced?: (by: string) => void;
-  /**
-   * Keeps the newest resolved log object in storage, settled or not, until a later one resolves:
-   * in a fleet of several, where another member may have to fence this log (log-fence.ts).
-   */
-  keepNewest?: boolean;
 }
 
 interface Waiting {
@@ -334,13 +329,13 @@ export class CommitLog {
    * is added while it runs. A failure leaves them for the next call (the settler's next round).
    */
   deleteSettled(): Promise<void> {
-    // With keepNewest, the newest resolved object stays (until a later one resolves): a fencer
-    // finds the log's high-water mark by listing (log-fence.ts), and deletes must not lower it.
-    const deletable = () => {
-      if (!this.#options.keepNewest) return this.#deletable;
-      const kept = logKey(this.#starId, this.#ackNext - 1n);
-      return this.#deletable.filter((k) => k !== kept);
-    };
+    // The newest resolved object stays (until a later one resolves), settled or not: listing
+    // finds the log's high-water mark, which deletes must not lower. A fencer takes it as where
+    // to void (log-fence.ts); the damage rule (damage-rule.ts) counts only the objects above it
+    // as PUTs a stop may have cut short, so an older acked object found damaged is refused,
+    // never passed over as torn.
+    const kept = () => logKey(this.#starId, this.#ackNext - 1n);
+    const deletable = () => this.#deletable.filter((k) => k !== kept());
     // With nothing to delete the run would end before it is stored, and stay stored forever.
     if (!this.#deleting && deletable().length > 0) {
       this.#deleting = (async () => {
