@@ -490,6 +490,41 @@ describe("a star with a signing key", () => {
     assert.equal((await health(admin, ops)).ready, true);
   });
 
+  test("a ReadPlan and its presigned URLs expire with the token that asked, at the latest", async () => {
+    await callAs(ops, "CreateStream", { bucket: "auth-a", key: "planned" });
+    await callAs(ops, "Append", { bucket: "auth-a", key: "planned", ...rec("settled") });
+    await settleStar(star.address, bearer(ops));
+    const plan = async (ttl: number) => {
+      const token = await exchange({
+        key_id: "reader",
+        secret: "reader-secret",
+        bucket: "auth-a",
+        ttl_seconds: ttl,
+      });
+      const before = Date.now();
+      const res = await callAs(token, "ReadPlan", {
+        bucket: "auth-a",
+        key: "planned",
+        seq_num: "0",
+      });
+      const url = new URL(res.entries[0]?.url as string);
+      return {
+        expiresIn: Number(res.expires_at_unix_ms) - before,
+        urlSeconds: Number(url.searchParams.get("X-Amz-Expires")),
+        fetched: (await fetch(url)).status,
+      };
+    };
+    const short = await plan(120);
+    assert.ok(short.expiresIn <= 120_000, `the plan expires with the token (${short.expiresIn})`);
+    assert.ok(short.urlSeconds > 0 && short.urlSeconds <= 120, `URL for ${short.urlSeconds} s`);
+    assert.equal(short.fetched, 200);
+    // A token that outlives --readplan-ttl-seconds (900) gets the star's full lifetime.
+    const long = await plan(3600);
+    assert.ok(long.expiresIn > 120_000 && long.expiresIn <= 900_000, `${long.expiresIn}`);
+    assert.equal(long.urlSeconds, 900);
+    assert.equal(long.fetched, 200);
+  });
+
   test("SettleStar accepts nova:admin or nova:node (seed 004); nova:node opens nothing else", async () => {
     const node = await exchange({ key_id: "node", secret: "node-secret", scope: "nova:node" });
     const writer = await exchange({ key_id: "writer", secret: "writer-secret", bucket: "auth-a" });

@@ -10,6 +10,7 @@ import type { ReadPlanResponse } from "../../gen/nova/v1/ReadPlanResponse.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import type { StarContext } from "../context.ts";
 import { invalidArgument, StarError } from "../errors.ts";
+import { currentCaller } from "../fleet/caller.ts";
 import { callMember } from "../fleet/forward.ts";
 import { liveStream } from "../lifecycle/streams.ts";
 import type { ChunkMeta } from "../stream/chunk-index.ts";
@@ -51,11 +52,15 @@ export async function readPlan(
   const limit = req.limit === 0 ? ctx.limits.readPlanDefaultEntries : Math.min(req.limit, max);
   const plan = planChunks(extent.index.chunks, start, extent.trim, limit);
   const now = ctx.now();
-  const vended = await Promise.all(plan.chunks.map((c) => entry(ctx, c, now)));
+  // A plan and its URLs are the caller's read access: they expire with its token at the latest.
+  const metadata = currentCaller()?.metadata;
+  const notAfter =
+    ctx.auth && metadata ? ctx.auth.authenticate(metadata).expiresAtMs : Number.POSITIVE_INFINITY;
+  const vended = await Promise.all(plan.chunks.map((c) => entry(ctx, c, now, notAfter)));
   // The plan is good while every URL in it is.
   const expiresAt = vended.reduce(
     (min, v) => Math.min(min, v.validUntil),
-    now + ctx.readPlan.ttlSeconds * 1000,
+    Math.min(now + ctx.readPlan.ttlSeconds * 1000, notAfter),
   );
   const last = plan.chunks.at(-1);
   return {
@@ -112,6 +117,7 @@ async function entry(
   ctx: StarContext,
   c: ChunkMeta,
   now: number,
+  notAfter: number,
 ): Promise<{ entry: ReadPlanEntry; validUntil: number }> {
   const payloadBytes = c.size - c.footerLength;
   const fields = {
@@ -127,6 +133,6 @@ async function entry(
     const object = { storage_bucket: ctx.chunks.store.bucket, object_key: c.objectKey };
     return { entry: { object, ...fields }, validUntil: now + ttlSeconds * 1000 };
   }
-  const { url, validUntil } = await ctx.chunks.urls.get(c.objectKey, ttlSeconds, now);
+  const { url, validUntil } = await ctx.chunks.urls.get(c.objectKey, ttlSeconds, now, notAfter);
   return { entry: { url, ...fields }, validUntil };
 }

@@ -5,16 +5,17 @@ import { PresignedUrls } from "./presigned-urls.ts";
 
 function counting() {
   const store = createMemoryStore();
-  let signed = 0;
+  const lifetimes: number[] = [];
   return {
     store: {
       ...store,
       presignGet: (key: string, s: number) => {
-        signed++;
+        lifetimes.push(s);
         return store.presignGet(key, s);
       },
     },
-    signed: () => signed,
+    signed: () => lifetimes.length,
+    lifetimes,
   };
 }
 
@@ -42,4 +43,17 @@ test("bounded: past the count the least recently used are dropped", async () => 
   assert.equal(signed(), 3);
   await urls.get("b", 100, 0);
   assert.equal(signed(), 4);
+});
+
+test("a URL never outlives notAfter: one signed shorter goes to that caller only", async () => {
+  const { store, lifetimes } = counting();
+  const urls = new PresignedUrls(store, 10);
+  const kept = await urls.get("k", 100, 10_000);
+  assert.deepEqual(await urls.get("k", 100, 20_000, 200_000), kept, "it expires before then");
+  const short = await urls.get("k", 100, 20_000, 50_500);
+  assert.deepEqual([short.validUntil, lifetimes.at(-1)], [50_000, 30]);
+  assert.equal(await urls.get("k", 100, 20_000), kept, "the full-lifetime URL is still kept");
+  const last = await urls.get("k", 100, 20_999, 21_500);
+  assert.deepEqual([last.validUntil, lifetimes.at(-1)], [21_000, 1], "at least a second");
+  assert.equal(lifetimes.length, 3);
 });
