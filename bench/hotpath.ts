@@ -51,7 +51,8 @@ function run(pooled: boolean): { wall: number; cpu: number; bytes: number } {
     chunk.bytes.copy(memory.bytes);
     const verified = verifyChunk(entry, memory);
     kept.push(verified);
-    if (kept.length > KEEP) chunkMemory.give((kept.shift() as VerifiedChunk).memory);
+    const evicted = kept.length > KEEP ? (kept.shift() as VerifiedChunk).release() : undefined;
+    if (evicted) chunkMemory.give(evicted);
     const served = verified.copyRecords(0, verified.count);
     if (!served) throw new Error("a chunk just verified serves");
     const records = Array.from({ length: verified.count }, (_, i) => served.record(i));

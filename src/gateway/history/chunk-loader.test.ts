@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Registry } from "prom-client";
+import { encodeChunk } from "../../contract/codec/index.ts";
 import { MemoryParts } from "../../platform/memory/index.ts";
 import { createChunkLoader } from "./chunk-loader.ts";
 import { createReadPlanMetrics } from "./metrics.ts";
-import type { PlanEntry } from "./plan-entry.ts";
+import { type PlanEntry, planEntry } from "./plan-entry.ts";
 import type { S3Fetcher } from "./s3-fetcher.ts";
 
 const entry: PlanEntry = {
@@ -107,5 +108,43 @@ test("with nothing being fetched, a chunk larger than --readplan-loading-mb is f
   });
   await assert.rejects(loader.load(entry, new AbortController().signal), /gone/);
   assert.equal(gets, 1, "fetched, not refused as busy");
+  await loader.close();
+});
+
+test("a chunk the cache lets go lets go of its memory, though a reader still holds it", async () => {
+  // Two chunks of 40 KiB, a cache for one: a reader's read-ahead that holds the first must not
+  // keep its bytes alive once the cache let it go (memory over 16 MiB is no pool's, and only
+  // the chunk itself would keep it).
+  const objects = new Map<string, Buffer>();
+  const entries = ["a", "b"].map((key) => {
+    const c = encodeChunk(0n, [
+      { body: Buffer.alloc(40 * 1024, key), headers: [], timestampMs: 1n },
+    ]);
+    objects.set(key, c.bytes);
+    return planEntry({
+      object: { storage_bucket: "nova", object_key: key },
+      location: "object",
+      footer_off: String(c.footerOffset),
+      footer_len: c.footerLength,
+      payload_bytes: String(c.payloadBytes),
+      first_seq_num: "0",
+      min_timestamp_ms: "1",
+      max_timestamp_ms: "1",
+    });
+  });
+  const loader = createChunkLoader({
+    url: { get: () => Promise.reject(new Error("no URLs")), close: async () => {} },
+    s3: { get: async (_b, key) => objects.get(key) as Buffer, close: () => {} },
+    cacheBytes: 64 * 1024,
+    loadingBytes: 1 << 20,
+    metrics: createReadPlanMetrics(new Registry(), new MemoryParts()),
+  });
+  const signal = new AbortController().signal;
+  const held = await loader.load(entries[0] as PlanEntry, signal);
+  assert.ok(held.bytesHeld > 40 * 1024);
+  assert.ok(held.copyRecords(0, 1));
+  await loader.load(entries[1] as PlanEntry, signal);
+  assert.equal(held.bytesHeld, 0, "the evicted chunk holds no memory");
+  assert.equal(held.copyRecords(0, 1), undefined, "its reader loads it again");
   await loader.close();
 });

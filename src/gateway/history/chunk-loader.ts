@@ -40,12 +40,16 @@ export function createChunkLoader(opts: ChunkLoaderOptions): ChunkLoader {
   const { metrics } = opts;
   const idleBytes = opts.idleMemoryBytes ?? 32 * 1024 * 1024;
   const memory = new ChunkMemoryPool(idleBytes);
-  // A chunk the cache lets go gives its memory back: whoever still holds the chunk finds that
-  // out before reading it (VerifiedChunk.copyRecords) and loads it again.
+  // A chunk the cache lets go gives its memory back, and lets go of it: whoever still holds the
+  // chunk (a reader's read-ahead) finds that out before reading it (VerifiedChunk.copyRecords)
+  // and loads it again, so only the cache and the loads in flight keep chunks' memory.
   const cache = new ChunkCache<VerifiedChunk>(
     opts.cacheBytes,
-    (c) => ChunkMemoryPool.bytesHeld(c.memory) + RECORD_OVERHEAD * c.count,
-    (c) => memory.give(c.memory),
+    (c) => c.bytesHeld + RECORD_OVERHEAD * c.count,
+    (c) => {
+      const lent = c.release();
+      if (lent) memory.give(lent);
+    },
   );
   metrics.memory.add(
     "readplan_cache",

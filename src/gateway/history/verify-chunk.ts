@@ -26,14 +26,17 @@ import { ChunkMemoryPool, type Lent } from "./chunk-memory.ts";
 import { ChunkFault } from "./faults.ts";
 import type { PlanEntry } from "./plan-entry.ts";
 
+const EMPTY = Buffer.alloc(0);
+
 export class VerifiedChunk {
   readonly firstSeqNum: bigint;
   readonly count: number;
   /** Record timestamps, never decreasing: a timestamp start resolves without any record. */
   readonly timestamps: BigInt64Array;
-  /** The memory the object was fetched into. */
-  readonly memory: Lent;
-  readonly #payload: Buffer;
+  /** The memory the object was fetched into; undefined once released. */
+  #memory: Lent | undefined;
+  #payload: Buffer;
+  readonly #objectBytes: number;
   /** count + 1 offsets: record i is payload[offsets[i], offsets[i + 1]). */
   readonly #offsets: Uint32Array;
   /** firstSeqNum as a number when every seq_num of the chunk is a safe integer. */
@@ -49,7 +52,8 @@ export class VerifiedChunk {
     this.firstSeqNum = firstSeqNum;
     this.count = timestamps.length;
     this.timestamps = timestamps;
-    this.memory = memory;
+    this.#memory = memory;
+    this.#objectBytes = memory.bytes.length;
     this.#payload = payload;
     this.#offsets = offsets;
     const last = firstSeqNum + BigInt(this.count);
@@ -58,15 +62,32 @@ export class VerifiedChunk {
 
   /** Bytes of the object. */
   get objectBytes(): number {
-    return this.memory.bytes.length;
+    return this.#objectBytes;
+  }
+
+  /** The bytes of memory the chunk holds on to (a pooled class is larger than the object). */
+  get bytesHeld(): number {
+    return this.#memory ? ChunkMemoryPool.bytesHeld(this.#memory) : 0;
   }
 
   /**
-   * Records [from, to) to serve, from a copy of their bytes; undefined when the memory has been
-   * lent to another chunk since (the cache let this one go): load the chunk again.
+   * Lets go of the chunk's memory, for the caller to give back: a reader that still holds the
+   * chunk (a read-ahead queue) then no longer keeps it alive, and loads the chunk again.
+   */
+  release(): Lent | undefined {
+    const memory = this.#memory;
+    this.#memory = undefined;
+    this.#payload = EMPTY;
+    return memory;
+  }
+
+  /**
+   * Records [from, to) to serve, from a copy of their bytes; undefined when the chunk was
+   * released or its memory has been lent to another chunk since (the cache let this one go):
+   * load the chunk again.
    */
   copyRecords(from: number, to: number): ServedRecords | undefined {
-    if (!ChunkMemoryPool.holds(this.memory)) return undefined;
+    if (this.#memory === undefined || !ChunkMemoryPool.holds(this.#memory)) return undefined;
     const base = this.#offsets[from] as number;
     const copy = Buffer.allocUnsafe((this.#offsets[to] as number) - base);
     this.#payload.copy(copy, 0, base, this.#offsets[to]);
