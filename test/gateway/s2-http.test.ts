@@ -656,6 +656,55 @@ describe("read sessions over SSE", () => {
     assert.match(text, /data: \[DONE\]\n\n$/);
   });
 
+  test("count=0 or bytes=0 reads nothing: the session ends with [DONE] (an SDK retry sends it)", async () => {
+    const name = await streamWith([{ body: "a" }, { body: "b" }]);
+    for (const bound of ["count=0", "bytes=0", "count=0&wait=1"]) {
+      const text = await session(`/v1/streams/${name}/records?seq_num=0&${bound}`);
+      assert.deepEqual(batches(text), [], bound);
+      assert.match(text, /data: \[DONE\]\n\n$/, bound);
+    }
+    // Resumed with the bounds spent: nothing more, though records follow.
+    const text = await session(`/v1/streams/${name}/records?seq_num=0&count=1`, {
+      "last-event-id": "0,1,9",
+    });
+    assert.deepEqual(batches(text), []);
+  });
+
+  test("S2's 416 before a session starts: past the tail, or at it bounded without wait", async () => {
+    const name = await streamWith([{ body: "a" }, { body: "b" }]);
+    const sse = (query: string, extra: Record<string, string> = {}) =>
+      http("GET", `/v1/streams/${name}/records?${query}`, undefined, {
+        ...headers,
+        accept: "text/event-stream",
+        ...extra,
+      });
+    for (const query of [
+      "seq_num=2&count=5",
+      "seq_num=2&count=0",
+      "seq_num=2&until=99999999999999",
+      "seq_num=9&clamp=true&count=1",
+      "count=1",
+      "timestamp=99999999999999",
+      "timestamp=99999999999999&count=1&wait=5",
+    ]) {
+      const res = await sse(query);
+      assert.equal(res.status, 416, `${query}: ${res.text}`);
+      assert.equal(res.json.tail.seq_num, 2, query);
+    }
+    // Resumed past the tail, with clamp kept: from the tail, which it may not wait at.
+    const resumed = await sse("seq_num=0&count=5&clamp=true", { "last-event-id": "5,1,9" });
+    assert.equal(resumed.status, 416, resumed.text);
+    // A time after the tail's, clamped, follows from the tail; so does a bounded one with wait.
+    for (const query of [
+      "timestamp=99999999999999&clamp=true&wait=1",
+      "seq_num=2&count=5&wait=1",
+    ]) {
+      const text = await session(`/v1/streams/${name}/records?${query}`);
+      assert.match(text, /event: ping\n/, query);
+      assert.match(text, /data: \[DONE\]\n\n$/, query);
+    }
+  });
+
   test("a bad Last-Event-ID is bad_header", async () => {
     const res = await http("GET", "/v1/streams/s/records", undefined, {
       ...headers,

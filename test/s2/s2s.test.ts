@@ -571,3 +571,33 @@ test("a read of a missing stream, or past the tail, fails as S2 says before any 
     await stream.close();
   }
 });
+
+test("a read session S2 would refuse is 416 before any frame; count=0 reads nothing", async () => {
+  const { bucket, path, stream } = await newBasin({ maxAttempts: 1 });
+  try {
+    await http(gw.base, "POST", `${path}/records`, { records: [{ body: "a" }, { body: "b" }] });
+    const drain = async (args: Parameters<typeof stream.readSession>[0]) => {
+      for await (const _ of await stream.readSession(args)) {
+        // Nothing is expected.
+      }
+    };
+    // At the tail bounded without wait, and a time after the tail's: S2's 416.
+    await assert.rejects(
+      drain({ start: { from: { seqNum: 2 } }, stop: { limits: { count: 5 } } }),
+      RangeNotSatisfiableError,
+    );
+    await assert.rejects(
+      drain({ start: { from: { timestamp: Date.now() + 3_600_000 } } }),
+      RangeNotSatisfiableError,
+    );
+    // count=0 (what the SDK's retry sends once everything asked for came): no record, an end.
+    const frames = await rawRead(bucket, "seq_num=0&count=0");
+    const records = frames.flatMap((f) =>
+      f.terminal ? [] : s2Wire.ReadBatch.decode(f.payload).records,
+    );
+    assert.deepEqual(records, []);
+    assert.ok(frames.every((f) => !f.terminal));
+  } finally {
+    await stream.close();
+  }
+});

@@ -15,12 +15,11 @@ import { s2Error } from "./errors.ts";
 export interface S2ReadQuery {
   /** Nova's query: its `bytes` (content bytes, never more than metered) lets through a superset. */
   query: ReadQuery;
+  /** 0 as S2 takes it: nothing is read (nova's query leaves it out, where 0 is no limit). */
   count?: bigint;
   /** The bound in S2's metered bytes. */
   bytes?: bigint;
   untilMs?: bigint;
-  /** `count=0` or `bytes=0` was given. */
-  zeroLimit?: boolean;
   /** `wait` as given, in seconds. */
   wait?: number;
 }
@@ -60,17 +59,15 @@ export function parseS2ReadQuery(query: Query): S2ReadQuery {
   };
   const out: S2ReadQuery = { query: nova };
   const count = int(query, "count");
-  if (count) {
+  if (count !== undefined) {
     out.count = count;
-    nova.count = count;
+    if (count > 0n) nova.count = count;
   }
   const bytes = int(query, "bytes");
-  if (bytes) {
+  if (bytes !== undefined) {
     out.bytes = bytes;
-    nova.bytes = bytes;
+    if (bytes > 0n) nova.bytes = bytes;
   }
-  // A unary read then answers no records (unary-read-rule.ts); a session takes 0 as no limit.
-  if (count === 0n || bytes === 0n) out.zeroLimit = true;
   const until = int(query, "until");
   if (ts !== undefined && until !== undefined && ts >= until) {
     throw s2Error("invalid", "start `timestamp` exceeds or equal to `until`");
@@ -93,6 +90,11 @@ export function parseS2ReadQuery(query: Query): S2ReadQuery {
 /** Whether count, bytes or until bound the read (a session then ends once caught up). */
 export function bounded(q: S2ReadQuery): boolean {
   return q.count !== undefined || q.bytes !== undefined || q.untilMs !== undefined;
+}
+
+/** S2's `may_follow`: the read may wait at the tail for records (unbounded, or a `wait`). */
+export function mayFollow(q: S2ReadQuery): boolean {
+  return !bounded(q) || (q.wait ?? 0) > 0;
 }
 
 /**

@@ -30,6 +30,7 @@ import { positionToS2, readBatchToS2, type S2ReadBatch } from "./records.ts";
 import { isS2s, serveS2sAppend, serveS2sRead } from "./s2s/index.ts";
 import { s2Schemas } from "./schemas.gen.ts";
 import { appendS2, cutToS2Bounds, readS2Page, s2Tail } from "./service.ts";
+import { sessionStartRefusal, startNeedsTail } from "./session-start-rule.ts";
 import { S2SseSession } from "./sse.ts";
 import { asksForNothing } from "./unary-read-rule.ts";
 import { S2_PROTO_TYPE, s2Wire, wantsProtoReply } from "./wire.ts";
@@ -90,21 +91,27 @@ export async function s2RecordRoutes(app: FastifyInstance, opts: S2RecordRoutesO
     const call = s2Call(req, reply);
     const format = s2Format(req.headers["s2-format"]);
     const q = parseS2ReadQuery(req.query as Query);
-    if (isS2s(req.headers["content-type"]))
+    // A read that may wait (a session, or `wait`) and that S2 would refuse is refused before it
+    // starts; a unary read without `wait` is judged by what it finds (readS2Page).
+    const refuseStart = async (session: S2ReadQuery) => {
+      if (!startNeedsTail(session)) return;
+      const tail = await s2Tail(upstream, reads, address, call);
+      const refusal = sessionStartRefusal(session, tail);
+      if (refusal) throw rangeNotSatisfiable(refusal, tail ?? undefined);
+    };
+    if (isS2s(req.headers["content-type"])) {
+      await refuseStart(q);
       return serveS2sRead({ ...address, call }, q, reply, s2s);
+    }
     if (wantsEventStream(req.headers.accept)) {
-      return serveS2Sse(req, reply, { ...address, call }, q, subscribe, format);
+      const session = resumed(q, lastEventId(req.headers["last-event-id"]));
+      await refuseStart(session);
+      return serveS2Sse(req, reply, { ...address, call }, session, subscribe, format);
     }
     let batch: S2ReadBatch;
     if (q.query.wait > 0) {
       // S2 refuses a start after the tail before it waits; nova's read would wait at the tail.
-      const { start, clamp } = q.query;
-      if ("timestamp_ms" in start && !clamp) {
-        const tail = await s2Tail(upstream, reads, address, call);
-        if (BigInt(start.timestamp_ms) > BigInt(tail?.timestamp_ms ?? 0)) {
-          throw rangeNotSatisfiable("the read starts after the tail", tail ?? undefined);
-        }
-      }
+      await refuseStart(q);
       const got = await serveLongPoll(
         { ...address, call, query: q.query, format: "base64", int64: "number" },
         subscribe,
@@ -147,6 +154,22 @@ function lastEventId(header: string | string[] | undefined) {
   };
 }
 
+/**
+ * The session a Last-Event-ID resumes, as S2 resumes it: from the record after the last one
+ * delivered, with what was delivered taken off count and bytes, the rest as asked (a session
+ * reads only the start and clamp of nova's query).
+ */
+function resumed(q: S2ReadQuery, resume: ReturnType<typeof lastEventId>): S2ReadQuery {
+  if (!resume) return q;
+  const less = (bound: bigint, done: bigint) => (bound > done ? bound - done : 0n);
+  return {
+    ...q,
+    query: { ...q.query, start: { seq_num: (resume.seqNum + 1n).toString() } },
+    ...(q.count === undefined ? {} : { count: less(q.count, resume.count) }),
+    ...(q.bytes === undefined ? {} : { bytes: less(q.bytes, resume.bytes) }),
+  };
+}
+
 async function serveS2Sse(
   req: FastifyRequest,
   reply: FastifyReply,
@@ -155,21 +178,14 @@ async function serveS2Sse(
   deps: SubscribeDeps,
   format: ReturnType<typeof s2Format>,
 ): Promise<void> {
-  const resume = lastEventId(req.headers["last-event-id"]);
-  // As S2 resumes: from the record after the last one delivered, with what was delivered taken
-  // off the bounds.
-  const less = (bound: bigint | undefined, done: bigint) =>
-    bound === undefined ? undefined : bound > done ? bound - done : 0n;
   const bounds = {
-    ...(q.count === undefined ? {} : { count: less(q.count, resume?.count ?? 0n) }),
-    ...(q.bytes === undefined ? {} : { bytes: less(q.bytes, resume?.bytes ?? 0n) }),
+    ...(q.count === undefined ? {} : { count: q.count }),
+    ...(q.bytes === undefined ? {} : { bytes: q.bytes }),
     ...(q.untilMs === undefined ? {} : { untilMs: q.untilMs }),
   };
   const session = new S2SseSession({
     source: openEnded(subscriptionSource(stream, deps)),
-    cursor: resume
-      ? { start: { seq_num: (resume.seqNum + 1n).toString() }, clamp: false }
-      : { start: q.query.start, clamp: q.query.clamp },
+    cursor: { start: q.query.start, clamp: q.query.clamp },
     bounds,
     idleEndMs: idleEndMs(q),
     format,

@@ -4,8 +4,8 @@
 import type { S2ReadQuery } from "./read-query.ts";
 
 /** The read asks for nothing: it answers no records (after the start is checked). */
-export function asksForNothing(q: Pick<S2ReadQuery, "zeroLimit">): boolean {
-  return q.zeroLimit === true;
+export function asksForNothing(q: Pick<S2ReadQuery, "count" | "bytes">): boolean {
+  return q.count === 0n || q.bytes === 0n;
 }
 
 /**
