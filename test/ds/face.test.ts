@@ -8,7 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { request } from "undici";
+import { CURSOR_EPOCH_MS, CURSOR_INTERVAL_MS } from "../../src/gateway/ds/cursor.ts";
 import { offsetOf } from "../../src/gateway/ds/offsets.ts";
+import { closeSseAgent, openSse, readUntil, type SseEvent } from "../gateway/sse-client.ts";
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
 import { metric } from "../harness/metrics.ts";
 import { openRaw, parseAnswer } from "../harness/raw-socket.ts";
@@ -31,6 +33,7 @@ describe("the Durable Streams face", () => {
     other = await inProcessGateway([star.address], { ds: DS });
   });
   after(async () => {
+    await closeSseAgent();
     await gw?.close();
     await other?.close();
     star?.client.close();
@@ -237,12 +240,56 @@ describe("the Durable Streams face", () => {
     const kept = await fetch(`${url("trimmed-away")}?offset=${offsetOf(2n)}`);
     assert.equal(await kept.text(), "cd");
     assert.equal(await (await fetch(`${url("trimmed-away")}?offset=-1`)).text(), "cd");
-    // Trimmed to the tail: an empty page below it is the same 410.
+    // Trimmed to the tail: an empty page below it is the same 410, in every mode.
     assert.equal((await trim(4)).status, 204);
-    await refusal(await fetch(`${url("trimmed-away")}?offset=${offsetOf(3n)}`), 410, "gone");
+    for (const mode of ["", "&live=long-poll", "&live=sse"]) {
+      const res = await fetch(`${url("trimmed-away")}?offset=${offsetOf(3n)}${mode}`);
+      await refusal(res, 410, "gone");
+    }
     const atTail = await fetch(`${url("trimmed-away")}?offset=${offsetOf(4n)}`);
     assert.equal(atTail.status, 200);
     assert.equal(atTail.headers.get("stream-up-to-date"), "true");
+  });
+
+  test("an SSE read's cursors stay at the interval or one jitter past the echoed cursor", async () => {
+    await fetch(url("cursors"), { method: "PUT", headers: { "content-type": "text/plain" } });
+    const interval = () => Math.floor((Date.now() - CURSOR_EPOCH_MS) / CURSOR_INTERVAL_MS);
+    const read = async (query: string) => {
+      const sse = await openSse(`${url("cursors")}?offset=now&live=sse${query}`);
+      try {
+        const cursors: number[] = [];
+        const append = (i: number) =>
+          fetch(url("cursors"), {
+            method: "POST",
+            headers: { "content-type": "text/plain" },
+            body: `m${i}`,
+          });
+        // Each append's control event, one at a time: 12 events on one connection.
+        for (let i = 0; i < 12; i++) {
+          const seen = await readUntil(sse.events, (e) => e.some((x) => x.event === "control"));
+          const control = seen.filter((x) => x.event === "control").at(-1) as SseEvent;
+          cursors.push(Number(JSON.parse(control.data).streamCursor));
+          await append(i);
+        }
+        return cursors;
+      } finally {
+        sse.close();
+      }
+    };
+    const before = interval();
+    const plain = await read("");
+    // No cursor echoed: each event says the current interval.
+    for (const c of plain) assert.ok(c >= before && c <= interval(), `${plain}`);
+    // A cursor echoed at the current interval: one jitter past it at most (3600 s of
+    // intervals), the same or rising within the session, not more with every event.
+    const echoed = interval();
+    const jittered = await read(`&cursor=${echoed}`);
+    const most = echoed + 1 + 3_600_000 / CURSOR_INTERVAL_MS;
+    for (const c of jittered) assert.ok(c > echoed && c <= most, `${jittered}`);
+    assert.deepEqual(
+      jittered,
+      [...jittered].sort((a, b) => a - b),
+    );
   });
 
   test("long-poll answers with data cache as catch-up reads do, with an ETag; at now, never", async () => {

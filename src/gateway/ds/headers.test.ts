@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import fc from "fast-check";
 import { HttpError } from "../errors/index.ts";
 import { closedHeader, expiryHeaders, producerHeaders, streamSeqHeader } from "./headers.ts";
 
@@ -35,7 +36,27 @@ test("Stream-Expires-At is RFC 3339, kept to the millisecond; not with a TTL", (
     expiryHeaders({ "stream-expires-at": "2030-01-02T05:04:05+02:00" }).atMs,
     String(Date.UTC(2030, 0, 2, 3, 4, 5)),
   );
-  for (const v of ["tomorrow", "2030-01-02", "1700000000", "2030-13-45T00:00:00Z"]) {
+  assert.equal(
+    expiryHeaders({ "stream-expires-at": "2028-02-29T23:59:59Z" }).atMs,
+    String(Date.UTC(2028, 1, 29, 23, 59, 59)),
+  );
+  for (const v of [
+    "tomorrow",
+    "2030-01-02",
+    "1700000000",
+    "2030-13-45T00:00:00Z",
+    // Dates and times that do not exist, which Date.parse would roll over.
+    "2099-02-30T00:00:00Z",
+    "2030-02-29T00:00:00Z",
+    "2030-04-31T00:00:00Z",
+    "2030-00-10T00:00:00Z",
+    "2030-01-00T00:00:00Z",
+    "2030-01-02T24:00:00Z",
+    "2030-01-02T03:60:00Z",
+    "2030-01-02T03:04:61Z",
+    "2030-01-02T03:04:05+24:00",
+    "2030-01-02T03:04:05+02:60",
+  ]) {
     assert.throws(() => expiryHeaders({ "stream-expires-at": v }), bad("stream-expires-at"), v);
   }
   assert.throws(
@@ -97,4 +118,22 @@ test("Stream-Seq is any 1 to 1024 bytes", () => {
   for (const v of ["", "x".repeat(1025)]) {
     assert.throws(() => streamSeqOf({ "stream-seq": v }), bad("stream-seq"));
   }
+});
+
+test("every real instant written as RFC 3339 reads back to its millisecond", () => {
+  fc.assert(
+    fc.property(
+      fc.date({
+        min: new Date("1970-01-02T00:00:00Z"),
+        max: new Date("9999-12-31T23:59:59Z"),
+        noInvalidDate: true,
+      }),
+      (d) => {
+        assert.equal(
+          expiryHeaders({ "stream-expires-at": d.toISOString() }).atMs,
+          String(d.getTime()),
+        );
+      },
+    ),
+  );
 });

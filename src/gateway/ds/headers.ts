@@ -10,7 +10,32 @@ const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 /** A decimal without sign, leading zeros, point or exponent. */
 export const DECIMAL = /^(0|[1-9][0-9]*)$/;
 /** RFC 3339 date-time; the instant is kept to the millisecond. */
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+const RFC3339 =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
+
+/**
+ * An RFC 3339 time in ms since the epoch; NaN when it is not one, a date that does not exist
+ * included (Date.parse rolls February 30 over into March).
+ */
+function rfc3339Ms(text: string): number {
+  const m = RFC3339.exec(text);
+  if (!m) return Number.NaN;
+  const [year, month, day, hour, minute, second, offHour, offMinute] = [1, 2, 3, 4, 5, 6, 8, 9].map(
+    (i) => Number(m[i] ?? 0),
+  ) as [number, number, number, number, number, number, number, number];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const valid =
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= daysInMonth &&
+    hour <= 23 &&
+    minute <= 59 &&
+    second <= 59 &&
+    offHour <= 23 &&
+    offMinute <= 59;
+  return valid ? Date.parse(text) : Number.NaN;
+}
 
 function one(headers: IncomingHttpHeaders, name: string): string | undefined {
   const v = headers[name];
@@ -43,7 +68,7 @@ export function expiryHeaders(headers: IncomingHttpHeaders): Expiry {
     return { idleMs: (BigInt(ttl) * 1000n).toString(), atMs: "0" };
   }
   if (at !== undefined) {
-    const ms = RFC3339.test(at) ? Date.parse(at) : Number.NaN;
+    const ms = rfc3339Ms(at);
     if (!Number.isFinite(ms) || ms <= 0) {
       throw badHeader("stream-expires-at", `${JSON.stringify(at)} is not an RFC 3339 timestamp`);
     }

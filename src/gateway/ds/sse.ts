@@ -53,20 +53,21 @@ export class DsSseSession {
     this.#opts = opts;
     this.#read = new SourceRead(opts.source, opts.cursor, opts.signal, "the SSE read ended");
     this.#next = opts.from;
-    this.#cursor = opts.echoed;
   }
 
   /**
    * Opens the source and reads its first batch: a failure here is the request's HTTP error, and
-   * so is a first record past a concrete offset (a trim took what was there).
+   * so is a first record past a concrete offset, or none with the tail past it (a trim took
+   * what was there), as a page read answers.
    */
   start(): Promise<void> {
     const { cursor, from } = this.#opts;
     return this.#read.open(
       () => unavailable("the read ended before it started; retry"),
       (first) => {
-        const seq = first.records[0]?.seq_num;
-        if (!cursor.clamp && seq !== undefined) checkRetained(from, BigInt(seq));
+        if (cursor.clamp) return;
+        const seq = first.records[0]?.seq_num ?? first.tail?.seq_num;
+        if (seq !== undefined) checkRetained(from, BigInt(seq));
       },
     );
   }
@@ -131,7 +132,11 @@ export class DsSseSession {
     const closed = batch.closed === true;
     let text = "";
     if (last) text += renderSse(batch.records, this.#opts.rendering);
-    this.#cursor = nextCursor(Date.now(), this.#cursor);
+    // From the cursor the client echoed, as each response to it is: jittered at most once
+    // over, never from this session's own last one (which would run further ahead each event
+    // and give each client a URL of its own); never going back within the session.
+    const cursor = nextCursor(Date.now(), this.#opts.echoed);
+    if (this.#cursor === undefined || BigInt(cursor) > BigInt(this.#cursor)) this.#cursor = cursor;
     const control = {
       streamNextOffset: offsetOf(this.#next),
       ...(closed ? { streamClosed: true, upToDate: true } : { streamCursor: this.#cursor }),
