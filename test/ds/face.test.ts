@@ -292,6 +292,24 @@ describe("the Durable Streams face", () => {
     );
   });
 
+  test("a long-poll answered by the append that closed the stream carries Stream-Closed", async () => {
+    await fetch(url("closing"), { method: "PUT", headers: { "content-type": "text/plain" } });
+    const before = await longPolls();
+    const polling = fetch(`${url("closing")}?offset=-1&live=long-poll`);
+    await waitFor(async () => (await longPolls()) > before, { message: "the long-poll parked" });
+    const closed = await fetch(url("closing"), {
+      method: "POST",
+      headers: { "content-type": "text/plain", "stream-closed": "true" },
+      body: "last",
+    });
+    assert.equal(closed.status, 204);
+    const res = await polling;
+    assert.equal(res.status, 200);
+    assert.equal(await res.text(), "last");
+    assert.equal(res.headers.get("stream-closed"), "true");
+    assert.equal(res.headers.get("stream-up-to-date"), "true");
+  });
+
   test("long-poll answers with data cache as catch-up reads do, with an ETag; at now, never", async () => {
     await fetch(url("polled"), { method: "PUT", headers: { "content-type": "text/plain" } });
     const append = (body: string) =>

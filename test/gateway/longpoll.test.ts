@@ -48,6 +48,26 @@ test("wait returns as soon as a record is appended", async () => {
   );
 });
 
+test("a wait answered by the records that closed the stream says it is closed", async () => {
+  const s = await newStream(gw.base);
+  const before = await metric(gw.base, "nova_gateway_upstream_subscribe_calls");
+  const polling = http(gw.base, "GET", `${s}/records?seq_num=0&wait=60`);
+  await waitFor(
+    async () => (await metric(gw.base, "nova_gateway_upstream_subscribe_calls")) > before,
+    { message: "the long-poll to be parked" },
+  );
+  // The batch and the close land together: the one page that answers the wait has both.
+  const closing = await http(gw.base, "POST", `${s}/close`, { records: [{ body: "last" }] });
+  assert.equal(closing.status, 200, closing.text);
+  const res = await polling;
+  assert.equal(res.status, 200, res.text);
+  assert.deepEqual(
+    res.json.records.map((r: { body: string }) => r.body),
+    ["last"],
+  );
+  assert.equal(res.json.closed, true, res.text);
+});
+
 test("wait=1 at the tail returns empty, with the tail, when its second is up", async () => {
   const s = await newStream(gw.base);
   await append(gw.base, s, ["a", "b"]);

@@ -213,6 +213,12 @@ export class HubFollower
       at.first === seq
         ? at.batch
         : { records: at.records.slice(Number(seq - at.first)), tail: at.tail };
+    // The closing batch's records say so themselves, as the star's last frame does: a reader
+    // that takes one batch (a long-poll) learns the stream is closed. The read ends after them.
+    if (hub.endsAt(this.seq)) {
+      this.#closing = true;
+      return { done: false, value: { ...value, closed: true } };
+    }
     return { done: false, value };
   }
 
@@ -343,6 +349,16 @@ export class StreamHub {
     const entry = this.#ring.find(seq);
     if (entry) return entry;
     return this.#closed ? "closed" : "head";
+  }
+
+  /** Whether `seq` is the end of a closed stream, past the window's last records. */
+  endsAt(seq: bigint): boolean {
+    return (
+      this.#closed &&
+      this.#failure === undefined &&
+      seq >= this.#ring.start &&
+      this.#ring.find(seq) === undefined
+    );
   }
 
   /** The batch a follower gets last, at the tail of a closed stream. */
