@@ -115,16 +115,22 @@ test("--forward-deadline-ms: a leader silent that long is read around, from stor
   assert.deepEqual([res?.records?.length, res?.tail?.seq_num], [0, "0"]);
 });
 
-test("--shutdown-grace-ms: SIGTERM waits that long for a call still running", async () => {
-  const { star, bucket, key } = await starBeforeSilentLeader("shutdown-grace", [
+/** A star with `grace` whose Read waits on b, passed on and held there (no forward deadline). */
+async function readHeldOnB(name: string, grace: string) {
+  const { star, bucket, key } = await starBeforeSilentLeader(name, [
     "--shutdown-grace-ms",
-    "600000",
+    grace,
     "--forward-deadline-ms",
     "600000",
   ]);
   const before = reads.started;
   const pending = read(star.client, bucket, key, 600_000);
   await waitFor(() => reads.started > before, { message: "the Read passed on to b" });
+  return { star, pending };
+}
+
+test("--shutdown-grace-ms: SIGTERM waits that long for a call still running", async () => {
+  const { star, pending } = await readHeldOnB("shutdown-grace", "600000");
   // Longer than the grace would have been without the flag (5 s): the star still waits.
   const ended = await star.proc.kill("SIGTERM", 8000);
   assert.equal(ended.signal, "SIGKILL", "the star exited with a call in its grace");
@@ -133,15 +139,7 @@ test("--shutdown-grace-ms: SIGTERM waits that long for a call still running", as
 });
 
 test("--shutdown-grace-ms 0: SIGTERM cuts a call still running and the star exits 0", async () => {
-  const { star, bucket, key } = await starBeforeSilentLeader("shutdown-cut", [
-    "--shutdown-grace-ms",
-    "0",
-    "--forward-deadline-ms",
-    "600000",
-  ]);
-  const before = reads.started;
-  const pending = read(star.client, bucket, key, 600_000);
-  await waitFor(() => reads.started > before, { message: "the Read passed on to b" });
+  const { star, pending } = await readHeldOnB("shutdown-cut", "0");
   assert.deepEqual(await star.proc.kill("SIGTERM", 60_000), { code: 0, signal: null });
   // Answered, retryable, before the connection was cut (not reset without a status).
   const { err } = await pending;
