@@ -7,12 +7,12 @@
 // CPU profiles there. Prints a table; no thresholds.
 import "../scripts/help-first.ts";
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createS3Store } from "../src/platform/objstore/index.ts";
 import { http } from "../test/harness/http.ts";
+import { cpuSeconds } from "../test/harness/proc-stats.ts";
 import { nodeArgs, startProcess } from "../test/harness/process.ts";
 
 const SECONDS = Number(process.env.THROUGHPUT_SECONDS ?? 20);
@@ -29,10 +29,7 @@ function program(entry: string, args: string[], readyLine: RegExp) {
 }
 
 /** A process's CPU time so far in ms (utime + stime). */
-function cpuMs(pid: number | undefined): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
+const cpuMs = (pid: number | undefined) => cpuSeconds(pid as number) * 1000;
 
 const dir = await mkdtemp(join(tmpdir(), "nova-bench-throughput-"));
 const [command, args] = nodeArgs("src/platform/objstore/main.ts", [

@@ -1,6 +1,7 @@
 // `npm run bench:gateway`: one append workload two ways in one run, against one star process
 // (embedded s3rver): through the gateway (its own process, `src/main.ts --stars`) over HTTP with
-// an undici Pool, and as direct gRPC to the star. 1 KiB records, batches of 1 and 100,
+// an undici Pool, and as direct gRPC to the star (a bare HTTP/2 call, as the gateway makes its
+// own: bench/bare-unary.ts). 1 KiB records, batches of 1 and 100,
 // concurrency 1 and 64, CLASS_EXPRESS (so the star's storage does not hide the gateway's cost):
 // appends/s, MB/s of record bodies, p50/p99 latency, the gateway/direct throughput ratio, and
 // the CPU each process spent per append (Linux /proc): with every process on the same cores,
@@ -11,8 +12,8 @@
 // unanswered at a time), so its row against the unary one is what a request costs besides its
 // batch. The `floor` path sends the unary appends to bench/append-floor.ts instead (its own
 // process, in the gateway's column): Node's HTTP/1.1 server and the gateway's bare HTTP/2 call
-// with nothing else, the floor under any Node front end of this design. Before the rows, the
-// gateway's CPU while idle (its timers and pings) for 2 s. For the gateway's paths, the full
+// with nothing else, the floor under any Node front end of this design. After the rows, the
+// gateway's CPU while idle (its timers and pings): 5 s to settle, then 10 s. For the gateway's paths, the full
 // garbage collections it ran during the row (its /metrics, read outside the CPU figures).
 // BENCH_SECONDS sets each row's length (default 3), BENCH_WARMUP_SECONDS the load on its stream
 // before it is measured (default 3), BENCH_JIT_WARMUP_SECONDS the unmeasured load before the
@@ -27,8 +28,8 @@
 // request; `npm start`'s info logs one). Prints a table; no thresholds.
 
 import "../scripts/help-first.ts";
-import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
+import http2 from "node:http2";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -36,8 +37,10 @@ import { PassThrough } from "node:stream";
 import { Pool } from "undici";
 import { call } from "../test/harness/grpc.ts";
 import { metric } from "../test/harness/metrics.ts";
+import { cpuSeconds } from "../test/harness/proc-stats.ts";
 import { startProcess } from "../test/harness/process.ts";
 import { startStarProcess } from "../test/harness/star-process.ts";
+import { bareUnary } from "./bare-unary.ts";
 import { GATEWAY_NODE_ARGS } from "./gateway-node-args.ts";
 import { quantile } from "./stats.ts";
 
@@ -89,8 +92,7 @@ function gatewayFullGcs(): Promise<number> {
 /** A process's CPU time so far in ms (utime + stime), or NaN off Linux. */
 function cpuMs(pid: number | undefined): number {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-    return (Number(fields[11]) + Number(fields[12])) * 10;
+    return cpuSeconds(pid as number) * 1000;
   } catch {
     return Number.NaN;
   }
@@ -158,8 +160,10 @@ const floor = PATHS.includes("floor")
     })
   : undefined;
 const { client } = star;
+// The direct path's one HTTP/2 session, as the gateway keeps one to each star.
+const direct = http2.connect(`http://${star.address}`);
 // Keep-alive connections, one per concurrent request, as the direct path's one multiplexed
-// channel is: no row pays for connecting.
+// session is: no row pays for connecting.
 const poolsFor = (origin: string) =>
   new Map(CONCURRENCIES.map((c) => [c, new Pool(origin, { connections: c, pipelining: 1 })]));
 const pools = poolsFor(url);
@@ -193,6 +197,7 @@ try {
   await Promise.all([...pools.values(), ...floorPools.values()].map((p) => p.close()));
   await floor?.kill("SIGTERM");
   client.close();
+  direct.close();
   // SIGINT skips the drain delay (nothing is in front of it), so the gateway exits well within
   // kill's timeout and --cpu-prof gets to write its profile; SIGTERM would drain for 10 s.
   await gateway.kill("SIGINT");
@@ -402,6 +407,6 @@ function sessionAppend(sessions: Sessions, batch: number): () => Promise<void> {
 function grpcAppend(key: string, batch: number): () => Promise<void> {
   const records = Array.from({ length: batch }, () => ({ body: Buffer.from(BODY) }));
   return async () => {
-    await call(client, "Append", { bucket: "bench", key, records });
+    await bareUnary(direct, "Append", { bucket: "bench", key, records });
   };
 }

@@ -3,8 +3,9 @@
 // nchan module are installed, the same load on nginx + nchan as an anchor.
 //
 // The matrix: BENCH_SIZES subscribers (default 1000,10000), all on 1 stream and spread over 100
-// streams (subscriber i on stream i mod 100); for each, the gateway with --subscribe-sharing=on
-// and =off, then nchan (one channel per stream). Every row gets fresh processes: a star
+// streams (subscriber i on stream i mod 100); for each, the systems of BENCH_SYSTEMS (default
+// on,nchan): the gateway with --subscribe-sharing=on (and =off, `off`), then nchan (one channel
+// per stream). Every row gets fresh processes: a star
 // (`src/star/main.ts --data-dir`), a gateway (`src/main.ts`) in front of it, or an nginx, so RSS
 // baselines are clean. A row: BENCH_JIT_WARMUP_SECONDS (default 15) of the same rounds on other
 // streams, with subscribers on them, unmeasured (JIT_WARMUP_S below; it leaves the gateway's heap
@@ -67,7 +68,12 @@ const MULTI = (process.env.BENCH_MULTI ?? "2:20000").split(":").filter(Boolean).
 const GATEWAY_ARGS = (process.env.BENCH_GATEWAY_ARGS ?? "").split(" ").filter(Boolean);
 /** How long the idle row holds its subscribers: one ping period (15 s) and some. */
 const IDLE_HOLD_MS = 20_000;
-const WARMUP_ROUNDS = 10;
+/**
+ * Rounds appended before the subscribers connect, which give the idle append latency (the
+ * baseline of "appends within 2x while connected": 50, so one stream's has 50 samples); the
+ * subscribers then read from the round after them.
+ */
+const WARMUP_ROUNDS = 50;
 /**
  * Seconds of rounds before a row's own (BENCH_JIT_WARMUP_SECONDS, default 15; 0 skips): on
  * streams apart from the row's, with up to WARM_SUBSCRIBERS subscribers, so that a fresh

@@ -11,39 +11,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import http2 from "node:http2";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Metadata } from "@grpc/grpc-js";
-import type { MethodDefinition } from "@grpc/proto-loader";
-import { nova, type RequestOf, type UnaryMethod } from "../src/contract/proto/index.ts";
-import { startUnary } from "../src/gateway/upstream/h2-unary.ts";
 import { call } from "../test/harness/grpc.ts";
 import { startStarProcess } from "../test/harness/star-process.ts";
+import { bareUnary } from "./bare-unary.ts";
 import { measureLoops } from "./loops.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
-const SERVICE = nova.DataPlaneService.service;
-const NO_METADATA = new Metadata();
-
-/** One unary call through the gateway's own bare path (src/gateway/upstream/h2-unary.ts). */
-function bareUnary<M extends UnaryMethod>(
-  session: http2.ClientHttp2Session,
-  method: M,
-  request: RequestOf<M>,
-): Promise<unknown> {
-  const def = SERVICE[method] as unknown as MethodDefinition<
-    RequestOf<M>,
-    unknown,
-    unknown,
-    unknown
-  >;
-  return new Promise((resolve, reject) => {
-    startUnary(session, def, request, NO_METADATA, Infinity, (ended) => {
-      if (ended.status.code === 0) resolve(ended.response);
-      else reject(new Error(`status ${ended.status.code}: ${ended.status.details}`));
-    });
-  });
-}
-
 async function drive(label: string, once: () => Promise<unknown>): Promise<void> {
   const { perSecond, cpuUsPerCall } = await measureLoops(CONCURRENCY, SECONDS, once);
   console.log(
