@@ -350,6 +350,25 @@ describe("the Durable Streams face", () => {
     assert.equal(fromNow.headers.get("etag"), null);
   });
 
+  test("a PUT of another configuration is 409 naming what differs", async () => {
+    const put = (headers: Record<string, string>) =>
+      fetch(url("configured"), {
+        method: "PUT",
+        headers: { "content-type": "text/plain", ...headers },
+      });
+    assert.equal((await put({ "stream-ttl": "60" })).status, 201);
+    assert.equal((await put({ "stream-ttl": "60" })).status, 200);
+    const ttl = await refusal(await put({ "stream-ttl": "120" }), 409, "already_exists");
+    assert.match(ttl.message, /Stream-TTL 60 s, not 120 s/);
+    const type = await refusal(
+      await put({ "content-type": "application/json", "stream-ttl": "60" }),
+      409,
+      "already_exists",
+    );
+    assert.match(type.message, /content type "text\/plain", not "application\/json"/);
+    assert.doesNotMatch(type.message, /Stream-TTL/);
+  });
+
   test("a refused PUT leaves no stream behind", async () => {
     const bad = await fetch(url("never"), {
       method: "PUT",

@@ -84,14 +84,26 @@ export async function streamInfo(
 }
 
 /** The same configuration: what makes a second PUT a 200 rather than a 409. */
-function sameConfig(s: DsStream, spec: CreateSpec): boolean {
-  return (
-    sameMediaType(s.contentType, spec.contentType) &&
-    s.expiry.idleMs === spec.expiry.idleMs &&
-    s.expiry.atMs === spec.expiry.atMs &&
-    s.closed === spec.closed &&
-    s.forkOrigin === spec.forkOrigin
-  );
+/** How the existing stream's configuration differs from the one a PUT asks for, in words. */
+function differences(s: DsStream, spec: CreateSpec): string[] {
+  const q = JSON.stringify;
+  const ttl = (ms: string) => (ms === "0" ? "none" : `${BigInt(ms) / 1000n} s`);
+  const at = (ms: string) => (ms === "0" ? "none" : new Date(Number(ms)).toISOString());
+  const out: string[] = [];
+  if (!sameMediaType(s.contentType, spec.contentType)) {
+    out.push(`content type ${q(s.contentType)}, not ${q(spec.contentType)}`);
+  }
+  if (s.expiry.idleMs !== spec.expiry.idleMs) {
+    out.push(`Stream-TTL ${ttl(s.expiry.idleMs)}, not ${ttl(spec.expiry.idleMs)}`);
+  }
+  if (s.expiry.atMs !== spec.expiry.atMs) {
+    out.push(`Stream-Expires-At ${at(s.expiry.atMs)}, not ${at(spec.expiry.atMs)}`);
+  }
+  if (s.closed !== spec.closed) out.push(s.closed ? "closed, not open" : "open, not closed");
+  if (s.forkOrigin !== spec.forkOrigin) {
+    out.push(s.forkOrigin === "" ? "not a fork" : "a fork of another stream or offset");
+  }
+  return out;
 }
 
 export interface Created {
@@ -177,11 +189,12 @@ function matching(existing: DsStream, spec: CreateSpec): Created {
       "the stream here was deleted and is kept for its forks; its path is free once they are deleted",
     );
   }
-  if (!sameConfig(existing, spec)) {
+  const differ = differences(existing, spec);
+  if (differ.length > 0) {
     throw new HttpError(
       409,
       "already_exists",
-      `a stream exists here with another configuration (content type ${JSON.stringify(existing.contentType)}${existing.closed ? ", closed" : ""}); delete it first or PUT the same configuration`,
+      `a stream exists here with another configuration (${differ.join("; ")}); delete it first or PUT the same configuration`,
     );
   }
   return { created: false, stream: existing };
