@@ -28,6 +28,7 @@ import {
   DEFAULT_SLOW_CONSUMER_MS,
   DEFAULT_SSE_MAX_STREAMS,
   DEFAULT_SSE_PING_MS,
+  DEFAULT_STAR_KEEPALIVE,
   KEEP_ALIVE_TIMEOUT_MS,
 } from "./gateway/settings.ts";
 import { defineFlags, hostPort, httpUrl, LOG_LEVELS } from "./platform/cli/index.ts";
@@ -100,6 +101,18 @@ export const flags = defineFlags({
     default: DEFAULT_HEALTH_DEADLINE_MS,
     min: 1,
     help: "how long /readyz waits for a star's health answer before it counts the star as down, ms",
+  },
+  "star-keepalive-ms": {
+    type: "int",
+    default: DEFAULT_STAR_KEEPALIVE.timeMs,
+    min: 100,
+    help: "how often the gateway pings each connection to a star, ms; with --star-keepalive-timeout-ms it bounds how long calls wait on a star that stopped answering (frozen or cut off) before they fail retryable",
+  },
+  "star-keepalive-timeout-ms": {
+    type: "int",
+    default: DEFAULT_STAR_KEEPALIVE.timeoutMs,
+    min: 100,
+    help: "a ping a star has not answered after this long ends its connection: its calls fail 503, retryable (an append's outcome unknown), ms",
   },
   "body-limit-mb": {
     type: "int",

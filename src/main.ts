@@ -121,6 +121,7 @@ const fleet = new FleetClient({
   callDeadlineMs: opts.starCallTimeoutMs,
   deadlines: { Append: opts.starAppendTimeoutMs },
   healthDeadlineMs: opts.starHealthTimeoutMs,
+  keepalive: { timeMs: opts.starKeepaliveMs, timeoutMs: opts.starKeepaliveTimeoutMs },
   observer: metricsObserver(metrics),
   ...(star ? { inProcess: { address: star.address, star: star.inProcess } } : {}),
 });

@@ -14,6 +14,11 @@ export const DEFAULT_CALL_DEADLINE_MS = 30_000;
 export const DEFAULT_APPEND_DEADLINE_MS = 60_000;
 /** A health check (/readyz): a balancer's probe must not hang on a star that hangs. */
 export const DEFAULT_HEALTH_DEADLINE_MS = 2_000;
+/**
+ * Pings on each connection to a star (--star-keepalive-ms, --star-keepalive-timeout-ms); the
+ * stars ping each other as often (NOVA_CHANNEL_OPTIONS).
+ */
+export const DEFAULT_STAR_KEEPALIVE = { timeMs: 30_000, timeoutMs: 10_000 };
 
 // The HTTP server and its connections
 

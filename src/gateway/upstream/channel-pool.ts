@@ -18,6 +18,7 @@
 import http2 from "node:http2";
 import * as grpc from "@grpc/grpc-js";
 import { NOVA_CHANNEL_OPTIONS } from "../../contract/proto/index.ts";
+import { DEFAULT_STAR_KEEPALIVE } from "../settings.ts";
 import { FleetError } from "./errors.ts";
 
 export const DEFAULT_MAX_CHANNELS = 256;
@@ -48,18 +49,26 @@ interface Entry {
   inFlight: number;
 }
 
-/** Keepalive as the channels have it: a dead star is noticed on an idle session too. */
-const KEEPALIVE_MS = Number(NOVA_CHANNEL_OPTIONS["grpc.keepalive_time_ms"]);
-const KEEPALIVE_TIMEOUT_MS = Number(NOVA_CHANNEL_OPTIONS["grpc.keepalive_timeout_ms"]);
+/**
+ * Pings on a star's connections: one not answered within `timeoutMs` ends the connection and
+ * fails its calls (retryable), so a star that stopped answering (frozen, cut off) is noticed
+ * within about their sum, on an idle connection too, not at each call's deadline.
+ */
+export interface Keepalive {
+  timeMs: number;
+  timeoutMs: number;
+}
 
 /** One star's bare HTTP/2 session, opened again on the next call after it ends or goes away. */
 class BareSession {
   readonly #address: string;
+  readonly #keepalive: Keepalive;
   #session: http2.ClientHttp2Session | undefined;
   #closed = false;
 
-  constructor(address: string) {
+  constructor(address: string, keepalive: Keepalive) {
     this.#address = address;
+    this.#keepalive = keepalive;
   }
 
   /** The session when connected; otherwise undefined, and a connection attempt under way. */
@@ -98,14 +107,14 @@ class BareSession {
     });
     const keepalive = setInterval(() => {
       if (session.closed || session.destroyed) return;
-      const timeout = setTimeout(() => session.destroy(), KEEPALIVE_TIMEOUT_MS);
+      const timeout = setTimeout(() => session.destroy(), this.#keepalive.timeoutMs);
       timeout.unref();
       const pinged = session.ping((err) => {
         clearTimeout(timeout);
         if (err) session.destroy();
       });
       if (!pinged) clearTimeout(timeout);
-    }, KEEPALIVE_MS);
+    }, this.#keepalive.timeMs);
     keepalive.unref();
     session.unref();
   }
@@ -113,6 +122,7 @@ class BareSession {
 
 export class ChannelPool {
   readonly #max: number;
+  readonly #keepalive: Keepalive;
   readonly #options: grpc.ChannelOptions;
   /** Map iteration order is the recency order (least recently used first). */
   readonly #entries = new Map<string, Entry>();
@@ -120,11 +130,23 @@ export class ChannelPool {
   #newest: string | undefined;
   #closed = false;
 
-  constructor(options: { maxChannels?: number; channelOptions?: grpc.ChannelOptions } = {}) {
+  constructor(
+    options: {
+      maxChannels?: number;
+      keepalive?: Keepalive;
+      channelOptions?: grpc.ChannelOptions;
+    } = {},
+  ) {
     const max = options.maxChannels ?? DEFAULT_MAX_CHANNELS;
     if (!(max >= 1)) throw new RangeError(`maxChannels must be at least 1, got ${max}`);
     this.#max = max;
-    this.#options = { ...CHANNEL_OPTIONS, ...options.channelOptions };
+    this.#keepalive = options.keepalive ?? DEFAULT_STAR_KEEPALIVE;
+    this.#options = {
+      ...CHANNEL_OPTIONS,
+      "grpc.keepalive_time_ms": this.#keepalive.timeMs,
+      "grpc.keepalive_timeout_ms": this.#keepalive.timeoutMs,
+      ...options.channelOptions,
+    };
   }
 
   /** Open channels, busy or idle. */
@@ -145,7 +167,7 @@ export class ChannelPool {
           : { ...this.#options, "grpc.use_local_subchannel_pool": 1 };
       entry = {
         client: new grpc.Client(address, grpc.credentials.createInsecure(), options),
-        bare: lane === "subscriptions" ? undefined : new BareSession(address),
+        bare: lane === "subscriptions" ? undefined : new BareSession(address, this.#keepalive),
         inFlight: 0,
       };
       this.#entries.set(key, entry);

@@ -20,7 +20,7 @@ import {
   DEFAULT_HEALTH_DEADLINE_MS,
 } from "../settings.ts";
 import { laneOf } from "./call-lane.ts";
-import { ChannelPool, type Lane, type Lease } from "./channel-pool.ts";
+import { ChannelPool, type Keepalive, type Lane, type Lease } from "./channel-pool.ts";
 import {
   abortError,
   FleetError,
@@ -59,6 +59,8 @@ export interface FleetClientOptions {
   healthDeadlineMs?: number;
   observer?: FleetObserver;
   maxChannels?: number;
+  /** Pings on every connection to a star; default every 30 s, answered within 10 s. */
+  keepalive?: Keepalive;
   maxLeaders?: number;
   /** A star in this process (an embedded star) at one of the addresses: unary calls skip the connection. */
   inProcess?: { address: string; star: InProcessStar };
@@ -182,7 +184,10 @@ export class FleetClient {
     this.#callDeadlineMs = options.callDeadlineMs ?? DEFAULT_CALL_DEADLINE_MS;
     this.#healthDeadlineMs = options.healthDeadlineMs ?? DEFAULT_HEALTH_DEADLINE_MS;
     this.#observer = options.observer ?? {};
-    this.#pool = new ChannelPool({ maxChannels: options.maxChannels });
+    this.#pool = new ChannelPool({
+      maxChannels: options.maxChannels,
+      ...(options.keepalive ? { keepalive: options.keepalive } : {}),
+    });
     this.#leaders = new LeaderCache(options.maxLeaders);
     this.#inProcess = options.inProcess;
   }
