@@ -87,3 +87,12 @@ test("readers checking together on one credential share one check; a no or a fai
   assert.ok(!g.has("Bearer c", "b", "k"));
   assert.equal(await g.check("Bearer c", "b", "k", async () => true), true, "asked again");
 });
+
+test("expired grants go as new ones come, not only when asked for again", () => {
+  const g = new ReadGrants(1000);
+  for (let i = 0; i < 100; i++) g.add(`Bearer ${"a".repeat(12_000)}${i}`, "b", "k", 0);
+  assert.equal(g.size, 100);
+  g.add("Bearer later", "b", "k", 1000);
+  assert.equal(g.size, 1, "the hundred expired grants are gone");
+  assert.ok(g.has("Bearer later", "b", "k", 1999));
+});

@@ -2,7 +2,10 @@
 // of readers on one token (long-polls in a loop, EventSources reconnecting) costs one CheckTail,
 // not one each; readers arriving together on one credential share the check in flight. A grant
 // is only ever used for the exact credential it was made for, never past that token's expiry,
-// and the map is bounded (the oldest grant goes first).
+// and the map is bounded (the oldest grant goes first, expired ones as new ones come). A grant
+// is kept under a digest of its credential, bucket and key: a client's credential may be up to
+// the header limit, and 10,000 of those held for the grants' life would be 160 MB.
+import { createHash } from "node:crypto";
 import { tokenExpiresAtMs } from "./token-expiry.ts";
 
 export const MAX_READ_GRANTS = 10_000;
@@ -63,8 +66,9 @@ export class ReadGrants {
     if (until <= now) return;
     const id = grantId(authorization, bucket, key);
     this.#until.delete(id);
-    while (this.#until.size >= this.#max) {
-      const oldest = this.#until.keys().next().value as string;
+    // Oldest first: expired ones go, and past the bound the oldest whatever its time.
+    for (const [oldest, ends] of this.#until) {
+      if (ends > now && this.#until.size < this.#max) break;
       this.#until.delete(oldest);
     }
     this.#until.set(id, until);
@@ -72,4 +76,6 @@ export class ReadGrants {
 }
 
 const grantId = (authorization: string | undefined, bucket: string, key: string) =>
-  JSON.stringify([authorization ?? null, bucket, key]);
+  createHash("sha256")
+    .update(JSON.stringify([authorization ?? null, bucket, key]))
+    .digest("base64");
