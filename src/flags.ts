@@ -10,6 +10,7 @@ import {
   DEFAULT_DRAIN_DELAY_MS,
   DEFAULT_DRAIN_GRACE_MS,
   DEFAULT_DS_SETTINGS,
+  DEFAULT_FAILOVER_MS,
   DEFAULT_FANOUT_SLICE,
   DEFAULT_H2_MAX_STREAMS,
   DEFAULT_HEADERS_TIMEOUT_MS,
@@ -101,6 +102,12 @@ export const flags = defineFlags({
     default: DEFAULT_HEALTH_DEADLINE_MS,
     min: 1,
     help: "how long /readyz waits for a star's health answer before it counts the star as down, ms",
+  },
+  "subscribe-failover-ms": {
+    type: "int",
+    default: DEFAULT_FAILOVER_MS,
+    min: 1,
+    help: "how long a subscription (SSE, long-poll, S2's sessions) goes on re-subscribing to the stars with no frame, its star gone, before its readers end with a retryable unavailable (they resume by their cursor), ms",
   },
   "star-keepalive-ms": {
     type: "int",

@@ -170,6 +170,7 @@ const app = await buildApp({
   inflightAppendClientBytes: opts.inflightAppendClientMb * 1024 * 1024,
   bodyTimeouts: { idleMs: opts.bodyIdleMs, totalMs: opts.bodyTimeoutMs },
   sessionIdleMs: opts.sessionIdleMs,
+  failoverMs: opts.subscribeFailoverMs,
   corsOrigins: opts.corsOrigins,
   // A gateway on loopback told of no proxy in front is one a browser on this machine reaches.
   ...(opts.allowedHosts.length > 0 || (isLoopbackName(opts.host) && opts.trustProxy.length === 0)

@@ -47,7 +47,6 @@ import { bucketRoutes, recordRoutes, streamRoutes, tokenRoutes } from "./routes/
 import { s2FaceErrors, s2Plugin } from "./s2/index.ts";
 import {
   createHubs,
-  DEFAULT_FAILOVER_MS,
   DEFAULT_HUB_SETTINGS,
   type HubSettings,
   ReadGrants,
@@ -60,6 +59,7 @@ import {
   DEFAULT_COMPRESS_MIN_BYTES,
   DEFAULT_DRAIN_GRACE_MS,
   DEFAULT_DS_SETTINGS,
+  DEFAULT_FAILOVER_MS,
   DEFAULT_H2_MAX_STREAMS,
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_KEEP_ALIVE_HINT_S,
@@ -306,7 +306,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     slowConsumerMs: opts.slowConsumerMs ?? DEFAULT_SLOW_CONSUMER_MS,
     failoverMs,
     maxWaitS: opts.maxWaitS ?? DEFAULT_MAX_WAIT_S,
-    sseTiming: opts.sseTiming ?? sseTiming(opts.ssePingMs),
+    sseTiming:
+      opts.sseTiming ?? sseTiming(opts.ssePingMs, opts.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS),
     history: reads.history,
   };
   await app.register(recordRoutes, {

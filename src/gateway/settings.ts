@@ -12,6 +12,11 @@ export const FORWARDED_HEADERS: readonly ForwardedHeader[] = ["x-forwarded-for",
 export const DEFAULT_CALL_DEADLINE_MS = 30_000;
 /** An Append: it may wait for a group commit and a stream's throughput cap. */
 export const DEFAULT_APPEND_DEADLINE_MS = 60_000;
+/**
+ * How long a subscription goes on re-subscribing (another star, a restarted one) with no frame
+ * before it ends its readers with a retryable error.
+ */
+export const DEFAULT_FAILOVER_MS = 30_000;
 /** A health check (/readyz): a balancer's probe must not hang on a star that hangs. */
 export const DEFAULT_HEALTH_DEADLINE_MS = 2_000;
 /**

@@ -349,6 +349,7 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
       echoed,
       closeAfterMs: opts.sseCloseMs,
       slowConsumerMs: opts.subscribe.slowConsumerMs,
+      endLingerMs: opts.subscribe.sseTiming.endLingerMs,
       onSlowConsumer: () => opts.subscribe.metrics.slowConsumers.inc({ kind: DS_SSE }),
       signal: c.signal ?? new AbortController().signal,
     });

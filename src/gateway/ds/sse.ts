@@ -12,7 +12,6 @@ import {
   awaitDrain,
   type BatchSource,
   type Cursor,
-  DEFAULT_LINGER_MS,
   endLingering,
   ReadLoop,
   type SourceBatch,
@@ -35,6 +34,8 @@ export interface DsSseOptions {
   /** The response ends after this long; the client resumes from the last control event. */
   closeAfterMs: number;
   slowConsumerMs: number;
+  /** How long a finished response its client is not reading keeps its socket (SseTiming). */
+  endLingerMs: number;
   /** Told when the session ends for a client that read nothing for `slowConsumerMs`. */
   onSlowConsumer?: () => void;
   /** Aborts when the client goes away. */
@@ -149,6 +150,6 @@ export class DsSseSession {
 
   #end(out: SseOutput): void {
     if (out.destroyed || out.writableFinished) return;
-    endLingering(out, DEFAULT_LINGER_MS);
+    endLingering(out, this.#opts.endLingerMs);
   }
 }

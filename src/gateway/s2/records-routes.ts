@@ -191,7 +191,7 @@ async function serveS2Sse(
     format,
     slowConsumerMs: deps.slowConsumerMs,
     onSlowConsumer: () => deps.metrics.slowConsumers.inc({ kind: S2_SSE }),
-    timing: deps.sseTiming as NonNullable<SubscribeDeps["sseTiming"]>,
+    timing: deps.sseTiming,
     signal: stream.call.signal ?? new AbortController().signal,
   });
   const socket = req.raw.socket;

@@ -11,7 +11,12 @@ import {
 } from "../sessions/sse/sse-fakes.test-helper.ts";
 import { type S2SseOptions, S2SseSession } from "./sse.ts";
 
-const timing: SseTiming = { retryMs: () => 0, drainRetryMs: () => 0, pingMs: () => 60_000 };
+const timing: SseTiming = {
+  retryMs: () => 0,
+  drainRetryMs: () => 0,
+  pingMs: () => 60_000,
+  endLingerMs: 60_000,
+};
 
 function session(src: FakeSource, over: Partial<S2SseOptions> = {}) {
   const abort = new AbortController();

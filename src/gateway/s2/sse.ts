@@ -11,7 +11,6 @@ import {
   awaitDrain,
   type BatchSource,
   type Cursor,
-  DEFAULT_LINGER_MS,
   endLingering,
   ReadLoop,
   type SourceBatch,
@@ -202,7 +201,7 @@ export class S2SseSession {
     this.#read.release();
     if (out.destroyed || out.writableFinished) return;
     out.write(last);
-    endLingering(out, DEFAULT_LINGER_MS);
+    endLingering(out, this.#opts.timing.endLingerMs);
   }
 }
 

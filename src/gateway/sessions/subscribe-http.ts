@@ -48,7 +48,7 @@ export interface SubscribeDeps {
   failoverMs: number;
   /** The longest a long-poll waits: its empty answer comes before a balancer's idle timeout. */
   maxWaitS: number;
-  sseTiming?: SseTiming;
+  sseTiming: SseTiming;
   /** SSE catch-up from object storage before Subscribe takes over; absent: Subscribe only. */
   history?: HistorySource | undefined;
   /** Shared subscriptions: one hub per stream; absent: every reader has its own Subscribe. */

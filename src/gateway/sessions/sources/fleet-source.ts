@@ -36,8 +36,6 @@ export interface FleetSourceOptions {
   calls?: CallTracker;
 }
 
-export const DEFAULT_FAILOVER_MS = 30_000;
-
 export function fleetSource(opts: FleetSourceOptions): BatchSource {
   return (cursor, signal) => subscribeWithFailover(opts, cursor, signal);
 }

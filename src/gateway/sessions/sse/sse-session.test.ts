@@ -10,6 +10,7 @@ import type { BatchSource } from "../sources/source.ts";
 import { batch, caughtUp, FakeOut, FakeSource, rec } from "./sse-fakes.test-helper.ts";
 import { multiplexed } from "./sse-forms.ts";
 import {
+  endLingering,
   type MultiplexOptions,
   type SseOutput,
   SseSession,
@@ -22,7 +23,12 @@ function run(s: SseSession, out: SseOutput): Promise<void> {
   return new Promise((end) => s.stream(out, { end }));
 }
 
-const timing: SseTiming = { retryMs: () => 1000, drainRetryMs: () => 777, pingMs: () => 60_000 };
+const timing: SseTiming = {
+  retryMs: () => 1000,
+  drainRetryMs: () => 777,
+  pingMs: () => 60_000,
+  endLingerMs: 60_000,
+};
 
 /** What every session in these tests has in common. */
 const common = (abort: AbortController) => ({
@@ -637,4 +643,16 @@ test("a hub batch that meets the count, or meets a stalled client, takes the loo
   stalled.destroy();
   await going;
   hub.close();
+});
+
+test("an ended response its client does not read keeps its socket for endLingerMs, then not", async () => {
+  const stalled = new FakeOut();
+  stalled.stalled = true;
+  stalled.write("event: ping\ndata: {}\n\n");
+  endLingering(stalled, 50);
+  assert.equal(stalled.destroyed, false, "still there for the client to read its end");
+  await waitFor(() => stalled.destroyed, { message: "the unread response destroyed" });
+  const read = new FakeOut();
+  endLingering(read, 50);
+  await waitFor(() => read.writableFinished, { message: "a read response ends" });
 });

@@ -8,7 +8,7 @@
 
 import { HttpError, unavailable } from "../../errors/index.ts";
 import { responseBuffers, type StreamOutput, takeResponseBuffer } from "../../http/index.ts";
-import { DEFAULT_SSE_PING_MS } from "../../settings.ts";
+import { DEFAULT_SEND_TIMEOUT_MS, DEFAULT_SSE_PING_MS } from "../../settings.ts";
 import type { EventId, Int64Mode, RecordFormat, StreamPosition } from "../../translate/index.ts";
 import { batchEventBytes, sseRetry } from "../../translate/index.ts";
 import type { BatchSource, Cursor, SourceBatch } from "../sources/index.ts";
@@ -30,16 +30,24 @@ export interface SseTiming {
   drainRetryMs(): number;
   /** How long after the last byte written the next idle ping goes out. */
   pingMs(): number;
+  /**
+   * How long a finished response that its client is not reading (a stalled one's last events,
+   * slow_consumer among them) keeps its socket before it is destroyed: --send-timeout-ms, as
+   * for any answer a client does not take.
+   */
+  endLingerMs: number;
 }
 
-export const DEFAULT_LINGER_MS = 60_000;
-
 /** Pings at most `pingMs` after the last byte, jittered down to 2/3 of it: not all in step. */
-export function sseTiming(pingMs = DEFAULT_SSE_PING_MS): SseTiming {
+export function sseTiming(
+  pingMs = DEFAULT_SSE_PING_MS,
+  endLingerMs = DEFAULT_SEND_TIMEOUT_MS,
+): SseTiming {
   return {
     retryMs: () => jitter(1_000, 2_000),
     drainRetryMs: () => jitter(500, 5_000),
     pingMs: () => jitter((pingMs * 2) / 3, pingMs),
+    endLingerMs,
   };
 }
 
@@ -73,11 +81,6 @@ export interface SseSessionOptions {
   int64: Int64Mode;
   /** A socket that does not drain for this long ends the session with slow_consumer. */
   slowConsumerMs: number;
-  /**
-   * How long a finished response that the client is not reading (a stalled one's last events,
-   * slow_consumer among them) keeps its socket before it is destroyed. Default 60 s.
-   */
-  lingerMs?: number;
   /** Aborts when the client goes away. */
   signal: AbortSignal;
   timing?: SseTiming;
@@ -478,7 +481,7 @@ export class SseSession implements LoopSteps<LaneRead>, LoopEnd, LaneTaps {
     const out = this.#out as SseOutput;
     if (out.destroyed) return;
     this.#write(chunks);
-    endLingering(out, this.#opts.lingerMs ?? DEFAULT_LINGER_MS);
+    endLingering(out, this.#timing.endLingerMs);
   }
 
   /** Stops every source and with them the upstream calls. */
