@@ -1,13 +1,17 @@
-// A star that stops answering (SIGSTOP: its socket stays open, nothing answers on it) behind a
-// gateway process: --star-keepalive-ms and --star-keepalive-timeout-ms end the connection once a
-// ping goes unanswered, so an append waiting on it fails 503, retryable with its outcome unknown,
-// instead of waiting out --star-append-timeout-ms (60 s, here 10 minutes).
+// A star that stops answering, then one gone for good, behind a gateway process. Stopped
+// (SIGSTOP: its socket stays open, nothing answers on it): --star-keepalive-ms and
+// --star-keepalive-timeout-ms end the connection once a ping goes unanswered, so an append
+// waiting on it fails 503, retryable with its outcome unknown, instead of waiting out
+// --star-append-timeout-ms (60 s, here 10 minutes). Gone (SIGKILL): a subscription re-subscribes
+// for --subscribe-failover-ms, then its reader gets a retryable `error` event (it resumes by its
+// cursor elsewhere), instead of the default 30 s.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { type GatewayProcess, gatewayProcess } from "../harness/gateway-process.ts";
-import { http, newStream } from "../harness/http.ts";
+import { append, http, newStream } from "../harness/http.ts";
 import { type StarProcess, startStarProcess } from "../harness/star-process.ts";
 import { tempDir } from "../harness/tmp.ts";
+import { closeSseAgent, openSse, readUntil } from "./sse-client.ts";
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 let star: StarProcess;
@@ -24,15 +28,13 @@ before(async () => {
     [star.address],
     [
       ...["--star-keepalive-ms", "300", "--star-keepalive-timeout-ms", "300"],
-      ...["--star-append-timeout-ms", "600000"],
+      ...["--star-append-timeout-ms", "600000", "--subscribe-failover-ms", "500"],
     ],
   );
-  cleanups.push(() => gw.close());
+  cleanups.push(() => gw.close(), closeSseAgent);
 });
 
 after(async () => {
-  // A stopped star takes no SIGTERM: let it go on, so that its kill is prompt.
-  if (star.proc.child.pid) process.kill(star.proc.child.pid, "SIGCONT");
   for (const fn of cleanups.reverse()) await fn();
 });
 
@@ -48,5 +50,24 @@ test("an append to a star that stopped answering fails 503 once its pings go una
     assert.equal(res.json.outcome, "unknown");
   } finally {
     process.kill(star.proc.child.pid as number, "SIGCONT");
+  }
+});
+
+// Last: the star is gone after it.
+test("a subscription whose star is gone ends with a retryable error after the flag's time", async () => {
+  const s = await newStream(gw.base);
+  await append(gw.base, s, ["one"]);
+  const sse = await openSse(`${gw.base}${s}/records?seq_num=0`);
+  try {
+    assert.equal(sse.status, 200);
+    await readUntil(sse.events, (seen) => seen.some((e) => e.event === "batch"));
+    await star.proc.kill("SIGKILL");
+    // Well under the default 30 s of re-subscribing: the flag's 500 ms ends it.
+    const seen = await readUntil(sse.events, (e) => e.some((x) => x.event === "error"), 20_000);
+    const error = JSON.parse(seen.find((e) => e.event === "error")?.data ?? "{}");
+    assert.equal(error.code, "unavailable", JSON.stringify(error));
+    assert.equal(error.retryable, true);
+  } finally {
+    sse.close();
   }
 });
