@@ -161,7 +161,7 @@ const floor = PATHS.includes("floor")
   : undefined;
 const { client } = star;
 // The direct path's one HTTP/2 session, as the gateway keeps one to each star.
-const direct = http2.connect(`http://${star.address}`);
+const directSession = http2.connect(`http://${star.address}`);
 // Keep-alive connections, one per concurrent request, as the direct path's one multiplexed
 // session is: no row pays for connecting.
 const poolsFor = (origin: string) =>
@@ -197,7 +197,7 @@ try {
   await Promise.all([...pools.values(), ...floorPools.values()].map((p) => p.close()));
   await floor?.kill("SIGTERM");
   client.close();
-  direct.close();
+  directSession.close();
   // SIGINT skips the drain delay (nothing is in front of it), so the gateway exits well within
   // kill's timeout and --cpu-prof gets to write its profile; SIGTERM would drain for 10 s.
   await gateway.kill("SIGINT");
@@ -215,7 +215,7 @@ async function workload(path: Path, key: string, batch: number, concurrency: num
   const sessions = path === "ndjson" ? openSessions(key, concurrency) : undefined;
   const append =
     path === "direct"
-      ? grpcAppend(key, batch)
+      ? directAppend(key, batch)
       : sessions
         ? sessionAppend(sessions, batch)
         : httpAppend(
@@ -273,10 +273,10 @@ async function group(batch: number, concurrency: number, round: number): Promise
     }
   }
   const rate = (r: Result) => r.appends / r.elapsed;
-  const direct = rows.find(([path]) => path === "direct")?.[1];
+  const directRow = rows.find(([path]) => path === "direct")?.[1];
   for (const [path, result] of rows) {
     const sorted = result.latencies.sort((a, b) => a - b);
-    const ratio = path !== "direct" && direct ? (rate(result) / rate(direct)).toFixed(2) : "";
+    const ratio = path !== "direct" && directRow ? (rate(result) / rate(directRow)).toFixed(2) : "";
     console.log(
       [
         String(batch).padStart(5),
@@ -404,9 +404,9 @@ function sessionAppend(sessions: Sessions, batch: number): () => Promise<void> {
   };
 }
 
-function grpcAppend(key: string, batch: number): () => Promise<void> {
+function directAppend(key: string, batch: number): () => Promise<void> {
   const records = Array.from({ length: batch }, () => ({ body: Buffer.from(BODY) }));
   return async () => {
-    await bareUnary(direct, "Append", { bucket: "bench", key, records });
+    await bareUnary(directSession, "Append", { bucket: "bench", key, records });
   };
 }

@@ -179,7 +179,7 @@ export const flags = defineFlags({
     type: "int",
     default: DEFAULT_SEND_TIMEOUT_MS,
     min: 1,
-    help: "a unary answer (a read page, an ack) its client has not taken this long after it was written is cut, and what it held freed (a client that stops reading holds nothing for long); SSE and NDJSON sessions have --slow-consumer-ms instead, ms",
+    help: "a unary answer (a read page, an ack) its client has not taken this long after it was written is cut, and what it held freed (a client that stops reading holds nothing for long); an ended SSE response its client has not read keeps its socket this long; live SSE and NDJSON sessions have --slow-consumer-ms instead, ms",
   },
   "headers-timeout-ms": {
     type: "int",

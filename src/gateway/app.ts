@@ -135,7 +135,10 @@ export interface AppOptions {
   maxConnections?: number;
   /** How long a client may take to send a request's headers (slow-header attacks). */
   headersTimeoutMs?: number;
-  /** How long a unary answer may take to reach a client that does not read it; then it is cut. */
+  /**
+   * How long a unary answer, or an ended SSE response's last events, may take to reach a client
+   * that does not read it; then it is cut.
+   */
   sendTimeoutMs?: number;
   /** The idle time HTTP/1.1 responses advertise in `Keep-Alive: timeout=`, seconds. */
   keepAliveHintS?: number;
@@ -306,8 +309,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     slowConsumerMs: opts.slowConsumerMs ?? DEFAULT_SLOW_CONSUMER_MS,
     failoverMs,
     maxWaitS: opts.maxWaitS ?? DEFAULT_MAX_WAIT_S,
-    sseTiming:
-      opts.sseTiming ?? sseTiming(opts.ssePingMs, opts.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS),
+    sseTiming: opts.sseTiming ?? sseTiming(opts.ssePingMs, opts.sendTimeoutMs),
     history: reads.history,
   };
   await app.register(recordRoutes, {

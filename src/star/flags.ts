@@ -99,7 +99,7 @@ export const flags = defineFlags({
     type: "int",
     default: DEFAULT_LIMITS.forwardDeadlineMs,
     min: 1,
-    help: "in a fleet, the deadline of a call passed on to the stream's leader when its caller set none sooner; a leader that has not answered by then is reported unreachable (UNAVAILABLE)",
+    help: "in a fleet, the deadline of a call passed on to the stream's leader when its caller set none sooner; a leader that has not answered by then is reported unreachable (UNAVAILABLE), and reads are served around it from storage",
   },
   "descriptor-ttl-ms": {
     type: "int",
@@ -125,7 +125,7 @@ export const flags = defineFlags({
     default: 900,
     min: 1,
     max: 7 * 24 * 3600,
-    help: "how long a ReadPlan and its presigned URLs are good for",
+    help: "how long a ReadPlan and its presigned URLs are good for at most; never past the caller's token",
   },
   "readplan-max-entries": {
     type: "int",

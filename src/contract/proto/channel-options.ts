@@ -1,5 +1,6 @@
 // gRPC settings every nova connection shares: the gateway's fleet client, a star's peer clients
-// and a star's server, so the message cap and keepalive cannot drift apart between them.
+// and a star's server, so the message cap cannot drift apart between them. The keepalive here is
+// the stars' own; the gateway's pings to them are its flags (--star-keepalive-ms).
 import type { ChannelOptions } from "@grpc/grpc-js";
 
 /** gRPC message cap, both ways: a 100 MiB batch with its framing (the default is 4 MiB). */

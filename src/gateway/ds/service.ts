@@ -83,8 +83,10 @@ export async function streamInfo(
   };
 }
 
-/** The same configuration: what makes a second PUT a 200 rather than a 409. */
-/** How the existing stream's configuration differs from the one a PUT asks for, in words. */
+/**
+ * How the existing stream's configuration differs from the one a PUT asks for, in words: none
+ * makes a second PUT a 200 rather than a 409.
+ */
 function differences(s: DsStream, spec: CreateSpec): string[] {
   const q = JSON.stringify;
   const ttl = (ms: string) => (ms === "0" ? "none" : `${BigInt(ms) / 1000n} s`);

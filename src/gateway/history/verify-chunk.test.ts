@@ -57,7 +57,7 @@ test("a verified chunk yields any range of its records with their seq_nums and t
         const { entry, bytes } = entryFor(first, records);
         const chunk = verifyChunk(entry, bytes);
         assert.equal(chunk.firstSeqNum, first);
-        assert.equal(chunk.objectBytes, bytes.length);
+        assert.equal(chunk.bytesHeld, bytes.length);
         assert.equal(chunk.count, records.length);
         const from = Math.min(a, b) % (records.length + 1);
         const to = from + (Math.max(a, b) % (records.length + 1 - from));

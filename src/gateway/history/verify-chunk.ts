@@ -36,7 +36,6 @@ export class VerifiedChunk {
   /** The memory the object was fetched into; undefined once released. */
   #memory: Lent | undefined;
   #payload: Buffer;
-  readonly #objectBytes: number;
   /** count + 1 offsets: record i is payload[offsets[i], offsets[i + 1]). */
   readonly #offsets: Uint32Array;
   /** firstSeqNum as a number when every seq_num of the chunk is a safe integer. */
@@ -53,16 +52,10 @@ export class VerifiedChunk {
     this.count = timestamps.length;
     this.timestamps = timestamps;
     this.#memory = memory;
-    this.#objectBytes = memory.bytes.length;
     this.#payload = payload;
     this.#offsets = offsets;
     const last = firstSeqNum + BigInt(this.count);
     this.#firstSafe = last <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(firstSeqNum) : undefined;
-  }
-
-  /** Bytes of the object. */
-  get objectBytes(): number {
-    return this.#objectBytes;
   }
 
   /** The bytes of memory the chunk holds on to (a pooled class is larger than the object). */

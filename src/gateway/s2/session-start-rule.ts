@@ -6,7 +6,11 @@
 import type { Position__Output } from "../../gen/nova/v1/Position.ts";
 import { mayFollow, type S2ReadQuery } from "./read-query.ts";
 
-/** Whether the rule needs the tail to decide: else the session is never refused by it here. */
+/**
+ * Whether the gateway asks for the tail before the session: else the rule does not refuse it,
+ * but for a seq_num past the tail without clamp, which the star's own Subscribe refuses
+ * (OUT_OF_RANGE, S2's 416) before the session sends anything.
+ */
 export function startNeedsTail(q: S2ReadQuery): boolean {
   const { start, clamp } = q.query;
   if ("timestamp_ms" in start && !clamp) return true;

@@ -1,6 +1,7 @@
-// How S2 answers a unary read where nova answers 200: a read that starts at the tail is 416 with
-// the tail (without `wait`; with it, one from a timestamp after the tail's), and a read limited to
-// `count=0` or `bytes=0` is 200 with no records (nova takes 0 as "no limit").
+// How S2 answers a unary read without `wait` where nova answers 200: a read that starts at the
+// tail is 416 with the tail, and a read limited to `count=0` or `bytes=0` is 200 with no records
+// (nova takes 0 as "no limit"). A read that may wait is judged before it starts
+// (session-start-rule.ts).
 import type { S2ReadQuery } from "./read-query.ts";
 
 /** The read asks for nothing: it answers no records (after the start is checked). */

@@ -123,8 +123,8 @@ export function connectionBroken(err: { code: status; details: string }): boolea
 
 /**
  * A failed hop's status as what happened to the call: grpc-js reports a connection torn down
- * under it as INTERNAL (code 2) and a star's own reset or forced shutdown as CANCELLED, though
- * neither is the star's answer nor the caller's cancel. Both are the star being unavailable, a
+ * under it, or a stream a star ended without a status, as INTERNAL (connectionBroken) and a
+ * star's own reset as CANCELLED, though neither is the star's answer nor the caller's cancel. Both are the star being unavailable, a
  * call it may have acted on.
  */
 export function hopStatus<S extends { code: status; details: string }>(

@@ -59,7 +59,7 @@ export interface FleetClientOptions {
   healthDeadlineMs?: number;
   observer?: FleetObserver;
   maxChannels?: number;
-  /** Pings on every connection to a star; default every 30 s, answered within 10 s. */
+  /** Pings on every connection to a star; default DEFAULT_STAR_KEEPALIVE (settings.ts). */
   keepalive?: Keepalive;
   maxLeaders?: number;
   /** A star in this process (an embedded star) at one of the addresses: unary calls skip the connection. */

@@ -246,7 +246,7 @@ test("a number another member voided fences the log: nothing in flight or after 
   assert.deepEqual(fencedBy, ["s2"]);
 });
 
-test("a log object is deleted once every stream in it has settled past its entry", async () => {
+test("a log object is deleted once every stream in it has settled past its entry, unless the newest", async () => {
   const { store, release } = gatedStore();
   const log = newLog(store);
   const first = log.append(entry("a", 0n), 1);
@@ -276,7 +276,7 @@ test("a log object is deleted once every stream in it has settled past its entry
 
 test("a settled log object stays while it is the newest resolved, then goes", async () => {
   const { store, state, release } = gatedStore();
-  const log = newLog(store, 1);
+  const log = newLog(store);
   const first = log.append(entry("a", 0n), 1);
   await waitFor(() => state.gates.length === 1);
   release();
@@ -297,7 +297,7 @@ test("a settled log object stays while it is the newest resolved, then goes", as
 
 test("a new epoch refuses what the last one took and had not acknowledged, and writes none of it", async () => {
   const { store, state, release } = gatedStore();
-  const log = newLog(store, 1);
+  const log = newLog(store);
   const inFlight = log.append(entry("a", 0n), 1);
   await waitFor(() => state.gates.length === 1);
   const waiting = log.append(entry("b", 0n), 1);
