@@ -346,6 +346,33 @@ describe("bad input: S2's error shape, nothing appended", () => {
     );
   });
 
+  test("a list's prefix and start_after are held to S2's name rules: bad_query past them", async () => {
+    const long = "s".repeat(513);
+    for (const path of [
+      `/v1/streams?prefix=${long}`,
+      `/v1/streams?start_after=${long}`,
+      "/v1/basins?prefix=UPPER",
+      "/v1/basins?start_after=-dash",
+      `/v1/basins?prefix=${"b".repeat(49)}`,
+    ]) {
+      const field = path.includes("prefix") ? "prefix" : "start_after";
+      assertS2Error(
+        await http("GET", path, undefined, headers),
+        400,
+        "bad_query",
+        new RegExp(field),
+      );
+    }
+    // Cut short and empty are names' prefixes: listed as asked.
+    for (const path of [
+      `/v1/streams?prefix=${"s".repeat(512)}`,
+      "/v1/streams?prefix=&start_after=",
+      "/v1/basins?prefix=a&start_after=ab-",
+    ]) {
+      assert.equal((await http("GET", path, undefined, headers)).status, 200, path);
+    }
+  });
+
   test("a missing stream and a missing basin are S2's not-found codes", async () => {
     assertS2Error(
       await http("GET", "/v1/streams/nope/records/tail", undefined, headers),

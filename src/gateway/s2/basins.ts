@@ -39,7 +39,7 @@ export async function basinRoutes(app: FastifyInstance, opts: { upstream: Upstre
    * pages from the last name it got).
    */
   async function listBasins(req: FastifyRequest, reply: FastifyReply) {
-    const page = listPage(req.query);
+    const page = listPage(req.query, "basin");
     for (;;) {
       const res = await upstream.unary("ListBuckets", page, s2Call(req, reply));
       const basins = res.buckets.filter((b) => isBasinName(b.name)).map(bucketToBasinInfo);

@@ -2,7 +2,7 @@
 // to 1000) as nova's list request, the idempotency header `s2-request-token` (nova's creation
 // token), and the header saying what an ensure did.
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { MAX_LIST_LIMIT } from "../../contract/wire-limits.ts";
+import { MAX_LIST_LIMIT, MAX_STREAM_KEY_BYTES } from "../../contract/wire-limits.ts";
 import { creationToken, type Query, queryParam, readExactInt, UINT64 } from "../translate/index.ts";
 import { s2Error } from "./errors.ts";
 
@@ -12,8 +12,38 @@ export const PROVISION_RESULT_HEADER = "s2-provision-result";
 
 const bigMin = (a: bigint, b: bigint) => (a < b ? a : b);
 
-export function listPage(query: unknown): { prefix: string; start_after: string; limit: number } {
+/**
+ * S2's rule for a list's `prefix` and `start_after`, as for the names listed but that they may
+ * be empty or cut short: a basin's at most 48 bytes of a-z, 0-9 and -, not starting with -; a
+ * stream's at most 512 bytes.
+ */
+const LIST_BOUND: Record<"basin" | "stream", { ok(text: string): boolean; rule: string }> = {
+  basin: {
+    ok: (text) => /^(?:[a-z0-9][a-z0-9-]{0,47})?$/.test(text),
+    rule: "at most 48 of a-z, 0-9 and -, not starting with -",
+  },
+  stream: {
+    ok: (text) => Buffer.byteLength(text) <= MAX_STREAM_KEY_BYTES,
+    rule: `at most ${MAX_STREAM_KEY_BYTES} bytes`,
+  },
+};
+
+export function listPage(
+  query: unknown,
+  names: "basin" | "stream",
+): { prefix: string; start_after: string; limit: number } {
   const q = query as Query;
+  const bounded = (field: "prefix" | "start_after") => {
+    const text = queryParam(q, field) ?? "";
+    const { ok, rule } = LIST_BOUND[names];
+    if (!ok(text)) {
+      throw s2Error(
+        "bad_query",
+        `${field}: a ${names} ${field} is ${rule}; got ${JSON.stringify(text)}`,
+      );
+    }
+    return text;
+  };
   const limitText = queryParam(q, "limit");
   // S2 clamps a larger limit to 1000 rather than refusing it.
   const limit =
@@ -28,9 +58,9 @@ export function listPage(query: unknown): { prefix: string; start_after: string;
           ),
         );
   return {
-    prefix: queryParam(q, "prefix") ?? "",
+    prefix: bounded("prefix"),
     // The reference star's cursor is the last name listed, as S2's start_after is.
-    start_after: queryParam(q, "start_after") ?? "",
+    start_after: bounded("start_after"),
     limit,
   };
 }

@@ -37,7 +37,7 @@ export async function s2StreamRoutes(app: FastifyInstance, opts: { upstream: Ups
     const bucket = requestBasin(req);
     const res = await upstream.unary(
       "ListStreams",
-      { bucket, ...listPage(req.query) },
+      { bucket, ...listPage(req.query, "stream") },
       s2Call(req, reply),
     );
     return { streams: res.streams.map(streamToStreamInfo), has_more: res.next !== "" };
