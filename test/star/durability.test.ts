@@ -171,8 +171,9 @@ test("a damaged log object with an acked record is refused after a restart, thou
   const body = Buffer.alloc(2048, "b");
   for (let i = 0; i < 4; i++)
     await call(star.client, "Append", { bucket, key: "b", records: [{ body }] });
-  const bObjects = (await logKeys()).filter((k) => !before.has(k) && k !== holdingA[0]);
-  await waitFor(async () => !(await logKeys()).includes(bObjects[0] as string), {
+  // b's four objects settle and go, but for the newest, which a star keeps (its log's mark):
+  // a's and at most that one are left.
+  await waitFor(async () => (await logKeys()).filter((k) => !before.has(k)).length <= 2, {
     message: "b's settled log objects deleted",
   });
   await star.proc.kill("SIGKILL");
