@@ -27,7 +27,8 @@ before(async () => {
   gw = await gatewayProcess(
     [star.address],
     [
-      ...["--star-keepalive-ms", "300", "--star-keepalive-timeout-ms", "300"],
+      // Long enough that a star slowed by a loaded machine is not taken for a stopped one.
+      ...["--star-keepalive-ms", "2000", "--star-keepalive-timeout-ms", "2000"],
       ...["--star-append-timeout-ms", "600000", "--subscribe-failover-ms", "500"],
     ],
   );
