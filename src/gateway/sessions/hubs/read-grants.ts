@@ -36,13 +36,14 @@ export class ReadGrants {
     key: string,
     ask: () => Promise<boolean>,
   ): Promise<boolean> {
-    if (this.has(authorization, bucket, key)) return Promise.resolve(true);
+    // One digest of the credential for the look, the check in flight and the grant.
     const id = grantId(authorization, bucket, key);
+    if (this.#has(id, Date.now())) return Promise.resolve(true);
     let asking = this.#asking.get(id);
     if (!asking) {
       asking = ask()
         .then((ok) => {
-          if (ok) this.add(authorization, bucket, key);
+          if (ok) this.#add(id, authorization, Date.now());
           return ok;
         })
         .finally(() => this.#asking.delete(id));
@@ -52,7 +53,14 @@ export class ReadGrants {
   }
 
   has(authorization: string | undefined, bucket: string, key: string, now = Date.now()): boolean {
-    const id = grantId(authorization, bucket, key);
+    return this.#has(grantId(authorization, bucket, key), now);
+  }
+
+  add(authorization: string | undefined, bucket: string, key: string, now = Date.now()): void {
+    this.#add(grantId(authorization, bucket, key), authorization, now);
+  }
+
+  #has(id: string, now: number): boolean {
     const until = this.#until.get(id);
     if (until === undefined) return false;
     if (now < until) return true;
@@ -60,11 +68,10 @@ export class ReadGrants {
     return false;
   }
 
-  add(authorization: string | undefined, bucket: string, key: string, now = Date.now()): void {
+  #add(id: string, authorization: string | undefined, now: number): void {
     if (this.#ttlMs <= 0) return;
     const until = Math.min(now + this.#ttlMs, tokenExpiresAtMs(authorization) ?? Infinity);
     if (until <= now) return;
-    const id = grantId(authorization, bucket, key);
     this.#until.delete(id);
     // Oldest first: expired ones go, and past the bound the oldest whatever its time.
     for (const [oldest, ends] of this.#until) {
