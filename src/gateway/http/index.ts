@@ -31,7 +31,7 @@ export * from "./request-log.ts";
 export * from "./response-buffers.ts";
 export * from "./response-check.ts";
 export { routeSchemas } from "./schemas/plain.gen.ts";
-export * from "./send-timeout.ts";
+export * from "./unsent-answers.ts";
 export * from "./take-body.ts";
 export * from "./trusted-proxies.ts";
 export * from "./utf8-charset.ts";

@@ -3,7 +3,7 @@ import { once } from "node:events";
 import net, { type AddressInfo } from "node:net";
 import { test } from "node:test";
 import Fastify from "fastify";
-import { sendTimeoutPlugin } from "./send-timeout.ts";
+import { sendTimeoutPlugin } from "./unsent-answers.ts";
 
 test("HTTP/1.1: an answer its client does not read is cut with its connection; a read one is not", async (t) => {
   const app = Fastify();
