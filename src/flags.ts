@@ -30,6 +30,7 @@ import {
   DEFAULT_SSE_MAX_STREAMS,
   DEFAULT_SSE_PING_MS,
   DEFAULT_STAR_KEEPALIVE,
+  DEFAULT_UNSENT_ANSWERS,
   KEEP_ALIVE_TIMEOUT_MS,
 } from "./gateway/settings.ts";
 import { defineFlags, hostPort, httpUrl, LOG_LEVELS } from "./platform/cli/index.ts";
@@ -180,6 +181,18 @@ export const flags = defineFlags({
     default: DEFAULT_SEND_TIMEOUT_MS,
     min: 1,
     help: "a unary answer (a read page, an ack) its client has not taken this long after it was written is cut, and what it held freed (a client that stops reading holds nothing for long); an ended SSE response its client has not read keeps its socket this long; live SSE and NDJSON sessions have --slow-consumer-ms instead, ms",
+  },
+  "unsent-answers-mb": {
+    type: "int",
+    default: DEFAULT_UNSENT_ANSWERS.maxBytes >> 20,
+    min: 1,
+    help: "answers to reads (pages) written and not yet taken by their clients that the gateway may hold, MiB; one that would pass it is 429, retryable (the read is the client's to repeat), unless it is alone",
+  },
+  "unsent-answers-client-mb": {
+    type: "int",
+    default: DEFAULT_UNSENT_ANSWERS.clientMaxBytes >> 20,
+    min: 1,
+    help: "the same, for one client (its credential, else its address): a client that opens many reads and reads none gets 429 past it, MiB; per process under --workers",
   },
   "headers-timeout-ms": {
     type: "int",

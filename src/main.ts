@@ -163,6 +163,10 @@ const app = await buildApp({
   inflightAppendBytes: opts.inflightAppendMb * 1024 * 1024,
   headersTimeoutMs: opts.headersTimeoutMs,
   sendTimeoutMs: opts.sendTimeoutMs,
+  unsentAnswers: {
+    maxBytes: opts.unsentAnswersMb * 1024 * 1024,
+    clientMaxBytes: opts.unsentAnswersClientMb * 1024 * 1024,
+  },
   keepAliveHintS: opts.keepAliveHintS,
   ...(tls ? { tls } : {}),
   h2MaxStreams: opts.h2MaxStreams,

@@ -7,6 +7,8 @@ import { consolePlugin } from "./console/index.ts";
 import { DS_REQUEST_HEADERS, DS_RESPONSE_HEADERS, dsPlugin } from "./ds/index.ts";
 import { createReadService, type ReadService } from "./history/index.ts";
 import {
+  AnswerBudget,
+  type AnswerLimits,
   APPEND_MEMORY_FACTOR,
   AppendAdmission,
   type BodyTimeouts,
@@ -40,8 +42,8 @@ import {
   requestLogging,
   responseBuffers,
   responseCheckPlugin,
-  sendTimeoutPlugin,
   trustedProxies,
+  unsentAnswersPlugin,
 } from "./http/index.ts";
 import { bucketRoutes, recordRoutes, streamRoutes, tokenRoutes } from "./routes/index.ts";
 import { s2FaceErrors, s2Plugin } from "./s2/index.ts";
@@ -71,6 +73,7 @@ import {
   DEFAULT_SESSION_IDLE_MS,
   DEFAULT_SLOW_CONSUMER_MS,
   DEFAULT_SSE_MAX_STREAMS,
+  DEFAULT_UNSENT_ANSWERS,
   type ForwardedHeader,
   KEEP_ALIVE_TIMEOUT_MS,
 } from "./settings.ts";
@@ -140,6 +143,8 @@ export interface AppOptions {
    * that does not read it; then it is cut.
    */
   sendTimeoutMs?: number;
+  /** Bytes of answers to reads not yet taken, in all and of one client; past them a read is 429. */
+  unsentAnswers?: AnswerLimits;
   /** The idle time HTTP/1.1 responses advertise in `Keep-Alive: timeout=`, seconds. */
   keepAliveHintS?: number;
   /** PEM certificate chain and key: TLS with ALPN h2 and http/1.1; absent: HTTP/1.1 and h2c. */
@@ -234,8 +239,15 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   );
   const bodyTimeouts = opts.bodyTimeouts ?? DEFAULT_BODY_TIMEOUTS;
   await app.register(bodyGuardPlugin, { admission, timeouts: bodyTimeouts });
-  await app.register(sendTimeoutPlugin, {
+  const answers = new AnswerBudget(opts.unsentAnswers ?? DEFAULT_UNSENT_ANSWERS);
+  opts.metrics.memory.add(
+    "unsent_answers",
+    () => answers.held,
+    () => answers.boundBytes,
+  );
+  await app.register(unsentAnswersPlugin, {
     timeoutMs: opts.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS,
+    budget: answers,
   });
   if (opts.checkResponses) await app.register(responseCheckPlugin);
   await app.register(openapiPlugin);

@@ -50,6 +50,15 @@ export const DEFAULT_BODY_LIMIT = 150 * 1024 * 1024;
 export const DEFAULT_BODY_TIMEOUTS = { idleMs: 10_000, totalMs: 60_000 };
 /** How long a unary answer may take to reach its client (nginx's send_timeout is 60 s). */
 export const DEFAULT_SEND_TIMEOUT_MS = 60_000;
+/**
+ * Answers to reads not yet taken, in bytes (http/answer-budget.ts): a page is at most about
+ * 1 MiB of records, written as up to 6 MB of JSON; one client may leave about sixty ordinary
+ * pages unread.
+ */
+export const DEFAULT_UNSENT_ANSWERS = {
+  maxBytes: 256 * 1024 * 1024,
+  clientMaxBytes: 64 * 1024 * 1024,
+};
 /** Below this a body gains too little to be worth a compressor's CPU and its latency. */
 export const DEFAULT_COMPRESS_MIN_BYTES = 1024;
 /** How long caches may keep a settled page; 0 makes every page `no-store`. */

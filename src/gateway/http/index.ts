@@ -2,6 +2,7 @@
 // compression, metrics, OpenAPI, ops, drain, admission, live sessions, response memory, request
 // logs, and the route schemas.
 export * from "./admission.ts";
+export * from "./answer-budget.ts";
 export * from "./body-guard.ts";
 export * from "./chunk-writer.ts";
 export * from "./client-abort.ts";
@@ -31,8 +32,8 @@ export * from "./request-log.ts";
 export * from "./response-buffers.ts";
 export * from "./response-check.ts";
 export { routeSchemas } from "./schemas/plain.gen.ts";
-export * from "./unsent-answers.ts";
 export * from "./take-body.ts";
 export * from "./trusted-proxies.ts";
+export * from "./unsent-answers.ts";
 export * from "./utf8-charset.ts";
 export * from "./validation-errors.ts";

@@ -166,13 +166,17 @@ export const metricsPlugin = fp(async (app: FastifyInstance, opts: { metrics: Ga
       );
     });
   });
-  app.get("/metrics", { schema: routeSchemas.metrics }, async (_req, reply) => {
-    const text = await opts.metrics.render().catch((err: Error) => {
-      throw unavailable(`metrics: ${err.message}`);
-    });
-    reply.type(registry.contentType);
-    return text;
-  });
+  app.get(
+    "/metrics",
+    { config: { alwaysAnswers: true }, schema: routeSchemas.metrics },
+    async (_req, reply) => {
+      const text = await opts.metrics.render().catch((err: Error) => {
+        throw unavailable(`metrics: ${err.message}`);
+      });
+      reply.type(registry.contentType);
+      return text;
+    },
+  );
 });
 
 /** The fleet client's observer, feeding upstream calls and redirects into these metrics. */

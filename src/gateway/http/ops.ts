@@ -12,8 +12,9 @@ export interface OpsOptions {
 }
 
 export const opsPlugin = fp(async (app: FastifyInstance, opts: OpsOptions) => {
-  app.get("/livez", { schema: routeSchemas.livez }, async () => ({ status: "ok" }));
-  app.get("/readyz", { schema: routeSchemas.readyz }, async (_req, reply) => {
+  const config = { alwaysAnswers: true };
+  app.get("/livez", { config, schema: routeSchemas.livez }, async () => ({ status: "ok" }));
+  app.get("/readyz", { config, schema: routeSchemas.readyz }, async (_req, reply) => {
     if (opts.drain.draining) return reply.code(503).send({ status: "draining" });
     const ready = await opts.upstream.ready().catch(() => false);
     return reply.code(ready ? 200 : 503).send({ status: ready ? "ready" : "no star answers" });

@@ -3,11 +3,11 @@ import { once } from "node:events";
 import net, { type AddressInfo } from "node:net";
 import { test } from "node:test";
 import Fastify from "fastify";
-import { sendTimeoutPlugin } from "./unsent-answers.ts";
+import { unsentAnswersPlugin } from "./unsent-answers.ts";
 
 test("HTTP/1.1: an answer its client does not read is cut with its connection; a read one is not", async (t) => {
   const app = Fastify();
-  await app.register(sendTimeoutPlugin, { timeoutMs: 200 });
+  await app.register(unsentAnswersPlugin, { timeoutMs: 200 });
   // More than the socket buffers on both sides hold: it cannot all leave unread.
   const big = Buffer.alloc(64 * 1024 * 1024, 0x61);
   app.get("/big", async () => big);

@@ -5,9 +5,23 @@
 // not nginx's between two writes: Node shows no progress within one write, which a page is.
 // Sessions (SSE, NDJSON), which Fastify does not send, keep their own slow-consumer rule. One
 // sweep a second checks them all.
+// Answers to reads (GET) are bounded in bytes too, until taken or cut (answer-budget.ts): one
+// that would pass a bound leaves as the read's 429 instead, without what the route had said of
+// the answer it replaces (its caching, its ETag, its offsets). Answers to writes are acks, and
+// never refused: the write is done; nor are health checks and metrics (`config.alwaysAnswers`),
+// which a balancer or a scraper must get whatever other clients leave unread.
 import http2 from "node:http2";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
+import type { AnswerBudget } from "./answer-budget.ts";
+import { clientKey } from "./client-key.ts";
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** The route's answers are never refused for the unsent-answers budget (probes, metrics). */
+    alwaysAnswers?: boolean;
+  }
+}
 
 const SWEEP_MS = 1000;
 
@@ -27,7 +41,17 @@ function cut(res: Cuttable): void {
   else res.destroy();
 }
 
-export const sendTimeoutPlugin = fp(async (app: FastifyInstance, opts: { timeoutMs: number }) => {
+export interface UnsentAnswersOptions {
+  timeoutMs: number;
+  budget?: AnswerBudget;
+}
+
+/** The size of an answer Fastify is about to send; streams (the console's files) hold little. */
+function answerBytes(payload: unknown): number {
+  return typeof payload === "string" || Buffer.isBuffer(payload) ? payload.length : 0;
+}
+
+export const unsentAnswersPlugin = fp(async (app: FastifyInstance, opts: UnsentAnswersOptions) => {
   const sending = new Map<Cuttable, number>();
   const sweep = setInterval(() => {
     const now = performance.now();
@@ -38,11 +62,37 @@ export const sendTimeoutPlugin = fp(async (app: FastifyInstance, opts: { timeout
     }
   }, SWEEP_MS).unref();
   app.addHook("onClose", async () => clearInterval(sweep));
-  app.addHook("onSend", async (_req, reply) => {
+  // The headers a read has before its route runs (CORS's, a drain's): a refused answer keeps
+  // only these.
+  const before = new WeakMap<object, Set<string>>();
+  const { budget } = opts;
+  if (budget) {
+    app.addHook("preHandler", async (req, reply) => {
+      if (req.method === "GET" && !req.routeOptions.config?.alwaysAnswers)
+        before.set(reply.raw, new Set(Object.keys(reply.getHeaders())));
+    });
+  }
+  app.addHook("onSend", async (req, reply, payload) => {
     const res = reply.raw as Cuttable;
     if (sending.has(res)) return;
+    const bytes = answerBytes(payload);
+    const kept = before.get(reply.raw);
+    let release: (() => void) | undefined;
+    if (budget && kept && reply.statusCode < 400 && bytes > 0) {
+      try {
+        release = budget.hold(clientKey(req), bytes);
+      } catch (err) {
+        for (const name of Object.keys(reply.getHeaders())) {
+          if (!kept.has(name) && name !== "connection") reply.removeHeader(name);
+        }
+        throw err;
+      }
+    }
     sending.set(res, performance.now() + opts.timeoutMs);
-    // Sent, or gone: either way nothing is left to cut.
-    res.once("close", () => sending.delete(res));
+    // Sent, or gone: either way nothing is left to cut or to hold.
+    res.once("close", () => {
+      sending.delete(res);
+      release?.();
+    });
   });
 });

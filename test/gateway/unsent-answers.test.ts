@@ -1,0 +1,183 @@
+// Answers to reads that clients leave unread are bounded in bytes, per client and in all, over
+// real sockets: HTTP/2 clients that open reads and never open their streams' windows hold at
+// most their bound, their next read is a retryable 429 in the terms of the face it asked (nova,
+// S2, Durable Streams) with nothing of the refused answer's caching, other clients still read,
+// and the budget comes back once the answers are gone.
+import assert from "node:assert/strict";
+import http2 from "node:http2";
+import { after, before, test } from "node:test";
+import { request } from "undici";
+import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
+import { http, newStream } from "../harness/http.ts";
+import { metric } from "../harness/metrics.ts";
+import { type Stack, startStack } from "../harness/stack.ts";
+import { waitFor } from "../harness/wait.ts";
+
+const DS = { bucket: "unsent-ds", longPollMs: 1000, sseCloseS: 60 };
+let stack: Stack<Gateway>;
+let stream: string;
+let basin: string;
+
+before(async () => {
+  // A client may hold one answer, however small, and no more (its first always goes).
+  stack = await startStack("nova-unsent-", {
+    gateway: {
+      checkResponses: true,
+      ds: DS,
+      unsentAnswers: { maxBytes: 256 * 1024 * 1024, clientMaxBytes: 1 },
+    },
+  });
+  stream = await newStream(stack.gw.base);
+  basin = stream.split("/")[3] as string;
+  const body = "x".repeat(1000);
+  const res = await http(stack.gw.base, "POST", `${stream}/records`, {
+    records: Array.from({ length: 1000 }, () => ({ body })),
+  });
+  assert.equal(res.status, 200, res.text);
+});
+after(() => stack?.close());
+
+const held = (base: string) =>
+  metric(base, "nova_gateway_memory_held_bytes", 'part="unsent_answers"');
+
+/** An HTTP/2 client that never opens a stream's window: every answer it gets stays unsent. */
+function stalledClient(base: string, token: string) {
+  const session = http2.connect(base, { settings: { initialWindowSize: 0 } });
+  session.on("error", () => {});
+  return {
+    /** The status and headers of a GET of `path`; its body never comes. */
+    head(path: string, headers: Record<string, string> = {}) {
+      const req = session.request({ ":path": path, authorization: `Bearer ${token}`, ...headers });
+      req.on("error", () => {});
+      return new Promise<http2.IncomingHttpHeaders>((resolve, reject) => {
+        req.once("response", resolve);
+        req.once("close", () => reject(new Error(`${path}: closed without an answer`)));
+      });
+    },
+    close: () => session.destroy(),
+  };
+}
+
+const read = (base: string, path: string, token: string, headers: Record<string, string> = {}) =>
+  request(`${base}${path}`, { headers: { authorization: `Bearer ${token}`, ...headers } });
+
+test("a client holding its bound gets 429 for its next page, in each face's terms; another client reads; the budget comes back", async () => {
+  const base = stack.gw.base;
+  const page = `${stream}/records?seq_num=0`;
+  const dsPath = `/ds/v1/stream/unsent`;
+  const put = await request(`${base}${dsPath}`, {
+    method: "PUT",
+    headers: { "content-type": "application/octet-stream" },
+  });
+  assert.equal(put.statusCode, 201, await put.body.text());
+  const posted = await request(`${base}${dsPath}`, {
+    method: "POST",
+    headers: { "content-type": "application/octet-stream" },
+    body: "durable bytes",
+  });
+  assert.equal(posted.statusCode, 204, await posted.body.text());
+  // Whether the DS page is cacheable: refused, it must say nothing of that.
+  const dsPage = await read(base, `${dsPath}?offset=-1`, "reader");
+  await dsPage.body.dump();
+  assert.ok(dsPage.headers.etag, "the DS page has an ETag to lose");
+
+  const a = stalledClient(base, "A");
+  try {
+    const first = await a.head(page);
+    assert.equal(first[":status"], 200);
+    const pageBytes = Number(first["content-length"]);
+    assert.ok(pageBytes > 1_000_000, `${pageBytes} bytes`);
+    await waitFor(async () => (await held(base)) === pageBytes);
+
+    const second = await a.head(page);
+    assert.equal(second[":status"], 429);
+    assert.ok(second["retry-after"]);
+    assert.equal(second["cache-control"], "no-store");
+    assert.equal(second["server-timing"], undefined, "the refused page's own headers are gone");
+
+    const refused = await read(base, page, "A");
+    assert.equal(refused.statusCode, 429);
+    const body = (await refused.body.json()) as Record<string, unknown>;
+    assert.equal(body.code, "resource_exhausted");
+    assert.equal(body.retryable, true);
+    assert.match(String(body.message), /this client has \d+ bytes of answers it has not read yet/);
+    assert.match(String(body.message), /--unsent-answers-client-mb/);
+
+    // S2's face: S2's error body.
+    const s2 = await read(base, "/v1/streams/s/records?seq_num=0", "A", { "s2-basin": basin });
+    assert.equal(s2.statusCode, 429);
+    const s2Body = (await s2.body.json()) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(s2Body).sort(), ["code", "message"]);
+    assert.match(String(s2Body.message), /--unsent-answers-client-mb/);
+
+    // Durable Streams': its error body, and none of the page's caching.
+    const ds = await read(base, `${dsPath}?offset=-1`, "A");
+    assert.equal(ds.statusCode, 429);
+    assert.equal(ds.headers.etag, undefined);
+    assert.equal(ds.headers["cache-control"], "no-store");
+    assert.equal(ds.headers["stream-next-offset"], undefined);
+    assert.equal(ds.headers["x-content-type-options"], "nosniff");
+    const dsBody = (await ds.body.json()) as Record<string, unknown>;
+    assert.equal(dsBody.code, "resource_exhausted");
+
+    // Another client, and the probes, are not held back by A's unread page.
+    const b = await read(base, page, "B");
+    assert.equal(b.statusCode, 200);
+    assert.equal((await b.body.text()).length, pageBytes);
+    assert.equal((await http(base, "GET", "/readyz")).status, 200);
+  } finally {
+    a.close();
+  }
+  await waitFor(async () => (await held(base)) === 0);
+  const again = await read(base, page, "A");
+  assert.equal(again.statusCode, 200);
+  await again.body.dump();
+});
+
+test("clients hold at most their bound each, and the gateway at most its own", async () => {
+  const probe = await read(stack.gw.base, `${stream}/records?seq_num=0`, "probe");
+  const pageBytes = (await probe.body.text()).length;
+  // Two and a half pages a client, three and a half in all.
+  const gw = await inProcessGateway([stack.star.address], {
+    unsentAnswers: {
+      maxBytes: Math.floor(3.5 * pageBytes),
+      clientMaxBytes: Math.floor(2.5 * pageBytes),
+    },
+  });
+  const a = stalledClient(gw.base, "A");
+  const b = stalledClient(gw.base, "B");
+  try {
+    const page = `${stream}/records?seq_num=0`;
+    const statuses = async (client: typeof a, n: number) => {
+      const out: unknown[] = [];
+      // One at a time: which of them is refused is then certain.
+      for (let i = 0; i < n; i++) out.push((await client.head(page))[":status"]);
+      return out;
+    };
+    assert.deepEqual(await statuses(a, 4), [200, 200, 429, 429]);
+    assert.equal(await held(gw.base), 2 * pageBytes);
+    assert.deepEqual(await statuses(b, 2), [200, 429]);
+    assert.equal(await held(gw.base), 3 * pageBytes);
+
+    const c = await read(gw.base, page, "C");
+    assert.equal(c.statusCode, 429);
+    const body = (await c.body.json()) as Record<string, unknown>;
+    assert.match(String(body.message), /the gateway holds \d+ bytes .*--unsent-answers-mb/);
+    // An append is never refused for it: its answer is an ack of a write done.
+    const appended = await http(gw.base, "POST", `${stream}/records`, {
+      records: [{ body: "ok" }],
+    });
+    assert.equal(appended.status, 200, appended.text);
+
+    a.close();
+    b.close();
+    await waitFor(async () => (await held(gw.base)) === 0);
+    const again = await read(gw.base, page, "C");
+    assert.equal(again.statusCode, 200);
+    await again.body.dump();
+  } finally {
+    a.close();
+    b.close();
+    await gw.close();
+  }
+});
