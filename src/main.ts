@@ -16,7 +16,7 @@ import {
   DEFAULT_READPLAN_SETTINGS,
   FORWARDED_HEADERS,
 } from "./gateway/settings.ts";
-import { parseProcessFlags } from "./platform/cli/index.ts";
+import { argsWithout, envName, parseProcessFlags } from "./platform/cli/index.ts";
 import { countFullCollections, GarbageNudge, settledBytes } from "./platform/memory/index.ts";
 import type { OpenStorage, RunningStar } from "./star/index.ts";
 
@@ -326,9 +326,14 @@ function workerLink(): Link {
 async function runPrimary(): Promise<never> {
   const own = createMetrics();
   if (star) own.memory.include("star_", star.memory);
+  // Workers take the port from the environment: once the first ones have bound it, their
+  // replacements get the bound port, for node:cluster closes the port when its last worker dies
+  // and a worker asking for --port 0 again would get another.
+  cluster.setupPrimary({ args: argsWithout(process.argv.slice(2), "port") });
   const primary = new ClusterPrimary({
     workers: opts.workers,
     env: {
+      [envName("port")]: String(opts.port),
       ...(star ? { NOVA_STARS: stars.join(",") } : {}),
       ...(storageEndpoint ? { NOVA_S3_ENDPOINT: storageEndpoint } : {}),
     },
@@ -365,9 +370,16 @@ async function runPrimary(): Promise<never> {
     await primary.stop("SIGINT");
     return exit(1);
   }
+  primary.forkWith({ [envName("port")]: boundPort(url) });
   logger.info({ workerPids: primary.pids, url }, "workers ready");
   process.stdout.write(`nova-gateway listening on ${url}\n`);
   return new Promise<never>(() => {});
+}
+
+/** The port a URL names, its scheme's when it names none. */
+function boundPort(url: string): string {
+  const u = new URL(url);
+  return u.port || (u.protocol === "https:" ? "443" : "80");
 }
 
 /** Requests kept until `actWith` gives what acts on them: then those first, in order. */

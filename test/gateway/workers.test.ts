@@ -175,6 +175,27 @@ describe("a gateway with --workers 2", () => {
     assert.equal(res.status, 200, res.text);
   });
 
+  test("every worker killed at once: the replacements serve the port the first ones bound", async () => {
+    const before = workers;
+    for (const pid of before) process.kill(pid, "SIGKILL");
+    workers = await waitFor(
+      () => {
+        const now = children(proc.child.pid as number);
+        return now.length === 2 && now.every((pid) => !before.includes(pid)) && now;
+      },
+      { timeoutMs: 30_000, message: "two replacement workers" },
+    );
+    // Started with --port 0: a replacement asking for a port of its own would serve elsewhere.
+    await waitFor(
+      async () => {
+        const res = await request(`${url}/readyz`, { reset: true }).catch(() => undefined);
+        await res?.body.text();
+        return res?.statusCode === 200;
+      },
+      { timeoutMs: 30_000, message: `the replacements serving ${url}` },
+    );
+  });
+
   test("SIGTERM to the process group drains each worker once: /readyz fails while requests are served, then every process exits 0", async () => {
     const exited = proc.kill("SIGTERM", DRAIN_DELAY_MS);
     // A worker that took the primary's stop as a second signal would skip the delay and close.

@@ -311,4 +311,57 @@ describe("ClusterPrimary", () => {
     const answer = forked[1]?.sent.find((m) => m.nova === "metrics-failed") as { message: string };
     assert.match(answer.message, /2 of 2 workers did not send their metrics within 20 ms; retry/);
   });
+
+  test("a worker that exits before it is ready waits as a young one, however long it took to fail", async () => {
+    const { primary, forked, advance } = await running(1);
+    advance(RESTART_DELAY_MS.youngMs);
+    forked[0]?.exit(null, "SIGKILL");
+    await until(() => forked.length === 2);
+    // The replacement fails to start, long after it was forked.
+    advance(3 * RESTART_DELAY_MS.youngMs);
+    const t0 = performance.now();
+    forked[1]?.exit(2);
+    await until(() => forked.length === 3);
+    assert.ok(performance.now() - t0 >= RESTART_DELAY_MS.first - 5);
+    const stopped = primary.stop("SIGTERM");
+    forked[2]?.exit(0);
+    assert.equal(await stopped, 0);
+  });
+
+  test("forkWith's environment goes to a worker forked when none is alive; one forked beside others gets theirs", async () => {
+    const { primary, forked, envs, advance } = await running(2);
+    primary.forkWith({ NOVA_PORT: "8123" });
+    advance(RESTART_DELAY_MS.youngMs);
+    forked[0]?.exit(null, "SIGKILL");
+    await until(() => forked.length === 3);
+    assert.deepEqual(envs[2], { NOVA_STARS: "127.0.0.1:1" });
+    forked[2]?.say({ nova: "ready", url: "u" });
+    advance(RESTART_DELAY_MS.youngMs);
+    forked[1]?.exit(null, "SIGKILL");
+    forked[2]?.exit(null, "SIGKILL");
+    await until(() => forked.length === 5);
+    assert.deepEqual(envs[3], { NOVA_STARS: "127.0.0.1:1", NOVA_PORT: "8123" });
+    assert.deepEqual(envs[4], envs[3]);
+    const stopped = primary.stop("SIGTERM");
+    for (const w of forked.slice(3)) w.exit(0);
+    await stopped;
+  });
+
+  test("a worker that exits before it sends its part fails the answer at once, not at the timeout", async () => {
+    const { primary, forked } = cluster(2, { ipcTimeoutMs: 60_000 });
+    const started = primary.start();
+    for (const w of forked) w.say({ nova: "ready", url: "u" });
+    await started;
+    forked[0]?.say({ nova: "metrics", id: 1 });
+    await until(() => forked.every((w) => w.sent.some((m) => m.nova === "gather")));
+    const gather = forked[0]?.sent.find((m) => m.nova === "gather") as { id: number };
+    forked[0]?.say({ nova: "metrics-part", id: gather.id, part: metricsPart(1) });
+    forked[1]?.exit(null, "SIGKILL");
+    await until(() => forked[0]?.sent.some((m) => m.nova === "metrics-failed") === true);
+    const answer = forked[0]?.sent.find((m) => m.nova === "metrics-failed") as { message: string };
+    assert.match(answer.message, /1 of 2 workers did not send their metrics/);
+    const stopped = primary.stop("SIGTERM");
+    for (const w of [forked[0], ...forked.slice(2)]) w?.exit(0);
+    await stopped;
+  });
 });

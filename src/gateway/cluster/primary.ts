@@ -50,13 +50,22 @@ export interface ClusterPrimaryOptions {
   now?: () => number;
 }
 
-/** A replacement for a worker that died young waits, twice as long each time, up to the most. */
+/**
+ * A replacement for a worker that died young (before it was ready, or within `youngMs` after)
+ * waits, twice as long each time, up to the most: a worker that cannot start is retried every
+ * 10 s, however long each try takes to fail.
+ */
 export const RESTART_DELAY_MS = { first: 250, most: 10_000, youngMs: 10_000 };
 
 interface Live {
   process: WorkerProcess;
-  forkedAt: number;
+  /** The environment it was forked with. */
+  env: Record<string, string>;
+  /** When it said it was ready; undefined before. */
+  readyAt: number | undefined;
   ready: boolean;
+  /** Its answers to /metrics gatherings still awaited, by id. */
+  gathering: Set<number>;
   /** Its metrics as the last /metrics answer summed them. */
   lastPart?: MetricsPart;
 }
@@ -69,6 +78,7 @@ const COUNTED = new Set<unknown>(["counter", "histogram"]);
 
 export class ClusterPrimary {
   readonly #opts: ClusterPrimaryOptions;
+  #env: Record<string, string>;
   readonly #fork: (env: Record<string, string>) => WorkerProcess;
   readonly #now: () => number;
   readonly #live = new Set<Live>();
@@ -87,6 +97,7 @@ export class ClusterPrimary {
 
   constructor(opts: ClusterPrimaryOptions) {
     this.#opts = opts;
+    this.#env = opts.env;
     this.#fork = opts.fork ?? forkWorker;
     this.#now = opts.now ?? Date.now;
   }
@@ -130,14 +141,25 @@ export class ClusterPrimary {
     return this.#failed ? 1 : 0;
   }
 
+  /**
+   * More environment for a worker forked when none is alive (the port the first ones bound). One
+   * forked while others live gets theirs: they share node:cluster's listening handle, which is
+   * kept by the address and port they asked for, until the last of them is gone.
+   */
+  forkWith(env: Record<string, string>): void {
+    this.#env = { ...this.#env, ...env };
+  }
+
   #stopMessage(signal: StopSignal): ToWorker {
     return { nova: "stop", signal, round: this.#stopRound };
   }
 
   #spawn(): void {
-    const process = this.#fork(this.#opts.env);
-    const live: Live = { process, forkedAt: this.#now(), ready: false };
+    const env = this.#live.values().next().value?.env ?? this.#env;
+    const process = this.#fork(env);
+    const live: Live = { process, env, readyAt: undefined, ready: false, gathering: new Set() };
     this.#live.add(live);
+    this.#opts.logger.info({ workerPid: process.pid }, "worker starting");
     process.onMessage((message) => {
       if (isToPrimary(message)) this.#onMessage(live, message);
     });
@@ -153,6 +175,7 @@ export class ClusterPrimary {
           return;
         }
         live.ready = true;
+        live.readyAt = this.#now();
         this.#opts.logger.info({ workerPid: live.process.pid, url: message.url }, "worker ready");
         if (!this.#started && [...this.#live].every((w) => w.ready)) {
           this.#started = this.#live.size === this.#opts.workers;
@@ -175,6 +198,8 @@ export class ClusterPrimary {
   #onExit(live: Live, code: number | null, signal: string | null): void {
     this.#live.delete(live);
     if (live.lastPart) this.#retire(live.lastPart);
+    // A scrape waiting for its part fails now rather than at its timeout.
+    for (const id of live.gathering) this.#parts.get(id)?.(undefined);
     const pid = live.process.pid;
     // A worker still starting when a stop signal came to the group (before Node ran any of its
     // code) ends by the signal's default action: it served nothing, which is a clean stop.
@@ -194,14 +219,17 @@ export class ClusterPrimary {
       void this.stop("SIGINT");
       return;
     }
-    const young = this.#now() - live.forkedAt < RESTART_DELAY_MS.youngMs;
+    const young =
+      live.readyAt === undefined || this.#now() - live.readyAt < RESTART_DELAY_MS.youngMs;
     const delayMs = young ? this.#restartMs : 0;
     this.#restartMs = young
       ? Math.min(this.#restartMs * 2, RESTART_DELAY_MS.most)
       : RESTART_DELAY_MS.first;
-    this.#opts.logger.warn(
+    this.#opts.logger[live.ready ? "warn" : "error"](
       { workerPid: pid, code, signal, delayMs },
-      "worker exited; replacing it",
+      live.ready
+        ? "worker exited; replacing it"
+        : "worker exited before it was ready; replacing it",
     );
     this.#restartTimer = setTimeout(() => {
       this.#restartTimer = undefined;
@@ -242,10 +270,12 @@ export class ClusterPrimary {
       const done = (part: MetricsPart | undefined) => {
         clearTimeout(timer);
         this.#parts.delete(id);
+        live.gathering.delete(id);
         if (part) live.lastPart = part;
         resolve(part);
       };
       this.#parts.set(id, done);
+      live.gathering.add(id);
       live.process.send({ nova: "gather", id });
     });
   }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import { hostPort, httpUrl } from "./addresses.ts";
-import { defineFlags, envName, FlagError, wantsHelp } from "./flags.ts";
+import { argsWithout, defineFlags, envName, FlagError, wantsHelp } from "./flags.ts";
 
 const flags = defineFlags(
   {
@@ -328,4 +328,12 @@ test("describe() gives each flag as help and the generated docs show it", () => 
   );
   assert.equal(byUsage.get("--token <string>")?.env, "MY_TOKEN");
   assert.equal(byUsage.size, Object.keys(flags.specs).length);
+});
+
+test("argsWithout drops a flag in either form, and its value comes from the environment", () => {
+  const argv = ["--port", "0", "--data-dir", "/d", "--host", "h"];
+  assert.deepEqual(argsWithout(argv, "port"), ["--data-dir", "/d", "--host", "h"]);
+  const kept = argsWithout(["--data-dir", "/d", "--port=0", "--verbose"], "port");
+  assert.equal(flags.parse(kept, { NOVA_TEST_PORT: "8123" }).port, 8123);
+  assert.deepEqual(argsWithout(base, "port"), base);
 });

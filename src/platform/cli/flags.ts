@@ -305,6 +305,20 @@ export function defineFlags<const S extends FlagSpecs>(
 }
 
 /**
+ * `argv`, already parsed, without the flag `--name` and its value (`--name V` or `--name=V`), so
+ * that a process started with the rest takes that flag from its environment instead.
+ */
+export function argsWithout(argv: readonly string[], name: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === `--${name}`) i++;
+    else if (!arg.startsWith(`--${name}=`)) out.push(arg);
+  }
+  return out;
+}
+
+/**
  * For a program's main: the parsed flags, or the help on stdout and exit 0 when asked,
  * or the problem on stderr and exit 2.
  */
