@@ -58,6 +58,8 @@ function stalledClient(base: string, token: string) {
   };
 }
 
+const pooled = (bytes: number) => 2 ** Math.ceil(Math.log2(bytes));
+
 const read = (base: string, path: string, token: string, headers: Record<string, string> = {}) =>
   request(`${base}${path}`, { headers: { authorization: `Bearer ${token}`, ...headers } });
 
@@ -87,7 +89,8 @@ test("a client holding its bound gets 429 for its next page, in each face's term
     assert.equal(first[":status"], 200);
     const pageBytes = Number(first["content-length"]);
     assert.ok(pageBytes > 1_000_000, `${pageBytes} bytes`);
-    await waitFor(async () => (await held(base)) === pageBytes);
+    // The page's whole pooled buffer, a power of two.
+    await waitFor(async () => (await held(base)) === pooled(pageBytes));
 
     const second = await a.head(page);
     assert.equal(second[":status"], 429);
@@ -134,34 +137,56 @@ test("a client holding its bound gets 429 for its next page, in each face's term
   await again.body.dump();
 });
 
-test("clients hold at most their bound each, and the gateway at most its own", async () => {
-  const probe = await read(stack.gw.base, `${stream}/records?seq_num=0`, "probe");
-  const pageBytes = (await probe.body.text()).length;
-  // Two and a half pages a client, three and a half in all.
+test("past a share the answer leaves as a 429 without the page's headers; the gateway's last eighth is for clients holding nothing", async () => {
+  const base = stack.gw.base;
+  const page = `${stream}/records?seq_num=0`;
+  const probe = await read(base, page, "probe");
+  const P = pooled((await probe.body.text()).length);
+  const dsPath = "/ds/v1/stream/unsent-large";
+  const put = await request(`${base}${dsPath}`, {
+    method: "PUT",
+    headers: { "content-type": "application/octet-stream" },
+    body: Buffer.alloc(1_000_000, 0x61),
+  });
+  assert.equal(put.statusCode, 201, await put.body.text());
+  // A client may hold two pages and a quarter; the gateway four and a half, of which the last
+  // eighth (about half a page) only for clients that hold nothing.
   const gw = await inProcessGateway([stack.star.address], {
-    unsentAnswers: {
-      maxBytes: Math.floor(3.5 * pageBytes),
-      clientMaxBytes: Math.floor(2.5 * pageBytes),
-    },
+    checkResponses: true,
+    ds: DS,
+    unsentAnswers: { maxBytes: Math.floor(4.5 * P), clientMaxBytes: Math.floor(2.25 * P) },
   });
   const a = stalledClient(gw.base, "A");
   const b = stalledClient(gw.base, "B");
+  const d = stalledClient(gw.base, "D");
   try {
-    const page = `${stream}/records?seq_num=0`;
-    const statuses = async (client: typeof a, n: number) => {
-      const out: unknown[] = [];
-      // One at a time: which of them is refused is then certain.
-      for (let i = 0; i < n; i++) out.push((await client.head(page))[":status"]);
-      return out;
-    };
-    assert.deepEqual(await statuses(a, 4), [200, 200, 429, 429]);
-    assert.equal(await held(gw.base), 2 * pageBytes);
-    assert.deepEqual(await statuses(b, 2), [200, 429]);
-    assert.equal(await held(gw.base), 3 * pageBytes);
+    // One at a time: which of them is refused is then certain.
+    assert.equal((await a.head(page))[":status"], 200);
+    assert.equal((await a.head(page))[":status"], 200);
+    // Let in (a page would fit the share's rest), refused once its answer is made.
+    const third = await a.head(page);
+    assert.equal(third[":status"], 429);
+    assert.equal(third["cache-control"], "no-store");
+    assert.equal(third["server-timing"], undefined, "the refused page's own headers are gone");
+    const ds = await a.head(`${dsPath}?offset=-1`);
+    assert.equal(ds[":status"], 429);
+    assert.equal(ds.etag, undefined);
+    assert.equal(ds["stream-next-offset"], undefined);
+    assert.equal(ds["cache-control"], "no-store");
+    assert.equal(ds["x-content-type-options"], "nosniff");
+    assert.equal(await held(gw.base), 2 * P);
 
+    assert.equal((await b.head(page))[":status"], 200);
+    // B holds a page now: the reserve is not its.
+    assert.equal((await b.head(page))[":status"], 429);
+    assert.equal(await held(gw.base), 3 * P);
     const c = await read(gw.base, page, "C");
-    assert.equal(c.statusCode, 429);
-    const body = (await c.body.json()) as Record<string, unknown>;
+    assert.equal(c.statusCode, 200, "a client holding nothing reads from the reserve");
+    await c.body.dump();
+    assert.equal((await d.head(page))[":status"], 200);
+    const e = await read(gw.base, page, "E");
+    assert.equal(e.statusCode, 429);
+    const body = (await e.body.json()) as Record<string, unknown>;
     assert.match(String(body.message), /the gateway holds \d+ bytes .*--unsent-answers-mb/);
     // An append is never refused for it: its answer is an ack of a write done.
     const appended = await http(gw.base, "POST", `${stream}/records`, {
@@ -169,15 +194,32 @@ test("clients hold at most their bound each, and the gateway at most its own", a
     });
     assert.equal(appended.status, 200, appended.text);
 
-    a.close();
-    b.close();
+    for (const client of [a, b, d]) client.close();
     await waitFor(async () => (await held(gw.base)) === 0);
-    const again = await read(gw.base, page, "C");
+    const again = await read(gw.base, page, "E");
     assert.equal(again.statusCode, 200);
     await again.body.dump();
   } finally {
-    a.close();
-    b.close();
+    for (const client of [a, b, d]) client.close();
     await gw.close();
   }
+});
+
+test("a long-poll of a client at its share is refused before it waits", async () => {
+  const base = stack.gw.base;
+  const a = stalledClient(base, "A");
+  try {
+    assert.equal((await a.head(`${stream}/records?seq_num=0`))[":status"], 200);
+    const tail = await http(base, "GET", `${stream}/records/tail`);
+    // Refused at once; waiting first, it would answer only after its 25 s (the most a wait is).
+    const poll = await request(
+      `${base}${stream}/records?seq_num=${tail.json.tail.seq_num}&wait=25`,
+      { headers: { authorization: "Bearer A" }, headersTimeout: 15_000 },
+    );
+    assert.equal(poll.statusCode, 429);
+    await poll.body.dump();
+  } finally {
+    a.close();
+  }
+  await waitFor(async () => (await held(base)) === 0);
 });

@@ -4,7 +4,12 @@
 // Two bounds: the gateway's (--unsent-answers-mb) and one client's (--unsent-answers-client-mb;
 // a client as admission names it, client-key.ts). An answer that would pass either is not sent
 // but refused with a retryable 429: the read is safe to repeat once the client has read what it
-// holds. An answer alone (of its client, of the gateway) always goes, whatever its size.
+// holds. A client that already holds its share is refused before its read is carried out.
+// - An answer alone (of its client, of the gateway) always goes, whatever its size.
+// - The gateway's last eighth (at most 32 MiB) is kept for clients that hold nothing: a few
+//   clients that read none of their answers cannot shut every other reader out.
+// - An answer counts at least ANSWER_FLOOR_BYTES: many small answers left unread hold their
+//   streams' and responses' memory too.
 import { resourceExhausted } from "../errors/index.ts";
 
 export interface AnswerLimits {
@@ -14,13 +19,19 @@ export interface AnswerLimits {
   clientMaxBytes: number;
 }
 
+/** The least an answer counts for. */
+export const ANSWER_FLOOR_BYTES = 16 * 1024;
+const MAX_RESERVE_BYTES = 32 * 1024 * 1024;
+
 export class AnswerBudget {
   readonly #limits: AnswerLimits;
+  readonly #reserve: number;
   #held = 0;
   readonly #clients = new Map<string, number>();
 
   constructor(limits: AnswerLimits) {
     this.#limits = limits;
+    this.#reserve = Math.min(MAX_RESERVE_BYTES, Math.floor(limits.maxBytes / 8));
   }
 
   /** Bytes of answers written and not yet taken. */
@@ -37,33 +48,44 @@ export class AnswerBudget {
     return this.#clients.size;
   }
 
+  /** Throws the 429 when even the smallest answer to `client` would pass a bound. */
+  admit(client: string): void {
+    this.#check(this.#clients.get(client) ?? 0, ANSWER_FLOOR_BYTES);
+  }
+
   /**
-   * Holds `bytes` of an answer to `client` until the returned function is called (the answer
-   * taken, or cut); throws the 429 when the answer would pass a bound.
+   * Holds an answer of `bytes` to `client` until the returned function is called (the answer
+   * taken, or cut); throws the 429 when it would pass a bound.
    */
   hold(client: string, bytes: number): () => void {
     const own = this.#clients.get(client) ?? 0;
-    const { maxBytes, clientMaxBytes } = this.#limits;
-    if (own > 0 && own + bytes > clientMaxBytes) {
-      throw resourceExhausted(
-        `this client has ${own} bytes of answers it has not read yet, and this one is ${bytes} (at most ${clientMaxBytes} in all, --unsent-answers-client-mb); read them, then repeat this read`,
-      );
-    }
-    if (this.#held > 0 && this.#held + bytes > maxBytes) {
-      throw resourceExhausted(
-        `the gateway holds ${this.#held} bytes of answers its clients have not read yet, and this one is ${bytes} (at most ${maxBytes}, --unsent-answers-mb); retry shortly`,
-      );
-    }
-    this.#clients.set(client, own + bytes);
-    this.#held += bytes;
+    const counted = Math.max(bytes, ANSWER_FLOOR_BYTES);
+    this.#check(own, counted);
+    this.#clients.set(client, own + counted);
+    this.#held += counted;
     let held = true;
     return () => {
       if (!held) return;
       held = false;
-      this.#held -= bytes;
-      const left = (this.#clients.get(client) ?? bytes) - bytes;
+      this.#held -= counted;
+      const left = (this.#clients.get(client) ?? counted) - counted;
       if (left > 0) this.#clients.set(client, left);
       else this.#clients.delete(client);
     };
+  }
+
+  #check(own: number, bytes: number): void {
+    const { maxBytes, clientMaxBytes } = this.#limits;
+    if (own > 0 && own + bytes > clientMaxBytes) {
+      throw resourceExhausted(
+        `this client has ${own} bytes of answers it has not read yet (at most ${clientMaxBytes}, --unsent-answers-client-mb); read them, then repeat this read`,
+      );
+    }
+    const limit = own > 0 ? maxBytes - this.#reserve : maxBytes;
+    if (this.#held > 0 && this.#held + bytes > limit) {
+      throw resourceExhausted(
+        `the gateway holds ${this.#held} bytes of answers its clients have not read yet (at most ${maxBytes}, --unsent-answers-mb); retry shortly`,
+      );
+    }
   }
 }

@@ -5,16 +5,18 @@
 // not nginx's between two writes: Node shows no progress within one write, which a page is.
 // Sessions (SSE, NDJSON), which Fastify does not send, keep their own slow-consumer rule. One
 // sweep a second checks them all.
-// Answers to reads (GET) are bounded in bytes too, until taken or cut (answer-budget.ts): one
-// that would pass a bound leaves as the read's 429 instead, without what the route had said of
-// the answer it replaces (its caching, its ETag, its offsets). Answers to writes are acks, and
-// never refused: the write is done; nor are health checks and metrics (`config.alwaysAnswers`),
-// which a balancer or a scraper must get whatever other clients leave unread.
+// Answers to reads (GET) are bounded in bytes too, until taken or cut (answer-budget.ts): a read
+// of a client already at a bound is refused before it is carried out (a long-poll before it
+// waits), and an answer that would pass one leaves as the read's 429 instead, without what the
+// route had said of the answer it replaces (its caching, its ETag, its offsets). Answers to
+// writes are acks, and never refused: the write is done; nor are health checks and metrics
+// (`config.alwaysAnswers`), which a balancer or a scraper must get whatever others leave unread.
 import http2 from "node:http2";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import type { AnswerBudget } from "./answer-budget.ts";
 import { clientKey } from "./client-key.ts";
+import { responseBuffers } from "./response-buffers.ts";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -46,9 +48,13 @@ export interface UnsentAnswersOptions {
   budget?: AnswerBudget;
 }
 
-/** The size of an answer Fastify is about to send; streams (the console's files) hold little. */
+/**
+ * The memory an answer Fastify is about to send holds: a page's whole pooled buffer; streams
+ * (the console's files) hold little.
+ */
 function answerBytes(payload: unknown): number {
-  return typeof payload === "string" || Buffer.isBuffer(payload) ? payload.length : 0;
+  if (Buffer.isBuffer(payload)) return responseBuffers.heldBy(payload);
+  return typeof payload === "string" ? payload.length : 0;
 }
 
 export const unsentAnswersPlugin = fp(async (app: FastifyInstance, opts: UnsentAnswersOptions) => {
@@ -68,8 +74,9 @@ export const unsentAnswersPlugin = fp(async (app: FastifyInstance, opts: UnsentA
   const { budget } = opts;
   if (budget) {
     app.addHook("preHandler", async (req, reply) => {
-      if (req.method === "GET" && !req.routeOptions.config?.alwaysAnswers)
-        before.set(reply.raw, new Set(Object.keys(reply.getHeaders())));
+      if (req.method !== "GET" || req.routeOptions.config?.alwaysAnswers) return;
+      budget.admit(clientKey(req));
+      before.set(reply.raw, new Set(Object.keys(reply.getHeaders())));
     });
   }
   app.addHook("onSend", async (req, reply, payload) => {

@@ -68,3 +68,13 @@ test("idle memory never exceeds the bound, and buffers hold exactly what was ask
     ),
   );
 });
+
+test("heldBy: a lent buffer keeps its whole size class alive; any other buffer its length", () => {
+  const pool = new BufferPool(1 << 24);
+  const lent = pool.take(100 * 1024);
+  assert.equal(lent.length, 100 * 1024);
+  assert.equal(pool.heldBy(lent), 128 * 1024);
+  assert.equal(pool.heldBy(Buffer.alloc(10)), 10);
+  pool.give(lent);
+  assert.equal(pool.heldBy(lent), 100 * 1024, "given back: no longer the pool's loan");
+});

@@ -34,6 +34,11 @@ export class BufferPool {
     return Buffer.from(memory, 0, size);
   }
 
+  /** The memory `buf` keeps alive: the whole pooled buffer it is cut from when lent from here. */
+  heldBy(buf: Uint8Array): number {
+    return this.#lent.has(buf.buffer as ArrayBuffer) ? buf.buffer.byteLength : buf.byteLength;
+  }
+
   /** `buf`'s memory is no longer read by anyone; anything else is ignored. */
   give(buf: Uint8Array): void {
     const memory = buf.buffer;
