@@ -14,6 +14,7 @@ import { handBackStreams, stepDown } from "./fleet/leadership.ts";
 import { LeaseKeeper } from "./fleet/lease-keeper.ts";
 import { Fleet, type Member } from "./fleet/members.ts";
 import { Peers } from "./fleet/peers.ts";
+import { CatalogSweep } from "./lifecycle/catalog-sweep.ts";
 import { StreamUses } from "./lifecycle/expiry.ts";
 import { retentionRound } from "./lifecycle/retention-round.ts";
 import { DEFAULT_LIMITS, type StarLimits } from "./limits.ts";
@@ -245,9 +246,13 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
   if (!options.fleet) fleet = Fleet.single(options.id, `${host}:${port}`);
 
   const retain = unlessRunning(() => retentionRound(ctx));
+  // Beside the rounds, never in their way: a batch of the catalog's streams a round's time.
+  const catalogSweep = new CatalogSweep();
+  const sweep = unlessRunning(() => catalogSweep.round(ctx));
   const retention = setInterval(() => {
     if (!holdsLease()) return;
     ctx.background("retention", retain);
+    if (!catalogSweep.done) ctx.background("retention sweep", sweep);
   }, options.retentionIntervalMs ?? 5_000);
   retention.unref();
   const settling = setInterval(() => {

@@ -11,7 +11,11 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { DataPlaneServiceClient } from "../../src/gen/nova/v1/DataPlaneService.ts";
 import type { Record__Output } from "../../src/gen/nova/v1/Record.ts";
-import { type RunningS3rver, startS3rver } from "../../src/platform/objstore/index.ts";
+import {
+  createS3Store,
+  type RunningS3rver,
+  startS3rver,
+} from "../../src/platform/objstore/index.ts";
 import { inProcessGateway } from "../harness/gateway.ts";
 import { call, settleStar, starStats, subscribeUntil } from "../harness/grpc.ts";
 import { http } from "../harness/http.ts";
@@ -37,7 +41,9 @@ const running = new Set<StarProcess>();
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), "nova-settling-"));
-  s3 = await startS3rver({ port: 0, dataDir: dir, buckets: ["nova"] });
+  // "idle": a store of its own for the idle-close tests, which count every stream a star holds
+  // (a star's start sweeps the catalog it finds, the other tests' streams included).
+  s3 = await startS3rver({ port: 0, dataDir: dir, buckets: ["nova", "idle", "restart"] });
 });
 
 after(async () => {
@@ -49,8 +55,8 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function startStar(args: string[]): Promise<StarProcess> {
-  const star = await startStarProcess(s3Storage(s3.url), { args });
+async function startStar(args: string[], bucket = "nova"): Promise<StarProcess> {
+  const star = await startStarProcess(s3Storage(s3.url, bucket), { args });
   running.add(star);
   return star;
 }
@@ -388,13 +394,10 @@ describe("settled and unsettled", () => {
 describe("streams closed idle (--stream-idle-close-ms)", () => {
   let star: StarProcess;
   before(async () => {
-    star = await startStar([
-      ...ALWAYS_SETTLE,
-      "--retention-interval-ms",
-      "20",
-      "--stream-idle-close-ms",
-      "1",
-    ]);
+    star = await startStar(
+      [...ALWAYS_SETTLE, "--retention-interval-ms", "20", "--stream-idle-close-ms", "1"],
+      "idle",
+    );
     await call(star.client, "CreateBucket", { name: "idle" });
   });
   after(() => stop(star));
@@ -477,5 +480,110 @@ describe("streams closed idle (--stream-idle-close-ms)", () => {
     const { records, tail } = await readAll(star.client, s.bucket, s.key);
     assert.deepEqual(records, []);
     assert.equal(tail, "1");
+  });
+
+  test("expiry reaches a stream closed idle: it is deleted when it expires, with no client", async () => {
+    const store = createS3Store({ endpoint: s3.url, bucket: "idle" });
+    try {
+      const s = { bucket: "idle", key: "expiring" };
+      const expiresAt = Date.now() + 3000;
+      const made = await call(star.client, "CreateStream", {
+        ...s,
+        config: { expires_at_unix_ms: String(expiresAt) },
+      });
+      const chunks = `chunks/${made.stream?.stream_id}/`;
+      await append(s.key, ["soon gone"]);
+      await waitFor(async () => (await store.list(chunks)).objects.length > 0 || undefined, {
+        message: "settled into a chunk",
+      });
+      // It closes idle long before it expires (every 1 ms here): only its remembered expiry
+      // opens it again.
+      await waitFor(async () => (await store.list(chunks)).objects.length === 0 || undefined, {
+        message: "deleted once expired, its chunks with it",
+      });
+      assert.ok(Date.now() >= expiresAt);
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe("retention and expiry after a restart, for streams no client touches", () => {
+  // A store of its own: a start sweeps every stream it finds there.
+  const bucket = "kept";
+  const RETENTION_MS = 600_000;
+  /** A record that ages out of RETENTION_MS `inMs` from now. */
+  const agingIn = (inMs: number) => Date.now() - RETENTION_MS + inMs;
+  const aged = (stampMs: number) => () => Date.now() > stampMs + RETENTION_MS + 1 || undefined;
+
+  async function stream(star: StarProcess, key: string, config: Record<string, string>) {
+    const made = await call(star.client, "CreateStream", { bucket, key, config });
+    return made.stream?.stream_id as string;
+  }
+
+  test("a record that aged out while the star was down is never served: the first read trims", async () => {
+    // Rounds (and the start's sweep) far apart: only the open can trim.
+    const args = [...ALWAYS_SETTLE, "--retention-interval-ms", "3600000"];
+    let star = await startStar(args, "restart");
+    try {
+      await call(star.client, "CreateBucket", { name: bucket });
+      await stream(star, "aged", { retention_max_age_ms: String(RETENTION_MS) });
+      const stamp = agingIn(1500);
+      await call(star.client, "Append", {
+        bucket,
+        key: "aged",
+        records: [{ body: Buffer.from("old"), timestamp_ms: String(stamp) }],
+      });
+      await stop(star);
+      await waitFor(aged(stamp), { message: "the record aged out" });
+      star = await startStar(args, "restart");
+      const { records, tail } = await readAll(star.client, bucket, "aged");
+      assert.deepEqual(bodies(records), []);
+      assert.equal(tail, "1");
+    } finally {
+      await stop(star);
+    }
+  });
+
+  test("the start's sweep trims a stream nobody reads and deletes one that expired", async () => {
+    const store = createS3Store({ endpoint: s3.url, bucket: "restart" });
+    const args = [...ALWAYS_SETTLE, "--retention-interval-ms", "3600000"];
+    let star = await startStar(args, "restart");
+    try {
+      const agedId = await stream(star, "swept", { retention_max_age_ms: String(RETENTION_MS) });
+      const expiresAt = Date.now() + 1500;
+      const expiringId = await stream(star, "expiring", {
+        expires_at_unix_ms: String(expiresAt),
+      });
+      const stamp = agingIn(1500);
+      for (const key of ["swept", "expiring"]) {
+        await call(star.client, "Append", {
+          bucket,
+          key,
+          records: [{ body: Buffer.from(key), timestamp_ms: String(stamp) }],
+        });
+      }
+      await settleStar(star.address);
+      await stop(star);
+      await waitFor(aged(stamp), { message: "the record aged out" });
+      await waitFor(() => Date.now() > expiresAt || undefined, { message: "the stream expired" });
+      assert.ok((await store.list(`chunks/${expiringId}/`)).objects.length > 0);
+      // Rounds every 50 ms now; no client asks for either stream.
+      star = await startStar([...ALWAYS_SETTLE, "--retention-interval-ms", "50"], "restart");
+      await waitFor(
+        async () => (await store.list(`chunks/${expiringId}/`)).objects.length === 0 || undefined,
+        { message: "the expired stream's chunks deleted" },
+      );
+      await waitFor(
+        async () => {
+          const state = await store.get(`state/${agedId}`);
+          return (state && JSON.parse(state.toString()).trim_seq_num === "1") || undefined;
+        },
+        { message: "the aged stream trimmed" },
+      );
+    } finally {
+      await stop(star);
+      store.close();
+    }
   });
 });

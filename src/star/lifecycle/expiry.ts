@@ -1,7 +1,7 @@
 // Streams that expire (docs/durable-streams.md, "Expiry"): at a fixed instant
 // (expires_at_unix_ms), or once no read or append has reached the stream's leader for
 // expire_idle_ms. Past it, a stream is NOT_FOUND to every verb, and its leader deletes it the
-// first time a verb finds it so. Uses are counted in the leader's memory only: after a restart
+// first time a verb or its retention round (retention-round.ts, catalog-sweep.ts) finds it so. Uses are counted in the leader's memory only: after a restart
 // or a leader move the idle clock starts again from the new leader's first sight of the stream,
 // so a stream can outlive its idle window by that much but never expires early. Past USES_KEPT
 // streams in use, one forgotten counts from the last use of the one forgotten most recently: on

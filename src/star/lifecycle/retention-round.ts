@@ -1,9 +1,11 @@
 // The star's retention round, every --retention-interval-ms: streams closed idle whose retention
-// has work now open for it; every open stream trims by age and size, reclaims what trims left,
-// and is deleted when empty by delete_on_empty; then logs unused for --stream-idle-close-ms close.
+// has work now open for it; every open stream that expired is deleted, the others trim by age and size, reclaim
+// what trims left, and are deleted when empty by delete_on_empty; then logs unused for
+// --stream-idle-close-ms close.
 import type { StarContext } from "../context.ts";
 import type { StreamLog } from "../stream/stream-log.ts";
-import { deleteIfEmpty, openLedLog } from "./streams.ts";
+import { hasExpired } from "./expiry.ts";
+import { deleteExpired, deleteIfEmpty, openLedLog } from "./streams.ts";
 
 export async function retentionRound(ctx: StarContext): Promise<void> {
   await openDue(ctx);
@@ -20,6 +22,10 @@ export async function retentionRound(ctx: StarContext): Promise<void> {
 }
 
 async function retain(ctx: StarContext, stream: StreamLog, now: bigint): Promise<void> {
+  if (hasExpired(stream.descriptor, ctx.uses, Number(now), true)) {
+    await deleteExpired(ctx, stream.descriptor);
+    return;
+  }
   const point = stream.retentionPoint(now);
   if (point > stream.trimPoint) await stream.trimTo(point);
   await stream.reclaim();

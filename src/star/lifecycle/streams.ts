@@ -119,16 +119,19 @@ function expired(ctx: StarContext, stream: Stream__Output): boolean {
   const leads = ctx.fleet.leads(stream.bucket, stream.key);
   if (!hasExpired(stream, ctx.uses, ctx.now(), leads)) return false;
   if (leads) {
-    ctx.background(`delete expired stream ${stream.stream_id}`, () =>
-      ctx.locks.take(lockKey(stream.bucket, stream.key), async () => {
-        const now = await ctx.catalog.getStream(stream.bucket, stream.key, { fresh: true });
-        if (now?.stream_id === stream.stream_id && now.deleted_at_unix_ms === "0") {
-          await deleteStreamNow(ctx, now);
-        }
-      }),
-    );
+    ctx.background(`delete expired stream ${stream.stream_id}`, () => deleteExpired(ctx, stream));
   }
   return true;
+}
+
+/** Deletes a stream this star leads that has expired, unless it was deleted or replaced since. */
+export function deleteExpired(ctx: StarContext, stream: Stream__Output): Promise<void> {
+  return ctx.locks.take(lockKey(stream.bucket, stream.key), async () => {
+    const now = await ctx.catalog.getStream(stream.bucket, stream.key, { fresh: true });
+    if (now?.stream_id === stream.stream_id && now.deleted_at_unix_ms === "0") {
+      await deleteStreamNow(ctx, now);
+    }
+  });
 }
 
 /** The descriptor of a stream this star leads (else NotOwner), created on first use if allowed. */

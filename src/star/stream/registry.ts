@@ -7,9 +7,17 @@ import type { ChunkStore } from "../storage/chunk-store.ts";
 import { SYSTEM_CLOCK } from "./clock.ts";
 import { StreamLog, type StreamLogOptions } from "./stream-log.ts";
 
-/** Whether the retention round may have work on a stream without an append: age or empty. */
-function retains(d: Stream__Output): boolean {
-  return d.retention_max_age_ms !== "0" || d.delete_on_empty_min_age_ms !== "0";
+/**
+ * Whether the retention round may have work on a stream without an append or a read: age,
+ * empty, or expiry.
+ */
+export function retains(d: Stream__Output): boolean {
+  return (
+    d.retention_max_age_ms !== "0" ||
+    d.delete_on_empty_min_age_ms !== "0" ||
+    d.expires_at_unix_ms !== "0" ||
+    d.expire_idle_ms !== "0"
+  );
 }
 
 /** Deleted streams remembered, for calls in flight when they were deleted. */

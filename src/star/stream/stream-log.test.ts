@@ -1485,3 +1485,37 @@ test("a log closed here writes no state over another member's: a trim refused, a
   await assert.rejects(log.settle(), /another member wrote its state/);
   assert.deepEqual(await new Catalog(store).getState("stream-1"), theirs);
 });
+
+test("the retention round is due at the earliest of age retention, expires_at and the idle window from the last use here", async () => {
+  const clock = new ManualClock();
+  const none = await open(createMemoryStore(), descriptor(), { clock });
+  assert.equal(none.retentionDueMs(), undefined);
+  const fixed = await open(createMemoryStore(), descriptor({ expires_at_unix_ms: "5000000" }), {
+    clock,
+  });
+  assert.equal(fixed.retentionDueMs(), 5_000_000n);
+  const idle = await open(
+    createMemoryStore(),
+    descriptor({ expires_at_unix_ms: "5000000", expire_idle_ms: "60000" }),
+    { clock },
+  );
+  assert.equal(idle.retentionDueMs(), BigInt(clock.now() + 60_000));
+  clock.advance(10_000);
+  idle.markUsed();
+  assert.equal(idle.retentionDueMs(), BigInt(clock.now() + 60_000));
+});
+
+test("an open trims what age retention took while the stream was not open", async () => {
+  const store = createMemoryStore();
+  const d = descriptor({ retention_max_age_ms: "60000" });
+  const log = await open(store, d);
+  // Aged out already: no retention round runs here, and it stays until an open.
+  await log.append(stamped(BigInt(Date.now() - 60_001), "old"), at(Date.now()));
+  await log.settle();
+  assert.equal(log.trimPoint, 0n);
+  log.close();
+  await log.stopped();
+  const again = await open(store, d);
+  assert.equal(again.trimPoint, 1n);
+  assert.equal((await new Catalog(store).readState("stream-1")).state.trim_seq_num, "1");
+});

@@ -293,6 +293,9 @@ export class StreamLog {
     );
     try {
       await log.#recoverChunks();
+      // What aged out while the stream was not open here (closed idle, or before a restart) is
+      // never served: the trim comes before the first read.
+      await log.trimTo(log.retentionPoint(BigInt(log.#clock.now())));
     } catch (err) {
       // Its producers were counted in the star's budget: a log never opened gives them back.
       log.#producers.release();
@@ -1080,10 +1083,25 @@ export class StreamLog {
 
   /**
    * When the retention round next has work here with no append before it: the chunk holding
-   * the trim point ages out, or an empty stream is old enough for delete_on_empty. Undefined
-   * when only an append can change what retention does (size retention, or none).
+   * the trim point ages out, an empty stream is old enough for delete_on_empty, or the stream
+   * may have expired (its expires_at, or its idle window counted from its last use here; the
+   * round judges that by the star's own count of uses). Undefined when only an append can
+   * change what retention does (size retention, or none).
    */
   retentionDueMs(): bigint | undefined {
+    const d = this.descriptor;
+    let due = this.#retentionDueMs();
+    const idle = BigInt(d.expire_idle_ms);
+    for (const at of [
+      BigInt(d.expires_at_unix_ms),
+      idle > 0n ? BigInt(this.#lastUseMs) + idle : 0n,
+    ]) {
+      if (at > 0n && (due === undefined || at < due)) due = at;
+    }
+    return due;
+  }
+
+  #retentionDueMs(): bigint | undefined {
     const d = this.descriptor;
     if (this.#empty) {
       const minAge = BigInt(d.delete_on_empty_min_age_ms);
