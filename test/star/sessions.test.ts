@@ -217,6 +217,30 @@ describe("AppendSession", () => {
     assert.equal(err?.code, status.FAILED_PRECONDITION);
     assert.deepEqual(findDetail(err?.metadata, "FencingTokenMismatch"), { token_installed: true });
   });
+
+  test("a stream that expires when idle is not idle while a session appends: no round deletes it", async () => {
+    const bucket = await freshStream({ expire_idle_ms: "1000" });
+    const session = f.client.AppendSession();
+    const { frames, ended } = collect(session);
+    session.write({ open: { bucket, key: "s" } });
+    // Three times the idle window of batches, after the open (the only request the star sees
+    // besides them), while rounds run every 200 ms.
+    const start = Date.now();
+    for (let i = 0; i < 12; i++) {
+      await waitFor(() => Date.now() >= start + i * 250 || undefined, { message: "the next beat" });
+      session.write(batch(`b${i}`));
+      await waitFor(() => frames.length >= i + 2 || undefined, { message: `batch ${i} acked` });
+    }
+    session.end();
+    assert.equal(await ended, null);
+    const acks = frames.slice(1).map((m) => m.ack?.appended?.start?.seq_num);
+    assert.deepEqual(
+      acks,
+      Array.from({ length: 12 }, (_, i) => String(i)),
+    );
+    const read = await call(f.client, "Read", { bucket, key: "s", seq_num: "0" });
+    assert.equal(read.records.length, 12);
+  });
 });
 
 describe("Subscribe", () => {

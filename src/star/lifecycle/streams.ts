@@ -124,10 +124,14 @@ function expired(ctx: StarContext, stream: Stream__Output): boolean {
   return true;
 }
 
-/** Deletes a stream this star leads that has expired, unless it was deleted or replaced since. */
+/**
+ * Deletes a stream this star leads that has expired, unless it was deleted or replaced since, or
+ * this star no longer leads it (NotOwner then).
+ */
 export function deleteExpired(ctx: StarContext, stream: Stream__Output): Promise<void> {
   return ctx.locks.take(lockKey(stream.bucket, stream.key), async () => {
     const now = await ctx.catalog.getStream(stream.bucket, stream.key, { fresh: true });
+    requireLeader(ctx, stream.bucket, stream.key);
     if (now?.stream_id === stream.stream_id && now.deleted_at_unix_ms === "0") {
       await deleteStreamNow(ctx, now);
     }

@@ -132,6 +132,9 @@ class Session implements SessionHandle {
 
   #submit(log: StreamLog, frame: AppendSessionBatch__Output): void {
     let pending: Promise<Outcome>;
+    // Each batch is a use of the stream, as a unary Append is: an idle-expiring stream a session
+    // writes to is not idle.
+    this.#ctx.uses.touch(log.descriptor, this.#ctx.now());
     try {
       checkSessionBatch(this.#ctx.auth, this.#call.metadata, log.descriptor, frame.records);
       const producer = producerClaim(frame.producer);
