@@ -17,6 +17,7 @@ import {
   DEFAULT_HEALTH_DEADLINE_MS,
   DEFAULT_HUB_LINGER_MS,
   DEFAULT_HUB_RING,
+  DEFAULT_HUB_RINGS_BYTES,
   DEFAULT_KEEP_ALIVE_HINT_S,
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_MAX_SESSIONS_PER_CLIENT,
@@ -292,6 +293,12 @@ export const flags = defineFlags({
     default: DEFAULT_HUB_RING.maxBytes >> 20,
     min: 1,
     help: "memory a hub keeps for readers that lag or join behind the tail: recent records and the SSE events made of them, MiB per stream followed (past it a reader catches up on its own)",
+  },
+  "hub-rings-mb": {
+    type: "int",
+    default: DEFAULT_HUB_RINGS_BYTES >> 20,
+    min: 1,
+    help: "memory the hubs' windows may hold all together, MiB: past it each window over its share drops its oldest batches (its readers there catch up on their own), so following many busy streams cannot grow the gateway past it",
   },
   "hub-window-ms": {
     type: "int",

@@ -203,6 +203,7 @@ const app = await buildApp({
           maxBytes: opts.hubRingMb * 1024 * 1024,
           maxAgeMs: opts.hubWindowMs,
         },
+        totalBytes: opts.hubRingsMb * 1024 * 1024,
         lingerMs: opts.hubLingerMs,
         fanoutSlice: opts.hubFanoutSlice,
         readGrantMs: opts.readGrantMs,

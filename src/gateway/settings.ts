@@ -101,6 +101,8 @@ export const DEFAULT_HUB_RING = {
   maxBytes: 4 * 1024 * 1024,
   maxAgeMs: 60_000,
 };
+/** Every hub's window together: 128 streams' windows full. */
+export const DEFAULT_HUB_RINGS_BYTES = 512 * 1024 * 1024;
 export const DEFAULT_HUB_LINGER_MS = 5_000;
 /**
  * Readers a fan-out serves before it yields to the event loop: 128 kept appends within 2x of

@@ -30,6 +30,7 @@ before(async () => {
       // two subscribers, so the tests with several cross slices.
       hubs: {
         ring: { maxBatches: 4, maxBytes: 1 << 20 },
+        totalBytes: 64 << 20,
         lingerMs: 50,
         readGrantMs: 600_000,
         fanoutSlice: 2,

@@ -10,6 +10,7 @@ import {
   DEFAULT_FANOUT_SLICE,
   DEFAULT_HUB_LINGER_MS,
   DEFAULT_HUB_RING,
+  DEFAULT_HUB_RINGS_BYTES,
   DEFAULT_READ_GRANT_MS,
 } from "../settings.ts";
 import type {
@@ -310,6 +311,8 @@ const countedCallbacks = new WeakMap<GatewayMetrics, CountedCallbacks>();
 
 export interface HubSettings {
   ring: RingLimits;
+  /** The most every hub's window may hold together. */
+  totalBytes: number;
   /** How long a hub outlives its last subscriber. */
   lingerMs: number;
   /** Readers a hub's fan-out serves before it yields to the event loop. */
@@ -320,6 +323,7 @@ export interface HubSettings {
 
 export const DEFAULT_HUB_SETTINGS: HubSettings = {
   ring: DEFAULT_HUB_RING,
+  totalBytes: DEFAULT_HUB_RINGS_BYTES,
   lingerMs: DEFAULT_HUB_LINGER_MS,
   fanoutSlice: DEFAULT_FANOUT_SLICE,
   readGrantMs: DEFAULT_READ_GRANT_MS,
@@ -332,6 +336,7 @@ export function createHubs(
 ): HubRegistry {
   return new HubRegistry({
     ring: settings.ring,
+    totalBytes: settings.totalBytes,
     lingerMs: settings.lingerMs,
     fanoutSlice: settings.fanoutSlice,
     onCount: (n) => deps.metrics.hubs.set(n),

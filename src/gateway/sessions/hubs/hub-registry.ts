@@ -4,11 +4,14 @@
 import { DEFAULT_FANOUT_SLICE } from "../../settings.ts";
 import { FanoutTurns } from "./fanout-turns.ts";
 import type { RingLimits } from "./hub-ring.ts";
+import { RingBudget } from "./ring-budget.ts";
 import { type HubFeed, type HubSubscriber, StreamHub } from "./stream-hub.ts";
 
 export interface HubRegistryOptions {
   feed: (bucket: string, key: string) => HubFeed;
   ring: RingLimits;
+  /** The most every hub's window may hold together (ring-budget.ts); absent: no such bound. */
+  totalBytes?: number;
   lingerMs: number;
   /** Readers the hubs' fan-outs serve, all together, before they yield to the event loop. */
   fanoutSlice?: number;
@@ -68,10 +71,12 @@ export class HubRegistry {
   readonly #opts: HubRegistryOptions;
   readonly #hubs = new Map<string, Held>();
   readonly #turns: FanoutTurns;
+  readonly #budget: RingBudget | undefined;
 
   constructor(opts: HubRegistryOptions) {
     this.#opts = opts;
     this.#turns = new FanoutTurns(opts.fanoutSlice ?? DEFAULT_FANOUT_SLICE);
+    this.#budget = opts.totalBytes === undefined ? undefined : new RingBudget(opts.totalBytes);
   }
 
   get size(): number {
@@ -80,14 +85,16 @@ export class HubRegistry {
 
   /** The memory every hub's window holds (records and their encodings). */
   get heldBytes(): number {
+    if (this.#budget) return this.#budget.held;
     let bytes = 0;
     for (const { hub } of this.#hubs.values()) bytes += hub.ringBytes;
     return bytes;
   }
 
-  /** The most the windows may hold: one ring's bound per hub. */
+  /** The most the windows may hold: one ring's bound per hub, and their total's. */
   get boundBytes(): number {
-    return this.#hubs.size * this.#opts.ring.maxBytes;
+    const rings = this.#hubs.size * this.#opts.ring.maxBytes;
+    return Math.min(rings, this.#budget?.maxBytes ?? rings);
   }
 
   /** The stream's hub, made with `opener`'s credentials when there is none. */
@@ -95,7 +102,7 @@ export class HubRegistry {
     const id = JSON.stringify([bucket, key]);
     let held = this.#hubs.get(id);
     if (!held || held.hub.ended) {
-      const limits = { ...this.#opts.ring, turns: this.#turns };
+      const limits = { ...this.#opts.ring, turns: this.#turns, budget: this.#budget };
       const hub = new StreamHub(this.#opts.feed(bucket, key), limits, opener, (h) =>
         this.#drop(id, h),
       );

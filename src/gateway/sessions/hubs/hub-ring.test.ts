@@ -4,6 +4,7 @@ import fc from "fast-check";
 import type { Record__Output } from "../../../gen/nova/v1/Record.ts";
 import { RECORD_OBJECT_BYTES } from "../../../platform/memory/index.ts";
 import { BATCH_OBJECT_BYTES, HubRing } from "./hub-ring.ts";
+import { RingBudget } from "./ring-budget.ts";
 
 const records = (from: number, sizes: number[]): Record__Output[] =>
   sizes.map((size, i) => ({
@@ -167,4 +168,21 @@ test("an encoding of a batch a trim cut in the middle still counts against the w
   const rest = entry.batch.shared?.rest(entry.records, null, "base64", "number");
   assert.ok(rest);
   assert.equal(ring.bytes, held + rest.length);
+});
+
+test("rings sharing a budget: past it the one over its share drops its oldest; a closed ring leaves the sum", () => {
+  const budget = new RingBudget(10_000);
+  const busy = new HubRing({ maxBatches: 100, maxBytes: 1 << 20 }, 0n, budget);
+  const quiet = new HubRing({ maxBatches: 100, maxBytes: 1 << 20 }, 0n, budget);
+  quiet.push(records(0, [500]), null);
+  for (let i = 0; i < 10; i++) busy.push(records(i, [1000]), null);
+  assert.equal(budget.held, busy.bytes + quiet.bytes);
+  assert.ok(budget.held <= 10_000, `${budget.held}`);
+  assert.ok(busy.start > 0n, "the busy ring dropped its oldest batches");
+  assert.equal(quiet.start, 0n, "the quiet ring, under its share, kept its own");
+  assert.ok(busy.find(9n), "the newest batch is kept");
+  busy.close();
+  assert.equal(budget.held, quiet.bytes);
+  quiet.reset(1n);
+  assert.equal(budget.held, 0);
 });

@@ -2,11 +2,13 @@
 // bounded in batches, in the memory they hold (their records, copied into memory of their
 // own, and the event encodings made from them), and in age: a steady stream's window holds its
 // last minute or so rather than filling to its memory bound over a quarter of an hour. A subscriber whose cursor lies in the window
-// reads from it; one whose cursor fell below it has to catch up elsewhere. Pure: no I/O.
+// reads from it; one whose cursor fell below it has to catch up elsewhere. The windows of all
+// hubs together are bounded too (ring-budget.ts). Pure: no I/O.
 import type { Position__Output } from "../../../gen/nova/v1/Position.ts";
 import type { Record__Output } from "../../../gen/nova/v1/Record.ts";
 import { compactRecords } from "../../../platform/memory/index.ts";
 import type { SourceBatch } from "../sources/index.ts";
+import type { BudgetedWindow, RingBudget } from "./ring-budget.ts";
 import { SharedEncodings } from "./shared-encodings.ts";
 
 export interface RingEntry {
@@ -34,8 +36,10 @@ export interface RingLimits {
   maxAgeMs?: number;
 }
 
-export class HubRing {
+export class HubRing implements BudgetedWindow {
   readonly #limits: RingLimits;
+  /** The budget of every hub's window; undefined once the ring is closed. */
+  #budget: RingBudget | undefined;
   #entries: RingEntry[] = [];
   #head = 0;
   #start = 0n;
@@ -44,9 +48,17 @@ export class HubRing {
   /** Bumped by reset, so encodings of batches from before it are not counted. */
   #generation = 0;
 
-  constructor(limits: RingLimits, next = 0n) {
+  constructor(limits: RingLimits, next = 0n, budget?: RingBudget) {
     this.#limits = limits;
+    this.#budget = budget;
+    budget?.join(this);
     this.reset(next);
+  }
+
+  /** The ring is no longer kept (its hub ended): it leaves the budget. */
+  close(): void {
+    this.#budget?.leave(this);
+    this.#budget = undefined;
   }
 
   /** The oldest seq_num the window still holds (== next when empty). */
@@ -75,7 +87,7 @@ export class HubRing {
     this.#head = 0;
     this.#start = next;
     this.#next = next;
-    this.#bytes = 0;
+    this.#add(-this.#bytes);
   }
 
   /** Whether a subscriber at `seq` can read from here: inside the window or at its head. */
@@ -111,14 +123,14 @@ export class HubRing {
           entry.bytes += bytes;
           // An encoding made after the batch left the window is the reader's, not the ring's.
           if (generation !== this.#generation || entry.end <= this.#start) return;
-          this.#bytes += bytes;
+          this.#add(bytes);
           this.#shrink();
         }),
       },
     };
     this.#entries.push(entry);
     this.#next = entry.end;
-    this.#bytes += entry.bytes;
+    this.#add(entry.bytes);
     const { maxAgeMs } = this.#limits;
     if (maxAgeMs !== undefined) {
       while (this.size > 1 && (this.#entries[this.#head] as RingEntry).at < now - maxAgeMs) {
@@ -144,12 +156,14 @@ export class HubRing {
     this.#start = seq;
   }
 
+  /** Drops the oldest batches until the window holds at most `bytes`, or only its newest. */
+  shrinkTo(bytes: number): void {
+    this.#shrink(Math.min(bytes, this.#limits.maxBytes));
+  }
+
   /** Drops the oldest batches while the window is over a bound, always keeping the newest. */
-  #shrink(): void {
-    while (
-      this.size > 1 &&
-      (this.size > this.#limits.maxBatches || this.#bytes > this.#limits.maxBytes)
-    ) {
+  #shrink(maxBytes = this.#limits.maxBytes): void {
+    while (this.size > 1 && (this.size > this.#limits.maxBatches || this.#bytes > maxBytes)) {
       this.#drop();
     }
     // Compact now and then so the array does not keep what was dropped.
@@ -161,8 +175,13 @@ export class HubRing {
 
   #drop(): void {
     const old = this.#entries[this.#head++] as RingEntry;
-    this.#bytes -= old.bytes;
     this.#start = old.end;
+    this.#add(-old.bytes);
+  }
+
+  #add(bytes: number): void {
+    this.#bytes += bytes;
+    this.#budget?.changed(bytes);
   }
 
   /** The batch that holds `seq`, if the window does. */

@@ -23,6 +23,7 @@ import { StarCallError } from "../../upstream/index.ts";
 import type { BatchTap, Cursor, ReadSink, SinkIterator, SourceBatch } from "../sources/index.ts";
 import { FanoutTurns } from "./fanout-turns.ts";
 import { HubRing, type RingEntry, type RingLimits } from "./hub-ring.ts";
+import type { RingBudget } from "./ring-budget.ts";
 
 /** The upstream feed from a cursor, on one credential. */
 export type HubFeed = (
@@ -249,6 +250,8 @@ export class HubFollower
 export interface HubLimits extends RingLimits {
   /** The readers a turn of the event loop serves, shared with the other hubs. */
   turns?: FanoutTurns;
+  /** The bound of every hub's window together. */
+  budget?: RingBudget;
 }
 
 export class StreamHub {
@@ -280,7 +283,7 @@ export class StreamHub {
     onEnd: (hub: StreamHub) => void,
   ) {
     this.#feed = feed;
-    this.#ring = new HubRing(limits);
+    this.#ring = new HubRing(limits, 0n, limits.budget);
     this.#turns = limits.turns ?? new FanoutTurns(DEFAULT_FANOUT_SLICE);
     this.#onEnd = onEnd;
     this.#ready = new Promise<void>((resolve, reject) => {
@@ -482,6 +485,8 @@ export class StreamHub {
   #fail(err: unknown): void {
     if (this.#failure !== undefined) return;
     this.#failure = err;
+    // Nothing reads the window of a hub that failed: its memory leaves the budget.
+    this.#ring.close();
     this.#readyReject(err);
     this.#wake();
     this.#onEnd(this);
