@@ -4,7 +4,6 @@
 // the port (src/gateway/cluster/), and runs the embedded star itself.
 import cluster from "node:cluster";
 import { readFile } from "node:fs/promises";
-import { type AddressInfo, createServer } from "node:net";
 import { hostname } from "node:os";
 import { resolve } from "node:path";
 import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
@@ -328,20 +327,14 @@ function workerLink(): Link {
 async function runPrimary(): Promise<never> {
   const own = createMetrics();
   if (star) own.memory.include("star_", star.memory);
-  // Every worker asks for one port, from the environment, --port 0 picked here once: node:cluster
-  // closes the port when its last worker dies, and a replacement asking for port 0 again would
-  // get another.
+  // Workers take the port from the environment: once the first ones have bound it, their
+  // replacements get the bound port, for node:cluster closes the port when its last worker dies
+  // and a worker asking for --port 0 again would get another.
   cluster.setupPrimary({ args: argsWithout(process.argv.slice(2), "port") });
-  const port =
-    opts.port === 0
-      ? await freePort(opts.host).catch((err: Error) =>
-          refuse(`--host ${opts.host}: ${err.message}`),
-        )
-      : opts.port;
   const primary = new ClusterPrimary({
     workers: opts.workers,
     env: {
-      [envName("port")]: String(port),
+      [envName("port")]: String(opts.port),
       ...(star ? { NOVA_STARS: stars.join(",") } : {}),
       ...(storageEndpoint ? { NOVA_S3_ENDPOINT: storageEndpoint } : {}),
     },
@@ -378,21 +371,16 @@ async function runPrimary(): Promise<never> {
     await primary.stop("SIGINT");
     return exit(1);
   }
+  primary.forkWith({ [envName("port")]: boundPort(url) });
   logger.info({ workerPids: primary.pids, url }, "workers ready");
   process.stdout.write(`nova-gateway listening on ${url}\n`);
   return new Promise<never>(() => {});
 }
 
-/** A port free on `host` now, for workers to share. */
-async function freePort(host: string): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen({ host, port: 0 }, resolve);
-  });
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+/** The port a URL names, its scheme's when it names none. */
+function boundPort(url: string): string {
+  const u = new URL(url);
+  return u.port || (u.protocol === "https:" ? "443" : "80");
 }
 
 /** Requests kept until `actWith` gives what acts on them: then those first, in order. */

@@ -175,16 +175,9 @@ describe("a gateway with --workers 2", () => {
     assert.equal(res.status, 200, res.text);
   });
 
-  test("every worker killed, one while the other's replacement starts: the replacements serve the port the first ones bound", async () => {
+  test("every worker killed at once: the replacements serve the port the first ones bound", async () => {
     const before = workers;
-    const [first, second] = before as [number, number];
-    process.kill(first, "SIGKILL");
-    // Its replacement is forked while the second still holds the port, which then goes with it.
-    await waitFor(
-      () => children(proc.child.pid as number).some((pid) => !before.includes(pid)) || undefined,
-      { timeoutMs: 30_000, message: "a replacement forked" },
-    );
-    process.kill(second, "SIGKILL");
+    for (const pid of before) process.kill(pid, "SIGKILL");
     workers = await waitFor(
       () => {
         const now = children(proc.child.pid as number);

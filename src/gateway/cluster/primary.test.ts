@@ -328,6 +328,25 @@ describe("ClusterPrimary", () => {
     assert.equal(await stopped, 0);
   });
 
+  test("forkWith's environment goes to a worker forked when none is alive; one forked beside others gets theirs", async () => {
+    const { primary, forked, envs, advance } = await running(2);
+    primary.forkWith({ NOVA_PORT: "8123" });
+    advance(RESTART_DELAY_MS.youngMs);
+    forked[0]?.exit(null, "SIGKILL");
+    await until(() => forked.length === 3);
+    assert.deepEqual(envs[2], { NOVA_STARS: "127.0.0.1:1" });
+    forked[2]?.say({ nova: "ready", url: "u" });
+    advance(RESTART_DELAY_MS.youngMs);
+    forked[1]?.exit(null, "SIGKILL");
+    forked[2]?.exit(null, "SIGKILL");
+    await until(() => forked.length === 5);
+    assert.deepEqual(envs[3], { NOVA_STARS: "127.0.0.1:1", NOVA_PORT: "8123" });
+    assert.deepEqual(envs[4], envs[3]);
+    const stopped = primary.stop("SIGTERM");
+    for (const w of forked.slice(3)) w.exit(0);
+    await stopped;
+  });
+
   test("a worker that exits before it sends its part fails the answer at once, not at the timeout", async () => {
     const { primary, forked } = cluster(2, { ipcTimeoutMs: 60_000 });
     const started = primary.start();

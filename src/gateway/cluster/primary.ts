@@ -59,6 +59,8 @@ export const RESTART_DELAY_MS = { first: 250, most: 10_000, youngMs: 10_000 };
 
 interface Live {
   process: WorkerProcess;
+  /** The environment it was forked with. */
+  env: Record<string, string>;
   /** When it said it was ready; undefined before. */
   readyAt: number | undefined;
   ready: boolean;
@@ -76,6 +78,7 @@ const COUNTED = new Set<unknown>(["counter", "histogram"]);
 
 export class ClusterPrimary {
   readonly #opts: ClusterPrimaryOptions;
+  #env: Record<string, string>;
   readonly #fork: (env: Record<string, string>) => WorkerProcess;
   readonly #now: () => number;
   readonly #live = new Set<Live>();
@@ -94,6 +97,7 @@ export class ClusterPrimary {
 
   constructor(opts: ClusterPrimaryOptions) {
     this.#opts = opts;
+    this.#env = opts.env;
     this.#fork = opts.fork ?? forkWorker;
     this.#now = opts.now ?? Date.now;
   }
@@ -137,13 +141,23 @@ export class ClusterPrimary {
     return this.#failed ? 1 : 0;
   }
 
+  /**
+   * More environment for a worker forked when none is alive (the port the first ones bound). One
+   * forked while others live gets theirs: they share node:cluster's listening handle, which is
+   * kept by the address and port they asked for, until the last of them is gone.
+   */
+  forkWith(env: Record<string, string>): void {
+    this.#env = { ...this.#env, ...env };
+  }
+
   #stopMessage(signal: StopSignal): ToWorker {
     return { nova: "stop", signal, round: this.#stopRound };
   }
 
   #spawn(): void {
-    const process = this.#fork(this.#opts.env);
-    const live: Live = { process, readyAt: undefined, ready: false, gathering: new Set() };
+    const env = this.#live.values().next().value?.env ?? this.#env;
+    const process = this.#fork(env);
+    const live: Live = { process, env, readyAt: undefined, ready: false, gathering: new Set() };
     this.#live.add(live);
     this.#opts.logger.info({ workerPid: process.pid }, "worker starting");
     process.onMessage((message) => {
