@@ -5,9 +5,10 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Gateway } from "../harness/gateway.ts";
-import { append, newStream } from "../harness/http.ts";
+import { append, http, newStream } from "../harness/http.ts";
 import { metric } from "../harness/metrics.ts";
 import { type Stack, startStack } from "../harness/stack.ts";
+import { waitFor } from "../harness/wait.ts";
 import { closeSseAgent, openSse, readUntil, recordsOf } from "./sse-client.ts";
 
 const TOTAL = 1 << 20;
@@ -67,4 +68,25 @@ test("two busy streams' windows hold at most the total, and every subscriber get
   } finally {
     for (const t of tails) t.close();
   }
+});
+
+test("a followed stream that closes takes its window out of the total once its readers are gone", async () => {
+  const base = stack.gw.base;
+  const before = await held();
+  const s = await newStream(base);
+  const reader = await openSse(`${base}${s}/records?tail_offset=0`);
+  try {
+    await append(base, s, ["x".repeat(BODY)]);
+    await readUntil(reader.events, (e) => recordsOf(e).length >= 1);
+    assert.ok((await held()) > before);
+    const closed = await http(base, "POST", `${s}/close`, {});
+    assert.equal(closed.status, 200, closed.text);
+    // The session ends at the close; the hub ends with its stream, and its window with its reader.
+    await readUntil(reader.events);
+  } finally {
+    reader.close();
+  }
+  await waitFor(async () => (await held()) === before || undefined, {
+    message: "the closed stream's window out of the total",
+  });
 });

@@ -41,9 +41,16 @@ class Held {
     this.#lingerMs = lingerMs;
   }
 
-  /** One lease fewer: the hub lingers once it has none left, unless it was dropped. */
+  /**
+   * One lease fewer: the hub lingers once it has none left; one dropped already (its stream
+   * closed: no linger) closes, and its window leaves the budget.
+   */
   release(): void {
-    if (--this.leases > 0 || this.#hubs.get(this.#id) !== this) return;
+    if (--this.leases > 0) return;
+    if (this.#hubs.get(this.#id) !== this) {
+      this.hub.close();
+      return;
+    }
     const hub = this.hub;
     this.linger = setTimeout(() => hub.close(), this.#lingerMs);
     this.linger.unref();
@@ -130,5 +137,7 @@ export class HubRegistry {
     clearTimeout(held.linger);
     this.#hubs.delete(id);
     this.#opts.onCount?.(this.#hubs.size);
+    // Ended with no reader left (they left while it lingered): nothing reads its window now.
+    if (held.leases === 0) hub.close();
   }
 }

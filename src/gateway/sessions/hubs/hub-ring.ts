@@ -181,7 +181,7 @@ export class HubRing implements BudgetedWindow {
 
   #add(bytes: number): void {
     this.#bytes += bytes;
-    this.#budget?.changed(bytes);
+    this.#budget?.changed(bytes, this);
   }
 
   /** The batch that holds `seq`, if the window does. */

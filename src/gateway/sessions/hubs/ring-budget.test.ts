@@ -14,13 +14,15 @@ class Window implements BudgetedWindow {
   get bytes(): number {
     return this.batches.reduce((a, b) => a + b, 0);
   }
+  shrunk = 0;
   push(bytes: number): void {
     this.batches.push(bytes);
-    this.#budget.changed(bytes);
+    this.#budget.changed(bytes, this);
   }
   shrinkTo(bytes: number): void {
+    this.shrunk++;
     while (this.batches.length > 1 && this.bytes > bytes) {
-      this.#budget.changed(-(this.batches.shift() as number));
+      this.#budget.changed(-(this.batches.shift() as number), this);
     }
   }
 }
@@ -60,6 +62,21 @@ test("a window that leaves takes what it held out of the sum", () => {
   b.push(85);
   // Only b is left: its share is 90.
   assert.deepEqual(b.batches, [85]);
+});
+
+test("while the newest batches alone pass the bound, a batch shrinks its own window only", () => {
+  const budget = new RingBudget(100);
+  const windows = Array.from({ length: 50 }, () => new Window(budget));
+  for (const w of windows) w.push(3);
+  // 150 held, all of it newest batches: one sweep, then each push visits its own window.
+  const swept = windows.reduce((s, w) => s + w.shrunk, 0);
+  for (let i = 0; i < 100; i++) windows[i % 50]?.push(3);
+  const after = windows.reduce((s, w) => s + w.shrunk, 0);
+  assert.equal(after - swept, 100);
+  assert.ok(
+    windows.every((w) => w.batches.length === 1),
+    "each kept its newest only",
+  );
 });
 
 test("property: the sum is what the windows hold, and past a shrink within the bound but for newest batches", () => {
