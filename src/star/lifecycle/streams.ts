@@ -132,6 +132,8 @@ export function deleteExpired(ctx: StarContext, stream: Stream__Output): Promise
   return ctx.locks.take(lockKey(stream.bucket, stream.key), async () => {
     const now = await ctx.catalog.getStream(stream.bucket, stream.key, { fresh: true });
     requireLeader(ctx, stream.bucket, stream.key);
+    // As it is now: a use (a session's batch) or a reconfigure may have come since it was judged.
+    if (now && !hasExpired(now, ctx.uses, ctx.now(), true)) return;
     if (now?.stream_id === stream.stream_id && now.deleted_at_unix_ms === "0") {
       await deleteStreamNow(ctx, now);
     }
