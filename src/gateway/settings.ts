@@ -52,8 +52,8 @@ export const DEFAULT_BODY_TIMEOUTS = { idleMs: 10_000, totalMs: 60_000 };
 export const DEFAULT_SEND_TIMEOUT_MS = 60_000;
 /**
  * Answers to reads not yet taken, in bytes (http/answer-budget.ts): a page is at most about
- * 1 MiB of records, written as up to 6 MB of JSON; one client may leave about sixty ordinary
- * pages unread.
+ * 1 MiB of records, written as up to 6 MB of JSON; one client may leave about thirty full pages
+ * unread (each counted as its 2 MiB pooled buffer).
  */
 export const DEFAULT_UNSENT_ANSWERS = {
   maxBytes: 256 * 1024 * 1024,

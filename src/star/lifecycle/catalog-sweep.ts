@@ -11,7 +11,7 @@ import { hasExpired } from "./expiry.ts";
 import { deleteExpired, openLedLog } from "./streams.ts";
 
 /** Streams looked at each retention interval: each one this star leads with work is opened. */
-export const SWEEP_BATCH = 100;
+const SWEEP_BATCH = 100;
 const BUCKETS_PAGE = 1000;
 
 async function* everyStream(ctx: StarContext): AsyncGenerator<Stream__Output> {
@@ -31,12 +31,12 @@ export class CatalogSweep {
     return this.#done;
   }
 
-  /** Looks at the next `batch` streams; a listing that fails starts over next time. */
-  async round(ctx: StarContext, batch = SWEEP_BATCH): Promise<void> {
+  /** Looks at the next SWEEP_BATCH streams; a listing that fails starts over next time. */
+  async round(ctx: StarContext): Promise<void> {
     if (this.#done) return;
     this.#listing ??= everyStream(ctx);
     try {
-      for (let i = 0; i < batch; i++) {
+      for (let i = 0; i < SWEEP_BATCH; i++) {
         const next = await this.#listing.next();
         if (next.done) {
           this.#done = true;

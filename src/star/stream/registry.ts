@@ -211,7 +211,8 @@ export class StreamRegistry {
   }
 
   /**
-   * A new stream whose retention may have work (delete_on_empty of one never used): due at once,
+   * A new stream whose retention or expiry may have work (delete_on_empty of one never used, a
+   * TTL, an expires-at): due at once,
    * so the next retention round opens it. The create neither waits for that open nor fails by it.
    */
   created(stream: Stream__Output): void {

@@ -293,8 +293,8 @@ export class StreamLog {
     );
     try {
       await log.#recoverChunks();
-      // What aged out while the stream was not open here (closed idle, or before a restart) is
-      // never served: the trim comes before the first read.
+      // What retention (age or size) took while the stream was not open here (closed idle, or
+      // before a restart) is never served: the trim comes before the first read.
       await log.trimTo(log.retentionPoint(BigInt(log.#clock.now())));
     } catch (err) {
       // Its producers were counted in the star's budget: a log never opened gives them back.
