@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { newBucket, newStream } from "./config.ts";
-import { hasExpired, StreamUses } from "./expiry.ts";
+import { expiryDueMs, hasExpired, StreamUses } from "./expiry.ts";
 
 const bucket = newBucket("b-1", null, "", 0);
 const stream = (
@@ -86,4 +86,10 @@ test("a stream takes one expiry and a content type of visible ASCII", () => {
     /mutually exclusive/,
   );
   assert.throws(() => stream({ content_type: "text/plain\n" }), /content_type/);
+});
+
+test("expiryDueMs: the fixed instant, or the idle window's end after the last use; none without expiry", () => {
+  assert.equal(expiryDueMs(stream({}), 7_000), undefined);
+  assert.equal(expiryDueMs(stream({ expires_at_unix_ms: "5000" }), 7_000), 5_000);
+  assert.equal(expiryDueMs(stream({ expire_idle_ms: "1000" }), 7_000), 8_000);
 });

@@ -69,8 +69,19 @@ export function hasExpired(
   nowMs: number,
   leads: boolean,
 ): boolean {
+  // Only the leader counts uses: elsewhere the idle window never ends.
+  const due = expiryDueMs(stream, leads ? uses.lastUse(stream) : Number.POSITIVE_INFINITY);
+  return due !== undefined && nowMs >= due;
+}
+
+/**
+ * When the stream expires if nothing uses it after `lastUseMs`: its fixed instant, or the end of
+ * its idle window, whichever comes first; undefined when it never expires.
+ */
+export function expiryDueMs(stream: Stream__Output, lastUseMs: number): number | undefined {
   const at = Number(stream.expires_at_unix_ms);
-  if (at !== 0 && nowMs >= at) return true;
   const idle = Number(stream.expire_idle_ms);
-  return leads && idle !== 0 && nowMs >= uses.lastUse(stream) + idle;
+  const idleEnd = idle === 0 ? undefined : lastUseMs + idle;
+  if (at === 0) return idleEnd;
+  return idleEnd === undefined || at < idleEnd ? at : idleEnd;
 }

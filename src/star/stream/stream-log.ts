@@ -34,6 +34,7 @@ import {
   tooManyProducers,
   unavailable,
 } from "../errors.ts";
+import { expiryDueMs } from "../lifecycle/expiry.ts";
 import { DEFAULT_LIMITS } from "../limits.ts";
 import {
   type BatchAck,
@@ -1089,16 +1090,11 @@ export class StreamLog {
    * change what retention does (size retention, or none).
    */
   retentionDueMs(): bigint | undefined {
-    const d = this.descriptor;
-    let due = this.#retentionDueMs();
-    const idle = BigInt(d.expire_idle_ms);
-    for (const at of [
-      BigInt(d.expires_at_unix_ms),
-      idle > 0n ? BigInt(this.#lastUseMs) + idle : 0n,
-    ]) {
-      if (at > 0n && (due === undefined || at < due)) due = at;
-    }
-    return due;
+    const retained = this.#retentionDueMs();
+    const expiry = expiryDueMs(this.descriptor, this.#lastUseMs);
+    if (expiry === undefined) return retained;
+    const expires = BigInt(expiry);
+    return retained !== undefined && retained < expires ? retained : expires;
   }
 
   #retentionDueMs(): bigint | undefined {
