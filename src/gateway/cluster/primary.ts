@@ -63,7 +63,6 @@ interface Live {
   env: Record<string, string>;
   /** When it said it was ready; undefined before. */
   readyAt: number | undefined;
-  ready: boolean;
   /** Its answers to /metrics gatherings still awaited, by id. */
   gathering: Set<number>;
   /** Its metrics as the last /metrics answer summed them. */
@@ -157,7 +156,7 @@ export class ClusterPrimary {
   #spawn(): void {
     const env = this.#live.values().next().value?.env ?? this.#env;
     const process = this.#fork(env);
-    const live: Live = { process, env, readyAt: undefined, ready: false, gathering: new Set() };
+    const live: Live = { process, env, readyAt: undefined, gathering: new Set() };
     this.#live.add(live);
     this.#opts.logger.info({ workerPid: process.pid }, "worker starting");
     process.onMessage((message) => {
@@ -174,10 +173,9 @@ export class ClusterPrimary {
           live.process.send(this.#stopMessage(this.#stopping));
           return;
         }
-        live.ready = true;
         live.readyAt = this.#now();
         this.#opts.logger.info({ workerPid: live.process.pid, url: message.url }, "worker ready");
-        if (!this.#started && [...this.#live].every((w) => w.ready)) {
+        if (!this.#started && [...this.#live].every((w) => w.readyAt !== undefined)) {
           this.#started = this.#live.size === this.#opts.workers;
           if (this.#started) this.#onStarted?.resolve(message.url);
         }
@@ -203,7 +201,8 @@ export class ClusterPrimary {
     const pid = live.process.pid;
     // A worker still starting when a stop signal came to the group (before Node ran any of its
     // code) ends by the signal's default action: it served nothing, which is a clean stop.
-    const stoppedStarting = !live.ready && (signal === "SIGTERM" || signal === "SIGINT");
+    const stoppedStarting =
+      live.readyAt === undefined && (signal === "SIGTERM" || signal === "SIGINT");
     if (this.#stopping) {
       if (code !== 0 && !stoppedStarting) this.#failed = true;
       if (this.#live.size === 0) this.#onStopped?.();
@@ -225,11 +224,10 @@ export class ClusterPrimary {
     this.#restartMs = young
       ? Math.min(this.#restartMs * 2, RESTART_DELAY_MS.most)
       : RESTART_DELAY_MS.first;
-    this.#opts.logger[live.ready ? "warn" : "error"](
+    const served = live.readyAt !== undefined;
+    this.#opts.logger[served ? "warn" : "error"](
       { workerPid: pid, code, signal, delayMs },
-      live.ready
-        ? "worker exited; replacing it"
-        : "worker exited before it was ready; replacing it",
+      served ? "worker exited; replacing it" : "worker exited before it was ready; replacing it",
     );
     this.#restartTimer = setTimeout(() => {
       this.#restartTimer = undefined;
@@ -242,12 +240,12 @@ export class ClusterPrimary {
     // The workers that exited before this scrape: one that exits during it is in its parts
     // (its last part is what it retires with), and must not be counted twice.
     const retiredBefore = this.#retired;
-    const ready = [...this.#live].filter((w) => w.ready);
+    const ready = [...this.#live].filter((w) => w.readyAt !== undefined);
     const parts = await Promise.all(ready.map((w) => this.#gather(w)));
     const missing = parts.filter((part) => part === undefined).length;
     if (missing > 0) {
       throw new Error(
-        `${missing} of ${ready.length} workers did not send their metrics within ${this.#opts.ipcTimeoutMs} ms; retry`,
+        `${missing} of ${ready.length} workers did not send their metrics within ${this.#opts.ipcTimeoutMs} ms (or exited first); retry`,
       );
     }
     const own = await this.#opts.registry.getMetricsAsJSON();
