@@ -68,29 +68,30 @@ export const unsentAnswersPlugin = fp(async (app: FastifyInstance, opts: UnsentA
     }
   }, SWEEP_MS).unref();
   app.addHook("onClose", async () => clearInterval(sweep));
-  // The headers a read has before its route runs (CORS's, a drain's): a refused answer keeps
-  // only these.
-  const before = new WeakMap<object, Set<string>>();
+  // Each read's client, and the headers it has before its route runs (CORS's, a drain's): a
+  // refused answer keeps only these.
+  const reads = new WeakMap<object, { client: string; kept: Set<string> }>();
   const { budget } = opts;
   if (budget) {
     app.addHook("preHandler", async (req, reply) => {
       if (req.method !== "GET" || req.routeOptions.config?.alwaysAnswers) return;
-      budget.admit(clientKey(req));
-      before.set(reply.raw, new Set(Object.keys(reply.getHeaders())));
+      const client = clientKey(req);
+      budget.admit(client);
+      reads.set(reply.raw, { client, kept: new Set(Object.keys(reply.getHeaders())) });
     });
   }
-  app.addHook("onSend", async (req, reply, payload) => {
+  app.addHook("onSend", async (_req, reply, payload) => {
     const res = reply.raw as Cuttable;
     if (sending.has(res)) return;
     const bytes = answerBytes(payload);
-    const kept = before.get(reply.raw);
+    const read = reads.get(reply.raw);
     let release: (() => void) | undefined;
-    if (budget && kept && reply.statusCode < 400 && bytes > 0) {
+    if (budget && read && reply.statusCode < 400 && bytes > 0) {
       try {
-        release = budget.hold(clientKey(req), bytes);
+        release = budget.hold(read.client, bytes);
       } catch (err) {
         for (const name of Object.keys(reply.getHeaders())) {
-          if (!kept.has(name) && name !== "connection") reply.removeHeader(name);
+          if (!read.kept.has(name) && name !== "connection") reply.removeHeader(name);
         }
         throw err;
       }
