@@ -186,7 +186,7 @@ export class FleetClient {
     this.#observer = options.observer ?? {};
     this.#pool = new ChannelPool({
       maxChannels: options.maxChannels,
-      ...(options.keepalive ? { keepalive: options.keepalive } : {}),
+      keepalive: options.keepalive,
     });
     this.#leaders = new LeaderCache(options.maxLeaders);
     this.#inProcess = options.inProcess;

@@ -27,18 +27,19 @@ export class ReadGrants {
   }
 
   /**
-   * Whether a star lets this credential read the stream: a grant, or the answer of the check in
-   * flight for the same credential, or `ask` (true: yes, remembered; false: no such stream).
+   * Whether a star lets this credential read the stream: a grant (true at once), or the answer
+   * of the check in flight for the same credential, or `ask` (true: yes, remembered; false: no
+   * such stream).
    */
   check(
     authorization: string | undefined,
     bucket: string,
     key: string,
     ask: () => Promise<boolean>,
-  ): Promise<boolean> {
+  ): true | Promise<boolean> {
     // One digest of the credential for the look, the check in flight and the grant.
     const id = grantId(authorization, bucket, key);
-    if (this.#has(id, Date.now())) return Promise.resolve(true);
+    if (this.#has(id, Date.now())) return true;
     let asking = this.#asking.get(id);
     if (!asking) {
       asking = ask()

@@ -408,8 +408,6 @@ async function authorize(
   const { bucket, key, authorization } = stream;
   const { grants, upstream } = deps;
   const checked: Checked = { tail: undefined };
-  // Most readers of a busy stream come on a credential a star let read it lately.
-  if (grants?.has(authorization, bucket, key)) return checked;
   // Not cancelled with this reader: readers on the same credential may be waiting for it too.
   const ask = () =>
     upstream.unary("CheckTail", { bucket, key }, { bucket, key, authorization }).then(
@@ -422,10 +420,10 @@ async function authorize(
         throw err;
       },
     );
-  const ok = await untilAborted(
-    grants ? grants.check(authorization, bucket, key, ask) : ask(),
-    signal,
-  );
+  const got = grants ? grants.check(authorization, bucket, key, ask) : ask();
+  // Most readers of a busy stream come on a credential a star let read it lately.
+  if (got === true) return checked;
+  const ok = await untilAborted(got, signal);
   return ok ? checked : undefined;
 }
 

@@ -356,12 +356,7 @@ export class StreamHub {
 
   /** Whether `seq` is the end of a closed stream, past the window's last records. */
   endsAt(seq: bigint): boolean {
-    return (
-      this.#closed &&
-      this.#failure === undefined &&
-      seq >= this.#ring.start &&
-      this.#ring.find(seq) === undefined
-    );
+    return this.#failure === undefined && this.at(seq) === "closed";
   }
 
   /** The batch a follower gets last, at the tail of a closed stream. */
