@@ -187,7 +187,7 @@ export const flags = defineFlags({
     type: "int",
     default: DEFAULT_UNSENT_ANSWERS.maxBytes >> 20,
     min: 1,
-    help: "answers to reads (pages) written and not yet taken by their clients that the gateway may hold, MiB; one that would pass it is 429, retryable (the read is the client's to repeat), unless it is alone",
+    help: "answers to reads (pages) written and not yet taken by their clients, and pages in hand not yet written (twice their content), that the gateway may hold, MiB; one that would pass it is 429, retryable (the read is the client's to repeat), unless it is alone",
   },
   "unsent-answers-client-mb": {
     type: "int",

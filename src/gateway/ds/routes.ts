@@ -262,6 +262,7 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
     page: DsPage,
     asked: Asked,
   ) {
+    reply.expectPage(page.records);
     reply.headers(pageHeaders(page, asked.live, asked.echoed));
     if (page.records.length === 0 || asked.start === "now") {
       return reply

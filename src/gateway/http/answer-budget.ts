@@ -1,7 +1,9 @@
 // Answers to reads that their clients have not taken yet, bounded in bytes: a page the gateway
 // wrote stays in memory until its client reads it (or --send-timeout-ms cuts it), and a client
 // that opens many reads on HTTP/2 streams and reads none would otherwise hold a page on each.
-// Two bounds: the gateway's (--unsent-answers-mb) and one client's (--unsent-answers-client-mb;
+// A read counts from when its page is in hand (the records as the star sent them, and the answer
+// rendered from them: twice the page's content, PAGE_MEMORY_FACTOR), then as its answer once
+// written: a client's reads in flight count before their answers exist. Two bounds: the gateway's (--unsent-answers-mb) and one client's (--unsent-answers-client-mb;
 // a client as admission names it, client-key.ts). An answer that would pass either is not sent
 // but refused with a retryable 429: the read is safe to repeat once the client has read what it
 // holds. A client that already holds its share is refused before its read is carried out.
@@ -10,6 +12,7 @@
 //   clients that read none of their answers cannot shut every other reader out.
 // - An answer counts at least ANSWER_FLOOR_BYTES: many small answers left unread hold their
 //   streams' and responses' memory too.
+import { contentBytes, type StoredRecord } from "../../contract/codec/index.ts";
 import { resourceExhausted } from "../errors/index.ts";
 
 export interface AnswerLimits {
@@ -22,6 +25,22 @@ export interface AnswerLimits {
 /** The least an answer counts for. */
 export const ANSWER_FLOOR_BYTES = 16 * 1024;
 const MAX_RESERVE_BYTES = 32 * 1024 * 1024;
+/** A page in hand is in memory twice: as its records, and as the answer written from them. */
+export const PAGE_MEMORY_FACTOR = 2;
+
+/** The memory a page of `records` holds until its answer is written. */
+export function pageMemoryBytes(records: readonly StoredRecord[]): number {
+  let bytes = 0;
+  for (const r of records) bytes += contentBytes(r);
+  return PAGE_MEMORY_FACTOR * bytes;
+}
+
+/** One read's share of the budget. */
+export interface AnswerClaim {
+  /** Counts `bytes` (at least the floor) from now on; throws the 429 when growing passes a bound. */
+  set(bytes: number): void;
+  release(): void;
+}
 
 export class AnswerBudget {
   readonly #limits: AnswerLimits;
@@ -50,31 +69,43 @@ export class AnswerBudget {
 
   /** Throws the 429 when even the smallest answer to `client` would pass a bound. */
   admit(client: string): void {
-    this.#check(this.#clients.get(client) ?? 0, ANSWER_FLOOR_BYTES);
+    this.#check(this.#clients.get(client) ?? 0, this.#held, ANSWER_FLOOR_BYTES);
   }
 
   /**
-   * Holds an answer of `bytes` to `client` until the returned function is called (the answer
-   * taken, or cut); throws the 429 when it would pass a bound.
+   * What one read of `client` holds, from when its page is in hand until its answer is taken or
+   * cut: nothing at first; `set` sizes it, `release` ends it (after which `set` does nothing).
    */
-  hold(client: string, bytes: number): () => void {
-    const own = this.#clients.get(client) ?? 0;
-    const counted = Math.max(bytes, ANSWER_FLOOR_BYTES);
-    this.#check(own, counted);
-    this.#clients.set(client, own + counted);
-    this.#held += counted;
-    let held = true;
-    return () => {
-      if (!held) return;
-      held = false;
-      this.#held -= counted;
-      const left = (this.#clients.get(client) ?? counted) - counted;
-      if (left > 0) this.#clients.set(client, left);
+  claim(client: string): AnswerClaim {
+    let counted = 0;
+    let released = false;
+    const count = (delta: number) => {
+      counted += delta;
+      this.#held += delta;
+      const own = (this.#clients.get(client) ?? 0) + delta;
+      if (own > 0) this.#clients.set(client, own);
       else this.#clients.delete(client);
+    };
+    return {
+      set: (bytes) => {
+        if (released) return;
+        const target = Math.max(bytes, ANSWER_FLOOR_BYTES);
+        // Growing is checked against what the others hold: a claim alone always grows.
+        if (target > counted) {
+          this.#check((this.#clients.get(client) ?? 0) - counted, this.#held - counted, target);
+        }
+        count(target - counted);
+      },
+      release: () => {
+        if (released) return;
+        released = true;
+        count(-counted);
+      },
     };
   }
 
-  #check(own: number, bytes: number): void {
+  /** `own` and `held`: what the client and the gateway hold besides the answer of `bytes`. */
+  #check(own: number, held: number, bytes: number): void {
     const { maxBytes, clientMaxBytes } = this.#limits;
     if (own > 0 && own + bytes > clientMaxBytes) {
       throw resourceExhausted(
@@ -82,9 +113,9 @@ export class AnswerBudget {
       );
     }
     const limit = own > 0 ? maxBytes - this.#reserve : maxBytes;
-    if (this.#held > 0 && this.#held + bytes > limit) {
+    if (held > 0 && held + bytes > limit) {
       throw resourceExhausted(
-        `the gateway holds ${this.#held} bytes of answers its clients have not read yet (at most ${maxBytes}, --unsent-answers-mb); retry shortly`,
+        `the gateway holds ${held} bytes of answers its clients have not read yet (at most ${maxBytes}, --unsent-answers-mb); retry shortly`,
       );
     }
   }

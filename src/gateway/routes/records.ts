@@ -195,17 +195,12 @@ export async function recordRoutes(app: FastifyInstance, opts: RecordRoutesOptio
       reply.header("cache-control", "no-store");
       // What the answer depends on, as every page read says it.
       addVary(reply, PAGE_VARY);
-      return sendJsonBytes(
-        reply,
-        readBatchJsonBytes(
-          await serveLongPoll(parts, subscribeDeps, clientKey(req)),
-          format,
-          ctx.int64,
-          takeResponseBuffer,
-        ),
-      );
+      const got = await serveLongPoll(parts, subscribeDeps, clientKey(req));
+      reply.expectPage(got.records);
+      return sendJsonBytes(reply, readBatchJsonBytes(got, format, ctx.int64, takeResponseBuffer));
     }
     const page = await opts.reads.page(address, query, ctx.call);
+    reply.expectPage(page.response.records);
     reply.header("server-timing", serverTiming(page.timings));
     const json = readBatchJsonBytes(page.response, format, ctx.int64, takeResponseBuffer);
     const caching = {

@@ -123,6 +123,7 @@ export async function s2RecordRoutes(app: FastifyInstance, opts: S2RecordRoutesO
     } else {
       batch = await readS2Page(reads, address, q, call);
     }
+    reply.expectPage(batch.records);
     if (wantsProto(req)) return sendProto(reply, s2Wire.ReadBatch.encode(batch));
     return readBatchToS2Json(batch, format);
   }
