@@ -4,6 +4,12 @@ export const MAX_HEADERS_PER_RECORD = 100;
 /** Content bytes: body plus every header name and value. */
 export const MAX_RECORD_BYTES = 1024 * 1024;
 export const MAX_BATCH_BYTES = 100 * 1024 * 1024;
+/**
+ * Records in one batch. Content bytes alone do not bound a batch's memory: an empty record is
+ * two bytes on the wire and hundreds once decoded and kept, so a batch at the byte caps could
+ * hold tens of millions of them.
+ */
+export const MAX_BATCH_RECORDS = 10_000;
 export const MAX_FENCING_TOKEN_BYTES = 48;
 /** A bucket's or stream's creation token, UTF-8 bytes: kept in its descriptor, shown with it. */
 export const MAX_CREATION_TOKEN_BYTES = 512;

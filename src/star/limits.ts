@@ -2,7 +2,6 @@
 import {
   MAX_BATCH_BYTES,
   MAX_FENCING_TOKEN_BYTES,
-  MAX_HEADERS_PER_RECORD,
   MAX_LIST_LIMIT,
   MAX_RECORD_BYTES,
   PAGE_MAX_BYTES,
@@ -18,7 +17,6 @@ export function clampLimit(asked: number, max: number): number {
 export interface StarLimits {
   maxRecordBytes: number;
   maxBatchBytes: number;
-  maxHeaders: number;
   maxFencingTokenBytes: number;
   readPageRecords: number;
   readPageBytes: number;
@@ -87,7 +85,6 @@ export interface StarLimits {
 export const DEFAULT_LIMITS: StarLimits = {
   maxRecordBytes: MAX_RECORD_BYTES,
   maxBatchBytes: MAX_BATCH_BYTES,
-  maxHeaders: MAX_HEADERS_PER_RECORD,
   maxFencingTokenBytes: MAX_FENCING_TOKEN_BYTES,
   readPageRecords: PAGE_MAX_RECORDS,
   readPageBytes: PAGE_MAX_BYTES,

@@ -19,6 +19,7 @@ import { StreamUses } from "./lifecycle/expiry.ts";
 import { retentionRound } from "./lifecycle/retention-round.ts";
 import { DEFAULT_LIMITS, type StarLimits } from "./limits.ts";
 import { ProducerBudget } from "./producers/producer-table.ts";
+import { guardAppends } from "./service/append-guard.ts";
 import { dataPlaneHandlers } from "./service/dataplane.ts";
 import { InProcessServer } from "./service/in-process.ts";
 import { RunningCalls } from "./service/running-calls.ts";
@@ -233,9 +234,10 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     SettleStar: unary(ctx, () => settleStar(ctx)),
     StarStats: unary(ctx, () => starStats(ctx)),
   });
-  server.addService(nova.DataPlaneService.service, dataPlane);
+  const dataPlaneService = guardAppends(nova.DataPlaneService.service);
+  server.addService(dataPlaneService, dataPlane);
   server.addService(nova.AdminPlaneService.service, adminPlane);
-  inProcess.add(nova.DataPlaneService.service, dataPlane);
+  inProcess.add(dataPlaneService, dataPlane);
   inProcess.add(nova.AdminPlaneService.service, adminPlane);
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(options.listen, grpc.ServerCredentials.createInsecure(), (err, p) =>

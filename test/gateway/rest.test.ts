@@ -5,6 +5,7 @@ import { PassThrough } from "node:stream";
 import { after, before, describe, test } from "node:test";
 import fc from "fast-check";
 import { request } from "undici";
+import { MAX_BATCH_RECORDS } from "../../src/contract/wire-limits.ts";
 import { type Gateway, inProcessGateway } from "../harness/gateway.ts";
 import { http as httpAt } from "../harness/http.ts";
 import { scraped } from "../harness/metrics.ts";
@@ -317,6 +318,11 @@ describe("records", () => {
       assert.equal(res.json.code, code);
       assert.equal(typeof res.json.message, "string");
     }
+    const many = { records: Array.from({ length: MAX_BATCH_RECORDS + 1 }, () => ({})) };
+    const tooMany = await http("POST", `${s}/records`, many);
+    assert.equal(tooMany.status, 400, tooMany.text.slice(0, 200));
+    assert.equal(tooMany.json.code, "invalid_argument");
+    assert.match(tooMany.json.message, /records.*at most 10000 items/);
     const tail = await http("GET", `${s}/records/tail`);
     assert.equal(tail.json.tail.seq_num, 0);
     const badQuery = await http("GET", `${s}/records?seq_num=1&timestamp_ms=2`);

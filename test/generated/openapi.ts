@@ -531,7 +531,7 @@ export interface components {
      *     }
      */
     AppendInput: {
-      /** @description One batch, appended whole. */
+      /** @description One batch, appended whole: 1 to 10000 records. */
       records: components["schemas"]["AppendRecord"][];
       /** @description The batch lands only if its first record would get this seq_num (412 seq_num_mismatch otherwise) (uint64; exact: digits beyond 2^53-1, or a decimal string) */
       match_seq_num?: string | number;
@@ -552,7 +552,7 @@ export interface components {
      *     }
      */
     CloseInput: {
-      /** @description A final batch, appended whole before the stream closes. */
+      /** @description A final batch, appended whole before the stream closes: 1 to 10000 records. */
       records?: components["schemas"]["AppendRecord"][];
       /** @description With records: the final batch lands only if its first record would get this seq_num (uint64; exact: digits beyond 2^53-1, or a decimal string) */
       match_seq_num?: string | number;

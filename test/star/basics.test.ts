@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { status } from "@grpc/grpc-js";
 import { findDetail } from "../../src/contract/proto/index.ts";
+import { MAX_BATCH_RECORDS } from "../../src/contract/wire-limits.ts";
 import { call, settleStar } from "../harness/grpc.ts";
 import { waitFor } from "../harness/wait.ts";
 import { type StarFixture, startStarFixture, uniqueBucket } from "./fixture.ts";
@@ -363,6 +364,10 @@ describe("append and read", () => {
           ),
         ],
         /101 headers/,
+      ],
+      [
+        Array.from({ length: MAX_BATCH_RECORDS + 1 }, () => rec("")),
+        /a batch holds at most 10000 records; send more as several batches/,
       ],
     ];
     for (const [records, message] of cases) {

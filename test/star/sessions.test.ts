@@ -3,6 +3,7 @@ import { after, before, describe, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import { type ClientDuplexStream, type ServiceError, status } from "@grpc/grpc-js";
 import { findDetail } from "../../src/contract/proto/index.ts";
+import { MAX_BATCH_RECORDS } from "../../src/contract/wire-limits.ts";
 import type { AppendSessionRequest } from "../../src/gen/nova/v1/AppendSessionRequest.ts";
 import type { AppendSessionResponse__Output } from "../../src/gen/nova/v1/AppendSessionResponse.ts";
 import type { SubscribeResponse__Output } from "../../src/gen/nova/v1/SubscribeResponse.ts";
@@ -93,6 +94,26 @@ describe("AppendSession", () => {
     assert.equal(frames.filter((m) => m.ack).length, 1);
     const { tail } = await call(f.client, "CheckTail", { bucket, key: "s" });
     assert.equal(tail?.seq_num, "1", "nothing after the invalid batch was appended");
+  });
+
+  test("a batch past the record cap ends the session, refused before it is decoded", async () => {
+    const bucket = await freshStream();
+    const session = f.client.AppendSession();
+    const { frames, ended } = collect(session);
+    session.write({ open: { bucket, key: "s" } });
+    session.write(batch("ok"));
+    const records = Array.from({ length: MAX_BATCH_RECORDS + 1 }, () => ({
+      body: Buffer.alloc(0),
+    }));
+    session.write({ batch: { records } });
+    session.write(batch("never"));
+    session.end();
+    const err = await ended;
+    assert.equal(err?.code, status.INVALID_ARGUMENT);
+    assert.match(err?.details ?? "", /a batch holds at most 10000 records/);
+    assert.equal(frames.filter((m) => m.ack).length, 1);
+    const { tail } = await call(f.client, "CheckTail", { bucket, key: "s" });
+    assert.equal(tail?.seq_num, "1", "nothing of the refused batch, or after it, was appended");
   });
 
   test("the window holds the star to at most that many batches in flight", async () => {

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
+import { MAX_BATCH_RECORDS } from "../../contract/wire-limits.ts";
 import { HttpError } from "../errors/index.ts";
-import { jsonArray, jsonMessages, MAX_JSON_MESSAGES } from "./json-mode.ts";
+import { jsonArray, jsonMessages } from "./json-mode.ts";
 
 const text = (b: Uint8Array) => Buffer.from(b).toString();
 const messages = (body: string, on: "append" | "create" = "append") =>
@@ -108,14 +109,14 @@ test("a body is JSON exactly when JSON.parse says so; each message is its elemen
 });
 
 test("a JSON array of more messages than one append takes is a 413, before they are made", () => {
-  const body = Buffer.from(`[${"0,".repeat(MAX_JSON_MESSAGES)}0]`);
+  const body = Buffer.from(`[${"0,".repeat(MAX_BATCH_RECORDS)}0]`);
   assert.throws(
     () => jsonMessages(body, "append"),
     (e: unknown) =>
-      e instanceof HttpError && e.status === 413 && /at most 100000 messages/.test(e.message),
+      e instanceof HttpError && e.status === 413 && /at most 10000 messages/.test(e.message),
   );
   assert.equal(
-    jsonMessages(Buffer.from(`[${"0,".repeat(MAX_JSON_MESSAGES - 1)}0]`), "append").length,
-    MAX_JSON_MESSAGES,
+    jsonMessages(Buffer.from(`[${"0,".repeat(MAX_BATCH_RECORDS - 1)}0]`), "append").length,
+    MAX_BATCH_RECORDS,
   );
 });

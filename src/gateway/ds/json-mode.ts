@@ -1,16 +1,10 @@
 // JSON mode (application/json streams): a POST body is one JSON value, or an array whose
 // elements are the messages (one level flattened); each message is one record, stored as the
 // text it was sent as (numbers keep every digit). A read returns its records as one JSON array.
+import { MAX_BATCH_RECORDS } from "../../contract/wire-limits.ts";
 import { badJson, invalidArgument, payloadTooLarge } from "../errors/index.ts";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
-
-/**
- * The most messages one JSON-mode body holds. Each becomes a record (a string, a buffer, a
- * record object, a proto message: hundreds of bytes for `0,`), so a body of tiny messages costs
- * far more than its size; this keeps one request's cost near what admission counts for it.
- */
-export const MAX_JSON_MESSAGES = 100_000;
 
 /** JSON's whitespace only: String.trim() also takes a BOM and other spaces JSON refuses. */
 const JSON_SPACE = /^[ \t\n\r]+|[ \t\n\r]+$/g;
@@ -55,17 +49,20 @@ function checkJson(text: string, what: string): void {
   }
 }
 
-/** The elements of an array's text, each as its own text (trimmed), at most MAX_JSON_MESSAGES. */
+/**
+ * The elements of an array's text, each as its own text (trimmed): at most a batch's records,
+ * refused as soon as the count passes them rather than once all are split.
+ */
 function arrayElements(text: string): string[] {
   const out: string[] = [];
   let depth = 0;
   let inString = false;
   let start = 1;
   const push = (end: number) => {
-    if (out.length === MAX_JSON_MESSAGES) {
+    if (out.length === MAX_BATCH_RECORDS) {
       throw payloadTooLarge(
         "body",
-        `a JSON array appends at most ${MAX_JSON_MESSAGES} messages at once; send the rest in another request`,
+        `a JSON array appends at most ${MAX_BATCH_RECORDS} messages at once; send the rest in another request`,
       );
     }
     out.push(jsonTrim(text.slice(start, end)));

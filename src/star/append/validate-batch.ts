@@ -1,5 +1,6 @@
 // Batch-atomic validation (dataplane.proto, Append): one bad record refuses the whole batch
-// with INVALID_ARGUMENT naming the record and the rule. A header name is never empty, but in a
+// with INVALID_ARGUMENT naming the record and the rule. The counts (records in a batch, headers
+// in a record) are checked as the request is decoded (service/append-guard.ts). A header name is never empty, but in a
 // command record (command-records.ts).
 import { contentBytes, type StoredRecord } from "../../contract/codec/index.ts";
 import type { AppendRecord__Output } from "../../gen/nova/v1/AppendRecord.ts";
@@ -17,7 +18,7 @@ export interface ValidBatch {
   commands?: Command[];
 }
 
-type Limits = Pick<StarLimits, "maxRecordBytes" | "maxBatchBytes" | "maxHeaders">;
+type Limits = Pick<StarLimits, "maxRecordBytes" | "maxBatchBytes">;
 
 export function validateBatch(
   input: AppendRecord__Output[],
@@ -30,11 +31,6 @@ export function validateBatch(
   let maxClientTimestamp: bigint | undefined;
   let commands: Command[] | undefined;
   input.forEach((rec, i) => {
-    if (rec.headers.length > limits.maxHeaders) {
-      throw invalidArgument(
-        `record ${i}: ${rec.headers.length} headers, at most ${limits.maxHeaders} allowed`,
-      );
-    }
     let command: Command | undefined;
     try {
       command = commandOf(rec);

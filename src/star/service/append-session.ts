@@ -23,6 +23,7 @@ import {
 } from "../errors.ts";
 import { resolveLedDescriptor, withLedLog } from "../lifecycle/streams.ts";
 import type { AppendAck, SessionHandle, StreamLog } from "../stream/stream-log.ts";
+import { refuseOverCap } from "./append-guard.ts";
 import { checkFencingToken } from "./data-verbs.ts";
 import { appendResponse, position } from "./wire.ts";
 
@@ -82,6 +83,17 @@ class Session implements SessionHandle {
   #onFrame(frame: AppendSessionRequest__Output): void {
     if (this.#done || this.#poisoned) return;
     this.#armIdle();
+    try {
+      refuseOverCap(frame);
+    } catch (err) {
+      // As a batch validateBatch refuses: the session ends on it.
+      if (!this.#log) this.#fail(err);
+      else {
+        this.#poisoned = true;
+        this.#enqueueOutcome(Promise.resolve({ err }));
+      }
+      return;
+    }
     if (!this.#log) {
       if (this.#opening || frame.frame !== "open" || !frame.open) {
         this.#fail(invalidArgument("the first frame of an AppendSession must be open"));

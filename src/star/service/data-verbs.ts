@@ -26,6 +26,7 @@ import {
 } from "../lifecycle/streams.ts";
 import { clampLimit } from "../limits.ts";
 import type { StreamLog } from "../stream/stream-log.ts";
+import { refuseOverCap } from "./append-guard.ts";
 import { followerRead } from "./follower-read.ts";
 import { aboveTrim, resolveStart } from "./read-start.ts";
 import { appendResponse, position, record } from "./wire.ts";
@@ -42,6 +43,7 @@ export async function append(
   ctx: StarContext,
   req: AppendRequest__Output,
 ): Promise<AppendResponse> {
+  refuseOverCap(req);
   const arrivalMs = BigInt(ctx.now());
   const stream = await resolveLedDescriptor(ctx, req.bucket, req.key, "append");
   return withLedLog(ctx, stream, (log) => appendTo(ctx, log, req, arrivalMs));

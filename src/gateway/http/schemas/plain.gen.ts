@@ -2665,7 +2665,8 @@ export const sharedSchemas = [
           "$ref": "AppendRecord"
         },
         "minItems": 1,
-        "description": "One batch, appended whole."
+        "maxItems": 10000,
+        "description": "One batch, appended whole: 1 to 10000 records."
       },
       "match_seq_num": {
         "anyOf": [
@@ -2717,7 +2718,8 @@ export const sharedSchemas = [
           "$ref": "AppendRecord"
         },
         "minItems": 1,
-        "description": "A final batch, appended whole before the stream closes."
+        "maxItems": 10000,
+        "description": "A final batch, appended whole before the stream closes: 1 to 10000 records."
       },
       "match_seq_num": {
         "anyOf": [

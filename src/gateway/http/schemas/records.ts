@@ -1,5 +1,6 @@
 // Records in JSON: positions, headers, AppendInput / AppendAck, ReadBatch.
 import { Type } from "typebox";
+import { MAX_BATCH_RECORDS, MAX_HEADERS_PER_RECORD } from "../../../contract/wire-limits.ts";
 import { Int64, Uint64 } from "./integers.ts";
 
 const T = 1709481600000;
@@ -66,8 +67,8 @@ export const AppendRecord = Type.Object(
     ),
     headers: Type.Optional(
       Type.Array(Type.Union([Type.Ref("Header"), Type.Ref("HeaderPair")]), {
-        maxItems: 100,
-        description: "At most 100, in order, duplicates kept.",
+        maxItems: MAX_HEADERS_PER_RECORD,
+        description: `At most ${MAX_HEADERS_PER_RECORD}, in order, duplicates kept.`,
       }),
     ),
     timestamp_ms: Type.Optional(
@@ -89,7 +90,8 @@ export const AppendInput = Type.Object(
   {
     records: Type.Array(Type.Ref("AppendRecord"), {
       minItems: 1,
-      description: "One batch, appended whole.",
+      maxItems: MAX_BATCH_RECORDS,
+      description: `One batch, appended whole: 1 to ${MAX_BATCH_RECORDS} records.`,
     }),
     match_seq_num: Type.Optional(
       Uint64(
@@ -124,7 +126,8 @@ export const CloseInput = Type.Object(
     records: Type.Optional(
       Type.Array(Type.Ref("AppendRecord"), {
         minItems: 1,
-        description: "A final batch, appended whole before the stream closes.",
+        maxItems: MAX_BATCH_RECORDS,
+        description: `A final batch, appended whole before the stream closes: 1 to ${MAX_BATCH_RECORDS} records.`,
       }),
     ),
     match_seq_num: Type.Optional(
