@@ -202,7 +202,7 @@ export const flags = defineFlags({
     type: "int",
     default: DEFAULT_LIMITS.maxUnsettledBytes >> 20,
     min: 0,
-    help: "unsettled records kept in memory, MiB over all streams, before the largest streams settle",
+    help: "memory unsettled records hold (content plus about 200 bytes of objects each), MiB over all streams, before the largest streams settle",
   },
   "shutdown-grace-ms": {
     type: "int",

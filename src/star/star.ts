@@ -146,7 +146,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
   const memory = new MemoryParts();
   memory.add(
     "unsettled",
-    () => registry.unsettledBytes,
+    () => registry.unsettledMemory,
     () => limits.maxUnsettledBytes,
   );
   memory.add(

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { DataPlaneServiceClient } from "../../src/gen/nova/v1/DataPlaneService.ts";
 import type { Record__Output } from "../../src/gen/nova/v1/Record.ts";
+import { RECORD_OBJECT_BYTES } from "../../src/platform/memory/index.ts";
 import {
   createS3Store,
   type RunningS3rver,
@@ -276,7 +277,11 @@ describe("settled and unsettled", () => {
       assert.ok(Number(p.held_bytes) <= Number(p.bound_bytes), `${name} within its bound`);
       return Number(p.held_bytes);
     };
-    assert.equal(part(stats, "unsettled"), Number(stats.unsettled_bytes));
+    // The memory the records hold: their content and their objects.
+    assert.equal(
+      part(stats, "unsettled"),
+      Number(stats.unsettled_bytes) + RECORD_OBJECT_BYTES * Number(stats.unsettled_records),
+    );
     const cachedBefore = part(stats, "chunk_cache");
 
     const second = await settleStar(star.address);
@@ -388,6 +393,43 @@ describe("settled and unsettled", () => {
       { message: "records older than the limit trimmed" },
     );
     assert.deepEqual(bodies((await readAll(star.client, s.bucket, s.key)).records), texts(10, 5));
+  });
+});
+
+describe("unsettled memory (--settle-max-unsettled-mb)", () => {
+  test("records without content count by the memory they hold: past the cap they settle", async () => {
+    const star = await startStar([
+      ...NEVER_SETTLE,
+      "--settle-max-unsettled-mb",
+      "1",
+      "--settle-interval-ms",
+      "20",
+    ]);
+    try {
+      await call(star.client, "CreateBucket", { name: "empties" });
+      await call(star.client, "CreateStream", { bucket: "empties", key: "s" });
+      const records = Array.from({ length: 10_000 }, () => ({ body: Buffer.alloc(0) }));
+      for (let i = 0; i < 3; i++) {
+        await call(star.client, "Append", { bucket: "empties", key: "s", records });
+      }
+      // 30,000 records of no content: about 6 MB held, over the 1 MiB cap.
+      const stats = await waitFor(
+        async () => {
+          const st = await starStats(star.address);
+          return Number(st.chunks_settled) > 0 && st;
+        },
+        { timeoutMs: 30_000, message: "the records settled though they have no content" },
+      );
+      assert.equal(stats.unsettled_bytes, "0");
+      const read = await call(star.client, "Read", {
+        bucket: "empties",
+        key: "s",
+        seq_num: "29999",
+      });
+      assert.equal(read.records[0]?.seq_num, "29999", "every record kept");
+    } finally {
+      await stop(star);
+    }
   });
 });
 

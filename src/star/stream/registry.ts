@@ -224,10 +224,10 @@ export class StreamRegistry {
     return { open: this.#logs.size, dormant: this.#dormant.size, closedIdle: this.#closedIdle };
   }
 
-  /** Content bytes acked and not yet settled, over every open log: the memory they hold. */
-  get unsettledBytes(): number {
+  /** The memory records acked and not yet settled hold, over every open log. */
+  get unsettledMemory(): number {
     let bytes = 0;
-    for (const log of this.#opened.values()) bytes += log.unsettled.bytes;
+    for (const log of this.#opened.values()) bytes += log.unsettled.memory;
     return bytes;
   }
 

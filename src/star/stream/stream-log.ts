@@ -16,7 +16,7 @@ import {
   type ProducerMark,
 } from "../../contract/codec/index.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
-import { compactRecords } from "../../platform/memory/index.ts";
+import { compactRecords, RECORD_OBJECT_BYTES } from "../../platform/memory/index.ts";
 import { type CommandEffect, foldCommand } from "../append/command-records.ts";
 import { batchTimestamp, type ValidBatch } from "../append/validate-batch.ts";
 import { laterWriterSeq, writerSeqRefusal } from "../append/writer-seq.ts";
@@ -344,11 +344,20 @@ export class StreamLog {
     return this.#unsettled[0]?.seqNum ?? this.#tail;
   }
 
-  /** Acked records not yet settled: how many, their content bytes, when the oldest was acked. */
-  get unsettled(): { records: number; bytes: number; oldestMs: number | undefined } {
+  /**
+   * Acked records not yet settled: how many, their content bytes, the memory they hold (their
+   * objects too: records without content hold memory all the same), when the oldest was acked.
+   */
+  get unsettled(): {
+    records: number;
+    bytes: number;
+    memory: number;
+    oldestMs: number | undefined;
+  } {
     return {
       records: this.#unsettled.length,
       bytes: this.#unsettledBytes,
+      memory: this.#unsettledBytes + RECORD_OBJECT_BYTES * this.#unsettled.length,
       oldestMs: this.#unsettledCommits[0]?.atMs,
     };
   }

@@ -1,12 +1,15 @@
 // Which streams to settle now (docs/storage-layout.md, "Settling"): a stream settles once it
-// holds a read-sized chunk's worth of unsettled bytes, or once its oldest unsettled record is
-// older than the time bound (quiet streams), and, while the star holds more unsettled bytes in
-// memory than its cap, the largest of the rest too, so memory stays bounded with many streams.
+// holds a read-sized chunk's worth of unsettled content bytes, or once its oldest unsettled
+// record is older than the time bound (quiet streams), and, while its unsettled records hold
+// more memory than the star's cap, the largest of the rest too, so memory stays bounded with
+// many streams, and with records that have little or no content.
 
 export interface UnsettledStream {
   id: string;
   /** Content bytes acked but not yet in a chunk object. */
   bytes: number;
+  /** The memory those records hold: their content and their objects. */
+  memory: number;
   /** When the oldest of them was acked (ms); undefined when none are unsettled. */
   oldestMs: number | undefined;
 }
@@ -16,7 +19,7 @@ export interface SettlePolicy {
   chunkBytes: number;
   /** Settle a stream whose oldest unsettled record was acked this long ago. */
   maxAgeMs: number;
-  /** The most unsettled bytes the star keeps in memory, all streams together. */
+  /** The most memory unsettled records may hold, all streams together. */
   maxUnsettledBytes: number;
 }
 
@@ -34,14 +37,14 @@ export function streamsToSettle(
       chosen.push(s.id);
     } else {
       rest.push(s);
-      kept += s.bytes;
+      kept += s.memory;
     }
   }
-  rest.sort((a, b) => b.bytes - a.bytes);
+  rest.sort((a, b) => b.memory - a.memory);
   for (const s of rest) {
     if (kept <= policy.maxUnsettledBytes) break;
     chosen.push(s.id);
-    kept -= s.bytes;
+    kept -= s.memory;
   }
   return chosen;
 }
