@@ -6,6 +6,7 @@ import net from "node:net";
 import { test } from "node:test";
 import Fastify from "fastify";
 import { request } from "undici";
+import { waitFor } from "../../../test/harness/wait.ts";
 import { gatewayServer } from "./listener.ts";
 
 const SETTINGS = {
@@ -186,4 +187,26 @@ test("an HTTP/2 method HTTP/1.1 would refuse is 501 in the contract's body, neve
   assert.equal(handled, 0);
   assert.equal((await answer("GET")).status, 200);
   assert.equal(handled, 1);
+});
+
+test("the cut reaches a connection that has sent nothing yet, which the close would wait for", async (t) => {
+  const server = gatewayServer((_req, res) => res.end("ok"), {
+    ...SETTINGS,
+    headersTimeoutMs: 60_000,
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as net.AddressInfo;
+  const silent = net.connect(port, "127.0.0.1");
+  silent.on("error", () => {});
+  t.after(() => silent.destroy());
+  await once(silent, "connect");
+  const closed = once(server, "close");
+  server.close();
+  // Routed nowhere yet: the close waits for it (up to the headers timeout) until the cut.
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(silent.destroyed, false);
+  server.closeAllConnections();
+  await waitFor(() => silent.closed, { message: "the silent connection cut", timeoutMs: 10_000 });
+  await closed;
 });

@@ -185,6 +185,14 @@ export function gatewayServer(handler: Handler, settings: ListenerSettings): Gat
       } else routed(socket);
     });
   }
+  // Every connection accepted, until it closes: one still being routed (nothing sent yet, a
+  // PROXY header or a TLS handshake under way) belongs to neither h1 nor h2, and the cut at
+  // the end of a shutdown's grace must reach it too, or the close waits for its timeout.
+  const accepted = new Set<net.Socket>();
+  front.on("connection", (socket: net.Socket) => {
+    accepted.add(socket);
+    socket.once("close", () => accepted.delete(socket));
+  });
   // Fastify answers Node's refusals (clientErrorHandler) on the server it was given.
   h1.on("clientError", (err, socket) => front.emit("clientError", err, socket));
   // A connection still silent at the headers timeout is answered as HTTP/1.1 answers slow
@@ -219,6 +227,7 @@ export function gatewayServer(handler: Handler, settings: ListenerSettings): Gat
     closeAllConnections() {
       h1.closeAllConnections();
       for (const session of sessions) session.destroy();
+      for (const socket of accepted) socket.destroy();
     },
   });
 }
