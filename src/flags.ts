@@ -19,6 +19,7 @@ import {
   DEFAULT_HUB_RING,
   DEFAULT_HUB_RINGS_BYTES,
   DEFAULT_KEEP_ALIVE_HINT_S,
+  DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_MAX_SESSIONS_PER_CLIENT,
   DEFAULT_MAX_WAIT_S,
@@ -32,7 +33,6 @@ import {
   DEFAULT_SSE_PING_MS,
   DEFAULT_STAR_KEEPALIVE,
   DEFAULT_UNSENT_ANSWERS,
-  KEEP_ALIVE_TIMEOUT_MS,
 } from "./gateway/settings.ts";
 import { defineFlags, hostPort, httpUrl, LOG_LEVELS } from "./platform/cli/index.ts";
 
@@ -213,9 +213,13 @@ export const flags = defineFlags({
     type: "int",
     default: DEFAULT_KEEP_ALIVE_HINT_S,
     min: 1,
-    // A hint past the idle time the gateway keeps would send clients onto closed connections.
-    max: KEEP_ALIVE_TIMEOUT_MS / 1000 - 1,
-    help: "the idle time HTTP/1.1 responses advertise (Keep-Alive: timeout=), seconds; keep it below the idle timeout of any balancer in front, which may pass the header on to clients (HAProxy does)",
+    help: "the idle time HTTP/1.1 responses advertise (Keep-Alive: timeout=), seconds; keep it below the idle timeout of any balancer in front, which may pass the header on to clients (HAProxy does), and below --keep-alive-timeout-ms",
+  },
+  "keep-alive-timeout-ms": {
+    type: "int",
+    default: DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+    min: 1000,
+    help: "how long an idle client connection (HTTP/1.1 keep-alive, or an HTTP/2 session with no stream) is kept before the gateway closes it, ms; keep it above the keep-alive timeout of any balancer in front, so the balancer closes idle connections first",
   },
   "slow-consumer-ms": {
     type: "int",

@@ -34,6 +34,12 @@ if (!forwardedHeader) {
 if (opts.forwardedHeader === "forwarded" && opts.trustProxy.length === 0) {
   refuse("--forwarded-header=forwarded needs --trust-proxy naming the balancers that write it");
 }
+// A hint past the idle time the gateway keeps would send clients onto closed connections.
+if (opts.keepAliveHintS * 1000 >= opts.keepAliveTimeoutMs) {
+  refuse(
+    `--keep-alive-hint-s (${opts.keepAliveHintS} s) must be below --keep-alive-timeout-ms (${opts.keepAliveTimeoutMs} ms): clients would send on connections the gateway is closing`,
+  );
+}
 if (opts.proxyProtocol && opts.trustProxy.length === 0) {
   refuse("--proxy-protocol needs --trust-proxy naming the balancers that send it");
 }
@@ -168,6 +174,7 @@ const app = await buildApp({
     clientMaxBytes: opts.unsentAnswersClientMb * 1024 * 1024,
   },
   keepAliveHintS: opts.keepAliveHintS,
+  keepAliveTimeoutMs: opts.keepAliveTimeoutMs,
   ...(tls ? { tls } : {}),
   h2MaxStreams: opts.h2MaxStreams,
   maxConnections: opts.maxConnections,

@@ -61,6 +61,15 @@ test("the gateway refuses a --trust-proxy entry that is neither an address nor a
   }
 });
 
+test("the gateway takes a keep-alive hint only below its keep-alive timeout", () => {
+  const r = run("src/main.ts", ["--keep-alive-hint-s", "60", "--keep-alive-timeout-ms", "60000"]);
+  assert.equal(r.code, 2);
+  assert.match(
+    r.stderr,
+    /--keep-alive-hint-s \(60 s\) must be below --keep-alive-timeout-ms \(60000 ms\)/,
+  );
+});
+
 test("the gateway takes --proxy-protocol only with --trust-proxy", () => {
   const alone = run("src/main.ts", ["--proxy-protocol"]);
   assert.equal(alone.code, 2);

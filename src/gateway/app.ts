@@ -65,6 +65,7 @@ import {
   DEFAULT_H2_MAX_STREAMS,
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_KEEP_ALIVE_HINT_S,
+  DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_MAX_SESSIONS_PER_CLIENT,
   DEFAULT_MAX_WAIT_S,
@@ -75,7 +76,6 @@ import {
   DEFAULT_SSE_MAX_STREAMS,
   DEFAULT_UNSENT_ANSWERS,
   type ForwardedHeader,
-  KEEP_ALIVE_TIMEOUT_MS,
 } from "./settings.ts";
 import {
   DEFAULT_APPEND_LIMITS,
@@ -147,6 +147,8 @@ export interface AppOptions {
   unsentAnswers?: AnswerLimits;
   /** The idle time HTTP/1.1 responses advertise in `Keep-Alive: timeout=`, seconds. */
   keepAliveHintS?: number;
+  /** Idle client connections are closed after this long (--keep-alive-timeout-ms). */
+  keepAliveTimeoutMs?: number;
   /** PEM certificate chain and key: TLS with ALPN h2 and http/1.1; absent: HTTP/1.1 and h2c. */
   tls?: { cert: Buffer; key: Buffer };
   /** Concurrent streams of one HTTP/2 connection. */
@@ -198,7 +200,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       gatewayServer(noteExchanges(forwarded ? readForwardedHeader(handler) : handler), {
         ...(opts.tls ? { tls: opts.tls } : {}),
         headersTimeoutMs,
-        keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS,
+        keepAliveTimeoutMs: opts.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
         keepAliveHintS: opts.keepAliveHintS ?? DEFAULT_KEEP_ALIVE_HINT_S,
         h2MaxStreams: opts.h2MaxStreams ?? DEFAULT_H2_MAX_STREAMS,
         ...(proxyProtocol ? { proxyProtocol } : {}),

@@ -44,7 +44,7 @@ export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
  */
 export const DEFAULT_KEEP_ALIVE_HINT_S = 5;
 /** Longer than a balancer's own keep-alive timeout, so the balancer closes idle connections first. */
-export const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 72_000;
 /** 100 MiB of content in base64 (4/3) plus JSON framing. */
 export const DEFAULT_BODY_LIMIT = 150 * 1024 * 1024;
 export const DEFAULT_BODY_TIMEOUTS = { idleMs: 10_000, totalMs: 60_000 };
