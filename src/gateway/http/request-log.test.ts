@@ -3,9 +3,9 @@ import { test } from "node:test";
 import fc from "fast-check";
 import Fastify from "fastify";
 import pino from "pino";
-import { redactAccessToken, requestLogging } from "./request-log.ts";
+import { redactCredentials, requestLogging } from "./request-log.ts";
 
-test("redactAccessToken removes every access_token value, however the name is encoded", () => {
+test("redactCredentials removes every access_token value, however the name is encoded", () => {
   const cases: [string, string][] = [
     ["/v1/x", "/v1/x"],
     ["/v1/x?seq_num=0", "/v1/x?seq_num=0"],
@@ -26,7 +26,24 @@ test("redactAccessToken removes every access_token value, however the name is en
       "/v1/x?ACCESS_TOKEN=[redacted]&Access_Token=[redacted]",
     ],
   ];
-  for (const [url, redacted] of cases) assert.equal(redactAccessToken(url), redacted);
+  for (const [url, redacted] of cases) assert.equal(redactCredentials(url), redacted);
+});
+
+test("other credentials a client may put in a URL are redacted too; the gateway's parameters are not", () => {
+  const cases: [string, string][] = [
+    ["/v1/x?token=opaque&seq_num=1", "/v1/x?token=[redacted]&seq_num=1"],
+    ["/v1/x?api_key=ops&secret=s3cr3t", "/v1/x?api_key=[redacted]&secret=[redacted]"],
+    [
+      "/v1/x?X-Amz-Credential=AKIA%2F1&X-Amz-Signature=abc&X-Amz-Expires=60",
+      "/v1/x?X-Amz-Credential=[redacted]&X-Amz-Signature=[redacted]&X-Amz-Expires=60",
+    ],
+    ["/v1/x?PASSWORD=hunter2", "/v1/x?PASSWORD=[redacted]"],
+    [
+      "/v1/x?seq_num=0&count=5&format=base64&live=sse&cursor=abc&offset=-1",
+      "/v1/x?seq_num=0&count=5&format=base64&live=sse&cursor=abc&offset=-1",
+    ],
+  ];
+  for (const [url, redacted] of cases) assert.equal(redactCredentials(url), redacted);
 });
 
 test("a token's shape is redacted wherever it is: a misspelt name, inside another value", () => {
@@ -39,11 +56,13 @@ test("a token's shape is redacted wherever it is: a misspelt name, inside anothe
     ],
     [`/v1/x?seq_num=0;access_token=${jwt}`, "/v1/x?seq_num=0;access_token=[redacted]"],
     [`/v1/${jwt}/x`, "/v1/[redacted]/x"],
+    // Percent-encoded, its dots hidden from a plain match.
+    [`/v1/x?tokn=${jwt.replaceAll(".", "%2E")}&a=1`, "/v1/x?tokn=[redacted]&a=1"],
     // Not tokens: text that merely holds `eyJ` and dots.
     ["/v1/buckets/b/streams/turkeyJerky.v1.json", "/v1/buckets/b/streams/turkeyJerky.v1.json"],
     ["/v1/x?k=eyJ.a.b&j=eyJa.b.c", "/v1/x?k=eyJ.a.b&j=eyJa.b.c"],
   ];
-  for (const [url, redacted] of cases) assert.equal(redactAccessToken(url), redacted);
+  for (const [url, redacted] of cases) assert.equal(redactCredentials(url), redacted);
 });
 
 test("no access_token value survives, and the other parameters are untouched", () => {
@@ -62,7 +81,7 @@ test("no access_token value survives, and the other parameters are untouched", (
       (others, token, at) => {
         const params = others.map(([k, v]) => `${k}=${encodeURIComponent(v)}`);
         params.splice(Math.min(at, params.length), 0, `access_token=${encodeURIComponent(token)}`);
-        const out = redactAccessToken(`/v1/r?${params.join("&")}`);
+        const out = redactCredentials(`/v1/r?${params.join("&")}`);
         assert.ok(!out.includes(encodeURIComponent(token)));
         const kept = new URLSearchParams(out.split("?")[1]);
         kept.delete("access_token");

@@ -1,6 +1,6 @@
 // How a request is logged: one line when it ends, with Fastify's request fields and the URL's
-// access_token (and anything shaped like a token) redacted, so a credential sent as a query
-// parameter (EventSource cannot send headers) never reaches the logs. Fastify's default is two lines, one as the request arrives:
+// access_token (other credential parameters, and anything shaped like a token) redacted, so a
+// credential sent as a query parameter (EventSource cannot send headers) never reaches the logs. Fastify's default is two lines, one as the request arrives:
 // logging went from 6.3% of the gateway's CPU on small appends to 4.2% with one
 // (docs/benchmarks.md); the arrival line is kept at debug level.
 import {
@@ -18,10 +18,44 @@ import type { Logger } from "pino";
 const JWT = /(?<![\w-])eyJ[\w-]+\.eyJ[\w-]+\.[\w-]+/g;
 
 /**
- * `url` with the value of every access_token parameter replaced, however its name is encoded or
- * cased, and any token-shaped text elsewhere (a misspelt name, `;access_token=` inside a value).
+ * Query parameters that carry credentials, compared decoded and lowercased: nova's own
+ * (access_token), and what clients send by mistake or by habit (OAuth's, API keys, presigned
+ * object-storage URLs'). Never one of the gateway's own parameters, which stay readable.
  */
-export function redactAccessToken(url: string): string {
+const CREDENTIAL_PARAMS = new Set([
+  "access_token",
+  "token",
+  "id_token",
+  "refresh_token",
+  "api_key",
+  "apikey",
+  "api-key",
+  "secret",
+  "client_secret",
+  "password",
+  "signature",
+  "x-amz-signature",
+  "x-amz-credential",
+  "x-amz-security-token",
+  "x-goog-signature",
+  "x-goog-credential",
+]);
+
+const decoded = (text: string): string => {
+  try {
+    return decodeURIComponent(text.replaceAll("+", " "));
+  } catch {
+    // Not percent-encoding: compared as written.
+    return text;
+  }
+};
+
+/**
+ * `url` with the value of every credential parameter replaced, however its name is encoded or
+ * cased, and any token-shaped text elsewhere (a misspelt name, `;access_token=` inside a value,
+ * a token percent-encoded).
+ */
+export function redactCredentials(url: string): string {
   const q = url.indexOf("?");
   if (q === -1) return url.replace(JWT, "[redacted]");
   const params = url
@@ -30,22 +64,20 @@ export function redactAccessToken(url: string): string {
     .map((param) => {
       const eq = param.indexOf("=");
       const name = eq === -1 ? param : param.slice(0, eq);
-      let decoded = name;
-      try {
-        decoded = decodeURIComponent(name.replaceAll("+", " "));
-      } catch {
-        // Not percent-encoding: compared as written.
-      }
-      return decoded.toLowerCase() === "access_token" ? `${name}=[redacted]` : param;
+      if (CREDENTIAL_PARAMS.has(decoded(name).toLowerCase())) return `${name}=[redacted]`;
+      // A token written plainly is cut out where it stands (below); one encoded, with its value.
+      const value = eq === -1 ? "" : param.slice(eq + 1);
+      const hidden = !value.match(JWT) && decoded(value).match(JWT);
+      return hidden ? `${name}=[redacted]` : param;
     });
   return `${url.slice(0, q)}?${params.join("&")}`.replace(JWT, "[redacted]");
 }
 
-/** How a request is logged: Fastify's own fields, the URL without its access_token. */
+/** How a request is logged: Fastify's own fields, the URL without its credentials. */
 export function requestLogFields(req: FastifyRequest) {
   return {
     method: req.method,
-    url: redactAccessToken(req.url),
+    url: redactCredentials(req.url),
     host: req.host,
     remoteAddress: req.ip,
     remotePort: req.socket?.remotePort,

@@ -24,4 +24,7 @@ test("an endpoint URL: absolute, http or https, with a host", () => {
   for (const bad of ["notaurl", "s3:9000", "ftp://x", "http://", "/path"]) {
     assert.equal(httpUrl(bad), "is not an http:// or https:// URL", bad);
   }
+  for (const secret of ["http://user:pw@s3:9000", "https://key@s3.example.com"]) {
+    assert.match(httpUrl(secret) ?? "", /^holds credentials .*their own flags$/, secret);
+  }
 });

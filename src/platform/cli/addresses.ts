@@ -12,10 +12,16 @@ export const hostPort: Check = (value) => {
   return port >= 1 && port <= 65535 ? undefined : "is not HOST:PORT with a port from 1 to 65535";
 };
 
-/** An absolute http: or https: URL. */
+/**
+ * An absolute http: or https: URL, without credentials in it: an endpoint is logged, and
+ * handed on (a star's presigned URLs name it), so a secret belongs in a flag of its own.
+ */
 export const httpUrl: Check = (value) => {
   const url = URL.parse(value);
-  return url && (url.protocol === "http:" || url.protocol === "https:") && url.host !== ""
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || url.host === "") {
+    return "is not an http:// or https:// URL";
+  }
+  return url.username === "" && url.password === ""
     ? undefined
-    : "is not an http:// or https:// URL";
+    : "holds credentials (user:password@): the URL is logged; give them with their own flags";
 };
