@@ -204,6 +204,12 @@ export const flags = defineFlags({
     min: 0,
     help: "memory unsettled records hold (content plus about 200 bytes of objects each), MiB over all streams, before the largest streams settle",
   },
+  "appends-in-flight-mb": {
+    type: "int",
+    default: DEFAULT_LIMITS.appendsInFlightBytes >> 20,
+    min: 1,
+    help: "memory appends taken and not yet committed may hold (content plus about 200 bytes a record), MiB over all streams; past it an append is RESOURCE_EXHAUSTED, retryable (one alone always goes)",
+  },
   "shutdown-grace-ms": {
     type: "int",
     default: DEFAULT_LIMITS.shutdownGraceMs,

@@ -74,6 +74,8 @@ export interface StarLimits {
   streamIdleCloseMs: number;
   /** Unsettled content bytes kept in memory, all streams together, before the largest settle. */
   maxUnsettledBytes: number;
+  /** Memory of appends taken and not yet answered, all streams together (append-budget.ts). */
+  appendsInFlightBytes: number;
   /** A producer idle this long is forgotten by the stream (docs/producers.md). */
   producerTtlMs: number;
   /** Producers one stream remembers; a new one past it waits for one to expire. */
@@ -111,6 +113,7 @@ export const DEFAULT_LIMITS: StarLimits = {
   settleIntervalMs: 1000,
   streamIdleCloseMs: 600_000,
   maxUnsettledBytes: 256 * 1024 * 1024,
+  appendsInFlightBytes: 512 * 1024 * 1024,
   producerTtlMs: 7 * 24 * 3600 * 1000,
   maxProducersPerStream: 1000,
   producerMemoryBytes: 64 * 1024 * 1024,

@@ -97,6 +97,7 @@ const star = await startStar({
     settleIntervalMs: opts.settleIntervalMs,
     streamIdleCloseMs: opts.streamIdleCloseMs,
     maxUnsettledBytes: opts.settleMaxUnsettledMb * 1024 * 1024,
+    appendsInFlightBytes: opts.appendsInFlightMb * 1024 * 1024,
     producerTtlMs: opts.producerTtlMs,
     maxProducersPerStream: opts.maxProducersPerStream,
     producerMemoryBytes: opts.producerMemoryMb * 1024 * 1024,

@@ -6,6 +6,7 @@ import { type InProcessStar, NOVA_CHANNEL_OPTIONS, nova } from "../contract/prot
 import { KeyTurns, unlessRunning } from "../platform/concurrency/index.ts";
 import { MemoryParts } from "../platform/memory/index.ts";
 import type { ObjectStore } from "../platform/objstore/index.ts";
+import { AppendBudget } from "./append/append-budget.ts";
 import { guardAdminHandlers } from "./auth/guard.ts";
 import { type AuthConfig, StarAuth } from "./auth/star-auth.ts";
 import type { ReadPlanOptions, StarContext } from "./context.ts";
@@ -117,6 +118,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     );
   }
   const producerBudget = new ProducerBudget(limits.producerMemoryBytes);
+  const appendBudget = new AppendBudget(limits.appendsInFlightBytes);
   const registry = new StreamRegistry(
     catalog,
     chunks,
@@ -124,6 +126,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
       throughputMaxWaitMs: limits.throughputMaxWaitMs,
       wal,
       settleChunkBytes: limits.settleChunkBytes,
+      appendBudget,
       holdsLease,
       producers: {
         ttlMs: limits.producerTtlMs,
@@ -148,6 +151,11 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
     "unsettled",
     () => registry.unsettledMemory,
     () => limits.maxUnsettledBytes,
+  );
+  memory.add(
+    "appends_in_flight",
+    () => appendBudget.held,
+    () => appendBudget.maxBytes,
   );
   memory.add(
     "producers",

@@ -1,13 +1,16 @@
 // A stream's throughput cap over gRPC, on a real star (wait bound 300 ms): an append the cap would
 // hold too long is RESOURCE_EXHAUSTED with a typed ThroughputExceeded detail and stores nothing,
 // in Append and in an AppendSession; one within the bound is held and appended; a rate
-// reconfigured to 0 takes the next appends at once.
+// reconfigured to 0 takes the next appends at once. Appends waiting on a slow object store are
+// bounded in memory (--appends-in-flight-mb).
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { type ServiceError, status } from "@grpc/grpc-js";
 import { findDetail } from "../../src/contract/proto/index.ts";
 import type { AppendSessionResponse__Output } from "../../src/gen/nova/v1/AppendSessionResponse.ts";
+import { withMethods } from "../../src/platform/objstore/store-overrides.test-helper.ts";
 import { call, refusal } from "../harness/grpc.ts";
+import { waitFor } from "../harness/wait.ts";
 import { type StarFixture, startStarFixture, uniqueBucket } from "./fixture.ts";
 
 let f: StarFixture;
@@ -87,4 +90,54 @@ test("AppendSession: a batch over the cap ends the session with the typed detail
   assert.equal(frames[1]?.ack?.appended?.start?.seq_num, "0");
   const { tail } = await call(f.client, "CheckTail", { bucket, key: "s" });
   assert.equal(tail?.seq_num, "1", "nothing of the refused batch");
+});
+
+test("appends waiting on a slow object store are bounded in memory: past it RESOURCE_EXHAUSTED, nothing stored", async () => {
+  // Log-object PUTs wait until the test lets them go: appends pile up in the star.
+  let held = true;
+  const waiting: (() => void)[] = [];
+  const slow = await startStarFixture({ appendsInFlightBytes: 1024 * 1024 }, (store) =>
+    withMethods(store, {
+      putIf: async (key, body, conditions) => {
+        if (held && key.startsWith("log/")) await new Promise<void>((go) => waiting.push(go));
+        return store.putIf(key, body, conditions);
+      },
+    }),
+  );
+  try {
+    const bucket = uniqueBucket("slow");
+    await call(slow.client, "CreateBucket", { name: bucket });
+    await call(slow.client, "CreateStream", { bucket, key: "s" });
+    const first = call(slow.client, "Append", { bucket, key: "s", records: records(600 * 1024) });
+    await waitFor(() => waiting.length > 0, { message: "the first append's PUT waits" });
+    let second: ServiceError | "appended" | undefined;
+    call(slow.client, "Append", { bucket, key: "s", records: records(600 * 1024) }).then(
+      () => {
+        second = "appended";
+      },
+      (err: ServiceError) => {
+        second = err;
+      },
+    );
+    await waitFor(() => second !== undefined, {
+      message: "the second append answered while the first waits",
+    });
+    assert.ok(second instanceof Error, "the second append was taken past the bound");
+    assert.equal(second.code, status.RESOURCE_EXHAUSTED);
+    assert.match(second.details, /--appends-in-flight-mb.*retry shortly/);
+    held = false;
+    for (const go of waiting.splice(0)) go();
+    assert.equal((await first).end?.seq_num, "1");
+    // Once the first is committed the budget is free again, and the refused one stored nothing.
+    const third = await call(slow.client, "Append", {
+      bucket,
+      key: "s",
+      records: records(600 * 1024),
+    });
+    assert.equal(third.start?.seq_num, "1");
+  } finally {
+    held = false;
+    for (const go of waiting.splice(0)) go();
+    await slow.close();
+  }
 });

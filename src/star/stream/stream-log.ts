@@ -17,6 +17,7 @@ import {
 } from "../../contract/codec/index.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
 import { compactRecords, RECORD_OBJECT_BYTES } from "../../platform/memory/index.ts";
+import { type AppendBudget, batchMemory } from "../append/append-budget.ts";
 import { type CommandEffect, foldCommand } from "../append/command-records.ts";
 import { batchTimestamp, type ValidBatch } from "../append/validate-batch.ts";
 import { laterWriterSeq, writerSeqRefusal } from "../append/writer-seq.ts";
@@ -105,6 +106,8 @@ export interface StreamLogOptions {
   settleChunkBytes: number;
   /** The clock pacing and batching run on: the system's unless a test brings its own. */
   clock?: Clock;
+  /** The star's bound on appends taken and not yet answered; absent (a test's log): none. */
+  appendBudget?: AppendBudget;
   /** Idle expiry and cap of the producers remembered; the star's defaults when absent. */
   producers?: ProducerLimits;
   /**
@@ -217,6 +220,7 @@ export class StreamLog {
   #waiters = new Set<() => void>();
   readonly sessions = new Set<SessionHandle>();
   readonly #maxWaitMs: number;
+  readonly #appendBudget: AppendBudget | undefined;
   readonly #pacer: AppendPacer<Queued>;
   readonly #groupCommit: GroupCommit<Queued>;
   readonly #clock: Clock;
@@ -254,6 +258,7 @@ export class StreamLog {
     this.#fencing = state.fencing_token;
     this.#writerSeq = state.writer_seq;
     this.#maxWaitMs = options.throughputMaxWaitMs;
+    this.#appendBudget = options.appendBudget;
     const clock = options.clock ?? SYSTEM_CLOCK;
     this.#clock = clock;
     this.#producerLimits = options.producers ?? {
@@ -372,8 +377,27 @@ export class StreamLog {
   append(batch: ValidBatch, options: AppendOptions): Promise<AppendAck> {
     if (this.#closed) return Promise.reject(this.#closed);
     if (options.chain?.broken) return Promise.reject(afterRefusal());
-    return new Promise((resolve, reject) => {
-      const item: BatchItem = { kind: "batch", batch, options, resolve, reject };
+    let release: () => void;
+    try {
+      release = this.#appendBudget?.take(batchMemory(batch)) ?? (() => {});
+    } catch (err) {
+      if (options.chain) options.chain.broken = true;
+      return Promise.reject(err);
+    }
+    return new Promise<AppendAck>((resolve, reject) => {
+      const item: BatchItem = {
+        kind: "batch",
+        batch,
+        options,
+        resolve: (ack) => {
+          release();
+          resolve(ack);
+        },
+        reject: (err) => {
+          release();
+          reject(err);
+        },
+      };
       // Read each time: a reconfigured descriptor applies from the next append on.
       const limit = this.descriptor.throughput_max_bytes_per_second;
       const refused = this.#pacer.batch(item, batch.contentBytes, Number(limit));
