@@ -84,6 +84,12 @@ export const flags = defineFlags({
     max: Number.MAX_SAFE_INTEGER,
     help: "a stream with nothing under way is closed after this long unused (its memory freed) and opened again from storage on its next use; checked at each retention round; 0: never",
   },
+  "max-open-streams": {
+    type: "int",
+    default: DEFAULT_LIMITS.maxOpenStreams,
+    min: 1,
+    help: "streams a star holds open at once (a few KiB each); at it, opening another first closes those quiet the longest, as the idle close does; when none is quiet the call is RESOURCE_EXHAUSTED, retryable",
+  },
   "retention-interval-ms": {
     type: "int",
     default: 5000,

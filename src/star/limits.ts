@@ -72,6 +72,8 @@ export interface StarLimits {
   settleIntervalMs: number;
   /** A stream with nothing under way closes after this long unused, and opens again on use; 0: never. */
   streamIdleCloseMs: number;
+  /** Streams open at once; at the bound the quietest close first (registry.ts). */
+  maxOpenStreams: number;
   /** Unsettled content bytes kept in memory, all streams together, before the largest settle. */
   maxUnsettledBytes: number;
   /** Memory of appends taken and not yet answered, all streams together (append-budget.ts). */
@@ -112,6 +114,7 @@ export const DEFAULT_LIMITS: StarLimits = {
   settleMaxAgeMs: 30_000,
   settleIntervalMs: 1000,
   streamIdleCloseMs: 600_000,
+  maxOpenStreams: 100_000,
   maxUnsettledBytes: 256 * 1024 * 1024,
   appendsInFlightBytes: 512 * 1024 * 1024,
   producerTtlMs: 7 * 24 * 3600 * 1000,

@@ -96,6 +96,7 @@ const star = await startStar({
     settleMaxAgeMs: opts.settleMaxAgeMs,
     settleIntervalMs: opts.settleIntervalMs,
     streamIdleCloseMs: opts.streamIdleCloseMs,
+    maxOpenStreams: opts.maxOpenStreams,
     maxUnsettledBytes: opts.settleMaxUnsettledMb * 1024 * 1024,
     appendsInFlightBytes: opts.appendsInFlightMb * 1024 * 1024,
     producerTtlMs: opts.producerTtlMs,

@@ -126,6 +126,7 @@ export async function startStar(options: StarOptions): Promise<RunningStar> {
       throughputMaxWaitMs: limits.throughputMaxWaitMs,
       wal,
       settleChunkBytes: limits.settleChunkBytes,
+      maxOpen: limits.maxOpenStreams,
       appendBudget,
       holdsLease,
       producers: {

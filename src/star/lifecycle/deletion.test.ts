@@ -41,7 +41,12 @@ async function star(store: ObjectStore, settleChunkBytes = 1) {
   const registry = new StreamRegistry(
     catalog,
     chunks,
-    { throughputMaxWaitMs: DEFAULT_LIMITS.throughputMaxWaitMs, wal, settleChunkBytes },
+    {
+      throughputMaxWaitMs: DEFAULT_LIMITS.throughputMaxWaitMs,
+      wal,
+      settleChunkBytes,
+      maxOpen: DEFAULT_LIMITS.maxOpenStreams,
+    },
     async () => {},
   );
   const self = { name: "star", address: "127.0.0.1:1" };

@@ -15,7 +15,7 @@ import { StreamRegistry } from "./registry.ts";
 import type { StreamLog } from "./stream-log.ts";
 
 /** A registry on a store whose next chunk PUT is held until released; stream-1's descriptor. */
-function heldRegistry(clock = new ManualClock()) {
+function heldRegistry(clock = new ManualClock(), maxOpen = DEFAULT_LIMITS.maxOpenStreams) {
   const inner = createMemoryStore();
   const gate: {
     held?: () => void;
@@ -67,6 +67,7 @@ function heldRegistry(clock = new ManualClock()) {
       wal,
       settleChunkBytes: 1 << 20,
       clock,
+      maxOpen,
     },
     async () => {},
   );
@@ -213,6 +214,38 @@ test("a deleted stream's log writes no state object after its close, a late trim
 });
 
 const IDLE = 60_000;
+
+test("at the bound an open closes the log quiet the longest; with none quiet it is refused", async () => {
+  const { registry, d, clock } = heldRegistry(new ManualClock(), 2);
+  const stream = (n: number) => ({ ...d, stream_id: `stream-${n}`, key: `k${n}` });
+  const first = await registry.open(stream(1));
+  clock.advance(10);
+  const second = await registry.open(stream(2));
+  clock.advance(10);
+  // Both quiet: the first, quiet the longest, makes room.
+  const third = await registry.open(stream(3));
+  assert.equal(first.closeReason?.code, status.UNAVAILABLE, "closed as the idle close does");
+  assert.equal(second.closeReason?.code, undefined, "the other is kept");
+  assert.equal(registry.counts.open, 2);
+  // Both open logs busy (records to settle): nothing to close, the open is refused, retryable.
+  await second.append(one("b"), { arrivalMs: 1n });
+  await third.append(one("c"), { arrivalMs: 1n });
+  await assert.rejects(
+    registry.open(stream(4)),
+    (err: { code: number; message: string }) =>
+      err.code === status.RESOURCE_EXHAUSTED &&
+      /2 streams open \(at most 2, --max-open-streams\), none of them quiet; retry/.test(
+        err.message,
+      ),
+  );
+  assert.equal(registry.counts.open, 2);
+  // Settled, one is quiet again: the open goes, and the stream closed first opens as it was.
+  await second.settle();
+  const again = await registry.open(stream(1));
+  assert.equal(second.closeReason?.code, status.UNAVAILABLE);
+  assert.notEqual(again, first);
+  assert.equal(registry.counts.open, 2);
+});
 
 test("a log unused for the idle time closes; the next use opens it from storage as it was", async () => {
   const { registry, d, clock } = heldRegistry();

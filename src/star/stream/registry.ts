@@ -1,7 +1,11 @@
 // The streams this star holds open, one StreamLog per stream_id, opened (recovered) once, and
 // closed again once idle, so a star's memory follows the streams in use, not all it ever served.
+// Their number is bounded too (--max-open-streams): a client appending to new streams faster
+// than the idle close (10 minutes) would otherwise open one log each, a few KiB apiece. At the
+// bound an open first closes the logs quiet the longest, as the idle close would; when none is
+// quiet (each has records to settle, a reader, a session) the open is RESOURCE_EXHAUSTED, retryable.
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
-import { type StarError, unavailable } from "../errors.ts";
+import { resourceExhausted, type StarError, unavailable } from "../errors.ts";
 import type { Catalog } from "../storage/catalog.ts";
 import type { ChunkStore } from "../storage/chunk-store.ts";
 import { SYSTEM_CLOCK } from "./clock.ts";
@@ -20,6 +24,14 @@ export function retains(d: Stream__Output): boolean {
   );
 }
 
+/** At the bound, an open closes this share of the bound's quiet logs at once (at least one). */
+const ROOM_SHARE = 0.01;
+
+export interface RegistryOptions extends StreamLogOptions {
+  /** Logs open at once (--max-open-streams). */
+  maxOpen: number;
+}
+
 /** Deleted streams remembered, for calls in flight when they were deleted. */
 const DELETED_REMEMBERED = 4096;
 
@@ -32,7 +44,7 @@ interface Dormant {
 export class StreamRegistry {
   readonly #catalog: Catalog;
   readonly #chunks: ChunkStore;
-  readonly #options: StreamLogOptions;
+  readonly #options: RegistryOptions;
   readonly #logs = new Map<string, Promise<StreamLog>>();
   /** The logs that opened, for figures read without waiting. */
   readonly #opened = new Map<string, StreamLog>();
@@ -54,7 +66,7 @@ export class StreamRegistry {
   constructor(
     catalog: Catalog,
     chunks: ChunkStore,
-    options: StreamLogOptions,
+    options: RegistryOptions,
     replayed: () => Promise<void>,
   ) {
     this.#catalog = catalog;
@@ -75,6 +87,13 @@ export class StreamRegistry {
     this.#opened.get(descriptor.stream_id)?.markUsed();
     let log = this.#logs.get(descriptor.stream_id);
     if (!log) {
+      if (this.#logs.size >= this.#options.maxOpen) {
+        try {
+          this.#makeRoom();
+        } catch (err) {
+          return Promise.reject(err);
+        }
+      }
       // A close under way ends first: its log's entries are forgotten only then.
       const closing = this.#closing.get(descriptor.stream_id);
       log = Promise.all([this.#replayed(), closing]).then(() =>
@@ -172,17 +191,45 @@ export class StreamRegistry {
     for (const [id, log] of this.#opened) {
       const since = log.quietSince();
       if (since === undefined || now - since < idleMs) continue;
-      const dueMs = log.retentionDueMs();
-      if (dueMs !== undefined) this.#dormant.set(id, { descriptor: log.descriptor, dueMs });
-      this.#closedIdle++;
-      this.#idleClosed.add(log);
-      const { bucket, key } = log.descriptor;
-      const reason = unavailable(
-        `stream ${JSON.stringify(key)} in bucket ${JSON.stringify(bucket)} was closed idle here; retry`,
-      );
-      ending.push(this.#end(id, log, reason));
+      ending.push(this.#closeQuiet(id, log));
     }
     await Promise.all(ending);
+  }
+
+  /** Closes a quiet log as the idle close does: it opens again from storage on its next use. */
+  #closeQuiet(id: string, log: StreamLog): Promise<void> {
+    const dueMs = log.retentionDueMs();
+    if (dueMs !== undefined) this.#dormant.set(id, { descriptor: log.descriptor, dueMs });
+    this.#closedIdle++;
+    this.#idleClosed.add(log);
+    const { bucket, key } = log.descriptor;
+    const reason = unavailable(
+      `stream ${JSON.stringify(key)} in bucket ${JSON.stringify(bucket)} was closed idle here; retry`,
+    );
+    return this.#end(id, log, reason);
+  }
+
+  /**
+   * At the bound: closes the logs quiet the longest (a share of the bound at once, so a run of
+   * new streams does not scan them all for each), or refuses when none is quiet.
+   */
+  #makeRoom(): void {
+    const quiet: { id: string; log: StreamLog; since: number }[] = [];
+    for (const [id, log] of this.#opened) {
+      const since = log.quietSince();
+      if (since !== undefined) quiet.push({ id, log, since });
+    }
+    if (quiet.length === 0) {
+      throw resourceExhausted(
+        `this star has ${this.#logs.size} streams open (at most ${this.#options.maxOpen}, --max-open-streams), none of them quiet; retry shortly`,
+      );
+    }
+    quiet.sort((a, b) => a.since - b.since);
+    const count = Math.max(1, Math.floor(this.#options.maxOpen * ROOM_SHARE));
+    for (const { id, log } of quiet.slice(0, count)) {
+      // Its end is the idle close's: failures are the log's own, met by its next open.
+      this.#closeQuiet(id, log).catch(() => undefined);
+    }
   }
 
   /** The streams closed idle whose retention is due by `nowMs`: opening one forgets it here. */
