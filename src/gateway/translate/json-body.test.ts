@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
+import { MAX_BATCH_RECORDS, MAX_HEADERS_PER_RECORD } from "../../contract/wire-limits.ts";
 import { assertHttpError } from "../errors/assert-http-error.test-helper.ts";
-import { parseJsonBody, parseJsonText } from "./json-body.ts";
+import { MAX_BODY_JSON_VALUES, parseJsonBody, parseJsonText } from "./json-body.ts";
 import { stringifyJsonExact } from "./json-exact.ts";
 
 test("UTF-8 JSON bytes parse with exact integers", () => {
@@ -40,4 +41,30 @@ test("a syntax error is 400 bad_json with its position", () => {
   assert.equal(e.fields.position, 15);
   assert.match(e.message, /position 15/);
   assertHttpError(() => parseJsonBody(new Uint8Array()), { status: 400, code: "bad_json" });
+});
+
+test("a batch at the caps parses; a body of more values is 413 before they are all made", () => {
+  const headers = Array.from({ length: MAX_HEADERS_PER_RECORD }, () => ["n", "v"]);
+  const atCaps = {
+    records: Array.from({ length: MAX_BATCH_RECORDS }, () => ({
+      body: "",
+      timestamp_ms: 1,
+      headers,
+    })),
+    match_seq_num: 0,
+    fencing_token: "t",
+  };
+  const parsed = parseJsonText(JSON.stringify(atCaps)) as { records: unknown[] };
+  assert.equal(parsed.records.length, MAX_BATCH_RECORDS);
+
+  const empties = `{"records":[${"{},".repeat(MAX_BODY_JSON_VALUES)}{}]}`;
+  const e = assertHttpError(() => parseJsonText(empties), {
+    status: 413,
+    code: "payload_too_large",
+  });
+  assert.equal(e.fields.field, "body");
+  assert.match(
+    e.message,
+    /more than \d+ JSON values.*10000 records of at most 100 headers.*smaller batches/,
+  );
 });

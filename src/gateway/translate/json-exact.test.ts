@@ -3,6 +3,7 @@ import { test } from "node:test";
 import fc from "fast-check";
 import {
   JsonSyntaxError,
+  JsonTooLargeError,
   MAX_JSON_DEPTH,
   parseJsonExact,
   stringifyJsonExact,
@@ -250,4 +251,22 @@ test("nesting is bounded instead of overflowing the stack", () => {
   const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
   assert.throws(() => parseJsonExact(deep), /nesting deeper than 512/);
   assert.throws(() => parseJsonExact('{"a":'.repeat(MAX_JSON_DEPTH + 1)), /nesting deeper/);
+});
+
+test("property: a text of n values parses with room for n, and is refused with room for n - 1", () => {
+  const count = (v: unknown): number =>
+    1 +
+    (Array.isArray(v)
+      ? v.reduce((n: number, e) => n + count(e), 0)
+      : v !== null && typeof v === "object"
+        ? Object.values(v).reduce((n: number, e) => n + count(e), 0)
+        : 0);
+  fc.assert(
+    fc.property(fc.jsonValue(), (v) => {
+      const text = JSON.stringify(v);
+      const n = count(JSON.parse(text));
+      parseJsonExact(text, n);
+      assert.throws(() => parseJsonExact(text, n - 1), JsonTooLargeError);
+    }),
+  );
 });

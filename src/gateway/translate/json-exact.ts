@@ -15,6 +15,17 @@ export class JsonSyntaxError extends SyntaxError {
   }
 }
 
+/** A text holding more values than the parse was allowed: refused before they are all made. */
+export class JsonTooLargeError extends RangeError {
+  readonly maxValues: number;
+
+  constructor(maxValues: number) {
+    super(`more than ${maxValues} JSON values`);
+    this.name = "JsonTooLargeError";
+    this.maxValues = maxValues;
+  }
+}
+
 /** Deeper input is refused rather than risking a stack overflow; real payloads nest 4 deep. */
 export const MAX_JSON_DEPTH = 512;
 
@@ -45,8 +56,8 @@ const ESCAPES: Record<string, string> = {
  * 1e-400), which is refused: every number this API reads is an integer, and it must not pass as
  * one it is not.
  */
-export function parseJsonExact(text: string): unknown {
-  const parser = new Parser(text);
+export function parseJsonExact(text: string, maxValues = Number.POSITIVE_INFINITY): unknown {
+  const parser = new Parser(text, maxValues);
   parser.skipWhitespace();
   const value = parser.value(0);
   parser.skipWhitespace();
@@ -58,9 +69,12 @@ class Parser {
   pos = 0;
 
   private readonly text: string;
+  private readonly maxValues: number;
+  private values = 0;
 
-  constructor(text: string) {
+  constructor(text: string, maxValues: number) {
     this.text = text;
+    this.maxValues = maxValues;
   }
 
   fail(reason: string, at = this.pos): never {
@@ -79,6 +93,7 @@ class Parser {
   }
 
   value(depth: number): unknown {
+    if (++this.values > this.maxValues) throw new JsonTooLargeError(this.maxValues);
     const c = this.text.charCodeAt(this.pos);
     switch (c) {
       case 0x7b: // {
