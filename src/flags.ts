@@ -133,7 +133,7 @@ export const flags = defineFlags({
     type: "int",
     default: 512,
     min: 1,
-    help: "memory append bodies in flight may hold before 429, MiB; a body counts 4 times its size (body, parsed JSON, decoded records, gRPC message)",
+    help: "memory append bodies in flight may hold before 429, MiB; a body counts 4 times its size (body, parsed JSON, decoded records, gRPC message), or 48 bytes for each JSON value parsed when that is more",
   },
   "inflight-append-client-mb": {
     type: "int",

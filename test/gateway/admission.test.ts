@@ -109,6 +109,50 @@ test("one client cannot hold more than its share: its next body is 429 while ano
   assert.equal(tail.json.tail.seq_num, 1);
 });
 
+test("a body of tiny JSON values is charged for its parse: past its client's share, 429 and nothing appended", async () => {
+  const stream = await newStream(gw.base);
+  // 10,000 records of 10 headers each: 1 MB of body (4 MiB counted by its size, under the
+  // client's 8 MiB), but 320,000 values parsed, about 15 MB.
+  const headers = Array.from({ length: 10 }, () => ["a", ""]);
+  const dense = JSON.stringify({ records: Array.from({ length: 10_000 }, () => ({ headers })) });
+  const post = () =>
+    request(`${gw.base}${stream}/records`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer D" },
+      body: dense,
+    });
+  // Another body of the same client in flight: the dense one is not alone.
+  const first = await stalledUpload(stream, 64 * 1024, "{", "D");
+  const trickle = setInterval(() => first.socket.write(" "), 200);
+  try {
+    await waitFor(
+      async () =>
+        (await metric(gw.base, "nova_gateway_memory_held_bytes", 'part="append_bodies"')) > 0,
+      { timeoutMs: 10_000, message: "the first body held" },
+    );
+    const refused = await post();
+    const body = (await refused.body.json()) as { code: string; message: string };
+    assert.equal(refused.statusCode, 429, JSON.stringify(body));
+    assert.equal(body.code, "resource_exhausted");
+    assert.match(body.message, /this client has \d+ bytes of append bodies in flight/);
+  } finally {
+    clearInterval(trickle);
+    first.socket.destroy();
+  }
+  let tail = await http(gw.base, "GET", `${stream}/records/tail`);
+  assert.equal(tail.json.tail.seq_num, 0, "nothing of the refused body was appended");
+  // Alone, the same body goes: its parse is its client's only one.
+  await waitFor(
+    async () =>
+      (await metric(gw.base, "nova_gateway_memory_held_bytes", 'part="append_bodies"')) === 0,
+    { timeoutMs: 10_000, message: "the stalled body gone" },
+  );
+  const alone = await post();
+  assert.equal(alone.statusCode, 200, await alone.body.text());
+  tail = await http(gw.base, "GET", `${stream}/records/tail`);
+  assert.equal(tail.json.tail.seq_num, 10_000);
+});
+
 test("an NDJSON session's lines count against its client's share as bodies do", async () => {
   const stream = await newStream(gw.base);
   const mib = "x".repeat(1024 * 1024);

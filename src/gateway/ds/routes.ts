@@ -262,9 +262,9 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
     page: DsPage,
     asked: Asked,
   ) {
-    reply.expectPage(page.records);
     reply.headers(pageHeaders(page, asked.live, asked.echoed));
     if (page.records.length === 0 || asked.start === "now") {
+      reply.expectPage(page.records);
       return reply
         .code(200)
         .header("cache-control", "no-store")
@@ -279,6 +279,8 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
     addVary(reply, "authorization, accept-encoding");
     // A 304 says what the 200 would have said of caching (RFC 9110, 15.4.5).
     if (etagMatches(req.headers["if-none-match"], etag)) return reply.code(304).send();
+    // Counted once it is to be written: a revalidation answered 304 holds nothing.
+    reply.expectPage(page.records);
     return reply.code(200).send(renderBody(page.records, asked.json));
   }
 

@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { HttpError } from "../errors/index.ts";
-import { AppendAdmission } from "./admission.ts";
+import {
+  APPEND_MEMORY_FACTOR,
+  AppendAdmission,
+  chargeParse,
+  JSON_VALUE_BYTES,
+} from "./admission.ts";
 
 const refused = (e: unknown) => e instanceof HttpError && e.status === 429 && e.retryable;
 
@@ -97,5 +102,22 @@ test("a body alone in the gateway may exceed the budget; release is idempotent a
   t.release();
   t.release();
   t.take(5);
+  assert.equal(a.inflight, 0);
+});
+
+test("a parse is charged past what its body's size counts, in the body's units", () => {
+  const a = new AppendAdmission({ maxBytes: 1 << 30, clientMaxBytes: 1 << 30 });
+  const ticket = a.body("x", 1000);
+  ticket.take(1000);
+  const charge = chargeParse(ticket, 1000);
+  // 1000 bytes count for 4000 of memory: 80 values (3,840 bytes) add nothing.
+  charge(80);
+  assert.equal(a.inflight, 1000);
+  // 1,000 values hold 48,000: 44,000 more, 11,000 in the body's units; then only what grows.
+  charge(1000);
+  assert.equal(a.inflight, 1000 + (1000 * JSON_VALUE_BYTES - 4000) / APPEND_MEMORY_FACTOR);
+  charge(2000);
+  assert.equal(a.inflight, 1000 + (2000 * JSON_VALUE_BYTES - 4000) / APPEND_MEMORY_FACTOR);
+  ticket.release();
   assert.equal(a.inflight, 0);
 });

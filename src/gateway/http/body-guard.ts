@@ -33,6 +33,12 @@ export interface BodyTimeouts {
   totalMs: number;
 }
 
+/** Each append body's admission ticket, for the parse to charge what it makes (json.ts). */
+const tickets = new WeakMap<IncomingMessage | Http2ServerRequest, BodyTicket>();
+
+/** The admission ticket of a request's append body, if its route admits appends. */
+export const bodyTicket = (req: FastifyRequest): BodyTicket | undefined => tickets.get(req.raw);
+
 export const bodyGuardPlugin = fp(
   async (app: FastifyInstance, opts: { admission: AppendAdmission; timeouts: BodyTimeouts }) => {
     const guarded = new WeakMap<IncomingMessage, Readable>();
@@ -53,6 +59,7 @@ export const bodyGuardPlugin = fp(
         );
         reply.raw.once("close", () => t.release());
         ticket = t;
+        tickets.set(req.raw, t);
       }
       // A body that came whole with its head (most small requests) has nothing left to time: its
       // bytes are taken at once, and a refusal leaves the connection usable (Node drops the

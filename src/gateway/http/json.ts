@@ -3,6 +3,8 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import fp from "fastify-plugin";
 import { parseJsonBody, stringifyJsonExact } from "../translate/index.ts";
+import { chargeParse } from "./admission.ts";
+import { bodyTicket } from "./body-guard.ts";
 import { responseBuffers } from "./response-buffers.ts";
 import { checkUtf8Charset } from "./utf8-charset.ts";
 
@@ -12,7 +14,11 @@ export const jsonPlugin = fp(async (app: FastifyInstance) => {
   app.addContentTypeParser("application/json", { parseAs: "buffer" }, (req, body, done) => {
     try {
       checkUtf8Charset(req.headers["content-type"]);
-      done(null, (body as Buffer).length === 0 ? undefined : parseJsonBody(body as Buffer));
+      const bytes = body as Buffer;
+      // An append's parse is charged to its admission as it goes, past what its size counts.
+      const ticket = bodyTicket(req);
+      const charge = ticket && chargeParse(ticket, bytes.length);
+      done(null, bytes.length === 0 ? undefined : parseJsonBody(bytes, charge));
     } catch (err) {
       done(err as Error, undefined);
     }

@@ -17,21 +17,24 @@ export const MAX_BODY_JSON_VALUES = MAX_BATCH_RECORDS * (4 + 3 * MAX_HEADERS_PER
 // A leading BOM is dropped, which RFC 8259 §8.1 allows a parser to do.
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** Parses UTF-8 JSON bytes. */
-export function parseJsonBody(bytes: Uint8Array): unknown {
+/**
+ * Parses UTF-8 JSON bytes; `onValues` hears how many values the parse has made, every
+ * JSON_VALUES_STEP of them (a caller counting their memory may stop it by throwing).
+ */
+export function parseJsonBody(bytes: Uint8Array, onValues?: (values: number) => void): unknown {
   let text: string;
   try {
     text = utf8.decode(bytes);
   } catch {
     throw badJson("the body is not valid UTF-8");
   }
-  return parseJsonText(text);
+  return parseJsonText(text, onValues);
 }
 
 /** Parses JSON text already decoded from UTF-8. */
-export function parseJsonText(text: string): unknown {
+export function parseJsonText(text: string, onValues?: (values: number) => void): unknown {
   try {
-    return parseJsonExact(text, MAX_BODY_JSON_VALUES);
+    return parseJsonExact(text, MAX_BODY_JSON_VALUES, onValues);
   } catch (e) {
     if (e instanceof JsonSyntaxError) throw badJson(`invalid JSON: ${e.message}`, e.position);
     if (e instanceof JsonTooLargeError) {

@@ -26,6 +26,9 @@ export class JsonTooLargeError extends RangeError {
   }
 }
 
+/** How often a parse reports the values it has made so far (`onValues`). */
+export const JSON_VALUES_STEP = 1 << 16;
+
 /** Deeper input is refused rather than risking a stack overflow; real payloads nest 4 deep. */
 export const MAX_JSON_DEPTH = 512;
 
@@ -56,8 +59,12 @@ const ESCAPES: Record<string, string> = {
  * 1e-400), which is refused: every number this API reads is an integer, and it must not pass as
  * one it is not.
  */
-export function parseJsonExact(text: string, maxValues = Number.POSITIVE_INFINITY): unknown {
-  const parser = new Parser(text, maxValues);
+export function parseJsonExact(
+  text: string,
+  maxValues = Number.POSITIVE_INFINITY,
+  onValues?: (values: number) => void,
+): unknown {
+  const parser = new Parser(text, maxValues, onValues);
   parser.skipWhitespace();
   const value = parser.value(0);
   parser.skipWhitespace();
@@ -70,11 +77,13 @@ class Parser {
 
   private readonly text: string;
   private readonly maxValues: number;
+  private readonly onValues: ((values: number) => void) | undefined;
   private values = 0;
 
-  constructor(text: string, maxValues: number) {
+  constructor(text: string, maxValues: number, onValues?: (values: number) => void) {
     this.text = text;
     this.maxValues = maxValues;
+    this.onValues = onValues;
   }
 
   fail(reason: string, at = this.pos): never {
@@ -94,6 +103,7 @@ class Parser {
 
   value(depth: number): unknown {
     if (++this.values > this.maxValues) throw new JsonTooLargeError(this.maxValues);
+    if (this.values % JSON_VALUES_STEP === 0) this.onValues?.(this.values);
     const c = this.text.charCodeAt(this.pos);
     switch (c) {
       case 0x7b: // {
