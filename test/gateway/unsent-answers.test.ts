@@ -175,6 +175,14 @@ test("past a share the answer leaves as a 429 without the page's headers; the ga
     assert.equal(ds["cache-control"], "no-store");
     assert.equal(ds["x-content-type-options"], "nosniff");
     assert.equal(await held(gw.base), 2 * P);
+    // A revalidation answered 304 holds nothing: it is not refused for the page it does not send.
+    const fresh = await read(gw.base, `${dsPath}?offset=-1`, "Z");
+    await fresh.body.dump();
+    const etag = String(fresh.headers.etag);
+    await waitFor(async () => (await held(gw.base)) === 2 * P);
+    const revalidated = await a.head(`${dsPath}?offset=-1`, { "if-none-match": etag });
+    assert.equal(revalidated[":status"], 304);
+    assert.equal(await held(gw.base), 2 * P);
 
     assert.equal((await b.head(page))[":status"], 200);
     // B holds a page now: the reserve is not its.

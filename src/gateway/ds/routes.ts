@@ -262,15 +262,19 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
     page: DsPage,
     asked: Asked,
   ) {
+    const cached = page.records.length > 0 && asked.start !== "now";
+    const etag = cached ? etagOf(streamId, asked.start, page) : undefined;
+    const notModified = etag !== undefined && etagMatches(req.headers["if-none-match"], etag);
+    // Counted before the page's headers are set (a refusal must not carry them), and only when
+    // it is to be written: a revalidation answered 304 holds nothing.
+    if (!notModified) reply.expectPage(page.records);
     reply.headers(pageHeaders(page, asked.live, asked.echoed));
-    if (page.records.length === 0 || asked.start === "now") {
-      reply.expectPage(page.records);
+    if (etag === undefined) {
       return reply
         .code(200)
         .header("cache-control", "no-store")
         .send(renderBody(page.records, asked.json));
     }
-    const etag = etagOf(streamId, asked.start, page);
     const credential = req.headers.authorization !== undefined;
     reply.header("etag", etag);
     reply.headers(cacheHeaders(opts.cacheMaxAgeS, credential, asked.start === "-1"));
@@ -278,9 +282,7 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
     // kept apart from a plain one whether or not this answer is compressed.
     addVary(reply, "authorization, accept-encoding");
     // A 304 says what the 200 would have said of caching (RFC 9110, 15.4.5).
-    if (etagMatches(req.headers["if-none-match"], etag)) return reply.code(304).send();
-    // Counted once it is to be written: a revalidation answered 304 holds nothing.
-    reply.expectPage(page.records);
+    if (notModified) return reply.code(304).send();
     return reply.code(200).send(renderBody(page.records, asked.json));
   }
 
