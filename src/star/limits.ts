@@ -74,7 +74,7 @@ export interface StarLimits {
   streamIdleCloseMs: number;
   /** Streams open at once; at the bound the quietest close first (registry.ts). */
   maxOpenStreams: number;
-  /** Unsettled content bytes kept in memory, all streams together, before the largest settle. */
+  /** Memory unsettled records hold (content and objects), all streams together, before the largest settle. */
   maxUnsettledBytes: number;
   /** Memory of appends taken and not yet answered, all streams together (append-budget.ts). */
   appendsInFlightBytes: number;

@@ -103,7 +103,10 @@ test("a client holding its bound gets 429 for its next page, in each face's term
     const body = (await refused.body.json()) as Record<string, unknown>;
     assert.equal(body.code, "resource_exhausted");
     assert.equal(body.retryable, true);
-    assert.match(String(body.message), /this client has \d+ bytes of answers it has not read yet/);
+    assert.match(
+      String(body.message),
+      /this client has \d+ bytes of pages and answers it has not taken yet/,
+    );
     assert.match(String(body.message), /--unsent-answers-client-mb/);
 
     // S2's face: S2's error body.
@@ -163,7 +166,7 @@ test("past a share the answer leaves as a 429 without the page's headers; the ga
     // One at a time: which of them is refused is then certain.
     assert.equal((await a.head(page))[":status"], 200);
     assert.equal((await a.head(page))[":status"], 200);
-    // Let in (a page would fit the share's rest), refused once its answer is made.
+    // Let in (a page would fit the share's rest), refused once its page is in hand.
     const third = await a.head(page);
     assert.equal(third[":status"], 429);
     assert.equal(third["cache-control"], "no-store");

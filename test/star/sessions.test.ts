@@ -96,7 +96,7 @@ describe("AppendSession", () => {
     assert.equal(tail?.seq_num, "1", "nothing after the invalid batch was appended");
   });
 
-  test("a batch past the record cap ends the session, refused before it is decoded", async () => {
+  test("a batch past the record cap ends the session, refused as it is decoded", async () => {
     const bucket = await freshStream();
     const session = f.client.AppendSession();
     const { frames, ended } = collect(session);

@@ -262,8 +262,8 @@ export async function dsRoutes(app: FastifyInstance, opts: DsRoutesOptions) {
     page: DsPage,
     asked: Asked,
   ) {
-    const cached = page.records.length > 0 && asked.start !== "now";
-    const etag = cached ? etagOf(streamId, asked.start, page) : undefined;
+    const cacheable = page.records.length > 0 && asked.start !== "now";
+    const etag = cacheable ? etagOf(streamId, asked.start, page) : undefined;
     const notModified = etag !== undefined && etagMatches(req.headers["if-none-match"], etag);
     // Counted before the page's headers are set (a refusal must not carry them), and only when
     // it is to be written: a revalidation answered 304 holds nothing.

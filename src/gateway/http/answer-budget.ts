@@ -109,13 +109,13 @@ export class AnswerBudget {
     const { maxBytes, clientMaxBytes } = this.#limits;
     if (own > 0 && own + bytes > clientMaxBytes) {
       throw resourceExhausted(
-        `this client has ${own} bytes of answers it has not read yet (at most ${clientMaxBytes}, --unsent-answers-client-mb); read them, then repeat this read`,
+        `this client has ${own} bytes of pages and answers it has not taken yet (at most ${clientMaxBytes}, --unsent-answers-client-mb); read them, then repeat this read`,
       );
     }
     const limit = own > 0 ? maxBytes - this.#reserve : maxBytes;
     if (held > 0 && held + bytes > limit) {
       throw resourceExhausted(
-        `the gateway holds ${held} bytes of answers its clients have not read yet (at most ${maxBytes}, --unsent-answers-mb); retry shortly`,
+        `the gateway holds ${held} bytes of pages and answers its clients have not taken yet (at most ${maxBytes}, --unsent-answers-mb); retry shortly`,
       );
     }
   }

@@ -43,7 +43,7 @@ test("a syntax error is 400 bad_json with its position", () => {
   assertHttpError(() => parseJsonBody(new Uint8Array()), { status: 400, code: "bad_json" });
 });
 
-test("a batch at the caps parses; a body of more values is 413 before they are all made", () => {
+test("a batch at the caps parses; a body of more values is 413", () => {
   const headers = Array.from({ length: MAX_HEADERS_PER_RECORD }, () => ["n", "v"]);
   const atCaps = {
     records: Array.from({ length: MAX_BATCH_RECORDS }, () => ({

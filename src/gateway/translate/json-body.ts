@@ -40,7 +40,7 @@ export function parseJsonText(text: string, onValues?: (values: number) => void)
     if (e instanceof JsonTooLargeError) {
       throw payloadTooLarge(
         "body",
-        `holds ${e.message}, more than a batch within the caps (${MAX_BATCH_RECORDS} records of at most ${MAX_HEADERS_PER_RECORD} headers each) takes; send smaller batches`,
+        `holds more than ${e.maxValues} JSON values, more than a batch within the caps (${MAX_BATCH_RECORDS} records of at most ${MAX_HEADERS_PER_RECORD} headers each) takes; send smaller batches`,
       );
     }
     throw e;

@@ -11,6 +11,10 @@
  */
 export const RECORD_OBJECT_BYTES = 200;
 
+/** The memory records of `contentBytes` in all hold while kept: their bytes and their objects. */
+export const recordsMemory = (contentBytes: number, records: number): number =>
+  contentBytes + RECORD_OBJECT_BYTES * records;
+
 /** What a record carries in bytes: its body and its headers' names and values. */
 export interface RecordBytes {
   body: Uint8Array;

@@ -1,17 +1,16 @@
 // Appends taken and not yet answered, bounded in memory over every stream together
 // (--appends-in-flight-mb). A batch waits in its stream's pacer and group commit, then in the
 // star's log, until its log object is written: with a slow object store they would otherwise
-// pile up without end (a review held 949 MB with 300 one-MiB appends behind an 8 s PUT). Each
-// counts its content and its records' objects, as unsettled records do. Past the bound an
+// pile up without end, a megabyte each for one-MiB appends. Each counts its content and its records' objects, as unsettled records do. Past the bound an
 // append is refused with RESOURCE_EXHAUSTED, retryable, and nothing of it is stored; an append
 // alone always goes, whatever its size.
-import { RECORD_OBJECT_BYTES } from "../../platform/memory/index.ts";
+import { recordsMemory } from "../../platform/memory/index.ts";
 import { resourceExhausted } from "../errors.ts";
 import type { ValidBatch } from "./validate-batch.ts";
 
 /** The memory a batch holds while it waits: its content and its records' objects. */
 export const batchMemory = (batch: ValidBatch): number =>
-  batch.contentBytes + RECORD_OBJECT_BYTES * batch.records.length;
+  recordsMemory(batch.contentBytes, batch.records.length);
 
 export class AppendBudget {
   readonly maxBytes: number;

@@ -27,13 +27,13 @@ function beforeDecode(type: protobuf.Type, before: () => void): void {
   } as typeof type.decode;
 }
 
-let types: { record: protobuf.Type; root: protobuf.Root } | undefined;
+let counted: protobuf.Root | undefined;
 
-function countedTypes() {
-  if (types) return types;
+/** The protos' root with its record and header decoders counted (once per process). */
+function countedRoot(): protobuf.Root {
+  if (counted) return counted;
   const root = protoRoot();
-  const record = root.lookupType("nova.v1.AppendRecord");
-  beforeDecode(record, () => {
+  beforeDecode(root.lookupType("nova.v1.AppendRecord"), () => {
     if (!counting) return;
     if (++counting.records > MAX_BATCH_RECORDS) {
       throw new OverCap(
@@ -49,15 +49,15 @@ function countedTypes() {
       );
     }
   });
-  types = { record, root };
-  return types;
+  counted = root;
+  return root;
 }
 
 function guarded(
   def: grpc.MethodDefinition<unknown, unknown>,
   typeName: string,
 ): grpc.MethodDefinition<unknown, unknown> {
-  const type = countedTypes().root.lookupType(typeName);
+  const type = countedRoot().lookupType(typeName);
   const toObject = (message: protobuf.Message) => type.toObject(message, LOADER_OPTIONS);
   return {
     ...def,

@@ -191,20 +191,20 @@ export class StreamRegistry {
     for (const [id, log] of this.#opened) {
       const since = log.quietSince();
       if (since === undefined || now - since < idleMs) continue;
-      ending.push(this.#closeQuiet(id, log));
+      ending.push(this.#closeQuiet(id, log, "was closed idle here"));
     }
     await Promise.all(ending);
   }
 
-  /** Closes a quiet log as the idle close does: it opens again from storage on its next use. */
-  #closeQuiet(id: string, log: StreamLog): Promise<void> {
+  /** Closes a quiet log, idle or to make room: it opens again from storage on its next use. */
+  #closeQuiet(id: string, log: StreamLog, why: string): Promise<void> {
     const dueMs = log.retentionDueMs();
     if (dueMs !== undefined) this.#dormant.set(id, { descriptor: log.descriptor, dueMs });
     this.#closedIdle++;
     this.#idleClosed.add(log);
     const { bucket, key } = log.descriptor;
     const reason = unavailable(
-      `stream ${JSON.stringify(key)} in bucket ${JSON.stringify(bucket)} was closed idle here; retry`,
+      `stream ${JSON.stringify(key)} in bucket ${JSON.stringify(bucket)} ${why}; retry`,
     );
     return this.#end(id, log, reason);
   }
@@ -228,7 +228,9 @@ export class StreamRegistry {
     const count = Math.max(1, Math.floor(this.#options.maxOpen * ROOM_SHARE));
     for (const { id, log } of quiet.slice(0, count)) {
       // Its end is the idle close's: failures are the log's own, met by its next open.
-      this.#closeQuiet(id, log).catch(() => undefined);
+      this.#closeQuiet(id, log, "was closed here to make room (--max-open-streams)").catch(
+        () => undefined,
+      );
     }
   }
 
@@ -266,7 +268,7 @@ export class StreamRegistry {
     if (retains(stream)) this.#dormant.set(stream.stream_id, { descriptor: stream, dueMs: 0n });
   }
 
-  /** Open logs, streams closed idle and waiting for their retention, and idle closes so far. */
+  /** Open logs, streams closed idle and waiting for their retention, and quiet closes so far. */
   get counts(): { open: number; dormant: number; closedIdle: number } {
     return { open: this.#logs.size, dormant: this.#dormant.size, closedIdle: this.#closedIdle };
   }

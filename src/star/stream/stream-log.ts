@@ -16,7 +16,7 @@ import {
   type ProducerMark,
 } from "../../contract/codec/index.ts";
 import type { Stream__Output } from "../../gen/nova/v1/Stream.ts";
-import { compactRecords, RECORD_OBJECT_BYTES } from "../../platform/memory/index.ts";
+import { compactRecords, recordsMemory } from "../../platform/memory/index.ts";
 import { type AppendBudget, batchMemory } from "../append/append-budget.ts";
 import { type CommandEffect, foldCommand } from "../append/command-records.ts";
 import { batchTimestamp, type ValidBatch } from "../append/validate-batch.ts";
@@ -362,7 +362,7 @@ export class StreamLog {
     return {
       records: this.#unsettled.length,
       bytes: this.#unsettledBytes,
-      memory: this.#unsettledBytes + RECORD_OBJECT_BYTES * this.#unsettled.length,
+      memory: recordsMemory(this.#unsettledBytes, this.#unsettled.length),
       oldestMs: this.#unsettledCommits[0]?.atMs,
     };
   }
