@@ -377,14 +377,8 @@ export class StreamLog {
   append(batch: ValidBatch, options: AppendOptions): Promise<AppendAck> {
     if (this.#closed) return Promise.reject(this.#closed);
     if (options.chain?.broken) return Promise.reject(afterRefusal());
-    let release: () => void;
-    try {
-      release = this.#appendBudget?.take(batchMemory(batch)) ?? (() => {});
-    } catch (err) {
-      if (options.chain) options.chain.broken = true;
-      return Promise.reject(err);
-    }
     return new Promise<AppendAck>((resolve, reject) => {
+      let release = () => {};
       const item: BatchItem = {
         kind: "batch",
         batch,
@@ -398,6 +392,12 @@ export class StreamLog {
           reject(err);
         },
       };
+      try {
+        release = this.#appendBudget?.take(batchMemory(batch)) ?? release;
+      } catch (err) {
+        refuse(item, err as StarError);
+        return;
+      }
       // Read each time: a reconfigured descriptor applies from the next append on.
       const limit = this.descriptor.throughput_max_bytes_per_second;
       const refused = this.#pacer.batch(item, batch.contentBytes, Number(limit));
